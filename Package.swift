@@ -1,0 +1,61 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// Livery: a holiday skin package server.
+///
+/// Targets have one job each and depend one way:
+/// system shims → LiveryCrypto / LiveryHTTP / SkinModel / ZipArchive → SkinPackage → LiveryServer → livery.
+/// The HTTP layer knows nothing about skins; the model, archive and packaging targets never import HTTP.
+let package = Package(
+    name: "Livery",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "livery", targets: ["livery"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    ],
+    targets: [
+        // System libraries.
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+
+        // Hashing, constant-time comparison and randomness on OpenSSL.
+        .target(name: "LiveryCrypto", dependencies: ["COpenSSL"]),
+
+        // HTTP/1.1 server on BSD sockets and Dispatch. Knows nothing of skins.
+        .target(name: "LiveryHTTP", dependencies: [.product(name: "Logging", package: "swift-log")]),
+
+        // skin.json / config.json values, color and image parsing, validation, identifier fallback, variants.
+        .target(name: "SkinModel"),
+
+        // Deterministic zip writer (and hostile-first reader) on zlib. No HTTP, no skins.
+        .target(name: "ZipArchive", dependencies: ["CZlib", "LiveryCrypto"]),
+
+        // Turns a validated skin and a variant into a deterministic zip package.
+        .target(name: "SkinPackage", dependencies: ["SkinModel", "ZipArchive", "LiveryCrypto"]),
+
+        // Routes, resolution, caching; maps errors to HTTP.
+        .target(name: "LiveryServer", dependencies: [
+            "LiveryHTTP", "SkinModel", "SkinPackage", "LiveryCrypto",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
+        // The thin executable: configuration, logging bootstrap, signals, subcommands.
+        .executableTarget(name: "livery", dependencies: [
+            "LiveryServer", "LiveryHTTP", "SkinModel", "SkinPackage",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
+        .testTarget(name: "LiveryCryptoTests", dependencies: ["LiveryCrypto"]),
+        .testTarget(name: "LiveryHTTPTests", dependencies: [
+            "LiveryHTTP", .product(name: "Logging", package: "swift-log"),
+        ]),
+        .testTarget(name: "SkinModelTests", dependencies: ["SkinModel"]),
+        .testTarget(name: "ZipArchiveTests", dependencies: ["ZipArchive", "LiveryCrypto"]),
+        .testTarget(name: "SkinPackageTests", dependencies: ["SkinPackage", "SkinModel", "ZipArchive"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["LiveryCrypto"]),
+    ]
+)

@@ -1,0 +1,6 @@
+import ArgumentParser
+
+@main
+struct Livery: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Livery: a holiday skin package server.")
+}
