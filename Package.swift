@@ -8,13 +8,14 @@ import PackageDescription
 /// The HTTP layer knows nothing about skins; the model, archive and packaging targets never import HTTP.
 let package = Package(
     name: "Livery",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "livery", targets: ["livery"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
     ],
     targets: [
         // System libraries.
@@ -40,6 +41,7 @@ let package = Package(
         .target(name: "LiveryServer", dependencies: [
             "LiveryHTTP", "SkinModel", "SkinPackage", "LiveryCrypto",
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "CoreMetrics", package: "swift-metrics"),
         ]),
 
         // The thin executable: configuration, logging bootstrap, signals, subcommands.
@@ -56,6 +58,10 @@ let package = Package(
         .testTarget(name: "SkinModelTests", dependencies: ["SkinModel"]),
         .testTarget(name: "ZipArchiveTests", dependencies: ["ZipArchive", "LiveryCrypto"]),
         .testTarget(name: "SkinPackageTests", dependencies: ["SkinPackage", "SkinModel", "ZipArchive"]),
+        .testTarget(name: "LiveryServerTests", dependencies: [
+            "LiveryServer", "LiveryHTTP", "SkinModel", "SkinPackage",
+            .product(name: "MetricsTestKit", package: "swift-metrics"),
+        ]),
         .testTarget(name: "EndToEndTests", dependencies: ["LiveryCrypto"]),
     ]
 )
