@@ -1,3 +1,5 @@
+import CZlib
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -67,6 +69,10 @@ public enum ZipArchiveWriter {
             }
         }
     }
+
+    /// The zlib version deflating entries (for example "1.2.13"). Deflate output, and so the archive's
+    /// SHA-256, is stable for a given zlib version; log it next to package identities.
+    public static var zlibVersion: String { String(cString: CZlib.zlibVersion()) }
 
     /// Writes `entries` as a zip archive at `path`, atomically.
     ///
