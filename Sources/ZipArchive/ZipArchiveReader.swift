@@ -339,7 +339,10 @@ private struct ArchiveParser {
     /// ranges lie before the central directory without overlapping (overlap is how "better zip bombs" reuse
     /// one compressed stream many times).
     private func readLocalHeaders(_ entries: inout [CentralEntry]) throws(ZipReadError) {
-        let order = entries.indices.sorted { entries[$0].localHeaderOffset < entries[$1].localHeaderOffset }
+        // Ties broken by directory position, so the same archive always reports the same error.
+        let order = entries.indices.sorted {
+            (entries[$0].localHeaderOffset, $0) < (entries[$1].localHeaderOffset, $1)
+        }
         var previousEnd = 0
         for index in order {
             let entry = entries[index]
