@@ -22,19 +22,28 @@ public enum ZipArchiveReader {
         /// expands at most ~1,032:1, so they cannot be bombs, and tiny repetitive files legitimately compress
         /// far better than 100:1. Default 64 KiB.
         public var ratioCheckMinimumSize: UInt64 = 64 << 10
+        /// Longest entry name in UTF-8 bytes (the format allows 65,535). Default 1,024.
+        public var maxNameLength: Int = 1_024
+        /// Most `/`-separated segments in an entry name. Default 32.
+        ///
+        /// With `maxNameLength` and `maxEntries` this bounds the duplicate and file/directory checks to
+        /// `maxEntries × maxPathDepth` path segments, whatever the archive's size.
+        public var maxPathDepth: Int = 32
 
         public init() {}
 
         public init(
             maxEntries: Int = 10_000, maxTotalUncompressed: UInt64 = 256 << 20,
             maxEntryUncompressed: UInt64 = 64 << 20, maxCompressionRatio: UInt64 = 100,
-            ratioCheckMinimumSize: UInt64 = 64 << 10
+            ratioCheckMinimumSize: UInt64 = 64 << 10, maxNameLength: Int = 1_024, maxPathDepth: Int = 32
         ) {
             self.maxEntries = maxEntries
             self.maxTotalUncompressed = maxTotalUncompressed
             self.maxEntryUncompressed = maxEntryUncompressed
             self.maxCompressionRatio = maxCompressionRatio
             self.ratioCheckMinimumSize = ratioCheckMinimumSize
+            self.maxNameLength = maxNameLength
+            self.maxPathDepth = maxPathDepth
         }
     }
 
@@ -247,6 +256,9 @@ private struct ArchiveParser {
             // A bare "/" is absolute; an empty name is invalid.
             throw .invalidName(name: displayName)
         }
+        guard rawName.count <= limits.maxNameLength,
+            path.lazy.filter({ $0 == UInt8(ascii: "/") }).count < limits.maxPathDepth
+        else { throw .invalidName(name: displayName) }
 
         if flags & (ZipFormat.flagEncrypted | ZipFormat.flagStrongEncryption | ZipFormat.flagMaskedLocalHeader) != 0
             || method == ZipFormat.methodAESEncrypted
@@ -310,26 +322,36 @@ private struct ArchiveParser {
     }
 
     /// Rejects names that would land on the same file on a case-insensitive or normalising file system, and
-    /// files whose path is also a directory. Swift string comparison is by canonical equivalence, so NFC and
-    /// NFD spellings of the same name collide too.
+    /// paths that are both a file and a directory, by inserting every entry into a tree of folded path
+    /// segments. Segments are compared as Swift strings (canonical equivalence), so NFC and NFD spellings
+    /// collide too. Time and memory are linear in the total length of the names.
     private func checkCollisions(_ entries: [CentralEntry]) throws(ZipReadError) {
-        var seen = Set<String>()
-        var directories = Set<String>()
+        let root = PathNode(kind: .directory)
         for entry in entries {
-            let folded = entry.name.rawValue.lowercased()
-            // A file "a" and a directory "a/" are not duplicates but a path conflict, found below.
-            guard seen.insert(entry.isDirectory ? folded + "/" : folded).inserted else {
-                throw .duplicateEntry(name: entry.displayName)
+            let segments = entry.name.utf8Bytes.split(separator: UInt8(ascii: "/"))
+            var node = root
+            for (index, segment) in segments.enumerated() {
+                let key = String(decoding: segment, as: UTF8.self).lowercased()
+                let isLast = index == segments.count - 1
+                let kind: PathNode.Kind = !isLast ? .directory : entry.isDirectory ? .explicitDirectory : .file
+                guard let existing = node.children[key] else {
+                    let child = PathNode(kind: kind)
+                    node.children[key] = child
+                    node = child
+                    continue
+                }
+                switch (existing.kind, kind) {
+                case (.file, .file), (.explicitDirectory, .explicitDirectory):
+                    throw .duplicateEntry(name: entry.displayName)
+                case (.file, _), (_, .file):
+                    throw .pathConflict(name: entry.displayName)
+                case (.directory, .explicitDirectory):
+                    existing.kind = .explicitDirectory
+                case (.directory, .directory), (.explicitDirectory, .directory):
+                    break
+                }
+                node = existing
             }
-            if entry.isDirectory { directories.insert(folded) }
-            var parent = folded
-            while let slash = parent.lastIndex(of: "/") {
-                parent = String(parent[..<slash])
-                guard directories.insert(parent).inserted else { break }
-            }
-        }
-        for entry in entries where !entry.isDirectory {
-            if directories.contains(entry.name.rawValue.lowercased()) { throw .pathConflict(name: entry.displayName) }
         }
     }
 
@@ -431,6 +453,23 @@ private struct ArchiveParser {
         }
         return extracted
     }
+}
+
+/// A node of the folded path tree built by `checkCollisions`.
+private final class PathNode {
+    enum Kind {
+        /// A directory implied by a deeper entry's path.
+        case directory
+        /// A directory with its own entry (`name/`).
+        case explicitDirectory
+        /// A file entry.
+        case file
+    }
+
+    var kind: Kind
+    var children: [String: PathNode] = [:]
+
+    init(kind: Kind) { self.kind = kind }
 }
 
 /// The 8-byte values of a Zip64 extended information extra field (APPNOTE 4.5.3), taken in order.

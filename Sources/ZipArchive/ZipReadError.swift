@@ -11,7 +11,8 @@ public enum ZipReadError: Error, Equatable, Sendable {
     case corrupt(reason: String)
     /// A name that could write outside the extraction folder: `..`, absolute, backslash, drive letter.
     case unsafePath(name: String)
-    /// A name breaking another naming rule: control characters, empty or `.` segments, too long.
+    /// A name breaking another naming rule: control characters, empty or `.` segments, longer or deeper than
+    /// `Limits.maxNameLength` / `Limits.maxPathDepth`.
     case invalidName(name: String)
     /// A name that is not UTF-8 (non-ASCII bytes without the UTF-8 flag, or invalid UTF-8 with it).
     case nonUTF8Name(name: String)

@@ -169,7 +169,7 @@ with open(archive, 'wb') as raw:
         }, expected: .duplicateEntry(name: "cafe\u{301}.png")),
         HostileCase(label: "file that is also a parent directory", archive: {
             RawZip(entries: [.stored("images", png), .stored("images/a.png", png)]).build()
-        }, expected: .pathConflict(name: "images")),
+        }, expected: .pathConflict(name: "images/a.png")),
         HostileCase(label: "file that is also a directory entry", archive: {
             RawZip(entries: [.stored("Images/", []), .stored("images", png)]).build()
         }, expected: .pathConflict(name: "images")),
@@ -268,6 +268,27 @@ with open(archive, 'wb') as raw:
         #expect(!error.description.contains("passwd"))
         #expect(error.entryName == "../../etc/passwd")
         #expect(error.code == "unsafe_path")
+    }
+
+    @Test func namesLongerOrDeeperThanTheLimitsAreRejected() throws {
+        let long = String(repeating: "x", count: 1_021) + ".png"  // 1,025 bytes
+        #expect(throws: ZipReadError.invalidName(name: long)) {
+            try ZipArchiveReader.extract(RawZip(entries: [.stored(long, [])]).build())
+        }
+        let deep = String(repeating: "a/", count: 32) + "x.png"  // 33 segments
+        #expect(throws: ZipReadError.invalidName(name: deep)) {
+            try ZipArchiveReader.extract(RawZip(entries: [.stored(deep, [])]).build())
+        }
+        let limits = ZipArchiveReader.Limits(maxNameLength: 2_000, maxPathDepth: 40)
+        #expect(try ZipArchiveReader.extract(RawZip(entries: [.stored(long, []), .stored(deep, [])]).build(), limits: limits).count == 2)
+    }
+
+    @Test func manyDeepDistinctPathsAreAccepted() throws {
+        // The worst case the default limits allow for the collision check: 10,000 entries, 32 segments each,
+        // distinct from the first segment (320,000 tree nodes).
+        let deep = String(repeating: "a/", count: 30)  // "dN/" + 30 + "x" = 32 segments
+        let archive = RawZip(entries: (0..<10_000).map { .stored("d\($0)/" + deep + "x", []) }).build()
+        #expect(try ZipArchiveReader.extract(archive).count == 10_000)
     }
 
     @Test func endRecordIsOnlySearchedForInTheLast65557Bytes() throws {
