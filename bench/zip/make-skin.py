@@ -35,10 +35,10 @@ for n in range(max(1, target // (8 * 1024 * 1024)) + 2):
     written += write("lottie/fireworks_%d.json" % n, json.dumps({"v": "5.7.4", "fr": 30, "layers": frames}).encode())
 written += write("skin.json", json.dumps({"id": "bench", "title": "Benchmark skin", "app": "ziroom"}).encode())
 
-# The rest: PNGs at 1x/2x/3x, sizes from a few KB to ~1.5 MB (3x of large banners).
+# The rest: PNGs at 1x/2x/3x, mostly small icons, some banners up to ~2 MB at 3x.
 index = 0
 while written < target:
-    base = rng.choice([4_000, 12_000, 40_000, 120_000, 400_000])
+    base = rng.choices([3_000, 8_000, 20_000, 60_000, 200_000, 600_000], weights=[30, 25, 20, 12, 8, 5])[0]
     for scale, suffix in ((1, ""), (2, "@2x"), (3, "@3x")):
         size = int(base * scale * scale / 3 * rng.uniform(0.7, 1.3))
         written += write("images/img_%04d%s.png" % (index, suffix), png_signature + rng.randbytes(size))

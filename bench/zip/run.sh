@@ -38,11 +38,13 @@ for size in $SIZES_MB; do
   hyperfine --style none --warmup 2 --runs "$RUNS" --export-json "$json" \
     --command-name livery --prepare "rm -f '$ours'" "$cmd" \
     --command-name 'zip -6' --prepare "rm -f '$zip6'" "cd '$src' && zip -q -6 -r -X '$zip6' ." \
-    --command-name 'zip -0' --prepare "rm -f '$zip0'" "cd '$src' && zip -q -0 -r -X '$zip0' ." >/dev/null
+    --command-name 'zip -0' --prepare "rm -f '$zip0'" "cd '$src' && zip -q -0 -r -X '$zip0' ." \
+    >/dev/null 2>"$WORK/hyperfine-${size}mb.log" || { cat "$WORK/hyperfine-${size}mb.log"; exit 1; }
 
-  # Peak memory of one pack (KiB), with the archive rebuilt from scratch.
+  # Peak memory of one pack (KiB), with the archive rebuilt from scratch; then an independent CRC check.
   rm -f "$ours"
   rss=$( { /usr/bin/time -f '%M' sh -c "$cmd" >/dev/null; } 2>&1 | tail -1)
+  unzip -tq "$ours" >/dev/null || { echo "unzip -t rejected $ours"; exit 1; }
 
   python3 - "$json" "$src" "$ours" "$zip6" "$zip0" "$rss" <<'PY'
 import json, os, sys
