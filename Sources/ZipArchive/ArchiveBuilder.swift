@@ -13,7 +13,7 @@ final class ArchiveBuilder<Output: ZipOutput> {
     private var centralDirectory = LittleEndianBuilder()
     private var entryCount = 0
 
-    init(stream: ArchiveStream<Output>, options: ZipArchiveWriter.Options) throws(ZipError) {
+    init(stream: ArchiveStream<Output>, options: ZipArchiveWriter.Options) {
         self.stream = stream
         self.options = options
         self.readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: options.bufferSize, alignment: 16)

@@ -6,34 +6,6 @@ import Musl
 import Darwin
 #endif
 
-/// A failed system call: which call and its errno. Internal; callers map it to `ZipError`.
-struct SystemError: Error {
-    let call: String
-    let errno: Int32
-
-    init(_ call: String, errno: Int32 = currentErrno()) {
-        self.call = call
-        self.errno = errno
-    }
-
-    var detail: String { "\(call): errno=\(errno) (\(Self.text(errno)))" }
-
-    static func text(_ errno: Int32) -> String {
-        guard let text = strerror(errno) else { return "unknown error" }
-        return String(cString: text)
-    }
-
-    static func currentErrno() -> Int32 {
-        #if canImport(Darwin)
-        return Darwin.errno
-        #elseif canImport(Musl)
-        return Musl.errno
-        #else
-        return Glibc.errno
-        #endif
-    }
-}
-
 /// An open file descriptor owned by this value: closed exactly once, when the value goes away.
 ///
 /// Every call retries `EINTR`; reads and writes loop until done, so callers never see short transfers.
@@ -147,36 +119,5 @@ struct SystemFile: ~Copyable {
         #if os(Linux)
         _ = posix_fadvise(descriptor, 0, 0, Int32(POSIX_FADV_SEQUENTIAL))
         #endif
-    }
-}
-
-/// Path operations that do not need an open file.
-enum SystemPath {
-    static func rename(_ from: String, to: String) throws(SystemError) {
-        #if canImport(Glibc)
-        let result = Glibc.rename(from, to)
-        #elseif canImport(Musl)
-        let result = Musl.rename(from, to)
-        #else
-        let result = Darwin.rename(from, to)
-        #endif
-        guard result == 0 else { throw SystemError("rename") }
-    }
-
-    static func remove(_ path: String) {
-        _ = unlink(path)
-    }
-
-    /// The directory part of `path` (`"."` when there is none).
-    static func directory(of path: String) -> String {
-        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "." }
-        if slash == path.utf8.startIndex { return "/" }
-        return String(path[..<slash])
-    }
-
-    /// The last component of `path`.
-    static func lastComponent(of path: String) -> String {
-        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return path }
-        return String(path[path.utf8.index(after: slash)...])
     }
 }

@@ -29,8 +29,9 @@ import Darwin
 /// Memory: the archive is streamed to its output; per entry the writer holds one read buffer
 /// (`Options.bufferSize`), zlib's state, and at most `Options.spillMemoryLimit` bytes of compressed output
 /// (beyond that it spills to an unlinked temporary file), plus one central-directory record per entry.
-/// Stored files are read twice (a CRC pass, then a copy pass that re-checks the CRC), so local headers can
-/// carry the CRC without data descriptors.
+/// Stored files larger than the buffer are read twice (a CRC pass, then a copy pass that re-checks size and
+/// CRC), so local headers can carry the CRC without data descriptors; a source changing in between fails
+/// with `ZipError.sourceChanged` instead of producing an archive whose headers lie.
 ///
 /// The writer is synchronous and does blocking file I/O: run it on a thread of your own, not on the
 /// cooperative pool.
@@ -111,7 +112,8 @@ public enum ZipArchiveWriter {
             } catch {
                 throw ZipError.outputFailed(path: path, detail: error.detail)
             }
-            // The rename is durable only once the directory entry is on disk.
+            // The rename is durable only once the directory entry is on disk. A failure here is not reported:
+            // the complete archive is already at `path`, and throwing would tell the caller it is not.
             if let directoryFile = try? SystemFile.openDirectory(directory) {
                 try? directoryFile.sync()
             }
@@ -148,7 +150,7 @@ public enum ZipArchiveWriter {
         }
         let stream = ArchiveStream(output: output, destination: destination, bufferSize: options.bufferSize)
         defer { output = stream.output }
-        let builder = try ArchiveBuilder(stream: stream, options: options)
+        let builder = ArchiveBuilder(stream: stream, options: options)
         for entry in sorted {
             try builder.add(entry)
         }
