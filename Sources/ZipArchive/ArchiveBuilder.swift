@@ -71,21 +71,18 @@ final class ArchiveBuilder<Output: ZipOutput> {
         -> EncodedEntry
     {
         let size = UInt64(raw.count)
+        let crc = CRC32.checksum(raw)
         if let level, !raw.isEmpty {
             try startDeflating(level: level)
-            var crc = CRC32()
-            crc.update(raw)
             if try deflateChunk(raw, finish: true, limit: raw.count) {
                 let encoded = EncodedEntry(
-                    method: ZipFormat.methodDeflated, crc: crc.value,
-                    compressedSize: UInt64(spill.count), uncompressedSize: size)
+                    method: ZipFormat.methodDeflated, crc: crc, compressedSize: UInt64(spill.count), uncompressedSize: size)
                 try writeLocalHeader(name: name, encoded: encoded)
                 try spill.drain(into: stream, buffer: readBuffer)
                 return encoded
             }
         }
-        let encoded = EncodedEntry(
-            method: ZipFormat.methodStored, crc: CRC32.checksum(raw), compressedSize: size, uncompressedSize: size)
+        let encoded = EncodedEntry(method: ZipFormat.methodStored, crc: crc, compressedSize: size, uncompressedSize: size)
         try writeLocalHeader(name: name, encoded: encoded)
         try stream.write(raw)
         return encoded
