@@ -49,6 +49,9 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
+        // Benchmark and test driver for the zip writer (bench/zip/run.sh; the cross-process determinism test).
+        .executableTarget(name: "zip-bench", dependencies: ["ZipArchive"], path: "bench/zip/zip-bench"),
+
         .testTarget(name: "LiveryCryptoTests", dependencies: ["LiveryCrypto"]),
         .testTarget(name: "LiveryHTTPTests", dependencies: [
             "LiveryHTTP", .product(name: "Logging", package: "swift-log"),
