@@ -60,6 +60,8 @@ let package = Package(
         .testTarget(name: "ZipArchiveTests", dependencies: ["ZipArchive", "LiveryCrypto"]),
         .testTarget(name: "SkinPackageTests", dependencies: ["SkinPackage", "SkinModel", "ZipArchive"]),
         .testTarget(name: "SkinStoreTests", dependencies: ["SkinStore", "LiveryCrypto"]),
+        // Child process for SkinStoreTests' crash-safety test (killed with SIGKILL mid-change). Not shipped.
+        .executableTarget(name: "store-torture", dependencies: ["SkinStore"], path: "Tests/StoreTorture"),
         .testTarget(name: "EndToEndTests", dependencies: ["LiveryCrypto"]),
     ]
 )
