@@ -180,6 +180,16 @@ enum FileIO {
         return names
     }
 
+    /// Names in `directory`, or nil if `directory` is not a directory.
+    static func listIfDirectory(_ directory: String) throws(StoreError) -> [String]? {
+        do {
+            return try list(directory)
+        } catch {
+            if case .io(_, _, let code) = error, code == ENOTDIR { return nil }
+            throw error
+        }
+    }
+
     /// Removes the file at `path`; a missing file is not an error.
     static func remove(_ path: String) throws(StoreError) {
         if unlink(path) != 0 && errno != ENOENT {

@@ -25,7 +25,11 @@ extension SkinStore {
         var report = VerificationReport(checkedBlobs: 0, corruptBlobs: [], missingBlobs: [])
         var present = Set<String>()
         for prefix in try FileIO.list(blobs).sorted() where !prefix.hasPrefix(FileIO.temporaryPrefix) {
-            for name in try FileIO.list(blobs + "/" + prefix).sorted() where !name.hasPrefix(FileIO.temporaryPrefix) {
+            guard let names = try FileIO.listIfDirectory(blobs + "/" + prefix) else {
+                report.corruptBlobs.append(blobs + "/" + prefix)
+                continue
+            }
+            for name in names.sorted() where !name.hasPrefix(FileIO.temporaryPrefix) {
                 let path = blobs + "/" + prefix + "/" + name
                 var hasher = SHA256()
                 try FileIO.forEachChunk(of: path) { hasher.update($0) }

@@ -545,13 +545,14 @@ public final class SkinStore: Sendable {
 
     /// Removes the temporary files a crashed writer left in the store directory and the blob directories.
     private static func removeTemporaryFiles(_ root: String) throws(StoreError) {
-        var directories = [root]
+        var directories = [root, root + "/blobs"]
         for name in try FileIO.list(root + "/blobs") where !name.hasPrefix(FileIO.temporaryPrefix) {
             directories.append(root + "/blobs/" + name)
         }
-        directories.append(root + "/blobs")
         for directory in directories {
-            let leftovers = try FileIO.list(directory).filter { $0.hasPrefix(FileIO.temporaryPrefix) }
+            // A stray non-directory among the blob prefixes is not ours to judge here; `verify()` reports it.
+            guard let names = try FileIO.listIfDirectory(directory) else { continue }
+            let leftovers = names.filter { $0.hasPrefix(FileIO.temporaryPrefix) }
             guard !leftovers.isEmpty else { continue }
             for name in leftovers { try FileIO.remove(directory + "/" + name) }
             try FileIO.syncDirectory(directory)

@@ -182,6 +182,18 @@ struct PersistenceTests {
         } throws: { ($0 as? StoreError)?.isCorruptFile(endingWith: String(missingDigest.dropFirst(2))) == true }
     }
 
+    @Test func strayFileAmongBlobDirectoriesIsReportedNotFatal() throws {
+        let directory = StoreDirectory()
+        var store = try directory.open()
+        try Make.versions(1, in: store)
+        store.close()
+        let stray = directory.path + "/blobs/README"
+        try Disk.write(Array("hello".utf8), to: stray)
+        store = try directory.open()
+        #expect(store.snapshot.revision == 1)
+        #expect(try store.verify().corruptBlobs == [stray])
+    }
+
     @Test func rewritesABlobFoundWithTheWrongSize() throws {
         let directory = StoreDirectory()
         let store = try directory.open()
