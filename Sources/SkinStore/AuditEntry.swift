@@ -28,7 +28,8 @@ public enum AuditCursor: Sendable, Equatable {
 
 /// The actions the store writes into the audit log.
 public enum AuditAction {
-    /// `addVersion`. After: `{"version", "digest", "files", "size"}`.
+    /// `addVersion`. After: `{"version", "digest", "files", "size"}`, plus `"release"` (as for `setRelease`)
+    /// when the version was released in the same change.
     public static let addVersion = "version.add"
     /// `setRelease`. Before/after: `{"version", "document"}` (the document embedded as JSON).
     public static let setRelease = "release.set"

@@ -222,17 +222,21 @@ public final class SkinStore: Sendable {
     ///   - metadata: opaque JSON kept with the version (for example `skin.json` and the validation report).
     ///   - expectedRevision: if given, the change happens only if `snapshot.revision(ofSkin:)` still equals it
     ///     (0 means "the skin must never have existed").
+    ///   - release: if given, the new version is also released with this opaque JSON document, in the same
+    ///     change (so importing a skin "released as its skin.json says" cannot be half done by a crash).
     ///   - actor: who is making the change, for the audit log.
     /// - Returns: the committed version.
     /// - Throws: `invalidName`, `invalidPath`, `invalidDocument`, `revisionMismatch`, `closed`, `io`.
     @discardableResult
     public func addVersion(
-        skinID: String, files: [String: [UInt8]], metadata: [UInt8], expectedRevision: Int? = nil, actor: String
+        skinID: String, files: [String: [UInt8]], metadata: [UInt8], expectedRevision: Int? = nil,
+        release releaseDocument: [UInt8]? = nil, actor: String
     ) throws(StoreError) -> SkinVersion {
         try StoreNames.checkName(skinID)
         try StoreNames.checkName(actor)
         for path in files.keys { try StoreNames.checkPath(path) }
         try Self.checkJSON(metadata)
+        if let releaseDocument { try Self.checkJSON(releaseDocument) }
         try checkOpen()
 
         var stored = [StoredFile]()
@@ -260,16 +264,21 @@ public final class SkinStore: Sendable {
             let version = SkinVersion(
                 skinID: skinID, number: lastNumber + 1, createdAt: now, actor: actor, files: stored,
                 metadata: metadata, metadataDigest: metadataDigest, digest: digest)
+            let release = releaseDocument.map {
+                Release(version: version.number, document: $0, releasedAt: now, actor: actor)
+            }
             var skins = current.skins
             skins[skinID] = SkinState(
                 id: skinID, revision: revision, versions: (existing?.versions ?? []) + [version],
-                release: existing?.release)
+                release: release ?? existing?.release)
             var tombstones = current.tombstones
             tombstones[skinID] = nil
-            let after = AuditJSON.object([
+            var summary = [
                 ("version", AuditJSON.number(version.number)), ("digest", AuditJSON.string(digest)),
                 ("files", AuditJSON.number(stored.count)), ("size", AuditJSON.number(version.totalSize)),
-            ])
+            ]
+            if let release { summary.append(("release", Self.auditJSON(release))) }
+            let after = AuditJSON.object(summary)
             return Change(
                 snapshot: StoreSnapshot(
                     revision: revision, skins: skins, killSwitches: current.killSwitches, tombstones: tombstones),

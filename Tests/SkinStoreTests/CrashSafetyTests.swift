@@ -139,7 +139,9 @@ struct CrashSafetyTests {
             let after = try json(entry.after)
             let skinID = entry.skinID ?? ""
             switch entry.action {
-            case "version.add": versions[skinID, default: [:]][after["version"] as? Int ?? -1] = after["digest"] as? String
+            case "version.add":
+                versions[skinID, default: [:]][after["version"] as? Int ?? -1] = after["digest"] as? String
+                if let release = after["release"] as? [String: Any] { releases[skinID] = release["version"] as? Int }
             case "release.set": releases[skinID] = after["version"] as? Int
             case "release.clear": releases[skinID] = nil
             case "skin.delete":

@@ -22,6 +22,32 @@ struct ReleaseTests {
         #expect(store.snapshot.skins["spring"] == skin)
     }
 
+    @Test func addingAVersionCanReleaseItInTheSameChange() throws {
+        let directory = StoreDirectory()
+        let store = try directory.open()
+        try Make.versions(1, in: store)
+        try store.setRelease(skinID: "spring", version: 1, document: Make.releaseDocument(rollout: 5), actor: Make.actor)
+        let version = try store.addVersion(
+            skinID: "spring", files: Make.files(variant: 1), metadata: Make.metadata(),
+            release: Make.releaseDocument(rollout: 20), actor: "importer")
+        let skin = try #require(store.snapshot.skins["spring"])
+        #expect(skin.release?.version == version.number)
+        #expect(skin.release?.document == Make.releaseDocument(rollout: 20))
+        #expect(skin.release?.actor == "importer")
+        #expect(store.snapshot.revision == 3)
+        let after = try #require(store.audit().last?.after)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(after)) as? [String: Any])
+        #expect((json["release"] as? [String: Any])?["version"] as? Int == 2)
+
+        #expect {
+            try store.addVersion(skinID: "spring", files: [:], metadata: Make.metadata(), release: Array("{".utf8), actor: Make.actor)
+        } throws: { error in
+            if case .invalidDocument = error as? StoreError { return true }
+            return false
+        }
+        #expect(store.snapshot.revision == 3)
+    }
+
     @Test func changingOnlyTheDocumentKeepsTheVersion() throws {
         let directory = StoreDirectory()
         let store = try directory.open()

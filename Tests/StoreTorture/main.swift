@@ -84,9 +84,10 @@ for step in 0..<maxChanges {
                 files[path] = pool[Int(random.next() % UInt64(pool.count))]
             }
             files["stamp.txt"] = Array("\(seed)-\(step)".utf8)
+            let release = random.next() % 4 == 0 ? Array(#"{"rollout":100}"#.utf8) : nil
             let version = try store.addVersion(
                 skinID: skinID, files: files, metadata: Array(#"{"seed":\#(seed),"step":\#(step)}"#.utf8),
-                actor: "torture")
+                release: release, actor: "torture")
             emit("ack \(store.snapshot.revision) version.add \(skinID) \(version.number) \(version.digest)")
         case 35..<60 where !live.isEmpty:
             guard let skin = snapshot.skins[live[Int(random.next() % UInt64(live.count))]] else { continue }
