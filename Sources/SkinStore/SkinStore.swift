@@ -36,6 +36,10 @@ import Darwin
 ///    the new one; the directory fsync makes the rename itself survive a power loss. Only then does the
 ///    mutator return, so an acknowledged change survives `kill -9` and restart.
 ///
+/// A failure before the rename leaves the store unchanged (the uncommitted audit line is overwritten by the
+/// next change). If only the final directory fsync fails, the change is applied (snapshots show it) but the
+/// mutator throws `io`: the caller must not report success, as the change may not survive a power loss.
+///
 /// A single state file keeps the design obvious at Livery's scale (tens of skins, hundreds of versions: a
 /// state record of some kilobytes, rewritten once per admin change). File bytes and metadata are blobs, so the
 /// record holds digests, not content.
@@ -56,6 +60,8 @@ public final class SkinStore: Sendable {
     private let clock: @Sendable () -> Date
     private let writer: Mutex<Writer>
     private let published: Mutex<Published>
+    /// Set by `close()`; lets `addVersion` refuse before writing blobs without waiting for the writer lock.
+    private let isClosed = Atomic<Bool>(false)
 
     /// What only the (single) writer touches.
     private struct Writer {
@@ -123,6 +129,7 @@ public final class SkinStore: Sendable {
     public func close() {
         writer.withLock { writer in
             guard writer.audit != nil else { return }
+            isClosed.store(true, ordering: .releasing)
             writer.audit = nil
             FileIO.closeFile(writer.lockFD)
         }
@@ -494,8 +501,7 @@ public final class SkinStore: Sendable {
     }
 
     private func checkOpen() throws(StoreError) {
-        let isOpen = writer.withLock { $0.audit != nil }
-        guard isOpen else { throw .closed }
+        if isClosed.load(ordering: .acquiring) { throw .closed }
     }
 
     /// Writes each blob that is not already stored, then syncs the directories involved, so on return every

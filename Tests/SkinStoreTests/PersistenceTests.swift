@@ -182,6 +182,39 @@ struct PersistenceTests {
         } throws: { ($0 as? StoreError)?.isCorruptFile(endingWith: String(missingDigest.dropFirst(2))) == true }
     }
 
+    @Test func aChangeThatFailsBeforeItsCommitLeavesNoTrace() throws {
+        let directory = StoreDirectory()
+        var store = try directory.open()
+        try store.setKillSwitch(app: nil, enabled: true, reason: "one", actor: Make.actor)
+        let before = store.snapshot
+        // A directory where state.json belongs makes the commit's rename fail after the audit line is written.
+        let statePath = directory.path + "/state.json"
+        let saved = try Disk.read(statePath)
+        try FileManager.default.removeItem(atPath: statePath)
+        try FileManager.default.createDirectory(atPath: statePath, withIntermediateDirectories: false)
+        #expect {
+            try store.setKillSwitch(app: nil, enabled: false, reason: "a longer reason than the next change has", actor: Make.actor)
+        } throws: { error in
+            if case .io(let operation, _, _) = error as? StoreError { return operation == "rename" }
+            return false
+        }
+        #expect(store.snapshot == before)
+        #expect(store.audit().count == 1)
+
+        try FileManager.default.removeItem(atPath: statePath)
+        try Disk.write(saved, to: statePath)
+        try store.setKillSwitch(app: nil, enabled: false, reason: "two", actor: Make.actor)
+        #expect(Self.temporaryFileCount(in: directory.path) == 0)
+        store.close()
+        store = try directory.open()
+        #expect(store.snapshot.revision == 2)
+        #expect(store.audit().map(\.reason) == ["one", "two"])
+    }
+
+    static func temporaryFileCount(in directory: String) -> Int {
+        Disk.list(directory).filter { $0.hasPrefix(".tmp-") }.count
+    }
+
     @Test func strayFileAmongBlobDirectoriesIsReportedNotFatal() throws {
         let directory = StoreDirectory()
         var store = try directory.open()
