@@ -16,6 +16,19 @@ public struct AuditEntry: Sendable, Equatable {
     public let before: [UInt8]?
     /// JSON describing it after, or nil if it no longer exists.
     public let after: [UInt8]?
+
+    /// An entry value, for code and tests that consume the audit log.
+    public init(
+        sequence: Int, time: Date, actor: String, action: String, skinID: String?, before: [UInt8]?, after: [UInt8]?
+    ) {
+        self.sequence = sequence
+        self.time = time
+        self.actor = actor
+        self.action = action
+        self.skinID = skinID
+        self.before = before
+        self.after = after
+    }
 }
 
 /// Where an audit query starts.

@@ -9,6 +9,13 @@ public struct KillSwitches: Sendable, Equatable {
     /// The store revision of the last kill-switch change (0 if none); the ETag for kill-switch writes.
     public let revision: Int
 
+    /// A value, for code and tests that consume snapshots.
+    public init(global: KillSwitch?, apps: [String: KillSwitch], revision: Int) {
+        self.global = global
+        self.apps = apps
+        self.revision = revision
+    }
+
     /// No switch ever set.
     public static let none = KillSwitches(global: nil, apps: [:], revision: 0)
 
@@ -28,4 +35,12 @@ public struct KillSwitch: Sendable, Equatable {
     public let actor: String
     /// When (store clock, millisecond precision).
     public let changedAt: Date
+
+    /// A value, for code and tests that consume snapshots.
+    public init(enabled: Bool, reason: String, actor: String, changedAt: Date) {
+        self.enabled = enabled
+        self.reason = reason
+        self.actor = actor
+        self.changedAt = changedAt
+    }
 }

@@ -13,6 +13,14 @@ public struct SkinState: Sendable, Equatable {
     /// What is released, or nil when the skin is not served.
     public let release: Release?
 
+    /// A skin value, for code and tests that consume snapshots. `versions` must be in ascending order.
+    public init(id: String, revision: Int, versions: [SkinVersion], release: Release?) {
+        self.id = id
+        self.revision = revision
+        self.versions = versions
+        self.release = release
+    }
+
     /// The version numbered `number`, if it exists. O(log n).
     public func version(_ number: Int) -> SkinVersion? {
         var low = 0
@@ -39,4 +47,12 @@ public struct Release: Sendable, Equatable {
     public let releasedAt: Date
     /// Who set it.
     public let actor: String
+
+    /// A release value, for code and tests that consume snapshots.
+    public init(version: Int, document: [UInt8], releasedAt: Date, actor: String) {
+        self.version = version
+        self.document = document
+        self.releasedAt = releasedAt
+        self.actor = actor
+    }
 }

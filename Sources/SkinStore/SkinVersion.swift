@@ -23,6 +23,22 @@ public struct SkinVersion: Sendable, Equatable, Hashable {
     /// Lowercase hex SHA-256 identifying the whole version; see `SkinVersion.digest(files:metadataDigest:)`.
     public let digest: String
 
+    /// A version value. The store builds these from bytes it hashed itself; this initializer is for code (and
+    /// tests) that consumes snapshots, and checks nothing.
+    public init(
+        skinID: String, number: Int, createdAt: Date, actor: String, files: [StoredFile], metadata: [UInt8],
+        metadataDigest: String, digest: String
+    ) {
+        self.skinID = skinID
+        self.number = number
+        self.createdAt = createdAt
+        self.actor = actor
+        self.files = files
+        self.metadata = metadata
+        self.metadataDigest = metadataDigest
+        self.digest = digest
+    }
+
     /// The file at `path`, if the version has one. O(log n).
     public func file(at path: String) -> StoredFile? {
         let key = Array(path.utf8)

@@ -17,6 +17,19 @@ public struct StoreSnapshot: Sendable, Equatable {
     /// keep increasing if the skin is uploaded again.
     let tombstones: [String: Tombstone]
 
+    /// A snapshot value without deleted-skin history, for code and tests that consume snapshots (the store
+    /// builds its own).
+    public init(revision: Int, skins: [String: SkinState], killSwitches: KillSwitches) {
+        self.init(revision: revision, skins: skins, killSwitches: killSwitches, tombstones: [:])
+    }
+
+    init(revision: Int, skins: [String: SkinState], killSwitches: KillSwitches, tombstones: [String: Tombstone]) {
+        self.revision = revision
+        self.skins = skins
+        self.killSwitches = killSwitches
+        self.tombstones = tombstones
+    }
+
     /// The empty store.
     static let empty = StoreSnapshot(revision: 0, skins: [:], killSwitches: .none, tombstones: [:])
 
