@@ -10,7 +10,8 @@ import Darwin
 ///
 /// Appends go to the committed end of the file with `pwrite` and are fsync'd before the state record that
 /// commits them is renamed into place. So on disk the log holds every committed change, plus at most one more
-/// line (complete or torn) for a change whose state record never landed. `load` drops that line and fails on
+/// line (complete or torn) for a change whose state record never landed: changes are serialized, and a failed
+/// append is truncated away before the next one. `load` drops that line and fails on
 /// anything else that does not fit: a complete line that does not parse, a gap, or fewer lines than the state's
 /// revision.
 final class AuditLog {

@@ -62,7 +62,13 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// `text` in quotes, cut to 200 characters, with control characters shown as `?` so a hostile name cannot
+    /// forge log lines.
     private func quoted(_ text: String) -> String {
-        "\"" + String(text.unicodeScalars.prefix(200).map { $0.properties.generalCategory == .control ? "?" : Character($0) }) + "\""
+        var scalars = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars.prefix(200) {
+            scalars.append(scalar.properties.generalCategory == .control ? "?" : scalar)
+        }
+        return "\"" + String(scalars) + "\""
     }
 }

@@ -192,3 +192,12 @@ struct VersionTests {
         #expect(version.file(at: "c") == nil)
     }
 }
+
+@Suite("Store errors")
+struct StoreErrorTests {
+    @Test func descriptionsNeutralizeControlCharactersAndNameSystemErrors() {
+        #expect(StoreError.unknownSkin("evil\nINFO forged").description == #"no skin "evil?INFO forged""#)
+        #expect(StoreError.io(operation: "fsync", path: "/data/state.json", errno: ENOSPC).description
+            .hasPrefix("fsync /data/state.json: No space left on device"))
+    }
+}
