@@ -92,7 +92,7 @@ public final class SkinStore: Sendable {
     ///     against the current directory once, here.
     ///   - clock: the time recorded for changes (versions, releases, kill switches, audit entries); kept with
     ///     millisecond precision.
-    /// - Throws: `StoreError.locked` if another store has the directory open; `corruptFile` naming the file if
+    /// - Throws: `StoreError.locked` if another store keeps the directory open for `lockWait` (1 s); `corruptFile` naming the file if
     ///   `state.json`, `audit.log` or a metadata blob does not hold what the store wrote; `io` for system errors.
     public init(directory: String, clock: @escaping @Sendable () -> Date = { Date() }) throws(StoreError) {
         let root = try Self.absolutePath(directory)
@@ -100,7 +100,7 @@ public final class SkinStore: Sendable {
         let lockPath = root + "/lock"
         let lockFD = try FileIO.openFile(lockPath, O_RDWR | O_CREAT)
         do throws(StoreError) {
-            guard try FileIO.tryLock(lockFD, path: lockPath) else { throw .locked(path: root) }
+            guard try Self.lock(lockFD, path: lockPath) else { throw .locked(path: root) }
             try FileIO.makeDirectory(root + "/blobs")
             try Self.removeTemporaryFiles(root)
             let statePath = root + "/state.json"
@@ -556,6 +556,23 @@ public final class SkinStore: Sendable {
         }
         while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
         return path
+    }
+
+    /// How long `init` waits for the directory lock before reporting `locked`.
+    ///
+    /// Not zero because a lock can be held briefly by no store at all: a child forked by any thread of the
+    /// process holding it shares the lock until it calls exec (`O_CLOEXEC` closes the descriptor only then).
+    static let lockWait: Duration = .seconds(1)
+
+    /// Takes the directory lock, retrying for up to `lockWait`; false if someone else keeps it.
+    private static func lock(_ fd: Int32, path: String) throws(StoreError) -> Bool {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: lockWait)
+        while true {
+            if try FileIO.tryLock(fd, path: path) { return true }
+            if clock.now >= deadline { return false }
+            usleep(5_000)
+        }
     }
 
     /// Removes the temporary files a crashed writer left in the store directory and the blob directories.
