@@ -33,6 +33,9 @@ let package = Package(
         // Deterministic zip writer (and hostile-first reader) on zlib. No HTTP, no skins.
         .target(name: "ZipArchive", dependencies: ["CZlib", "LiveryCrypto"]),
 
+        // Durable state under the data directory: content-addressed blobs, skin versions, release state, audit log.
+        .target(name: "SkinStore", dependencies: ["LiveryCrypto"]),
+
         // Turns a validated skin and a variant into a deterministic zip package.
         .target(name: "SkinPackage", dependencies: ["SkinModel", "ZipArchive", "LiveryCrypto"]),
 
@@ -59,6 +62,9 @@ let package = Package(
         .testTarget(name: "SkinModelTests", dependencies: ["SkinModel"]),
         .testTarget(name: "ZipArchiveTests", dependencies: ["ZipArchive", "LiveryCrypto"]),
         .testTarget(name: "SkinPackageTests", dependencies: ["SkinPackage", "SkinModel", "ZipArchive"]),
+        .testTarget(name: "SkinStoreTests", dependencies: ["SkinStore", "LiveryCrypto"]),
+        // Child process for SkinStoreTests' crash-safety test (killed with SIGKILL mid-change). Not shipped.
+        .executableTarget(name: "store-torture", dependencies: ["SkinStore"], path: "Tests/StoreTorture"),
         .testTarget(name: "EndToEndTests", dependencies: ["LiveryCrypto"]),
     ]
 )
