@@ -50,8 +50,8 @@ public struct CoverageReport: Sendable, Equatable {
         for key in skinKeys where !baseSet.contains(key) && !parents.contains(key) {
             let sameSection = baseKeys.filter { $0.module == key.module && $0.section == key.section }
             let pool = sameSection.isEmpty ? baseKeys.filter { $0.section == key.section } : sameSection
-            let suggestion = closestMatch(to: key.description, among: pool.map(\.description))
-                .flatMap { text in pool.first { $0.description == text } }
+            let suggestion = closestMatch(to: key.identifier, among: pool.map(\.identifier))
+                .flatMap { identifier in pool.first { $0.identifier == identifier } }
             unknown.append(Unknown(key: key, suggestion: suggestion))
         }
         return CoverageReport(overridden: overridden, fallingBack: fallingBack, unknownToBase: unknown)

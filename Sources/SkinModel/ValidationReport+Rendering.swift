@@ -37,7 +37,7 @@ extension ValidationReport {
     public func renderedText(name: String) -> String {
         var lines: [String] = []
         let id = manifest.map { " (\($0.id))" } ?? ""
-        let verdict = isValid ? "valid" : "INVALID"
+        let verdict = sourceWasUnreadable ? "UNREADABLE" : isValid ? "valid" : "INVALID"
         lines.append("\(name)\(id): \(verdict), \(plural(errors.count, "error")), \(plural(warnings.count, "warning"))")
         for issue in issues {
             lines.append("")
