@@ -116,11 +116,11 @@ struct AssetIndex: Sendable {
     func suggestion(for reference: String) -> String? {
         let lowered = reference.lowercased()
         let candidates = paths.filter { !AssetIndex.reservedPaths.contains($0) }.sorted(by: bytewiseLess)
-        if let caseMatch = candidates.first(where: {
-            $0.lowercased() == lowered || AssetIndex.split($0).stem.lowercased() == lowered
-        }) {
-            return caseMatch
-        }
-        return closestMatch(to: reference, among: candidates)
+        if let exact = candidates.first(where: { $0.lowercased() == lowered }) { return exact }
+        // A name without extension is compared with image stems, and suggested in the same form.
+        let stems = Set(candidates.map { AssetIndex.split($0).stem }).sorted(by: bytewiseLess)
+        if let stem = stems.first(where: { $0.lowercased() == lowered }) { return stem }
+        let pool = AssetIndex.split(reference).fileExtension == nil ? stems : candidates
+        return closestMatch(to: reference, among: pool)
     }
 }
