@@ -97,7 +97,8 @@ public struct DirectorySkinSource: SkinSource {
                 throw .refusedPath(relativePath)
             }
         }
-        let descriptor = open(path + "/" + relativePath, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        // O_NONBLOCK: opening a FIFO planted after listing must not block; it is refused by fstat below.
+        let descriptor = open(path + "/" + relativePath, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else {
             switch errno {
             case ENOENT: throw .notFound(relativePath)
