@@ -67,7 +67,7 @@ struct AssetIndex: Sendable {
 
     /// Why a reference could not be resolved to image files.
     enum ImageProblem: Error, Sendable, Equatable {
-        case missing(suggestion: String?)
+        case missing
         case ambiguous([String])
         case unsupportedType
     }
@@ -83,11 +83,11 @@ struct AssetIndex: Sendable {
             let scales = groups[GroupKey(stem: name.stem, fileExtension: fileExtension)] ?? [:]
             if let scale = name.scale {
                 guard let file = scales[scale], file.rawValue == reference else {
-                    return .failure(.missing(suggestion: suggestion(for: reference)))
+                    return .failure(.missing)
                 }
                 return .success(([ScaledFile(scale: scale, path: file)], true))
             }
-            guard !scales.isEmpty else { return .failure(.missing(suggestion: suggestion(for: reference))) }
+            guard !scales.isEmpty else { return .failure(.missing) }
             return .success((scales.map { ScaledFile(scale: $0.key, path: $0.value) }, false))
         }
         if paths.contains(reference) { return .failure(.unsupportedType) }
@@ -103,10 +103,10 @@ struct AssetIndex: Sendable {
             return .failure(.ambiguous(keys.compactMap { groups[$0]?.values.sorted().first?.rawValue }.sorted()))
         }
         guard let key = keys.first, let scales = groups[key] else {
-            return .failure(.missing(suggestion: suggestion(for: reference)))
+            return .failure(.missing)
         }
         if let pinnedScale {
-            guard let file = scales[pinnedScale] else { return .failure(.missing(suggestion: suggestion(for: reference))) }
+            guard let file = scales[pinnedScale] else { return .failure(.missing) }
             return .success(([ScaledFile(scale: pinnedScale, path: file)], true))
         }
         return .success((scales.map { ScaledFile(scale: $0.key, path: $0.value) }, false))

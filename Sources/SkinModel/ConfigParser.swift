@@ -8,6 +8,9 @@ struct ConfigParser {
     private(set) var issues: IssueCollector
     /// Image groups already warned about for a missing scale, so each is reported once.
     private var scaleWarned: Set<[AssetPath]> = []
+    /// "Did you mean" searches left: each scans every file, so a config with thousands of broken references
+    /// must not make validation quadratic.
+    private var suggestionsLeft = 50
 
     init(index: AssetIndex, file: String = "config.json") {
         self.index = index
@@ -274,8 +277,8 @@ struct ConfigParser {
             let asset = ImageAsset(loading: loading, reference: text, variants: found.variants, isPinned: found.pinned)
             warnAboutMissingScale(asset, at: place, value: value)
             return .asset(asset)
-        case .failure(.missing(let suggestion)):
-            let hint = suggestion.map { "Did you mean \"\($0)\"? " } ?? ""
+        case .failure(.missing):
+            let hint = suggestion(for: text).map { "Did you mean \"\($0)\"? " } ?? ""
             issues.error(.assetMissing, place, value: value,
                 "The image \"\(text)\" is not in the skin (looked for \(AssetIndex.lookedFor(text))).",
                 fix: "\(hint)Add the file to the skin folder, or correct the name (names are case-sensitive).")
@@ -289,6 +292,12 @@ struct ConfigParser {
                 fix: "Convert it to PNG (or JPEG, GIF, WebP), or list it under resources if the app loads it itself.")
         }
         return nil
+    }
+
+    private mutating func suggestion(for reference: String) -> String? {
+        guard suggestionsLeft > 0 else { return nil }
+        suggestionsLeft -= 1
+        return index.suggestion(for: reference)
     }
 
     private mutating func warnAboutMissingScale(_ asset: ImageAsset, at place: JSONPointer, value: JSONValue) {
@@ -320,7 +329,7 @@ struct ConfigParser {
         }
         guard let path = checkedPath(text, at: place, value: value) else { return nil }
         guard index.contains(path.rawValue) else {
-            let hint = index.suggestion(for: text).map { "Did you mean \"\($0)\"? " } ?? ""
+            let hint = suggestion(for: text).map { "Did you mean \"\($0)\"? " } ?? ""
             issues.error(.assetMissing, place, value: value,
                 "The resource \"\(text)\" is not in the skin.",
                 fix: "\(hint)Add the file to the skin folder, or correct the path (paths are case-sensitive and need the extension).")

@@ -114,7 +114,8 @@ struct ISO8601DateTime: Sendable, Equatable {
 
     /// `date` in UTC as `YYYY-MM-DDTHH:MM:SSZ`, with milliseconds when the date has a fraction.
     static func utcText(_ date: Date) -> String {
-        let interval = date.timeIntervalSince1970
+        // Clamp to years 0001...9999, the range the parser accepts, so any Date formats without trapping.
+        let interval = max(-62_135_596_800, min(253_402_300_799, date.timeIntervalSince1970.isNaN ? 0 : date.timeIntervalSince1970))
         let whole = Int(interval.rounded(.down))
         let millis = Int(((interval - Double(whole)) * 1000).rounded())
         var days = whole >= 0 ? whole / 86_400 : (whole - 86_399) / 86_400

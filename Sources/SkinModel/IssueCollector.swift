@@ -86,8 +86,11 @@ func editDistance(_ a: String, _ b: String) -> Int {
 func closestMatch(to word: String, among candidates: some Sequence<String>) -> String? {
     let limit = max(2, word.count / 3)
     var best: (String, Int)?
+    let lowered = word.lowercased()
     for candidate in candidates {
-        let distance = editDistance(word.lowercased(), candidate.lowercased())
+        // Lengths further apart than the limit cannot be within it; skipping them keeps this cheap.
+        guard abs(candidate.count - word.count) <= limit else { continue }
+        let distance = editDistance(lowered, candidate.lowercased())
         if distance <= limit, best.map({ distance < $0.1 }) ?? true { best = (candidate, distance) }
     }
     return best?.0

@@ -65,7 +65,7 @@ public struct SkinColor: Sendable, Hashable, CustomStringConvertible {
 
     /// `#RRGGBBAA` in uppercase hex with alpha rounded to 8 bits.
     public var description: String {
-        let alphaByte = UInt8((max(0, min(1, alpha)) * 255).rounded())
+        let alphaByte = alpha.isNaN ? 0 : UInt8((max(0, min(1, alpha)) * 255).rounded())
         return "#" + hex2(red) + hex2(green) + hex2(blue) + hex2(alphaByte)
     }
 

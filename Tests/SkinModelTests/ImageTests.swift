@@ -93,6 +93,14 @@ import Testing
         #expect(try #require(report.first(.assetMissing)).fix.hasPrefix(#"Did you mean "tab_home"?"#))
     }
 
+    @Test func limitsDidYouMeanSearchesSoHugeConfigsStayLinear() throws {
+        let entries = (0..<80).map { #""k\#($0)": "tab_hom\#($0)""# }.joined(separator: ", ")
+        let report = validate(Fixture.make(config: #"{"m": {"images": {\#(entries)}}}"#, files: ImageTests.files))
+        let missing = report.issues.filter { $0.code == .assetMissing }
+        #expect(missing.count == 80)
+        #expect(missing.filter { $0.fix.hasPrefix("Did you mean") }.count == 50)
+    }
+
     @Test func warnsOnceWhenAScaleVariantIsMissing() throws {
         let files: [String: [UInt8]] = ["logo@2x.png": Bytes.png]
         let report = validate(Fixture.make(
