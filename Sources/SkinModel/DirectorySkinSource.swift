@@ -84,6 +84,21 @@ public struct DirectorySkinSource: SkinSource {
         try readBytes(relativePath, limit: max(0, maxBytes))
     }
 
+    /// The file's path under the skin folder, for a plain relative path whose folders are real folders and whose
+    /// last component is a regular file (not a symlink); `nil` otherwise.
+    public func filePath(of relativePath: String) -> String? {
+        guard AssetPath.problem(in: relativePath) == nil else { return nil }
+        var prefix = path
+        for segment in relativePath.split(separator: "/") {
+            prefix += "/" + segment
+            var info = stat()
+            guard lstat(prefix, &info) == 0, info.st_mode & S_IFMT != S_IFLNK else { return nil }
+        }
+        var info = stat()
+        guard lstat(prefix, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        return prefix
+    }
+
     private func readBytes(_ relativePath: String, limit: Int?) throws(SkinSourceError) -> [UInt8] {
         guard AssetPath.problem(in: relativePath) == nil else { throw .refusedPath(relativePath) }
         // Every folder on the way must be a real folder, not a symlink that could lead outside the skin.

@@ -10,6 +10,10 @@ public protocol SkinSource: Sendable {
 
     /// At most the first `maxBytes` bytes of the file at `path` (for magic-number checks).
     func readPrefix(_ path: String, maxBytes: Int) throws(SkinSourceError) -> [UInt8]
+
+    /// An absolute file-system path holding exactly the bytes of `path`, when the source has one, so large files
+    /// can be streamed instead of read whole; `nil` for sources that only have bytes (such as uploads in memory).
+    func filePath(of path: String) -> String?
 }
 
 extension SkinSource {
@@ -17,6 +21,9 @@ extension SkinSource {
     public func readPrefix(_ path: String, maxBytes: Int) throws(SkinSourceError) -> [UInt8] {
         Array(try read(path).prefix(maxBytes))
     }
+
+    /// No file-system path by default.
+    public func filePath(of path: String) -> String? { nil }
 }
 
 /// Why a ``SkinSource`` could not list or read. Messages name the skin-relative path, never an absolute one.

@@ -4,5 +4,5 @@ import ArgumentParser
 struct Livery: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Livery: a holiday skin package server.",
-        subcommands: [ValidateCommand.self, ResolveCommand.self])
+        subcommands: [ValidateCommand.self, ResolveCommand.self, PackCommand.self])
 }
