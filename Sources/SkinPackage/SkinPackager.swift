@@ -1,4 +1,3 @@
-import CZlib
 import Foundation
 import LiveryCrypto
 import SkinModel
@@ -39,15 +38,9 @@ public final class SkinPackager: Sendable {
     /// The content-derived sign of `variant`'s package: 32 lowercase hex characters.
     public func sign(for variant: PackageVariant) -> String {
         var hasher = SHA256()
-        hasher.update(Array("\(Self.formatVersion)\nzlib \(Self.zlibVersion)\n".utf8))
-        for entry in skin.packagePlan(for: variant).entries {
-            let contentDigest: String
-            switch entry.content {
-            case .sourceFile(let path): contentDigest = digests[path] ?? ""
-            case .bytes(let bytes): contentDigest = SHA256.hexHash(bytes)
-            }
-            hasher.update(Array("\(entry.name)\u{0}\(contentDigest)\n".utf8))
-        }
+        hasher.update(Array("\(Self.formatVersion)\nzlib \(ZipArchiveWriter.zlibVersion)\n".utf8))
+        let plan = skin.packagePlan(for: variant)
+        hasher.update(plan.contentDigestInput { path in Array((digests[path] ?? "").utf8) })
         return String(Hex.encode(hasher.finalize()).prefix(32))
     }
 
@@ -60,7 +53,7 @@ public final class SkinPackager: Sendable {
             case .bytes(let bytes):
                 return ZipEntry(name: name, source: .bytes(bytes))
             case .sourceFile(let relative):
-                guard let absolute = source.absolutePath(of: relative) else {
+                guard let absolute = source.filePath(of: relative) else {
                     return ZipEntry(name: name, source: .bytes(try Self.read(relative, in: source)))
                 }
                 return ZipEntry(name: name, source: .file(path: absolute))
@@ -73,14 +66,25 @@ public final class SkinPackager: Sendable {
         }
     }
 
-    static var zlibVersion: String { String(cString: zlibVersion()) }
-
     private static func read(_ path: String, in source: any SkinSource) throws(SkinPackageError) -> [UInt8] {
         do { return try source.read(path) } catch { throw .unreadable(path) }
     }
 
+    /// SHA-256 of a source file, streamed from disk when the source has a path (bounded memory for big assets).
     private static func digest(of path: String, in source: any SkinSource) throws(SkinPackageError) -> String {
-        SHA256.hexHash(try read(path, in: source))
+        guard let absolute = source.filePath(of: path), let handle = FileHandle(forReadingAtPath: absolute) else {
+            return SHA256.hexHash(try read(path, in: source))
+        }
+        defer { try? handle.close() }
+        var hasher = SHA256()
+        do {
+            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+                chunk.withUnsafeBytes { hasher.update($0) }
+            }
+        } catch {
+            throw .unreadable(path)
+        }
+        return Hex.encode(hasher.finalize())
     }
 }
 
