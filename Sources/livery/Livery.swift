@@ -1,6 +1,8 @@
 import ArgumentParser
 
 @main
-struct Livery: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Livery: a holiday skin package server.")
+struct Livery: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Livery: a holiday skin package server.",
+        subcommands: [ServeCommand.self])
 }
