@@ -136,7 +136,6 @@ final class HTTPConnection: @unchecked Sendable {
         }
         readSuspended = false
         writeSuspended = false
-        context.observer?.connectionClosed(HTTPConnectionEvent(remoteAddress: remoteAddress, refused: refused))
     }
 
     /// The descriptor is closed only after every source on it is cancelled, as Dispatch requires.
@@ -146,7 +145,9 @@ final class HTTPConnection: @unchecked Sendable {
         Syscall.close(fd)
         readSource = nil
         writeSource = nil
+        // Reported once the slot is really free, so a closed event means a new connection fits under the cap.
         context.connectionClosed()
+        context.observer?.connectionClosed(HTTPConnectionEvent(remoteAddress: remoteAddress, refused: refused))
     }
 
     func deadlineExpired() {

@@ -5,7 +5,8 @@
 public protocol HTTPServerObserver: Sendable {
     /// A connection was accepted (also called for connections refused with 503 when over `maxConnections`).
     func connectionOpened(_ event: HTTPConnectionEvent)
-    /// A connection was closed, for whatever reason.
+    /// A connection was closed, for whatever reason; its descriptor is released and it no longer counts
+    /// towards `maxConnections`.
     func connectionClosed(_ event: HTTPConnectionEvent)
     /// A response was fully handed to the connection (written or queued for writing).
     func requestCompleted(_ event: HTTPRequestEvent)

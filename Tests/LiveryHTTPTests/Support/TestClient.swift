@@ -37,6 +37,7 @@ final class TestClient: @unchecked Sendable {
     let fd: Int32
     private var buffer: [UInt8] = []
     private(set) var sawEOF = false
+    private var closed = false
 
     init(port: Int, timeout: Double = 5) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -63,7 +64,14 @@ final class TestClient: @unchecked Sendable {
         self.fd = fd
     }
 
-    deinit { Glibc.close(fd) }
+    deinit { close() }
+
+    /// Closes the socket now (as a real client does once it sees the server's EOF).
+    func close() {
+        guard !closed else { return }
+        closed = true
+        Glibc.close(fd)
+    }
 
     func send(_ text: String) throws { try send(Array(text.utf8)) }
 
