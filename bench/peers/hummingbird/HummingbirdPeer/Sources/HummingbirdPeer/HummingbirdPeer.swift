@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Logging
 
 /// `HummingbirdPeer HOST PORT BODY_FILE`: serves the file's bytes at `GET /bench` as `application/json`.
 ///
