@@ -3,19 +3,18 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import Dispatch
 import Logging
 
 /// One accepted TCP connection: reads requests, runs handlers, writes responses in order.
 ///
-/// Driven by a Dispatch read source on its loop's queue (and a write source only while a response is waiting
-/// for the socket). Bytes are parsed straight out of the loop's read buffer; only an incomplete request is copied
+/// Driven by its event loop's thread: readiness to read (and to write, only while a response is waiting for the
+/// socket). Bytes are parsed straight out of the loop's read buffer; only an incomplete request is copied
 /// into `pendingInput`. Responses are encoded into the loop's output buffer and sent once per round; what the
 /// socket does not take waits in `outbound`, and reading pauses until it has drained (backpressure), so a client
 /// that pipelines without reading cannot make the server buffer without bound.
 final class HTTPConnection: @unchecked Sendable {
-    // Invariant: every mutable property is used only on `loop.queue`. The only other place holding the
-    // connection is an async handler's Task, which touches nothing but hops back with `loop.queue.async`.
+    // Invariant: every mutable property is used only on the loop's thread. The only other place holding the
+    // connection is an async handler's Task, which touches nothing but hops back with `loop.execute`.
 
     private enum Phase {
         /// Between requests, nothing of the next one received.
@@ -57,11 +56,7 @@ final class HTTPConnection: @unchecked Sendable {
     private var processingBlocked = false
     private var outbound = OutboundQueue()
     private var exchange: Exchange?
-    private var readSource: DispatchSourceRead?
-    private var writeSource: DispatchSourceWrite?
-    private var readSuspended = false
-    private var writeSuspended = false
-    private var liveSources = 0
+    private var interest = EventLoop.Interest(read: true, write: false)
     private var peerClosedInput = false
     private var draining = false
     private var lingerDiscarded = 0
@@ -86,14 +81,14 @@ final class HTTPConnection: @unchecked Sendable {
 
     // MARK: - Lifecycle
 
-    /// Registers the connection with its loop and starts reading. Runs on `loop.queue`.
+    /// Registers the connection with its loop and starts reading. Runs on the loop's thread.
     func open() {
-        let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: loop.queue)
-        source.setEventHandler { [self] in handleReadable() }
-        source.setCancelHandler { [self] in sourceCancelled() }
-        readSource = source
-        liveSources = 1
-        loop.register(self)
+        guard loop.register(self, interest: interest) else {
+            phase = .closed
+            Syscall.close(fd)
+            context.connectionClosed()
+            return
+        }
         context.observer?.connectionOpened(HTTPConnectionEvent(remoteAddress: remoteAddress, refused: refused))
         if refused {
             respondWithError(
@@ -102,7 +97,6 @@ final class HTTPConnection: @unchecked Sendable {
         } else {
             setPhaseDeadline(Syscall.monotonicNanoseconds() &+ context.headerTimeout)
         }
-        source.activate()
         if refused { reconcile() }
         if context.draining.load(ordering: .acquiring) { drain() }
     }
@@ -126,28 +120,15 @@ final class HTTPConnection: @unchecked Sendable {
         pendingInput = []
         outbound.removeAll()
         loop.unregister(self)
-        if let writeSource {
-            if writeSuspended { writeSource.resume() }
-            writeSource.cancel()
-        }
-        if let readSource {
-            if readSuspended { readSource.resume() }
-            readSource.cancel()
-        }
-        readSuspended = false
-        writeSuspended = false
-    }
-
-    /// The descriptor is closed only after every source on it is cancelled, as Dispatch requires.
-    private func sourceCancelled() {
-        liveSources -= 1
-        guard liveSources == 0 else { return }
         Syscall.close(fd)
-        readSource = nil
-        writeSource = nil
         // Reported once the slot is really free, so a closed event means a new connection fits under the cap.
         context.connectionClosed()
         context.observer?.connectionClosed(HTTPConnectionEvent(remoteAddress: remoteAddress, refused: refused))
+    }
+
+    /// The socket failed or is shut down in both directions: nothing more can be delivered.
+    func handleHangup() {
+        close()
     }
 
     func deadlineExpired() {
@@ -170,7 +151,7 @@ final class HTTPConnection: @unchecked Sendable {
 
     // MARK: - Reading
 
-    private func handleReadable() {
+    func handleReadable() {
         switch phase {
         case .closed:
             return
@@ -178,7 +159,7 @@ final class HTTPConnection: @unchecked Sendable {
             discardInput()
             return
         case .awaitingHandler, .closing:
-            // Reading is suspended in these phases; a stale event can still arrive once.
+            // Reading is switched off in these phases; an event from before that can still arrive once.
             reconcile()
             return
         case .idle, .readingHead, .readingBody:
@@ -334,7 +315,7 @@ final class HTTPConnection: @unchecked Sendable {
             let loop = self.loop
             Task { [self] in
                 let response = await handler(request)
-                loop.queue.async { self.asyncResponseArrived(response) }
+                loop.execute { self.asyncResponseArrived(response) }
             }
         }
     }
@@ -587,7 +568,7 @@ final class HTTPConnection: @unchecked Sendable {
         }
     }
 
-    private func handleWritable() {
+    func handleWritable() {
         guard phase != .closed else { return }
         writeOutbound()
         reconcile()
@@ -653,35 +634,15 @@ final class HTTPConnection: @unchecked Sendable {
     }
 
     private func setReading(_ enabled: Bool) {
-        guard let readSource else { return }
-        if enabled && readSuspended {
-            readSuspended = false
-            readSource.resume()
-        } else if !enabled && !readSuspended {
-            readSuspended = true
-            readSource.suspend()
-        }
+        guard interest.read != enabled, phase != .closed else { return }
+        interest.read = enabled
+        loop.update(self, interest: interest)
     }
 
     private func setWriting(_ enabled: Bool) {
-        if enabled {
-            if let writeSource {
-                if writeSuspended {
-                    writeSuspended = false
-                    writeSource.resume()
-                }
-            } else {
-                let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: loop.queue)
-                source.setEventHandler { [self] in handleWritable() }
-                source.setCancelHandler { [self] in sourceCancelled() }
-                writeSource = source
-                liveSources += 1
-                source.activate()
-            }
-        } else if let writeSource, !writeSuspended {
-            writeSuspended = true
-            writeSource.suspend()
-        }
+        guard interest.write != enabled, phase != .closed else { return }
+        interest.write = enabled
+        loop.update(self, interest: interest)
     }
 
     /// Closes our side for writing and drains the client's unread bytes, so the kernel does not answer them

@@ -56,14 +56,17 @@ public final class HTTPServer: Sendable {
     public func start() throws(HTTPServerError) -> SocketAddress {
         try context.configuration.validate()
         signal(SIGPIPE, SIG_IGN)
-        let loops = (0..<context.configuration.eventLoopCount).map { EventLoop(index: $0, context: context) }
+        var loops: [EventLoop] = []
+        for index in 0..<context.configuration.eventLoopCount {
+            loops.append(try EventLoop(index: index, context: context))
+        }
         let listener = try state.withLock { state throws(HTTPServerError) -> Listener in
             guard case .created = state else { throw .alreadyStarted }
             let listener = try Listener(configuration: context.configuration, loops: loops, context: context)
             state = .running(listener, loops)
             return listener
         }
-        for loop in loops { loop.queue.async { loop.start() } }
+        for loop in loops { loop.start() }
         listener.start()
         context.logger.info(
             "listening on \(listener.address)",
@@ -108,17 +111,17 @@ public final class HTTPServer: Sendable {
         case .created:
             context.markStopped()
         case .stopping(let loops, let current) where deadline < current:
-            for loop in loops { loop.queue.async { loop.beginDrain(deadline: deadline) } }
+            for loop in loops { loop.execute { loop.beginDrain(deadline: deadline) } }
         case .running(let listener, let loops):
             context.draining.store(true, ordering: .releasing)
             listener.stop()
             context.logger.info("shutting down", metadata: ["http.drain_timeout": "\(timeout)"])
             context.onStopped { [self] in
                 state.withLock { $0 = .stopped }
-                for loop in loops { loop.queue.async { loop.stop() } }
+                for loop in loops { loop.stop() }
                 context.logger.info("stopped")
             }
-            for loop in loops { loop.queue.async { loop.beginDrain(deadline: deadline) } }
+            for loop in loops { loop.execute { loop.beginDrain(deadline: deadline) } }
             // Accepted connections are counted before they reach a loop, so zero here means none are left.
             if context.openConnections.load(ordering: .acquiring) == 0 { context.markStopped() }
         case .stopping, .stopped:

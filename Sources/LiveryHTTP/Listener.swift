@@ -128,7 +128,7 @@ final class Listener: @unchecked Sendable {
         let loop = loops[nextLoop]
         nextLoop = (nextLoop + 1) % loops.count
         let refused = open > maximum
-        loop.queue.async {
+        loop.execute {
             HTTPConnection(fd: connectionFD, loop: loop, remoteAddress: remote, refused: refused).open()
         }
     }

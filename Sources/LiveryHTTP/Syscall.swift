@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import CLiveryHTTP
 
 /// The result of a non-blocking I/O call: either progress or "try again when the descriptor is ready".
 enum IOResult<Value> {
@@ -89,17 +90,7 @@ enum Syscall {
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let result = retrying {
             withUnsafeMutablePointer(to: &peer) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                    if let accept4 = acceptWithFlags {
-                        return Int(accept4(fd, address, &length, Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue)))
-                    }
-                    let accepted = Glibc.accept(fd, address, &length)
-                    if accepted >= 0 {
-                        _ = fcntl(accepted, F_SETFL, fcntl(accepted, F_GETFL) | O_NONBLOCK)
-                        _ = fcntl(accepted, F_SETFD, FD_CLOEXEC)
-                    }
-                    return Int(accepted)
-                }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Int(livery_accept4(fd, $0, &length)) }
             }
         }
         if result < 0 {
@@ -113,17 +104,6 @@ enum Syscall {
         case .wouldBlock: return .wouldBlock
         }
     }
-
-    private typealias Accept4 = @convention(c) (
-        Int32, UnsafeMutablePointer<sockaddr>?, UnsafeMutablePointer<socklen_t>?, Int32
-    ) -> Int32
-
-    /// `accept4` sets non-blocking and close-on-exec in the same call, but Swift's Glibc module does not export
-    /// it (it is a GNU extension), so it is looked up once at run time; `accept` plus `fcntl` is the fallback.
-    private static let acceptWithFlags: Accept4? = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "accept4") else { return nil }
-        return unsafeBitCast(symbol, to: Accept4.self)
-    }()
 
     static func receive(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SyscallError) -> IOResult<Int> {
         let result = retrying { recv(fd, buffer.baseAddress, buffer.count, 0) }
