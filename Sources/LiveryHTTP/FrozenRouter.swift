@@ -14,14 +14,20 @@ public final class FrozenRouter: HTTPResponder {
     }
 
     final class Node: Sendable {
-        let literals: [String: Node]
+        /// Literal children; small sets are scanned comparing raw bytes, large ones use `literalIndex`.
+        let literalKeys: [String]
+        let literalNodes: [Node]
+        let literalIndex: [String: Node]?
         let parameter: Node?
         let entries: [Entry]
         /// The 405 answer for this node, with `Allow` listing its methods (and HEAD when GET is present).
         let methodNotAllowed: HTTPRoute?
 
         init(literals: [String: Node], parameter: Node?, entries: [Entry]) {
-            self.literals = literals
+            let sortedKeys = literals.keys.sorted()
+            self.literalKeys = sortedKeys
+            self.literalNodes = sortedKeys.compactMap { literals[$0] }
+            self.literalIndex = literals.count > 8 ? literals : nil
             self.parameter = parameter
             self.entries = entries
             if entries.isEmpty {
@@ -41,8 +47,28 @@ public final class FrozenRouter: HTTPResponder {
         }
 
         func entry(for method: HTTPMethod) -> Entry? {
-            if let exact = entries.first(where: { $0.method == method }) { return exact }
-            if method == .head { return entries.first { $0.method == .get } }
+            for entry in entries where entry.method == method { return entry }
+            if method == .head {
+                for entry in entries where entry.method == .get { return entry }
+            }
+            return nil
+        }
+
+        /// The literal child for a decoded segment.
+        func literal(_ segment: String) -> Node? {
+            if let literalIndex { return literalIndex[segment] }
+            for (index, key) in literalKeys.enumerated() where key == segment { return literalNodes[index] }
+            return nil
+        }
+
+        /// The literal child for a raw segment without `%` (equal to its decoded form), compared byte for byte
+        /// so the hot path builds no `String`.
+        func literal(raw segment: Substring) -> Node? {
+            if let literalIndex { return literalIndex[String(segment)] }
+            let count = segment.utf8.count
+            for (index, key) in literalKeys.enumerated() where key.utf8.count == count {
+                if segment.utf8.elementsEqual(key.utf8) { return literalNodes[index] }
+            }
             return nil
         }
     }
@@ -93,9 +119,7 @@ public final class FrozenRouter: HTTPResponder {
         guard rawPath.hasPrefix("/") else { return notFound }
         let remaining: Substring? = rawPath == "/" ? nil : rawPath.dropFirst()
         var values: [String] = []
-        if let node = Self.find(root, remaining, &values, where: { $0.entry(for: method) != nil }),
-            let entry = node.entry(for: method)
-        {
+        if let entry = Self.find(root, remaining, &values, method: method) {
             var parameters: [String: String] = [:]
             if !entry.parameterNames.isEmpty {
                 parameters.reserveCapacity(entry.parameterNames.count)
@@ -105,37 +129,56 @@ public final class FrozenRouter: HTTPResponder {
                 pattern: entry.pattern, pathParameters: parameters, bodyLimit: entry.bodyLimit, handler: entry.handler)
         }
         values.removeAll()
-        if let node = Self.find(root, remaining, &values, where: { !$0.entries.isEmpty }),
-            let methodNotAllowed = node.methodNotAllowed
-        {
+        if let node = Self.findNode(root, remaining), let methodNotAllowed = node.methodNotAllowed {
             return methodNotAllowed
         }
         return notFound
     }
 
-    /// Depth-first search for a node accepted by `accept`; `values` collects parameter values on the way.
-    private static func find(
-        _ node: Node, _ remaining: Substring?, _ values: inout [String], where accept: (Node) -> Bool
-    ) -> Node? {
-        guard let remaining else { return accept(node) ? node : nil }
-        let segment: Substring
-        let next: Substring?
-        if let slash = remaining.firstIndex(of: "/") {
-            segment = remaining[..<slash]
-            next = remaining[remaining.index(after: slash)...]
+    /// Splits the next segment off a path remainder.
+    @inline(__always)
+    private static func nextSegment(_ remaining: Substring) -> (segment: Substring, rest: Substring?) {
+        if let slash = remaining.utf8.firstIndex(of: UInt8(ascii: "/")) {
+            return (remaining[..<slash], remaining[remaining.index(after: slash)...])
+        }
+        return (remaining, nil)
+    }
+
+    /// Depth-first search for the entry answering `method`; `values` collects parameter values on the way.
+    private static func find(_ node: Node, _ remaining: Substring?, _ values: inout [String], method: HTTPMethod) -> Entry? {
+        guard let remaining else { return node.entry(for: method) }
+        let (segment, rest) = nextSegment(remaining)
+        let literalChild: Node?
+        var decoded: String?
+        if segment.utf8.contains(UInt8(ascii: "%")) {
+            guard let text = PercentEncoding.decodePath(segment) else { return nil }
+            decoded = text
+            literalChild = node.literal(text)
         } else {
-            segment = remaining
-            next = nil
+            literalChild = node.literal(raw: segment)
         }
-        guard let decoded = PercentEncoding.decodePath(segment) else { return nil }
-        if let child = node.literals[decoded], let found = find(child, next, &values, where: accept) {
-            return found
-        }
-        if let parameter = node.parameter, !decoded.isEmpty {
-            values.append(decoded)
-            if let found = find(parameter, next, &values, where: accept) { return found }
+        if let literalChild, let found = find(literalChild, rest, &values, method: method) { return found }
+        if let parameter = node.parameter, !segment.isEmpty {
+            values.append(decoded ?? String(segment))
+            if let found = find(parameter, rest, &values, method: method) { return found }
             values.removeLast()
         }
+        return nil
+    }
+
+    /// Depth-first search for any node with routes (to tell 405 from 404).
+    private static func findNode(_ node: Node, _ remaining: Substring?) -> Node? {
+        guard let remaining else { return node.entries.isEmpty ? nil : node }
+        let (segment, rest) = nextSegment(remaining)
+        let literalChild: Node?
+        if segment.utf8.contains(UInt8(ascii: "%")) {
+            guard let text = PercentEncoding.decodePath(segment) else { return nil }
+            literalChild = node.literal(text)
+        } else {
+            literalChild = node.literal(raw: segment)
+        }
+        if let literalChild, let found = findNode(literalChild, rest) { return found }
+        if let parameter = node.parameter, !segment.isEmpty, let found = findNode(parameter, rest) { return found }
         return nil
     }
 }

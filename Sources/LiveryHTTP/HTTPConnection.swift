@@ -276,10 +276,10 @@ final class HTTPConnection: @unchecked Sendable {
     private func beginExchange(_ head: HTTPRequestHead) {
         let now = Syscall.monotonicNanoseconds()
         let route = context.responder.route(method: head.method, rawPath: head.rawPath)
-        let limit = route.bodyLimit ?? context.configuration.defaultBodyLimit
+        let limit = route.bodyLimit ?? context.defaultBodyLimit
         parser.bodyLimit = limit
         var requestID: String?
-        if context.configuration.acceptsRequestID, let incoming = head.headers["x-request-id"],
+        if context.acceptsRequestID, let incoming = head.headers["x-request-id"],
             RequestIDGenerator.isAcceptable(incoming)
         {
             requestID = incoming
@@ -466,7 +466,7 @@ final class HTTPConnection: @unchecked Sendable {
         requestID: String, start: UInt64
     ) {
         let elapsed = Syscall.monotonicNanoseconds() &- start
-        if let observer = context.observer {
+        if context.hasObserver, let observer = context.observer {
             observer.requestCompleted(
                 HTTPRequestEvent(
                     method: method, routePattern: routePattern, status: status, bytesSent: bytesSent,

@@ -19,6 +19,17 @@ enum HTTPGrammar {
     @inline(__always)
     static func isTokenChar(_ byte: UInt8) -> Bool { tokenTable[Int(byte)] }
 
+    /// Characters of `uri-host [ ":" port ]` (RFC 9110 §7.2, RFC 3986 §3.2.2): unreserved, pct-encoded,
+    /// sub-delims, ":" and the brackets of an IP-literal.
+    static let hostTable: [Bool] = {
+        var table = [Bool](repeating: false, count: 256)
+        for byte in UInt8(ascii: "0")...UInt8(ascii: "9") { table[Int(byte)] = true }
+        for byte in UInt8(ascii: "a")...UInt8(ascii: "z") { table[Int(byte)] = true }
+        for byte in UInt8(ascii: "A")...UInt8(ascii: "Z") { table[Int(byte)] = true }
+        for byte in "-._~%!$&'()*+,;=:[]".utf8 { table[Int(byte)] = true }
+        return table
+    }()
+
     /// `field-vchar` plus SP and HTAB (RFC 9110 §5.5): VCHAR, obs-text (0x80-0xFF), SP, HTAB.
     /// Everything else, notably NUL, CR, LF and other controls, is invalid in a field value.
     @inline(__always)
@@ -45,6 +56,7 @@ enum HTTPGrammar {
 
     /// ASCII case-insensitive equality, as field names and most protocol tokens compare.
     static func equalsIgnoringCase(_ a: String, _ b: String) -> Bool {
+        guard a.utf8.count == b.utf8.count else { return false }
         var left = a.utf8.makeIterator()
         var right = b.utf8.makeIterator()
         while true {

@@ -123,7 +123,7 @@ struct HTTPRequestParser {
                 state = .head(scan)
                 return .needMore(consumed: 0)
             }
-            let head = try parseHead(UnsafeRawBufferPointer(rebasing: input[0..<end]))
+            let head = try parseHead(UnsafeRawBufferPointer(rebasing: input[0..<end]), lines: scan.lines)
             state = .bodyPending(head.framing)
             return .event(.head(head), consumed: end)
 
@@ -260,7 +260,7 @@ struct HTTPRequestParser {
 
     // MARK: - Head
 
-    private func parseHead(_ head: UnsafeRawBufferPointer) throws(HTTPParseError) -> HTTPRequestHead {
+    private func parseHead(_ head: UnsafeRawBufferPointer, lines: Int) throws(HTTPParseError) -> HTTPRequestHead {
         // The scan guarantees: every line ends with CRLF, and the section ends with an empty line.
         guard let firstLF = Self.findLineFeed(head, from: 0) else { throw .invalidRequestLine }
         let requestLine = UnsafeRawBufferPointer(rebasing: head[0..<(firstLF - 1)])
@@ -284,6 +284,7 @@ struct HTTPRequestParser {
         }
 
         var headers = HTTPHeaders()
+        headers.reserveCapacity(lines - 1)
         var hostCount = 0
         var contentLength: Int?
         var transferCodings: [Substring] = []
@@ -446,15 +447,7 @@ struct HTTPRequestParser {
     /// Host = uri-host [ ":" port ] (RFC 9110 §7.2): unreserved, pct-encoded, sub-delims, ":" and IP-literal
     /// brackets. An empty value is allowed.
     private static func isValidHost(_ value: UnsafeRawBufferPointer) -> Bool {
-        value.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"):
-                true
-            default:
-                "-._~%!$&'()*+,;=:[]".utf8.contains(byte)
-            }
-        }
+        value.allSatisfy { HTTPGrammar.hostTable[Int($0)] }
     }
 
     /// chunk-size = 1*HEXDIG, then optional chunk-ext (RFC 9112 §7.1.1). Leading zeros are allowed; more than 15

@@ -8,6 +8,8 @@ final class ServerContext: Sendable {
     let responder: any HTTPResponder
     let logger: Logger
     let observer: (any HTTPServerObserver)?
+    /// Checked before touching `observer`, which costs a retain and release of the existential on every access.
+    let hasObserver: Bool
     let parserConfiguration: HTTPRequestParser.Configuration
     let serverLine: [UInt8]
     let requestLogLevel: Logger.Level
@@ -17,6 +19,8 @@ final class ServerContext: Sendable {
     let idleTimeout: UInt64
     let lingerTimeout: UInt64
     let requestIDSeed: UInt64
+    let acceptsRequestID: Bool
+    let defaultBodyLimit: Int
 
     /// Open connections, including ones being refused with 503.
     let openConnections = Atomic<Int>(0)
@@ -35,6 +39,7 @@ final class ServerContext: Sendable {
         self.responder = responder
         self.logger = logger
         self.observer = configuration.observer
+        self.hasObserver = configuration.observer != nil
         self.parserConfiguration = HTTPRequestParser.Configuration(
             maxHeaderBytes: configuration.maxHeaderBytes, maxHeaderCount: configuration.maxHeaderCount)
         self.serverLine = Array("Server: \(configuration.serverName)\r\n".utf8)
@@ -44,6 +49,8 @@ final class ServerContext: Sendable {
         self.idleTimeout = configuration.idleTimeout.nanoseconds
         self.lingerTimeout = configuration.lingerTimeout.nanoseconds
         self.requestIDSeed = UInt64.random(in: 0...UInt64.max)
+        self.acceptsRequestID = configuration.acceptsRequestID
+        self.defaultBodyLimit = configuration.defaultBodyLimit
     }
 
     /// Called by a connection once it is fully closed.

@@ -6,75 +6,99 @@ import Testing
 
 /// `livery serve` as a real process: flags, environment, the listening line, signals and exit codes.
 @Suite struct ServeCommandTests {
-    @Test func servesHealthzOnAFreePortAndExitsZeroOnSIGTERM() throws {
-        let livery = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0"])
-        let response = try RawHTTP.get(port: livery.port, path: "/healthz")
-        #expect(response.hasPrefix("HTTP/1.1 200 OK\r\n"))
-        #expect(response.hasSuffix("\r\n\r\n{\"status\": \"ok\"}"))
-        #expect(livery.address.hasPrefix("127.0.0.1:"))
-        #expect(try livery.stop(signal: SIGTERM) == 0)
-        // One log line per request, with its id in the metadata and without the query.
-        #expect(livery.output.contains("GET /healthz 200 "))
-        #expect(livery.output.contains("request.id="))
+    @Test func servesHealthzOnAFreePortAndExitsZeroOnSIGTERM() async throws {
+        try await offPool {
+            let livery = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0"])
+            let response = try RawHTTP.get(port: livery.port, path: "/healthz")
+            #expect(response.hasPrefix("HTTP/1.1 200 OK\r\n"))
+            #expect(response.hasSuffix("\r\n\r\n{\"status\": \"ok\"}"))
+            #expect(livery.address.hasPrefix("127.0.0.1:"))
+            #expect(try livery.stop(signal: SIGTERM) == 0)
+            // One log line per request, with its id in the metadata and without the query.
+            #expect(livery.output.contains("GET /healthz 200 "))
+            #expect(livery.output.contains("request.id="))
+        }
     }
 
-    @Test func exitsZeroOnSIGINT() throws {
-        let livery = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0", "--log-level", "warning"])
-        #expect(try RawHTTP.get(port: livery.port, path: "/healthz").hasPrefix("HTTP/1.1 200 "))
-        #expect(try livery.stop(signal: SIGINT) == 0)
-        #expect(!livery.output.contains("GET /healthz"), "request lines are info, below warning")
+    @Test func exitsZeroOnSIGINT() async throws {
+        try await offPool {
+            let livery = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0", "--log-level", "warning"])
+            #expect(try RawHTTP.get(port: livery.port, path: "/healthz").hasPrefix("HTTP/1.1 200 "))
+            #expect(try livery.stop(signal: SIGINT) == 0)
+            #expect(!livery.output.contains("GET /healthz"), "request lines are info, below warning")
+        }
     }
 
-    @Test func readsHostAndPortFromTheEnvironment() throws {
-        let livery = try LiveryProcess.start(["serve"], environment: ["LIVERY_HOST": "127.0.0.1", "LIVERY_PORT": "0"])
-        #expect(livery.address.hasPrefix("127.0.0.1:"))
-        #expect(try RawHTTP.get(port: livery.port, path: "/healthz").hasPrefix("HTTP/1.1 200 "))
-        #expect(try livery.stop(signal: SIGTERM) == 0)
+    @Test func readsHostAndPortFromTheEnvironment() async throws {
+        try await offPool {
+            let livery = try LiveryProcess.start(["serve"], environment: ["LIVERY_HOST": "127.0.0.1", "LIVERY_PORT": "0"])
+            #expect(livery.address.hasPrefix("127.0.0.1:"))
+            #expect(try RawHTTP.get(port: livery.port, path: "/healthz").hasPrefix("HTTP/1.1 200 "))
+            #expect(try livery.stop(signal: SIGTERM) == 0)
+        }
     }
 
-    @Test func flagsWinOverTheEnvironment() throws {
-        // Environment values that would fail on their own are never looked at when flags are given.
-        let livery = try LiveryProcess.start(
-            ["serve", "--host", "127.0.0.1", "--port", "0"],
-            environment: ["LIVERY_HOST": "203.0.113.1", "LIVERY_PORT": "not-a-port"])
-        #expect(livery.address.hasPrefix("127.0.0.1:"))
-        #expect(try livery.stop(signal: SIGTERM) == 0)
+    @Test func flagsWinOverTheEnvironment() async throws {
+        try await offPool {
+            // Environment values that would fail on their own are never looked at when flags are given.
+            let livery = try LiveryProcess.start(
+                ["serve", "--host", "127.0.0.1", "--port", "0"],
+                environment: ["LIVERY_HOST": "203.0.113.1", "LIVERY_PORT": "not-a-port"])
+            #expect(livery.address.hasPrefix("127.0.0.1:"))
+            #expect(try livery.stop(signal: SIGTERM) == 0)
+        }
     }
 
-    @Test func rejectsAnInvalidPortFromTheEnvironment() throws {
-        let result = try LiveryProcess.run(["serve", "--host", "127.0.0.1"], environment: ["LIVERY_PORT": "eighty"])
-        #expect(result.status != 0)
-        #expect(result.output.contains("LIVERY_PORT must be a number"))
+    @Test func rejectsAnInvalidPortFromTheEnvironment() async throws {
+        try await offPool {
+            let result = try LiveryProcess.run(["serve", "--host", "127.0.0.1"], environment: ["LIVERY_PORT": "eighty"])
+            #expect(result.status != 0)
+            #expect(result.output.contains("LIVERY_PORT must be a number"))
+        }
     }
 
-    @Test func rejectsAnOutOfRangePort() throws {
-        let result = try LiveryProcess.run(["serve", "--host", "127.0.0.1", "--port", "70000"])
-        #expect(result.status != 0)
-        #expect(result.output.contains("between 0 and 65535"))
+    @Test func rejectsAnOutOfRangePort() async throws {
+        try await offPool {
+            let result = try LiveryProcess.run(["serve", "--host", "127.0.0.1", "--port", "70000"])
+            #expect(result.status != 0)
+            #expect(result.output.contains("between 0 and 65535"))
+        }
     }
 
-    @Test func failsCleanlyWhenThePortIsTaken() throws {
-        let first = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0"])
-        let second = try LiveryProcess.run(["serve", "--host", "127.0.0.1", "--port", "\(first.port)"])
-        #expect(second.status != 0)
-        #expect(second.output.contains("already in use"))
-        #expect(try first.stop(signal: SIGTERM) == 0)
+    @Test func failsCleanlyWhenThePortIsTaken() async throws {
+        try await offPool {
+            let first = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0"])
+            let second = try LiveryProcess.run(["serve", "--host", "127.0.0.1", "--port", "\(first.port)"])
+            #expect(second.status != 0)
+            #expect(second.output.contains("already in use"))
+            #expect(try first.stop(signal: SIGTERM) == 0)
+        }
     }
 
-    @Test func servesTheBenchmarkBodyOnlyWhenAsked() throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("bench-\(UUID().uuidString).json")
-        try Data(#"{"bench":true}"#.utf8).write(to: file)
-        defer { try? FileManager.default.removeItem(at: file) }
-        let withBody = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0", "--bench-body", file.path])
-        let response = try RawHTTP.get(port: withBody.port, path: "/bench")
-        #expect(response.hasPrefix("HTTP/1.1 200 OK\r\n"))
-        #expect(response.contains("Content-Type: application/json\r\n"))
-        #expect(response.hasSuffix(#"{"bench":true}"#))
-        #expect(try withBody.stop(signal: SIGTERM) == 0)
+    @Test func servesTheBenchmarkBodyOnlyWhenAsked() async throws {
+        try await offPool {
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("bench-\(UUID().uuidString).json")
+            try Data(#"{"bench":true}"#.utf8).write(to: file)
+            defer { try? FileManager.default.removeItem(at: file) }
+            let withBody = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0", "--bench-body", file.path])
+            let response = try RawHTTP.get(port: withBody.port, path: "/bench")
+            #expect(response.hasPrefix("HTTP/1.1 200 OK\r\n"))
+            #expect(response.contains("Content-Type: application/json\r\n"))
+            #expect(response.hasSuffix(#"{"bench":true}"#))
+            #expect(try withBody.stop(signal: SIGTERM) == 0)
 
-        let without = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0"])
-        #expect(try RawHTTP.get(port: without.port, path: "/bench").hasPrefix("HTTP/1.1 404 "))
-        #expect(try without.stop(signal: SIGTERM) == 0)
+            let without = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0"])
+            #expect(try RawHTTP.get(port: without.port, path: "/bench").hasPrefix("HTTP/1.1 404 "))
+            #expect(try without.stop(signal: SIGTERM) == 0)
+        }
+    }
+}
+
+/// Runs blocking work (child processes, sockets, waits) on a Dispatch thread, never on the cooperative pool,
+/// whose few threads other suites' servers need for their async handlers.
+func offPool(_ body: @escaping @Sendable () throws -> Void) async throws {
+    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+        DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
     }
 }
 

@@ -57,7 +57,8 @@ import Testing
     @Test func keepsPipelinedOrderAcrossAsyncHandlersAndBodies() async throws {
         try await withTestServer { server in
             try await blocking {
-                let client = try server.client()
+                // Async handlers run on the cooperative pool, which other suites may keep busy: wait generously.
+                let client = try server.client(timeout: 30)
                 var requests = ""
                 for index in 0..<10 {
                     requests += index % 3 == 0

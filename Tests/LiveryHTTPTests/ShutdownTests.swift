@@ -7,6 +7,9 @@ import Testing
 @testable import LiveryHTTP
 
 /// Graceful shutdown: stop accepting, finish in-flight requests, close idle connections, respect the deadline.
+///
+/// Waits are generous (30 s) because async handlers run on the shared cooperative pool, which other suites'
+/// synchronous tests may occupy for a while; in a healthy run they return at once.
 @Suite struct ShutdownTests {
     /// A route whose async handler reports that it started, then takes `delay`.
     static func slowRoutes(started: DispatchSemaphore, delay: Duration) -> (Router) -> Void {
@@ -26,9 +29,9 @@ import Testing
         let (busy, idle) = try await blocking {
             let idle = try server.client()
             #expect(try idle.get("/hello").status == 200)
-            let busy = try server.client()
+            let busy = try server.client(timeout: 30)
             try busy.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\n")
-            #expect(started.wait(timeout: .now() + 5) == .success)
+            #expect(started.wait(timeout: .now() + 30) == .success)
             return (busy, idle)
         }
         server.server.beginShutdown(drainTimeout: .seconds(5))
@@ -53,9 +56,9 @@ import Testing
         let started = DispatchSemaphore(value: 0)
         let server = try TestServer.start(routes: Self.slowRoutes(started: started, delay: .seconds(3)))
         let busy = try await blocking {
-            let busy = try server.client()
+            let busy = try server.client(timeout: 30)
             try busy.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\n")
-            #expect(started.wait(timeout: .now() + 5) == .success)
+            #expect(started.wait(timeout: .now() + 30) == .success)
             return busy
         }
         await server.server.shutdown(drainTimeout: .milliseconds(200))
@@ -69,9 +72,9 @@ import Testing
         let started = DispatchSemaphore(value: 0)
         let server = try TestServer.start(routes: Self.slowRoutes(started: started, delay: .seconds(3)))
         let busy = try await blocking {
-            let busy = try server.client()
+            let busy = try server.client(timeout: 30)
             try busy.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\n")
-            #expect(started.wait(timeout: .now() + 5) == .success)
+            #expect(started.wait(timeout: .now() + 30) == .success)
             return busy
         }
         server.server.beginShutdown(drainTimeout: .seconds(60))
