@@ -49,6 +49,9 @@ final class EventLoop: @unchecked Sendable {
     private var connections: [HTTPConnection] = []
     private var drainDeadline: UInt64?
     private var running = true
+    /// Monotonic time read once per wake-up: deadlines and request start times need no finer precision, and
+    /// this saves clock reads on the hot path.
+    private(set) var now: UInt64 = Syscall.monotonicNanoseconds()
     private let sweepInterval: UInt64
 
     static let readBufferSize = 64 * 1024
@@ -119,6 +122,7 @@ final class EventLoop: @unchecked Sendable {
             let now = Syscall.monotonicNanoseconds()
             let timeout = nextSweep > now ? Int32(min((nextSweep - now) / 1_000_000 + 1, 1000)) : 0
             let count = livery_epoll_wait(epollFD, fds, events, Int32(Self.maxEvents), timeout)
+            self.now = Syscall.monotonicNanoseconds()
             if count < 0 {
                 if errno == EINTR { continue }
                 context.logger.critical("epoll_wait failed: errno \(errno); loop \(index) stops")
@@ -145,10 +149,9 @@ final class EventLoop: @unchecked Sendable {
                     connection.handleReadable()
                 }
             }
-            let after = Syscall.monotonicNanoseconds()
-            if after >= nextSweep {
-                sweep(now: after)
-                nextSweep = after &+ sweepInterval
+            if self.now >= nextSweep {
+                sweep(now: self.now)
+                nextSweep = self.now &+ sweepInterval
             }
         }
     }
@@ -214,7 +217,7 @@ final class EventLoop: @unchecked Sendable {
     func beginDrain(deadline: UInt64) {
         drainDeadline = min(drainDeadline ?? .max, deadline)
         for connection in connections { connection.drain() }
-        sweep(now: Syscall.monotonicNanoseconds())
+        sweep(now: now)
     }
 
     private func sweep(now: UInt64) {

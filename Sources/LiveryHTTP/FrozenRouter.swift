@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// The immutable, `Sendable` form of a `Router`: a tree of path segments answering `HTTPResponder.route`.
 ///
 /// Lookup walks the path once per candidate branch: literal children first, then the parameter child, with
@@ -5,17 +11,26 @@
 /// in the number of segments for typical route sets and allocates only for decoded segments longer than 15
 /// bytes and for parameter values.
 public final class FrozenRouter: HTTPResponder {
-    struct Entry: Sendable {
+    final class Entry: Sendable {
         let method: HTTPMethod
         let pattern: String
         let parameterNames: [String]
         let bodyLimit: Int?
         let handler: HTTPHandler
+
+        init(method: HTTPMethod, pattern: String, parameterNames: [String], bodyLimit: Int?, handler: HTTPHandler) {
+            self.method = method
+            self.pattern = pattern
+            self.parameterNames = parameterNames
+            self.bodyLimit = bodyLimit
+            self.handler = handler
+        }
     }
 
     final class Node: Sendable {
-        /// Literal children; small sets are scanned comparing raw bytes, large ones use `literalIndex`.
-        let literalKeys: [String]
+        /// Literal children, compared byte for byte against raw segments (small sets), or looked up in
+        /// `literalIndex` (more than 8 children).
+        let literalKeys: [[UInt8]]
         let literalNodes: [Node]
         let literalIndex: [String: Node]?
         let parameter: Node?
@@ -25,7 +40,7 @@ public final class FrozenRouter: HTTPResponder {
 
         init(literals: [String: Node], parameter: Node?, entries: [Entry]) {
             let sortedKeys = literals.keys.sorted()
-            self.literalKeys = sortedKeys
+            self.literalKeys = sortedKeys.map { Array($0.utf8) }
             self.literalNodes = sortedKeys.compactMap { literals[$0] }
             self.literalIndex = literals.count > 8 ? literals : nil
             self.parameter = parameter
@@ -55,19 +70,15 @@ public final class FrozenRouter: HTTPResponder {
         }
 
         /// The literal child for a decoded segment.
-        func literal(_ segment: String) -> Node? {
-            if let literalIndex { return literalIndex[segment] }
-            for (index, key) in literalKeys.enumerated() where key == segment { return literalNodes[index] }
-            return nil
-        }
-
-        /// The literal child for a raw segment without `%` (equal to its decoded form), compared byte for byte
-        /// so the hot path builds no `String`.
-        func literal(raw segment: Substring) -> Node? {
-            if let literalIndex { return literalIndex[String(segment)] }
-            let count = segment.utf8.count
-            for (index, key) in literalKeys.enumerated() where key.utf8.count == count {
-                if segment.utf8.elementsEqual(key.utf8) { return literalNodes[index] }
+        func literal(_ segment: UnsafeBufferPointer<UInt8>) -> Node? {
+            if let literalIndex { return literalIndex[String(decoding: segment, as: UTF8.self)] }
+            for index in literalKeys.indices {
+                let matches = literalKeys[index].withUnsafeBufferPointer { key -> Bool in
+                    guard key.count == segment.count else { return false }
+                    guard let keyBytes = key.baseAddress, let segmentBytes = segment.baseAddress else { return true }
+                    return memcmp(keyBytes, segmentBytes, key.count) == 0
+                }
+                if matches { return literalNodes[index] }
             }
             return nil
         }
@@ -116,10 +127,19 @@ public final class FrozenRouter: HTTPResponder {
     }
 
     public func route(method: HTTPMethod, rawPath: Substring) -> HTTPRoute {
-        guard rawPath.hasPrefix("/") else { return notFound }
-        let remaining: Substring? = rawPath == "/" ? nil : rawPath.dropFirst()
+        if let route = rawPath.utf8.withContiguousStorageIfAvailable({ route(method: method, path: $0) }) {
+            return route
+        }
+        let copy = Array(rawPath.utf8)
+        return copy.withUnsafeBufferPointer { route(method: method, path: $0) }
+    }
+
+    private func route(method: HTTPMethod, path: UnsafeBufferPointer<UInt8>) -> HTTPRoute {
+        guard path.first == UInt8(ascii: "/") else { return notFound }
+        // Segments start after the leading "/"; "/" alone is the root, with no segment.
+        let start = path.count == 1 ? nil : 1 as Int?
         var values: [String] = []
-        if let entry = Self.find(root, remaining, &values, method: method) {
+        if let entry = Self.find(root, path, from: start, &values, method: method) {
             var parameters: [String: String] = [:]
             if !entry.parameterNames.isEmpty {
                 parameters.reserveCapacity(entry.parameterNames.count)
@@ -128,57 +148,62 @@ public final class FrozenRouter: HTTPResponder {
             return HTTPRoute(
                 pattern: entry.pattern, pathParameters: parameters, bodyLimit: entry.bodyLimit, handler: entry.handler)
         }
-        values.removeAll()
-        if let node = Self.findNode(root, remaining), let methodNotAllowed = node.methodNotAllowed {
+        if let node = Self.findNode(root, path, from: start), let methodNotAllowed = node.methodNotAllowed {
             return methodNotAllowed
         }
         return notFound
     }
 
-    /// Splits the next segment off a path remainder.
+    /// The segment starting at `start` and where the next one starts (nil after the last).
     @inline(__always)
-    private static func nextSegment(_ remaining: Substring) -> (segment: Substring, rest: Substring?) {
-        if let slash = remaining.utf8.firstIndex(of: UInt8(ascii: "/")) {
-            return (remaining[..<slash], remaining[remaining.index(after: slash)...])
+    private static func segment(_ path: UnsafeBufferPointer<UInt8>, from start: Int) -> (Range<Int>, next: Int?) {
+        var end = start
+        while end < path.count && path[end] != UInt8(ascii: "/") { end += 1 }
+        return (start..<end, end < path.count ? end + 1 : nil)
+    }
+
+    /// Calls `body` with the decoded segment; nil if it does not decode. Segments without `%` are passed as is.
+    @inline(__always)
+    private static func withDecoded<T>(
+        _ path: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ body: (UnsafeBufferPointer<UInt8>) -> T
+    ) -> T? {
+        let raw = UnsafeBufferPointer(rebasing: path[range])
+        guard raw.contains(UInt8(ascii: "%")) else { return body(raw) }
+        guard var decoded = PercentEncoding.decodePath(Substring(String(decoding: raw, as: UTF8.self))) else {
+            return nil
         }
-        return (remaining, nil)
+        return decoded.withUTF8 { body($0) }
     }
 
     /// Depth-first search for the entry answering `method`; `values` collects parameter values on the way.
-    private static func find(_ node: Node, _ remaining: Substring?, _ values: inout [String], method: HTTPMethod) -> Entry? {
-        guard let remaining else { return node.entry(for: method) }
-        let (segment, rest) = nextSegment(remaining)
-        let literalChild: Node?
-        var decoded: String?
-        if segment.utf8.contains(UInt8(ascii: "%")) {
-            guard let text = PercentEncoding.decodePath(segment) else { return nil }
-            decoded = text
-            literalChild = node.literal(text)
-        } else {
-            literalChild = node.literal(raw: segment)
+    private static func find(
+        _ node: Node, _ path: UnsafeBufferPointer<UInt8>, from start: Int?, _ values: inout [String], method: HTTPMethod
+    ) -> Entry? {
+        guard let start else { return node.entry(for: method) }
+        let (range, next) = segment(path, from: start)
+        let candidates = withDecoded(path, range) { segment in
+            (node.literal(segment),
+             node.parameter == nil || segment.isEmpty ? nil : String(decoding: segment, as: UTF8.self))
         }
-        if let literalChild, let found = find(literalChild, rest, &values, method: method) { return found }
-        if let parameter = node.parameter, !segment.isEmpty {
-            values.append(decoded ?? String(segment))
-            if let found = find(parameter, rest, &values, method: method) { return found }
+        guard let (literalChild, value) = candidates else { return nil }
+        if let literalChild, let found = find(literalChild, path, from: next, &values, method: method) { return found }
+        if let parameter = node.parameter, let value {
+            values.append(value)
+            if let found = find(parameter, path, from: next, &values, method: method) { return found }
             values.removeLast()
         }
         return nil
     }
 
     /// Depth-first search for any node with routes (to tell 405 from 404).
-    private static func findNode(_ node: Node, _ remaining: Substring?) -> Node? {
-        guard let remaining else { return node.entries.isEmpty ? nil : node }
-        let (segment, rest) = nextSegment(remaining)
-        let literalChild: Node?
-        if segment.utf8.contains(UInt8(ascii: "%")) {
-            guard let text = PercentEncoding.decodePath(segment) else { return nil }
-            literalChild = node.literal(text)
-        } else {
-            literalChild = node.literal(raw: segment)
+    private static func findNode(_ node: Node, _ path: UnsafeBufferPointer<UInt8>, from start: Int?) -> Node? {
+        guard let start else { return node.entries.isEmpty ? nil : node }
+        let (range, next) = segment(path, from: start)
+        guard let literalChild = withDecoded(path, range, { node.literal($0) }) else { return nil }
+        if let literalChild, let found = findNode(literalChild, path, from: next) { return found }
+        if let parameter = node.parameter, !range.isEmpty, let found = findNode(parameter, path, from: next) {
+            return found
         }
-        if let literalChild, let found = findNode(literalChild, rest) { return found }
-        if let parameter = node.parameter, !segment.isEmpty, let found = findNode(parameter, rest) { return found }
         return nil
     }
 }

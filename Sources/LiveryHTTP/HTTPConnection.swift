@@ -95,7 +95,7 @@ final class HTTPConnection: @unchecked Sendable {
                 .serviceUnavailable, code: "server_busy", message: "The server has too many open connections.")
             flush()
         } else {
-            setPhaseDeadline(Syscall.monotonicNanoseconds() &+ context.headerTimeout)
+            setPhaseDeadline(loop.now &+ context.headerTimeout)
         }
         if refused { reconcile() }
         if context.draining.load(ordering: .acquiring) { drain() }
@@ -254,10 +254,10 @@ final class HTTPConnection: @unchecked Sendable {
                 if phase == .idle && offset < input.count {
                     phase = .readingHead
                     if exchangeCount > 0 {
-                        setPhaseDeadline(Syscall.monotonicNanoseconds() &+ context.headerTimeout)
+                        setPhaseDeadline(loop.now &+ context.headerTimeout)
                     }
                 } else if phase == .readingBody && consumed > 0 {
-                    setPhaseDeadline(Syscall.monotonicNanoseconds() &+ context.idleTimeout)
+                    setPhaseDeadline(loop.now &+ context.idleTimeout)
                 }
                 return offset
             case .head(let head):
@@ -274,7 +274,7 @@ final class HTTPConnection: @unchecked Sendable {
     private var exchangeCount = 0
 
     private func beginExchange(_ head: HTTPRequestHead) {
-        let now = Syscall.monotonicNanoseconds()
+        let now = loop.now
         let route = context.responder.route(method: head.method, rawPath: head.rawPath)
         let limit = route.bodyLimit ?? context.defaultBodyLimit
         parser.bodyLimit = limit
@@ -299,7 +299,8 @@ final class HTTPConnection: @unchecked Sendable {
     }
 
     private func finishExchange(body: [UInt8], trailers: HTTPHeaders) {
-        guard let exchange else { return }
+        // Moved out rather than copied: the hot path should not retain and release every field.
+        guard let exchange = self.exchange.take() else { return }
         let head = exchange.head
         let request = HTTPRequest(
             method: head.method, target: head.target, path: head.path, query: QueryParameters(parsing: head.rawQuery),
@@ -308,8 +309,12 @@ final class HTTPConnection: @unchecked Sendable {
             remoteAddress: remoteAddress)
         switch exchange.route.handler {
         case .sync(let handler):
-            respond(handler(request))
+            let response = handler(request)
+            write(
+                response, head: exchange.head, routePattern: exchange.route.pattern, requestID: exchange.requestID,
+                start: exchange.start, forceClose: false)
         case .async(let handler):
+            self.exchange = exchange
             phase = .awaitingHandler
             setPhaseDeadline(.max)
             let loop = self.loop
@@ -330,7 +335,7 @@ final class HTTPConnection: @unchecked Sendable {
     // MARK: - Responding
 
     private func respond(_ response: HTTPResponse) {
-        guard let exchange else { return }
+        guard let exchange = self.exchange.take() else { return }
         write(
             response, head: exchange.head, routePattern: exchange.route.pattern, requestID: exchange.requestID,
             start: exchange.start, forceClose: false)
@@ -346,7 +351,7 @@ final class HTTPConnection: @unchecked Sendable {
         let requestID = exchange?.requestID ?? loop.requestIDs.next()
         write(
             response, head: exchange?.head, routePattern: exchange?.route.pattern, requestID: requestID,
-            start: exchange?.start ?? Syscall.monotonicNanoseconds(), forceClose: true)
+            start: exchange?.start ?? loop.now, forceClose: true)
     }
 
     private func write(
@@ -411,7 +416,7 @@ final class HTTPConnection: @unchecked Sendable {
 
         if keepAlive {
             phase = .idle
-            setPhaseDeadline(Syscall.monotonicNanoseconds() &+ context.idleTimeout)
+            setPhaseDeadline(loop.now &+ context.idleTimeout)
         } else {
             phase = .closing
             pendingInput = []
@@ -465,7 +470,9 @@ final class HTTPConnection: @unchecked Sendable {
         method: HTTPMethod?, rawPath: Substring?, routePattern: String?, status: HTTPStatus, bytesSent: Int,
         requestID: String, start: UInt64
     ) {
-        let elapsed = Syscall.monotonicNanoseconds() &- start
+        guard context.hasObserver || context.logsRequests else { return }
+        let end = Syscall.monotonicNanoseconds()
+        let elapsed = end > start ? end - start : 0
         if context.hasObserver, let observer = context.observer {
             observer.requestCompleted(
                 HTTPRequestEvent(
@@ -519,7 +526,7 @@ final class HTTPConnection: @unchecked Sendable {
         }
         if sent < bytes.count {
             outbound.append(bytes: Array(UnsafeRawBufferPointer(rebasing: bytes[sent...])))
-            writeDeadline = Syscall.monotonicNanoseconds() &+ context.idleTimeout
+            writeDeadline = loop.now &+ context.idleTimeout
         }
     }
 
@@ -527,7 +534,7 @@ final class HTTPConnection: @unchecked Sendable {
     private func writeOutbound() {
         var progressed = false
         defer {
-            if progressed { writeDeadline = Syscall.monotonicNanoseconds() &+ context.idleTimeout }
+            if progressed { writeDeadline = loop.now &+ context.idleTimeout }
         }
         while let chunk = outbound.first, phase != .closed {
             do {
@@ -651,7 +658,7 @@ final class HTTPConnection: @unchecked Sendable {
         phase = .lingering
         pendingInput = []
         Syscall.shutdownWrite(fd)
-        setPhaseDeadline(Syscall.monotonicNanoseconds() &+ context.lingerTimeout)
+        setPhaseDeadline(loop.now &+ context.lingerTimeout)
         setReading(true)
     }
 

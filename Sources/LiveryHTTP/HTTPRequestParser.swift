@@ -264,13 +264,42 @@ struct HTTPRequestParser {
         // The scan guarantees: every line ends with CRLF, and the section ends with an empty line.
         guard let firstLF = Self.findLineFeed(head, from: 0) else { throw .invalidRequestLine }
         let requestLine = UnsafeRawBufferPointer(rebasing: head[0..<(firstLF - 1)])
-        let (method, target, version) = try Self.parseRequestLine(requestLine)
+        let (method, targetBytes, version) = try Self.parseRequestLine(requestLine)
+        let target = String(decoding: targetBytes, as: UTF8.self)
 
         // RFC 9112 §3.2: origin-form, absolute-form, asterisk-form (OPTIONS only), authority-form (CONNECT only).
         let path: String
         var rawPath: Substring = "*"
         var rawQuery: Substring = ""
-        if target.utf8.first == UInt8(ascii: "/") || Self.isAbsoluteForm(target) {
+        if targetBytes.first == UInt8(ascii: "/") {
+            // origin-form, split on the bytes: the hot path.
+            var queryStart: Int?
+            var end = targetBytes.count
+            var hasPercent = false
+            for index in 0..<targetBytes.count {
+                let byte = targetBytes[index]
+                if byte == UInt8(ascii: "#") {
+                    end = index
+                    break
+                }
+                if byte == UInt8(ascii: "?") && queryStart == nil { queryStart = index }
+                if byte == UInt8(ascii: "%") && queryStart == nil { hasPercent = true }
+            }
+            let utf8 = target.utf8
+            let pathEnd = utf8.index(utf8.startIndex, offsetBy: queryStart ?? end)
+            rawPath = Substring(utf8[utf8.startIndex..<pathEnd])
+            if let queryStart {
+                rawQuery = Substring(
+                    utf8[utf8.index(utf8.startIndex, offsetBy: queryStart + 1)..<utf8.index(utf8.startIndex, offsetBy: end)])
+            }
+            if hasPercent {
+                guard let decoded = PercentEncoding.decodePath(rawPath) else { throw .invalidTarget }
+                path = decoded
+            } else {
+                // Nothing to decode: share the target's storage when the path is all of it.
+                path = queryStart == nil && end == targetBytes.count ? target : String(rawPath)
+            }
+        } else if Self.isAbsoluteForm(target) {
             (rawPath, rawQuery) = RequestTarget.split(target)
             guard let decoded = PercentEncoding.decodePath(rawPath) else { throw .invalidTarget }
             path = decoded
@@ -365,7 +394,7 @@ struct HTTPRequestParser {
     /// request-line = method SP request-target SP HTTP-version (RFC 9112 §3), single spaces only.
     private static func parseRequestLine(
         _ line: UnsafeRawBufferPointer
-    ) throws(HTTPParseError) -> (HTTPMethod, String, HTTPVersion) {
+    ) throws(HTTPParseError) -> (HTTPMethod, UnsafeRawBufferPointer, HTTPVersion) {
         guard let firstSpace = line.firstIndex(of: HTTPGrammar.space), firstSpace > 0 else {
             throw .invalidRequestLine
         }
@@ -395,7 +424,7 @@ struct HTTPRequestParser {
         guard major == 1 else { throw .unsupportedVersion }
         // RFC 9110 §6.2: a higher minor version is answered as the highest we support.
         let version: HTTPVersion = minor == 0 ? .http1_0 : .http1_1
-        return (HTTPMethod(bytes: methodBytes), String(decoding: targetBytes, as: UTF8.self), version)
+        return (HTTPMethod(bytes: methodBytes), targetBytes, version)
     }
 
     private static func isAbsoluteForm(_ target: String) -> Bool {

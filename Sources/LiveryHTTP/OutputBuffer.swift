@@ -57,8 +57,30 @@ final class OutputBuffer {
     }
 
     func append(_ text: String) {
-        var text = text
-        text.withUTF8 { append(UnsafeRawBufferPointer($0)) }
+        if text.utf8.withContiguousStorageIfAvailable({ append(UnsafeRawBufferPointer($0)) }) == nil {
+            append(Array(text.utf8))
+        }
+    }
+
+    /// Appends `text` if every byte satisfies `isAllowed`; otherwise appends nothing and returns false.
+    /// One pass that validates while copying (for header names and values on every response).
+    func append(_ text: String, ifEvery isAllowed: (UInt8) -> Bool) -> Bool {
+        let result = text.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            reserve(bytes.count)
+            let target = (base + count).assumingMemoryBound(to: UInt8.self)
+            for index in 0..<bytes.count {
+                let byte = bytes[index]
+                guard isAllowed(byte) else { return false }
+                target[index] = byte
+            }
+            count += bytes.count
+            return true
+        }
+        if let result { return result }
+        let bytes = Array(text.utf8)
+        guard bytes.allSatisfy(isAllowed) else { return false }
+        append(bytes)
+        return true
     }
 
     func append(byte: UInt8) {

@@ -38,13 +38,15 @@ enum ResponseEncoder {
         out.append("\r\n")
         for field in headers {
             if isServerOwned(field.name) { continue }
-            guard HTTPGrammar.isToken(field.name), HTTPGrammar.isValidFieldValue(field.value) else {
+            guard !field.name.isEmpty, out.append(field.name, ifEvery: HTTPGrammar.isTokenChar) else {
                 out.truncate(to: start)
                 throw InvalidHeader(name: field.name)
             }
-            out.append(field.name)
             out.append(": ")
-            out.append(field.value)
+            guard out.append(field.value, ifEvery: HTTPGrammar.isFieldValueChar) else {
+                out.truncate(to: start)
+                throw InvalidHeader(name: field.name)
+            }
             out.append("\r\n")
         }
         // RFC 9110 §8.6: no Content-Length in 1xx and 204 responses; a 304 would announce the selected
