@@ -260,9 +260,10 @@ final class HTTPConnection: @unchecked Sendable {
                     setPhaseDeadline(loop.now &+ context.idleTimeout)
                 }
                 return offset
-            case .head(let head):
-                beginExchange(head)
-            case .end(let body, let trailers):
+            case .head:
+                if let head = parser.takeHead() { beginExchange(head) }
+            case .end:
+                let (body, trailers) = parser.takeMessage()
                 finishExchange(body: body, trailers: trailers)
             }
         }

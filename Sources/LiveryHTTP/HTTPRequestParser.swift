@@ -26,13 +26,17 @@ struct HTTPRequestParser {
         var maxChunkLineBytes: Int = 4 * 1024
     }
 
+    /// What a call to `next` completed. The parsed values stay in the parser until taken, so events are small
+    /// and nothing large is copied through the parsing layers.
     enum Event {
         /// Everything passed in so far has been consumed or is an incomplete element; pass more bytes.
         case needMoreData
-        /// A complete, validated head. The caller may set `bodyLimit` before the next call.
-        case head(HTTPRequestHead)
-        /// The message is complete: its body (de-chunked) and trailers. The parser is ready for the next head.
-        case end(body: [UInt8], trailers: HTTPHeaders)
+        /// A complete, validated head, available from `takeHead()`. The caller may set `bodyLimit` before the
+        /// next call.
+        case head
+        /// The message is complete; `takeMessage()` returns its body (de-chunked) and trailers. The parser is
+        /// ready for the next head.
+        case end
     }
 
     private struct SectionScan {
@@ -66,6 +70,20 @@ struct HTTPRequestParser {
     var bodyLimit: Int
     private var state: State = .head(SectionScan())
     private var body: [UInt8] = []
+    private var parsedHead: HTTPRequestHead?
+    private var trailers = HTTPHeaders()
+
+    /// The head reported by the last `.head` event (once).
+    mutating func takeHead() -> HTTPRequestHead? { parsedHead.take() }
+
+    /// The body and trailers of the message reported by the last `.end` event (once).
+    mutating func takeMessage() -> (body: [UInt8], trailers: HTTPHeaders) {
+        defer {
+            body = []
+            trailers = HTTPHeaders()
+        }
+        return (body, trailers)
+    }
 
     init(configuration: Configuration = Configuration(), bodyLimit: Int = 1 << 20) {
         self.configuration = configuration
@@ -125,18 +143,19 @@ struct HTTPRequestParser {
             }
             let head = try parseHead(UnsafeRawBufferPointer(rebasing: input[0..<end]), lines: scan.lines)
             state = .bodyPending(head.framing)
-            return .event(.head(head), consumed: end)
+            parsedHead = head
+            return .event(.head, consumed: end)
 
         case .bodyPending(let framing):
             switch framing {
             case .none:
                 state = .head(SectionScan())
-                return .event(.end(body: [], trailers: HTTPHeaders()), consumed: 0)
+                return .event(.end, consumed: 0)
             case .length(let length):
                 guard length <= bodyLimit else { throw .contentTooLarge(limit: bodyLimit) }
                 if length == 0 {
                     state = .head(SectionScan())
-                    return .event(.end(body: [], trailers: HTTPHeaders()), consumed: 0)
+                    return .event(.end, consumed: 0)
                 }
                 // Reserve what the client claims only up to 64 KiB: a claim is not yet bytes received.
                 body = []
@@ -154,9 +173,7 @@ struct HTTPRequestParser {
             body.append(contentsOf: UnsafeRawBufferPointer(rebasing: input[0..<take]))
             if take == remaining {
                 state = .head(SectionScan())
-                let complete = body
-                body = []
-                return .event(.end(body: complete, trailers: HTTPHeaders()), consumed: take)
+                return .event(.end, consumed: take)
             }
             state = .fixedBody(remaining: remaining - take)
             return .needMore(consumed: take)
@@ -216,9 +233,8 @@ struct HTTPRequestParser {
                 lineStart = lf + 1
             }
             state = .head(SectionScan())
-            let complete = body
-            body = []
-            return .event(.end(body: complete, trailers: trailers), consumed: end)
+            self.trailers = trailers
+            return .event(.end, consumed: end)
         }
     }
 

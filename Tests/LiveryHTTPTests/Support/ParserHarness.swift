@@ -51,9 +51,10 @@ func parse(
             switch result.event {
             case .needMoreData:
                 break loop
-            case .head(let parsed):
-                head = parsed
-            case .end(let body, let trailers):
+            case .head:
+                head = parser.takeHead()
+            case .end:
+                let (body, trailers) = parser.takeMessage()
                 guard let head else { fatalError("end without head") }
                 outcome.messages.append(
                     ParsedMessage(
