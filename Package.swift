@@ -25,8 +25,11 @@ let package = Package(
         // Hashing, constant-time comparison and randomness on OpenSSL.
         .target(name: "LiveryCrypto", dependencies: ["COpenSSL"]),
 
-        // HTTP/1.1 server on BSD sockets and Dispatch. Knows nothing of skins.
-        .target(name: "LiveryHTTP", dependencies: [.product(name: "Logging", package: "swift-log")]),
+        // Linux calls (epoll, eventfd, accept4) that Swift's Glibc module does not export, for LiveryHTTP.
+        .target(name: "CLiveryHTTP"),
+
+        // HTTP/1.1 server on BSD sockets, epoll and Dispatch. Knows nothing of skins.
+        .target(name: "LiveryHTTP", dependencies: ["CLiveryHTTP", .product(name: "Logging", package: "swift-log")]),
 
         // skin.json / config.json values, color and image parsing, validation, identifier fallback, variants.
         .target(name: "SkinModel"),

@@ -1,8 +1,8 @@
 import ArgumentParser
 
 @main
-struct Livery: ParsableCommand {
+struct Livery: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Livery: a holiday skin package server.",
-        subcommands: [ValidateCommand.self, ResolveCommand.self, PackCommand.self])
+        subcommands: [ServeCommand.self, ValidateCommand.self, ResolveCommand.self, PackCommand.self])
 }

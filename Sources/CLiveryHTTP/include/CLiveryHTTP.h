@@ -1,0 +1,45 @@
+// Linux calls LiveryHTTP needs that Swift's Glibc module does not export: epoll, eventfd and accept4.
+// Thin wrappers so Swift never touches the packed `struct epoll_event`.
+#ifndef CLIVERYHTTP_H
+#define CLIVERYHTTP_H
+
+#include <stdint.h>
+#include <sys/socket.h>
+
+enum {
+    LIVERY_EPOLLIN = 0x001,
+    LIVERY_EPOLLOUT = 0x004,
+    LIVERY_EPOLLERR = 0x008,
+    LIVERY_EPOLLHUP = 0x010,
+    LIVERY_EPOLLRDHUP = 0x2000,
+};
+
+enum {
+    LIVERY_EPOLL_CTL_ADD = 1,
+    LIVERY_EPOLL_CTL_DEL = 2,
+    LIVERY_EPOLL_CTL_MOD = 3,
+};
+
+/// epoll_create1(EPOLL_CLOEXEC).
+int livery_epoll_create(void);
+
+/// epoll_ctl with `data.fd = fd`. Returns 0 or -1 with errno set.
+int livery_epoll_ctl(int epfd, int op, int fd, uint32_t events);
+
+/// epoll_wait, writing each ready descriptor and its event mask into two plain arrays of `max` entries.
+/// Returns the number of entries, 0 on timeout, or -1 with errno set.
+int livery_epoll_wait(int epfd, int32_t *fds, uint32_t *events, int max, int timeout_ms);
+
+/// eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC).
+int livery_eventfd(void);
+
+/// Adds one to an eventfd (wakes its reader). Returns 0 or -1 with errno set.
+int livery_eventfd_signal(int fd);
+
+/// Resets an eventfd's counter. Returns 0 or -1 with errno set (EAGAIN if it was already zero).
+int livery_eventfd_drain(int fd);
+
+/// accept4 with SOCK_NONBLOCK | SOCK_CLOEXEC.
+int livery_accept4(int fd, struct sockaddr *address, socklen_t *length);
+
+#endif

@@ -1,0 +1,42 @@
+#define _GNU_SOURCE
+#include "CLiveryHTTP.h"
+
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+int livery_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+
+int livery_epoll_ctl(int epfd, int op, int fd, uint32_t events) {
+    struct epoll_event event = {0};
+    event.events = events;
+    event.data.fd = fd;
+    return epoll_ctl(epfd, op, fd, &event);
+}
+
+int livery_epoll_wait(int epfd, int32_t *fds, uint32_t *events, int max, int timeout_ms) {
+    struct epoll_event ready[256];
+    if (max > 256) max = 256;
+    int count = epoll_wait(epfd, ready, max, timeout_ms);
+    for (int index = 0; index < count; index++) {
+        fds[index] = ready[index].data.fd;
+        events[index] = ready[index].events;
+    }
+    return count;
+}
+
+int livery_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
+
+int livery_eventfd_signal(int fd) {
+    eventfd_t one = 1;
+    return eventfd_write(fd, one);
+}
+
+int livery_eventfd_drain(int fd) {
+    eventfd_t value;
+    return eventfd_read(fd, &value);
+}
+
+int livery_accept4(int fd, struct sockaddr *address, socklen_t *length) {
+    return accept4(fd, address, length, SOCK_NONBLOCK | SOCK_CLOEXEC);
+}

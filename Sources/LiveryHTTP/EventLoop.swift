@@ -1,0 +1,234 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import CLiveryHTTP
+import Foundation
+import Synchronization
+
+/// One thread running an epoll loop, and the connections that live on it, with buffers they all reuse.
+///
+/// Connections are spread over a few loops (one per core by default). Everything a connection does runs on its
+/// loop's thread, so the loop's read buffer, output buffer, `Date` cache and request-id counter need no locking,
+/// and an idle connection holds no buffer of its own. A ready socket is handled on the thread that saw it
+/// ready, with no hop to another thread; work from elsewhere (a new connection, an async handler's response,
+/// shutdown) is queued with `execute` and wakes the loop through an eventfd. Timeouts are checked by one
+/// periodic sweep per loop rather than a timer per connection.
+///
+/// Readiness is level-triggered, as with Dispatch read sources: a connection that stops reading removes its
+/// interest in input instead of leaving data unread.
+final class EventLoop: @unchecked Sendable {
+    // Invariant: every mutable property not behind `tasks` (and the buffers' contents) is used only on the loop's
+    // thread, after `start()`.
+
+    struct Interest: Equatable {
+        var read: Bool
+        var write: Bool
+
+        var mask: UInt32 {
+            (read ? UInt32(LIVERY_EPOLLIN) : 0) | (write ? UInt32(LIVERY_EPOLLOUT) : 0)
+        }
+    }
+
+    let index: Int
+    let context: ServerContext
+    /// Where every `recv` of this loop lands; parsed in place when a request arrives in one read.
+    let readBuffer: UnsafeMutableRawBufferPointer
+    /// Where responses are encoded during one round of processing, then sent with one `send`.
+    let output = OutputBuffer(capacity: 64 * 1024)
+    var dateCache = DateHeaderCache()
+    var requestIDs: RequestIDGenerator
+
+    private let epollFD: Int32
+    private let wakeFD: Int32
+    private let tasks = Mutex<[@Sendable () -> Void]>([])
+    /// Connections by descriptor, for dispatching readiness.
+    private var byDescriptor: [HTTPConnection?] = []
+    /// Connections in no particular order, for the sweep.
+    private var connections: [HTTPConnection] = []
+    private var drainDeadline: UInt64?
+    private var running = true
+    /// Monotonic time read once per wake-up: deadlines and request start times need no finer precision, and
+    /// this saves clock reads on the hot path.
+    private(set) var now: UInt64 = Syscall.monotonicNanoseconds()
+    private let sweepInterval: UInt64
+
+    static let readBufferSize = 64 * 1024
+    private static let maxEvents = 256
+
+    init(index: Int, context: ServerContext) throws(HTTPServerError) {
+        self.index = index
+        self.context = context
+        let epollFD = livery_epoll_create()
+        guard epollFD >= 0 else { throw .socket(call: "epoll_create1", errno: errno) }
+        let wakeFD = livery_eventfd()
+        guard wakeFD >= 0 else {
+            let code = errno
+            Syscall.close(epollFD)
+            throw .socket(call: "eventfd", errno: code)
+        }
+        guard livery_epoll_ctl(epollFD, Int32(LIVERY_EPOLL_CTL_ADD), wakeFD, UInt32(LIVERY_EPOLLIN)) == 0 else {
+            let code = errno
+            Syscall.close(epollFD)
+            Syscall.close(wakeFD)
+            throw .socket(call: "epoll_ctl", errno: code)
+        }
+        self.epollFD = epollFD
+        self.wakeFD = wakeFD
+        self.readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.readBufferSize, alignment: 16)
+        self.requestIDs = RequestIDGenerator(seed: context.requestIDSeed, loopIndex: index)
+        // A quarter of the shortest timeout, between 5 ms and 500 ms.
+        let shortest = min(context.headerTimeout, context.idleTimeout, context.lingerTimeout)
+        self.sweepInterval = min(max(shortest / 4, 5_000_000), 500_000_000)
+    }
+
+    deinit {
+        readBuffer.deallocate()
+        Syscall.close(epollFD)
+        Syscall.close(wakeFD)
+    }
+
+    /// Starts the loop's thread.
+    func start() {
+        let thread = Thread { [self] in run() }
+        thread.name = "livery.http.loop.\(index)"
+        thread.start()
+    }
+
+    /// Runs `task` on the loop's thread, soon. Safe from any thread.
+    func execute(_ task: @escaping @Sendable () -> Void) {
+        let wasEmpty = tasks.withLock { tasks in
+            tasks.append(task)
+            return tasks.count == 1
+        }
+        if wasEmpty { _ = livery_eventfd_signal(wakeFD) }
+    }
+
+    /// Ends the loop's thread after the current iteration; called once the server has stopped.
+    func stop() {
+        execute { [self] in running = false }
+    }
+
+    private func run() {
+        let fds = UnsafeMutablePointer<Int32>.allocate(capacity: Self.maxEvents)
+        let events = UnsafeMutablePointer<UInt32>.allocate(capacity: Self.maxEvents)
+        defer {
+            fds.deallocate()
+            events.deallocate()
+        }
+        var nextSweep = Syscall.monotonicNanoseconds() &+ sweepInterval
+        while running {
+            let now = Syscall.monotonicNanoseconds()
+            let timeout = nextSweep > now ? Int32(min((nextSweep - now) / 1_000_000 + 1, 1000)) : 0
+            let count = livery_epoll_wait(epollFD, fds, events, Int32(Self.maxEvents), timeout)
+            self.now = Syscall.monotonicNanoseconds()
+            if count < 0 {
+                if errno == EINTR { continue }
+                context.logger.critical("epoll_wait failed: errno \(errno); loop \(index) stops")
+                return
+            }
+            for slot in 0..<Int(count) {
+                let fd = fds[slot]
+                let mask = events[slot]
+                if fd == wakeFD {
+                    runTasks()
+                    continue
+                }
+                guard let connection = connection(for: fd) else { continue }
+                // Error or hang-up in both directions (a reset, or the client's FIN after ours): nothing more
+                // can be delivered, and epoll reports these even to a connection that stopped reading.
+                if mask & (UInt32(LIVERY_EPOLLERR) | UInt32(LIVERY_EPOLLHUP)) != 0 {
+                    connection.handleHangup()
+                    continue
+                }
+                if mask & UInt32(LIVERY_EPOLLOUT) != 0 {
+                    connection.handleWritable()
+                }
+                if mask & UInt32(LIVERY_EPOLLIN) != 0, self.connection(for: fd) === connection {
+                    connection.handleReadable()
+                }
+            }
+            if self.now >= nextSweep {
+                sweep(now: self.now)
+                nextSweep = self.now &+ sweepInterval
+            }
+        }
+    }
+
+    private func runTasks() {
+        _ = livery_eventfd_drain(wakeFD)
+        let batch = tasks.withLock { tasks in
+            let batch = tasks
+            tasks.removeAll(keepingCapacity: true)
+            return batch
+        }
+        for task in batch { task() }
+    }
+
+    @inline(__always)
+    private func connection(for fd: Int32) -> HTTPConnection? {
+        let slot = Int(fd)
+        return slot < byDescriptor.count ? byDescriptor[slot] : nil
+    }
+
+    /// Adds a connection and starts watching it for `interest`. Returns false if epoll refused it.
+    func register(_ connection: HTTPConnection, interest: Interest) -> Bool {
+        guard livery_epoll_ctl(epollFD, Int32(LIVERY_EPOLL_CTL_ADD), connection.fd, interest.mask) == 0 else {
+            context.logger.warning("epoll_ctl add failed: errno \(errno)")
+            return false
+        }
+        let slot = Int(connection.fd)
+        if slot >= byDescriptor.count {
+            byDescriptor.append(contentsOf: repeatElement(nil, count: max(slot + 1 - byDescriptor.count, byDescriptor.count)))
+        }
+        byDescriptor[slot] = connection
+        connection.loopSlot = connections.count
+        connections.append(connection)
+        return true
+    }
+
+    /// Changes what a registered connection waits for.
+    func update(_ connection: HTTPConnection, interest: Interest) {
+        if livery_epoll_ctl(epollFD, Int32(LIVERY_EPOLL_CTL_MOD), connection.fd, interest.mask) != 0 {
+            context.logger.warning("epoll_ctl modify failed: errno \(errno)")
+        }
+    }
+
+    /// Stops watching a connection and forgets it; call before closing its descriptor.
+    func unregister(_ connection: HTTPConnection) {
+        _ = livery_epoll_ctl(epollFD, Int32(LIVERY_EPOLL_CTL_DEL), connection.fd, 0)
+        let fdSlot = Int(connection.fd)
+        if fdSlot < byDescriptor.count, byDescriptor[fdSlot] === connection { byDescriptor[fdSlot] = nil }
+        let slot = connection.loopSlot
+        guard slot >= 0, slot < connections.count, connections[slot] === connection else { return }
+        let last = connections.removeLast()
+        if slot < connections.count {
+            connections[slot] = last
+            last.loopSlot = slot
+        }
+        connection.loopSlot = -1
+    }
+
+    var connectionCount: Int { connections.count }
+
+    /// Begins graceful shutdown on this loop: idle connections close now, busy ones after their response;
+    /// whatever is still open at `deadline` is closed.
+    func beginDrain(deadline: UInt64) {
+        drainDeadline = min(drainDeadline ?? .max, deadline)
+        for connection in connections { connection.drain() }
+        sweep(now: now)
+    }
+
+    private func sweep(now: UInt64) {
+        if let drainDeadline, now >= drainDeadline {
+            for connection in connections { connection.forceClose() }
+            return
+        }
+        var expired: [HTTPConnection] = []
+        for connection in connections where connection.deadline <= now {
+            expired.append(connection)
+        }
+        for connection in expired { connection.deadlineExpired() }
+    }
+}

@@ -1,0 +1,209 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The immutable, `Sendable` form of a `Router`: a tree of path segments answering `HTTPResponder.route`.
+///
+/// Lookup walks the path once per candidate branch: literal children first, then the parameter child, with
+/// backtracking, so `/a/b` registered for GET and `/a/:x` for POST both work for their methods. Cost is linear
+/// in the number of segments for typical route sets and allocates only for decoded segments longer than 15
+/// bytes and for parameter values.
+public final class FrozenRouter: HTTPResponder {
+    final class Entry: Sendable {
+        let method: HTTPMethod
+        let pattern: String
+        let parameterNames: [String]
+        let bodyLimit: Int?
+        let handler: HTTPHandler
+
+        init(method: HTTPMethod, pattern: String, parameterNames: [String], bodyLimit: Int?, handler: HTTPHandler) {
+            self.method = method
+            self.pattern = pattern
+            self.parameterNames = parameterNames
+            self.bodyLimit = bodyLimit
+            self.handler = handler
+        }
+    }
+
+    final class Node: Sendable {
+        /// Literal children, compared byte for byte against raw segments (small sets), or looked up in
+        /// `literalIndex` (more than 8 children).
+        let literalKeys: [[UInt8]]
+        let literalNodes: [Node]
+        let literalIndex: [String: Node]?
+        let parameter: Node?
+        let entries: [Entry]
+        /// The 405 answer for this node, with `Allow` listing its methods (and HEAD when GET is present).
+        let methodNotAllowed: HTTPRoute?
+
+        init(literals: [String: Node], parameter: Node?, entries: [Entry]) {
+            let sortedKeys = literals.keys.sorted()
+            self.literalKeys = sortedKeys.map { Array($0.utf8) }
+            self.literalNodes = sortedKeys.compactMap { literals[$0] }
+            self.literalIndex = literals.count > 8 ? literals : nil
+            self.parameter = parameter
+            self.entries = entries
+            if entries.isEmpty {
+                methodNotAllowed = nil
+            } else {
+                var methods = entries.map(\.method.rawValue)
+                if methods.contains("GET") && !methods.contains("HEAD") { methods.append("HEAD") }
+                let allow = methods.joined(separator: ", ")
+                let response: HTTPResponse = {
+                    var response = HTTPResponse.error(
+                        .methodNotAllowed, code: "method_not_allowed", message: "This path does not support the method.")
+                    response.headers.add(name: "Allow", value: allow)
+                    return response
+                }()
+                methodNotAllowed = HTTPRoute(pattern: nil, handler: .sync { _ in response })
+            }
+        }
+
+        func entry(for method: HTTPMethod) -> Entry? {
+            for entry in entries where entry.method == method { return entry }
+            if method == .head {
+                for entry in entries where entry.method == .get { return entry }
+            }
+            return nil
+        }
+
+        /// The literal child for a decoded segment.
+        func literal(_ segment: UnsafeBufferPointer<UInt8>) -> Node? {
+            if let literalIndex { return literalIndex[String(decoding: segment, as: UTF8.self)] }
+            for index in literalKeys.indices {
+                let matches = literalKeys[index].withUnsafeBufferPointer { key -> Bool in
+                    guard key.count == segment.count else { return false }
+                    guard let keyBytes = key.baseAddress, let segmentBytes = segment.baseAddress else { return true }
+                    return memcmp(keyBytes, segmentBytes, key.count) == 0
+                }
+                if matches { return literalNodes[index] }
+            }
+            return nil
+        }
+    }
+
+    /// Mutable tree used while freezing.
+    private final class Builder {
+        var literals: [String: Builder] = [:]
+        var parameter: Builder?
+        var entries: [Entry] = []
+
+        func freeze() -> Node {
+            Node(literals: literals.mapValues { $0.freeze() }, parameter: parameter?.freeze(), entries: entries)
+        }
+    }
+
+    private let root: Node
+    private let notFound = HTTPRoute(
+        pattern: nil,
+        handler: .sync { _ in .error(.notFound, code: "not_found", message: "No resource at this path.") })
+
+    init(registrations: [Router.Registration]) {
+        let root = Builder()
+        for registration in registrations {
+            var node = root
+            var names: [String] = []
+            for segment in registration.pattern.segments {
+                switch segment {
+                case .literal(let text):
+                    let child = node.literals[text] ?? Builder()
+                    node.literals[text] = child
+                    node = child
+                case .parameter(let name):
+                    let child = node.parameter ?? Builder()
+                    node.parameter = child
+                    node = child
+                    names.append(name)
+                }
+            }
+            node.entries.append(
+                Entry(
+                    method: registration.method, pattern: registration.pattern.description, parameterNames: names,
+                    bodyLimit: registration.bodyLimit, handler: registration.handler))
+        }
+        self.root = root.freeze()
+    }
+
+    public func route(method: HTTPMethod, rawPath: Substring) -> HTTPRoute {
+        if let route = rawPath.utf8.withContiguousStorageIfAvailable({ route(method: method, path: $0) }) {
+            return route
+        }
+        let copy = Array(rawPath.utf8)
+        return copy.withUnsafeBufferPointer { route(method: method, path: $0) }
+    }
+
+    private func route(method: HTTPMethod, path: UnsafeBufferPointer<UInt8>) -> HTTPRoute {
+        guard path.first == UInt8(ascii: "/") else { return notFound }
+        // Segments start after the leading "/"; "/" alone is the root, with no segment.
+        let start = path.count == 1 ? nil : 1 as Int?
+        var values: [String] = []
+        if let entry = Self.find(root, path, from: start, &values, method: method) {
+            var parameters: [String: String] = [:]
+            if !entry.parameterNames.isEmpty {
+                parameters.reserveCapacity(entry.parameterNames.count)
+                for (name, value) in zip(entry.parameterNames, values) { parameters[name] = value }
+            }
+            return HTTPRoute(
+                pattern: entry.pattern, pathParameters: parameters, bodyLimit: entry.bodyLimit, handler: entry.handler)
+        }
+        if let node = Self.findNode(root, path, from: start), let methodNotAllowed = node.methodNotAllowed {
+            return methodNotAllowed
+        }
+        return notFound
+    }
+
+    /// The segment starting at `start` and where the next one starts (nil after the last).
+    @inline(__always)
+    private static func segment(_ path: UnsafeBufferPointer<UInt8>, from start: Int) -> (Range<Int>, next: Int?) {
+        var end = start
+        while end < path.count && path[end] != UInt8(ascii: "/") { end += 1 }
+        return (start..<end, end < path.count ? end + 1 : nil)
+    }
+
+    /// Calls `body` with the decoded segment; nil if it does not decode. Segments without `%` are passed as is.
+    @inline(__always)
+    private static func withDecoded<T>(
+        _ path: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ body: (UnsafeBufferPointer<UInt8>) -> T
+    ) -> T? {
+        let raw = UnsafeBufferPointer(rebasing: path[range])
+        guard raw.contains(UInt8(ascii: "%")) else { return body(raw) }
+        guard var decoded = PercentEncoding.decodePath(Substring(String(decoding: raw, as: UTF8.self))) else {
+            return nil
+        }
+        return decoded.withUTF8 { body($0) }
+    }
+
+    /// Depth-first search for the entry answering `method`; `values` collects parameter values on the way.
+    private static func find(
+        _ node: Node, _ path: UnsafeBufferPointer<UInt8>, from start: Int?, _ values: inout [String], method: HTTPMethod
+    ) -> Entry? {
+        guard let start else { return node.entry(for: method) }
+        let (range, next) = segment(path, from: start)
+        let candidates = withDecoded(path, range) { segment in
+            (node.literal(segment),
+             node.parameter == nil || segment.isEmpty ? nil : String(decoding: segment, as: UTF8.self))
+        }
+        guard let (literalChild, value) = candidates else { return nil }
+        if let literalChild, let found = find(literalChild, path, from: next, &values, method: method) { return found }
+        if let parameter = node.parameter, let value {
+            values.append(value)
+            if let found = find(parameter, path, from: next, &values, method: method) { return found }
+            values.removeLast()
+        }
+        return nil
+    }
+
+    /// Depth-first search for any node with routes (to tell 405 from 404).
+    private static func findNode(_ node: Node, _ path: UnsafeBufferPointer<UInt8>, from start: Int?) -> Node? {
+        guard let start else { return node.entries.isEmpty ? nil : node }
+        let (range, next) = segment(path, from: start)
+        guard let literalChild = withDecoded(path, range, { node.literal($0) }) else { return nil }
+        if let literalChild, let found = findNode(literalChild, path, from: next) { return found }
+        if let parameter = node.parameter, !range.isEmpty, let found = findNode(parameter, path, from: next) {
+            return found
+        }
+        return nil
+    }
+}

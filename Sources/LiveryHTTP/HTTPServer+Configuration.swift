@@ -1,0 +1,86 @@
+import Foundation
+import Logging
+
+extension HTTPServer {
+    /// Everything an `HTTPServer` can be tuned with. Each property states its default.
+    public struct Configuration: Sendable {
+        /// Address to listen on: `0.0.0.0` (all IPv4), `::` (all IPv6 and, dual-stack, IPv4), `127.0.0.1`, `::1`,
+        /// or a host name (its first address). Default `0.0.0.0`.
+        public var host: String = "0.0.0.0"
+        /// TCP port; 0 binds a free port, reported by `start()`. Default 8080.
+        public var port: Int = 8080
+        /// Open connections above which new ones get a 503 and are closed. Default 16,384.
+        public var maxConnections: Int = 16_384
+        /// Time allowed to receive a complete request head, counted from the connection's opening for its first
+        /// request and from the first byte of each later one. On expiry: 408 and close (slowloris defence).
+        /// Default 10 s.
+        public var headerTimeout: Duration = .seconds(10)
+        /// Time a keep-alive connection may sit idle between requests, and the longest pause allowed while
+        /// receiving a body or sending a response. On expiry: closed (408 if a body was being received).
+        /// Default 60 s.
+        public var idleTimeout: Duration = .seconds(60)
+        /// After a final response on a closing connection, how long unread client bytes are drained so the close
+        /// does not reset the connection before the client has read the response. Default 2 s.
+        public var lingerTimeout: Duration = .seconds(2)
+        /// How long `shutdown` lets in-flight requests finish before closing their connections. Default 10 s.
+        public var drainTimeout: Duration = .seconds(10)
+        /// Maximum bytes of request line plus header section, CRLFs included; above is a 431. Default 16 KiB.
+        public var maxHeaderBytes: Int = 16 * 1024
+        /// Maximum number of header field lines; above is a 431. Default 100.
+        public var maxHeaderCount: Int = 100
+        /// Body limit, in bytes, of routes that set none (and of 404/405 answers). Default 1 MiB.
+        public var defaultBodyLimit: Int = 1 << 20
+        /// Serial queues connections are spread over, each with its own buffers. Default: one per core.
+        public var eventLoopCount: Int = ProcessInfo.processInfo.activeProcessorCount
+        /// Listen backlog (capped by the kernel's `net.core.somaxconn`). Default 4096.
+        public var backlog: Int = 4096
+        /// The `Server` header value; must be a valid field value. Default `Livery`.
+        public var serverName: String = "Livery"
+        /// Level of the one log line per request. Default `.info`.
+        public var requestLogLevel: Logger.Level = .info
+        /// Whether a valid incoming `X-Request-Id` (1-64 characters of `A-Z a-z 0-9 . _ : -`) is reused instead of
+        /// generating one. Default true.
+        public var acceptsRequestID: Bool = true
+        /// Receives per-request and per-connection events. Default none.
+        public var observer: (any HTTPServerObserver)?
+
+        public init() {}
+
+        /// A configuration with the given host and port and every other value at its default.
+        public init(host: String, port: Int) {
+            self.host = host
+            self.port = port
+        }
+
+        func validate() throws(HTTPServerError) {
+            guard maxConnections > 0 else { throw .invalidConfiguration("maxConnections must be positive") }
+            guard maxHeaderBytes >= 256 else { throw .invalidConfiguration("maxHeaderBytes must be at least 256") }
+            guard maxHeaderCount > 0 else { throw .invalidConfiguration("maxHeaderCount must be positive") }
+            guard defaultBodyLimit >= 0 else { throw .invalidConfiguration("defaultBodyLimit must not be negative") }
+            guard (1...64).contains(eventLoopCount) else {
+                throw .invalidConfiguration("eventLoopCount must be between 1 and 64")
+            }
+            guard backlog > 0 else { throw .invalidConfiguration("backlog must be positive") }
+            for (name, value) in [
+                ("headerTimeout", headerTimeout), ("idleTimeout", idleTimeout), ("lingerTimeout", lingerTimeout),
+            ] where value <= .zero {
+                throw .invalidConfiguration("\(name) must be positive")
+            }
+            guard drainTimeout >= .zero else { throw .invalidConfiguration("drainTimeout must not be negative") }
+            guard HTTPGrammar.isValidFieldValue(serverName), !serverName.isEmpty else {
+                throw .invalidConfiguration("serverName must be a valid header value")
+            }
+        }
+    }
+}
+
+extension Duration {
+    /// Whole nanoseconds, saturating at `UInt64.max` (for deadlines on the monotonic clock).
+    var nanoseconds: UInt64 {
+        let (seconds, attoseconds) = components
+        guard seconds >= 0 else { return 0 }
+        let (whole, overflow) = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
+        if overflow { return .max }
+        return whole.addingReportingOverflow(UInt64(attoseconds / 1_000_000_000)).partialValue
+    }
+}

@@ -1,0 +1,147 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Dispatch
+import Logging
+
+/// The listening socket and its accept loop.
+///
+/// Accepts on its own serial queue and hands each connection to the next event loop in turn. Connections over
+/// `maxConnections` are still accepted, answered with a 503 and closed; beyond 64 more than that they are
+/// closed at once. When the process runs out of descriptors (`EMFILE`), accepting pauses for 100 ms instead of
+/// spinning on a socket that stays readable.
+final class Listener: @unchecked Sendable {
+    // Invariant: `source`, `paused` and `nextLoop` are used only on `queue`.
+
+    let fd: Int32
+    let address: SocketAddress
+    private let queue = DispatchQueue(label: "livery.http.accept")
+    private let loops: [EventLoop]
+    private let context: ServerContext
+    private var source: DispatchSourceRead?
+    private var paused = false
+    private var nextLoop = 0
+
+    /// How many connections past `maxConnections` still get a 503 rather than an immediate close.
+    private static let refusalAllowance = 64
+
+    /// Creates, binds and listens.
+    init(configuration: HTTPServer.Configuration, loops: [EventLoop], context: ServerContext) throws(HTTPServerError) {
+        let bindAddress = try BindAddress.resolve(host: configuration.host, port: configuration.port)
+        let host = configuration.host
+        let port = configuration.port
+        let fd: Int32
+        do {
+            fd = try Syscall.socket(domain: bindAddress.family, type: Int32(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue))
+        } catch {
+            throw .socket(call: "socket", errno: error.errno)
+        }
+        do throws(SyscallError) {
+            try Syscall.setOption(fd, level: SOL_SOCKET, name: SO_REUSEADDR, value: 1)
+            if bindAddress.family == AF_INET6 {
+                // Dual-stack: "::" also accepts IPv4 (as v4-mapped addresses).
+                try Syscall.setOption(fd, level: Int32(IPPROTO_IPV6), name: IPV6_V6ONLY, value: 0)
+            }
+            var storage = bindAddress.storage
+            try withUnsafePointer(to: &storage) { pointer throws(SyscallError) in
+                try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address throws(SyscallError) in
+                    try Syscall.bind(fd, address: address, length: bindAddress.length)
+                }
+            }
+            try Syscall.listen(fd, backlog: Int32(clamping: configuration.backlog))
+            guard let bound = SocketAddress(try Syscall.localAddress(fd)) else {
+                throw SyscallError(call: "getsockname", errno: EAFNOSUPPORT)
+            }
+            self.address = bound
+        } catch {
+            Syscall.close(fd)
+            switch error.errno {
+            case EADDRINUSE: throw .addressInUse(host: host, port: port)
+            case EACCES, EPERM: throw .permissionDenied(host: host, port: port)
+            case EADDRNOTAVAIL: throw .invalidAddress(host: host, port: port)
+            default: throw .socket(call: "\(error.call)", errno: error.errno)
+            }
+        }
+        self.fd = fd
+        self.loops = loops
+        self.context = context
+    }
+
+    func start() {
+        queue.sync {
+            let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+            source.setEventHandler { [unowned self] in acceptAll() }
+            let fd = self.fd
+            source.setCancelHandler { Syscall.close(fd) }
+            self.source = source
+            source.activate()
+        }
+    }
+
+    /// Stops accepting and closes the socket; returns once no accept handler is running.
+    func stop() {
+        queue.sync {
+            guard let source else { return }
+            if paused {
+                paused = false
+                source.resume()
+            }
+            source.cancel()
+            self.source = nil
+        }
+    }
+
+    private func acceptAll() {
+        // Bounded so one burst of connections cannot starve the queue's other work.
+        for _ in 0..<256 {
+            var peer = sockaddr_storage()
+            let result: IOResult<Int32?>
+            do {
+                result = try Syscall.accept(fd, peer: &peer)
+            } catch {
+                if error.errno == EMFILE || error.errno == ENFILE {
+                    pauseAccepting(error)
+                } else {
+                    context.logger.warning("accept failed: \(error)")
+                }
+                return
+            }
+            guard case .processed(let accepted) = result else { return }
+            guard let connectionFD = accepted else { continue }
+            admit(connectionFD, peer: peer)
+        }
+    }
+
+    private func admit(_ connectionFD: Int32, peer: sockaddr_storage) {
+        let open = context.openConnections.add(1, ordering: .acquiringAndReleasing).newValue
+        let maximum = context.configuration.maxConnections
+        if open > maximum + Self.refusalAllowance {
+            Syscall.close(connectionFD)
+            context.openConnections.subtract(1, ordering: .acquiringAndReleasing)
+            return
+        }
+        // Responses go out in one send each, so Nagle's algorithm would only add delayed-ACK stalls.
+        try? Syscall.setOption(connectionFD, level: Int32(IPPROTO_TCP), name: TCP_NODELAY, value: 1)
+        let remote = SocketAddress(peer)?.description ?? "unknown"
+        let loop = loops[nextLoop]
+        nextLoop = (nextLoop + 1) % loops.count
+        let refused = open > maximum
+        loop.execute {
+            HTTPConnection(fd: connectionFD, loop: loop, remoteAddress: remote, refused: refused).open()
+        }
+    }
+
+    private func pauseAccepting(_ error: SyscallError) {
+        guard !paused, let source else { return }
+        context.logger.error("accept paused: out of file descriptors (\(error))")
+        paused = true
+        source.suspend()
+        queue.asyncAfter(deadline: .now() + .milliseconds(100)) { [weak self] in
+            guard let self, self.paused, let source = self.source else { return }
+            self.paused = false
+            source.resume()
+        }
+    }
+}

@@ -1,0 +1,60 @@
+/// Cheap, unique request ids: a random per-server prefix, the event loop's index and a per-loop counter.
+///
+/// Ids look like `k3v9a-1f` and stay within 15 bytes (a Swift small string: no allocation) for the first 32^9
+/// requests of a loop. Uniqueness holds within a server's lifetime; the random prefix separates restarts.
+struct RequestIDGenerator {
+    private static let alphabet = Array("0123456789abcdefghijklmnopqrstuv".utf8)
+    private let prefix: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)
+    private var counter: UInt64 = 0
+
+    /// - Parameters:
+    ///   - seed: random bits for the prefix (the server draws them once).
+    ///   - loopIndex: the event loop's index, 0..<32.
+    init(seed: UInt64, loopIndex: Int) {
+        let a = Self.alphabet
+        prefix = (
+            a[Int(seed & 31)], a[Int(seed >> 5 & 31)], a[Int(seed >> 10 & 31)], a[Int(seed >> 15 & 31)],
+            a[loopIndex & 31], UInt8(ascii: "-")
+        )
+    }
+
+    mutating func next() -> String {
+        counter &+= 1
+        var scratch: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        return withUnsafeMutableBytes(of: &scratch) { bytes in
+            bytes[0] = prefix.0
+            bytes[1] = prefix.1
+            bytes[2] = prefix.2
+            bytes[3] = prefix.3
+            bytes[4] = prefix.4
+            bytes[5] = prefix.5
+            var digits = 0
+            var value = counter
+            repeat {
+                digits += 1
+                value >>= 5
+            } while value > 0
+            value = counter
+            for index in stride(from: 6 + digits - 1, through: 6, by: -1) {
+                bytes[index] = Self.alphabet[Int(value & 31)]
+                value >>= 5
+            }
+            return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<(6 + digits)]), as: UTF8.self)
+        }
+    }
+
+    /// Whether a client-supplied id is safe to echo and log: 1-64 characters of `A-Z a-z 0-9 . _ : -`.
+    static func isAcceptable(_ id: String) -> Bool {
+        let utf8 = id.utf8
+        guard (1...64).contains(utf8.count) else { return false }
+        return utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: ":"),
+                UInt8(ascii: "-"):
+                true
+            default: false
+            }
+        }
+    }
+}

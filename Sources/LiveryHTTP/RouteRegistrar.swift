@@ -1,0 +1,74 @@
+/// Something routes can be registered on: a `Router` or one of its `RouteGroup`s.
+///
+/// Handlers are synchronous (`(HTTPRequest) -> HTTPResponse`, run on the connection's queue: the hot path) or
+/// asynchronous (`(HTTPRequest) async -> HTTPResponse`, for slow work). Swift picks the overload from the
+/// closure: a closure that uses `await` is asynchronous.
+public protocol RouteRegistrar {
+    /// Registers `handler` for `method` and `pattern` (see `Router` for the pattern syntax).
+    ///
+    /// - Parameter bodyLimit: the largest request body accepted, in bytes; nil uses the server's
+    ///   `defaultBodyLimit` (1 MiB unless configured).
+    /// - Precondition: the pattern is valid and not already registered for this method (a programming error,
+    ///   caught at startup).
+    func on(_ method: HTTPMethod, _ pattern: String, bodyLimit: Int?, handler: HTTPHandler)
+}
+
+extension RouteRegistrar {
+    public func on(
+        _ method: HTTPMethod, _ pattern: String, bodyLimit: Int? = nil,
+        _ handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse
+    ) {
+        on(method, pattern, bodyLimit: bodyLimit, handler: .sync(handler))
+    }
+
+    public func on(
+        _ method: HTTPMethod, _ pattern: String, bodyLimit: Int? = nil,
+        _ handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse
+    ) {
+        on(method, pattern, bodyLimit: bodyLimit, handler: .async(handler))
+    }
+
+    /// `GET`; also answers `HEAD` unless a `HEAD` route is registered for the same pattern.
+    public func get(_ pattern: String, bodyLimit: Int? = nil, _ handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
+        on(.get, pattern, bodyLimit: bodyLimit, handler: .sync(handler))
+    }
+    public func get(_ pattern: String, bodyLimit: Int? = nil, _ handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) {
+        on(.get, pattern, bodyLimit: bodyLimit, handler: .async(handler))
+    }
+    public func head(_ pattern: String, bodyLimit: Int? = nil, _ handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
+        on(.head, pattern, bodyLimit: bodyLimit, handler: .sync(handler))
+    }
+    public func head(_ pattern: String, bodyLimit: Int? = nil, _ handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) {
+        on(.head, pattern, bodyLimit: bodyLimit, handler: .async(handler))
+    }
+    public func post(_ pattern: String, bodyLimit: Int? = nil, _ handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
+        on(.post, pattern, bodyLimit: bodyLimit, handler: .sync(handler))
+    }
+    public func post(_ pattern: String, bodyLimit: Int? = nil, _ handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) {
+        on(.post, pattern, bodyLimit: bodyLimit, handler: .async(handler))
+    }
+    public func put(_ pattern: String, bodyLimit: Int? = nil, _ handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
+        on(.put, pattern, bodyLimit: bodyLimit, handler: .sync(handler))
+    }
+    public func put(_ pattern: String, bodyLimit: Int? = nil, _ handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) {
+        on(.put, pattern, bodyLimit: bodyLimit, handler: .async(handler))
+    }
+    public func delete(_ pattern: String, bodyLimit: Int? = nil, _ handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
+        on(.delete, pattern, bodyLimit: bodyLimit, handler: .sync(handler))
+    }
+    public func delete(_ pattern: String, bodyLimit: Int? = nil, _ handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) {
+        on(.delete, pattern, bodyLimit: bodyLimit, handler: .async(handler))
+    }
+    public func patch(_ pattern: String, bodyLimit: Int? = nil, _ handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
+        on(.patch, pattern, bodyLimit: bodyLimit, handler: .sync(handler))
+    }
+    public func patch(_ pattern: String, bodyLimit: Int? = nil, _ handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) {
+        on(.patch, pattern, bodyLimit: bodyLimit, handler: .async(handler))
+    }
+    public func options(_ pattern: String, bodyLimit: Int? = nil, _ handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
+        on(.options, pattern, bodyLimit: bodyLimit, handler: .sync(handler))
+    }
+    public func options(_ pattern: String, bodyLimit: Int? = nil, _ handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) {
+        on(.options, pattern, bodyLimit: bodyLimit, handler: .async(handler))
+    }
+}

@@ -1,0 +1,58 @@
+/// The mutable builder of routes; `freeze()` turns it into an immutable, `Sendable` `FrozenRouter`.
+///
+/// Patterns are `/`-separated segments, each a literal or a `:name` parameter: `/api/v1/packages/:sign`.
+/// Matching is on percent-decoded segments (so `%2F` inside a segment never splits it); a literal segment wins
+/// over a parameter at the same position. Unknown paths get a 404 JSON error; a known path with a method it has
+/// no route for gets a 405 with `Allow`. A `GET` route also answers `HEAD` (the server sends only the head).
+///
+/// Build it once at startup, from one thread, then freeze it; it is deliberately not `Sendable`.
+public final class Router: RouteRegistrar {
+    struct Registration {
+        let method: HTTPMethod
+        let pattern: RoutePattern
+        let bodyLimit: Int?
+        let handler: HTTPHandler
+    }
+
+    private(set) var registrations: [Registration] = []
+
+    public init() {}
+
+    public func on(_ method: HTTPMethod, _ pattern: String, bodyLimit: Int?, handler: HTTPHandler) {
+        guard let parsed = RoutePattern(pattern) else {
+            preconditionFailure("invalid route pattern \(pattern)")
+        }
+        precondition(bodyLimit.map { $0 >= 0 } ?? true, "negative body limit for \(pattern)")
+        precondition(
+            !registrations.contains { $0.method == method && $0.pattern.segments == parsed.segments },
+            "route \(method) \(pattern) registered twice")
+        registrations.append(Registration(method: method, pattern: parsed, bodyLimit: bodyLimit, handler: handler))
+    }
+
+    /// A group whose routes share `prefix` and run through `middleware` (first listed runs first).
+    public func group(_ prefix: String, middleware: [HTTPMiddleware] = []) -> RouteGroup {
+        RouteGroup(router: self, prefix: prefix, middleware: middleware)
+    }
+
+    /// The immutable responder for the routes registered so far. Later registrations do not affect it.
+    public func freeze() -> FrozenRouter {
+        FrozenRouter(registrations: registrations)
+    }
+}
+
+/// Routes sharing a path prefix and middleware; registrations go to the underlying `Router`.
+public struct RouteGroup: RouteRegistrar {
+    let router: Router
+    let prefix: String
+    let middleware: [HTTPMiddleware]
+
+    public func on(_ method: HTTPMethod, _ pattern: String, bodyLimit: Int?, handler: HTTPHandler) {
+        let wrapped = middleware.reversed().reduce(handler) { handler, middleware in middleware.apply(to: handler) }
+        router.on(method, RoutePattern.join(prefix, pattern), bodyLimit: bodyLimit, handler: wrapped)
+    }
+
+    /// A nested group: prefixes concatenate, this group's middleware runs before the nested group's.
+    public func group(_ prefix: String, middleware: [HTTPMiddleware] = []) -> RouteGroup {
+        RouteGroup(router: router, prefix: RoutePattern.join(self.prefix, prefix), middleware: self.middleware + middleware)
+    }
+}

@@ -1,0 +1,237 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Testing
+
+/// `livery serve` as a real process: flags, environment, the listening line, signals and exit codes.
+@Suite struct ServeCommandTests {
+    @Test func servesHealthzOnAFreePortAndExitsZeroOnSIGTERM() async throws {
+        try await offPool {
+            let livery = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0"])
+            let response = try RawHTTP.get(port: livery.port, path: "/healthz")
+            #expect(response.hasPrefix("HTTP/1.1 200 OK\r\n"))
+            #expect(response.hasSuffix("\r\n\r\n{\"status\": \"ok\"}"))
+            #expect(livery.address.hasPrefix("127.0.0.1:"))
+            #expect(try livery.stop(signal: SIGTERM) == 0)
+            // One log line per request, with its id in the metadata and without the query.
+            #expect(livery.output.contains("GET /healthz 200 "))
+            #expect(livery.output.contains("request.id="))
+        }
+    }
+
+    @Test func exitsZeroOnSIGINT() async throws {
+        try await offPool {
+            let livery = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0", "--log-level", "warning"])
+            #expect(try RawHTTP.get(port: livery.port, path: "/healthz").hasPrefix("HTTP/1.1 200 "))
+            #expect(try livery.stop(signal: SIGINT) == 0)
+            #expect(!livery.output.contains("GET /healthz"), "request lines are info, below warning")
+        }
+    }
+
+    @Test func readsHostAndPortFromTheEnvironment() async throws {
+        try await offPool {
+            let livery = try LiveryProcess.start(["serve"], environment: ["LIVERY_HOST": "127.0.0.1", "LIVERY_PORT": "0"])
+            #expect(livery.address.hasPrefix("127.0.0.1:"))
+            #expect(try RawHTTP.get(port: livery.port, path: "/healthz").hasPrefix("HTTP/1.1 200 "))
+            #expect(try livery.stop(signal: SIGTERM) == 0)
+        }
+    }
+
+    @Test func flagsWinOverTheEnvironment() async throws {
+        try await offPool {
+            // Environment values that would fail on their own are never looked at when flags are given.
+            let livery = try LiveryProcess.start(
+                ["serve", "--host", "127.0.0.1", "--port", "0"],
+                environment: ["LIVERY_HOST": "203.0.113.1", "LIVERY_PORT": "not-a-port"])
+            #expect(livery.address.hasPrefix("127.0.0.1:"))
+            #expect(try livery.stop(signal: SIGTERM) == 0)
+        }
+    }
+
+    @Test func rejectsAnInvalidPortFromTheEnvironment() async throws {
+        try await offPool {
+            let result = try LiveryProcess.run(["serve", "--host", "127.0.0.1"], environment: ["LIVERY_PORT": "eighty"])
+            #expect(result.status != 0)
+            #expect(result.output.contains("LIVERY_PORT must be a number"))
+        }
+    }
+
+    @Test func rejectsAnOutOfRangePort() async throws {
+        try await offPool {
+            let result = try LiveryProcess.run(["serve", "--host", "127.0.0.1", "--port", "70000"])
+            #expect(result.status != 0)
+            #expect(result.output.contains("between 0 and 65535"))
+        }
+    }
+
+    @Test func failsCleanlyWhenThePortIsTaken() async throws {
+        try await offPool {
+            let first = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0"])
+            let second = try LiveryProcess.run(["serve", "--host", "127.0.0.1", "--port", "\(first.port)"])
+            #expect(second.status != 0)
+            #expect(second.output.contains("already in use"))
+            #expect(try first.stop(signal: SIGTERM) == 0)
+        }
+    }
+
+    @Test func servesTheBenchmarkBodyOnlyWhenAsked() async throws {
+        try await offPool {
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("bench-\(UUID().uuidString).json")
+            try Data(#"{"bench":true}"#.utf8).write(to: file)
+            defer { try? FileManager.default.removeItem(at: file) }
+            let withBody = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0", "--bench-body", file.path])
+            let response = try RawHTTP.get(port: withBody.port, path: "/bench")
+            #expect(response.hasPrefix("HTTP/1.1 200 OK\r\n"))
+            #expect(response.contains("Content-Type: application/json\r\n"))
+            #expect(response.hasSuffix(#"{"bench":true}"#))
+            #expect(try withBody.stop(signal: SIGTERM) == 0)
+
+            let without = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0"])
+            #expect(try RawHTTP.get(port: without.port, path: "/bench").hasPrefix("HTTP/1.1 404 "))
+            #expect(try without.stop(signal: SIGTERM) == 0)
+        }
+    }
+}
+
+/// Runs blocking work (child processes, sockets, waits) on a Dispatch thread, never on the cooperative pool,
+/// whose few threads other suites' servers need for their async handlers.
+func offPool(_ body: @escaping @Sendable () throws -> Void) async throws {
+    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+        DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
+    }
+}
+
+struct E2EError: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// The `livery` binary built next to this test bundle, run as a child process.
+final class LiveryProcess: @unchecked Sendable {
+    // Invariant: `collected` is guarded by `lock`; the rest is set once in `start`.
+    private let process: Process
+    private let lock = NSLock()
+    private var collected = Data()
+    private let listening = DispatchSemaphore(value: 0)
+    private(set) var address = ""
+
+    var port: Int { Int(address.split(separator: ":").last ?? "") ?? 0 }
+    var output: String { lock.withLock { String(decoding: collected, as: UTF8.self) } }
+
+    static var binary: URL {
+        if let override = ProcessInfo.processInfo.environment["LIVERY_BINARY"] { return URL(fileURLWithPath: override) }
+        // The test bundle lives in the build folder, next to the executable.
+        let bundle = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        return bundle.deletingLastPathComponent().appendingPathComponent("livery")
+    }
+
+    private init(arguments: [String], environment: [String: String]) {
+        process = Process()
+        process.executableURL = Self.binary
+        process.arguments = arguments
+        var merged = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("LIVERY_") }
+        merged.merge(environment) { $1 }
+        process.environment = merged
+    }
+
+    /// Starts `livery` and waits (up to 20 s) for its `LIVERY_LISTENING` line.
+    static func start(_ arguments: [String], environment: [String: String] = [:]) throws -> LiveryProcess {
+        let livery = LiveryProcess(arguments: arguments, environment: environment)
+        try livery.launch()
+        guard livery.listening.wait(timeout: .now() + 20) == .success else {
+            livery.process.terminate()
+            throw E2EError(description: "livery did not report listening: \(livery.output)")
+        }
+        return livery
+    }
+
+    /// Runs `livery` to completion (up to 20 s) and returns its exit status and combined output.
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String) {
+        let livery = LiveryProcess(arguments: arguments, environment: environment)
+        try livery.launch()
+        let status = try livery.waitForExit(seconds: 20)
+        return (status, livery.output)
+    }
+
+    private func launch() throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.binary.path) else {
+            throw E2EError(description: "no livery binary at \(Self.binary.path); build it first")
+        }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            guard let self, !data.isEmpty else { return }
+            let text = self.lock.withLock {
+                self.collected.append(data)
+                return String(decoding: self.collected, as: UTF8.self)
+            }
+            if self.address.isEmpty, let line = text.split(separator: "\n").first(where: { $0.hasPrefix("LIVERY_LISTENING ") }) {
+                self.address = String(line.dropFirst("LIVERY_LISTENING ".count))
+                self.listening.signal()
+            }
+        }
+        try process.run()
+    }
+
+    private func waitForExit(seconds: Double) throws -> Int32 {
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning {
+            guard Date() < deadline else {
+                process.terminate()
+                throw E2EError(description: "livery did not exit: \(output)")
+            }
+            usleep(10_000)
+        }
+        // Let the pipe handler take the last bytes.
+        usleep(50_000)
+        return process.terminationStatus
+    }
+
+    /// Sends `signal` and returns the exit status.
+    func stop(signal: Int32) throws -> Int32 {
+        kill(process.processIdentifier, signal)
+        return try waitForExit(seconds: 20)
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+    }
+}
+
+/// One HTTP/1.1 request over a raw socket to 127.0.0.1, read until the server closes.
+enum RawHTTP {
+    static func get(port: Int, path: String) throws -> String {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw E2EError(description: "socket failed") }
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw E2EError(description: "connect failed: errno \(errno)") }
+        let request = Array("GET \(path) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".utf8)
+        guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count else {
+            throw E2EError(description: "send failed")
+        }
+        var received: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count > 0 {
+                received += chunk[0..<count]
+            } else if count == 0 {
+                break
+            } else if errno != EINTR {
+                throw E2EError(description: "recv failed: errno \(errno)")
+            }
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+}

@@ -1,0 +1,187 @@
+import Testing
+
+@testable import LiveryHTTP
+
+/// Headers, query parameters, percent-decoding, targets and the small value types around requests.
+@Suite struct MessageTypesTests {
+    @Test func headersAreCaseInsensitiveOrderedAndRepeatable() {
+        var headers: HTTPHeaders = ["Accept": "a", "X-Tag": "1"]
+        headers.add(name: "x-tag", value: "2")
+        #expect(headers["ACCEPT"] == "a")
+        #expect(headers.values("X-TAG") == ["1", "2"])
+        #expect(headers.contains("x-TaG"))
+        headers.replaceOrAdd(name: "X-Tag", value: "3")
+        #expect(headers.values("x-tag") == ["3"])
+        headers.remove("accept")
+        #expect(headers["accept"] == nil)
+        #expect(headers.count == 1)
+    }
+
+    @Test func headerDescriptionRedactsSecrets() {
+        let headers: HTTPHeaders = ["Authorization": "Bearer s3cret", "Cookie": "session=abc", "Accept": "*/*"]
+        #expect(!headers.description.contains("s3cret"))
+        #expect(!headers.description.contains("session=abc"))
+        #expect(headers.description.contains("Accept: */*"))
+    }
+
+    @Test func queryParametersAreOrderedAndDecoded() {
+        let query = QueryParameters(parsing: "platform=ios&tag=a+b&tag=%E2%9C%93&flag&=empty&&bad=%zz&x=%4")
+        #expect(query["platform"] == "ios")
+        #expect(query.values("tag") == ["a b", "✓"])
+        #expect(query["flag"] == "")
+        #expect(query[""] == "empty")
+        #expect(query["bad"] == "%zz")
+        #expect(query["x"] == "%4")
+        #expect(query["missing"] == nil)
+        #expect(query.items.map(\.name) == ["platform", "tag", "tag", "flag", "", "bad", "x"])
+        #expect(QueryParameters(parsing: "").isEmpty)
+    }
+
+    @Test func pathDecodingIsStrict() {
+        #expect(PercentEncoding.decodePath("/plain") == "/plain")
+        #expect(PercentEncoding.decodePath("/a%2Fb%20%C3%A9") == "/a/b é")
+        #expect(PercentEncoding.decodePath("/%zz") == nil)
+        #expect(PercentEncoding.decodePath("/%4") == nil)
+        #expect(PercentEncoding.decodePath("/%00") == nil)
+        #expect(PercentEncoding.decodePath("/%FF") == nil)
+    }
+
+    @Test func requestTargetsSplitIntoPathAndQuery() {
+        #expect(RequestTarget.split("/a/b?x=1&y") == ("/a/b", "x=1&y"))
+        #expect(RequestTarget.split("/a?") == ("/a", ""))
+        #expect(RequestTarget.split("/a#frag") == ("/a", ""))
+        #expect(RequestTarget.split("http://host:8080/p?q=1") == ("/p", "q=1"))
+        #expect(RequestTarget.split("https://host") == ("/", ""))
+        #expect(RequestTarget.split("http://host?q") == ("/", "q"))
+    }
+
+    @Test func requestInitialiserDerivesPathAndQuery() {
+        let request = HTTPRequest(method: .get, target: "/a%20b?k=v")
+        #expect(request.path == "/a b")
+        #expect(request.query["k"] == "v")
+    }
+
+    @Test func errorResponsesHaveTheJSONShape() {
+        let response = HTTPResponse.error(
+            .conflict, code: "skin_exists", message: "Skin \"xmas\" exists\n", details: ["skin.id": "xmas", "a": "\u{1}"])
+        #expect(response.status == .conflict)
+        #expect(response.headers["Content-Type"] == "application/json")
+        guard case .bytes(let bytes) = response.body else {
+            Issue.record("expected bytes")
+            return
+        }
+        #expect(
+            String(decoding: bytes, as: UTF8.self)
+                == #"{"error": {"code": "skin_exists", "message": "Skin \"xmas\" exists\n", "details": {"a": "\u0001", "skin.id": "xmas"}}}"#)
+    }
+
+    @Test func bodyLengthsAreReported() {
+        #expect(HTTPBody.empty.length == 0)
+        #expect(HTTPBody.bytes([1, 2, 3]).length == 3)
+        #expect(HTTPBody.file(path: "/x", offset: 10, length: 20).length == 20)
+    }
+
+    @Test func statusConstantsHaveTheirCodes() {
+        let expected: [(HTTPStatus, Int)] = [
+            (.ok, 200), (.created, 201), (.noContent, 204), (.partialContent, 206), (.notModified, 304),
+            (.badRequest, 400), (.unauthorized, 401), (.forbidden, 403), (.notFound, 404), (.methodNotAllowed, 405),
+            (.requestTimeout, 408), (.conflict, 409), (.preconditionFailed, 412), (.contentTooLarge, 413),
+            (.rangeNotSatisfiable, 416), (.expectationFailed, 417), (.unprocessableContent, 422),
+            (.requestHeaderFieldsTooLarge, 431), (.internalServerError, 500), (.notImplemented, 501),
+            (.serviceUnavailable, 503), (.httpVersionNotSupported, 505),
+        ]
+        for (status, code) in expected { #expect(status.code == code) }
+        #expect(HTTPStatus.noContent.forbidsBody && HTTPStatus.notModified.forbidsBody && !HTTPStatus.ok.forbidsBody)
+    }
+
+    @Test func dateHeaderIsIMFFixdate() {
+        #expect(DateHeaderCache.format(784_111_777) == "Sun, 06 Nov 1994 08:49:37 GMT")
+        #expect(DateHeaderCache.format(0) == "Thu, 01 Jan 1970 00:00:00 GMT")
+        var cache = DateHeaderCache()
+        let line = String(decoding: cache.current(), as: UTF8.self)
+        #expect(line.hasPrefix("Date: ") && line.hasSuffix(" GMT\r\n"))
+    }
+
+    @Test func requestIDsAreUniqueAndSmall() {
+        var first = RequestIDGenerator(seed: 42, loopIndex: 0)
+        var second = RequestIDGenerator(seed: 42, loopIndex: 1)
+        var seen = Set<String>()
+        for _ in 0..<5000 {
+            seen.insert(first.next())
+            seen.insert(second.next())
+        }
+        #expect(seen.count == 10_000)
+        #expect(seen.allSatisfy { $0.utf8.count <= 15 && RequestIDGenerator.isAcceptable($0) })
+    }
+
+    @Test func incomingRequestIDsAreCheckedBeforeReuse() {
+        #expect(RequestIDGenerator.isAcceptable("abc-123_x.y:z"))
+        #expect(!RequestIDGenerator.isAcceptable(""))
+        #expect(!RequestIDGenerator.isAcceptable("has space"))
+        #expect(!RequestIDGenerator.isAcceptable("new\nline"))
+        #expect(!RequestIDGenerator.isAcceptable(String(repeating: "a", count: 65)))
+    }
+
+    @Test func encoderRejectsHeaderValuesWithControlCharacters() {
+        let fields = ResponseEncoder.ServerFields(
+            date: Array("Date: x\r\n".utf8), serverLine: Array("Server: Livery\r\n".utf8), requestID: "id",
+            keepAlive: true, requestIsHTTP10: false)
+        for bad in ["a\r\nInjected: yes", "a\nb", "a\u{0}b", "a\rb"] {
+            let out = OutputBuffer(capacity: 64)
+            #expect(throws: ResponseEncoder.InvalidHeader.self) {
+                try ResponseEncoder.encodeHead(status: .ok, headers: ["X-Bad": bad], contentLength: 0, fields: fields, into: out)
+            }
+            #expect(out.isEmpty)
+        }
+        let out = OutputBuffer(capacity: 64)
+        #expect(throws: ResponseEncoder.InvalidHeader.self) {
+            try ResponseEncoder.encodeHead(status: .ok, headers: ["Bad Name": "v"], contentLength: 0, fields: fields, into: out)
+        }
+    }
+
+    @Test func encoderOwnsFramingHeaders() throws {
+        let fields = ResponseEncoder.ServerFields(
+            date: Array("Date: D\r\n".utf8), serverLine: Array("Server: Livery\r\n".utf8), requestID: "rid",
+            keepAlive: false, requestIsHTTP10: false)
+        let out = OutputBuffer(capacity: 16)
+        try ResponseEncoder.encodeHead(
+            status: .created,
+            headers: ["Content-Length": "999", "Transfer-Encoding": "chunked", "Connection": "keep-alive", "X-Ok": "1"],
+            contentLength: 5, fields: fields, into: out)
+        #expect(
+            String(decoding: out.bytes, as: UTF8.self)
+                == "HTTP/1.1 201 Created\r\nX-Ok: 1\r\nContent-Length: 5\r\nDate: D\r\nServer: Livery\r\nX-Request-Id: rid\r\nConnection: close\r\n\r\n")
+    }
+
+    @Test func encoderOmitsContentLengthWhereForbiddenAndSanitisesStatus() throws {
+        let fields = ResponseEncoder.ServerFields(
+            date: [], serverLine: [], requestID: "r", keepAlive: true, requestIsHTTP10: true)
+        let out = OutputBuffer(capacity: 16)
+        try ResponseEncoder.encodeHead(status: .noContent, headers: [:], contentLength: 0, fields: fields, into: out)
+        #expect(String(decoding: out.bytes, as: UTF8.self) == "HTTP/1.1 204 No Content\r\nX-Request-Id: r\r\nConnection: keep-alive\r\n\r\n")
+        out.removeAll()
+        try ResponseEncoder.encodeHead(
+            status: HTTPStatus(code: 1000, reason: "Bad\r\nX: y"), headers: [:], contentLength: 0, fields: fields, into: out)
+        #expect(String(decoding: out.bytes, as: UTF8.self).hasPrefix("HTTP/1.1 500 Internal Server Error\r\n"))
+        out.removeAll()
+        try ResponseEncoder.encodeHead(
+            status: HTTPStatus(code: 299, reason: "Odd\u{1}"), headers: [:], contentLength: 0, fields: fields, into: out)
+        #expect(String(decoding: out.bytes, as: UTF8.self).hasPrefix("HTTP/1.1 299 \r\n"))
+    }
+
+    @Test func outputBufferGrowsAndWritesDecimals() {
+        let out = OutputBuffer(capacity: 4)
+        out.appendDecimal(0)
+        out.append(" ")
+        out.appendDecimal(UInt64.max)
+        out.append(String(repeating: "x", count: 1000))
+        #expect(String(decoding: out.bytes, as: UTF8.self) == "0 18446744073709551615" + String(repeating: "x", count: 1000))
+    }
+
+    @Test func durationsConvertToNanoseconds() {
+        #expect(Duration.seconds(2).nanoseconds == 2_000_000_000)
+        #expect(Duration.milliseconds(1).nanoseconds == 1_000_000)
+        #expect(Duration.seconds(-1).nanoseconds == 0)
+        #expect(Duration.seconds(Int64.max).nanoseconds == .max)
+    }
+}

@@ -1,0 +1,194 @@
+import Testing
+
+@testable import LiveryHTTP
+
+/// The router and its frozen responder, called directly without sockets.
+@Suite struct RouterTests {
+    static func text(_ value: String) -> HTTPResponse { HTTPResponse(body: .bytes(Array(value.utf8))) }
+
+    /// Resolves and runs a request the way the server does.
+    static func respond(_ responder: some HTTPResponder, _ method: HTTPMethod, _ target: String) async -> (HTTPRoute, HTTPResponse) {
+        let (rawPath, _) = RequestTarget.split(target)
+        let route = responder.route(method: method, rawPath: rawPath)
+        var request = HTTPRequest(method: method, target: target)
+        request.pathParameters = route.pathParameters
+        switch route.handler {
+        case .sync(let handler): return (route, handler(request))
+        case .async(let handler): return (route, await handler(request))
+        }
+    }
+
+    static func bodyText(_ response: HTTPResponse) -> String {
+        if case .bytes(let bytes) = response.body { return String(decoding: bytes, as: UTF8.self) }
+        return ""
+    }
+
+    @Test func matchesLiteralAndParameterSegments() async {
+        let router = Router()
+        router.get("/api/v1/packages/:sign") { request in Self.text("package \(request.pathParameters["sign"] ?? "?")") }
+        router.get("/api/v1/packages/:sign/files/:name") { request in
+            Self.text("\(request.pathParameters["sign"] ?? "?")/\(request.pathParameters["name"] ?? "?")")
+        }
+        let responder = router.freeze()
+        let (route, response) = await Self.respond(responder, .get, "/api/v1/packages/xmas-2026")
+        #expect(route.pattern == "/api/v1/packages/:sign")
+        #expect(route.pathParameters == ["sign": "xmas-2026"])
+        #expect(Self.bodyText(response) == "package xmas-2026")
+        let (_, nested) = await Self.respond(responder, .get, "/api/v1/packages/a/files/b.png?x=1")
+        #expect(Self.bodyText(nested) == "a/b.png")
+    }
+
+    @Test func decodesParametersPerSegmentSoEncodedSlashesStayInside() async {
+        let router = Router()
+        router.get("/files/:name") { request in Self.text(request.pathParameters["name"] ?? "?") }
+        let (route, response) = await Self.respond(router.freeze(), .get, "/files/a%2Fb%20c")
+        #expect(route.pattern == "/files/:name")
+        #expect(Self.bodyText(response) == "a/b c")
+    }
+
+    @Test func prefersLiteralOverParameterAndBacktracks() async {
+        let router = Router()
+        router.get("/a/b") { _ in Self.text("literal") }
+        router.get("/a/:x") { _ in Self.text("parameter") }
+        router.get("/a/b/c") { _ in Self.text("deep literal") }
+        router.get("/a/:x/d") { _ in Self.text("deep parameter") }
+        router.post("/a/:x") { _ in Self.text("post parameter") }
+        let responder = router.freeze()
+        #expect(Self.bodyText(await Self.respond(responder, .get, "/a/b").1) == "literal")
+        #expect(Self.bodyText(await Self.respond(responder, .get, "/a/z").1) == "parameter")
+        #expect(Self.bodyText(await Self.respond(responder, .get, "/a/b/c").1) == "deep literal")
+        #expect(Self.bodyText(await Self.respond(responder, .get, "/a/b/d").1) == "deep parameter")
+        #expect(Self.bodyText(await Self.respond(responder, .post, "/a/b").1) == "post parameter")
+    }
+
+    @Test func unknownPathIsNotFoundJSON() async {
+        let router = Router()
+        router.get("/known") { _ in Self.text("ok") }
+        let responder = router.freeze()
+        for target in ["/unknown", "/known/extra", "/", "/known/", "//known", "*"] {
+            let (route, response) = await Self.respond(responder, .get, target)
+            #expect(route.pattern == nil)
+            #expect(response.status == .notFound, "\(target)")
+            #expect(Self.bodyText(response) == #"{"error": {"code": "not_found", "message": "No resource at this path."}}"#)
+            #expect(response.headers["content-type"] == "application/json")
+        }
+    }
+
+    @Test func parametersNeverMatchEmptySegments() async {
+        let router = Router()
+        router.get("/items/:id") { _ in Self.text("item") }
+        #expect(await Self.respond(router.freeze(), .get, "/items/").1.status == .notFound)
+    }
+
+    @Test func wrongMethodIsMethodNotAllowedWithAllow() async {
+        let router = Router()
+        router.get("/thing") { _ in Self.text("get") }
+        router.put("/thing") { _ in Self.text("put") }
+        let (route, response) = await Self.respond(router.freeze(), .delete, "/thing")
+        #expect(route.pattern == nil)
+        #expect(response.status == .methodNotAllowed)
+        #expect(response.headers["Allow"] == "GET, PUT, HEAD")
+        #expect(Self.bodyText(response).contains(#""code": "method_not_allowed""#))
+    }
+
+    @Test func headIsServedByGetUnlessRegistered() async {
+        let router = Router()
+        router.get("/g") { _ in Self.text("from get") }
+        router.get("/h") { _ in Self.text("from get") }
+        router.head("/h") { _ in Self.text("from head") }
+        let responder = router.freeze()
+        #expect(Self.bodyText(await Self.respond(responder, .head, "/g").1) == "from get")
+        #expect(Self.bodyText(await Self.respond(responder, .head, "/h").1) == "from head")
+        #expect(await Self.respond(responder, .head, "/missing").1.status == .notFound)
+    }
+
+    @Test func routesCarryTheirBodyLimit() {
+        let router = Router()
+        router.post("/upload", bodyLimit: 64 << 20) { _ in Self.text("ok") }
+        router.post("/default") { _ in Self.text("ok") }
+        let responder = router.freeze()
+        #expect(responder.route(method: .post, rawPath: "/upload").bodyLimit == 64 << 20)
+        #expect(responder.route(method: .post, rawPath: "/default").bodyLimit == nil)
+        #expect(responder.route(method: .post, rawPath: "/nowhere").bodyLimit == nil)
+    }
+
+    @Test func asyncHandlersAreKeptAsync() async {
+        let router = Router()
+        router.get("/slow") { _ async in
+            await Task.yield()
+            return Self.text("slow")
+        }
+        let responder = router.freeze()
+        guard case .async = responder.route(method: .get, rawPath: "/slow").handler else {
+            Issue.record("expected an async handler")
+            return
+        }
+        #expect(Self.bodyText(await Self.respond(responder, .get, "/slow").1) == "slow")
+    }
+
+    @Test func groupsPrefixPathsAndRunMiddlewareOutermostFirst() async {
+        let router = Router()
+        let tag = { (label: String) in
+            HTTPMiddleware.mapResponse { _, response in
+                var response = response
+                response.headers.add(name: "X-Trace", value: label)
+                return response
+            }
+        }
+        let admin = router.group("/admin", middleware: [tag("outer")])
+        let users = admin.group("/users", middleware: [tag("inner")])
+        users.get("/:id") { request in Self.text("user \(request.pathParameters["id"] ?? "?")") }
+        admin.get("/") { _ in Self.text("admin root") }
+        let responder = router.freeze()
+        let (route, response) = await Self.respond(responder, .get, "/admin/users/7")
+        #expect(route.pattern == "/admin/users/:id")
+        #expect(Self.bodyText(response) == "user 7")
+        // mapResponse runs after the handler, so the innermost middleware adds its header first.
+        #expect(response.headers.values("X-Trace") == ["inner", "outer"])
+        #expect(Self.bodyText(await Self.respond(responder, .get, "/admin").1) == "admin root")
+    }
+
+    @Test func filterMiddlewareCanAnswerInsteadOfTheHandler() async {
+        let router = Router()
+        let requireToken = HTTPMiddleware.filter { request in
+            request.headers["authorization"] == "Bearer secret"
+                ? nil : .error(.unauthorized, code: "unauthorized", message: "Missing or wrong token.")
+        }
+        let admin = router.group("/admin", middleware: [requireToken])
+        admin.get("/stats") { _ in Self.text("stats") }
+        admin.post("/rebuild") { _ async in Self.text("rebuilt") }
+        let responder = router.freeze()
+
+        #expect(await Self.respond(responder, .get, "/admin/stats").1.status == .unauthorized)
+        #expect(await Self.respond(responder, .post, "/admin/rebuild").1.status == .unauthorized)
+
+        let route = responder.route(method: .get, rawPath: "/admin/stats")
+        guard case .sync(let handler) = route.handler else {
+            Issue.record("a filter must keep a synchronous handler synchronous")
+            return
+        }
+        let authorized = HTTPRequest(method: .get, target: "/admin/stats", headers: ["Authorization": "Bearer secret"])
+        #expect(Self.bodyText(handler(authorized)) == "stats")
+    }
+
+    @Test func routePatternsAreValidated() {
+        #expect(RoutePattern("/a/:x/b") != nil)
+        #expect(RoutePattern("/") != nil)
+        #expect(RoutePattern("a/b") == nil)
+        #expect(RoutePattern("/a/:") == nil)
+        #expect(RoutePattern("/:x/:x") == nil)
+        #expect(RoutePattern("/a%20b") == nil)
+        #expect(RoutePattern.join("/api/", "/v1") == "/api/v1")
+        #expect(RoutePattern.join("/api", "/") == "/api")
+        #expect(RoutePattern.join("", "/") == "/")
+    }
+
+    @Test func freezingSnapshotsTheRoutes() {
+        let router = Router()
+        router.get("/before") { _ in Self.text("ok") }
+        let frozen = router.freeze()
+        router.get("/after") { _ in Self.text("ok") }
+        #expect(frozen.route(method: .get, rawPath: "/before").pattern == "/before")
+        #expect(frozen.route(method: .get, rawPath: "/after").pattern == nil)
+    }
+}

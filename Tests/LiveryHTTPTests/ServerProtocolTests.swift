@@ -1,0 +1,419 @@
+import Foundation
+import Logging
+import Synchronization
+import Testing
+
+@testable import LiveryHTTP
+
+/// HTTP/1.1 behaviour over real sockets on 127.0.0.1.
+@Suite struct ServerProtocolTests {
+    @Test func answersWithContentLengthDateServerAndRequestID() async throws {
+        try await withTestServer { server in
+            try await blocking {
+                let client = try server.client()
+                let response = try client.get("/hello")
+                #expect(response.status == 200)
+                #expect(response.text == "hello")
+                #expect(response.header("content-length") == "5")
+                #expect(response.header("content-type") == "text/plain")
+                #expect(response.header("server") == "Livery")
+                let date = try #require(response.header("date"))
+                #expect(date.hasSuffix(" GMT") && date.count == 29)
+                let id = try #require(response.header("x-request-id"))
+                #expect(RequestIDGenerator.isAcceptable(id))
+                #expect(response.header("connection") == nil)
+            }
+        }
+    }
+
+    @Test func keepsConnectionsAliveAcrossRequests() async throws {
+        try await withTestServer { server in
+            try await blocking {
+                let client = try server.client()
+                var ids = Set<String>()
+                for index in 0..<20 {
+                    let response = try client.get("/seq/\(index)")
+                    #expect(response.text == "seq \(index)")
+                    ids.insert(response.header("x-request-id") ?? "")
+                }
+                #expect(ids.count == 20)
+            }
+        }
+    }
+
+    @Test func answersTenPipelinedRequestsInOrder() async throws {
+        try await withTestServer { server in
+            try await blocking {
+                let client = try server.client()
+                let requests = (0..<10).map { "GET /seq/\($0) HTTP/1.1\r\nHost: t\r\n\r\n" }.joined()
+                try client.send(requests)
+                for index in 0..<10 {
+                    #expect(try client.readResponse().text == "seq \(index)")
+                }
+            }
+        }
+    }
+
+    @Test func keepsPipelinedOrderAcrossAsyncHandlersAndBodies() async throws {
+        try await withTestServer { server in
+            try await blocking {
+                // Async handlers run on the cooperative pool, which other suites may keep busy: wait generously.
+                let client = try server.client(timeout: 30)
+                var requests = ""
+                for index in 0..<10 {
+                    requests += index % 3 == 0
+                        ? "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 6\r\n\r\nbody-\(index)"
+                        : "GET /async/\(index) HTTP/1.1\r\nHost: t\r\n\r\n"
+                }
+                try client.send(requests)
+                for index in 0..<10 {
+                    #expect(try client.readResponse().text == (index % 3 == 0 ? "body-\(index)" : "async \(index)"))
+                }
+            }
+        }
+    }
+
+    @Test func readsChunkedBodiesWithTrailers() async throws {
+        try await withTestServer { server in
+            try await blocking {
+                let client = try server.client()
+                try client.send(
+                    "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n"
+                        + "4\r\nWiki\r\n6;ext=1\r\npedia \r\nE\r\nin \r\n\r\nchunks.\r\n0\r\nX-Checksum: 42\r\n\r\n")
+                let response = try client.readResponse()
+                #expect(response.text == "Wikipedia in \r\n\r\nchunks.")
+                #expect(response.header("x-trailers") == "X-Checksum=42")
+                // The connection stays usable after a chunked request.
+                #expect(try client.get("/hello").text == "hello")
+            }
+        }
+    }
+
+    @Test func readsALargeChunkedUploadInManyPieces() async throws {
+        try await withTestServer { server in
+            try await blocking {
+                let client = try server.client()
+                var expected: [UInt8] = []
+                var wireBytes = Array("POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
+                var random = SplitMix64(seed: 7)
+                for _ in 0..<200 {
+                    let size = Int(random.next() % 4000) + 1
+                    let chunk = (0..<size).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+                    expected += chunk
+                    wireBytes += Array(String(size, radix: 16).utf8) + [13, 10] + chunk + [13, 10]
+                }
+                wireBytes += Array("0\r\n\r\n".utf8)
+                try client.send(wireBytes)
+                #expect(try client.readResponse().body == expected)
+            }
+        }
+    }
+
+    @Test func answersHeadWithHeadersOnlyAndTheGetLength() async throws {
+        try await withTestServer { server in
+            try await blocking {
+                let client = try server.client()
+                try client.send("HEAD /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+                let head = try client.readResponse(forHead: true)
+                #expect(head.status == 200)
+                #expect(head.header("content-length") == "5")
+                #expect(head.body.isEmpty)
+                // Had the server sent a body, it would be read here as the next status line.
+                #expect(try client.get("/hello").text == "hello")
+            }
+        }
+    }
+
+    @Test func http10ClosesByDefault() async throws {
+        try await withTestServer { server in
+            try await blocking {
+                let client = try server.client()
+                try client.send("GET /hello HTTP/1.0\r\n\r\n")
+                let response = try client.readResponse()
+                #expect(response.text == "hello")
+                #expect(response.header("connection") == "close")
+                #expect(try client.closesWithoutData())
+            }
+        }
+    }
+
+    @Test func http10KeepsAliveWhenAsked() async throws {
+        try await withTestServer { server in
+            try await blocking {
+                let client = try server.client()
+                for _ in 0..<3 {
+                    try client.send("GET /hello HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+                    let response = try client.readResponse()
+                    #expect(response.text == "hello")
+                    #expect(response.header("connection") == "keep-alive")
+                }
+            }
+        }
+    }
+
+    @Test func connectionCloseIsHonoured() async throws {
+        try await withTestServer { server in
+            try await blocking {
+                let client = try server.client()
+                try client.send("GET /hello HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\nGET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+                let response = try client.readResponse()
+                #expect(response.closesConnection)
+                // The request pipelined after `Connection: close` is not answered.
+                #expect(try client.closesWithoutData())
+            }
+        }
+    }
+
+    @Test func sendsContinueBeforeReadingTheBody() async throws {
+        try await withTestServer { server in
+            try await blocking {
+                let client = try server.client()
+                try client.send("POST /echo HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n")
+                let interim = try client.readResponse()
+                #expect(interim.status == 100)
+                try client.send("hello")
+                let final = try client.readResponse()
+                #expect(final.status == 200)
+                #expect(final.text == "hello")
+            }
+        }
+    }
+
+    @Test func refusesAnOversizedBodyInsteadOfContinuing() async throws {
+        try await withTestServer { server in
+            try await blocking {
+                let client = try server.client()
+                try client.send("POST /small HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 17\r\n\r\n")
+                let response = try client.readResponse()
+                #expect(response.status == 413)
+                #expect(response.closesConnection)
+                #expect(response.text.contains(#""code": "content_too_large""#))
+                #expect(try client.closesWithoutData())
+            }
+        }
+    }
+
+    @Test func respondsToOversizedBodyWithoutReadingIt() async throws {
+        try await withTestServer { server in
+            try await blocking {
+                let client = try server.client()
+                // Claims 1 GiB but sends only the head: the answer must not wait for the body.
+                try client.send("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 1073741824\r\n\r\n")
+                let response = try client.readResponse()
+                #expect(response.status == 413)
+                #expect(response.closesConnection)
+            }
+        }
+    }
+
+    @Test func decodesQueryParameters() async throws {
+        try await withTestServer { server in
+            try await blocking {
+                let response = try server.client().get("/query?platform=ios&tag=a+b&tag=%E2%9C%93")
+                #expect(response.text == "platform=ios&tag=a b&tag=✓")
+            }
+        }
+    }
+
+    @Test func reusesAValidIncomingRequestIDAndReplacesAnInvalidOne() async throws {
+        try await withTestServer { server in
+            try await blocking {
+                let client = try server.client()
+                let reused = try client.get("/request-id", headers: "X-Request-Id: trace-abc.123\r\n")
+                #expect(reused.header("x-request-id") == "trace-abc.123")
+                #expect(reused.text == "trace-abc.123")
+                let replaced = try client.get("/request-id", headers: "X-Request-Id: has spaces in it\r\n")
+                #expect(replaced.header("x-request-id") != "has spaces in it")
+                #expect(replaced.text == replaced.header("x-request-id"))
+            }
+        }
+    }
+
+    @Test func omitsContentLengthForNoContent() async throws {
+        try await withTestServer { server in
+            try await blocking {
+                let client = try server.client()
+                try client.send("GET /empty HTTP/1.1\r\nHost: t\r\n\r\n")
+                let response = try client.readResponse()
+                #expect(response.status == 204)
+                #expect(response.header("content-length") == nil)
+                #expect(try client.get("/hello").status == 200)
+            }
+        }
+    }
+
+    @Test func answersNotFoundAndMethodNotAllowedOverTheWire() async throws {
+        try await withTestServer { server in
+            try await blocking {
+                let client = try server.client()
+                let missing = try client.get("/nope")
+                #expect(missing.status == 404)
+                #expect(missing.text == #"{"error": {"code": "not_found", "message": "No resource at this path."}}"#)
+                try client.send("DELETE /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+                let wrongMethod = try client.readResponse()
+                #expect(wrongMethod.status == 405)
+                #expect(wrongMethod.header("allow") == "GET, HEAD")
+                // Neither closes the connection.
+                #expect(try client.get("/hello").status == 200)
+            }
+        }
+    }
+
+    @Test func replacesResponsesWithInvalidHeadersByA500() async throws {
+        let routes: (Router) -> Void = { router in
+            router.get("/bad") { _ in HTTPResponse(headers: ["X-Evil": "a\r\nSet-Cookie: x=1"], body: .bytes([1])) }
+            router.get("/hello") { _ in HTTPResponse(body: .bytes(Array("hello".utf8))) }
+        }
+        try await withTestServer(routes: routes) { server in
+            try await blocking {
+                let client = try server.client()
+                let response = try client.get("/bad")
+                #expect(response.status == 500)
+                #expect(response.header("set-cookie") == nil)
+                #expect(response.header("x-evil") == nil)
+                #expect(try client.get("/hello").text == "hello")
+            }
+        }
+    }
+
+    @Test func streamsFileBodiesWithOffsetAndLength() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("livery-http-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("blob.bin").path
+        var random = SplitMix64(seed: 99)
+        let content = (0..<(3 << 20)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+        try Data(content).write(to: URL(fileURLWithPath: path))
+        let routes: (Router) -> Void = { router in
+            router.get("/whole") { _ in HTTPResponse(body: .file(path: path, offset: 0, length: UInt64(content.count))) }
+            router.get("/range") { _ in HTTPResponse(status: .partialContent, body: .file(path: path, offset: 1000, length: 5000)) }
+            router.get("/missing") { _ in HTTPResponse(body: .file(path: path + ".nope", offset: 0, length: 1)) }
+            router.get("/too-long") { _ in HTTPResponse(body: .file(path: path, offset: 0, length: UInt64(content.count + 1))) }
+            router.get("/directory") { _ in HTTPResponse(body: .file(path: directory.path, offset: 0, length: 1)) }
+        }
+        try await withTestServer(routes: routes) { server in
+            try await blocking {
+                let client = try server.client()
+                let whole = try client.get("/whole")
+                #expect(whole.body.count == content.count)
+                #expect(whole.body == content)
+                let range = try client.get("/range")
+                #expect(range.status == 206)
+                #expect(range.body == Array(content[1000..<6000]))
+                try client.send("HEAD /whole HTTP/1.1\r\nHost: t\r\n\r\n")
+                #expect(try client.readResponse(forHead: true).header("content-length") == "\(content.count)")
+                for broken in ["/missing", "/too-long", "/directory"] {
+                    let response = try client.get(broken)
+                    #expect(response.status == 500, "\(broken)")
+                    #expect(!response.text.contains(path), "file paths never reach clients")
+                }
+                #expect(try client.get("/range").status == 206)
+            }
+        }
+    }
+
+    @Test func handlesAClientThatReadsSlowly() async throws {
+        // 8 MiB response to a client that does not read at first: the server must queue, not block or drop.
+        let big = [UInt8](repeating: 0x61, count: 8 << 20)
+        let routes: (Router) -> Void = { router in
+            router.get("/big") { _ in HTTPResponse(body: .bytes(big)) }
+            router.get("/hello") { _ in HTTPResponse(body: .bytes(Array("hello".utf8))) }
+        }
+        try await withTestServer(routes: routes) { server in
+            try await blocking {
+                let slow = try server.client()
+                try slow.send("GET /big HTTP/1.1\r\nHost: t\r\n\r\nGET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+                // Meanwhile another client is served.
+                #expect(try server.client().get("/hello").text == "hello")
+                #expect(try slow.readResponse().body.count == big.count)
+                #expect(try slow.readResponse().text == "hello")
+            }
+        }
+    }
+
+    @Test func reportsEveryRequestToTheObserver() async throws {
+        let observer = RecordingObserver()
+        try await withTestServer(configure: { $0.observer = observer }) { server in
+            try await blocking {
+                let client = try server.client()
+                _ = try client.get("/seq/1")
+                _ = try client.get("/nope")
+                try client.send("GARBAGE\r\n\r\n")
+                _ = try client.readResponse()
+                _ = try client.readUntilClosed()
+            }
+            let events = observer.requests.withLock { $0 }
+            #expect(events.count == 3)
+            #expect(events.map(\.routePattern) == ["/seq/:n", nil, nil])
+            #expect(events.map(\.status.code) == [200, 404, 400])
+            #expect(events.map(\.method) == [.get, .get, nil])
+            #expect(events.allSatisfy { $0.bytesSent > 0 && !$0.requestID.isEmpty })
+            #expect(observer.opened.load(ordering: .relaxed) == 1)
+        }
+        #expect(observer.closed.load(ordering: .relaxed) == 1)
+    }
+
+    @Test func logsOneLinePerRequestWithoutQueryOrSecrets() async throws {
+        let handler = CapturingLogHandler()
+        let logger = Logger(label: "test", factory: { _ in handler })
+        try await withTestServer(logger: logger) { server in
+            try await blocking {
+                let client = try server.client()
+                _ = try client.get("/query?token=s3cret-query", headers: "Authorization: Bearer s3cret-header\r\n")
+                _ = try client.get("/hello")
+            }
+        }
+        let lines = handler.captured.filter { $0.metadata["request.id"] != nil }
+        #expect(lines.count == 2)
+        let first = try #require(lines.first)
+        #expect(first.message.hasPrefix("GET /query 200 "))
+        #expect(first.level == .info)
+        #expect(!handler.captured.contains { record in
+            (record.message + record.metadata.values.joined()).contains("s3cret")
+        })
+    }
+
+    @Test func servesOnPortZeroAndReportsTheBoundAddress() async throws {
+        let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0), router: Router(), logger: TestServer.quietLogger)
+        let address = try server.start()
+        #expect(address.host == "127.0.0.1")
+        #expect(address.port > 0)
+        #expect(server.localAddress == address)
+        #expect(address.description == "127.0.0.1:\(address.port)")
+        await server.shutdown()
+        #expect(server.localAddress == nil)
+    }
+
+    @Test func refusesToBindAPortInUse() async throws {
+        try await withTestServer { running in
+            let second = HTTPServer(
+                configuration: .init(host: "127.0.0.1", port: running.port), router: Router(), logger: TestServer.quietLogger)
+            #expect(throws: HTTPServerError.addressInUse(host: "127.0.0.1", port: running.port)) { try second.start() }
+        }
+    }
+
+    @Test func rejectsInvalidConfigurationAndDoubleStart() async throws {
+        var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: 0)
+        configuration.maxHeaderCount = 0
+        let invalid = HTTPServer(configuration: configuration, router: Router(), logger: TestServer.quietLogger)
+        #expect(throws: HTTPServerError.self) { try invalid.start() }
+        let unresolvable = HTTPServer(
+            configuration: .init(host: "not an address", port: 0), router: Router(), logger: TestServer.quietLogger)
+        #expect(throws: HTTPServerError.invalidAddress(host: "not an address", port: 0)) { try unresolvable.start() }
+        try await withTestServer { server in
+            #expect(throws: HTTPServerError.alreadyStarted) { try server.server.start() }
+        }
+    }
+
+    /// Binding `::` is dual-stack; the traffic still goes to 127.0.0.1 (as a v4-mapped peer).
+    @Test func listensDualStackOnTheIPv6Wildcard() async throws {
+        try await withTestServer(configure: { $0.host = "::" }) { server in
+            #expect(server.server.localAddress?.isIPv6 == true)
+            #expect(server.server.localAddress?.description == "[::]:\(server.port)")
+            try await blocking {
+                let text = try server.client().get("/hello").text
+                #expect(text == "hello")
+            }
+        }
+    }
+}

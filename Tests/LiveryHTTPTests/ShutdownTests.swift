@@ -1,0 +1,97 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import Testing
+
+@testable import LiveryHTTP
+
+/// Graceful shutdown: stop accepting, finish in-flight requests, close idle connections, respect the deadline.
+///
+/// Waits are generous (30 s) because async handlers run on the shared cooperative pool, which other suites'
+/// synchronous tests may occupy for a while; in a healthy run they return at once.
+@Suite struct ShutdownTests {
+    /// A route whose async handler reports that it started, then takes `delay`.
+    static func slowRoutes(started: DispatchSemaphore, delay: Duration) -> (Router) -> Void {
+        { router in
+            router.get("/slow") { _ async in
+                started.signal()
+                try? await Task.sleep(for: delay)
+                return HTTPResponse(body: .bytes(Array("done".utf8)))
+            }
+            router.get("/hello") { _ in HTTPResponse(body: .bytes(Array("hello".utf8))) }
+        }
+    }
+
+    @Test func finishesInFlightRequestsAndClosesIdleConnections() async throws {
+        let started = DispatchSemaphore(value: 0)
+        let server = try TestServer.start(routes: Self.slowRoutes(started: started, delay: .milliseconds(300)))
+        let (busy, idle) = try await blocking {
+            let idle = try server.client()
+            #expect(try idle.get("/hello").status == 200)
+            let busy = try server.client(timeout: 30)
+            try busy.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(started.wait(timeout: .now() + 30) == .success)
+            return (busy, idle)
+        }
+        server.server.beginShutdown(drainTimeout: .seconds(5))
+        try await blocking {
+            // The idle keep-alive connection is closed at once.
+            #expect(try idle.closesWithoutData())
+            // The in-flight request completes, told that the connection closes.
+            let response = try busy.readResponse()
+            #expect(response.status == 200)
+            #expect(response.text == "done")
+            #expect(response.closesConnection)
+            #expect(try busy.closesWithoutData())
+            busy.close()
+            // No new connections are accepted.
+            #expect(throws: TestClientError.self) { try server.client() }
+        }
+        await server.server.waitUntilStopped()
+        #expect(server.server.localAddress == nil)
+    }
+
+    @Test func closesRequestsStillRunningAtTheDrainDeadline() async throws {
+        let started = DispatchSemaphore(value: 0)
+        let server = try TestServer.start(routes: Self.slowRoutes(started: started, delay: .seconds(3)))
+        let busy = try await blocking {
+            let busy = try server.client(timeout: 30)
+            try busy.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(started.wait(timeout: .now() + 30) == .success)
+            return busy
+        }
+        await server.server.shutdown(drainTimeout: .milliseconds(200))
+        try await blocking {
+            let closed = try busy.closesWithoutData()
+            #expect(closed)
+        }
+    }
+
+    @Test func aShorterSecondShutdownMovesTheDeadlineEarlier() async throws {
+        let started = DispatchSemaphore(value: 0)
+        let server = try TestServer.start(routes: Self.slowRoutes(started: started, delay: .seconds(3)))
+        let busy = try await blocking {
+            let busy = try server.client(timeout: 30)
+            try busy.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\n")
+            #expect(started.wait(timeout: .now() + 30) == .success)
+            return busy
+        }
+        server.server.beginShutdown(drainTimeout: .seconds(60))
+        server.server.beginShutdown(drainTimeout: .zero)
+        await server.server.waitUntilStopped()
+        try await blocking {
+            let closed = try busy.closesWithoutData()
+            #expect(closed)
+        }
+    }
+
+    @Test func shutdownOfAServerWithNoConnectionsReturnsAtOnce() async throws {
+        let server = try TestServer.start()
+        await server.server.shutdown()
+        await server.server.shutdown()
+        let neverStarted = HTTPServer(router: Router(), logger: TestServer.quietLogger)
+        await neverStarted.shutdown()
+        await neverStarted.waitUntilStopped()
+    }
+}

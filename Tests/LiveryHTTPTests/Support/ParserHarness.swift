@@ -1,0 +1,73 @@
+@testable import LiveryHTTP
+
+/// One message as the parser produced it.
+struct ParsedMessage: Equatable {
+    var method: HTTPMethod
+    var target: String
+    var path: String
+    var version: HTTPVersion
+    var headers: HTTPHeaders
+    var keepAlive: Bool
+    var expectsContinue: Bool
+    var body: [UInt8]
+    var trailers: HTTPHeaders
+}
+
+/// What feeding some bytes to a parser produced.
+struct ParseOutcome: Equatable {
+    var messages: [ParsedMessage] = []
+    var error: HTTPParseError?
+    /// Bytes left unconsumed at the end (an incomplete message).
+    var leftover = 0
+}
+
+/// Feeds `bytes` to a fresh parser in pieces of `pieceSize` (1 = drip-fed byte by byte), carrying unconsumed
+/// bytes over exactly as the connection does.
+func parse(
+    _ bytes: [UInt8], pieceSize: Int = .max, bodyLimit: Int = 1 << 20,
+    configuration: HTTPRequestParser.Configuration = .init()
+) -> ParseOutcome {
+    var parser = HTTPRequestParser(configuration: configuration, bodyLimit: bodyLimit)
+    var outcome = ParseOutcome()
+    var pending: [UInt8] = []
+    var head: HTTPRequestHead?
+    var offset = 0
+    while offset < bytes.count || offset == 0 {
+        let end = min(bytes.count, offset + max(1, min(pieceSize, bytes.count)))
+        pending.append(contentsOf: bytes[offset..<end])
+        offset = end
+        loop: while true {
+            let attempt = pending.withUnsafeBytes { buffer in
+                Result { () throws(HTTPParseError) in try parser.next(buffer) }
+            }
+            let result: (event: HTTPRequestParser.Event, consumed: Int)
+            switch attempt {
+            case .success(let value): result = value
+            case .failure(let error):
+                outcome.error = error
+                return outcome
+            }
+            pending.removeFirst(result.consumed)
+            switch result.event {
+            case .needMoreData:
+                break loop
+            case .head:
+                head = parser.takeHead()
+            case .end:
+                let (body, trailers) = parser.takeMessage()
+                guard let head else { fatalError("end without head") }
+                outcome.messages.append(
+                    ParsedMessage(
+                        method: head.method, target: head.target, path: head.path, version: head.version,
+                        headers: head.headers, keepAlive: head.keepAlive, expectsContinue: head.expectsContinue,
+                        body: body, trailers: trailers))
+            }
+        }
+        if bytes.isEmpty { break }
+    }
+    outcome.leftover = pending.count
+    return outcome
+}
+
+/// Bytes from a literal with explicit `\r\n`.
+func wire(_ text: String) -> [UInt8] { Array(text.utf8) }

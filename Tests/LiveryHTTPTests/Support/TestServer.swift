@@ -1,0 +1,115 @@
+import Foundation
+import Logging
+import Synchronization
+
+@testable import LiveryHTTP
+
+/// A server on 127.0.0.1 with a free port, for one test.
+struct TestServer: Sendable {
+    let server: HTTPServer
+    let port: Int
+
+    static let quietLogger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    /// Starts a server with `routes` (default: `TestServer.standardRoutes`) and configuration tweaks.
+    static func start(
+        logger: Logger = quietLogger,
+        configure: (inout HTTPServer.Configuration) -> Void = { _ in },
+        routes: (Router) -> Void = TestServer.standardRoutes
+    ) throws -> TestServer {
+        var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: 0)
+        configuration.eventLoopCount = 2
+        configure(&configuration)
+        let router = Router()
+        routes(router)
+        let server = HTTPServer(configuration: configuration, router: router, logger: logger)
+        let address = try server.start()
+        return TestServer(server: server, port: address.port)
+    }
+
+    func client(timeout: Double = 5) throws -> TestClient { try TestClient(port: port, timeout: timeout) }
+
+    func stop() async { await server.shutdown(drainTimeout: .zero) }
+
+    /// Routes most protocol tests use.
+    static func standardRoutes(_ router: Router) {
+        router.get("/hello") { _ in HTTPResponse(headers: ["Content-Type": "text/plain"], body: .bytes(Array("hello".utf8))) }
+        router.post("/echo", bodyLimit: 1 << 20) { request in
+            var headers: HTTPHeaders = ["Content-Type": "application/octet-stream"]
+            headers.add(name: "X-Trailers", value: request.trailers.map { "\($0.name)=\($0.value)" }.joined(separator: ","))
+            return HTTPResponse(headers: headers, body: .bytes(request.body))
+        }
+        router.post("/small", bodyLimit: 16) { request in HTTPResponse(body: .bytes(request.body)) }
+        router.get("/seq/:n") { request in HTTPResponse(body: .bytes(Array("seq \(request.pathParameters["n"] ?? "")".utf8))) }
+        router.get("/async/:n") { request async in
+            // Later requests finish sooner, so order is only right if the server keeps it.
+            let n = Int(request.pathParameters["n"] ?? "") ?? 0
+            try? await Task.sleep(for: .milliseconds(max(0, 30 - 3 * n)))
+            return HTTPResponse(body: .bytes(Array("async \(n)".utf8)))
+        }
+        router.get("/query") { request in
+            HTTPResponse(body: .bytes(Array(request.query.map { "\($0.name)=\($0.value)" }.joined(separator: "&").utf8)))
+        }
+        router.get("/request-id") { request in HTTPResponse(body: .bytes(Array(request.requestID.utf8))) }
+        router.get("/empty") { _ in HTTPResponse(status: .noContent) }
+    }
+}
+
+/// Runs `body` with a started test server and shuts the server down afterwards, even on failure.
+@discardableResult
+func withTestServer<T: Sendable>(
+    logger: Logger = TestServer.quietLogger,
+    configure: (inout HTTPServer.Configuration) -> Void = { _ in },
+    routes: (Router) -> Void = TestServer.standardRoutes,
+    _ body: (TestServer) async throws -> T
+) async throws -> T {
+    let server = try TestServer.start(logger: logger, configure: configure, routes: routes)
+    do {
+        let result = try await body(server)
+        await server.stop()
+        return result
+    } catch {
+        await server.stop()
+        throw error
+    }
+}
+
+/// Records everything an observer receives.
+final class RecordingObserver: HTTPServerObserver {
+    let requests = Mutex<[HTTPRequestEvent]>([])
+    let opened = Atomic<Int>(0)
+    let closed = Atomic<Int>(0)
+
+    func connectionOpened(_ event: HTTPConnectionEvent) { opened.add(1, ordering: .relaxed) }
+    func connectionClosed(_ event: HTTPConnectionEvent) { closed.add(1, ordering: .relaxed) }
+    func requestCompleted(_ event: HTTPRequestEvent) { requests.withLock { $0.append(event) } }
+}
+
+/// Captures log records.
+final class CapturingLogHandler: LogHandler, @unchecked Sendable {
+    // Invariant: `records` is guarded by `lock`; the value-type LogHandler fields are only set before use.
+    struct Record: Sendable {
+        var level: Logger.Level
+        var message: String
+        var metadata: [String: String]
+    }
+
+    private let lock = NSLock()
+    private var records: [Record] = []
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        var merged: [String: String] = [:]
+        for (key, value) in metadata { merged[key] = "\(value)" }
+        for (key, value) in event.metadata ?? [:] { merged[key] = "\(value)" }
+        lock.withLock { records.append(Record(level: event.level, message: "\(event.message)", metadata: merged)) }
+    }
+
+    var captured: [Record] { lock.withLock { records } }
+}

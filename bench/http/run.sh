@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# HTTP benchmark (not a test): Livery vs nginx (static file, 2 workers) vs a Hummingbird 2 app, all serving the
+# same ~250-byte JSON body on 127.0.0.1, measured with wrk in one run; then Livery's RSS with 10,000 idle
+# keep-alive connections. See bench/README.md for what each number means and the recorded results.
+#
+# Environment knobs: DURATION (10s), CONNECTIONS (64), THREADS (2), ROUNDS (3: each server is measured ROUNDS
+# times, interleaved, and the median round by req/s is reported), IDLE (10000), SKIP_BUILD (unset).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+ROOT=$(pwd)
+
+DURATION=${DURATION:-10s}
+CONNECTIONS=${CONNECTIONS:-64}
+THREADS=${THREADS:-2}
+ROUNDS=${ROUNDS:-3}
+IDLE=${IDLE:-10000}
+BODY="$ROOT/bench/http/body.json"
+PEER_DIR="$ROOT/bench/peers/hummingbird/HummingbirdPeer"
+
+for tool in wrk nginx python3 curl; do
+    command -v "$tool" >/dev/null || { echo "missing $tool (apt-get install wrk nginx-light python3 curl)" >&2; exit 1; }
+done
+
+WORK=$(mktemp -d /tmp/livery-bench.XXXXXX)
+chmod 755 "$WORK"
+PIDS=()
+cleanup() {
+    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+    for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+ulimit -n "$(ulimit -Hn)"
+
+if [ -z "${SKIP_BUILD:-}" ]; then
+    echo "== building release binaries" >&2
+    swift build -c release --product livery >&2
+    swift build -c release --package-path "$PEER_DIR" >&2
+fi
+LIVERY="$ROOT/.build/release/livery"
+PEER="$PEER_DIR/.build/release/HummingbirdPeer"
+
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+
+wait_for_http() {  # url
+    for _ in $(seq 1 200); do
+        curl -fs -o /dev/null "$1" && return 0
+        sleep 0.05
+    done
+    echo "no answer from $1" >&2
+    return 1
+}
+
+# Starts Livery; sets LIVERY_PID and LIVERY_PORT.
+start_livery() {
+    "$LIVERY" serve --host 127.0.0.1 --port 0 --log-level warning --bench-body "$BODY" >"$WORK/livery.log" 2>&1 &
+    LIVERY_PID=$!
+    PIDS+=("$LIVERY_PID")
+    for _ in $(seq 1 200); do
+        LIVERY_PORT=$(sed -n 's/^LIVERY_LISTENING .*:\([0-9]*\)$/\1/p' "$WORK/livery.log")
+        [ -n "$LIVERY_PORT" ] && return 0
+        sleep 0.05
+    done
+    echo "livery did not start" >&2; cat "$WORK/livery.log" >&2; return 1
+}
+
+start_livery
+LIVERY_URL="http://127.0.0.1:$LIVERY_PORT/bench"
+
+NGINX_PORT=$(free_port)
+mkdir -p "$WORK/www"
+cp "$BODY" "$WORK/www/body.json"
+chmod 644 "$WORK/www/body.json"
+sed -e "s|@WORK@|$WORK|g" -e "s|@PORT@|$NGINX_PORT|g" "$ROOT/bench/http/nginx.conf" >"$WORK/nginx.conf"
+nginx -p "$WORK" -c "$WORK/nginx.conf" -e "$WORK/error.log" &
+PIDS+=($!)
+NGINX_URL="http://127.0.0.1:$NGINX_PORT/bench"
+
+HB_PORT=$(free_port)
+"$PEER" 127.0.0.1 "$HB_PORT" "$BODY" >"$WORK/hummingbird.log" 2>&1 &
+PIDS+=($!)
+HB_URL="http://127.0.0.1:$HB_PORT/bench"
+
+for url in "$LIVERY_URL" "$NGINX_URL" "$HB_URL"; do
+    wait_for_http "$url"
+    # Same bytes from everyone.
+    curl -fs "$url" | cmp -s - "$BODY" || { echo "$url does not serve bench/http/body.json" >&2; exit 1; }
+done
+
+echo "== body: $(wc -c <"$BODY") bytes; wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency; $ROUNDS interleaved rounds" >&2
+echo "== response heads:" >&2
+for url in "$LIVERY_URL" "$NGINX_URL" "$HB_URL"; do
+    echo "-- $url" >&2
+    curl -s -o /dev/null -D - "$url" | tr -d '\r' | sed 's/^/   /' >&2
+done
+
+# Runs wrk once; prints "req_per_sec p50_ms p99_ms".
+measure() {
+    wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "$1" | python3 -c '
+import re, sys
+text = sys.stdin.read()
+def ms(value):
+    number, unit = re.fullmatch(r"([0-9.]+)(us|ms|s)", value).groups()
+    return float(number) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
+rps = float(re.search(r"Requests/sec:\s+([0-9.]+)", text).group(1))
+p50 = ms(re.search(r"^\s+50%\s+(\S+)", text, re.M).group(1))
+p99 = ms(re.search(r"^\s+99%\s+(\S+)", text, re.M).group(1))
+errors = re.search(r"Non-2xx or 3xx responses: (\d+)|Socket errors: (.*)", text)
+if errors:
+    print("wrk reported errors: " + errors.group(0), file=sys.stderr)
+print(f"{rps:.0f} {p50:.3f} {p99:.3f}")
+'
+}
+
+declare -A RESULTS
+for round in $(seq 1 "$ROUNDS"); do
+    for name in livery nginx hummingbird; do
+        case $name in
+            livery) url=$LIVERY_URL ;;
+            nginx) url=$NGINX_URL ;;
+            hummingbird) url=$HB_URL ;;
+        esac
+        result=$(measure "$url")
+        echo "   round $round $name: $result" >&2
+        RESULTS[$name]+="$result"$'\n'
+    done
+done
+
+# Median round (by req/s) per server.
+median() { printf '%s' "${RESULTS[$1]}" | sort -n -k1,1 | awk '{ rows[NR] = $0 } END { print rows[int((NR + 1) / 2)] }'; }
+read -r L_RPS L_P50 L_P99 <<<"$(median livery)"
+read -r N_RPS N_P50 N_P99 <<<"$(median nginx)"
+read -r H_RPS H_P50 H_P99 <<<"$(median hummingbird)"
+
+echo
+printf '%-24s %10s %9s %9s\n' "server" "req/s" "p50 ms" "p99 ms"
+printf '%-24s %10s %9s %9s\n' "livery" "$L_RPS" "$L_P50" "$L_P99"
+printf '%-24s %10s %9s %9s\n' "nginx (static, 2 workers)" "$N_RPS" "$N_P50" "$N_P99"
+printf '%-24s %10s %9s %9s\n' "hummingbird 2" "$H_RPS" "$H_P50" "$H_P99"
+python3 -c "print(f'livery/nginx       {$L_RPS / $N_RPS:.2f}x   (target >= 1.0x)'); print(f'livery/hummingbird {$L_RPS / $H_RPS:.2f}x   (target >= 1.3x)')"
+echo "livery p99          ${L_P99} ms (target < 5 ms)"
+
+# Idle connections on a fresh Livery, so the number reflects held connections rather than wrk's leftovers.
+kill "$LIVERY_PID"
+wait "$LIVERY_PID" 2>/dev/null || true
+start_livery
+wait_for_http "http://127.0.0.1:$LIVERY_PORT/bench"
+echo
+echo "== holding $IDLE idle keep-alive connections (one request each) on a fresh livery" >&2
+IDLE_RESULT=$(python3 "$ROOT/bench/http/idle_connections.py" "$LIVERY_PORT" "$IDLE" "$LIVERY_PID" /bench)
+echo "$IDLE_RESULT"
+eval "$(echo "$IDLE_RESULT" | tr ' ' '\n' | grep -E '^(rss_held_kb|rss_before_kb|idle_connections)=')"
+python3 -c "print(f'livery RSS with {$idle_connections} idle connections: {$rss_held_kb / 1024:.1f} MiB (fresh process: {$rss_before_kb / 1024:.1f} MiB; target < 40 MB)')"
