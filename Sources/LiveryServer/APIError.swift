@@ -40,8 +40,8 @@ public struct APIError: Error, Sendable {
     /// The HTTP response for this error.
     public var response: HTTPResponse {
         var headers = HTTPHeaders()
-        headers.add("Content-Type", "application/json")
-        headers.add("Cache-Control", "no-store")
+        headers.add(name: "Content-Type", value: "application/json")
+        headers.add(name: "Cache-Control", value: "no-store")
         return HTTPResponse(status: status, headers: headers, body: .bytes(body))
     }
 }

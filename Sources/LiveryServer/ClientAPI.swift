@@ -2,6 +2,7 @@ import CoreMetrics
 import Foundation
 import LiveryHTTP
 import Logging
+import LiveryCrypto
 import SkinModel
 import Synchronization
 
@@ -88,9 +89,9 @@ public final class ClientAPI: Sendable {
             maxAge = min(maxAge, max(0, Int(boundary.timeIntervalSince(now).rounded(.down))))
         }
         var headers = HTTPHeaders()
-        headers.add("Content-Type", "application/json")
-        headers.add("ETag", answer.etag)
-        headers.add("Cache-Control", "public, max-age=\(maxAge)")
+        headers.add(name: "Content-Type", value: "application/json")
+        headers.add(name: "ETag", value: answer.etag)
+        headers.add(name: "Cache-Control", value: "public, max-age=\(maxAge)")
         if let tags = request.headers["If-None-Match"], EntityTag.matches(tags, answer.etag) {
             return HTTPResponse(status: .notModified, headers: headers, body: .empty)
         }
@@ -129,7 +130,7 @@ public final class ClientAPI: Sendable {
 }
 
 /// Counters for poll answers.
-struct ClientMetrics: Sendable {
+final class ClientMetrics: Sendable {
     private let factory: any MetricsFactory
     private let upToDate: Counter
     private let answers: Mutex<[String: Counter]>

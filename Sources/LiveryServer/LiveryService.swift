@@ -48,7 +48,7 @@ public final class LiveryService: Sendable {
             .load(from: configuration.skinsDirectory)
         for rejection in loaded.rejected {
             var text = rejection.reason
-            if let report = rejection.report { text += "\n" + report.renderedText }
+            if let report = rejection.report { text += "\n" + report.renderedText(name: rejection.folder) }
             logger.error(
                 "skin not served", metadata: ["skin.folder": "\(rejection.folder)", "reason": "\(text)"])
         }
@@ -83,8 +83,8 @@ public final class LiveryService: Sendable {
 
     private static func status(_ text: String, _ status: HTTPStatus) -> HTTPResponse {
         var headers = HTTPHeaders()
-        headers.add("Content-Type", "application/json")
-        headers.add("Cache-Control", "no-store")
+        headers.add(name: "Content-Type", value: "application/json")
+        headers.add(name: "Cache-Control", value: "no-store")
         return HTTPResponse(status: status, headers: headers, body: .bytes(Array(#"{"status":"\#(text)"}"#.utf8)))
     }
 }

@@ -51,12 +51,14 @@ public actor PackageCache {
         let path = path(for: sign)
         let task = Task<PackageRecord, any Error> {
             await self.acquire()
-            defer { Task { await self.release() } }
-            let (summary, built) = try await Self.onBuildThread {
-                if let existing = try Self.summarizeExisting(at: path) { return (existing, false) }
-                return (try packager.build(variant, to: path), true)
+            let outcome: Result<BuildOutcome, any Error> = await Self.onBuildThread {
+                if let existing = try Self.summarizeExisting(at: path) { return existing }
+                let summary = try packager.build(variant, to: path)
+                return BuildOutcome(sha256: summary.sha256, size: summary.size, built: true)
             }
-            if built { await self.countBuild(sign: sign, size: summary.size) }
+            await self.release()
+            let summary = try outcome.get()
+            if summary.built { await self.countBuild(sign: sign, size: summary.size) }
             return PackageRecord(
                 sign: sign, skinID: skinID, variant: variant, sha256: summary.sha256, size: summary.size, path: path)
         }
@@ -89,7 +91,7 @@ public actor PackageCache {
     }
 
     /// Digest and size of a complete package file already on disk, or `nil` if there is none.
-    static func summarizeExisting(at path: String) throws -> (sha256: String, size: UInt64)? {
+    static func summarizeExisting(at path: String) throws -> BuildOutcome? {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
         var hasher = SHA256()
@@ -98,16 +100,22 @@ public actor PackageCache {
             chunk.withUnsafeBytes { hasher.update($0) }
             size += UInt64(chunk.count)
         }
-        return (Hex.encode(hasher.finalize()), size)
+        return BuildOutcome(sha256: Hex.encode(hasher.finalize()), size: size, built: false)
     }
 
     /// Runs blocking work (disk, deflate) on a Dispatch thread and resumes with its result.
-    static func onBuildThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
+    static func onBuildThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async -> Result<T, any Error> {
+        await withCheckedContinuation { continuation in
             DispatchQueue.global(qos: .userInitiated).async {
-                continuation.resume(with: Result { try work() })
+                continuation.resume(returning: Result { try work() })
             }
         }
+    }
+
+    struct BuildOutcome: Sendable {
+        let sha256: String
+        let size: UInt64
+        let built: Bool
     }
 }
 

@@ -5,10 +5,10 @@ enum PackageResponder {
     static func respond(to request: HTTPRequest, record: PackageRecord) -> HTTPResponse {
         let etag = "\"\(record.sha256)\""
         var headers = HTTPHeaders()
-        headers.add("Content-Type", "application/zip")
-        headers.add("ETag", etag)
-        headers.add("Cache-Control", "public, max-age=31536000, immutable")
-        headers.add("Accept-Ranges", "bytes")
+        headers.add(name: "Content-Type", value: "application/zip")
+        headers.add(name: "ETag", value: etag)
+        headers.add(name: "Cache-Control", value: "public, max-age=31536000, immutable")
+        headers.add(name: "Accept-Ranges", value: "bytes")
         if let tags = request.headers["If-None-Match"], EntityTag.matches(tags, etag) {
             return HTTPResponse(status: .notModified, headers: headers, body: .empty)
         }
@@ -21,7 +21,7 @@ enum PackageResponder {
             return HTTPResponse(
                 status: .ok, headers: headers, body: .file(path: record.path, offset: 0, length: record.size))
         case .partial(let range):
-            headers.add("Content-Range", "bytes \(range.first)-\(range.last)/\(record.size)")
+            headers.add(name: "Content-Range", value: "bytes \(range.first)-\(range.last)/\(record.size)")
             return HTTPResponse(
                 status: .partialContent, headers: headers,
                 body: .file(path: record.path, offset: range.first, length: range.length))
@@ -30,7 +30,7 @@ enum PackageResponder {
                 .rangeNotSatisfiable, code: "range_not_satisfiable",
                 message: "the requested range is outside the package's \(record.size) bytes"
             ).response
-            error.headers.add("Content-Range", "bytes */\(record.size)")
+            error.headers.add(name: "Content-Range", value: "bytes */\(record.size)")
             return error
         }
     }

@@ -14,7 +14,7 @@ public struct SkinRequest: Sendable, Equatable {
 
     public init(
         app: String, platform: Platform, appVersion: AppVersion, deviceID: String? = nil, sign: String? = nil,
-        variant: PackageVariant = PackageVariant(scale: 3, appearance: .light)
+        variant: PackageVariant = .standard
     ) {
         self.app = app
         self.platform = platform
@@ -63,7 +63,7 @@ public struct SkinRequest: Sendable, Equatable {
         }
         return SkinRequest(
             app: app, platform: platform, appVersion: appVersion, deviceID: deviceID, sign: sign,
-            variant: PackageVariant(scale: scale, appearance: appearance))
+            variant: PackageVariant(scale: scale, appearance: appearance) ?? .standard)
     }
 
     static func isAppID(_ text: String) -> Bool {
