@@ -53,8 +53,8 @@ public struct AnswerFragments: Sendable {
         var bySign: [String: [UInt8]] = [:]
         for skins in catalog.releases.values {
             for skin in skins {
-                let startsAt = Self.format(skin.release.startsAt, timeZone: skin.release.timeZone)
-                let endsAt = Self.format(skin.release.endsAt, timeZone: skin.release.timeZone)
+                let startsAt = Self.instantText(skin.release.startsAt, written: skin.release.startsAtText, skin.release.timeZone)
+                let endsAt = Self.instantText(skin.release.endsAt, written: skin.release.endsAtText, skin.release.timeZone)
                 for record in skin.packages.values {
                     let text =
                         #""skinSign":\#(Self.quote(record.sign)),"skinId":\#(Self.quote(skin.skinID.rawValue)),"#
@@ -70,12 +70,13 @@ public struct AnswerFragments: Sendable {
 
     subscript(sign: String) -> [UInt8]? { bySign[sign] }
 
-    /// ISO 8601 with the offset of the skin's time zone at that instant (UTC as `Z` when none is given).
-    static func format(_ date: Date, timeZone: String?) -> String {
+    /// An instant as ISO 8601 with an offset: as written when `skin.json` gave an offset, otherwise (a local
+    /// date-time with a `timeZone`) with that zone's offset at that instant.
+    static func instantText(_ date: Date, written: String, _ timeZone: String?) -> String {
+        guard let name = timeZone, let zone = TimeZone(identifier: name) else { return written }
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime]
-        if let name = timeZone, let zone = TimeZone(identifier: name) { formatter.timeZone = zone }
-        else { formatter.timeZone = TimeZone(secondsFromGMT: 0) }
+        formatter.timeZone = zone
         return formatter.string(from: date)
     }
 
