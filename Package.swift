@@ -67,8 +67,10 @@ let package = Package(
         .testTarget(name: "SkinModelTests", dependencies: ["SkinModel"]),
         .testTarget(name: "ZipArchiveTests", dependencies: ["ZipArchive", "LiveryCrypto"]),
         .testTarget(name: "SkinPackageTests", dependencies: ["SkinPackage", "SkinModel", "ZipArchive"]),
+        // A raw-socket HTTP/1.1 client for tests (127.0.0.1 only). Never shipped.
+        .target(name: "HTTPTestSupport", path: "Tests/HTTPTestSupport"),
         .testTarget(name: "LiveryServerTests", dependencies: [
-            "LiveryServer", "LiveryHTTP", "SkinModel", "SkinPackage",
+            "LiveryServer", "LiveryHTTP", "SkinModel", "SkinPackage", "HTTPTestSupport", "LiveryCrypto",
             .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
         .testTarget(name: "SkinStoreTests", dependencies: ["SkinStore", "LiveryCrypto"]),

@@ -103,12 +103,15 @@ public actor PackageCache {
         return BuildOutcome(sha256: Hex.encode(hasher.finalize()), size: size, built: false)
     }
 
-    /// Runs blocking work (disk, deflate) on a Dispatch thread and resumes with its result.
+    /// Runs blocking work (disk, deflate) on a thread of its own and resumes with its result.
+    ///
+    /// A dedicated thread, not a Dispatch global queue: those have as many threads as cores, and when they are all
+    /// busy or blocked a build would wait behind them. Builds are rare and `maxParallelBuilds` bounds them.
     static func onBuildThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async -> Result<T, any Error> {
         await withCheckedContinuation { continuation in
-            DispatchQueue.global(qos: .userInitiated).async {
-                continuation.resume(returning: Result { try work() })
-            }
+            let thread = Thread { continuation.resume(returning: Result { try work() }) }
+            thread.name = "livery.package-build"
+            thread.start()
         }
     }
 
