@@ -90,20 +90,6 @@ struct HTTPRequestParser {
         self.bodyLimit = bodyLimit
     }
 
-    /// Whether the parser sits between messages with nothing of the next one seen.
-    var isAtMessageBoundary: Bool {
-        if case .head(let scan) = state { return scan.position == 0 }
-        return false
-    }
-
-    /// Whether the head of the current message has been returned and its body is not complete yet.
-    var isReadingBody: Bool {
-        switch state {
-        case .head: false
-        default: true
-        }
-    }
-
     /// Consumes a prefix of `input` and reports what it completed.
     ///
     /// - Returns: the event and how many bytes of `input` were consumed. After `.needMoreData`, the unconsumed
