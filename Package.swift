@@ -8,7 +8,7 @@ import PackageDescription
 /// The HTTP layer knows nothing about skins; the model, archive and packaging targets never import HTTP.
 let package = Package(
     name: "Livery",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "livery", targets: ["livery"]),
     ],
@@ -36,6 +36,9 @@ let package = Package(
         // Deterministic zip writer (and hostile-first reader) on zlib. No HTTP, no skins.
         .target(name: "ZipArchive", dependencies: ["CZlib", "LiveryCrypto"]),
 
+        // Durable state under the data directory: content-addressed blobs, skin versions, release state, audit log.
+        .target(name: "SkinStore", dependencies: ["LiveryCrypto"]),
+
         // Turns a validated skin and a variant into a deterministic zip package.
         .target(name: "SkinPackage", dependencies: ["SkinModel", "ZipArchive", "LiveryCrypto"]),
 
@@ -52,6 +55,9 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
+        // Benchmark and test driver for the zip writer (bench/zip/run.sh; the cross-process determinism test).
+        .executableTarget(name: "zip-bench", dependencies: ["ZipArchive"], path: "bench/zip/zip-bench"),
+
         .testTarget(name: "LiveryCryptoTests", dependencies: ["LiveryCrypto"]),
         .testTarget(name: "LiveryHTTPTests", dependencies: [
             "LiveryHTTP", .product(name: "Logging", package: "swift-log"),
@@ -59,6 +65,9 @@ let package = Package(
         .testTarget(name: "SkinModelTests", dependencies: ["SkinModel"]),
         .testTarget(name: "ZipArchiveTests", dependencies: ["ZipArchive", "LiveryCrypto"]),
         .testTarget(name: "SkinPackageTests", dependencies: ["SkinPackage", "SkinModel", "ZipArchive"]),
+        .testTarget(name: "SkinStoreTests", dependencies: ["SkinStore", "LiveryCrypto"]),
+        // Child process for SkinStoreTests' crash-safety test (killed with SIGKILL mid-change). Not shipped.
+        .executableTarget(name: "store-torture", dependencies: ["SkinStore"], path: "Tests/StoreTorture"),
         .testTarget(name: "EndToEndTests", dependencies: ["LiveryCrypto"]),
     ]
 )

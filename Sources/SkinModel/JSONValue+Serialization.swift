@@ -1,0 +1,77 @@
+extension JSONValue {
+    /// How ``serialized(_:)`` lays out its output.
+    public enum SerializationStyle: Sendable {
+        /// No whitespace at all: `{"a":[1,2]}`.
+        case compact
+        /// Two-space indentation, `": "` after keys, one member or element per line, and a final newline.
+        case pretty
+    }
+
+    /// The value as UTF-8 JSON bytes. Deterministic: the same value always gives the same bytes.
+    ///
+    /// Objects keep member order, numbers are written as their source text, strings escape only `"`, `\` and
+    /// control characters (as `\n`, `\t`, … or `\u00XX`) and keep every other character as UTF-8.
+    public func serialized(_ style: SerializationStyle = .compact) -> [UInt8] {
+        var output: [UInt8] = []
+        write(into: &output, style: style, indent: 0)
+        if style == .pretty { output.append(0x0A) }
+        return output
+    }
+
+    /// The compact serialization as a `String` (for messages and logs).
+    public var compactText: String { String(decoding: serialized(.compact), as: UTF8.self) }
+
+    private func write(into output: inout [UInt8], style: SerializationStyle, indent: Int) {
+        switch self {
+        case .null: output.append(contentsOf: "null".utf8)
+        case .bool(let flag): output.append(contentsOf: (flag ? "true" : "false").utf8)
+        case .number(let number): output.append(contentsOf: number.text.utf8)
+        case .string(let text): JSONValue.writeString(text, into: &output)
+        case .array(let elements):
+            output.append(UInt8(ascii: "["))
+            for (position, element) in elements.enumerated() {
+                if position > 0 { output.append(UInt8(ascii: ",")) }
+                JSONValue.newline(into: &output, style: style, indent: indent + 1)
+                element.write(into: &output, style: style, indent: indent + 1)
+            }
+            if !elements.isEmpty { JSONValue.newline(into: &output, style: style, indent: indent) }
+            output.append(UInt8(ascii: "]"))
+        case .object(let object):
+            output.append(UInt8(ascii: "{"))
+            for (position, member) in object.members.enumerated() {
+                if position > 0 { output.append(UInt8(ascii: ",")) }
+                JSONValue.newline(into: &output, style: style, indent: indent + 1)
+                JSONValue.writeString(member.key, into: &output)
+                output.append(UInt8(ascii: ":"))
+                if style == .pretty { output.append(UInt8(ascii: " ")) }
+                member.value.write(into: &output, style: style, indent: indent + 1)
+            }
+            if !object.isEmpty { JSONValue.newline(into: &output, style: style, indent: indent) }
+            output.append(UInt8(ascii: "}"))
+        }
+    }
+
+    private static func newline(into output: inout [UInt8], style: SerializationStyle, indent: Int) {
+        guard style == .pretty else { return }
+        output.append(0x0A)
+        output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: indent * 2))
+    }
+
+    private static func writeString(_ text: String, into output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): output.append(contentsOf: "\\\"".utf8)
+            case UInt8(ascii: "\\"): output.append(contentsOf: "\\\\".utf8)
+            case 0x0A: output.append(contentsOf: "\\n".utf8)
+            case 0x0D: output.append(contentsOf: "\\r".utf8)
+            case 0x09: output.append(contentsOf: "\\t".utf8)
+            case 0x08: output.append(contentsOf: "\\b".utf8)
+            case 0x0C: output.append(contentsOf: "\\f".utf8)
+            case 0x00..<0x20: output.append(contentsOf: "\\u00\(hex2(byte).lowercased())".utf8)
+            default: output.append(byte)
+            }
+        }
+        output.append(UInt8(ascii: "\""))
+    }
+}

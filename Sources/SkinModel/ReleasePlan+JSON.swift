@@ -1,0 +1,203 @@
+import Foundation
+
+extension ReleasePlan {
+    /// The keys a release object may hold.
+    public static let knownKeys: [String] = [
+        "startsAt", "endsAt", "timeZone", "priority", "platforms", "minAppVersion", "maxAppVersion", "rollout",
+    ]
+
+    /// Parses a release object (`skin.json`'s `release`, or an admin `PUT …/release` body).
+    ///
+    /// Required: `startsAt`, `endsAt`. Optional: `timeZone` (IANA name, required when a date-time has no offset),
+    /// `priority` (integer, default 0), `platforms` (non-empty array of `ios`/`android`/`harmony`, default all),
+    /// `minAppVersion`/`maxAppVersion` (dotted versions or null), `rollout` (integer 0–100, default 100).
+    /// Keys outside ``knownKeys`` and `extraKeys` are errors, so a typo never silently changes a schedule.
+    ///
+    /// - Parameters:
+    ///   - file: reported as the issues' file (`nil` for a request body).
+    ///   - pointer: where the release object sits in its document (`/release` in `skin.json`, root for a body).
+    /// - Returns: the plan when there are no errors, plus every issue found, each with its pointer.
+    public static func parse(
+        _ value: JSONValue, file: String? = "skin.json", pointer: JSONPointer = JSONPointer(tokens: ["release"]),
+        allowingExtraKeys extraKeys: Set<String> = []
+    ) -> ParseResult<ReleasePlan> {
+        var issues = IssueCollector(file: file)
+        guard let object = value.objectValue else {
+            issues.error(.releaseNotObject, pointer, value: value,
+                "The release must be an object, not a \(value.kindName).",
+                fix: "Write release as {\"startsAt\": \"2027-02-05T00:00:00+08:00\", \"endsAt\": \"2027-02-20T00:00:00+08:00\"}, or remove it to store the skin without serving it.")
+            return ParseResult(value: nil, issues: issues.issues)
+        }
+        for member in object where !knownKeys.contains(member.key) && !extraKeys.contains(member.key) {
+            let suggestion = closestMatch(to: member.key, among: knownKeys).map { "Did you mean \"\($0)\"? " } ?? ""
+            issues.error(.releaseKeyUnknown, pointer.appending(member.key), value: .string(member.key),
+                "The release has an unknown key \"\(member.key)\".",
+                fix: "\(suggestion)Release keys are \(knownKeys.joined(separator: ", ")).")
+        }
+
+        // Time zone first: local date-times need it.
+        var zone: TimeZone?
+        var zoneName: String?
+        switch object["timeZone"] {
+        case nil, .null?: break
+        case .string(let name)?:
+            if let found = TimeZone(identifier: name) {
+                zone = found
+                zoneName = name
+            } else {
+                issues.error(.releaseTimeZoneUnknown, pointer.appending("timeZone"), value: .string(name),
+                    "\"\(name)\" is not an IANA time zone name.",
+                    fix: "Use a name from the IANA time zone database, such as \"Asia/Shanghai\" or \"Europe/Berlin\".")
+            }
+        case let other?:
+            issues.error(.releaseFieldInvalid, pointer.appending("timeZone"), value: other,
+                "timeZone must be a string, not a \(other.kindName).",
+                fix: "Write the IANA zone name as a string, such as \"Asia/Shanghai\".")
+        }
+        let zoneIsUsable = zone != nil || object["timeZone"] == nil || object["timeZone"] == .null
+
+        func instant(_ key: String) -> (Date, String, Bool)? {
+            let place = pointer.appending(key)
+            guard let field = object[key] else {
+                issues.error(.releaseFieldMissing, pointer, value: nil,
+                    "The release has no \(key).",
+                    fix: "Add \"\(key)\": \"2027-02-05T00:00:00+08:00\" (ISO 8601 with an offset), or a local time with \"timeZone\".")
+                return nil
+            }
+            guard let text = field.stringValue else {
+                issues.error(.releaseFieldInvalid, place, value: field,
+                    "\(key) must be an ISO 8601 date-time string, not a \(field.kindName).",
+                    fix: "Write \(key) as a string such as \"2027-02-05T00:00:00+08:00\".")
+                return nil
+            }
+            guard let parsed = ISO8601DateTime(text) else {
+                issues.error(.releaseDateInvalid, place, value: field,
+                    "\"\(text)\" is not an ISO 8601 date-time.",
+                    fix: "Write \(key) as YYYY-MM-DDTHH:MM:SS with an offset (\"2027-02-05T00:00:00+08:00\", \"…Z\"), or without one plus \"timeZone\".")
+                return nil
+            }
+            if let date = parsed.instant { return (date, text, true) }
+            guard let zone else {
+                if zoneIsUsable {
+                    issues.error(.releaseTimeZoneMissing, place, value: field,
+                        "\"\(text)\" has no UTC offset and the release has no timeZone, so the instant is unknown.",
+                        fix: "Add \"timeZone\": \"Asia/Shanghai\" (or the holiday's zone) to the release, or append an offset such as +08:00.")
+                }
+                return nil
+            }
+            guard let date = parsed.instant(in: zone) else {
+                issues.error(.releaseTimeNonexistent, place, value: field,
+                    "\"\(text)\" does not exist in \(zone.identifier): the clocks skip it for daylight saving time.",
+                    fix: "Pick a time outside the daylight-saving gap, such as an hour later.")
+                return nil
+            }
+            return (date, text, false)
+        }
+        let start = instant("startsAt")
+        let end = instant("endsAt")
+        if let start, let end {
+            if !(start.0 < end.0) {
+                issues.error(.releaseWindowEmpty, pointer.appending("endsAt"), value: .string(end.1),
+                    "endsAt (\(end.1)) is not after startsAt (\(start.1)), so the skin would never be active.",
+                    fix: "Set endsAt to an instant after startsAt.")
+            }
+            if zoneName != nil, start.2, end.2 {
+                issues.warning(.releaseTimeZoneUnused, pointer.appending("timeZone"), value: object["timeZone"],
+                    "timeZone is ignored because startsAt and endsAt both carry a UTC offset.",
+                    fix: "Remove timeZone, or write startsAt and endsAt as local date-times without an offset.")
+            }
+        }
+
+        var priority = 0
+        if let field = object["priority"], !field.isNull {
+            if let number = field.intValue {
+                priority = number
+            } else {
+                issues.error(.releaseFieldInvalid, pointer.appending("priority"), value: field,
+                    "priority must be an integer, not \(field.compactText).",
+                    fix: "Write priority as a whole number such as 10; higher wins when windows overlap.")
+            }
+        }
+
+        var platforms = Set(Platform.allCases)
+        if let field = object["platforms"], !field.isNull {
+            if let elements = field.arrayValue {
+                var chosen = Set<Platform>()
+                for (position, element) in elements.enumerated() {
+                    let place = pointer.appending("platforms").appending(position)
+                    guard let name = element.stringValue, let platform = Platform(rawValue: name) else {
+                        issues.error(.releasePlatformInvalid, place, value: element,
+                            "\(element.compactText) is not a platform.",
+                            fix: "Use \"ios\", \"android\" or \"harmony\" (lowercase).")
+                        continue
+                    }
+                    if !chosen.insert(platform).inserted {
+                        issues.error(.releasePlatformInvalid, place, value: element,
+                            "The platform \"\(name)\" is listed twice.", fix: "List each platform once.")
+                    }
+                }
+                if elements.isEmpty {
+                    issues.error(.releasePlatformInvalid, pointer.appending("platforms"), value: field,
+                        "platforms is empty, so no client would ever get the skin.",
+                        fix: "List at least one of \"ios\", \"android\", \"harmony\", or remove platforms to target all.")
+                }
+                platforms = chosen
+            } else {
+                issues.error(.releasePlatformInvalid, pointer.appending("platforms"), value: field,
+                    "platforms must be an array, not a \(field.kindName).",
+                    fix: "Write platforms as an array such as [\"ios\", \"android\"].")
+            }
+        }
+
+        func version(_ key: String) -> AppVersion? {
+            guard let field = object[key], !field.isNull else { return nil }
+            if let text = field.stringValue, let parsed = AppVersion(text) { return parsed }
+            issues.error(.releaseVersionInvalid, pointer.appending(key), value: field,
+                "\(field.compactText) is not an app version.",
+                fix: "Write \(key) as a string of 1 to 4 dot-separated numbers, such as \"7.0.0\", or null.")
+            return nil
+        }
+        let minAppVersion = version("minAppVersion")
+        let maxAppVersion = version("maxAppVersion")
+        if let minAppVersion, let maxAppVersion, !(minAppVersion < maxAppVersion) {
+            issues.error(.releaseVersionInvalid, pointer.appending("maxAppVersion"), value: .string(maxAppVersion.text),
+                "maxAppVersion \(maxAppVersion) is not above minAppVersion \(minAppVersion), so no app version is served (max is exclusive).",
+                fix: "Raise maxAppVersion above minAppVersion, or set it to null.")
+        }
+
+        var rollout = 100
+        if let field = object["rollout"], !field.isNull {
+            if let number = field.intValue, (0...100).contains(number) {
+                rollout = number
+            } else {
+                issues.error(.releaseRolloutInvalid, pointer.appending("rollout"), value: field,
+                    "rollout must be a whole percentage from 0 to 100, not \(field.compactText).",
+                    fix: "Write rollout as an integer from 0 to 100, such as 30.")
+            }
+        }
+
+        guard !issues.hasErrors, let start, let end else { return ParseResult(value: nil, issues: issues.issues) }
+        let plan = ReleasePlan(
+            startsAt: start.0, endsAt: end.0, startsAtText: start.1, endsAtText: end.1, timeZone: zoneName,
+            priority: priority, platforms: platforms, minAppVersion: minAppVersion, maxAppVersion: maxAppVersion,
+            rollout: rollout)
+        return ParseResult(value: plan, issues: issues.issues)
+    }
+
+    /// The plan as a release JSON object that ``parse(_:file:pointer:allowingExtraKeys:)`` reads back to an equal plan.
+    ///
+    /// Keys in a fixed order (`startsAt`, `endsAt`, `timeZone` when set, `priority`, `platforms` in
+    /// ios/android/harmony order, `minAppVersion`, `maxAppVersion`, `rollout`); date-times as originally written.
+    public var jsonValue: JSONValue {
+        var object = JSONObject()
+        object["startsAt"] = .string(startsAtText)
+        object["endsAt"] = .string(endsAtText)
+        if let timeZone { object["timeZone"] = .string(timeZone) }
+        object["priority"] = .number(JSONNumber(priority))
+        object["platforms"] = .array(platforms.sorted().map { .string($0.rawValue) })
+        object["minAppVersion"] = minAppVersion.map { .string($0.text) } ?? .null
+        object["maxAppVersion"] = maxAppVersion.map { .string($0.text) } ?? .null
+        object["rollout"] = .number(JSONNumber(rollout))
+        return .object(object)
+    }
+}

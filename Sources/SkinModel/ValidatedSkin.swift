@@ -1,0 +1,45 @@
+/// A skin that passed validation: its manifest, parsed config and files. Only a `ValidatedSkin` can be planned
+/// into packages, so an invalid skin can never be packed.
+public struct ValidatedSkin: Sendable, Equatable {
+    public let manifest: SkinManifest
+    public let config: SkinConfig
+    /// Every file the source listed (all regular, with valid names, within limits).
+    public let files: [SkinFile]
+
+    init(manifest: SkinManifest, config: SkinConfig, files: [SkinFile]) {
+        self.manifest = manifest
+        self.config = config
+        self.files = files
+    }
+
+    /// The files referenced in `appearance` by images (all scales) and resources, sorted bytewise.
+    public func referencedFiles(for appearance: Appearance) -> [AssetPath] {
+        var found = Set<AssetPath>()
+        for module in config.modules(for: appearance) {
+            for entry in module.images { if case .asset(let asset) = entry.value { found.formUnion(asset.variants.map(\.path)) } }
+            for entry in module.resources { found.insert(entry.value) }
+        }
+        return found.sorted()
+    }
+
+    /// The package for `variant`: the effective `config.json` for its appearance (deterministic, pretty-printed)
+    /// plus every file that config references, with each image reduced to one file, the one for the variant's
+    /// scale, or the nearest available scale, preferring the higher (see ``ImageAsset/file(forScale:)``).
+    /// Images named with an explicit `@Nx` keep that file. Unreferenced files are left out.
+    public func packagePlan(for variant: PackageVariant) -> PackagePlan {
+        var names = Set<String>()
+        var entries = [PlannedEntry(name: "config.json", content: .bytes(config.effectiveConfigBytes(for: variant.appearance)))]
+        func add(_ path: AssetPath) {
+            if names.insert(path.rawValue).inserted {
+                entries.append(PlannedEntry(name: path.rawValue, content: .sourceFile(relativePath: path.rawValue)))
+            }
+        }
+        for module in config.modules(for: variant.appearance) {
+            for entry in module.images {
+                if case .asset(let asset) = entry.value, let file = asset.file(forScale: variant.scale) { add(file) }
+            }
+            for entry in module.resources { add(entry.value) }
+        }
+        return PackagePlan(skinID: manifest.id, variant: variant, entries: entries)
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import LiveryCrypto
+import SkinModel
+import ZipArchive
+
+/// Packs a validated skin into deterministic zip packages and names each package by its content.
+///
+/// A package's *sign* is derived from what the archive will contain (entry names, the SHA-256 of every entry's
+/// bytes, the compression chosen) plus the archive format version and the zlib version, so it changes if and
+/// only if the bytes the app would download change; it can be computed without building the archive.
+/// Source files are hashed once per packager and shared by every variant.
+public final class SkinPackager: Sendable {
+    /// Bumped whenever the writer's output for the same entries could change (layout, compression settings).
+    public static let formatVersion = "livery-zip-1"
+
+    /// The skin being packed.
+    public let skin: ValidatedSkin
+    /// Where the skin's files are read from.
+    public let source: any SkinSource
+    private let digests: [String: String]
+
+    /// Creates a packager, hashing every file the skin's variants can reference.
+    ///
+    /// - Throws: `SkinPackageError.unreadable` if a referenced file cannot be read.
+    public init(skin: ValidatedSkin, source: any SkinSource) throws(SkinPackageError) {
+        self.skin = skin
+        self.source = source
+        var digests: [String: String] = [:]
+        for variant in PackageVariant.all {
+            for entry in skin.packagePlan(for: variant).entries {
+                guard case .sourceFile(let path) = entry.content, digests[path] == nil else { continue }
+                digests[path] = try Self.digest(of: path, in: source)
+            }
+        }
+        self.digests = digests
+    }
+
+    /// The content-derived sign of `variant`'s package: 32 lowercase hex characters.
+    public func sign(for variant: PackageVariant) -> String {
+        var hasher = SHA256()
+        hasher.update(Array("\(Self.formatVersion)\nzlib \(ZipArchiveWriter.zlibVersion)\n".utf8))
+        let plan = skin.packagePlan(for: variant)
+        hasher.update(plan.contentDigestInput { path in Array((digests[path] ?? "").utf8) })
+        return String(Hex.encode(hasher.finalize()).prefix(32))
+    }
+
+    /// Builds `variant`'s package atomically at `path` (temp file, fsync, rename) and returns its summary.
+    public func build(_ variant: PackageVariant, to path: String) throws(SkinPackageError) -> ZipArchiveSummary {
+        let entries = try skin.packagePlan(for: variant).entries.map { entry throws(SkinPackageError) -> ZipEntry in
+            let name: ZipEntryName
+            do { name = try ZipEntryName(entry.name) } catch { throw .invalidEntryName(entry.name) }
+            switch entry.content {
+            case .bytes(let bytes):
+                return ZipEntry(name: name, source: .bytes(bytes))
+            case .sourceFile(let relative):
+                guard let absolute = source.filePath(of: relative) else {
+                    return ZipEntry(name: name, source: .bytes(try Self.read(relative, in: source)))
+                }
+                return ZipEntry(name: name, source: .file(path: absolute))
+            }
+        }
+        do {
+            return try ZipArchiveWriter.write(entries, to: path)
+        } catch {
+            throw .writeFailed(String(describing: error))
+        }
+    }
+
+    private static func read(_ path: String, in source: any SkinSource) throws(SkinPackageError) -> [UInt8] {
+        do { return try source.read(path) } catch { throw .unreadable(path) }
+    }
+
+    /// SHA-256 of a source file, streamed from disk when the source has a path (bounded memory for big assets).
+    private static func digest(of path: String, in source: any SkinSource) throws(SkinPackageError) -> String {
+        guard let absolute = source.filePath(of: path), let handle = FileHandle(forReadingAtPath: absolute) else {
+            return SHA256.hexHash(try read(path, in: source))
+        }
+        defer { try? handle.close() }
+        var hasher = SHA256()
+        do {
+            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+                chunk.withUnsafeBytes { hasher.update($0) }
+            }
+        } catch {
+            throw .unreadable(path)
+        }
+        return Hex.encode(hasher.finalize())
+    }
+}
+
+/// Failures while packing a skin.
+public enum SkinPackageError: Error, Equatable, CustomStringConvertible {
+    /// A file the plan references could not be read (relative path inside the skin).
+    case unreadable(String)
+    /// A planned entry name was rejected by the zip writer.
+    case invalidEntryName(String)
+    /// The archive could not be written; the message comes from the zip writer.
+    case writeFailed(String)
+
+    public var description: String {
+        switch self {
+        case .unreadable(let path): "cannot read skin file '\(path)'"
+        case .invalidEntryName(let name): "invalid entry name '\(name)'"
+        case .writeFailed(let message): "cannot write package: \(message)"
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import LiveryCrypto
+
+/// One immutable, numbered version of a skin: its files (by content digest) and its opaque metadata.
+///
+/// Numbers start at 1 per skin and are never reused, not even after the skin is deleted and uploaded again.
+/// Nothing about a version changes after `SkinStore.addVersion` returns it.
+public struct SkinVersion: Sendable, Equatable, Hashable {
+    /// The skin this version belongs to.
+    public let skinID: String
+    /// 1, 2, 3… in upload order for this skin.
+    public let number: Int
+    /// When the version was added (store clock, millisecond precision).
+    public let createdAt: Date
+    /// Who added it (the admin token's name).
+    public let actor: String
+    /// The files, sorted by the UTF-8 bytes of their paths.
+    public let files: [StoredFile]
+    /// The opaque JSON the caller stored with the version (for example `skin.json` and the validation report).
+    public let metadata: [UInt8]
+    /// Lowercase hex SHA-256 of `metadata`; the metadata is stored as a blob under this digest.
+    public let metadataDigest: String
+    /// Lowercase hex SHA-256 identifying the whole version; see `SkinVersion.digest(files:metadataDigest:)`.
+    public let digest: String
+
+    /// A version value. The store builds these from bytes it hashed itself; this initializer is for code (and
+    /// tests) that consumes snapshots, and checks nothing.
+    public init(
+        skinID: String, number: Int, createdAt: Date, actor: String, files: [StoredFile], metadata: [UInt8],
+        metadataDigest: String, digest: String
+    ) {
+        self.skinID = skinID
+        self.number = number
+        self.createdAt = createdAt
+        self.actor = actor
+        self.files = files
+        self.metadata = metadata
+        self.metadataDigest = metadataDigest
+        self.digest = digest
+    }
+
+    /// The file at `path`, if the version has one. O(log n).
+    public func file(at path: String) -> StoredFile? {
+        let key = Array(path.utf8)
+        var low = 0
+        var high = files.count
+        while low < high {
+            let middle = (low + high) / 2
+            if files[middle].path.utf8.lexicographicallyPrecedes(key) { low = middle + 1 } else { high = middle }
+        }
+        return low < files.count && files[low].path == path ? files[low] : nil
+    }
+
+    /// The sum of the file sizes, in bytes.
+    public var totalSize: Int { files.reduce(0) { $0 + $1.size } }
+
+    /// The version digest: SHA-256 over one line per file, in path order, `"<sha256> <size> <path>\n"`, followed
+    /// by `"metadata <sha256>\n"`. Two versions have the same digest exactly when they hold the same files with
+    /// the same bytes at the same paths and the same metadata bytes.
+    public static func digest(files: [StoredFile], metadataDigest: String) -> String {
+        var hasher = SHA256()
+        for file in files {
+            hasher.update("\(file.sha256) \(file.size) \(file.path)\n".utf8)
+        }
+        hasher.update("metadata \(metadataDigest)\n".utf8)
+        return Hex.encode(hasher.finalize())
+    }
+}
+
+/// One file of a version: where it sits in the skin folder and which blob holds its bytes.
+public struct StoredFile: Sendable, Equatable, Hashable {
+    /// Relative `/`-separated path inside the skin folder, as given to `addVersion`.
+    public let path: String
+    /// Size in bytes.
+    public let size: Int
+    /// Lowercase hex SHA-256 of the bytes; the blob's name.
+    public let sha256: String
+
+    /// A file record. The store only builds these from bytes it hashed itself.
+    public init(path: String, size: Int, sha256: String) {
+        self.path = path
+        self.size = size
+        self.sha256 = sha256
+    }
+}

@@ -1,0 +1,67 @@
+import ArgumentParser
+import Foundation
+import SkinModel
+import SkinPackage
+
+/// `livery pack DIR -o out.zip [--scale 1|2|3] [--appearance light|dark]`: validates a skin folder and writes one
+/// deterministic package variant, printing its SHA-256, size and sign.
+struct PackCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pack",
+        abstract: "Validate a skin folder and write one deterministic zip package variant.",
+        discussion: """
+            Only a valid skin is packed; an invalid one prints its validation report and exits 1. The archive \
+            is byte-identical for the same skin and variant, so its SHA-256 is its identity. Exit status: 0 \
+            packed, 1 invalid skin, 2 unusable input or output.
+            """)
+
+    @Argument(help: "The skin folder (holding skin.json, config.json and the assets).")
+    var directory: String
+
+    @Option(name: [.short, .customLong("output")], help: ArgumentHelp("Where to write the zip.", valueName: "file"))
+    var output: String
+
+    @Option(name: .long, help: "Keep only this image scale, falling back to the nearest available (1, 2 or 3).")
+    var scale = 3
+
+    @Option(name: .long, help: "The appearance whose overrides the package's config.json carries (light or dark).")
+    var appearance = "light"
+
+    @Flag(name: .long, help: "Print the result as one JSON object.")
+    var json = false
+
+    func validate() throws {
+        guard (1...3).contains(scale) else { throw ValidationError("--scale must be 1, 2 or 3.") }
+        guard Appearance(rawValue: appearance) != nil else {
+            throw ValidationError("--appearance must be light or dark.")
+        }
+    }
+
+    func run() throws {
+        guard let appearance = Appearance(rawValue: appearance),
+            let variant = PackageVariant(scale: scale, appearance: appearance)
+        else { throw ExitCode(2) }
+        let source = DirectorySkinSource(path: directory)
+        let report = SkinValidator().validate(source)
+        guard let skin = report.skin else {
+            let text = Array(report.renderedText(name: directory).utf8)
+            if report.sourceWasUnreadable {
+                CommandInput.writeStandardError(text)
+                throw ExitCode(2)
+            }
+            CommandInput.writeStandardOutput(text)
+            throw ExitCode(1)
+        }
+        do {
+            let packager = try SkinPackager(skin: skin, source: source)
+            let summary = try packager.build(variant, to: output)
+            let sign = packager.sign(for: variant)
+            let line = json
+                ? #"{"sha256":"\#(summary.sha256)","size":\#(summary.size),"entries":\#(summary.entryCount),"sign":"\#(sign)","variant":"\#(variant)"}"#
+                : "sha256 \(summary.sha256)\nsize \(summary.size)\nentries \(summary.entryCount)\nsign \(sign)\nvariant \(variant)"
+            CommandInput.writeStandardOutput(Array((line + "\n").utf8))
+        } catch {
+            CommandInput.fail("\(output): \(error.description).", fix: "Check that the output folder exists and is writable.")
+        }
+    }
+}

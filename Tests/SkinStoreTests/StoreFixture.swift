@@ -1,0 +1,108 @@
+import Foundation
+import Synchronization
+import SkinStore
+
+/// A fresh store directory per test, removed when the fixture goes away. Bind it to a local for the whole test
+/// (`let directory = StoreDirectory()`): a temporary would be removed while the store still uses it.
+final class StoreDirectory: Sendable {
+    let path: String
+
+    init() {
+        path = FileManager.default.temporaryDirectory.path + "/skinstore-test-" + UUID().uuidString
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    /// Opens a store here with `clock`.
+    func open(clock: TestClock = TestClock()) throws(StoreError) -> SkinStore {
+        try SkinStore(directory: path, clock: clock.read)
+    }
+}
+
+/// A clock the test moves by hand.
+final class TestClock: Sendable {
+    private let now: Mutex<Date>
+
+    init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) {
+        now = Mutex(start)
+    }
+
+    var read: @Sendable () -> Date {
+        { [self] in now.withLock { $0 } }
+    }
+
+    func advance(seconds: TimeInterval) {
+        now.withLock { $0 += seconds }
+    }
+
+    var current: Date { now.withLock { $0 } }
+}
+
+/// Test data builders.
+enum Make {
+    static let actor = "ops-alice"
+
+    /// A small skin folder: config.json plus two images, the second one different per `variant`.
+    static func files(variant: Int = 0) -> [String: [UInt8]] {
+        [
+            "config.json": Array(#"{"name":"spring"}"#.utf8),
+            "images/background.png": [0x89, 0x50, 0x4E, 0x47] + [UInt8](repeating: 7, count: 100),
+            "images/icon.png": [0x89, 0x50, 0x4E, 0x47, UInt8(variant & 0xFF)],
+        ]
+    }
+
+    static func metadata(_ note: String = "v") -> [UInt8] {
+        Array(#"{"skin":{"id":"spring"},"note":"\#(note)"}"#.utf8)
+    }
+
+    static func releaseDocument(rollout: Int = 100) -> [UInt8] {
+        Array(#"{"priority":10,"rollout":\#(rollout)}"#.utf8)
+    }
+
+    /// The store with `skinID` holding `count` versions.
+    @discardableResult
+    static func versions(_ count: Int, of skinID: String = "spring", in store: SkinStore) throws -> [SkinVersion] {
+        var added = [SkinVersion]()
+        for index in 0..<count {
+            added.append(try store.addVersion(
+                skinID: skinID, files: files(variant: index), metadata: metadata("\(index)"), actor: actor))
+        }
+        return added
+    }
+}
+
+extension StoreError {
+    /// True for `.corruptFile` about a path ending with `suffix`.
+    func isCorruptFile(endingWith suffix: String) -> Bool {
+        if case .corruptFile(let path, _) = self { return path.hasSuffix(suffix) }
+        return false
+    }
+}
+
+/// Small file helpers for tests that poke at the directory.
+enum Disk {
+    static func read(_ path: String) throws -> [UInt8] {
+        Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
+    static func write(_ bytes: [UInt8], to path: String) throws {
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+    }
+
+    static func append(_ bytes: [UInt8], to path: String) throws {
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        defer { try? handle.close() }
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(bytes))
+    }
+
+    static func exists(_ path: String) -> Bool {
+        FileManager.default.fileExists(atPath: path)
+    }
+
+    static func list(_ path: String) -> [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+    }
+}

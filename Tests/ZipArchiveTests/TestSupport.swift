@@ -1,0 +1,245 @@
+import Foundation
+import Testing
+import ZipArchive
+
+/// A deterministic PRNG (SplitMix64) so generated content and fuzz inputs repeat exactly.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    mutating func bytes(_ count: Int) -> [UInt8] {
+        var out = [UInt8]()
+        out.reserveCapacity(count + 8)
+        while out.count < count {
+            withUnsafeBytes(of: next().littleEndian) { out.append(contentsOf: $0) }
+        }
+        return Array(out.prefix(count))
+    }
+}
+
+/// A scratch directory removed when the value is dropped.
+final class TemporaryDirectory {
+    let path: String
+
+    init() throws {
+        let base = FileManager.default.temporaryDirectory.path
+        path = base + "/livery-zip-tests-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    func url(_ relative: String) -> String { path + "/" + relative }
+
+    /// Writes `bytes` at `relative`, creating parent directories; returns the absolute path.
+    @discardableResult
+    func write(_ relative: String, _ bytes: [UInt8]) throws -> String {
+        let full = url(relative)
+        try FileManager.default.createDirectory(
+            atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try Data(bytes).write(to: URL(fileURLWithPath: full))
+        return full
+    }
+
+    func read(_ relative: String) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: URL(fileURLWithPath: url(relative))))
+    }
+}
+
+/// The result of running a tool.
+struct ToolRun {
+    var status: Int32
+    var output: String
+}
+
+/// Runs `executable` (looked up on PATH) with `arguments`; stdout and stderr are captured together.
+func runTool(_ executable: String, _ arguments: [String]) throws -> ToolRun {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = [executable] + arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return ToolRun(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
+}
+
+/// A test-data file set: relative name → bytes. Written to disk to serve as sources and as the reference
+/// that independent readers' output is compared with.
+struct SourceTree {
+    var files: [String: [UInt8]]
+
+    /// A skin-like tree: incompressible "PNG"s (random bytes), JSON, SVG, an empty file, a non-ASCII name,
+    /// nested folders, and one file larger than `largeSize` bytes.
+    static func make(seed: UInt64 = 42, largeSize: Int = 300_000) -> SourceTree {
+        var random = SeededGenerator(seed: seed)
+        var files: [String: [UInt8]] = [:]
+        files["config.json"] = Array(Self.json(modules: 200).utf8)
+        files["skin.json"] = Array(#"{"id":"spring-festival-2027","title":"Spring Festival 2027","app":"ziroom"}"#.utf8)
+        files["images/tab_home.png"] = pngLike(random.bytes(2_000))
+        files["images/tab_home@2x.png"] = pngLike(random.bytes(8_000))
+        files["images/tab_home@3x.png"] = pngLike(random.bytes(largeSize))
+        files["images/banner.JPG"] = random.bytes(5_000)
+        files["icons/logo.svg"] = Array(String(repeating: "<path d=\"M0 0 L10 10\"/>\n", count: 300).utf8)
+        files["lottie/fireworks.json"] = Array(Self.json(modules: 50).utf8)
+        files["notes/empty.txt"] = []
+        files["notes/春节.txt"] = Array("新年快乐 Happy New Year\n".utf8)
+        files["data/noise.bin"] = random.bytes(4_000)  // unknown extension, incompressible: deflate then store
+        return SourceTree(files: files)
+    }
+
+    static func pngLike(_ body: [UInt8]) -> [UInt8] {
+        [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + body
+    }
+
+    static func json(modules: Int) -> String {
+        var text = "{"
+        for index in 0..<modules {
+            if index > 0 { text += "," }
+            text += ##""module_\##(index)":{"colors":{"color_background":"#FFEEDD","color_text":"rgba<254,220,189,0.9>"},"##
+            text += ##""images":{"tab_home":"tab_home.png"}}"##
+        }
+        return text + "}"
+    }
+
+    func writeAll(to directory: TemporaryDirectory, under folder: String = "src") throws -> String {
+        for (name, bytes) in files { try directory.write(folder + "/" + name, bytes) }
+        return directory.url(folder)
+    }
+
+    /// Entries reading each file from `root` (or, with `inMemory`, carrying the bytes).
+    func entries(root: String, inMemory: Bool = false) throws -> [ZipEntry] {
+        try files.keys.sorted().map { name in
+            ZipEntry(
+                name: try ZipEntryName(name),
+                source: inMemory ? .bytes(files[name] ?? []) : .file(path: root + "/" + name))
+        }
+    }
+}
+
+/// Opens `archive` with Python's zipfile (testzip + byte comparison), `unzip -t`, `bsdtar -t` and
+/// `bsdtar -x`, and checks every reader sees exactly `expected`.
+func verifyWithIndependentReaders(_ archive: String, expected: [String: [UInt8]], scratch: TemporaryDirectory) throws {
+    let referenceFolder = "reference-\(UUID().uuidString)"
+    let referenceRoot = scratch.url(referenceFolder)
+    try FileManager.default.createDirectory(atPath: referenceRoot, withIntermediateDirectories: true)
+    for (name, bytes) in expected { try scratch.write(referenceFolder + "/" + name, bytes) }
+
+    let python = try runTool("python3", ["-c", pythonCheck, archive, referenceRoot])
+    #expect(python.status == 0, "python zipfile: \(python.output)")
+
+    let unzip = try runTool("unzip", ["-t", "-q", archive])
+    #expect(unzip.status == 0, "unzip -t: \(unzip.output)")
+
+    let list = try runTool("bsdtar", ["-tf", archive])
+    #expect(list.status == 0, "bsdtar -t: \(list.output)")
+    let listed = list.output.split(separator: "\n").map(String.init).sorted()
+    #expect(listed == expected.keys.sorted())
+
+    let extractRoot = scratch.url("bsdtar-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(atPath: extractRoot, withIntermediateDirectories: true)
+    let extract = try runTool("bsdtar", ["-xf", archive, "-C", extractRoot])
+    #expect(extract.status == 0, "bsdtar -x: \(extract.output)")
+    for (name, bytes) in expected {
+        let data = FileManager.default.contents(atPath: extractRoot + "/" + name).map { [UInt8]($0) }
+        #expect(data == bytes, "bsdtar extracted \(name) differently")
+    }
+}
+
+/// Python: testzip() must find nothing, names must match the reference tree, and bytes must match.
+private let pythonCheck = #"""
+import os, sys, zipfile
+archive, root = sys.argv[1], sys.argv[2]
+expected = {}
+for directory, _, files in os.walk(root):
+    for f in files:
+        full = os.path.join(directory, f)
+        expected[os.path.relpath(full, root)] = open(full, 'rb').read()
+with zipfile.ZipFile(archive) as z:
+    bad = z.testzip()
+    if bad is not None:
+        sys.exit('testzip: bad entry ' + bad)
+    names = z.namelist()
+    if sorted(names) != sorted(expected):
+        sys.exit('names differ: %r vs %r' % (sorted(names)[:5], sorted(expected)[:5]))
+    for name in names:
+        if z.read(name) != expected[name]:
+            sys.exit('content differs: ' + name)
+"""#
+
+/// Raw deflate of `bytes` as the writer produces it, taken out of a one-entry archive (so tests need no zlib).
+func rawDeflate(_ bytes: [UInt8], level: Int = 9) throws -> [UInt8] {
+    var output = ZipMemoryOutput()
+    try ZipArchiveWriter.write(
+        [ZipEntry(name: try ZipEntryName("x"), source: .bytes(bytes), compression: .deflate(level: level))],
+        to: &output)
+    let archive = output.bytes
+    let method = UInt16(archive[8]) | UInt16(archive[9]) << 8
+    try #require(method == 8, "content did not compress; pick more compressible test data")
+    let size = Int(archive[18]) | Int(archive[19]) << 8 | Int(archive[20]) << 16 | Int(archive[21]) << 24
+    let start = 30 + 1
+    return Array(archive[start..<(start + size)])
+}
+
+/// The CRC-32 that zip uses, computed bit by bit (independent of zlib, for building test archives).
+func referenceCRC32(_ bytes: [UInt8]) -> UInt32 {
+    var crc: UInt32 = 0xFFFF_FFFF
+    for byte in bytes {
+        crc = (crc >> 8) ^ crcTable[Int((crc ^ UInt32(byte)) & 0xFF)]
+    }
+    return ~crc
+}
+
+private let crcTable: [UInt32] = (0..<256).map { index in
+    var value = UInt32(index)
+    for _ in 0..<8 { value = value & 1 == 0 ? value >> 1 : (value >> 1) ^ 0xEDB8_8320 }
+    return value
+}
+
+/// What Python's zipfile says about one entry.
+struct PythonEntryInfo: Decodable, Equatable {
+    var name: String
+    var method: Int
+    var size: Int
+    var compressedSize: Int
+    var flags: Int
+    var dateTime: [Int]
+    var externalAttributes: Int
+    var createSystem: Int
+    var extractVersion: Int
+    var extraLength: Int
+}
+
+/// Python zipfile's view of every entry (in archive order).
+func pythonEntryInfo(_ archive: String) throws -> [PythonEntryInfo] {
+    let script = #"""
+import json, sys, zipfile
+with zipfile.ZipFile(sys.argv[1]) as z:
+    print(json.dumps([{"name": i.filename, "method": i.compress_type, "size": i.file_size,
+        "compressedSize": i.compress_size, "flags": i.flag_bits, "dateTime": list(i.date_time),
+        "externalAttributes": i.external_attr, "createSystem": i.create_system,
+        "extractVersion": i.extract_version, "extraLength": len(i.extra)} for i in z.infolist()]))
+"""#
+    let run = try runTool("python3", ["-c", script, archive])
+    try #require(run.status == 0, "python zipfile failed: \(run.output)")
+    return try JSONDecoder().decode([PythonEntryInfo].self, from: Data(run.output.utf8))
+}
+
+/// True when `needle` occurs in `haystack`.
+func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+    guard needle.count <= haystack.count else { return false }
+    return (0...(haystack.count - needle.count)).contains { start in
+        haystack[start..<(start + needle.count)].elementsEqual(needle)
+    }
+}
