@@ -210,8 +210,6 @@ final class EventLoop: @unchecked Sendable {
         connection.loopSlot = -1
     }
 
-    var connectionCount: Int { connections.count }
-
     /// Begins graceful shutdown on this loop: idle connections close now, busy ones after their response;
     /// whatever is still open at `deadline` is closed.
     func beginDrain(deadline: UInt64) {

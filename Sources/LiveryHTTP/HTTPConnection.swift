@@ -274,7 +274,7 @@ final class HTTPConnection: @unchecked Sendable {
     /// Requests answered so far on this connection (the first request's head deadline runs from the opening).
     private var exchangeCount = 0
 
-    private func beginExchange(_ head: HTTPRequestHead) {
+    private func beginExchange(_ head: consuming HTTPRequestHead) {
         let now = loop.now
         let route = context.responder.route(method: head.method, rawPath: head.rawPath)
         let limit = route.bodyLimit ?? context.defaultBodyLimit
@@ -285,17 +285,19 @@ final class HTTPConnection: @unchecked Sendable {
         {
             requestID = incoming
         }
+        let framing = head.framing
+        let expectsContinue = head.expectsContinue
         exchange = Exchange(head: head, route: route, requestID: requestID ?? loop.requestIDs.next(), start: now)
         phase = .readingBody
-        if case .length(let length) = head.framing, length > limit {
+        if case .length(let length) = framing, length > limit {
             // Answered before any of the body is read; the connection closes, so the body is never parsed.
             reject(.contentTooLarge(limit: limit))
             return
         }
-        if head.framing != .none {
+        if framing != .none {
             setPhaseDeadline(now &+ context.idleTimeout)
             // RFC 9110 §10.1.1: tell a client waiting on 100-continue to send the body.
-            if head.expectsContinue { loop.output.append(ResponseEncoder.continueLine) }
+            if expectsContinue { loop.output.append(ResponseEncoder.continueLine) }
         }
     }
 

@@ -1,10 +1,11 @@
-/// What answers a request: a synchronous function run right on the connection's queue (the hot path: no task,
-/// no thread hop), or an asynchronous one for slow work.
+/// What answers a request: a synchronous function run right on the connection's event-loop thread (the hot
+/// path: no task, no thread hop), or an asynchronous one for slow work.
 ///
 /// While an asynchronous handler runs, its connection reads nothing more; other connections are unaffected, and
 /// responses to pipelined requests still go out in request order.
 public enum HTTPHandler: Sendable {
-    /// Runs on the connection's serial queue; must not block (no disk waits, no locks held for long).
+    /// Runs on the connection's event-loop thread, which serves many connections: it must not block (no disk
+    /// waits, no locks held for long).
     case sync(@Sendable (HTTPRequest) -> HTTPResponse)
     /// Runs as a `Task`; the response is written when it returns.
     case async(@Sendable (HTTPRequest) async -> HTTPResponse)

@@ -90,20 +90,6 @@ struct HTTPRequestParser {
         self.bodyLimit = bodyLimit
     }
 
-    /// Whether the parser sits between messages with nothing of the next one seen.
-    var isAtMessageBoundary: Bool {
-        if case .head(let scan) = state { return scan.position == 0 }
-        return false
-    }
-
-    /// Whether the head of the current message has been returned and its body is not complete yet.
-    var isReadingBody: Bool {
-        switch state {
-        case .head: false
-        default: true
-        }
-    }
-
     /// Consumes a prefix of `input` and reports what it completed.
     ///
     /// - Returns: the event and how many bytes of `input` were consumed. After `.needMoreData`, the unconsumed
@@ -285,8 +271,8 @@ struct HTTPRequestParser {
 
         // RFC 9112 §3.2: origin-form, absolute-form, asterisk-form (OPTIONS only), authority-form (CONNECT only).
         let path: String
-        var rawPath: Substring = "*"
-        var rawQuery: Substring = ""
+        var pathBounds: (start: Int32, end: Int32) = (0, Int32(targetBytes.count))
+        var queryBounds: (start: Int32, end: Int32) = (0, 0)
         if targetBytes.first == UInt8(ascii: "/") {
             // origin-form, split on the bytes: the hot path.
             var queryStart: Int?
@@ -301,24 +287,26 @@ struct HTTPRequestParser {
                 if byte == UInt8(ascii: "?") && queryStart == nil { queryStart = index }
                 if byte == UInt8(ascii: "%") && queryStart == nil { hasPercent = true }
             }
-            let utf8 = target.utf8
-            let pathEnd = utf8.index(utf8.startIndex, offsetBy: queryStart ?? end)
-            rawPath = Substring(utf8[utf8.startIndex..<pathEnd])
-            if let queryStart {
-                rawQuery = Substring(
-                    utf8[utf8.index(utf8.startIndex, offsetBy: queryStart + 1)..<utf8.index(utf8.startIndex, offsetBy: end)])
-            }
+            pathBounds = (0, Int32(queryStart ?? end))
+            if let queryStart { queryBounds = (Int32(queryStart + 1), Int32(end)) }
             if hasPercent {
-                guard let decoded = PercentEncoding.decodePath(rawPath) else { throw .invalidTarget }
+                guard let decoded = PercentEncoding.decodePath(Self.slice(target, pathBounds)) else {
+                    throw .invalidTarget
+                }
                 path = decoded
+            } else if queryStart == nil && end == targetBytes.count {
+                // Nothing to decode and the path is the whole target: share its storage.
+                path = target
             } else {
-                // Nothing to decode: share the target's storage when the path is all of it.
-                path = queryStart == nil && end == targetBytes.count ? target : String(rawPath)
+                path = String(Self.slice(target, pathBounds))
             }
         } else if Self.isAbsoluteForm(target) {
-            (rawPath, rawQuery) = RequestTarget.split(target)
+            let (rawPath, rawQuery) = RequestTarget.split(target)
             guard let decoded = PercentEncoding.decodePath(rawPath) else { throw .invalidTarget }
             path = decoded
+            // An absolute-form target without a path ("http://host?q") has the implied path "/".
+            pathBounds = rawPath.base == target ? HTTPRequestHead.bounds(of: rawPath, in: target) : HTTPRequestHead.impliedRoot
+            queryBounds = HTTPRequestHead.bounds(of: rawQuery, in: target)
         } else if target == "*" {
             guard method == .options else { throw .invalidTarget }
             path = "*"
@@ -404,7 +392,7 @@ struct HTTPRequestParser {
 
         return HTTPRequestHead(
             method: method, target: target, path: path, version: version, headers: headers, framing: framing,
-            keepAlive: keepAlive, expectsContinue: expectsContinue, rawPath: rawPath, rawQuery: rawQuery)
+            keepAlive: keepAlive, expectsContinue: expectsContinue, pathBounds: pathBounds, queryBounds: queryBounds)
     }
 
     /// request-line = method SP request-target SP HTTP-version (RFC 9112 §3), single spaces only.
@@ -441,6 +429,12 @@ struct HTTPRequestParser {
         // RFC 9110 §6.2: a higher minor version is answered as the highest we support.
         let version: HTTPVersion = minor == 0 ? .http1_0 : .http1_1
         return (HTTPMethod(bytes: methodBytes), targetBytes, version)
+    }
+
+    private static func slice(_ target: String, _ bounds: (start: Int32, end: Int32)) -> Substring {
+        let utf8 = target.utf8
+        return Substring(
+            utf8[utf8.index(utf8.startIndex, offsetBy: Int(bounds.start))..<utf8.index(utf8.startIndex, offsetBy: Int(bounds.end))])
     }
 
     private static func isAbsoluteForm(_ target: String) -> Bool {

@@ -30,7 +30,8 @@ extension HTTPServer {
         public var maxHeaderCount: Int = 100
         /// Body limit, in bytes, of routes that set none (and of 404/405 answers). Default 1 MiB.
         public var defaultBodyLimit: Int = 1 << 20
-        /// Serial queues connections are spread over, each with its own buffers. Default: one per core.
+        /// Event-loop threads connections are spread over, each with its own epoll set and buffers.
+        /// Default: one per core.
         public var eventLoopCount: Int = ProcessInfo.processInfo.activeProcessorCount
         /// Listen backlog (capped by the kernel's `net.core.somaxconn`). Default 4096.
         public var backlog: Int = 4096

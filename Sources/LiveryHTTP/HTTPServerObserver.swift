@@ -1,7 +1,7 @@
 /// Receives the server's events, for metrics. Every method has an empty default implementation.
 ///
-/// Called synchronously on the connection's queue, so implementations must be fast and thread-safe (atomics,
-/// a `Mutex`, or handing the event to another queue); they run for every request.
+/// Called synchronously on the connection's event-loop thread, so implementations must be fast and thread-safe
+/// (atomics, a `Mutex`, or handing the event to a queue); they run for every request.
 public protocol HTTPServerObserver: Sendable {
     /// A connection was accepted (also called for connections refused with 503 when over `maxConnections`).
     func connectionOpened(_ event: HTTPConnectionEvent)

@@ -6,7 +6,7 @@ import Musl
 
 /// A growable byte buffer reused for every response an event loop writes, so encoding allocates nothing.
 ///
-/// Owned by one `EventLoop` and used only on its queue. Responses are encoded into it during one round of
+/// Owned by one `EventLoop` and used only on its thread. Responses are encoded into it during one round of
 /// processing and sent with one `send`; whatever the socket does not take is copied to the connection.
 final class OutputBuffer {
     private(set) var base: UnsafeMutableRawPointer

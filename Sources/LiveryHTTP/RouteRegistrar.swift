@@ -1,6 +1,6 @@
 /// Something routes can be registered on: a `Router` or one of its `RouteGroup`s.
 ///
-/// Handlers are synchronous (`(HTTPRequest) -> HTTPResponse`, run on the connection's queue: the hot path) or
+/// Handlers are synchronous (`(HTTPRequest) -> HTTPResponse`, run on the connection's event-loop thread: the hot path) or
 /// asynchronous (`(HTTPRequest) async -> HTTPResponse`, for slow work). Swift picks the overload from the
 /// closure: a closure that uses `await` is asynchronous.
 public protocol RouteRegistrar {

@@ -98,9 +98,21 @@ import Testing
         #expect(message.target == "/a%20b/%C3%A9?x=%41")
     }
 
+    @Test func splitsOriginFormIntoRawPathAndQuery() throws {
+        let message = try #require(parse(wire("GET /a%2Fb/c?x=1&y=%20#frag HTTP/1.1\r\nHost: h\r\n\r\n")).messages.first)
+        #expect(message.rawPath == "/a%2Fb/c")
+        #expect(message.rawQuery == "x=1&y=%20")
+        #expect(message.path == "/a/b/c")
+        let plain = try #require(parse(wire("GET /plain HTTP/1.1\r\nHost: h\r\n\r\n")).messages.first)
+        #expect(plain.rawPath == "/plain" && plain.rawQuery == "" && plain.path == "/plain")
+    }
+
     @Test func acceptsAbsoluteFormAndAsteriskFormForOptions() throws {
         let absolute = try #require(parse(wire("GET http://example.com/x?y=1 HTTP/1.1\r\nHost: example.com\r\n\r\n")).messages.first)
         #expect(absolute.path == "/x")
+        #expect(absolute.rawPath == "/x" && absolute.rawQuery == "y=1")
+        let noPath = try #require(parse(wire("GET http://example.com?y=2 HTTP/1.1\r\nHost: example.com\r\n\r\n")).messages.first)
+        #expect(noPath.path == "/" && noPath.rawPath == "/" && noPath.rawQuery == "y=2")
         let asterisk = try #require(parse(wire("OPTIONS * HTTP/1.1\r\nHost: h\r\n\r\n")).messages.first)
         #expect(asterisk.path == "*")
     }

@@ -5,6 +5,8 @@ struct ParsedMessage: Equatable {
     var method: HTTPMethod
     var target: String
     var path: String
+    var rawPath: String
+    var rawQuery: String
     var version: HTTPVersion
     var headers: HTTPHeaders
     var keepAlive: Bool
@@ -58,7 +60,8 @@ func parse(
                 guard let head else { fatalError("end without head") }
                 outcome.messages.append(
                     ParsedMessage(
-                        method: head.method, target: head.target, path: head.path, version: head.version,
+                        method: head.method, target: head.target, path: head.path, rawPath: String(head.rawPath),
+                        rawQuery: String(head.rawQuery), version: head.version,
                         headers: head.headers, keepAlive: head.keepAlive, expectsContinue: head.expectsContinue,
                         body: body, trailers: trailers))
             }
