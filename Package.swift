@@ -62,7 +62,7 @@ let package = Package(
 
         .testTarget(name: "LiveryCryptoTests", dependencies: ["LiveryCrypto"]),
         .testTarget(name: "LiveryHTTPTests", dependencies: [
-            "LiveryHTTP", .product(name: "Logging", package: "swift-log"),
+            "LiveryHTTP", "HTTPTestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "SkinModelTests", dependencies: ["SkinModel"]),
         .testTarget(name: "ZipArchiveTests", dependencies: ["ZipArchive", "LiveryCrypto"]),
@@ -76,6 +76,6 @@ let package = Package(
         .testTarget(name: "SkinStoreTests", dependencies: ["SkinStore", "LiveryCrypto"]),
         // Child process for SkinStoreTests' crash-safety test (killed with SIGKILL mid-change). Not shipped.
         .executableTarget(name: "store-torture", dependencies: ["SkinStore"], path: "Tests/StoreTorture"),
-        .testTarget(name: "EndToEndTests", dependencies: ["LiveryCrypto"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["LiveryCrypto", "HTTPTestSupport"]),
     ]
 )

@@ -56,9 +56,9 @@ public actor PackageCache {
                 let summary = try packager.build(variant, to: path)
                 return BuildOutcome(sha256: summary.sha256, size: summary.size, built: true)
             }
-            await self.release()
+            self.release()
             let summary = try outcome.get()
-            if summary.built { await self.countBuild(sign: sign, size: summary.size) }
+            if summary.built { self.countBuild(sign: sign, size: summary.size) }
             return PackageRecord(
                 sign: sign, skinID: skinID, variant: variant, sha256: summary.sha256, size: summary.size, path: path)
         }
