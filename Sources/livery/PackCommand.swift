@@ -44,7 +44,8 @@ struct PackCommand: ParsableCommand {
         let source = DirectorySkinSource(path: directory)
         let report = SkinValidator().validate(source)
         guard let skin = report.skin else {
-            let text = Array(report.renderedText(name: directory).utf8)
+            // With --json the report is JSON too, like `livery validate --json`: scripts parse one format.
+            let text = json ? report.jsonValue.serialized(.pretty) : Array(report.renderedText(name: directory).utf8)
             if report.sourceWasUnreadable {
                 CommandInput.writeStandardError(text)
                 throw ExitCode(2)
@@ -61,7 +62,16 @@ struct PackCommand: ParsableCommand {
                 : "sha256 \(summary.sha256)\nsize \(summary.size)\nentries \(summary.entryCount)\nsign \(sign)\nvariant \(variant)"
             CommandInput.writeStandardOutput(Array((line + "\n").utf8))
         } catch {
-            CommandInput.fail("\(output): \(error.description).", fix: "Check that the output folder exists and is writable.")
+            switch error {
+            case .unreadable:
+                CommandInput.fail("\(directory): \(error.description).",
+                    fix: "Check that the skin's files are readable and not changed while packing.")
+            case .invalidEntryName:
+                CommandInput.fail("\(directory): \(error.description).",
+                    fix: "Rename the file to a plain UTF-8 name without control characters.")
+            case .writeFailed:
+                CommandInput.fail("\(output): \(error.description)", fix: "Check that the output folder exists and is writable.")
+            }
         }
     }
 }
