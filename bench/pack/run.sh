@@ -49,7 +49,7 @@ for size in $SIZES_MB; do
     --command-name livery --prepare "rm -f '$ours'" "$LIVERY pack '$src' -o '$ours'" \
     --command-name 'zip -6' --prepare "rm -f '$zip6'" "cd '$src' && zip -q -6 -r -X '$zip6' ." \
     --command-name 'zip -0' --prepare "rm -f '$zip0'" "cd '$src' && zip -q -0 -r -X '$zip0' ." \
-    --command-name validate "$LIVERY validate '$src'" \
+    --command-name validate --prepare true "$LIVERY validate '$src'" \
     >/dev/null 2>"$WORK/hyperfine-${size}mb.log" || { cat "$WORK/hyperfine-${size}mb.log"; exit 1; }
 
   # Peak memory of one pack (KiB), built from scratch; then independent checks of the archive.
