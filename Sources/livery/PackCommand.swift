@@ -44,14 +44,16 @@ struct PackCommand: ParsableCommand {
         let source = DirectorySkinSource(path: directory)
         let report = SkinValidator().validate(source)
         guard let skin = report.skin else {
-            // With --json the report is JSON too, like `livery validate --json`: scripts parse one format.
-            let text = json ? report.jsonValue.serialized(.pretty) : Array(report.renderedText(name: directory).utf8)
-            if report.sourceWasUnreadable {
-                CommandInput.writeStandardError(text)
-                throw ExitCode(2)
+            // With --json the report goes to standard output as JSON, as `livery validate --json` does, so scripts
+            // parse one format from one stream whatever went wrong.
+            if json {
+                CommandInput.writeStandardOutput(report.jsonValue.serialized(.pretty))
+            } else if report.sourceWasUnreadable {
+                CommandInput.writeStandardError(Array(report.renderedText(name: directory).utf8))
+            } else {
+                CommandInput.writeStandardOutput(Array(report.renderedText(name: directory).utf8))
             }
-            CommandInput.writeStandardOutput(text)
-            throw ExitCode(1)
+            throw ExitCode(report.sourceWasUnreadable ? 2 : 1)
         }
         do {
             let packager = try SkinPackager(skin: skin, source: source)

@@ -90,6 +90,11 @@ import Testing
             #expect(!run.standardError.isEmpty, "\(input): the reason goes to standard error")
             #expect(try scratch.listing("out") == [])
         }
+        let json = try LiveryCommand.run(["pack", scratch.url("missing-skin"), "-o", scratch.url("out/package.zip"), "--json"])
+        #expect(json.status == 2, "\(json.transcript)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+        #expect(report["valid"] as? Bool == false)
+        #expect(try scratch.listing("out") == [])
     }
 
     @Test func unwritableOutputExitsTwoAndSaysWhy() throws {
