@@ -142,8 +142,8 @@ printf '%-24s %10s %9s %9s\n' "livery" "$L_RPS" "$L_P50" "$L_P99"
 printf '%-24s %10s %9s %9s\n' "nginx (static, 2 workers)" "$N_RPS" "$N_P50" "$N_P99"
 printf '%-24s %10s %9s %9s\n' "hummingbird 2" "$H_RPS" "$H_P50" "$H_P99"
 python3 -c "print(f'livery/nginx       {$L_RPS / $N_RPS:.2f}x   (target >= 1.0x)'); print(f'livery/hummingbird {$L_RPS / $H_RPS:.2f}x   (target >= 1.3x)')"
-echo "load average after the runs:$(uptime | sed 's/.*load average//')"
-echo "livery p99          ${L_P99} ms (target < 5 ms)"
+echo "load average after the runs$(uptime | sed 's/.*load average//')"
+echo "livery p99          ${L_P99} ms (target < 5 ms); every round: $(printf '%s' "${RESULTS[livery]}" | awk '{ printf "%s%s", sep, $3; sep = ", " }') ms"
 
 # Idle connections on a fresh Livery, so the number reflects held connections rather than wrk's leftovers.
 kill "$LIVERY_PID"
