@@ -15,6 +15,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
     ],
     targets: [
         // System libraries.
@@ -46,6 +47,7 @@ let package = Package(
         .target(name: "LiveryServer", dependencies: [
             "LiveryHTTP", "SkinModel", "SkinPackage", "LiveryCrypto",
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "CoreMetrics", package: "swift-metrics"),
         ]),
 
         // The thin executable: configuration, logging bootstrap, signals, subcommands.
@@ -60,14 +62,20 @@ let package = Package(
 
         .testTarget(name: "LiveryCryptoTests", dependencies: ["LiveryCrypto"]),
         .testTarget(name: "LiveryHTTPTests", dependencies: [
-            "LiveryHTTP", .product(name: "Logging", package: "swift-log"),
+            "LiveryHTTP", "HTTPTestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "SkinModelTests", dependencies: ["SkinModel"]),
         .testTarget(name: "ZipArchiveTests", dependencies: ["ZipArchive", "LiveryCrypto"]),
         .testTarget(name: "SkinPackageTests", dependencies: ["SkinPackage", "SkinModel", "ZipArchive"]),
+        // A raw-socket HTTP/1.1 client for tests (127.0.0.1 only). Never shipped.
+        .target(name: "HTTPTestSupport", path: "Tests/HTTPTestSupport"),
+        .testTarget(name: "LiveryServerTests", dependencies: [
+            "LiveryServer", "LiveryHTTP", "SkinModel", "SkinPackage", "HTTPTestSupport", "LiveryCrypto",
+            .product(name: "MetricsTestKit", package: "swift-metrics"),
+        ]),
         .testTarget(name: "SkinStoreTests", dependencies: ["SkinStore", "LiveryCrypto"]),
         // Child process for SkinStoreTests' crash-safety test (killed with SIGKILL mid-change). Not shipped.
         .executableTarget(name: "store-torture", dependencies: ["SkinStore"], path: "Tests/StoreTorture"),
-        .testTarget(name: "EndToEndTests", dependencies: ["LiveryCrypto"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["LiveryCrypto", "HTTPTestSupport"]),
     ]
 )

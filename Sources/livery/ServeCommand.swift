@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import LiveryHTTP
+import LiveryServer
 import Logging
 
 /// `livery serve`: runs the HTTP server until SIGTERM or SIGINT, then drains and exits 0.
@@ -30,6 +31,15 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical. Env LIVERY_LOG_LEVEL. Default info.")
     var logLevel: String?
 
+    @Option(help: "Folder whose subfolders are the skins to serve. Env LIVERY_SKINS_DIR. Default skins.")
+    var skinsDir: String?
+
+    @Option(help: "Folder for state and the package cache. Env LIVERY_DATA_DIR. Default data.")
+    var dataDir: String?
+
+    @Option(help: "Most seconds a poll answer may be cached (Cache-Control max-age). Env LIVERY_CACHE_MAX_AGE. Default 60.")
+    var cacheMaxAge: Int?
+
     @Option(help: "Seconds in-flight requests get to finish on shutdown. Default 10.")
     var drainTimeout: Double = 10
 
@@ -44,6 +54,9 @@ struct ServeCommand: AsyncParsableCommand {
         var host: String
         var port: Int
         var logLevel: Logger.Level
+        var skinsDirectory: String
+        var dataDirectory: String
+        var cacheMaxAge: Int
     }
 
     func settings(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Settings {
@@ -67,7 +80,23 @@ struct ServeCommand: AsyncParsableCommand {
         guard let level = Logger.Level(rawValue: levelText.lowercased()) else {
             throw ValidationError("Unknown log level '\(levelText)'.")
         }
-        return Settings(host: host, port: resolvedPort, logLevel: level)
+        let skinsDirectory = skinsDir ?? environment["LIVERY_SKINS_DIR"] ?? "skins"
+        let dataDirectory = dataDir ?? environment["LIVERY_DATA_DIR"] ?? "data"
+        let maxAge: Int
+        if let cacheMaxAge {
+            maxAge = cacheMaxAge
+        } else if let text = environment["LIVERY_CACHE_MAX_AGE"] {
+            guard let parsed = Int(text) else {
+                throw ValidationError("LIVERY_CACHE_MAX_AGE must be a number of seconds, got '\(text)'.")
+            }
+            maxAge = parsed
+        } else {
+            maxAge = 60
+        }
+        guard maxAge >= 0 else { throw ValidationError("The cache max-age must be >= 0 seconds, got \(maxAge).") }
+        return Settings(
+            host: host, port: resolvedPort, logLevel: level, skinsDirectory: skinsDirectory,
+            dataDirectory: dataDirectory, cacheMaxAge: maxAge)
     }
 
     func validate() throws {
@@ -93,10 +122,23 @@ struct ServeCommand: AsyncParsableCommand {
             benchBytes = Array(data)
         }
 
+        var serviceConfiguration = LiveryService.Configuration()
+        serviceConfiguration.skinsDirectory = settings.skinsDirectory
+        serviceConfiguration.dataDirectory = settings.dataDirectory
+        serviceConfiguration.client.maxAge = settings.cacheMaxAge
+        let service: LiveryService
+        do {
+            service = try LiveryService(configuration: serviceConfiguration, logger: logger)
+        } catch {
+            logger.critical("cannot start: \(error) (--data-dir / LIVERY_DATA_DIR)")
+            throw ExitCode(2)
+        }
+
         var configuration = HTTPServer.Configuration(host: settings.host, port: settings.port)
         configuration.drainTimeout = .milliseconds(Int64(drainTimeout * 1000))
         let server = HTTPServer(
-            configuration: configuration, router: Self.makeRouter(benchBody: benchBytes), logger: logger)
+            configuration: configuration, router: Self.makeRouter(service: service, benchBody: benchBytes),
+            logger: logger)
 
         let signals = ShutdownSignals(server: server, logger: logger)
         let address: SocketAddress
@@ -108,17 +150,27 @@ struct ServeCommand: AsyncParsableCommand {
         }
         // Unbuffered, so a script reading a pipe sees the line at once.
         FileHandle.standardOutput.write(Data("LIVERY_LISTENING \(address)\n".utf8))
+        let loading = Task {
+            do {
+                try await service.loadCatalog()
+            } catch {
+                logger.critical("cannot load the catalog: \(error) (--skins-dir / LIVERY_SKINS_DIR)")
+                server.beginShutdown(drainTimeout: .zero)
+                return false
+            }
+            return true
+        }
         await server.waitUntilStopped()
         withExtendedLifetime(signals) {}
+        if !(await loading.value) { throw ExitCode(2) }
     }
 
     /// Every route `livery serve` answers. Extend here (or move to LiveryServer) as the product grows.
     ///
     /// Responses to fixed content are built once, here, so answering them costs no allocation.
-    static func makeRouter(benchBody: [UInt8]?) -> Router {
+    static func makeRouter(service: LiveryService, benchBody: [UInt8]?) -> Router {
         let router = Router()
-        let healthy = HTTPResponse.json(.ok, Array(#"{"status": "ok"}"#.utf8))
-        router.get("/healthz") { _ in healthy }
+        service.register(on: router)
         if let benchBody {
             let bench = HTTPResponse.json(.ok, benchBody)
             router.get("/bench") { _ in bench }

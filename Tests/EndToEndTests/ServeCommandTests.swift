@@ -11,7 +11,7 @@ import Testing
             let livery = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0"])
             let response = try RawHTTP.get(port: livery.port, path: "/healthz")
             #expect(response.hasPrefix("HTTP/1.1 200 OK\r\n"))
-            #expect(response.hasSuffix("\r\n\r\n{\"status\": \"ok\"}"))
+            #expect(response.hasSuffix("\r\n\r\n{\"status\":\"ok\"}"))
             #expect(livery.address.hasPrefix("127.0.0.1:"))
             #expect(try livery.stop(signal: SIGTERM) == 0)
             // One log line per request, with its id in the metadata and without the query.
@@ -118,6 +118,10 @@ final class LiveryProcess: @unchecked Sendable {
     var port: Int { Int(address.split(separator: ":").last ?? "") ?? 0 }
     var output: String { lock.withLock { String(decoding: collected, as: UTF8.self) } }
 
+    /// The repository root (this file is Tests/EndToEndTests/ServeCommandTests.swift).
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
     static var binary: URL {
         if let override = ProcessInfo.processInfo.environment["LIVERY_BINARY"] { return URL(fileURLWithPath: override) }
         // The test bundle lives in the build folder, next to the executable.
@@ -130,6 +134,10 @@ final class LiveryProcess: @unchecked Sendable {
         process.executableURL = Self.binary
         process.arguments = arguments
         var merged = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("LIVERY_") }
+        // Never write state into the working tree: each process gets a fresh data folder, and the sample skins.
+        merged["LIVERY_DATA_DIR"] = FileManager.default.temporaryDirectory
+            .appendingPathComponent("livery-e2e-\(UUID().uuidString)").path
+        merged["LIVERY_SKINS_DIR"] = Self.repository.appendingPathComponent("skins").path
         merged.merge(environment) { $1 }
         process.environment = merged
     }

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import HTTPTestSupport
 import Glibc
 #endif
 import Testing

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import HTTPTestSupport
 import Testing
 
 @testable import LiveryHTTP

@@ -51,7 +51,7 @@ import Testing
         #expect(spring.startsAt.timeIntervalSince1970 == 1_801_756_800)  // 2027-02-04T16:00:00Z
         #expect(spring.endsAt.timeIntervalSince(spring.startsAt) == 15 * 86_400)
         let christmas = try release("christmas-2026")
-        #expect(christmas.startsAtText == "2026-12-20T00:00:00+08:00")
+        #expect(christmas.startsAtText == "2026-11-20T00:00:00+08:00")
         #expect(christmas.platforms == [.ios, .android])
         #expect(try release("double-11-2026").maxAppVersion == AppVersion("99"))
     }

@@ -509,7 +509,7 @@ def christmas(root):
         "app": "demo",
         "description": "Trees, gifts and snow, with a dark-mode variant (AUUTheme-style image objects).",
         "release": {
-            "startsAt": "2026-12-20T00:00:00+08:00", "endsAt": "2026-12-27T00:00:00+08:00",
+            "startsAt": "2026-11-20T00:00:00+08:00", "endsAt": "2026-12-27T00:00:00+08:00",
             "priority": 5, "platforms": ["ios", "android"], "minAppVersion": "6.5", "maxAppVersion": None,
             "rollout": 100,
         },

@@ -4,42 +4,42 @@ import Glibc
 import Foundation
 
 /// A failure of the raw test client.
-struct TestClientError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+public struct TestClientError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }
 
 /// One parsed response as the raw client saw it.
-struct TestResponse {
-    var status: Int
-    var reason: String
-    var headers: [(name: String, value: String)]
-    var body: [UInt8]
+public struct TestResponse: Sendable {
+    public var status: Int
+    public var reason: String
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]
 
-    func header(_ name: String) -> String? {
+    public func header(_ name: String) -> String? {
         headers.first { $0.name.lowercased() == name.lowercased() }?.value
     }
 
-    func headerValues(_ name: String) -> [String] {
+    public func headerValues(_ name: String) -> [String] {
         headers.filter { $0.name.lowercased() == name.lowercased() }.map(\.value)
     }
 
-    var text: String { String(decoding: body, as: UTF8.self) }
-    var closesConnection: Bool { header("connection")?.lowercased() == "close" }
+    public var text: String { String(decoding: body, as: UTF8.self) }
+    public var closesConnection: Bool { header("connection")?.lowercased() == "close" }
 }
 
 /// A blocking raw-socket HTTP/1.1 client for tests, talking to 127.0.0.1 only.
 ///
 /// Every receive has a timeout (5 s by default), so a server that never answers fails the test instead of
 /// hanging it. Use it from one thread (inside `blocking { }`), never on the cooperative pool.
-final class TestClient: @unchecked Sendable {
+public final class TestClient: @unchecked Sendable {
     // Invariant: used by one thread at a time.
-    let fd: Int32
+    public let fd: Int32
     private var buffer: [UInt8] = []
-    private(set) var sawEOF = false
+    public private(set) var sawEOF = false
     private var closed = false
 
-    init(port: Int, timeout: Double = 5) throws {
+    public init(port: Int, timeout: Double = 5) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw TestClientError("socket: errno \(errno)") }
         var address = sockaddr_in()
@@ -67,15 +67,15 @@ final class TestClient: @unchecked Sendable {
     deinit { close() }
 
     /// Closes the socket now (as a real client does once it sees the server's EOF).
-    func close() {
+    public func close() {
         guard !closed else { return }
         closed = true
         Glibc.close(fd)
     }
 
-    func send(_ text: String) throws { try send(Array(text.utf8)) }
+    public func send(_ text: String) throws { try send(Array(text.utf8)) }
 
-    func send(_ bytes: [UInt8]) throws {
+    public func send(_ bytes: [UInt8]) throws {
         var sent = 0
         while sent < bytes.count {
             let result = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL)) }
@@ -88,7 +88,7 @@ final class TestClient: @unchecked Sendable {
     }
 
     /// Sends, ignoring failures (for hostile inputs the server may reject before reading everything).
-    func sendIgnoringErrors(_ bytes: [UInt8]) {
+    public func sendIgnoringErrors(_ bytes: [UInt8]) {
         try? send(bytes)
     }
 
@@ -136,7 +136,7 @@ final class TestClient: @unchecked Sendable {
     }
 
     /// Reads one response. `forHead` means no body follows (the request was HEAD).
-    func readResponse(forHead: Bool = false) throws -> TestResponse {
+    public func readResponse(forHead: Bool = false) throws -> TestResponse {
         let statusLine = try takeLine()
         let parts = statusLine.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
         guard parts.count >= 2, parts[0] == "HTTP/1.1", let status = Int(parts[1]) else {
@@ -160,34 +160,32 @@ final class TestClient: @unchecked Sendable {
     }
 
     /// Reads until the server closes; returns the bytes not yet consumed.
-    func readUntilClosed() throws -> [UInt8] {
+    public func readUntilClosed() throws -> [UInt8] {
         while try fill() {}
         defer { buffer = [] }
         return buffer
     }
 
     /// Whether the server closes the connection (EOF or reset) without sending anything more.
-    func closesWithoutData() throws -> Bool {
+    public func closesWithoutData() throws -> Bool {
         if !buffer.isEmpty { return false }
         return try readUntilClosed().isEmpty
     }
 
     /// Unconsumed received bytes (for tests that inspect raw output).
-    var unreadBytes: [UInt8] { buffer }
+    public var unreadBytes: [UInt8] { buffer }
 
     /// `GET path` with keep-alive; returns the response.
-    func get(_ path: String, headers: String = "") throws -> TestResponse {
+    public func get(_ path: String, headers: String = "") throws -> TestResponse {
         try send("GET \(path) HTTP/1.1\r\nHost: test\r\n\(headers)\r\n")
         return try readResponse()
     }
 }
 
-/// Runs blocking work on a Dispatch thread so it never occupies the cooperative pool (whose threads the
-/// server's async handlers need).
-func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+/// Runs blocking work on a thread of its own so it never occupies the cooperative pool. (On Linux the pool *is*
+/// Dispatch's global queue, as many threads as cores: blocking calls there starve the server's async handlers.)
+public func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue.global().async {
-            continuation.resume(with: Result { try body() })
-        }
+        Thread { continuation.resume(with: Result { try body() }) }.start()
     }
 }

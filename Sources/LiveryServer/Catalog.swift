@@ -1,0 +1,97 @@
+import Foundation
+import SkinModel
+
+/// One built skin package variant that can be served.
+///
+/// Invariant: the file at `path` holds exactly `size` bytes whose SHA-256 is `sha256`; it is immutable once
+/// recorded (packages are named by `sign`, and a sign names one set of bytes).
+public struct PackageRecord: Sendable, Hashable {
+    /// Content-derived identity of the variant (32 hex characters); also the package's URL name.
+    public let sign: String
+    public let skinID: SkinID
+    public let variant: PackageVariant
+    /// Lowercase hex SHA-256 of the archive.
+    public let sha256: String
+    /// Archive size in bytes.
+    public let size: UInt64
+    /// Absolute path of the archive in the package cache.
+    public let path: String
+
+    public init(sign: String, skinID: SkinID, variant: PackageVariant, sha256: String, size: UInt64, path: String) {
+        self.sign = sign
+        self.skinID = skinID
+        self.variant = variant
+        self.sha256 = sha256
+        self.size = size
+        self.path = path
+    }
+}
+
+/// A skin released for an app: its schedule and targeting, and a package for every variant.
+public struct ReleasedSkin: Sendable {
+    public let skinID: SkinID
+    public let app: String
+    public let release: ReleasePlan
+    /// One record per variant in `PackageVariant.all`.
+    public let packages: [PackageVariant: PackageRecord]
+
+    public init(skinID: SkinID, app: String, release: ReleasePlan, packages: [PackageVariant: PackageRecord]) {
+        self.skinID = skinID
+        self.app = app
+        self.release = release
+        self.packages = packages
+    }
+}
+
+/// The kill switch: globally, or for single apps, every answer becomes "no skin" at once.
+public struct KillSwitch: Sendable, Equatable, Codable {
+    /// Turns skins off for every app.
+    public var global: Bool
+    /// Apps whose skins are turned off.
+    public var apps: Set<String>
+
+    public init(global: Bool = false, apps: Set<String> = []) {
+        self.global = global
+        self.apps = apps
+    }
+
+    /// Whether answers for `app` must be empty.
+    public func blocks(app: String) -> Bool { global || apps.contains(app) }
+}
+
+/// An immutable view of everything the client API serves. Requests read one catalog from start to end;
+/// changes build a new catalog and swap it in whole.
+public struct Catalog: Sendable {
+    /// Released skins per app, in precedence order: priority descending, then latest start, then id.
+    public let releases: [String: [ReleasedSkin]]
+    /// Every servable package by sign.
+    public let packages: [String: PackageRecord]
+    public let killSwitch: KillSwitch
+
+    /// An empty catalog: every answer is "no skin".
+    public static let empty = Catalog(releases: [], killSwitch: KillSwitch())
+
+    public init(releases: [ReleasedSkin], killSwitch: KillSwitch) {
+        var byApp: [String: [ReleasedSkin]] = [:]
+        var packages: [String: PackageRecord] = [:]
+        for skin in releases {
+            byApp[skin.app, default: []].append(skin)
+            for record in skin.packages.values { packages[record.sign] = record }
+        }
+        self.releases = byApp.mapValues { $0.sorted(by: Self.precedes) }
+        self.packages = packages
+        self.killSwitch = killSwitch
+    }
+
+    /// This catalog with another kill switch.
+    public func with(killSwitch: KillSwitch) -> Catalog {
+        Catalog(releases: releases.values.flatMap { $0 }, killSwitch: killSwitch)
+    }
+
+    /// Overlapping windows: highest priority wins, then the latest start; the id makes the order total.
+    static func precedes(_ a: ReleasedSkin, _ b: ReleasedSkin) -> Bool {
+        if a.release.priority != b.release.priority { return a.release.priority > b.release.priority }
+        if a.release.startsAt != b.release.startsAt { return a.release.startsAt > b.release.startsAt }
+        return a.skinID < b.skinID
+    }
+}

@@ -1,0 +1,155 @@
+import CoreMetrics
+import Foundation
+import LiveryHTTP
+import Logging
+import LiveryCrypto
+import SkinModel
+import Synchronization
+
+/// The public, unauthenticated API apps call: `GET /api/v1/skin` and `GET|HEAD /api/v1/packages/{sign}.zip`.
+///
+/// The poll path reads one immutable catalog snapshot, resolves, and concatenates precomputed bytes: no disk I/O,
+/// no JSON encoding, no thread hop. Catalog changes are published with `publish(_:)` and seen atomically.
+public final class ClientAPI: Sendable {
+    /// Settings of the client API.
+    public struct Configuration: Sendable {
+        /// Upper bound of `Cache-Control: max-age` on poll answers, in seconds. Default 60.
+        public var maxAge: Int = 60
+        /// How far ahead `next` looks, in seconds. Default 7 days.
+        public var horizon: TimeInterval = SkinResolver.defaultHorizon
+        /// Prefix of `packageUrl` (before `<sign>.zip`). Default `/api/v1/packages/`.
+        public var packageURLPrefix: String = "/api/v1/packages/"
+
+        public init() {}
+    }
+
+    struct Snapshot: Sendable {
+        let state: CatalogState
+        let fragments: AnswerFragments
+    }
+
+    public let configuration: Configuration
+    let cache: PackageCache
+    private let clock: @Sendable () -> Date
+    private let snapshot: Mutex<Snapshot>
+    private let logger: Logger
+    private let metrics: ClientMetrics
+
+    /// - Parameters:
+    ///   - clock: the current instant; injectable so schedules are testable without waiting.
+    ///   - metricsFactory: where counters go (the process-wide factory by default).
+    public init(
+        configuration: Configuration = Configuration(), cache: PackageCache, logger: Logger,
+        clock: @escaping @Sendable () -> Date = { Date() },
+        metricsFactory: any MetricsFactory = MetricsSystem.factory
+    ) {
+        self.configuration = configuration
+        self.cache = cache
+        self.clock = clock
+        self.logger = logger
+        self.metrics = ClientMetrics(factory: metricsFactory)
+        self.snapshot = Mutex(Snapshot(state: .empty, fragments: AnswerFragments(catalog: .empty)))
+    }
+
+    /// Makes `state` the catalog every following request sees.
+    public func publish(_ state: CatalogState) {
+        let fresh = Snapshot(
+            state: state,
+            fragments: AnswerFragments(catalog: state.catalog, packageURLPrefix: configuration.packageURLPrefix))
+        snapshot.withLock { $0 = fresh }
+    }
+
+    /// The catalog state requests currently see.
+    public var current: CatalogState { snapshot.withLock { $0.state } }
+
+    /// Adds the client routes to `router`.
+    public func register(on router: Router) {
+        router.get("/api/v1/skin") { [self] request in skin(request) }
+        router.get("/api/v1/packages/:file") { [self] request in await package(request) }
+    }
+
+    // MARK: - GET /api/v1/skin
+
+    /// Answers a poll.
+    public func skin(_ request: HTTPRequest) -> HTTPResponse {
+        let query: SkinRequest
+        do {
+            query = try SkinRequest.parse { request.query[$0] }
+        } catch {
+            return APIError.invalidParameter(error).response
+        }
+        let now = clock()
+        let current = snapshot.withLock { $0 }
+        let decision = SkinResolver.resolve(query, in: current.state.catalog, at: now, horizon: configuration.horizon)
+        let answer = SkinAnswer(decision: decision, fragments: current.fragments)
+        metrics.countAnswer(skinID: decision.current?.skinID.rawValue, upToDate: query.sign != nil && query.sign == answer.skinSign)
+
+        var maxAge = configuration.maxAge
+        if let boundary = decision.nextBoundary {
+            maxAge = min(maxAge, max(0, Int(boundary.timeIntervalSince(now).rounded(.down))))
+        }
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: "application/json")
+        headers.add(name: "ETag", value: answer.etag)
+        headers.add(name: "Cache-Control", value: "public, max-age=\(maxAge)")
+        if let tags = request.headers["If-None-Match"], EntityTag.matches(tags, answer.etag) {
+            return HTTPResponse(status: .notModified, headers: headers, body: .empty)
+        }
+        return HTTPResponse(status: .ok, headers: headers, body: .bytes(answer.body))
+    }
+
+    // MARK: - GET|HEAD /api/v1/packages/{sign}.zip
+
+    /// Serves a package file, building it first if its file is missing from the cache.
+    public func package(_ request: HTTPRequest) async -> HTTPResponse {
+        let file = request.pathParameters["file"] ?? ""
+        guard file.hasSuffix(".zip") else { return APIError.packageNotFound.response }
+        let sign = String(file.dropLast(4))
+        guard sign.utf8.count == 32, sign.utf8.allSatisfy({ Hex.isLowerHexDigit($0) }) else {
+            return APIError.packageNotFound.response
+        }
+        let state = current
+        let record: PackageRecord
+        do {
+            if let known = state.catalog.packages[sign], let origin = state.origins[sign] {
+                record = try await cache.record(
+                    sign: sign, skinID: known.skinID, variant: known.variant, packager: origin.packager)
+            } else if let retired = await cache.knownRecord(sign: sign),
+                FileManager.default.fileExists(atPath: retired.path)
+            {
+                record = retired
+            } else {
+                return APIError.packageNotFound.response
+            }
+        } catch {
+            logger.error("package build failed", metadata: ["package.sign": "\(sign)", "error": "\(error)"])
+            return APIError.internalError.response
+        }
+        return PackageResponder.respond(to: request, record: record)
+    }
+}
+
+/// Counters for poll answers.
+final class ClientMetrics: Sendable {
+    private let factory: any MetricsFactory
+    private let upToDate: Counter
+    private let answers: Mutex<[String: Counter]>
+
+    init(factory: any MetricsFactory) {
+        self.factory = factory
+        self.upToDate = Counter(label: "livery_skin_up_to_date_total", dimensions: [], factory: factory)
+        self.answers = Mutex([:])
+    }
+
+    func countAnswer(skinID: String?, upToDate isUpToDate: Bool) {
+        let key = skinID ?? ""
+        let counter = answers.withLock { counters in
+            if let counter = counters[key] { return counter }
+            let counter = Counter(label: "livery_skin_answers_total", dimensions: [("skin", key)], factory: factory)
+            counters[key] = counter
+            return counter
+        }
+        counter.increment()
+        if isUpToDate { upToDate.increment() }
+    }
+}

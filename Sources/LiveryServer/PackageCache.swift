@@ -1,0 +1,135 @@
+import Foundation
+import LiveryCrypto
+import Logging
+import SkinModel
+import SkinPackage
+
+/// Built packages on disk under `<data-dir>/packages/<sign>.zip`, with single-flight builds.
+///
+/// Guarantees:
+/// - A package file appears whole or not at all (the zip writer writes a temp file, fsyncs and renames).
+/// - Concurrent requests for the same missing sign trigger exactly one build; the others wait for it.
+/// - At most `maxParallelBuilds` builds run at once; builds run on their own threads, never the cooperative pool.
+/// - A file already present is reused across restarts (its digest is recomputed once when first needed).
+public actor PackageCache {
+    /// The folder holding packages.
+    public nonisolated let directory: String
+    /// The most builds run at once.
+    public nonisolated let maxParallelBuilds: Int
+    private var inFlight: [String: Task<PackageRecord, any Error>] = [:]
+    private var known: [String: PackageRecord] = [:]
+    private var running = 0
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+    /// How many archives this cache has written (not counting files reused from disk).
+    public private(set) var buildCount = 0
+    private let logger: Logger
+
+    /// Creates the cache folder if needed.
+    public init(directory: String, maxParallelBuilds: Int = 2, logger: Logger) throws(PackageCacheError) {
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw .directoryUnusable(directory)
+        }
+        self.directory = directory
+        self.maxParallelBuilds = max(1, maxParallelBuilds)
+        self.logger = logger
+    }
+
+    /// The file path a sign's package lives at.
+    public nonisolated func path(for sign: String) -> String { directory + "/" + sign + ".zip" }
+
+    /// A package recorded earlier in this process (by any catalog), if any.
+    public func knownRecord(sign: String) -> PackageRecord? { known[sign] }
+
+    /// Returns the package for `sign`, reusing the file on disk or building it with `packager` exactly once.
+    public func record(
+        sign: String, skinID: SkinID, variant: PackageVariant, packager: SkinPackager
+    ) async throws -> PackageRecord {
+        if let record = known[sign], FileManager.default.fileExists(atPath: record.path) { return record }
+        if let task = inFlight[sign] { return try await task.value }
+        let path = path(for: sign)
+        let task = Task<PackageRecord, any Error> {
+            await self.acquire()
+            let outcome: Result<BuildOutcome, any Error> = await Self.onBuildThread {
+                if let existing = try Self.summarizeExisting(at: path) { return existing }
+                let summary = try packager.build(variant, to: path)
+                return BuildOutcome(sha256: summary.sha256, size: summary.size, built: true)
+            }
+            self.release()
+            let summary = try outcome.get()
+            if summary.built { self.countBuild(sign: sign, size: summary.size) }
+            return PackageRecord(
+                sign: sign, skinID: skinID, variant: variant, sha256: summary.sha256, size: summary.size, path: path)
+        }
+        inFlight[sign] = task
+        defer { inFlight[sign] = nil }
+        let record = try await task.value
+        known[sign] = record
+        return record
+    }
+
+    private func countBuild(sign: String, size: UInt64) {
+        buildCount += 1
+        logger.info("built package", metadata: ["package.sign": "\(sign)", "package.bytes": "\(size)"])
+    }
+
+    private func acquire() async {
+        if running < maxParallelBuilds {
+            running += 1
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    private func release() {
+        if waiting.isEmpty {
+            running -= 1
+        } else {
+            waiting.removeFirst().resume()
+        }
+    }
+
+    /// Digest and size of a complete package file already on disk, or `nil` if there is none.
+    static func summarizeExisting(at path: String) throws -> BuildOutcome? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        var hasher = SHA256()
+        var size: UInt64 = 0
+        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+            chunk.withUnsafeBytes { hasher.update($0) }
+            size += UInt64(chunk.count)
+        }
+        return BuildOutcome(sha256: Hex.encode(hasher.finalize()), size: size, built: false)
+    }
+
+    /// Runs blocking work (disk, deflate) on a thread of its own and resumes with its result.
+    ///
+    /// A dedicated thread, not a Dispatch global queue: those have as many threads as cores, and when they are all
+    /// busy or blocked a build would wait behind them. Builds are rare and `maxParallelBuilds` bounds them.
+    static func onBuildThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async -> Result<T, any Error> {
+        await withCheckedContinuation { continuation in
+            let thread = Thread { continuation.resume(returning: Result { try work() }) }
+            thread.name = "livery.package-build"
+            thread.start()
+        }
+    }
+
+    struct BuildOutcome: Sendable {
+        let sha256: String
+        let size: UInt64
+        let built: Bool
+    }
+}
+
+/// Failures of the package cache.
+public enum PackageCacheError: Error, Equatable, CustomStringConvertible {
+    /// The cache folder cannot be created or written.
+    case directoryUnusable(String)
+
+    public var description: String {
+        switch self {
+        case .directoryUnusable(let path): "package cache folder '\(path)' cannot be created"
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import SkinModel
+
+/// Why a released skin does not apply to a request. Used by the resolver and by the admin preview.
+public enum Exclusion: String, Sendable, Equatable {
+    case killSwitch = "kill switch is on"
+    case platform = "platform not targeted"
+    case belowMinAppVersion = "app version below minAppVersion"
+    case atOrAboveMaxAppVersion = "app version not below maxAppVersion"
+    case notStarted = "window not started"
+    case ended = "window ended"
+    case rollout = "device outside rollout"
+    case outranked = "another skin takes precedence"
+}
+
+/// The outcome of resolving a request.
+public struct SkinDecision: Sendable {
+    /// The skin the client should show now, or `nil` for the app's default look.
+    public var current: ReleasedSkin?
+    /// The package of `current` for the requested variant.
+    public var currentPackage: PackageRecord?
+    /// The next different skin this client will get within the horizon, so it can download ahead.
+    public var next: ReleasedSkin?
+    public var nextPackage: PackageRecord?
+    /// The earliest instant after `now` at which this answer could change (a window start or end), if any.
+    public var nextBoundary: Date?
+}
+
+/// Decides which skin a client gets. A pure function of (catalog, request, now): no clock, no I/O.
+public enum SkinResolver {
+    /// The default horizon for `next`: seven days.
+    public static let defaultHorizon: TimeInterval = 7 * 24 * 3600
+
+    /// Why `skin` does not apply to `request` at `now`, or `nil` if it does.
+    ///
+    /// Windows are half-open: a skin applies from `startsAt` inclusive until `endsAt` exclusive.
+    public static func exclusion(of skin: ReleasedSkin, for request: SkinRequest, at now: Date, killSwitch: KillSwitch)
+        -> Exclusion?
+    {
+        if killSwitch.blocks(app: skin.app) { return .killSwitch }
+        if let why = targetingExclusion(of: skin, for: request) { return why }
+        if now < skin.release.startsAt { return .notStarted }
+        if now >= skin.release.endsAt { return .ended }
+        return nil
+    }
+
+    /// Exclusions that do not depend on time.
+    static func targetingExclusion(of skin: ReleasedSkin, for request: SkinRequest) -> Exclusion? {
+        let release = skin.release
+        if !release.platforms.contains(request.platform) { return .platform }
+        if let min = release.minAppVersion, request.appVersion < min { return .belowMinAppVersion }
+        if let max = release.maxAppVersion, request.appVersion >= max { return .atOrAboveMaxAppVersion }
+        if !RolloutBucket.includes(deviceID: request.deviceID, skinID: skin.skinID, rollout: release.rollout) {
+            return .rollout
+        }
+        return nil
+    }
+
+    /// The winning skin at `now`, ignoring the kill switch (callers check it).
+    static func winner(among skins: [ReleasedSkin], for request: SkinRequest, at now: Date) -> ReleasedSkin? {
+        skins.first { skin in
+            targetingExclusion(of: skin, for: request) == nil && skin.release.startsAt <= now && now < skin.release.endsAt
+        }
+    }
+
+    /// Resolves `request` against `catalog` at `now`.
+    public static func resolve(
+        _ request: SkinRequest, in catalog: Catalog, at now: Date, horizon: TimeInterval = defaultHorizon
+    ) -> SkinDecision {
+        var decision = SkinDecision()
+        guard !catalog.killSwitch.blocks(app: request.app), let skins = catalog.releases[request.app] else {
+            return decision
+        }
+        var boundaries: [Date] = []
+        for skin in skins {
+            for instant in [skin.release.startsAt, skin.release.endsAt] where instant > now { boundaries.append(instant) }
+        }
+        boundaries.sort()
+        decision.nextBoundary = boundaries.first
+
+        if let current = winner(among: skins, for: request, at: now) {
+            decision.current = current
+            decision.currentPackage = current.packages[request.variant]
+        }
+        let limit = now.addingTimeInterval(horizon)
+        for instant in boundaries where instant <= limit {
+            guard let upcoming = winner(among: skins, for: request, at: instant) else { continue }
+            if upcoming.skinID == decision.current?.skinID { continue }
+            decision.next = upcoming
+            decision.nextPackage = upcoming.packages[request.variant]
+            break
+        }
+        return decision
+    }
+}

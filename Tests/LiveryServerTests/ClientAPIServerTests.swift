@@ -1,0 +1,261 @@
+import Foundation
+import HTTPTestSupport
+import LiveryCrypto
+import LiveryHTTP
+import Logging
+import SkinModel
+import Synchronization
+import Testing
+
+@testable import LiveryServer
+
+/// A clock tests move by hand.
+final class TestClock: Sendable {
+    private let instant: Mutex<Date>
+    init(_ start: Date) { instant = Mutex(start) }
+    var now: Date { instant.withLock { $0 } }
+    func set(_ date: Date) { instant.withLock { $0 = date } }
+}
+
+/// A Livery service over a temporary skins folder, served on 127.0.0.1 with an injected clock.
+final class ClientAPIHarness: Sendable {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+    /// The window every harness skin gets: 2027-01-15T08:00:00Z ..< +2 h.
+    static let start = Fixtures.t0
+    static let end = Fixtures.t0.addingTimeInterval(7200)
+
+    let root: String
+    let clock: TestClock
+    let service: LiveryService
+    let server: HTTPServer
+    let port: Int
+
+    var skinsDirectory: String { root + "/skins" }
+    var dataDirectory: String { root + "/data" }
+
+    /// Copies `sample` from the repository's skins/ with its release replaced by the harness window.
+    static func makeSkins(in root: String, sample: String = "christmas-2026", release: String? = nil) throws {
+        let folder = root + "/skins/" + sample
+        try FileManager.default.createDirectory(atPath: root + "/skins", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: repository.path + "/skins/" + sample, toPath: folder)
+        let manifestPath = folder + "/skin.json"
+        guard var manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: manifestPath))) as? [String: Any]
+        else { throw TestClientError("sample skin.json is not an object") }
+        let window = release ?? #"{"startsAt": "2027-01-15T08:00:00Z", "endsAt": "2027-01-15T10:00:00Z", "platforms": ["ios", "android"]}"#
+        manifest["release"] = try JSONSerialization.jsonObject(with: Data(window.utf8))
+        try JSONSerialization.data(withJSONObject: manifest, options: [.sortedKeys]).write(to: URL(fileURLWithPath: manifestPath))
+    }
+
+    init(root: String? = nil, at instant: Date = Fixtures.t0.addingTimeInterval(60)) async throws {
+        let root = root ?? FileManager.default.temporaryDirectory.appendingPathComponent("livery-client-\(UUID().uuidString)").path
+        if !FileManager.default.fileExists(atPath: root + "/skins") { try Self.makeSkins(in: root) }
+        self.root = root
+        let clock = TestClock(instant)
+        self.clock = clock
+        var configuration = LiveryService.Configuration()
+        configuration.skinsDirectory = root + "/skins"
+        configuration.dataDirectory = root + "/data"
+        service = try LiveryService(configuration: configuration, logger: Self.quiet, clock: { clock.now })
+        try await service.loadCatalog()
+        let router = Router()
+        service.register(on: router)
+        var serverConfiguration = HTTPServer.Configuration(host: "127.0.0.1", port: 0)
+        serverConfiguration.eventLoopCount = 2
+        server = HTTPServer(configuration: serverConfiguration, router: router, logger: Self.quiet)
+        port = try server.start().port
+    }
+
+    func stop() async { await server.shutdown(drainTimeout: .zero) }
+
+    func removeFiles() { try? FileManager.default.removeItem(atPath: root) }
+
+    func get(_ target: String, headers: String = "", head: Bool = false) async throws -> TestResponse {
+        let port = port
+        return try await blocking {
+            let client = try TestClient(port: port)
+            try client.send("\(head ? "HEAD" : "GET") \(target) HTTP/1.1\r\nHost: test\r\n\(headers)\r\n")
+            return try client.readResponse(forHead: head)
+        }
+    }
+
+    static let poll = "/api/v1/skin?app=demo&platform=ios&appVersion=7.0.0"
+
+    func pollJSON(_ query: String = poll) async throws -> [String: Any] {
+        let response = try await get(query)
+        #expect(response.status == 200)
+        return try #require(JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
+    }
+}
+
+@Suite(.serialized) struct ClientAPIServerTests {
+    @Test func pollThenDownloadGivesTheAdvertisedBytes() async throws {
+        let harness = try await ClientAPIHarness()
+        defer { harness.removeFiles() }
+        let answer = try await harness.pollJSON()
+        let sign = try #require(answer["skinSign"] as? String)
+        #expect(sign.count == 32)
+        #expect(answer["skinId"] as? String == "christmas-2026")
+        let url = try #require(answer["packageUrl"] as? String)
+        let download = try await harness.get(url)
+        #expect(download.status == 200)
+        #expect(download.header("Content-Type") == "application/zip")
+        #expect(download.header("Cache-Control") == "public, max-age=31536000, immutable")
+        #expect(download.body.count == answer["size"] as? Int)
+        #expect(SHA256.hexHash(download.body) == answer["sha256"] as? String)
+        #expect(download.header("ETag") == "\"\(SHA256.hexHash(download.body))\"")
+        await harness.stop()
+    }
+
+    @Test func matchingIfNoneMatchGets304WithoutBody() async throws {
+        let harness = try await ClientAPIHarness()
+        defer { harness.removeFiles() }
+        let first = try await harness.get(ClientAPIHarness.poll)
+        let etag = try #require(first.header("ETag"))
+        let second = try await harness.get(ClientAPIHarness.poll, headers: "If-None-Match: \(etag)\r\n")
+        #expect(second.status == 304 && second.body.isEmpty)
+        #expect(second.header("ETag") == etag)
+        let other = try await harness.get(ClientAPIHarness.poll, headers: "If-None-Match: \"stale\"\r\n")
+        #expect(other.status == 200)
+        await harness.stop()
+    }
+
+    @Test func cacheLifetimeNeverReachesPastTheNextBoundary() async throws {
+        let harness = try await ClientAPIHarness()
+        defer { harness.removeFiles() }
+        #expect(try await harness.get(ClientAPIHarness.poll).header("Cache-Control") == "public, max-age=60")
+        harness.clock.set(ClientAPIHarness.end.addingTimeInterval(-10))
+        #expect(try await harness.get(ClientAPIHarness.poll).header("Cache-Control") == "public, max-age=10")
+        harness.clock.set(ClientAPIHarness.start.addingTimeInterval(-25))
+        let before = try await harness.get(ClientAPIHarness.poll)
+        #expect(before.header("Cache-Control") == "public, max-age=25")
+        #expect(before.text.hasPrefix(#"{"skinSign":"""#), "no skin before the window, with next")
+        harness.clock.set(ClientAPIHarness.end)
+        let after = try await harness.get(ClientAPIHarness.poll)
+        #expect(after.text == #"{"skinSign":""}"#)
+        #expect(after.header("Cache-Control") == "public, max-age=60")
+        await harness.stop()
+    }
+
+    @Test func nextAnnouncesTheUpcomingSkin() async throws {
+        let harness = try await ClientAPIHarness(at: ClientAPIHarness.start.addingTimeInterval(-3600))
+        defer { harness.removeFiles() }
+        let answer = try await harness.pollJSON()
+        #expect(answer["skinSign"] as? String == "")
+        let next = try #require(answer["next"] as? [String: Any])
+        #expect(next["skinId"] as? String == "christmas-2026")
+        #expect(next["startsAt"] as? String == "2027-01-15T08:00:00Z")
+        await harness.stop()
+    }
+
+    @Test func badParametersAreNamed() async throws {
+        let harness = try await ClientAPIHarness()
+        defer { harness.removeFiles() }
+        let response = try await harness.get("/api/v1/skin?app=demo&platform=symbian&appVersion=7")
+        #expect(response.status == 400)
+        let body = try #require(JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
+        let error = try #require(body["error"] as? [String: Any])
+        #expect((error["details"] as? [String: Any])?["parameter"] as? String == "platform")
+        await harness.stop()
+    }
+
+    @Test func rangesResumeDownloads() async throws {
+        let harness = try await ClientAPIHarness()
+        defer { harness.removeFiles() }
+        let answer = try await harness.pollJSON()
+        let url = try #require(answer["packageUrl"] as? String)
+        let size = try #require(answer["size"] as? Int)
+        let full = try await harness.get(url)
+        let etag = try #require(full.header("ETag"))
+        #expect(full.header("Accept-Ranges") == "bytes")
+
+        let part = try await harness.get(url, headers: "Range: bytes=10-19\r\n")
+        #expect(part.status == 206)
+        #expect(part.header("Content-Range") == "bytes 10-19/\(size)")
+        #expect(part.body == Array(full.body[10...19]))
+
+        let tail = try await harness.get(url, headers: "Range: bytes=-7\r\n")
+        #expect(tail.status == 206 && tail.body == Array(full.body.suffix(7)))
+
+        let beyond = try await harness.get(url, headers: "Range: bytes=\(size)-\r\n")
+        #expect(beyond.status == 416)
+        #expect(beyond.header("Content-Range") == "bytes */\(size)")
+
+        let sameTag = try await harness.get(url, headers: "Range: bytes=0-4\r\nIf-Range: \(etag)\r\n")
+        #expect(sameTag.status == 206 && sameTag.body.count == 5)
+        let otherTag = try await harness.get(url, headers: "Range: bytes=0-4\r\nIf-Range: \"changed\"\r\n")
+        #expect(otherTag.status == 200 && otherTag.body == full.body)
+
+        let several = try await harness.get(url, headers: "Range: bytes=0-1,5-6\r\n")
+        #expect(several.status == 200 && several.body.count == size)
+        await harness.stop()
+    }
+
+    @Test func headHasTheHeadersOfGetAndNoBody() async throws {
+        let harness = try await ClientAPIHarness()
+        defer { harness.removeFiles() }
+        let url = try #require(try await harness.pollJSON()["packageUrl"] as? String)
+        let get = try await harness.get(url)
+        let head = try await harness.get(url, head: true)
+        #expect(head.status == 200 && head.body.isEmpty)
+        #expect(head.header("Content-Length") == get.header("Content-Length"))
+        #expect(head.header("ETag") == get.header("ETag"))
+        await harness.stop()
+    }
+
+    @Test func unknownPackagesAre404JSON() async throws {
+        let harness = try await ClientAPIHarness()
+        defer { harness.removeFiles() }
+        for target in ["/api/v1/packages/\(String(repeating: "a", count: 32)).zip", "/api/v1/packages/..%2Fetc.zip",
+                       "/api/v1/packages/short.zip", "/api/v1/packages/\(String(repeating: "A", count: 32)).zip"] {
+            let response = try await harness.get(target)
+            #expect(response.status == 404, "\(target)")
+            #expect(response.text.contains("package_not_found"))
+        }
+        await harness.stop()
+    }
+
+    @Test func concurrentColdRequestsBuildOnce() async throws {
+        let harness = try await ClientAPIHarness()
+        defer { harness.removeFiles() }
+        let answer = try await harness.pollJSON()
+        let url = try #require(answer["packageUrl"] as? String)
+        let sign = try #require(answer["skinSign"] as? String)
+        let cache = harness.service.client.cache
+        try FileManager.default.removeItem(atPath: cache.path(for: sign))
+        let before = await cache.buildCount
+        let statuses = try await withThrowingTaskGroup(of: (Int, Int).self) { group in
+            for _ in 0..<12 {
+                group.addTask { let r = try await harness.get(url); return (r.status, r.body.count) }
+            }
+            var all: [(Int, Int)] = []
+            for try await result in group { all.append(result) }
+            return all
+        }
+        #expect(statuses.allSatisfy { $0.0 == 200 && $0.1 == answer["size"] as? Int })
+        #expect(await cache.buildCount == before + 1)
+        await harness.stop()
+    }
+
+    @Test func signIsStableAcrossRestartsAndFollowsContent() async throws {
+        let first = try await ClientAPIHarness()
+        defer { first.removeFiles() }
+        let sign = try #require(try await first.pollJSON()["skinSign"] as? String)
+        await first.stop()
+
+        let second = try await ClientAPIHarness(root: first.root)
+        #expect(try await second.pollJSON()["skinSign"] as? String == sign)
+        #expect(await second.service.client.cache.buildCount == 0, "packages on disk are reused after a restart")
+        await second.stop()
+
+        let asset = first.skinsDirectory + "/christmas-2026/xmas/star@3x.png"
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: asset)))
+        bytes.append(0)  // trailing bytes after IEND keep it a PNG but change its content
+        try Data(bytes).write(to: URL(fileURLWithPath: asset))
+        let third = try await ClientAPIHarness(root: first.root)
+        let changed = try #require(try await third.pollJSON()["skinSign"] as? String)
+        #expect(changed != sign)
+        await third.stop()
+    }
+}

@@ -1,0 +1,47 @@
+import SkinModel
+import Testing
+
+@testable import LiveryServer
+
+@Suite struct SkinRequestTests {
+    static func parse(_ pairs: [String: String]) -> Result<SkinRequest, InvalidParameter> {
+        Result { () throws(InvalidParameter) in try SkinRequest.parse { pairs[$0] } }
+    }
+
+    static let valid = ["app": "demo", "platform": "ios", "appVersion": "7.2.0"]
+
+    @Test func parsesDefaults() throws {
+        let request = try Self.parse(Self.valid).get()
+        #expect(request.app == "demo")
+        #expect(request.platform == .ios)
+        #expect(request.variant == PackageVariant(scale: 3, appearance: .light))
+        #expect(request.deviceID == nil && request.sign == nil)
+    }
+
+    @Test func parsesEveryOptionalParameter() throws {
+        var query = Self.valid
+        query["deviceId"] = "device-1"
+        query["sign"] = "abc"
+        query["scale"] = "2"
+        query["appearance"] = "dark"
+        let request = try Self.parse(query).get()
+        #expect(request.deviceID == "device-1" && request.sign == "abc")
+        #expect(request.variant == PackageVariant(scale: 2, appearance: .dark))
+    }
+
+    @Test(arguments: [
+        ("app", nil, "app"), ("app", "", "app"), ("app", "a b", "app"), ("platform", nil, "platform"),
+        ("platform", "windows", "platform"), ("appVersion", nil, "appVersion"), ("appVersion", "seven", "appVersion"),
+        ("appVersion", "7..1", "appVersion"), ("scale", "4", "scale"), ("scale", "x", "scale"),
+        ("appearance", "sepia", "appearance"), ("deviceId", "has space", "deviceId"),
+    ] as [(String, String?, String)])
+    func namesTheBadParameter(name: String, value: String?, expected: String) {
+        var query = Self.valid
+        query[name] = value
+        guard case .failure(let error) = Self.parse(query) else {
+            Issue.record("accepted \(name)=\(value ?? "nil")")
+            return
+        }
+        #expect(error.parameter == expected)
+    }
+}
