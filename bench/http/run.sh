@@ -56,7 +56,11 @@ wait_for_http() {  # url
 
 # Starts Livery; sets LIVERY_PID and LIVERY_PORT.
 start_livery() {
-    "$LIVERY" serve --host 127.0.0.1 --port 0 --log-level warning --bench-body "$BODY" >"$WORK/livery.log" 2>&1 &
+    # An empty skins folder and a scratch data folder: the run measures the HTTP server and writes nothing into
+    # the working tree.
+    mkdir -p "$WORK/skins" "$WORK/data"
+    "$LIVERY" serve --host 127.0.0.1 --port 0 --log-level warning --bench-body "$BODY" \
+        --skins-dir "$WORK/skins" --data-dir "$WORK/data" >"$WORK/livery.log" 2>&1 &
     LIVERY_PID=$!
     PIDS+=("$LIVERY_PID")
     for _ in $(seq 1 200); do
