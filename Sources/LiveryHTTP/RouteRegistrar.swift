@@ -22,7 +22,7 @@ extension RouteRegistrar {
         on(method, pattern, bodyLimit: bodyLimit, handler: .sync(handler))
     }
 
-    /// Registers a asynchronous handler for `method` on `pattern`.
+    /// Registers an asynchronous handler for `method` on `pattern`.
     public func on(
         _ method: HTTPMethod, _ pattern: String, bodyLimit: Int? = nil,
         _ handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse
@@ -34,7 +34,7 @@ extension RouteRegistrar {
     public func get(_ pattern: String, bodyLimit: Int? = nil, _ handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
         on(.get, pattern, bodyLimit: bodyLimit, handler: .sync(handler))
     }
-    /// Registers a asynchronous handler for `GET` on `pattern`.
+    /// Registers an asynchronous handler for `GET` on `pattern`.
     public func get(_ pattern: String, bodyLimit: Int? = nil, _ handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) {
         on(.get, pattern, bodyLimit: bodyLimit, handler: .async(handler))
     }
@@ -42,7 +42,7 @@ extension RouteRegistrar {
     public func head(_ pattern: String, bodyLimit: Int? = nil, _ handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
         on(.head, pattern, bodyLimit: bodyLimit, handler: .sync(handler))
     }
-    /// Registers a asynchronous handler for `HEAD` on `pattern`.
+    /// Registers an asynchronous handler for `HEAD` on `pattern`.
     public func head(_ pattern: String, bodyLimit: Int? = nil, _ handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) {
         on(.head, pattern, bodyLimit: bodyLimit, handler: .async(handler))
     }
@@ -50,7 +50,7 @@ extension RouteRegistrar {
     public func post(_ pattern: String, bodyLimit: Int? = nil, _ handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
         on(.post, pattern, bodyLimit: bodyLimit, handler: .sync(handler))
     }
-    /// Registers a asynchronous handler for `POST` on `pattern`.
+    /// Registers an asynchronous handler for `POST` on `pattern`.
     public func post(_ pattern: String, bodyLimit: Int? = nil, _ handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) {
         on(.post, pattern, bodyLimit: bodyLimit, handler: .async(handler))
     }
@@ -58,7 +58,7 @@ extension RouteRegistrar {
     public func put(_ pattern: String, bodyLimit: Int? = nil, _ handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
         on(.put, pattern, bodyLimit: bodyLimit, handler: .sync(handler))
     }
-    /// Registers a asynchronous handler for `PUT` on `pattern`.
+    /// Registers an asynchronous handler for `PUT` on `pattern`.
     public func put(_ pattern: String, bodyLimit: Int? = nil, _ handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) {
         on(.put, pattern, bodyLimit: bodyLimit, handler: .async(handler))
     }
@@ -66,7 +66,7 @@ extension RouteRegistrar {
     public func delete(_ pattern: String, bodyLimit: Int? = nil, _ handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
         on(.delete, pattern, bodyLimit: bodyLimit, handler: .sync(handler))
     }
-    /// Registers a asynchronous handler for `DELETE` on `pattern`.
+    /// Registers an asynchronous handler for `DELETE` on `pattern`.
     public func delete(_ pattern: String, bodyLimit: Int? = nil, _ handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) {
         on(.delete, pattern, bodyLimit: bodyLimit, handler: .async(handler))
     }
@@ -74,7 +74,7 @@ extension RouteRegistrar {
     public func patch(_ pattern: String, bodyLimit: Int? = nil, _ handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
         on(.patch, pattern, bodyLimit: bodyLimit, handler: .sync(handler))
     }
-    /// Registers a asynchronous handler for `PATCH` on `pattern`.
+    /// Registers an asynchronous handler for `PATCH` on `pattern`.
     public func patch(_ pattern: String, bodyLimit: Int? = nil, _ handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) {
         on(.patch, pattern, bodyLimit: bodyLimit, handler: .async(handler))
     }
@@ -82,7 +82,7 @@ extension RouteRegistrar {
     public func options(_ pattern: String, bodyLimit: Int? = nil, _ handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
         on(.options, pattern, bodyLimit: bodyLimit, handler: .sync(handler))
     }
-    /// Registers a asynchronous handler for `OPTIONS` on `pattern`.
+    /// Registers an asynchronous handler for `OPTIONS` on `pattern`.
     public func options(_ pattern: String, bodyLimit: Int? = nil, _ handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) {
         on(.options, pattern, bodyLimit: bodyLimit, handler: .async(handler))
     }
