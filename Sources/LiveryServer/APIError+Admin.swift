@@ -98,8 +98,20 @@ extension APIError {
             }
             var details = fields("body", zip.message)
             if let name = zip.entryName { details["entry"] = .string(name) }
-            return APIError(status, code: zip.code, message: zip.message, details: details)
+            details["archiveError"] = .string(zip.code)
+            return APIError(status, code: uploadCode(zip), message: zip.message, details: details)
         }
+    }
+
+    /// The error code of a refused archive: the reader's code, except that `unsafe_path` is told apart into
+    /// `absolute_path` (a leading `/` or a drive letter) and `zip_slip` (`..` segments or backslashes), which
+    /// operators fix differently.
+    static func uploadCode(_ error: ZipReadError) -> String {
+        guard case .unsafePath(let name) = error else { return error.code }
+        let bytes = Array(name.utf8)
+        let hasDrive = bytes.count >= 2 && bytes[1] == UInt8(ascii: ":")
+            && (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(bytes[0] & 0xDF)
+        return name.hasPrefix("/") || hasDrive ? "absolute_path" : "zip_slip"
     }
 
     /// The answer for a store error. `field` names the input a request error is about when the store cannot know
