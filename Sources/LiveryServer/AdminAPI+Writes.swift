@@ -135,6 +135,11 @@ extension AdminAPI {
             }
             version = number
         }
+        for key in ["startsAt", "endsAt"] where object[key] == nil {
+            throw APIError.invalidField(
+                key, "is required: an ISO 8601 date-time such as 2027-02-05T00:00:00+08:00", code: "invalid_release",
+                status: .unprocessableContent)
+        }
         let parsed = ReleasePlan.parse(.object(object), file: nil, pointer: .root, allowingExtraKeys: ["version"])
         guard let plan = parsed.value else { throw APIError.invalidRelease(parsed.issues) }
         return ReleaseRequest(version: version, plan: plan)
