@@ -170,9 +170,11 @@ struct ServeCommand: AsyncParsableCommand {
             return true
         }
         await server.waitUntilStopped()
-        service.close()
         withExtendedLifetime((signals, reload)) {}
-        if !(await loading.value) { throw ExitCode(2) }
+        let loaded = await loading.value
+        // After the load (an import in progress must finish its change), so the store is released cleanly.
+        service.close()
+        if !loaded { throw ExitCode(2) }
     }
 
     /// Every route `livery serve` answers. Extend here (or move to LiveryServer) as the product grows.
