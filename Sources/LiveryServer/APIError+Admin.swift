@@ -157,6 +157,28 @@ extension APIError {
         }
     }
 
+    /// 422: a release names a version the skin does not have.
+    static func unknownReleaseVersion(skinID: String, version: Int) -> APIError {
+        APIError(
+            .unprocessableContent, code: "version_not_found", message: "Skin \"\(skinID)\" has no version \(version).",
+            details: fields("version", "no version \(version); GET /admin/v1/skins/\(skinID)/versions lists them"))
+    }
+
+    /// 409: the change needs a current release and the skin has none.
+    static func notReleased(skinID: String, fix: String) -> APIError {
+        APIError(
+            .conflict, code: "not_released", message: "Skin \"\(skinID)\" is not released; \(fix).",
+            details: fields("id", "not released"))
+    }
+
+    /// 409: rollback from the oldest version.
+    static func noPreviousVersion(skinID: String, released: Int) -> APIError {
+        APIError(
+            .conflict, code: "no_previous_version",
+            message: "Version \(released) is the oldest version of \"\(skinID)\"; there is nothing to roll back to.",
+            details: fields("version", "no version below \(released)"))
+    }
+
     /// 412: `If-Match` names another revision than the current one, which the `ETag` header carries.
     static func preconditionFailed(current: Int) -> APIError {
         let tag = AdminETag.tag(current)

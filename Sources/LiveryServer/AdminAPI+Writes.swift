@@ -155,9 +155,7 @@ extension AdminAPI {
         let expected = try AdminETag.expectedRevision(condition, current: skin.revision)
         let wanted = number ?? skin.latestVersion?.number ?? 0
         guard let version = skin.version(wanted) else {
-            throw APIError(
-                .unprocessableContent, code: "version_not_found", message: "Skin \"\(id)\" has no version \(wanted).",
-                details: APIError.fields("version", "no version \(wanted); see GET …/skins/\(id)/versions"))
+            throw APIError.unknownReleaseVersion(skinID: id, version: wanted)
         }
         do throws(ServingError) {
             try await catalog.prepare(version: version, plan: plan)
@@ -222,9 +220,7 @@ extension AdminAPI {
             let skin = try await writes.withPermit { () async throws(APIError) -> SkinState in
                 let current = try Self.skin(id, in: store.snapshot)
                 guard let release = current.release else {
-                    throw APIError(
-                        .conflict, code: "not_released", message: "Skin \"\(id)\" is not released; PUT a whole release first.",
-                        details: APIError.fields("id", "not released"))
+                    throw APIError.notReleased(skinID: id, fix: "PUT a whole release first")
                 }
                 var merged = (try? JSONValue.parse(release.document).objectValue) ?? JSONObject()
                 merged["version"] = AdminJSON.number(release.version)
@@ -246,15 +242,10 @@ extension AdminAPI {
             let skin = try await writes.withPermit { () async throws(APIError) -> SkinState in
                 let current = try Self.skin(id, in: store.snapshot)
                 guard let release = current.release else {
-                    throw APIError(
-                        .conflict, code: "not_released", message: "Skin \"\(id)\" is not released, so there is nothing to roll back.",
-                        details: APIError.fields("id", "not released"))
+                    throw APIError.notReleased(skinID: id, fix: "there is nothing to roll back")
                 }
                 guard let previous = current.versions.last(where: { $0.number < release.version }) else {
-                    throw APIError(
-                        .conflict, code: "no_previous_version",
-                        message: "Version \(release.version) is the oldest version of \"\(id)\"; there is nothing to roll back to.",
-                        details: APIError.fields("version", "no version below \(release.version)"))
+                    throw APIError.noPreviousVersion(skinID: id, released: release.version)
                 }
                 let plan: ReleasePlan
                 do throws(ServingError) {

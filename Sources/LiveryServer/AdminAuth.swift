@@ -82,7 +82,8 @@ struct AdminAuth: Sendable {
     ) -> Decision {
         var metadata: Logger.Metadata = [
             "request.id": "\(request.requestID)", "remote": "\(request.remoteAddress)", "reason": "\(why)",
-            "http.method": "\(request.method.rawValue)", "http.path": "\(request.path)",
+            // The raw path (visible ASCII only, checked by the server), so a decoded %0A cannot forge log lines.
+            "http.method": "\(request.method.rawValue)", "http.path": "\(request.target.prefix { $0 != "?" })",
         ]
         if let principal { metadata["token.name"] = "\(principal.name)" }
         logger.notice("admin request refused", metadata: metadata)

@@ -51,7 +51,7 @@ import Testing
             try AdminWorkspace.writeTokens([("ops", "editor", AdminWorkspace.editorToken)], to: workspace.tokens)
             // Checked at most once a second: within a few seconds the revoked token stops working.
             #expect(try Self.eventually(seconds: 5) { try viewer.send("GET", "/admin/v1/skins").status == 401 })
-            #expect(livery.output.contains("reason=file changed") || livery.output.contains("reason=\"file changed\""))
+            #expect(Self.eventually { livery.output.contains("reason=file changed") }, "\(livery.output)")
             #expect(try AdminCall(port: livery.port).send("GET", "/admin/v1/skins").status == 200)
             #expect(try livery.stop(signal: SIGTERM) == 0)
         }

@@ -30,6 +30,13 @@ import Testing
 
         let listed = try AdminHarness.object(try await harness.request("GET", "/admin/v1/skins/beta/versions"))
         #expect((listed["versions"] as? [[String: Any]])?.count == 2)
+        for target in ["/admin/v1/skins/gamma", "/admin/v1/skins/gamma/versions", "/admin/v1/skins/gamma/versions/1"] {
+            let missing = try await harness.request("GET", target)
+            #expect(missing.status == 404, "\(target)")
+            #expect(try AdminHarness.code(missing) == "skin_not_found id")
+        }
+        let noVersion = try await harness.request("GET", "/admin/v1/skins/beta/versions/3")
+        #expect(try AdminHarness.code(noVersion) == "version_not_found n")
         let one = try AdminHarness.object(try await harness.request("GET", "/admin/v1/skins/beta/versions/2"))
         let files = try #require(one["files"] as? [[String: Any]])
         #expect(files.map { $0["path"] as? String } == ["config.json", "skin.json"])
