@@ -105,6 +105,14 @@ public final class ClientAPI: Sendable {
         return HTTPResponse(status: .ok, headers: headers, body: .bytes(answer.body))
     }
 
+    /// What a poll for `query` gets at `now` from the catalog requests see now: the answer, the decision it came
+    /// from, and that catalog (so the admin preview can explain it with the same snapshot).
+    func preview(_ query: SkinRequest, at now: Date) -> (answer: SkinAnswer, decision: SkinDecision, catalog: Catalog) {
+        let current = snapshot.withLock { $0 }
+        let decision = SkinResolver.resolve(query, in: current.state.catalog, at: now, horizon: configuration.horizon)
+        return (SkinAnswer(decision: decision, fragments: current.fragments), decision, current.state.catalog)
+    }
+
     // MARK: - GET|HEAD /api/v1/packages/{sign}.zip
 
     /// Serves a package file, building it first if its file is missing from the cache.

@@ -43,6 +43,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds in-flight requests get to finish on shutdown. Default 10.")
     var drainTimeout: Double = 10
 
+    @Option(help: "Admin tokens file (NAME ROLE SHA256HEX lines; see `livery token create`). Without it the admin API is off. Env LIVERY_TOKENS_FILE.")
+    var tokensFile: String?
+
+    @Option(help: "Largest skin upload accepted by the admin API, in bytes. Env LIVERY_UPLOAD_LIMIT. Default 67108864 (64 MiB).")
+    var uploadLimit: Int?
+
     @Option(
         help: ArgumentHelp(
             "Benchmark only: serve this file's bytes from memory at GET /bench as application/json (see bench/README.md).",
@@ -101,6 +107,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     func validate() throws {
         _ = try settings()
+        _ = try adminConfiguration()
         guard drainTimeout >= 0, drainTimeout.isFinite else { throw ValidationError("--drain-timeout must be >= 0.") }
     }
 
@@ -126,13 +133,15 @@ struct ServeCommand: AsyncParsableCommand {
         serviceConfiguration.skinsDirectory = settings.skinsDirectory
         serviceConfiguration.dataDirectory = settings.dataDirectory
         serviceConfiguration.client.maxAge = settings.cacheMaxAge
+        serviceConfiguration.admin = try adminConfiguration()
         let service: LiveryService
         do {
             service = try LiveryService(configuration: serviceConfiguration, logger: logger)
         } catch {
-            logger.critical("cannot start: \(error) (--data-dir / LIVERY_DATA_DIR)")
+            logger.critical("cannot start: \(error)")
             throw ExitCode(2)
         }
+        let reload = TokenReloadSignal(service: service)
 
         var configuration = HTTPServer.Configuration(host: settings.host, port: settings.port)
         configuration.drainTimeout = .milliseconds(Int64(drainTimeout * 1000))
@@ -161,8 +170,11 @@ struct ServeCommand: AsyncParsableCommand {
             return true
         }
         await server.waitUntilStopped()
-        withExtendedLifetime(signals) {}
-        if !(await loading.value) { throw ExitCode(2) }
+        withExtendedLifetime((signals, reload)) {}
+        let loaded = await loading.value
+        // After the load (an import in progress must finish its change), so the store is released cleanly.
+        service.close()
+        if !loaded { throw ExitCode(2) }
     }
 
     /// Every route `livery serve` answers. Extend here (or move to LiveryServer) as the product grows.

@@ -183,7 +183,10 @@ final class LiveryProcess: @unchecked Sendable {
         try process.run()
     }
 
-    private func waitForExit(seconds: Double) throws -> Int32 {
+    /// The child's process id (for signals sent without waiting, such as SIGHUP or a SIGKILL from a timer).
+    var pid: Int32 { process.processIdentifier }
+
+    func waitForExit(seconds: Double) throws -> Int32 {
         let deadline = Date().addingTimeInterval(seconds)
         while process.isRunning {
             guard Date() < deadline else {
