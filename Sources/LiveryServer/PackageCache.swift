@@ -18,8 +18,7 @@ public actor PackageCache {
     public nonisolated let maxParallelBuilds: Int
     private var inFlight: [String: Task<PackageRecord, any Error>] = [:]
     private var known: [String: PackageRecord] = [:]
-    private var running = 0
-    private var waiting: [CheckedContinuation<Void, Never>] = []
+    private let builds: AsyncSemaphore
     /// How many archives this cache has written (not counting files reused from disk).
     public private(set) var buildCount = 0
     private let logger: Logger
@@ -33,6 +32,7 @@ public actor PackageCache {
         }
         self.directory = directory
         self.maxParallelBuilds = max(1, maxParallelBuilds)
+        self.builds = AsyncSemaphore(limit: maxParallelBuilds)
         self.logger = logger
     }
 
@@ -50,13 +50,13 @@ public actor PackageCache {
         if let task = inFlight[sign] { return try await task.value }
         let path = path(for: sign)
         let task = Task<PackageRecord, any Error> {
-            await self.acquire()
-            let outcome: Result<BuildOutcome, any Error> = await Self.onBuildThread {
-                if let existing = try Self.summarizeExisting(at: path) { return existing }
-                let summary = try packager.build(variant, to: path)
-                return BuildOutcome(sha256: summary.sha256, size: summary.size, built: true)
+            let outcome: Result<BuildOutcome, any Error> = await self.builds.withPermit {
+                await Self.onBuildThread {
+                    if let existing = try Self.summarizeExisting(at: path) { return existing }
+                    let summary = try packager.build(variant, to: path)
+                    return BuildOutcome(sha256: summary.sha256, size: summary.size, built: true)
+                }
             }
-            self.release()
             let summary = try outcome.get()
             if summary.built { self.countBuild(sign: sign, size: summary.size) }
             return PackageRecord(
@@ -72,22 +72,6 @@ public actor PackageCache {
     private func countBuild(sign: String, size: UInt64) {
         buildCount += 1
         logger.info("built package", metadata: ["package.sign": "\(sign)", "package.bytes": "\(size)"])
-    }
-
-    private func acquire() async {
-        if running < maxParallelBuilds {
-            running += 1
-            return
-        }
-        await withCheckedContinuation { waiting.append($0) }
-    }
-
-    private func release() {
-        if waiting.isEmpty {
-            running -= 1
-        } else {
-            waiting.removeFirst().resume()
-        }
     }
 
     /// Digest and size of a complete package file already on disk, or `nil` if there is none.
