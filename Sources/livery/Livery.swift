@@ -4,5 +4,7 @@ import ArgumentParser
 struct Livery: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Livery: a holiday skin package server.",
-        subcommands: [ServeCommand.self, ValidateCommand.self, ResolveCommand.self, PackCommand.self])
+        subcommands: [
+            ServeCommand.self, ValidateCommand.self, ResolveCommand.self, PackCommand.self, HealthcheckCommand.self,
+        ])
 }
