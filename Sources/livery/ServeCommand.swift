@@ -99,6 +99,7 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             address = try server.start()
         } catch {
+            if case .invalidAddress = error { Self.failStartup(settings.error(.host, settings.host, "\(error)")) }
             Self.failStartup(settings.error(.port, "\(settings.port)", "\(error)"))
         }
         servers.insert(server, at: 0)
