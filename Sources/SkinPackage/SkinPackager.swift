@@ -45,7 +45,16 @@ public final class SkinPackager: Sendable {
     }
 
     /// Builds `variant`'s package atomically at `path` (temp file, fsync, rename) and returns its summary.
+    ///
+    /// The archive holds exactly the entries of `skin.packagePlan(for: variant)`, so the same skin and variant
+    /// always give the same bytes. Files are read again while writing (streamed from disk when the source has
+    /// paths); they must not change after the packager was created, or ``sign(for:)`` no longer describes them.
+    /// On failure nothing is left at `path` (an existing file there is untouched).
+    ///
+    /// - Throws: `.unreadable` (skin-relative path) when a source file cannot be read, `.invalidEntryName`,
+    ///   or `.writeFailed` with the writer's log description (which names the output path and system error).
     public func build(_ variant: PackageVariant, to path: String) throws(SkinPackageError) -> ZipArchiveSummary {
+        var relativeByAbsolute: [String: String] = [:]
         let entries = try skin.packagePlan(for: variant).entries.map { entry throws(SkinPackageError) -> ZipEntry in
             let name: ZipEntryName
             do { name = try ZipEntryName(entry.name) } catch { throw .invalidEntryName(entry.name) }
@@ -56,13 +65,21 @@ public final class SkinPackager: Sendable {
                 guard let absolute = source.filePath(of: relative) else {
                     return ZipEntry(name: name, source: .bytes(try Self.read(relative, in: source)))
                 }
+                relativeByAbsolute[absolute] = relative
                 return ZipEntry(name: name, source: .file(path: absolute))
             }
         }
         do {
             return try ZipArchiveWriter.write(entries, to: path)
         } catch {
-            throw .writeFailed(String(describing: error))
+            // A source the writer could not read is the skin's problem, named by its skin-relative path; the
+            // writer's own `description` drops the reason, so the log description is kept for the rest.
+            switch error {
+            case .sourceUnreadable(let absolute, _), .sourceNotRegularFile(let absolute):
+                throw .unreadable(relativeByAbsolute[absolute] ?? absolute)
+            default:
+                throw .writeFailed(error.logDescription)
+            }
         }
     }
 
@@ -85,23 +102,5 @@ public final class SkinPackager: Sendable {
             throw .unreadable(path)
         }
         return Hex.encode(hasher.finalize())
-    }
-}
-
-/// Failures while packing a skin.
-public enum SkinPackageError: Error, Equatable, CustomStringConvertible {
-    /// A file the plan references could not be read (relative path inside the skin).
-    case unreadable(String)
-    /// A planned entry name was rejected by the zip writer.
-    case invalidEntryName(String)
-    /// The archive could not be written; the message comes from the zip writer.
-    case writeFailed(String)
-
-    public var description: String {
-        switch self {
-        case .unreadable(let path): "cannot read skin file '\(path)'"
-        case .invalidEntryName(let name): "invalid entry name '\(name)'"
-        case .writeFailed(let message): "cannot write package: \(message)"
-        }
     }
 }

@@ -44,13 +44,16 @@ struct PackCommand: ParsableCommand {
         let source = DirectorySkinSource(path: directory)
         let report = SkinValidator().validate(source)
         guard let skin = report.skin else {
-            let text = Array(report.renderedText(name: directory).utf8)
-            if report.sourceWasUnreadable {
-                CommandInput.writeStandardError(text)
-                throw ExitCode(2)
+            // With --json the report goes to standard output as JSON, as `livery validate --json` does, so scripts
+            // parse one format from one stream whatever went wrong.
+            if json {
+                CommandInput.writeStandardOutput(report.jsonValue.serialized(.pretty))
+            } else if report.sourceWasUnreadable {
+                CommandInput.writeStandardError(Array(report.renderedText(name: directory).utf8))
+            } else {
+                CommandInput.writeStandardOutput(Array(report.renderedText(name: directory).utf8))
             }
-            CommandInput.writeStandardOutput(text)
-            throw ExitCode(1)
+            throw ExitCode(report.sourceWasUnreadable ? 2 : 1)
         }
         do {
             let packager = try SkinPackager(skin: skin, source: source)
@@ -61,7 +64,16 @@ struct PackCommand: ParsableCommand {
                 : "sha256 \(summary.sha256)\nsize \(summary.size)\nentries \(summary.entryCount)\nsign \(sign)\nvariant \(variant)"
             CommandInput.writeStandardOutput(Array((line + "\n").utf8))
         } catch {
-            CommandInput.fail("\(output): \(error.description).", fix: "Check that the output folder exists and is writable.")
+            switch error {
+            case .unreadable:
+                CommandInput.fail("\(directory): \(error.description).",
+                    fix: "Check that the skin's files are readable and not changed while packing.")
+            case .invalidEntryName:
+                CommandInput.fail("\(directory): \(error.description).",
+                    fix: "Rename the file to a plain UTF-8 name without control characters.")
+            case .writeFailed:
+                CommandInput.fail("\(output): \(error.description)", fix: "Check that the output folder exists and is writable.")
+            }
         }
     }
 }
