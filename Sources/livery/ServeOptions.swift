@@ -21,6 +21,9 @@ struct ServeOptions: ParsableArguments {
     @Option(name: .customLong(Setting.tokensFile.flagName), help: Self.help(.tokensFile))
     var tokensFile: String?
 
+    @Option(name: .customLong(Setting.uploadLimit.flagName), help: Self.help(.uploadLimit))
+    var uploadLimit: String?
+
     @Option(name: .customLong(Setting.cacheMaxAge.flagName), help: Self.help(.cacheMaxAge))
     var cacheMaxAge: String?
 
@@ -68,6 +71,7 @@ struct ServeOptions: ParsableArguments {
             (.skinsDir, skinsDir),
             (.dataDir, dataDir),
             (.tokensFile, tokensFile),
+            (.uploadLimit, uploadLimit),
             (.cacheMaxAge, cacheMaxAge),
             (.logLevel, logLevel),
             (.logFormat, logFormat),

@@ -56,6 +56,7 @@ import Testing
         StartupError(["--max-parallel-builds", "two"], names: "--max-parallel-builds 'two'", problem: "whole number"),
         StartupError(["--log-level", "loud"], names: "--log-level 'loud'", problem: "trace, debug, info"),
         StartupError([], ["LIVERY_LOG_FORMAT": "xml"], names: "LIVERY_LOG_FORMAT='xml'", problem: "text or json"),
+        StartupError([], ["LIVERY_UPLOAD_LIMIT": "0"], names: "LIVERY_UPLOAD_LIMIT='0'", problem: "the upload limit"),
         StartupError(["--metrics-port", "x"], names: "--metrics-port 'x'", problem: "the metrics port"),
         StartupError(["--port", "8181", "--metrics-port", "8181"], names: "--metrics-port '8181'", problem: "must differ"),
         StartupError(["--host", ""], names: "--host ''", problem: "an IP address or a host name"),
@@ -157,7 +158,7 @@ import Testing
             for (flag, variable, defaultValue) in [
                 ("--host", "LIVERY_HOST", "0.0.0.0"), ("--port", "LIVERY_PORT", "8080"),
                 ("--skins-dir", "LIVERY_SKINS_DIR", "skins"), ("--data-dir", "LIVERY_DATA_DIR", "data"),
-                ("--tokens-file", "LIVERY_TOKENS_FILE", "none"), ("--cache-max-age", "LIVERY_CACHE_MAX_AGE", "60"),
+                ("--tokens-file", "LIVERY_TOKENS_FILE", "none"), ("--upload-limit", "LIVERY_UPLOAD_LIMIT", "67108864"), ("--cache-max-age", "LIVERY_CACHE_MAX_AGE", "60"),
                 ("--log-level", "LIVERY_LOG_LEVEL", "info"), ("--log-format", "LIVERY_LOG_FORMAT", "text"),
                 ("--metrics-port", "LIVERY_METRICS_PORT", "none"), ("--drain-timeout", "LIVERY_DRAIN_TIMEOUT", "10"),
                 ("--shutdown-delay", "LIVERY_SHUTDOWN_DELAY", "0"),

@@ -17,6 +17,7 @@ import Testing
         case .skinsDir: ("/srv/a", "/srv/b")
         case .dataDir: ("/data/a", "/data/b")
         case .tokensFile: ("/run/secrets/a", "/run/secrets/b")
+        case .uploadLimit: ("1048576", "2097152")
         case .cacheMaxAge: ("30", "45")
         case .logLevel: ("debug", "WARNING")
         case .logFormat: ("json", "text")
@@ -74,7 +75,7 @@ import Testing
         (Setting.port, "80a"), (.port, "65536"), (.metricsPort, "-1"), (.cacheMaxAge, "86401"), (.cacheMaxAge, "1.5"),
         (.drainTimeout, "inf"), (.drainTimeout, "3601"), (.shutdownDelay, "-0.5"), (.headerTimeout, "0"),
         (.idleTimeout, "nan"), (.maxConnections, "0"), (.maxHeaderBytes, "255"), (.eventLoops, "0"),
-        (.maxParallelBuilds, "65"), (.logLevel, "verbose"), (.logFormat, "yaml"), (.host, "a b"), (.host, "a/b"),
+        (.maxParallelBuilds, "65"), (.uploadLimit, "0"), (.uploadLimit, "64MiB"), (.logLevel, "verbose"), (.logFormat, "yaml"), (.host, "a b"), (.host, "a/b"),
         (.dataDir, "a\u{0}b"),
     ])
     func rejectsBadValuesNamingWhereTheyCameFrom(_ setting: Setting, _ value: String) {

@@ -9,6 +9,7 @@ extension LiveryConfiguration {
         case skinsDir
         case dataDir
         case tokensFile
+        case uploadLimit
         case cacheMaxAge
         case logLevel
         case logFormat
@@ -55,6 +56,7 @@ extension LiveryConfiguration {
             case .logLevel: "level"
             case .logFormat: "format"
             case .maxConnections, .maxHeaderBytes, .eventLoops, .maxParallelBuilds: "count"
+            case .uploadLimit: "bytes"
             }
         }
 
@@ -66,6 +68,7 @@ extension LiveryConfiguration {
             case .skinsDir: "skins"
             case .dataDir: "data"
             case .tokensFile: "none (admin API off)"
+            case .uploadLimit: "67108864 (64 MiB)"
             case .cacheMaxAge: "60"
             case .logLevel: "info"
             case .logFormat: "text"
@@ -95,6 +98,8 @@ extension LiveryConfiguration {
                 "Folder for state and the package cache; created if missing, must be writable."
             case .tokensFile:
                 "File holding the admin API tokens; must be readable when set. Mount it as a secret."
+            case .uploadLimit:
+                "Largest skin upload the admin API accepts, in bytes (413 above)."
             case .cacheMaxAge:
                 "Most seconds a poll answer may be cached (Cache-Control max-age), 0-86400."
             case .logLevel:

@@ -23,6 +23,8 @@ public struct LiveryConfiguration: Sendable, Equatable {
     public var dataDirectory: String = "data"
     /// File with the admin API tokens; nil leaves the admin API off. Default nil.
     public var tokensFile: String?
+    /// Largest admin upload in bytes (1...2^31). Default 64 MiB.
+    public var uploadLimit: Int = 64 << 20
     /// Upper bound of poll answers' `max-age`, in seconds (0...86400). Default 60.
     public var cacheMaxAge: Int = 60
     /// Lowest level logged. Default `.info`.
@@ -129,6 +131,7 @@ public struct LiveryConfiguration: Sendable, Equatable {
         case .skinsDir: skinsDirectory = try path("the skins folder")
         case .dataDir: dataDirectory = try path("the data folder")
         case .tokensFile: tokensFile = try path("the tokens file")
+        case .uploadLimit: uploadLimit = try integer(1...(1 << 31), "the upload limit")
         case .cacheMaxAge: cacheMaxAge = try integer(0...86_400, "the cache max-age")
         case .logLevel:
             guard let level = Logger.Level(rawValue: text.lowercased()) else {
