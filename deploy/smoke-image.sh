@@ -265,11 +265,12 @@ $LDD"; fi
         say "  $path ($owner)"
     done < <(awk '/=>/ { print $3 } !/=>/ && $1 ~ /^\// { print $1 }' <<<"$LDD")
 else
-    ALLOWED=$( {
-        apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks --no-replaces \
-            --no-enhances $RUNTIME_PACKAGES 2>/dev/null | grep -v '^ ' | grep -v '^<'
-        dpkg-query -W -f='${Package} ${Priority}\n' | awk '$2 == "required" { print $1 }'
-    } | sed 's/:.*//' | sort -u)
+    # What a slim image holds: Debian's required packages (apt among them), the runtime packages, and everything
+    # those depend on.
+    REQUIRED=$(dpkg-query -W -f='${Package} ${Priority}\n' | awk '$2 == "required" { print $1 }')
+    # shellcheck disable=SC2086
+    ALLOWED=$(apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks --no-replaces \
+        --no-enhances $RUNTIME_PACKAGES $REQUIRED 2>/dev/null | grep -v '^ ' | grep -v '^<' | sed 's/:.*//' | sort -u)
     LDD=$(ldd "$ROOT/usr/local/bin/livery" 2>&1) || fail "ldd failed: $LDD"
     if grep -q "not found" <<<"$LDD"; then fail "missing libraries:
 $LDD"; fi
