@@ -24,13 +24,33 @@ public final class HTTPMetricsObserver: HTTPServerObserver {
     /// The `route` label of requests that matched no route.
     public static let unmatchedRoute = "unmatched"
 
-    private struct RequestKey: Hashable {
-        let method: String
-        let route: String
-        let status: Int
+    /// The `method` label: the standard methods, `other`, or `none` (rejected before the method was known).
+    private enum MethodLabel: String, Sendable {
+        case get = "GET", head = "HEAD", post = "POST", put = "PUT", delete = "DELETE", options = "OPTIONS"
+        case patch = "PATCH", other, none
+
+        init(_ method: HTTPMethod?) {
+            switch method {
+            case .get?: self = .get
+            case .head?: self = .head
+            case .post?: self = .post
+            case .put?: self = .put
+            case .delete?: self = .delete
+            case .options?: self = .options
+            case .patch?: self = .patch
+            case .other?: self = .other
+            case nil: self = .none
+            }
+        }
     }
 
-    private struct RouteHandles: Sendable {
+    /// The series one kind of request feeds. Requests of one route share the duration and bytes handles (the
+    /// factory returns the same series for the same labels).
+    private struct Entry: Sendable {
+        let status: Int
+        let method: MethodLabel
+        let route: String
+        let requests: CoreMetrics.Counter
         let duration: CoreMetrics.Timer
         let bytes: CoreMetrics.Counter
     }
@@ -39,8 +59,9 @@ public final class HTTPMetricsObserver: HTTPServerObserver {
     private let open: Meter
     private let accepted: CoreMetrics.Counter
     private let refused: CoreMetrics.Counter
-    private let requests = Mutex<[RequestKey: CoreMetrics.Counter]>([:])
-    private let routes = Mutex<[String: RouteHandles]>([:])
+    /// Scanned linearly: a service has a few dozen (route, method, status) kinds at most, and comparing an `Int`, a
+    /// byte and a route string that shares its storage with the router's is cheaper than hashing two strings.
+    private let entries = Mutex<[Entry]>([])
 
     public init(factory: any MetricsFactory) {
         self.factory = factory
@@ -64,33 +85,26 @@ public final class HTTPMetricsObserver: HTTPServerObserver {
 
     public func requestCompleted(_ event: HTTPRequestEvent) {
         let route = event.routePattern ?? Self.unmatchedRoute
-        let method: String
-        switch event.method {
-        case .other?: method = "other"
-        case let known?: method = known.rawValue
-        case nil: method = "none"
-        }
-        let key = RequestKey(method: method, route: route, status: event.status.code)
-        let counter = requests.withLock { counters in
-            if let counter = counters[key] { return counter }
-            let counter = CoreMetrics.Counter(
-                label: Self.requestsName,
-                dimensions: [("method", method), ("route", route), ("status", String(event.status.code))],
-                factory: factory)
-            counters[key] = counter
-            return counter
-        }
-        counter.increment()
-        let handles = routes.withLock { handles in
-            if let existing = handles[route] { return existing }
-            let made = RouteHandles(
+        let method = MethodLabel(event.method)
+        let status = event.status.code
+        let entry = entries.withLock { entries in
+            for entry in entries where entry.status == status && entry.method == method && entry.route == route {
+                return entry
+            }
+            let made = Entry(
+                status: status, method: method, route: route,
+                requests: CoreMetrics.Counter(
+                    label: Self.requestsName,
+                    dimensions: [("method", method.rawValue), ("route", route), ("status", String(status))],
+                    factory: factory),
                 duration: CoreMetrics.Timer(label: Self.durationName, dimensions: [("route", route)], factory: factory),
                 bytes: CoreMetrics.Counter(label: Self.bytesName, dimensions: [("route", route)], factory: factory))
-            handles[route] = made
+            entries.append(made)
             return made
         }
-        handles.duration.recordNanoseconds(Self.nanoseconds(event.duration))
-        handles.bytes.increment(by: Int64(event.bytesSent))
+        entry.requests.increment()
+        entry.duration.recordNanoseconds(Self.nanoseconds(event.duration))
+        entry.bytes.increment(by: Int64(event.bytesSent))
     }
 
     private static func nanoseconds(_ duration: Duration) -> Int64 {
