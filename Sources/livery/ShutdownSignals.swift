@@ -18,6 +18,7 @@ final class ShutdownSignals {
     init(servers: [HTTPServer], service: LiveryService, shutdownDelay: Duration, logger: Logger) {
         let queue = DispatchQueue(label: "livery.signals")
         let received = SignalCount()
+        let registered = DispatchGroup()
         let delayNanoseconds = Self.nanoseconds(shutdownDelay)
         sources = [SIGTERM, SIGINT].map { number in
             signal(number, SIG_IGN)
@@ -39,8 +40,15 @@ final class ShutdownSignals {
                     for server in servers { server.beginShutdown(drainTimeout: .zero) }
                 }
             }
+            source.setRegistrationHandler { registered.leave() }
+            registered.enter()
             source.activate()
             return source
+        }
+        // Until the sources are registered the signals are ignored, so one sent right after LIVERY_LISTENING (by a
+        // script, or an orchestrator stopping a fresh container) would be lost: wait for the registration.
+        if registered.wait(timeout: .now() + 5) == .timedOut {
+            logger.warning("signal handlers not confirmed registered after 5 s")
         }
     }
 

@@ -7,7 +7,7 @@ import Testing
 
 /// `livery serve`'s settings as a real process: precedence, and every way a start can fail (exit 2, one line on
 /// standard error naming the setting, nothing on standard output).
-@Suite struct ConfigurationTests {
+@Suite(.serialized) struct ConfigurationTests {
     /// A scratch folder with a regular file and a folder in it, for the filesystem errors.
     final class Scratch: Sendable {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("livery-config-\(UUID().uuidString)").path

@@ -7,7 +7,7 @@ import LiveryCrypto
 import Testing
 
 /// SIGTERM as a container runtime sends it: in-flight downloads finish, `/readyz` turns 503, then exit 0.
-@Suite struct GracefulShutdownTests {
+@Suite(.serialized) struct GracefulShutdownTests {
     /// A live copy of the Christmas sample whose GIF resource is replaced by `bytes` of incompressible data, so each
     /// package is larger than the socket buffers between the server and a reader that stops reading.
     static func largeSkins(bytes: Int) throws -> String {

@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 /// `livery healthcheck`, the image's HEALTHCHECK: exit 0 for a 2xx, 1 for anything else, 2 for an unusable URL.
-@Suite struct HealthcheckTests {
+@Suite(.serialized) struct HealthcheckTests {
     /// A TCP socket bound to a free loopback port; `listening` decides whether connections are accepted into the
     /// backlog (and then never answered) or refused.
     final class Socket {

@@ -6,7 +6,7 @@ import HTTPTestSupport
 import Testing
 
 /// What `livery serve` writes to its log: JSON that parses line by line, request ids, and never a credential.
-@Suite struct LogOutputTests {
+@Suite(.serialized) struct LogOutputTests {
     static let secret = "secret-token"
 
     /// Requests that carry the secret in every place a client might put it; returns the request ids answered.

@@ -6,7 +6,7 @@ import HTTPTestSupport
 import Testing
 
 /// `GET /metrics` of the real binary: valid Prometheus text, and counters that move with the traffic.
-@Suite struct MetricsEndpointTests {
+@Suite(.serialized) struct MetricsEndpointTests {
     static func scrape(port: Int) throws -> PrometheusText {
         let response = try TestClient(port: port).get("/metrics")
         guard response.status == 200 else { throw E2EError(description: "/metrics answered \(response.status)") }

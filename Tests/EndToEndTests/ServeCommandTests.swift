@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import HTTPTestSupport
 import Testing
 
 /// `livery serve` as a real process: flags, environment, the listening line, signals and exit codes.
@@ -95,12 +96,11 @@ import Testing
     }
 }
 
-/// Runs blocking work (child processes, sockets, waits) on a Dispatch thread, never on the cooperative pool,
-/// whose few threads other suites' servers need for their async handlers.
+/// Runs blocking work (child processes, sockets, waits) on a thread of its own, never on the cooperative pool nor
+/// on Dispatch's global queues (on Linux the same few threads), which other suites' servers need for their async
+/// handlers: several e2e tests each block for seconds.
 func offPool(_ body: @escaping @Sendable () throws -> Void) async throws {
-    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-        DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
-    }
+    try await blocking(body)
 }
 
 struct E2EError: Error, CustomStringConvertible {
@@ -109,13 +109,16 @@ struct E2EError: Error, CustomStringConvertible {
 
 /// The `livery` binary built next to this test bundle, run as a child process.
 final class LiveryProcess: @unchecked Sendable {
-    // Invariant: `collected`, `collectedError`, `address` and `metricsAddress` are guarded by `lock`; the rest is set
-    // once in `start`.
+    // Invariant: `collected`, `collectedError`, `collectedStandardOutput`, the addresses and `drainedStreams` are
+    // guarded by `lock`; the rest is set once in `start`.
     private let process: Process
     private let lock = NSLock()
     private var collected = Data()
     private var collectedError = Data()
     private let listening = DispatchSemaphore(value: 0)
+    /// Signalled once by each reader thread at the end of its stream.
+    private let drained = DispatchSemaphore(value: 0)
+    private var drainedStreams = false
     private var listeningAddress = ""
     private var metricsListeningAddress = ""
 
@@ -201,13 +204,21 @@ final class LiveryProcess: @unchecked Sendable {
         let errorPipe = Pipe()
         process.standardOutput = outputPipe
         process.standardError = errorPipe
-        outputPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            self?.take(handle.availableData, fromStandardError: false)
-        }
-        errorPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            self?.take(handle.availableData, fromStandardError: true)
-        }
         try process.run()
+        // One reader thread per stream, until end of file: once both are done, every byte the process wrote has
+        // been taken, whatever the machine's load (a fixed sleep after exit was not enough under load).
+        for (pipe, isError) in [(outputPipe, false), (errorPipe, true)] {
+            let handle = pipe.fileHandleForReading
+            // Weak: a test that fails before stopping the process must still reach `deinit`, which terminates it.
+            Thread { [weak self] in
+                while true {
+                    let data = handle.availableData
+                    if data.isEmpty { break }
+                    self?.take(data, fromStandardError: isError)
+                }
+                self?.drained.signal()
+            }.start()
+        }
     }
 
     private func take(_ data: Data, fromStandardError: Bool) {
@@ -252,8 +263,15 @@ final class LiveryProcess: @unchecked Sendable {
             }
             usleep(10_000)
         }
-        // Let the pipe handlers take the last bytes.
-        usleep(50_000)
+        // Both streams reach end of file once the process is gone; take everything before answering.
+        if !lock.withLock({ drainedStreams }) {
+            for _ in 0..<2 {
+                guard drained.wait(timeout: .now() + 10) == .success else {
+                    throw E2EError(description: "livery's output did not end after it exited")
+                }
+            }
+            lock.withLock { drainedStreams = true }
+        }
         return process.terminationStatus
     }
 
