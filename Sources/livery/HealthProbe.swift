@@ -82,7 +82,10 @@ struct HealthProbe {
             "GET \(target.path) HTTP/1.1\r\nHost: \(hostHeader)\r\nUser-Agent: livery-healthcheck\r\nConnection: close\r\n\r\n".utf8)
         var sent = 0
         while sent < request.count {
-            let count = request.withUnsafeBytes { send(fd, $0.baseAddress! + sent, request.count - sent, Int32(MSG_NOSIGNAL)) }
+            let count = request.withUnsafeBytes { bytes -> Int in
+                guard let base = bytes.baseAddress else { return 0 }
+                return send(fd, base + sent, bytes.count - sent, Int32(MSG_NOSIGNAL))
+            }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw Failure(description: "send: \(Self.reason())")
