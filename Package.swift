@@ -4,7 +4,7 @@ import PackageDescription
 /// Livery: a holiday skin package server.
 ///
 /// Targets have one job each and depend one way:
-/// system shims → LiveryCrypto / LiveryHTTP / SkinModel / ZipArchive → SkinPackage → LiveryServer → livery.
+/// system shims → LiveryCrypto / LiveryHTTP / SkinModel / ZipArchive / SkinStore → SkinPackage → LiveryServer → livery.
 /// The HTTP layer knows nothing about skins; the model, archive and packaging targets never import HTTP.
 let package = Package(
     name: "Livery",
@@ -44,9 +44,9 @@ let package = Package(
         // Turns a validated skin and a variant into a deterministic zip package.
         .target(name: "SkinPackage", dependencies: ["SkinModel", "ZipArchive", "LiveryCrypto"]),
 
-        // Routes, resolution, caching; maps errors to HTTP.
+        // Routes (client API, admin API with auth), resolution, caching; the catalog from the store; maps errors to HTTP.
         .target(name: "LiveryServer", dependencies: [
-            "LiveryHTTP", "SkinModel", "SkinPackage", "LiveryCrypto",
+            "LiveryHTTP", "SkinModel", "SkinPackage", "LiveryCrypto", "SkinStore", "ZipArchive",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "CoreMetrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
@@ -54,7 +54,7 @@ let package = Package(
 
         // The thin executable: configuration, logging bootstrap, signals, subcommands.
         .executableTarget(name: "livery", dependencies: [
-            "LiveryServer", "LiveryHTTP", "SkinModel", "SkinPackage",
+            "LiveryServer", "LiveryHTTP", "SkinModel", "SkinPackage", "ZipArchive", "LiveryCrypto",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -73,12 +73,12 @@ let package = Package(
         // A raw-socket HTTP/1.1 client for tests (127.0.0.1 only). Never shipped.
         .target(name: "HTTPTestSupport", path: "Tests/HTTPTestSupport"),
         .testTarget(name: "LiveryServerTests", dependencies: [
-            "LiveryServer", "LiveryHTTP", "SkinModel", "SkinPackage", "HTTPTestSupport", "LiveryCrypto",
-            .product(name: "MetricsTestKit", package: "swift-metrics"),
+            "LiveryServer", "LiveryHTTP", "SkinModel", "SkinPackage", "HTTPTestSupport", "LiveryCrypto", "SkinStore",
+            "ZipArchive", .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
         .testTarget(name: "SkinStoreTests", dependencies: ["SkinStore", "LiveryCrypto"]),
         // Child process for SkinStoreTests' crash-safety test (killed with SIGKILL mid-change). Not shipped.
         .executableTarget(name: "store-torture", dependencies: ["SkinStore"], path: "Tests/StoreTorture"),
-        .testTarget(name: "EndToEndTests", dependencies: ["LiveryCrypto", "HTTPTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["LiveryCrypto", "HTTPTestSupport", "ZipArchive"]),
     ]
 )

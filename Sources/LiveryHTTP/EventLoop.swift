@@ -42,7 +42,13 @@ final class EventLoop: @unchecked Sendable {
 
     private let epollFD: Int32
     private let wakeFD: Int32
-    private let tasks = Mutex<[@Sendable () -> Void]>([])
+    private let tasks = Mutex<TaskQueue>(TaskQueue())
+
+    private struct TaskQueue {
+        var items: [@Sendable () -> Void] = []
+        /// Set when the loop's thread has ended; later tasks are dropped rather than kept forever.
+        var closed = false
+    }
     /// Connections by descriptor, for dispatching readiness.
     private var byDescriptor: [HTTPConnection?] = []
     /// Connections in no particular order, for the sweep.
@@ -97,10 +103,12 @@ final class EventLoop: @unchecked Sendable {
     }
 
     /// Runs `task` on the loop's thread, soon. Safe from any thread.
+    /// After the loop has stopped, tasks are dropped (a late async response for a connection already closed).
     func execute(_ task: @escaping @Sendable () -> Void) {
-        let wasEmpty = tasks.withLock { tasks in
-            tasks.append(task)
-            return tasks.count == 1
+        let wasEmpty = tasks.withLock { queue in
+            guard !queue.closed else { return false }
+            queue.items.append(task)
+            return queue.items.count == 1
         }
         if wasEmpty { _ = livery_eventfd_signal(wakeFD) }
     }
@@ -116,6 +124,10 @@ final class EventLoop: @unchecked Sendable {
         defer {
             fds.deallocate()
             events.deallocate()
+            tasks.withLock { queue in
+                queue.closed = true
+                queue.items = []
+            }
         }
         var nextSweep = Syscall.monotonicNanoseconds() &+ sweepInterval
         while running {
@@ -158,9 +170,9 @@ final class EventLoop: @unchecked Sendable {
 
     private func runTasks() {
         _ = livery_eventfd_drain(wakeFD)
-        let batch = tasks.withLock { tasks in
-            let batch = tasks
-            tasks.removeAll(keepingCapacity: true)
+        let batch = tasks.withLock { queue in
+            let batch = queue.items
+            queue.items.removeAll(keepingCapacity: true)
             return batch
         }
         for task in batch { task() }

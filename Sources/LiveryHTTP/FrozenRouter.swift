@@ -126,6 +126,8 @@ public final class FrozenRouter: HTTPResponder {
         self.root = root.freeze()
     }
 
+    /// The route for `method` on `rawPath`: the matching registration (HEAD falls back to GET), else a 405
+    /// with `Allow` if the path has routes for other methods, else a 404.
     public func route(method: HTTPMethod, rawPath: Substring) -> HTTPRoute {
         if let route = rawPath.utf8.withContiguousStorageIfAvailable({ route(method: method, path: $0) }) {
             return route

@@ -413,9 +413,11 @@ final class HTTPConnection: @unchecked Sendable {
             bytesSent += file.length
         }
 
-        report(
-            method: head?.method, rawPath: head?.rawPath, routePattern: routePattern, status: response.status,
-            bytesSent: bytesSent, requestID: requestID, start: start)
+        if context.hasObserver || context.logsRequests {
+            report(
+                method: head?.method, rawPath: head?.rawPath, routePattern: routePattern, status: response.status,
+                bytesSent: bytesSent, requestID: requestID, start: start)
+        }
 
         if keepAlive {
             phase = .idle
@@ -473,7 +475,6 @@ final class HTTPConnection: @unchecked Sendable {
         method: HTTPMethod?, rawPath: Substring?, routePattern: String?, status: HTTPStatus, bytesSent: Int,
         requestID: String, start: UInt64
     ) {
-        guard context.hasObserver || context.logsRequests else { return }
         let end = Syscall.monotonicNanoseconds()
         let elapsed = end > start ? end - start : 0
         if context.hasObserver, let observer = context.observer {

@@ -6,29 +6,26 @@ enum HTTPGrammar {
     static let tab: UInt8 = 0x09
     static let colon: UInt8 = 0x3A
 
-    /// `tchar` (RFC 9110 §5.6.2): the characters allowed in a token such as a method or a field name.
-    static let tokenTable: [Bool] = {
-        var table = [Bool](repeating: false, count: 256)
-        for byte in UInt8(ascii: "0")...UInt8(ascii: "9") { table[Int(byte)] = true }
-        for byte in UInt8(ascii: "a")...UInt8(ascii: "z") { table[Int(byte)] = true }
-        for byte in UInt8(ascii: "A")...UInt8(ascii: "Z") { table[Int(byte)] = true }
-        for byte in "!#$%&'*+-.^_`|~".utf8 { table[Int(byte)] = true }
-        return table
-    }()
+    /// `tchar` (RFC 9110 §5.6.2): the characters allowed in a token such as a method or a field name,
+    /// `ALPHA / DIGIT / "!#$%&'*+-.^_`|~"`, as bit masks for bytes 0-63 and 64-127. Constants rather than lookup
+    /// tables: a global table costs a lazy-initialisation check on every access, i.e. on every byte parsed.
+    private static let tokenLow: UInt64 = 0x03ff_6cfa_0000_0000
+    private static let tokenHigh: UInt64 = 0x57ff_ffff_c7ff_fffe
 
     @inline(__always)
-    static func isTokenChar(_ byte: UInt8) -> Bool { tokenTable[Int(byte)] }
+    static func isTokenChar(_ byte: UInt8) -> Bool {
+        byte < 64 ? (tokenLow >> UInt64(byte)) & 1 == 1 : byte < 128 ? (tokenHigh >> UInt64(byte - 64)) & 1 == 1 : false
+    }
 
     /// Characters of `uri-host [ ":" port ]` (RFC 9110 §7.2, RFC 3986 §3.2.2): unreserved, pct-encoded,
-    /// sub-delims, ":" and the brackets of an IP-literal.
-    static let hostTable: [Bool] = {
-        var table = [Bool](repeating: false, count: 256)
-        for byte in UInt8(ascii: "0")...UInt8(ascii: "9") { table[Int(byte)] = true }
-        for byte in UInt8(ascii: "a")...UInt8(ascii: "z") { table[Int(byte)] = true }
-        for byte in UInt8(ascii: "A")...UInt8(ascii: "Z") { table[Int(byte)] = true }
-        for byte in "-._~%!$&'()*+,;=:[]".utf8 { table[Int(byte)] = true }
-        return table
-    }()
+    /// sub-delims, ":" and the brackets of an IP-literal (`A-Z a-z 0-9 -._~%!$&'()*+,;=:[]`), as bit masks.
+    private static let hostLow: UInt64 = 0x2fff_7ff2_0000_0000
+    private static let hostHigh: UInt64 = 0x47ff_fffe_afff_fffe
+
+    @inline(__always)
+    static func isHostChar(_ byte: UInt8) -> Bool {
+        byte < 64 ? (hostLow >> UInt64(byte)) & 1 == 1 : byte < 128 ? (hostHigh >> UInt64(byte - 64)) & 1 == 1 : false
+    }
 
     /// `field-vchar` plus SP and HTAB (RFC 9110 §5.5): VCHAR, obs-text (0x80-0xFF), SP, HTAB.
     /// Everything else, notably NUL, CR, LF and other controls, is invalid in a field value.

@@ -486,7 +486,7 @@ struct HTTPRequestParser {
     /// Host = uri-host [ ":" port ] (RFC 9110 §7.2): unreserved, pct-encoded, sub-delims, ":" and IP-literal
     /// brackets. An empty value is allowed.
     private static func isValidHost(_ value: UnsafeRawBufferPointer) -> Bool {
-        value.allSatisfy { HTTPGrammar.hostTable[Int($0)] }
+        value.allSatisfy(HTTPGrammar.isHostChar)
     }
 
     /// chunk-size = 1*HEXDIG, then optional chunk-ext (RFC 9112 §7.1.1). Leading zeros are allowed; more than 15

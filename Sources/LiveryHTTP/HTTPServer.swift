@@ -17,7 +17,8 @@ import Synchronization
 ///
 /// Lifecycle: `start()` binds and begins accepting; `shutdown(drainTimeout:)` stops accepting, lets in-flight
 /// requests finish, closes idle connections and returns once every connection is closed. `waitUntilStopped()`
-/// returns at the same moment. A server starts at most once.
+/// returns at the same moment. A server starts at most once, and once started it runs until shut down, even if
+/// no reference to it remains.
 public final class HTTPServer: Sendable {
     private enum State {
         case created

@@ -72,7 +72,9 @@ final class Listener: @unchecked Sendable {
     func start() {
         queue.sync {
             let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-            source.setEventHandler { [unowned self] in acceptAll() }
+            // Strong on purpose: a running listener lives until `stop()` cancels its source, even if the server
+            // object that started it is gone.
+            source.setEventHandler { [self] in acceptAll() }
             let fd = self.fd
             source.setCancelHandler { Syscall.close(fd) }
             self.source = source

@@ -3,7 +3,12 @@
 /// Ids look like `k3v9a-1f` and stay within 15 bytes (a Swift small string: no allocation) for the first 32^9
 /// requests of a loop. Uniqueness holds within a server's lifetime; the random prefix separates restarts.
 struct RequestIDGenerator {
-    private static let alphabet = Array("0123456789abcdefghijklmnopqrstuv".utf8)
+    /// The base-32 digit for 0..<32: `0-9` then `a-v`.
+    @inline(__always)
+    private static func digit(_ value: UInt64) -> UInt8 {
+        let value = UInt8(truncatingIfNeeded: value & 31)
+        return value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
+    }
     private let prefix: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)
     private var counter: UInt64 = 0
 
@@ -11,10 +16,9 @@ struct RequestIDGenerator {
     ///   - seed: random bits for the prefix (the server draws them once).
     ///   - loopIndex: the event loop's index, 0..<32.
     init(seed: UInt64, loopIndex: Int) {
-        let a = Self.alphabet
         prefix = (
-            a[Int(seed & 31)], a[Int(seed >> 5 & 31)], a[Int(seed >> 10 & 31)], a[Int(seed >> 15 & 31)],
-            a[loopIndex & 31], UInt8(ascii: "-")
+            Self.digit(seed), Self.digit(seed >> 5), Self.digit(seed >> 10), Self.digit(seed >> 15),
+            Self.digit(UInt64(loopIndex)), UInt8(ascii: "-")
         )
     }
 
@@ -36,7 +40,7 @@ struct RequestIDGenerator {
             } while value > 0
             value = counter
             for index in stride(from: 6 + digits - 1, through: 6, by: -1) {
-                bytes[index] = Self.alphabet[Int(value & 31)]
+                bytes[index] = Self.digit(value)
                 value >>= 5
             }
             return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<(6 + digits)]), as: UTF8.self)

@@ -14,6 +14,7 @@ public protocol RouteRegistrar {
 }
 
 extension RouteRegistrar {
+    /// Registers a synchronous handler for `method` on `pattern`.
     public func on(
         _ method: HTTPMethod, _ pattern: String, bodyLimit: Int? = nil,
         _ handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse
@@ -21,6 +22,7 @@ extension RouteRegistrar {
         on(method, pattern, bodyLimit: bodyLimit, handler: .sync(handler))
     }
 
+    /// Registers an asynchronous handler for `method` on `pattern`.
     public func on(
         _ method: HTTPMethod, _ pattern: String, bodyLimit: Int? = nil,
         _ handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse
@@ -32,42 +34,55 @@ extension RouteRegistrar {
     public func get(_ pattern: String, bodyLimit: Int? = nil, _ handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
         on(.get, pattern, bodyLimit: bodyLimit, handler: .sync(handler))
     }
+    /// Registers an asynchronous handler for `GET` on `pattern`.
     public func get(_ pattern: String, bodyLimit: Int? = nil, _ handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) {
         on(.get, pattern, bodyLimit: bodyLimit, handler: .async(handler))
     }
+    /// Registers a synchronous handler for `HEAD` on `pattern`.
     public func head(_ pattern: String, bodyLimit: Int? = nil, _ handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
         on(.head, pattern, bodyLimit: bodyLimit, handler: .sync(handler))
     }
+    /// Registers an asynchronous handler for `HEAD` on `pattern`.
     public func head(_ pattern: String, bodyLimit: Int? = nil, _ handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) {
         on(.head, pattern, bodyLimit: bodyLimit, handler: .async(handler))
     }
+    /// Registers a synchronous handler for `POST` on `pattern`.
     public func post(_ pattern: String, bodyLimit: Int? = nil, _ handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
         on(.post, pattern, bodyLimit: bodyLimit, handler: .sync(handler))
     }
+    /// Registers an asynchronous handler for `POST` on `pattern`.
     public func post(_ pattern: String, bodyLimit: Int? = nil, _ handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) {
         on(.post, pattern, bodyLimit: bodyLimit, handler: .async(handler))
     }
+    /// Registers a synchronous handler for `PUT` on `pattern`.
     public func put(_ pattern: String, bodyLimit: Int? = nil, _ handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
         on(.put, pattern, bodyLimit: bodyLimit, handler: .sync(handler))
     }
+    /// Registers an asynchronous handler for `PUT` on `pattern`.
     public func put(_ pattern: String, bodyLimit: Int? = nil, _ handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) {
         on(.put, pattern, bodyLimit: bodyLimit, handler: .async(handler))
     }
+    /// Registers a synchronous handler for `DELETE` on `pattern`.
     public func delete(_ pattern: String, bodyLimit: Int? = nil, _ handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
         on(.delete, pattern, bodyLimit: bodyLimit, handler: .sync(handler))
     }
+    /// Registers an asynchronous handler for `DELETE` on `pattern`.
     public func delete(_ pattern: String, bodyLimit: Int? = nil, _ handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) {
         on(.delete, pattern, bodyLimit: bodyLimit, handler: .async(handler))
     }
+    /// Registers a synchronous handler for `PATCH` on `pattern`.
     public func patch(_ pattern: String, bodyLimit: Int? = nil, _ handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
         on(.patch, pattern, bodyLimit: bodyLimit, handler: .sync(handler))
     }
+    /// Registers an asynchronous handler for `PATCH` on `pattern`.
     public func patch(_ pattern: String, bodyLimit: Int? = nil, _ handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) {
         on(.patch, pattern, bodyLimit: bodyLimit, handler: .async(handler))
     }
+    /// Registers a synchronous handler for `OPTIONS` on `pattern`.
     public func options(_ pattern: String, bodyLimit: Int? = nil, _ handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
         on(.options, pattern, bodyLimit: bodyLimit, handler: .sync(handler))
     }
+    /// Registers an asynchronous handler for `OPTIONS` on `pattern`.
     public func options(_ pattern: String, bodyLimit: Int? = nil, _ handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) {
         on(.options, pattern, bodyLimit: bodyLimit, handler: .async(handler))
     }

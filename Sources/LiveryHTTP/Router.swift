@@ -16,6 +16,7 @@ public final class Router: RouteRegistrar {
 
     private(set) var registrations: [Registration] = []
 
+    /// An empty router.
     public init() {}
 
     public func on(_ method: HTTPMethod, _ pattern: String, bodyLimit: Int?, handler: HTTPHandler) {

@@ -1,26 +1,47 @@
 import LiveryHTTP
+import SkinModel
 
-/// Errors the client and admin APIs return, mapped to HTTP in this one place.
+/// Errors the client and admin APIs return, mapped to HTTP in this one place (this file and
+/// `APIError+Admin.swift`, which maps store, archive, upload and validation errors).
 ///
-/// The body is always `{"error": {"code": "...", "message": "...", "details": {...}}}`; clients never see file paths,
-/// errno values or internal error text (those go to the log).
+/// The body is always `{"error": {"code": "...", "message": "...", "details": {...}}}` (`details` only when
+/// non-empty). For 4xx answers the details name the offending input in `field` (a parameter, a body key such
+/// as `rollout`, a header such as `If-Match`, or `body`) and say why in `reason`; some carry more structure, such
+/// as the whole validation report on 422. Clients never see file paths, errno values or internal error text
+/// (those go to the log).
 public struct APIError: Error, Sendable {
     public let status: HTTPStatus
+    /// A stable snake_case identifier clients may match on.
     public let code: String
+    /// One sentence for people.
     public let message: String
-    public let details: [(String, String)]
+    /// Structured details, in insertion order.
+    public let details: JSONObject
+    /// Extra response headers, such as `WWW-Authenticate` on 401 or the current `ETag` on 412.
+    public let headers: HTTPHeaders
 
+    /// An error whose details are all strings.
     public init(_ status: HTTPStatus, code: String, message: String, details: [(String, String)] = []) {
+        var object = JSONObject()
+        for (key, value) in details { object[key] = .string(value) }
+        self.init(status, code: code, message: message, details: object)
+    }
+
+    /// An error with structured details and extra headers.
+    public init(
+        _ status: HTTPStatus, code: String, message: String, details: JSONObject, headers: HTTPHeaders = HTTPHeaders()
+    ) {
         self.status = status
         self.code = code
         self.message = message
         self.details = details
+        self.headers = headers
     }
 
     static func invalidParameter(_ error: InvalidParameter) -> APIError {
         APIError(
             .badRequest, code: "invalid_parameter", message: error.message,
-            details: [("parameter", error.parameter), ("reason", error.reason)])
+            details: [("parameter", error.parameter), ("field", error.parameter), ("reason", error.reason)])
     }
 
     static let packageNotFound = APIError(.notFound, code: "package_not_found", message: "no package with that sign")
@@ -28,18 +49,18 @@ public struct APIError: Error, Sendable {
 
     /// The JSON body bytes.
     public var body: [UInt8] {
-        var text = #"{"error":{"code":\#(AnswerFragments.quote(code)),"message":\#(AnswerFragments.quote(message))"#
-        if !details.isEmpty {
-            text += #","details":{"#
-            text += details.map { "\(AnswerFragments.quote($0.0)):\(AnswerFragments.quote($0.1))" }.joined(separator: ",")
-            text += "}"
-        }
-        return Array((text + "}}").utf8)
+        var error = JSONObject()
+        error["code"] = .string(code)
+        error["message"] = .string(message)
+        if !details.isEmpty { error["details"] = .object(details) }
+        var root = JSONObject()
+        root["error"] = .object(error)
+        return JSONValue.object(root).serialized(.compact)
     }
 
     /// The HTTP response for this error.
     public var response: HTTPResponse {
-        var headers = HTTPHeaders()
+        var headers = self.headers
         headers.add(name: "Content-Type", value: "application/json")
         headers.add(name: "Cache-Control", value: "no-store")
         return HTTPResponse(status: status, headers: headers, body: .bytes(body))

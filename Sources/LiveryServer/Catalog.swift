@@ -67,6 +67,9 @@ public struct Catalog: Sendable {
     /// Every servable package by sign.
     public let packages: [String: PackageRecord]
     public let killSwitch: KillSwitch
+    /// Per app, every window start and end of its skins, sorted ascending without repeats: the instants at which an
+    /// answer for that app can change.
+    public let boundaries: [String: [Date]]
 
     /// An empty catalog: every answer is "no skin".
     public static let empty = Catalog(releases: [], killSwitch: KillSwitch())
@@ -81,6 +84,9 @@ public struct Catalog: Sendable {
         self.releases = byApp.mapValues { $0.sorted(by: Self.precedes) }
         self.packages = packages
         self.killSwitch = killSwitch
+        self.boundaries = byApp.mapValues { skins in
+            Array(Set(skins.flatMap { [$0.release.startsAt, $0.release.endsAt] })).sorted()
+        }
     }
 
     /// This catalog with another kill switch.

@@ -26,6 +26,7 @@ public final class ClientAPI: Sendable {
     struct Snapshot: Sendable {
         let state: CatalogState
         let fragments: AnswerFragments
+        let counters: AnswerCounters
     }
 
     public let configuration: Configuration
@@ -34,6 +35,8 @@ public final class ClientAPI: Sendable {
     private let snapshot: Mutex<Snapshot>
     private let logger: Logger
     private let metrics: ClientMetrics
+    /// `Cache-Control` values for every max-age from 0 to `configuration.maxAge`, built once.
+    private let cacheControlValues: [String]
 
     /// - Parameters:
     ///   - clock: the current instant; injectable so schedules are testable without waiting.
@@ -47,15 +50,19 @@ public final class ClientAPI: Sendable {
         self.cache = cache
         self.clock = clock
         self.logger = logger
-        self.metrics = ClientMetrics(factory: metricsFactory)
-        self.snapshot = Mutex(Snapshot(state: .empty, fragments: AnswerFragments(catalog: .empty)))
+        let metrics = ClientMetrics(factory: metricsFactory)
+        self.metrics = metrics
+        self.cacheControlValues = (0...max(0, configuration.maxAge)).map { "public, max-age=\($0)" }
+        self.snapshot = Mutex(
+            Snapshot(state: .empty, fragments: AnswerFragments(catalog: .empty), counters: metrics.counters(for: .empty)))
     }
 
     /// Makes `state` the catalog every following request sees.
     public func publish(_ state: CatalogState) {
         let fresh = Snapshot(
             state: state,
-            fragments: AnswerFragments(catalog: state.catalog, packageURLPrefix: configuration.packageURLPrefix))
+            fragments: AnswerFragments(catalog: state.catalog, packageURLPrefix: configuration.packageURLPrefix),
+            counters: metrics.counters(for: state.catalog))
         snapshot.withLock { $0 = fresh }
     }
 
@@ -81,8 +88,8 @@ public final class ClientAPI: Sendable {
         let now = clock()
         let current = snapshot.withLock { $0 }
         let decision = SkinResolver.resolve(query, in: current.state.catalog, at: now, horizon: configuration.horizon)
-        let answer = SkinAnswer(decision: decision, fragments: current.fragments)
-        metrics.countAnswer(skinID: decision.current?.skinID.rawValue, upToDate: query.sign != nil && query.sign == answer.skinSign)
+        let answer = current.fragments.answer(for: decision)
+        current.counters.count(skinID: decision.current?.skinID, upToDate: query.sign == answer.skinSign)
 
         var maxAge = configuration.maxAge
         if let boundary = decision.nextBoundary {
@@ -91,11 +98,19 @@ public final class ClientAPI: Sendable {
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: "application/json")
         headers.add(name: "ETag", value: answer.etag)
-        headers.add(name: "Cache-Control", value: "public, max-age=\(maxAge)")
+        headers.add(name: "Cache-Control", value: cacheControlValues[min(maxAge, cacheControlValues.count - 1)])
         if let tags = request.headers["If-None-Match"], EntityTag.matches(tags, answer.etag) {
             return HTTPResponse(status: .notModified, headers: headers, body: .empty)
         }
         return HTTPResponse(status: .ok, headers: headers, body: .bytes(answer.body))
+    }
+
+    /// What a poll for `query` gets at `now` from the catalog requests see now: the answer, the decision it came
+    /// from, and that catalog (so the admin preview can explain it with the same snapshot).
+    func preview(_ query: SkinRequest, at now: Date) -> (answer: SkinAnswer, decision: SkinDecision, catalog: Catalog) {
+        let current = snapshot.withLock { $0 }
+        let decision = SkinResolver.resolve(query, in: current.state.catalog, at: now, horizon: configuration.horizon)
+        return (SkinAnswer(decision: decision, fragments: current.fragments), decision, current.state.catalog)
     }
 
     // MARK: - GET|HEAD /api/v1/packages/{sign}.zip
@@ -133,23 +148,38 @@ public final class ClientAPI: Sendable {
 final class ClientMetrics: Sendable {
     private let factory: any MetricsFactory
     private let upToDate: Counter
-    private let answers: Mutex<[String: Counter]>
 
     init(factory: any MetricsFactory) {
         self.factory = factory
         self.upToDate = Counter(label: "livery_skin_up_to_date_total", dimensions: [], factory: factory)
-        self.answers = Mutex([:])
     }
 
-    func countAnswer(skinID: String?, upToDate isUpToDate: Bool) {
-        let key = skinID ?? ""
-        let counter = answers.withLock { counters in
-            if let counter = counters[key] { return counter }
-            let counter = Counter(label: "livery_skin_answers_total", dimensions: [("skin", key)], factory: factory)
-            counters[key] = counter
-            return counter
+    /// One answer counter per released skin (and one for "no skin"), made when a catalog is published so a poll
+    /// only increments.
+    func counters(for catalog: Catalog) -> AnswerCounters {
+        var bySkin: [SkinID: Counter] = [:]
+        for skins in catalog.releases.values {
+            for skin in skins where bySkin[skin.skinID] == nil {
+                bySkin[skin.skinID] = answerCounter(skin.skinID.rawValue)
+            }
         }
-        counter.increment()
+        return AnswerCounters(bySkin: bySkin, none: answerCounter(""), upToDate: upToDate)
+    }
+
+    private func answerCounter(_ skin: String) -> Counter {
+        Counter(label: "livery_skin_answers_total", dimensions: [("skin", skin)], factory: factory)
+    }
+}
+
+/// The counters of one catalog.
+struct AnswerCounters: Sendable {
+    let bySkin: [SkinID: Counter]
+    let none: Counter
+    let upToDate: Counter
+
+    /// Counts an answer; `upToDate` means the client already held the sign it was given (an empty sign counts too).
+    func count(skinID: SkinID?, upToDate isUpToDate: Bool) {
+        (skinID.flatMap { bySkin[$0] } ?? none).increment()
         if isUpToDate { upToDate.increment() }
     }
 }

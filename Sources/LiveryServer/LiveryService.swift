@@ -3,75 +3,141 @@ import LiveryHTTP
 import Logging
 import SkinModel
 import SkinPackage
+import SkinStore
 import Synchronization
 
-/// The assembled Livery service: loads skins, keeps the catalog, and owns the routes.
+/// The assembled Livery service: the durable store, the catalog built from it, and the routes.
 ///
-/// Startup order: `init` checks folders, `loadCatalog()` validates and packs the skins (invalid skins are logged with
-/// their report and left out), then `/readyz` reports ready.
+/// The store under `<data-dir>/store` is the source of truth. Startup: `init` opens the package cache, the store
+/// (one process per data directory) and the tokens file; `loadCatalog()` imports the skins folder into an empty
+/// store (see `SkinImporter`), builds the catalog from the store and publishes it, then `/readyz` reports ready.
+/// After that the skins folder is not read again; every change goes through the admin API.
 public final class LiveryService: Sendable {
     /// Settings of the service.
     public struct Configuration: Sendable {
-        /// Folder whose subfolders are skins. Default `skins`.
+        /// Folder whose subfolders are imported into an empty store on first start. Default `skins`.
         public var skinsDirectory: String = "skins"
-        /// Folder for state and the package cache. Default `data`.
+        /// Folder for the store (`store/`), the package cache (`packages/`) and the import marker. Default `data`.
         public var dataDirectory: String = "data"
-        /// Limits applied when validating skins.
+        /// Limits applied when validating skins (imports, uploads, stored versions). Default `ValidationLimits()`.
         public var validationLimits = ValidationLimits()
         /// Most package builds at once. Default 2.
         public var maxParallelBuilds: Int = 2
+        /// The client API's settings.
         public var client = ClientAPI.Configuration()
+        /// The admin API's settings; without a tokens file it is disabled.
+        public var admin = AdminAPI.Configuration()
 
         public init() {}
     }
 
     public let configuration: Configuration
     public let client: ClientAPI
+    /// The durable store.
+    public let store: SkinStore
+    /// The admin API, or nil when no tokens file is configured.
+    public let admin: AdminAPI?
+    let catalog: StoreCatalog
     private let logger: Logger
+    private let clock: @Sendable () -> Date
     private let ready = Atomic<Bool>(false)
     private let draining = Atomic<Bool>(false)
 
+    /// Opens the package cache, the store and the tokens file.
+    ///
+    /// - Throws: `LiveryServiceError` naming what could not be opened (and the flag that configures it).
     public init(
         configuration: Configuration, logger: Logger, clock: @escaping @Sendable () -> Date = { Date() }
-    ) throws(PackageCacheError) {
+    ) throws(LiveryServiceError) {
         self.configuration = configuration
         self.logger = logger
-        let cache = try PackageCache(
-            directory: configuration.dataDirectory + "/packages", maxParallelBuilds: configuration.maxParallelBuilds,
-            logger: logger)
-        self.client = ClientAPI(configuration: configuration.client, cache: cache, logger: logger, clock: clock)
+        self.clock = clock
+        let cache: PackageCache
+        do throws(PackageCacheError) {
+            cache = try PackageCache(
+                directory: configuration.dataDirectory + "/packages", maxParallelBuilds: configuration.maxParallelBuilds,
+                logger: logger)
+        } catch {
+            throw .packageCache(error)
+        }
+        let store: SkinStore
+        do throws(StoreError) {
+            store = try SkinStore(directory: configuration.dataDirectory + "/store", clock: clock)
+        } catch {
+            throw .store(error)
+        }
+        var tokens: TokenStore?
+        if let path = configuration.admin.tokensFile {
+            do throws(TokenFileError) {
+                tokens = try TokenStore(path: path, checkInterval: configuration.admin.tokenCheckInterval, logger: logger)
+            } catch {
+                store.close()
+                throw .tokens(error)
+            }
+        } else {
+            logger.notice("admin API disabled: no tokens file (--tokens-file / LIVERY_TOKENS_FILE); /admin/v1 answers 404")
+        }
+        let client = ClientAPI(configuration: configuration.client, cache: cache, logger: logger, clock: clock)
+        let catalog = StoreCatalog(
+            store: store, cache: cache, limits: configuration.validationLimits, client: client, logger: logger)
+        self.store = store
+        self.client = client
+        self.catalog = catalog
+        self.admin = tokens.map {
+            AdminAPI(
+                configuration: configuration.admin, store: store, catalog: catalog, client: client, tokens: $0,
+                limits: configuration.validationLimits, logger: logger, clock: clock)
+        }
     }
 
-    /// Validates and packs every skin in the skins folder and publishes the catalog; marks the service ready.
-    public func loadCatalog() async throws {
-        let loaded = try SkinDirectoryLoader(limits: configuration.validationLimits)
-            .load(from: configuration.skinsDirectory)
-        for rejection in loaded.rejected {
-            var text = rejection.reason
-            if let report = rejection.report { text += "\n" + report.renderedText(name: rejection.folder) }
-            logger.error(
-                "skin not served", metadata: ["skin.folder": "\(rejection.folder)", "reason": "\(text)"])
-        }
-        let inputs = loaded.skins.compactMap { packager -> ReleaseInput? in
-            guard let release = packager.skin.manifest.release else {
-                logger.info("skin has no release; stored but not served", metadata: ["skin.id": "\(packager.skin.manifest.id)"])
-                return nil
+    /// Imports the skins folder if the store still needs it, builds the catalog from the store, publishes it,
+    /// and marks the service ready. Skins that cannot be served are logged and left out.
+    ///
+    /// - Throws: `LiveryServiceError.store` if the import cannot write to the store.
+    public func loadCatalog() async throws(LiveryServiceError) {
+        let importer = SkinImporter(
+            store: store, skinsDirectory: configuration.skinsDirectory, dataDirectory: configuration.dataDirectory,
+            limits: configuration.validationLimits, logger: logger)
+        let summary: SkinImporter.Summary
+        do throws(StoreError) {
+            summary = try await BlockingQueue.onOwnThread(name: "livery.import") { () throws(StoreError) -> SkinImporter.Summary in
+                try importer.importIfPending()
             }
-            return ReleaseInput(packager: packager, release: release)
+        } catch {
+            throw .store(error)
         }
-        let state = try await CatalogBuilder(cache: client.cache).build(inputs, killSwitch: client.current.catalog.killSwitch)
-        client.publish(state)
+        if summary.ran {
+            logger.info(
+                "skins folder imported into the store",
+                metadata: ["skins.imported": "\(summary.imported.count)", "skins.rejected": "\(summary.rejected.count)",
+                           "skins.already_stored": "\(summary.alreadyStored.count)"])
+        }
+        let revision = await catalog.publishLatest()
         ready.store(true, ordering: .releasing)
+        let state = client.current
         logger.info(
             "catalog loaded",
-            metadata: ["skins.served": "\(inputs.count)", "skins.rejected": "\(loaded.rejected.count)",
+            metadata: ["store.revision": "\(revision)", "skins.stored": "\(store.snapshot.skins.count)",
+                       "skins.served": "\(state.catalog.releases.values.reduce(0) { $0 + $1.count })",
                        "packages": "\(state.catalog.packages.count)"])
+    }
+
+    /// Whether `loadCatalog()` has finished.
+    public var isReady: Bool { ready.load(ordering: .acquiring) }
+
+    /// Re-reads the tokens file now (the server calls it on SIGHUP). Does nothing without a tokens file.
+    public func reloadTokens(reason: String = "SIGHUP") {
+        admin?.tokens.reload(reason: reason)
     }
 
     /// Marks the service as draining: `/readyz` answers 503 so load balancers stop sending traffic.
     public func beginDraining() { draining.store(true, ordering: .releasing) }
 
-    /// Adds `/healthz`, `/readyz` and the client API to `router`.
+    /// Closes the store (releasing the data directory for another process); reads keep working on the last
+    /// snapshot, changes fail with 503. Call it after the HTTP server has stopped.
+    public func close() { store.close() }
+
+    /// Adds `/healthz`, `/readyz`, the client API and (with a tokens file) the admin API to `router`.
     ///
     /// `/healthz` answers 200 while the process runs. `/readyz` answers 200 `{"status":"ready"}` once the catalog is
     /// loaded and while the data folder is writable, else 503 with `loading`, `draining` (after `beginDraining()`)
@@ -88,6 +154,7 @@ public final class LiveryService: Sendable {
             return Self.status("ready", .ok)
         }
         client.register(on: router)
+        admin?.register(on: router) { [self] in ready.load(ordering: .acquiring) }
     }
 
     private static func status(_ text: String, _ status: HTTPStatus) -> HTTPResponse {
@@ -95,5 +162,23 @@ public final class LiveryService: Sendable {
         headers.add(name: "Content-Type", value: "application/json")
         headers.add(name: "Cache-Control", value: "no-store")
         return HTTPResponse(status: status, headers: headers, body: .bytes(Array(#"{"status":"\#(text)"}"#.utf8)))
+    }
+}
+
+/// Why the service could not start.
+public enum LiveryServiceError: Error, CustomStringConvertible {
+    /// The package cache folder cannot be used.
+    case packageCache(PackageCacheError)
+    /// The store cannot be opened or written.
+    case store(StoreError)
+    /// The tokens file cannot be read.
+    case tokens(TokenFileError)
+
+    public var description: String {
+        switch self {
+        case .packageCache(let error): "\(error) (--data-dir / LIVERY_DATA_DIR)"
+        case .store(let error): "\(error) (--data-dir / LIVERY_DATA_DIR)"
+        case .tokens(let error): error.description
+        }
     }
 }

@@ -19,8 +19,7 @@ public actor PackageCache {
     public nonisolated let maxParallelBuilds: Int
     private var inFlight: [String: Task<PackageRecord, any Error>] = [:]
     private var known: [String: PackageRecord] = [:]
-    private var running = 0
-    private var waiting: [CheckedContinuation<Void, Never>] = []
+    private let builds: AsyncSemaphore
     /// How many archives this cache has written (not counting files reused from disk).
     public private(set) var buildCount = 0
     private let logger: Logger
@@ -40,6 +39,7 @@ public actor PackageCache {
         }
         self.directory = directory
         self.maxParallelBuilds = max(1, maxParallelBuilds)
+        self.builds = AsyncSemaphore(limit: maxParallelBuilds)
         self.logger = logger
         self.metrics = PackageCacheMetrics(factory: metricsFactory)
     }
@@ -62,15 +62,15 @@ public actor PackageCache {
         if let task = inFlight[sign] { return try await task.value }
         let path = path(for: sign)
         let task = Task<PackageRecord, any Error> {
-            await self.acquire()
-            let outcome: Result<BuildOutcome, any Error> = await Self.onBuildThread {
-                if let existing = try Self.summarizeExisting(at: path) { return existing }
-                let started = ContinuousClock.now
-                let summary = try packager.build(variant, to: path)
-                return BuildOutcome(
-                    sha256: summary.sha256, size: summary.size, built: true, duration: ContinuousClock.now - started)
+            let outcome: Result<BuildOutcome, any Error> = await self.builds.withPermit {
+                await Self.onBuildThread {
+                    if let existing = try Self.summarizeExisting(at: path) { return existing }
+                    let started = ContinuousClock.now
+                    let summary = try packager.build(variant, to: path)
+                    return BuildOutcome(
+                        sha256: summary.sha256, size: summary.size, built: true, duration: ContinuousClock.now - started)
+                }
             }
-            self.release()
             let summary: BuildOutcome
             do {
                 summary = try outcome.get()
@@ -93,22 +93,6 @@ public actor PackageCache {
         buildCount += 1
         metrics.countBuild(bytes: size, duration: duration)
         logger.info("built package", metadata: ["package.sign": "\(sign)", "package.bytes": "\(size)"])
-    }
-
-    private func acquire() async {
-        if running < maxParallelBuilds {
-            running += 1
-            return
-        }
-        await withCheckedContinuation { waiting.append($0) }
-    }
-
-    private func release() {
-        if waiting.isEmpty {
-            running -= 1
-        } else {
-            waiting.removeFirst().resume()
-        }
     }
 
     /// Digest and size of a complete package file already on disk, or `nil` if there is none.

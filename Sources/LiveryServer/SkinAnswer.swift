@@ -1,5 +1,6 @@
 import Foundation
 import SkinModel
+import Synchronization
 
 /// The client API's answer to a poll: JSON body bytes plus the values its caching headers need.
 ///
@@ -44,6 +45,7 @@ public struct SkinAnswer: Sendable, Equatable {
 /// `"skinSign":…,"skinId":…,"packageUrl":…,"sha256":…,"size":…,"startsAt":…,"endsAt":…`.
 public struct AnswerFragments: Sendable {
     private let bySign: [String: [UInt8]]
+    private let memo = AnswerMemo()
 
     /// Renders a fragment for every package of every released skin in `catalog`.
     ///
@@ -70,6 +72,16 @@ public struct AnswerFragments: Sendable {
 
     subscript(sign: String) -> [UInt8]? { bySign[sign] }
 
+    /// The answer for `decision`, built once per (current, next) package pair and then reused: the body depends
+    /// on nothing else, so a poll costs a dictionary lookup instead of assembling bytes.
+    public func answer(for decision: SkinDecision) -> SkinAnswer {
+        let key = AnswerMemo.Key(current: decision.currentPackage?.sign, next: decision.nextPackage?.sign)
+        if let hit = memo.lookup(key) { return hit }
+        let answer = SkinAnswer(decision: decision, fragments: self)
+        memo.store(answer, for: key)
+        return answer
+    }
+
     /// An instant as ISO 8601 with an offset: as written when `skin.json` gave an offset, otherwise (a local
     /// date-time with a `timeZone`) with that zone's offset at that instant.
     static func instantText(_ date: Date, written: String, _ timeZone: String?) -> String {
@@ -95,5 +107,26 @@ public struct AnswerFragments: Sendable {
             }
         }
         return out + "\""
+    }
+}
+
+/// Answers already assembled, per (current, next) sign pair. Bounded: cleared when it reaches `capacity` entries
+/// (there are at most (skins + 1)² pairs per variant, so this only matters for very large catalogs).
+final class AnswerMemo: Sendable {
+    struct Key: Hashable, Sendable {
+        let current: String?
+        let next: String?
+    }
+
+    static let capacity = 4096
+    private let table = Mutex<[Key: SkinAnswer]>([:])
+
+    func lookup(_ key: Key) -> SkinAnswer? { table.withLock { $0[key] } }
+
+    func store(_ answer: SkinAnswer, for key: Key) {
+        table.withLock { table in
+            if table.count >= Self.capacity { table.removeAll(keepingCapacity: true) }
+            table[key] = answer
+        }
     }
 }

@@ -71,19 +71,17 @@ public enum SkinResolver {
         guard !catalog.killSwitch.blocks(app: request.app), let skins = catalog.releases[request.app] else {
             return decision
         }
-        var boundaries: [Date] = []
-        for skin in skins {
-            for instant in [skin.release.startsAt, skin.release.endsAt] where instant > now { boundaries.append(instant) }
-        }
-        boundaries.sort()
-        decision.nextBoundary = boundaries.first
+        let boundaries = catalog.boundaries[request.app] ?? []
+        let firstAhead = Self.firstIndex(after: now, in: boundaries)
+        decision.nextBoundary = firstAhead < boundaries.count ? boundaries[firstAhead] : nil
 
         if let current = winner(among: skins, for: request, at: now) {
             decision.current = current
             decision.currentPackage = current.packages[request.variant]
         }
         let limit = now.addingTimeInterval(horizon)
-        for instant in boundaries where instant <= limit {
+        for instant in boundaries[firstAhead...] {
+            if instant > limit { break }
             guard let upcoming = winner(among: skins, for: request, at: instant) else { continue }
             if upcoming.skinID == decision.current?.skinID { continue }
             decision.next = upcoming
@@ -91,5 +89,16 @@ public enum SkinResolver {
             break
         }
         return decision
+    }
+
+    /// The index of the first instant in `sorted` that is later than `now` (binary search).
+    static func firstIndex(after now: Date, in sorted: [Date]) -> Int {
+        var low = 0
+        var high = sorted.count
+        while low < high {
+            let middle = (low + high) / 2
+            if sorted[middle] <= now { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 }

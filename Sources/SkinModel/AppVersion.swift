@@ -10,21 +10,30 @@ public struct AppVersion: Sendable, Hashable, Comparable, CustomStringConvertibl
 
     /// Parses `text`; `nil` unless it is 1 to 4 dot-separated runs of 1 to 9 ASCII digits.
     public init?(_ text: String) {
-        let pieces = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard (1...4).contains(pieces.count) else { return nil }
+        // One pass over the UTF-8 bytes (this runs on every poll): dotted groups of 1–9 ASCII digits, 1–4 groups.
         var parts: [Int] = []
-        for piece in pieces {
-            guard (1...9).contains(piece.utf8.count),
-                piece.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
-                let number = Int(piece)
-            else { return nil }
-            parts.append(number)
+        parts.reserveCapacity(4)
+        var current = 0
+        var digits = 0
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: ".") {
+                guard digits > 0, parts.count < 3 else { return nil }
+                parts.append(current)
+                current = 0
+                digits = 0
+            } else if byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"), digits < 9 {
+                current = current * 10 + Int(byte - UInt8(ascii: "0"))
+                digits += 1
+            } else {
+                return nil
+            }
         }
+        guard digits > 0 else { return nil }
+        parts.append(current)
         self.parts = parts
         self.text = text
     }
 
-    /// The parts with trailing zeros removed: the identity used for equality and hashing.
     private var normalized: ArraySlice<Int> {
         var end = parts.count
         while end > 0, parts[end - 1] == 0 { end -= 1 }

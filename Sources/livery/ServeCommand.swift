@@ -59,12 +59,17 @@ struct ServeCommand: AsyncParsableCommand {
         serviceConfiguration.dataDirectory = settings.dataDirectory
         serviceConfiguration.maxParallelBuilds = settings.maxParallelBuilds
         serviceConfiguration.client.maxAge = settings.cacheMaxAge
+        serviceConfiguration.admin = Self.adminConfiguration(settings)
         let service: LiveryService
         do {
             service = try LiveryService(configuration: serviceConfiguration, logger: logger)
         } catch {
+            if case .tokens = error {
+                Self.failStartup(settings.error(.tokensFile, settings.tokensFile ?? "", "\(error)"))
+            }
             Self.failStartup(settings.error(.dataDir, settings.dataDirectory, "\(error)"))
         }
+        let reload = TokenReloadSignal(service: service)
 
         var configuration = HTTPServer.Configuration(host: settings.host, port: settings.port)
         configuration.drainTimeout = settings.drainTimeout
@@ -118,8 +123,11 @@ struct ServeCommand: AsyncParsableCommand {
             return true
         }
         for server in running { await server.waitUntilStopped() }
-        withExtendedLifetime(signals) {}
-        if !(await loading.value) { throw ExitCode(2) }
+        withExtendedLifetime((signals, reload)) {}
+        let loaded = await loading.value
+        // After the load (an import in progress must finish its change), so the store is released cleanly.
+        service.close()
+        if !loaded { throw ExitCode(2) }
     }
 
     /// Prints `error` as one line on standard error and exits with status 2.

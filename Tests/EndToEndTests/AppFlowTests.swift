@@ -119,7 +119,7 @@ print(f"ok {len(names)} entries, {len(refs)} references")
             try Self.waitUntilReady(port: livery.port)
             let poll = try TestClient(port: livery.port).get("/api/v1/skin?app=demo&platform=ios&appVersion=7.3.0")
             #expect(String(decoding: poll.body, as: UTF8.self).contains("double-11-2026"), "the valid skin is served")
-            #expect(livery.output.contains("skin not served"))
+            #expect(livery.output.contains("skin not imported: invalid"))
             #expect(livery.output.contains("#GGGGGG"), "the log carries the validation report")
         }
     }

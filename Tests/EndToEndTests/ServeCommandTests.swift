@@ -254,6 +254,9 @@ final class LiveryProcess: @unchecked Sendable {
         return nil
     }
 
+    /// The child's process id (for signals sent without waiting, such as SIGHUP or a SIGKILL from a timer).
+    var pid: Int32 { process.processIdentifier }
+
     func waitForExit(seconds: Double) throws -> Int32 {
         let deadline = Date().addingTimeInterval(seconds)
         while process.isRunning {

@@ -178,6 +178,16 @@ import Testing
         #expect(String(decoding: out.bytes, as: UTF8.self) == "0 18446744073709551615" + String(repeating: "x", count: 1000))
     }
 
+    @Test func characterClassesMatchTheRFCSets() {
+        let token = Set("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ!#$%&'*+-.^_`|~".utf8)
+        let host = Set("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-._~%!$&'()*+,;=:[]".utf8)
+        for byte in UInt8.min...UInt8.max {
+            #expect(HTTPGrammar.isTokenChar(byte) == token.contains(byte), "token \(byte)")
+            #expect(HTTPGrammar.isHostChar(byte) == host.contains(byte), "host \(byte)")
+            #expect(HTTPGrammar.isFieldValueChar(byte) == (byte == 9 || (byte >= 32 && byte != 127)), "value \(byte)")
+        }
+    }
+
     @Test func durationsConvertToNanoseconds() {
         #expect(Duration.seconds(2).nanoseconds == 2_000_000_000)
         #expect(Duration.milliseconds(1).nanoseconds == 1_000_000)

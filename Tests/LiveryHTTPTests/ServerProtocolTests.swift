@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import HTTPTestSupport
 import Logging
@@ -406,15 +409,31 @@ import Testing
         }
     }
 
-    /// Binding `::` is dual-stack; the traffic still goes to 127.0.0.1 (as a v4-mapped peer).
-    @Test func listensDualStackOnTheIPv6Wildcard() async throws {
-        try await withTestServer(configure: { $0.host = "::" }) { server in
-            #expect(server.server.localAddress?.isIPv6 == true)
-            #expect(server.server.localAddress?.description == "[::]:\(server.port)")
+    /// An IPv6 socket (the v4-mapped form of 127.0.0.1, so nothing listens beyond loopback) in dual-stack mode
+    /// takes IPv4 clients; `::` works the same way for every address.
+    @Test func listensOnAnIPv6SocketInDualStackMode() async throws {
+        try await withTestServer(configure: { $0.host = "::ffff:127.0.0.1" }) { server in
+            // v4-mapped addresses print as plain IPv4.
+            #expect(server.server.localAddress?.description == "127.0.0.1:\(server.port)")
             try await blocking {
                 let text = try server.client().get("/hello").text
                 #expect(text == "hello")
             }
         }
     }
+
+    @Test func resolvesAndPrintsIPv4AndIPv6Addresses() throws {
+        #expect(try BindAddress.resolve(host: "::", port: 0).family == AF_INET6)
+        #expect(try BindAddress.resolve(host: "::1", port: 80).family == AF_INET6)
+        #expect(try BindAddress.resolve(host: "0.0.0.0", port: 8080).family == AF_INET)
+        #expect(throws: HTTPServerError.invalidAddress(host: "127.0.0.1", port: 70000)) {
+            try BindAddress.resolve(host: "127.0.0.1", port: 70000)
+        }
+        let loopback6 = try BindAddress.resolve(host: "::1", port: 8443)
+        #expect(SocketAddress(loopback6.storage)?.description == "[::1]:8443")
+        #expect(SocketAddress(loopback6.storage)?.isIPv6 == true)
+        let any4 = try BindAddress.resolve(host: "0.0.0.0", port: 80)
+        #expect(SocketAddress(any4.storage)?.description == "0.0.0.0:80")
+    }
+
 }

@@ -87,6 +87,26 @@ import Testing
         }
     }
 
+    @Test func aClientLeavingDuringAnAsyncHandlerCostsOnlyItsConnection() async throws {
+        let started = DispatchSemaphore(value: 0)
+        let observer = SignalingObserver()
+        let routes = Self.slowRoutes(started: started, delay: .milliseconds(200))
+        try await withTestServer(configure: { $0.observer = observer }, routes: routes) { server in
+            try await blocking {
+                let leaving = try server.client(timeout: 30)
+                try leaving.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\n")
+                #expect(started.wait(timeout: .now() + 30) == .success)
+                // Reset rather than close politely: the server sees an error while the handler still runs.
+                var linger = linger(l_onoff: 1, l_linger: 0)
+                setsockopt(leaving.fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<linger>.size))
+                leaving.close()
+                #expect(observer.waitForClose(seconds: 30))
+                let text = try server.client(timeout: 30).get("/slow").text
+                #expect(text == "done")
+            }
+        }
+    }
+
     @Test func shutdownOfAServerWithNoConnectionsReturnsAtOnce() async throws {
         let server = try TestServer.start()
         await server.server.shutdown()

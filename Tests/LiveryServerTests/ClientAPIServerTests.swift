@@ -67,7 +67,11 @@ final class ClientAPIHarness: Sendable {
         port = try server.start().port
     }
 
-    func stop() async { await server.shutdown(drainTimeout: .zero) }
+    /// Stops the server and closes the store, so another harness can open the same data folder.
+    func stop() async {
+        await server.shutdown(drainTimeout: .zero)
+        service.close()
+    }
 
     func removeFiles() { try? FileManager.default.removeItem(atPath: root) }
 
@@ -249,11 +253,17 @@ final class ClientAPIHarness: Sendable {
         #expect(await second.service.client.cache.buildCount == 0, "packages on disk are reused after a restart")
         await second.stop()
 
-        let asset = first.skinsDirectory + "/christmas-2026/xmas/star@3x.png"
+        // The store is the source of truth after the first start, so a changed asset arrives as a new store:
+        // the same skins folder with one asset changed, imported into a fresh data folder.
+        let changedRoot = FileManager.default.temporaryDirectory.appendingPathComponent("livery-client-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: changedRoot) }
+        try FileManager.default.createDirectory(atPath: changedRoot, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: first.skinsDirectory, toPath: changedRoot + "/skins")
+        let asset = changedRoot + "/skins/christmas-2026/xmas/star@3x.png"
         var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: asset)))
         bytes.append(0)  // trailing bytes after IEND keep it a PNG but change its content
         try Data(bytes).write(to: URL(fileURLWithPath: asset))
-        let third = try await ClientAPIHarness(root: first.root)
+        let third = try await ClientAPIHarness(root: changedRoot)
         let changed = try #require(try await third.pollJSON()["skinSign"] as? String)
         #expect(changed != sign)
         await third.stop()

@@ -56,7 +56,11 @@ wait_for_http() {  # url
 
 # Starts Livery; sets LIVERY_PID and LIVERY_PORT.
 start_livery() {
-    "$LIVERY" serve --host 127.0.0.1 --port 0 --log-level warning --bench-body "$BODY" >"$WORK/livery.log" 2>&1 &
+    # An empty skins folder and a scratch data folder: the run measures the HTTP server and writes nothing into
+    # the working tree.
+    mkdir -p "$WORK/skins" "$WORK/data"
+    "$LIVERY" serve --host 127.0.0.1 --port 0 --log-level warning --bench-body "$BODY" \
+        --skins-dir "$WORK/skins" --data-dir "$WORK/data" >"$WORK/livery.log" 2>&1 &
     LIVERY_PID=$!
     PIDS+=("$LIVERY_PID")
     for _ in $(seq 1 200); do
@@ -91,6 +95,7 @@ for url in "$LIVERY_URL" "$NGINX_URL" "$HB_URL"; do
 done
 
 echo "== body: $(wc -c <"$BODY") bytes; wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency; $ROUNDS interleaved rounds" >&2
+echo "== machine: $(nproc) cores, load average$(uptime | sed 's/.*load average//')" >&2
 echo "== response heads:" >&2
 for url in "$LIVERY_URL" "$NGINX_URL" "$HB_URL"; do
     echo "-- $url" >&2
@@ -141,7 +146,8 @@ printf '%-24s %10s %9s %9s\n' "livery" "$L_RPS" "$L_P50" "$L_P99"
 printf '%-24s %10s %9s %9s\n' "nginx (static, 2 workers)" "$N_RPS" "$N_P50" "$N_P99"
 printf '%-24s %10s %9s %9s\n' "hummingbird 2" "$H_RPS" "$H_P50" "$H_P99"
 python3 -c "print(f'livery/nginx       {$L_RPS / $N_RPS:.2f}x   (target >= 1.0x)'); print(f'livery/hummingbird {$L_RPS / $H_RPS:.2f}x   (target >= 1.3x)')"
-echo "livery p99          ${L_P99} ms (target < 5 ms)"
+echo "load average after the runs$(uptime | sed 's/.*load average//')"
+echo "livery p99          ${L_P99} ms (target < 5 ms); every round: $(printf '%s' "${RESULTS[livery]}" | awk '{ printf "%s%s", sep, $3; sep = ", " }') ms"
 
 # Idle connections on a fresh Livery, so the number reflects held connections rather than wrk's leftovers.
 kill "$LIVERY_PID"

@@ -1,0 +1,200 @@
+import LiveryHTTP
+import SkinModel
+import SkinStore
+import ZipArchive
+
+/// The admin API's errors: how store, archive, upload, validation and auth failures become HTTP answers.
+///
+/// Every 4xx carries `details.field` (what to fix: a path segment such as `id`, a body key such as `rollout`,
+/// a header such as `If-Match`, a query parameter, or `body`) and `details.reason`.
+extension APIError {
+    /// 401 with the `WWW-Authenticate` challenge of RFC 6750.
+    static func unauthorized(reason: String) -> APIError {
+        let challenge = reason == "missing" ? #"Bearer realm="livery""# : #"Bearer realm="livery", error="invalid_token""#
+        let message = reason == "missing"
+            ? "This endpoint needs an admin token: send Authorization: Bearer <token>."
+            : "The admin token is not valid (it may have been revoked)."
+        return APIError(
+            .unauthorized, code: "unauthorized", message: message,
+            details: fields("Authorization", reason == "missing" ? "missing" : "\(reason) token"),
+            headers: HTTPHeaders([("WWW-Authenticate", challenge)]))
+    }
+
+    /// 403: the token's role does not allow the method.
+    static func forbidden(role: AdminRole, method: String) -> APIError {
+        APIError(
+            .forbidden, code: "forbidden", message: "A \(role.rawValue) token may only read (GET); \(method) needs an editor token.",
+            details: fields("Authorization", "role \(role.rawValue) may not \(method)"))
+    }
+
+    /// 503 while the catalog is still loading.
+    static let notReady = APIError(
+        .serviceUnavailable, code: "not_ready", message: "The server is still loading its catalog; retry in a moment.",
+        details: [("field", "server"), ("reason", "loading")])
+
+    /// 400 (or `status`) naming one input and why it is wrong.
+    static func invalidField(
+        _ field: String, _ reason: String, code: String = "invalid_field", status: HTTPStatus = .badRequest
+    ) -> APIError {
+        APIError(status, code: code, message: "\(field): \(reason)", details: fields(field, reason))
+    }
+
+    /// 400 for a request body that is not strict JSON.
+    static func invalidJSON(_ error: JSONParseError) -> APIError {
+        var details = fields("body", "not valid JSON: \(error.message)")
+        details["line"] = .number(JSONNumber(error.line))
+        details["column"] = .number(JSONNumber(error.column))
+        return APIError(.badRequest, code: "invalid_json", message: "The request body is not valid JSON: \(error).", details: details)
+    }
+
+    /// 422 with the skin validator's full report in `details.report`.
+    static func invalidSkin(_ report: ValidationReport) -> APIError {
+        var details = fields("body", "the skin has \(report.errors.count) error(s); see report.issues")
+        details["report"] = report.jsonValue
+        return APIError(
+            .unprocessableContent, code: "invalid_skin",
+            message: "The skin is invalid: \(report.errors.first?.message ?? "see the report")", details: details)
+    }
+
+    /// 422 for a release document with errors: `field` is the first error's JSON pointer, `issues` all of them.
+    static func invalidRelease(_ issues: [ValidationIssue]) -> APIError {
+        let errors = issues.filter { $0.severity == .error }
+        let first = errors.first
+        let field = first.map { $0.pointer.hasPrefix("/") ? String($0.pointer.dropFirst()) : $0.pointer } ?? "body"
+        var details = fields(field.isEmpty ? "body" : field, first?.message ?? "invalid release")
+        details["issues"] = .array(issues.map(\.jsonValue))
+        return APIError(
+            .unprocessableContent, code: "invalid_release", message: first?.message ?? "The release is invalid.",
+            details: details)
+    }
+
+    /// A stored version that cannot be served (found while preparing its release).
+    static func notServable(_ error: ServingError) -> APIError {
+        switch error {
+        case .invalidVersion(let report):
+            var details = fields("version", "the stored version does not pass validation with the current limits")
+            details["report"] = report.jsonValue
+            return APIError(
+                .unprocessableContent, code: "version_not_servable",
+                message: "This version cannot be released: it does not pass validation any more.", details: details)
+        case .unreadable, .invalidRelease, .packaging:
+            return .internalError
+        }
+    }
+
+    /// The answer for an upload the archive reader or the upload reader refused.
+    static func upload(_ error: UploadError) -> APIError {
+        switch error {
+        case .empty:
+            return APIError(
+                .badRequest, code: "empty_archive", message: "The archive holds no files.",
+                details: fields("body", "no files besides archiver junk (__MACOSX/, .DS_Store)"))
+        case .archive(let zip):
+            let status: HTTPStatus
+            switch zip {
+            case .tooManyEntries, .entryTooLarge, .archiveTooLarge, .compressionRatioExceeded: status = .contentTooLarge
+            case .outOfMemory: status = .serviceUnavailable
+            default: status = .badRequest
+            }
+            var details = fields("body", zip.message)
+            if let name = zip.entryName { details["entry"] = .string(name) }
+            details["archiveError"] = .string(zip.code)
+            return APIError(status, code: uploadCode(zip), message: zip.message, details: details)
+        }
+    }
+
+    /// The error code of a refused archive: the reader's code, except that `unsafe_path` is told apart into
+    /// `absolute_path` (a leading `/` or a drive letter) and `zip_slip` (`..` segments or backslashes), which
+    /// operators fix differently.
+    static func uploadCode(_ error: ZipReadError) -> String {
+        guard case .unsafePath(let name) = error else { return error.code }
+        let bytes = Array(name.utf8)
+        let hasDrive = bytes.count >= 2 && bytes[1] == UInt8(ascii: ":")
+            && (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(bytes[0] & 0xDF)
+        return name.hasPrefix("/") || hasDrive ? "absolute_path" : "zip_slip"
+    }
+
+    /// The answer for a store error. `field` names the input a request error is about when the store cannot know
+    /// (the path segment or body key the value came from). Storage failures become a bare 500 (or 503 once the
+    /// store is closed); the caller logs them.
+    static func store(_ error: StoreError, field: String? = nil) -> APIError {
+        switch error {
+        case .invalidName(_, let reason):
+            return invalidField(field ?? "id", reason)
+        case .invalidPath(_, let reason):
+            return invalidField(field ?? "path", reason)
+        case .invalidDigest:
+            return invalidField(field ?? "digest", "not 64 lowercase hex characters")
+        case .invalidDocument(let reason):
+            return invalidField(field ?? "body", "not JSON: \(reason)")
+        case .invalidText(let textField, let reason):
+            return invalidField(field ?? textField, reason)
+        case .unknownSkin(let id):
+            return APIError(
+                .notFound, code: "skin_not_found", message: "There is no skin \"\(id)\".",
+                details: fields(field ?? "id", "no skin with this id"))
+        case .unknownVersion(let id, let version):
+            return APIError(
+                .notFound, code: "version_not_found", message: "Skin \"\(id)\" has no version \(version).",
+                details: fields(field ?? "version", "no version \(version)"))
+        case .unknownFile(_, let version, let path):
+            return APIError(
+                .notFound, code: "file_not_found", message: "Version \(version) has no file \"\(path)\".",
+                details: fields(field ?? "path", "no such file in this version"))
+        case .skinReleased(let id, let version):
+            return APIError(
+                .conflict, code: "skin_released",
+                message: "Skin \"\(id)\" is released (version \(version)); stop it first with DELETE …/release, or pass ?force=true.",
+                details: fields(field ?? "force", "the skin is released; force=true deletes it anyway"))
+        case .revisionMismatch(let current):
+            return preconditionFailed(current: current)
+        case .closed:
+            return APIError(
+                .serviceUnavailable, code: "shutting_down", message: "The server is shutting down.",
+                details: [("field", "server"), ("reason", "shutting down")])
+        case .corruptFile, .io, .locked:
+            return .internalError
+        }
+    }
+
+    /// 422: a release names a version the skin does not have.
+    static func unknownReleaseVersion(skinID: String, version: Int) -> APIError {
+        APIError(
+            .unprocessableContent, code: "version_not_found", message: "Skin \"\(skinID)\" has no version \(version).",
+            details: fields("version", "no version \(version); GET /admin/v1/skins/\(skinID)/versions lists them"))
+    }
+
+    /// 409: the change needs a current release and the skin has none.
+    static func notReleased(skinID: String, fix: String) -> APIError {
+        APIError(
+            .conflict, code: "not_released", message: "Skin \"\(skinID)\" is not released; \(fix).",
+            details: fields("id", "not released"))
+    }
+
+    /// 409: rollback from the oldest version.
+    static func noPreviousVersion(skinID: String, released: Int) -> APIError {
+        APIError(
+            .conflict, code: "no_previous_version",
+            message: "Version \(released) is the oldest version of \"\(skinID)\"; there is nothing to roll back to.",
+            details: fields("version", "no version below \(released)"))
+    }
+
+    /// 412: `If-Match` names another revision than the current one, which the `ETag` header carries.
+    static func preconditionFailed(current: Int) -> APIError {
+        let tag = AdminETag.tag(current)
+        var details = fields("If-Match", "stale: the current ETag is \(tag)")
+        details["currentETag"] = .string(tag)
+        return APIError(
+            .preconditionFailed, code: "precondition_failed",
+            message: "Someone changed this since you read it; read it again and retry with the new ETag.",
+            details: details, headers: HTTPHeaders([("ETag", tag)]))
+    }
+
+    /// `{"field": field, "reason": reason}`.
+    static func fields(_ field: String, _ reason: String) -> JSONObject {
+        var object = JSONObject()
+        object["field"] = .string(field)
+        object["reason"] = .string(reason)
+        return object
+    }
+}

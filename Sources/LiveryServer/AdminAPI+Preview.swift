@@ -1,0 +1,98 @@
+import Foundation
+import LiveryHTTP
+import SkinModel
+import SkinStore
+
+/// `GET /preview` and `GET /audit`: read-only answers computed from the current catalog and store.
+extension AdminAPI {
+    /// `GET /preview?app=&platform=&appVersion=&deviceId=&scale=&appearance=&at=`: exactly the body
+    /// `/api/v1/skin` would answer at instant `at` (default: now) from the catalog clients see now, plus why: every
+    /// released skin of the app, in precedence order, with its outcome (`selected`, `outranked` or `excluded`) and,
+    /// when excluded, the rule that excluded it.
+    func preview(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+        let query: SkinRequest
+        do throws(InvalidParameter) {
+            query = try SkinRequest.parse { request.query[$0] }
+        } catch {
+            throw APIError.invalidParameter(error)
+        }
+        var at = clock()
+        if let text = request.query["at"] {
+            guard let parsed = AdminJSON.parseInstant(text) else {
+                throw APIError.invalidField("at", "must be an ISO 8601 instant with an offset, such as 2027-02-05T00:00:00+08:00")
+            }
+            at = parsed
+        }
+        let (answer, decision, catalog) = client.preview(query, at: at)
+        let snapshot = store.snapshot
+        var considered: [JSONValue] = []
+        for skin in catalog.releases[query.app] ?? [] {
+            let exclusion = SkinResolver.exclusion(of: skin, for: query, at: at, killSwitch: catalog.killSwitch)
+            let outcome: String
+            let reason: JSONValue
+            if let exclusion {
+                outcome = "excluded"
+                reason = .string(exclusion.rawValue)
+            } else if decision.current?.skinID == skin.skinID {
+                outcome = "selected"
+                reason = .null
+            } else {
+                outcome = "outranked"
+                reason = .string(Exclusion.outranked.rawValue)
+            }
+            var entry = JSONObject()
+            entry["skinId"] = .string(skin.skinID.rawValue)
+            entry["version"] = snapshot.skins[skin.skinID.rawValue]?.release.map { AdminJSON.number($0.version) } ?? .null
+            entry["outcome"] = .string(outcome)
+            entry["reason"] = reason
+            entry["next"] = .bool(decision.next?.skinID == skin.skinID)
+            entry["sign"] = skin.packages[query.variant].map { .string($0.sign) } ?? .null
+            entry["release"] = skin.release.jsonValue
+            considered.append(.object(entry))
+        }
+        var requestObject = JSONObject()
+        requestObject["app"] = .string(query.app)
+        requestObject["platform"] = .string(query.platform.rawValue)
+        requestObject["appVersion"] = .string(query.appVersion.text)
+        requestObject["deviceId"] = query.deviceID.map(JSONValue.string) ?? .null
+        requestObject["scale"] = AdminJSON.number(query.variant.scale)
+        requestObject["appearance"] = .string(query.variant.appearance.rawValue)
+        var body = JSONObject()
+        body["at"] = AdminJSON.instant(at)
+        body["request"] = .object(requestObject)
+        body["answer"] = (try? JSONValue.parse(answer.body)) ?? .null
+        body["etag"] = .string(answer.etag)
+        body["killSwitch"] = .bool(catalog.killSwitch.blocks(app: query.app))
+        body["considered"] = .array(considered)
+        return Self.json(.object(body))
+    }
+
+    /// `GET /audit?since=&limit=`: committed changes, oldest first. `since` is a sequence number (entries after
+    /// it; page with the answer's `nextSince`) or an ISO 8601 instant (entries at or after it); `limit` is 1 to
+    /// `Configuration.maxAuditPage` (default 100).
+    func audit(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+        var cursor: AuditCursor?
+        if let text = request.query["since"], !text.isEmpty {
+            if let sequence = Int(text), sequence >= 0 {
+                cursor = .afterSequence(sequence)
+            } else if let date = AdminJSON.parseInstant(text) {
+                cursor = .time(date)
+            } else {
+                throw APIError.invalidField(
+                    "since", "must be a sequence number (such as 42) or an ISO 8601 instant (such as 2027-02-05T00:00:00Z)")
+            }
+        }
+        var limit = 100
+        if let text = request.query["limit"] {
+            guard let parsed = Int(text), (1...configuration.maxAuditPage).contains(parsed) else {
+                throw APIError.invalidField("limit", "must be a whole number from 1 to \(configuration.maxAuditPage)")
+            }
+            limit = parsed
+        }
+        let entries = store.audit(since: cursor, limit: limit)
+        return Self.json([
+            "entries": .array(entries.map(AdminJSON.auditEntry)),
+            "nextSince": entries.last.map { AdminJSON.number($0.sequence) } ?? .null,
+        ])
+    }
+}

@@ -1,0 +1,285 @@
+import Foundation
+import LiveryHTTP
+import Logging
+import SkinModel
+import SkinStore
+import ZipArchive
+
+/// The authenticated admin API under `/admin/v1`: uploads, versions, releases, kill switches, preview and audit,
+/// on the durable `SkinStore`.
+///
+/// ## What a 2xx means
+/// Every change runs, one at a time, as: check the request against the current snapshot → for a change that
+/// serves a version (release, rollback, rollout change), build that version's packages → commit the change to the
+/// store (durable: it survives `kill -9`) → rebuild the client catalog from the new snapshot (every package it
+/// needs is already built) and publish it → answer. So a 2xx means the change is on disk *and* the client API
+/// already serves it; a failure before the commit changes nothing; a package that cannot be built fails the
+/// request before anything is committed, so no catalog ever points at a package that could not be built.
+///
+/// Changes are serialized by an async mutex (the store serializes its own writes too, but the commit-then-publish
+/// step must not interleave). Reads take the store's current snapshot, which never waits for a writer. Store
+/// calls run on one dedicated serial queue, uploads are inflated and validated on threads of their own (at most
+/// `Configuration.maxConcurrentUploads` at once); nothing blocking runs on the event loops or the cooperative pool.
+///
+/// ## Routes
+/// | method | path | role |
+/// |---|---|---|
+/// | POST | /skins (zip body) | editor |
+/// | GET | /skins, /skins/{id}, /skins/{id}/versions, /skins/{id}/versions/{n} | viewer |
+/// | GET | /skins/{id}/versions/{n}/config.json, /skins/{id}/versions/{n}/files/{path} | viewer |
+/// | PUT, PATCH, DELETE | /skins/{id}/release | editor |
+/// | POST | /skins/{id}/rollback | editor |
+/// | DELETE | /skins/{id} (`?force=true`) | editor |
+/// | GET, PUT | /killswitch | viewer / editor |
+/// | GET | /preview, /audit | viewer |
+public final class AdminAPI: Sendable {
+    /// Settings of the admin API. Each property states its default.
+    public struct Configuration: Sendable {
+        /// The tokens file (`NAME ROLE SHA256HEX` lines; see `TokenFile`). nil disables the admin API: its routes
+        /// are not registered (404) and startup logs so. Default nil.
+        public var tokensFile: String?
+        /// Largest upload body, in bytes; larger bodies get 413 before they are read. Default 64 MiB.
+        public var uploadLimit: Int = 64 << 20
+        /// Least time between two checks of the tokens file for changes. Default 1 s.
+        public var tokenCheckInterval: Duration = .seconds(1)
+        /// Bounds for reading uploaded archives (entries, sizes, compression ratio). Default: 10,000 entries,
+        /// 16 MiB per entry and 128 MiB in total (the skin validator's defaults), ratio 100:1.
+        public var archiveLimits = ZipArchiveReader.Limits(
+            maxEntries: 10_000, maxTotalUncompressed: 128 << 20, maxEntryUncompressed: 16 << 20)
+        /// Most uploads inflated and validated at once (each holds its archive and files in memory). Default 2.
+        public var maxConcurrentUploads: Int = 2
+        /// Most audit entries one `GET /audit` returns. Default 1,000 (the default page is 100).
+        public var maxAuditPage: Int = 1_000
+
+        public init() {}
+    }
+
+    /// The admin routes' prefix.
+    public static let prefix = "/admin/v1"
+
+    public let configuration: Configuration
+    let store: SkinStore
+    let catalog: StoreCatalog
+    let client: ClientAPI
+    let tokens: TokenStore
+    let limits: ValidationLimits
+    let logger: Logger
+    let clock: @Sendable () -> Date
+    let writes = AsyncSemaphore(limit: 1)
+    let uploads: AsyncSemaphore
+    let storeQueue = BlockingQueue(label: "livery.store")
+
+    init(
+        configuration: Configuration, store: SkinStore, catalog: StoreCatalog, client: ClientAPI, tokens: TokenStore,
+        limits: ValidationLimits, logger: Logger, clock: @escaping @Sendable () -> Date
+    ) {
+        self.configuration = configuration
+        self.store = store
+        self.catalog = catalog
+        self.client = client
+        self.tokens = tokens
+        self.limits = limits
+        self.logger = logger
+        self.clock = clock
+        self.uploads = AsyncSemaphore(limit: configuration.maxConcurrentUploads)
+    }
+
+    /// Registers every admin route under `/admin/v1`, behind `AdminAuth`.
+    ///
+    /// - Parameter isReady: false until the catalog is loaded; admin requests get 503 meanwhile.
+    func register(on router: Router, isReady: @escaping @Sendable () -> Bool) {
+        let auth = AdminAuth(tokens: tokens, logger: logger, isReady: isReady)
+        let admin = router.group(Self.prefix, middleware: [auth.middleware])
+        admin.post("/skins", bodyLimit: configuration.uploadLimit) { [self] request in await upload(request) }
+        admin.get("/skins") { [self] _ in listSkins() }
+        admin.get("/skins/:id") { [self] request in respond { () throws(APIError) in try skin(request) } }
+        admin.delete("/skins/:id") { [self] request in await deleteSkin(request) }
+        admin.get("/skins/:id/versions") { [self] request in respond { () throws(APIError) in try versions(request) } }
+        admin.get("/skins/:id/versions/:n") { [self] request in respond { () throws(APIError) in try version(request) } }
+        admin.get("/skins/:id/versions/:n/config.json") { [self] request in
+            respond { () throws(APIError) in try file(request, path: "config.json") }
+        }
+        // File paths contain "/": one route per depth (a %2F-encoded path also works at depth 1).
+        for depth in 1...ZipArchiveReader.Limits().maxPathDepth {
+            let names = (1...depth).map { "p\($0)" }
+            let pattern = "/skins/:id/versions/:n/files/" + names.map { ":" + $0 }.joined(separator: "/")
+            admin.get(pattern) { [self] request in
+                let path = names.compactMap { request.pathParameters[$0] }.joined(separator: "/")
+                return respond { () throws(APIError) in try file(request, path: path) }
+            }
+        }
+        admin.put("/skins/:id/release") { [self] request in await putRelease(request) }
+        admin.patch("/skins/:id/release") { [self] request in await patchRelease(request) }
+        admin.delete("/skins/:id/release") { [self] request in await deleteRelease(request) }
+        admin.post("/skins/:id/rollback") { [self] request in await rollback(request) }
+        admin.get("/killswitch") { [self] _ in killSwitch() }
+        admin.put("/killswitch") { [self] request in await putKillSwitch(request) }
+        admin.get("/preview") { [self] request in respond { () throws(APIError) in try preview(request) } }
+        admin.get("/audit") { [self] request in respond { () throws(APIError) in try audit(request) } }
+    }
+
+    // MARK: - Answers
+
+    /// A JSON answer with `Cache-Control: no-store` and, when given, an `ETag`.
+    static func json(_ value: JSONValue, status: HTTPStatus = .ok, etag: String? = nil) -> HTTPResponse {
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: "application/json")
+        headers.add(name: "Cache-Control", value: "no-store")
+        if let etag { headers.add(name: "ETag", value: etag) }
+        return HTTPResponse(status: status, headers: headers, body: .bytes(value.serialized(.compact)))
+    }
+
+    /// Runs `body`, turning a thrown `APIError` into its response.
+    func respond(_ body: () throws(APIError) -> HTTPResponse) -> HTTPResponse {
+        do {
+            return try body()
+        } catch {
+            return error.response
+        }
+    }
+
+    /// Async form of `respond`.
+    func respond(_ body: () async throws(APIError) -> HTTPResponse) async -> HTTPResponse {
+        do {
+            return try await body()
+        } catch {
+            return error.response
+        }
+    }
+
+    /// The API error for a store error, logging storage failures (which the client sees only as a 500/503).
+    func failure(_ error: StoreError, field: String? = nil, request: HTTPRequest) -> APIError {
+        let mapped = APIError.store(error, field: field)
+        if mapped.status.code >= 500 {
+            logger.error(
+                "admin change failed in the store",
+                metadata: ["request.id": "\(request.requestID)", "error": "\(error)"])
+        }
+        return mapped
+    }
+
+    // MARK: - Request parts
+
+    /// The `:id` path segment, checked as a skin id (404 when it cannot name a skin).
+    static func skinID(_ request: HTTPRequest) throws(APIError) -> String {
+        let id = request.pathParameters["id"] ?? ""
+        guard SkinID.isValid(id) else { throw APIError.store(.unknownSkin(id), field: "id") }
+        return id
+    }
+
+    /// The `:n` path segment as a version number.
+    static func versionNumber(_ request: HTTPRequest) throws(APIError) -> Int {
+        guard let text = request.pathParameters["n"], let number = Int(text), number >= 1 else {
+            throw APIError.invalidField("n", "a version number is a whole number from 1")
+        }
+        return number
+    }
+
+    /// The live skin `id` in `snapshot`, or 404.
+    static func skin(_ id: String, in snapshot: StoreSnapshot) throws(APIError) -> SkinState {
+        guard let skin = snapshot.skins[id] else { throw APIError.store(.unknownSkin(id), field: "id") }
+        return skin
+    }
+
+    /// The request body as a JSON object (an empty body counts as `{}` when `allowEmpty`).
+    static func jsonObject(_ request: HTTPRequest, allowEmpty: Bool = false) throws(APIError) -> JSONObject {
+        if let type = request.headers["Content-Type"], mediaType(type) != "application/json" {
+            throw APIError.invalidField(
+                "Content-Type", "send the body as application/json", code: "unsupported_media_type",
+                status: .unsupportedMediaType)
+        }
+        if request.body.isEmpty && allowEmpty { return JSONObject() }
+        let value: JSONValue
+        do throws(JSONParseError) {
+            value = try JSONValue.parse(request.body)
+        } catch {
+            throw APIError.invalidJSON(error)
+        }
+        guard let object = value.objectValue else {
+            throw APIError.invalidField("body", "must be a JSON object, not a \(value.kindName)")
+        }
+        return object
+    }
+
+    /// The media type of a `Content-Type` value, lowercased, without parameters.
+    static func mediaType(_ value: String) -> String {
+        String(value.prefix { $0 != ";" }).trimmingCharacters(in: .whitespaces).lowercased()
+    }
+
+    // MARK: - Reads
+
+    /// `GET /skins`: every live skin, with its release.
+    func listSkins() -> HTTPResponse {
+        let snapshot = store.snapshot
+        let skins = snapshot.skinIDs.compactMap { snapshot.skins[$0] }.map { JSONValue.object(AdminJSON.skinSummary($0)) }
+        return Self.json(["skins": .array(skins), "revision": AdminJSON.number(snapshot.revision)])
+    }
+
+    /// `GET /skins/{id}`: one skin with every version; `ETag` is its revision (for `If-Match`).
+    func skin(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+        let skin = try Self.skin(Self.skinID(request), in: store.snapshot)
+        return Self.json(AdminJSON.skin(skin), etag: AdminETag.tag(skin.revision))
+    }
+
+    /// `GET /skins/{id}/versions`.
+    func versions(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+        let skin = try Self.skin(Self.skinID(request), in: store.snapshot)
+        return Self.json(
+            ["skinId": .string(skin.id), "versions": .array(skin.versions.map { AdminJSON.version($0) })],
+            etag: AdminETag.tag(skin.revision))
+    }
+
+    /// `GET /skins/{id}/versions/{n}`: one version with its file list.
+    func version(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+        let skin = try Self.skin(Self.skinID(request), in: store.snapshot)
+        let number = try Self.versionNumber(request)
+        guard let version = skin.version(number) else {
+            throw APIError.store(.unknownVersion(skinID: skin.id, version: number), field: "n")
+        }
+        return Self.json(AdminJSON.version(version, files: true))
+    }
+
+    /// `GET /skins/{id}/versions/{n}/config.json` and `…/files/{path}`: the stored bytes, streamed from their blob.
+    func file(_ request: HTTPRequest, path: String) throws(APIError) -> HTTPResponse {
+        let skin = try Self.skin(Self.skinID(request), in: store.snapshot)
+        let number = try Self.versionNumber(request)
+        guard let version = skin.version(number) else {
+            throw APIError.store(.unknownVersion(skinID: skin.id, version: number), field: "n")
+        }
+        guard let stored = version.file(at: path) else {
+            throw APIError.store(.unknownFile(skinID: skin.id, version: number, path: path), field: "path")
+        }
+        let blob: String
+        do throws(StoreError) {
+            blob = try store.blobPath(digest: stored.sha256)
+        } catch {
+            throw failure(error, request: request)
+        }
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: Self.contentType(of: path))
+        headers.add(name: "X-Content-Type-Options", value: "nosniff")
+        headers.add(name: "Cache-Control", value: "no-store")
+        headers.add(name: "ETag", value: "\"\(stored.sha256)\"")
+        return HTTPResponse(status: .ok, headers: headers, body: .file(path: blob, offset: 0, length: UInt64(stored.size)))
+    }
+
+    /// The media type for a skin file by its extension.
+    static func contentType(of path: String) -> String {
+        let name = path.split(separator: "/").last ?? ""
+        let ext = name.contains(".") ? String(name.split(separator: ".").last ?? "").lowercased() : ""
+        switch ext {
+        case "json": return "application/json"
+        case "png": return "image/png"
+        case "jpg", "jpeg": return "image/jpeg"
+        case "gif": return "image/gif"
+        case "webp": return "image/webp"
+        default: return "application/octet-stream"
+        }
+    }
+
+    /// `GET /killswitch`.
+    func killSwitch() -> HTTPResponse {
+        let switches = store.snapshot.killSwitches
+        return Self.json(AdminJSON.killSwitches(switches), etag: AdminETag.tag(switches.revision))
+    }
+}

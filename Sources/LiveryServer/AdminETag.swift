@@ -1,0 +1,66 @@
+import LiveryHTTP
+
+/// Entity tags of admin resources and `If-Match` preconditions (RFC 9110 §13.1.1).
+///
+/// A skin's tag is its store revision (`SkinState.revision`), the kill switches' tag theirs
+/// (`KillSwitches.revision`), both as a strong tag such as `"42"`. A write carrying `If-Match` happens only if
+/// the resource's tag is still one of the listed ones (`*` matches any existing resource); otherwise 412.
+/// Without `If-Match` a write is unconditional.
+enum AdminETag {
+    /// The strong entity tag for `revision`.
+    static func tag(_ revision: Int) -> String { "\"\(revision)\"" }
+
+    /// The `If-Match` precondition of a request.
+    enum Condition: Equatable {
+        /// No `If-Match`.
+        case none
+        /// `If-Match: *`.
+        case any
+        /// The listed revisions.
+        case revisions([Int])
+    }
+
+    /// Parses `If-Match`.
+    ///
+    /// - Throws: 400 naming `If-Match` if a listed tag is not a quoted revision number; weak tags (`W/"1"`) are
+    ///   refused too, since `If-Match` compares strongly.
+    static func condition(_ request: HTTPRequest) throws(APIError) -> Condition {
+        let values = request.headers.values("If-Match")
+        guard !values.isEmpty else { return .none }
+        var revisions: [Int] = []
+        for value in values {
+            for part in value.split(separator: ",") {
+                let tag = trimmed(part)
+                if tag == "*" { return .any }
+                guard tag.count >= 3, tag.first == "\"", tag.last == "\"", let revision = Int(tag.dropFirst().dropLast()),
+                    revision >= 0
+                else {
+                    throw APIError.invalidField(
+                        "If-Match", "must list entity tags from an ETag header, such as \"12\" (with the quotes), or *",
+                        code: "invalid_header")
+                }
+                revisions.append(revision)
+            }
+        }
+        return .revisions(revisions)
+    }
+
+    private static func trimmed(_ text: Substring) -> Substring {
+        var text = text
+        while text.first == " " || text.first == "\t" { text = text.dropFirst() }
+        while text.last == " " || text.last == "\t" { text = text.dropLast() }
+        return text
+    }
+
+    /// The revision the store must still see for the write to happen (nil: unconditional), or a 412 if the
+    /// precondition already fails against `current`.
+    static func expectedRevision(_ condition: Condition, current: Int) throws(APIError) -> Int? {
+        switch condition {
+        case .none, .any:
+            return nil
+        case .revisions(let revisions):
+            guard revisions.contains(current) else { throw APIError.preconditionFailed(current: current) }
+            return current
+        }
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import SkinModel
+import SkinStore
+
+/// How store values look in admin API answers. Every answer is a JSON object whose keys appear in a fixed order.
+enum AdminJSON {
+    /// `date` as ISO 8601 in UTC with milliseconds: `2027-01-15T08:00:00.000Z`.
+    static func instant(_ date: Date) -> JSONValue {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return .string(formatter.string(from: date))
+    }
+
+    /// Parses an ISO 8601 instant with an offset (`2027-02-05T00:00:00+08:00`, `…Z`, optional fraction).
+    static func parseInstant(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.date(from: text)
+    }
+
+    static func number(_ value: Int) -> JSONValue { .number(JSONNumber(value)) }
+
+    /// The parts of a version's metadata the API shows: `skin` (the `skin.json` value) and the report's counts.
+    struct VersionInfo {
+        var title: String?
+        var app: String?
+        var warnings: Int?
+        var source: String?
+
+        init(_ version: SkinVersion) {
+            guard let root = try? JSONValue.parse(version.metadata).objectValue else { return }
+            let skin = root["skin"]?.objectValue
+            title = skin?["title"]?.stringValue
+            app = skin?["app"]?.stringValue
+            warnings = root["report"]?.objectValue?["warnings"]?.intValue
+            source = root["source"]?.stringValue
+        }
+    }
+
+    /// A release: `{"version", <the plan's fields>, "releasedAt", "releasedBy"}`.
+    static func release(_ release: Release) -> JSONValue {
+        var object = JSONObject()
+        object["version"] = number(release.version)
+        if let document = try? JSONValue.parse(release.document).objectValue {
+            for member in document where member.key != "version" { object[member.key] = member.value }
+        }
+        object["releasedAt"] = instant(release.releasedAt)
+        object["releasedBy"] = .string(release.actor)
+        return .object(object)
+    }
+
+    /// One version: number, time, who, digest, file count and total size, title/app, and with `files` every file.
+    static func version(_ version: SkinVersion, files: Bool = false) -> JSONValue {
+        let info = VersionInfo(version)
+        var object = JSONObject()
+        object["skinId"] = .string(version.skinID)
+        object["version"] = number(version.number)
+        object["createdAt"] = instant(version.createdAt)
+        object["createdBy"] = .string(version.actor)
+        object["digest"] = .string(version.digest)
+        object["title"] = info.title.map(JSONValue.string) ?? .null
+        object["app"] = info.app.map(JSONValue.string) ?? .null
+        object["source"] = info.source.map(JSONValue.string) ?? .null
+        object["warnings"] = info.warnings.map(number) ?? .null
+        object["fileCount"] = number(version.files.count)
+        object["size"] = number(version.totalSize)
+        if files {
+            object["files"] = .array(version.files.map { file in
+                ["path": .string(file.path), "size": number(file.size), "sha256": .string(file.sha256)]
+            })
+        }
+        return .object(object)
+    }
+
+    /// A skin in listings: id, title and app of its latest version, revision (its ETag), latest version number,
+    /// version count, and the release or null.
+    static func skinSummary(_ skin: SkinState) -> JSONObject {
+        let latest = skin.latestVersion
+        let info = latest.map(VersionInfo.init)
+        var object = JSONObject()
+        object["id"] = .string(skin.id)
+        object["title"] = info?.title.map(JSONValue.string) ?? .null
+        object["app"] = info?.app.map(JSONValue.string) ?? .null
+        object["revision"] = number(skin.revision)
+        object["etag"] = .string(AdminETag.tag(skin.revision))
+        object["latestVersion"] = latest.map { number($0.number) } ?? .null
+        object["versionCount"] = number(skin.versions.count)
+        object["release"] = skin.release.map(release) ?? .null
+        return object
+    }
+
+    /// One skin with every version.
+    static func skin(_ skin: SkinState) -> JSONValue {
+        var object = skinSummary(skin)
+        object["versions"] = .array(skin.versions.map { version($0) })
+        return .object(object)
+    }
+
+    /// The kill switches: `{"global": setting or null, "apps": {app: setting}, "revision", "etag"}`.
+    static func killSwitches(_ switches: KillSwitches) -> JSONValue {
+        func setting(_ enabled: Bool, _ reason: String, _ actor: String, _ changedAt: Date) -> JSONValue {
+            ["enabled": .bool(enabled), "reason": .string(reason), "changedBy": .string(actor), "changedAt": instant(changedAt)]
+        }
+        var apps = JSONObject()
+        for app in switches.apps.keys.sorted() {
+            guard let value = switches.apps[app] else { continue }
+            apps[app] = setting(value.enabled, value.reason, value.actor, value.changedAt)
+        }
+        var object = JSONObject()
+        object["global"] = switches.global.map { setting($0.enabled, $0.reason, $0.actor, $0.changedAt) } ?? .null
+        object["apps"] = .object(apps)
+        object["revision"] = number(switches.revision)
+        object["etag"] = .string(AdminETag.tag(switches.revision))
+        return .object(object)
+    }
+
+    /// One audit entry; `before`/`after` are the store's JSON descriptions, embedded as JSON.
+    static func auditEntry(_ entry: AuditEntry) -> JSONValue {
+        func embedded(_ bytes: [UInt8]?) -> JSONValue {
+            guard let bytes else { return .null }
+            return (try? JSONValue.parse(bytes)) ?? .string(String(decoding: bytes, as: UTF8.self))
+        }
+        var object = JSONObject()
+        object["sequence"] = number(entry.sequence)
+        object["time"] = instant(entry.time)
+        object["actor"] = .string(entry.actor)
+        object["action"] = .string(entry.action)
+        object["skinId"] = entry.skinID.map(JSONValue.string) ?? .null
+        object["before"] = embedded(entry.before)
+        object["after"] = embedded(entry.after)
+        return .object(object)
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import Logging
+import SkinModel
+import SkinStore
+
+/// Seeds an empty store from the skins folder: every valid skin becomes version 1, released as its `skin.json`
+/// says (a skin without `release` is stored but not served).
+///
+/// ## When it runs, and why a crash cannot lose or duplicate a skin
+/// The import is *pending* while the marker file (`<data-dir>/import-complete`) is missing and every change the
+/// store has ever committed was made by the importer (`actor` = `livery:import`; no token name can contain `:`).
+/// So it runs on the first start with an empty store, resumes after a crash in the middle of it, and never runs
+/// once an operator has changed anything.
+///
+/// Each skin is added with `addVersion(…, expectedRevision: 0, release: …)`, only if the store has never seen its
+/// id: the version and its release are one change, so a crash leaves the skin entirely imported or not at all,
+/// and a resumed import skips what is already there. The marker is written (durably) only after every skin is in.
+struct SkinImporter {
+    /// The audit actor of imported versions.
+    static let actor = "livery:import"
+    /// The marker's file name inside the data directory.
+    static let markerName = "import-complete"
+
+    let store: SkinStore
+    let skinsDirectory: String
+    let dataDirectory: String
+    let limits: ValidationLimits
+    let logger: Logger
+
+    /// What an import did.
+    struct Summary: Equatable {
+        var imported: [String] = []
+        var alreadyStored: [String] = []
+        var rejected: [String] = []
+        var ran = false
+    }
+
+    var markerPath: String { dataDirectory + "/" + Self.markerName }
+
+    /// Whether the import still has to run (see the type's documentation).
+    func isPending() -> Bool {
+        if FileManager.default.fileExists(atPath: markerPath) { return false }
+        return store.audit(since: nil, limit: Int.max).allSatisfy { $0.actor == Self.actor }
+    }
+
+    /// Runs the import if it is pending. Blocks on disk: call it off the cooperative pool.
+    ///
+    /// A skins folder that cannot be read imports nothing and leaves the import pending (logged as a warning), so
+    /// fixing `--skins-dir` before the first change still seeds the store.
+    func importIfPending() throws(StoreError) -> Summary {
+        var summary = Summary()
+        guard isPending() else { return summary }
+        summary.ran = true
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: skinsDirectory).sorted()
+        } catch {
+            logger.warning(
+                "skins folder cannot be read; nothing imported (--skins-dir / LIVERY_SKINS_DIR)",
+                metadata: ["skins.dir": "\(skinsDirectory)"])
+            return summary
+        }
+        var seen = Set<String>()
+        for name in names where !name.hasPrefix(".") {
+            let folder = skinsDirectory + "/" + name
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue,
+                FileManager.default.fileExists(atPath: folder + "/skin.json")
+            else { continue }
+            try importFolder(folder, name: name, seen: &seen, summary: &summary)
+        }
+        do {
+            let note: JSONValue = [
+                "skinsDirectory": .string(skinsDirectory), "imported": .array(summary.imported.map { .string($0) }),
+            ]
+            try DurableFile.replace(markerPath, with: note.serialized(.pretty))
+        } catch {
+            // The import itself is durable; without the marker it runs again next start and skips every skin.
+            logger.error("cannot write the import marker", metadata: ["error": "\(error)"])
+        }
+        return summary
+    }
+
+    private func importFolder(
+        _ folder: String, name: String, seen: inout Set<String>, summary: inout Summary
+    ) throws(StoreError) {
+        let source = DirectorySkinSource(path: folder)
+        let report = SkinValidator(limits: limits).validate(source)
+        guard let skin = report.skin else {
+            summary.rejected.append(name)
+            logger.error(
+                "skin not imported: invalid",
+                metadata: ["skin.folder": "\(folder)", "report": "\(report.renderedText(name: folder))"])
+            return
+        }
+        let id = skin.manifest.id.rawValue
+        guard seen.insert(id).inserted else {
+            summary.rejected.append(name)
+            logger.error("skin not imported: duplicate skin id", metadata: ["skin.folder": "\(folder)", "skin.id": "\(id)"])
+            return
+        }
+        guard store.snapshot.revision(ofSkin: id) == 0 else {
+            summary.alreadyStored.append(id)
+            return
+        }
+        var files: [String: [UInt8]] = [:]
+        do {
+            for file in try source.listFiles() { files[file.path] = try source.read(file.path) }
+        } catch {
+            summary.rejected.append(name)
+            logger.error("skin not imported: unreadable", metadata: ["skin.folder": "\(folder)", "error": "\(error)"])
+            return
+        }
+        let metadata: JSONValue = [
+            "source": "import", "folder": .string(name), "skin": skin.manifest.jsonValue, "report": report.jsonValue,
+        ]
+        let release = skin.manifest.release.map { $0.jsonValue.serialized(.compact) }
+        do throws(StoreError) {
+            try store.addVersion(
+                skinID: id, files: files, metadata: metadata.serialized(.compact), expectedRevision: 0,
+                release: release, actor: Self.actor)
+        } catch .revisionMismatch {
+            summary.alreadyStored.append(id)
+            return
+        }
+        summary.imported.append(id)
+        logger.info(
+            "skin imported as version 1",
+            metadata: ["skin.id": "\(id)", "skin.released": "\(release != nil)", "skin.files": "\(files.count)"])
+    }
+}

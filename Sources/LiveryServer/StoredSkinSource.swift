@@ -1,0 +1,54 @@
+import Foundation
+import SkinModel
+import SkinStore
+
+/// A `SkinSource` over one immutable stored version: files are listed from the version record and read from
+/// their content-addressed blobs, so big assets are packed by streaming the blob (`filePath(of:)`).
+///
+/// Blobs are never deleted while the store is open and never change (they are named by their SHA-256), so a
+/// source stays valid for as long as the store is open, even after the version is deleted.
+public struct StoredSkinSource: SkinSource {
+    /// The version whose files this source serves.
+    public let version: SkinVersion
+    private let blobPaths: [String: String]
+
+    /// - Throws: `StoreError.invalidDigest` if the version names a malformed digest (a damaged state record).
+    public init(version: SkinVersion, store: SkinStore) throws(StoreError) {
+        self.version = version
+        var paths: [String: String] = [:]
+        for file in version.files { paths[file.path] = try store.blobPath(digest: file.sha256) }
+        self.blobPaths = paths
+    }
+
+    public func listFiles() throws(SkinSourceError) -> [SkinFile] {
+        // The store keeps files sorted by the UTF-8 bytes of their paths, which is the order sources promise.
+        version.files.map { SkinFile(path: $0.path, size: $0.size) }
+    }
+
+    public func read(_ path: String) throws(SkinSourceError) -> [UInt8] {
+        try read(path, maxBytes: nil)
+    }
+
+    public func readPrefix(_ path: String, maxBytes: Int) throws(SkinSourceError) -> [UInt8] {
+        try read(path, maxBytes: max(0, maxBytes))
+    }
+
+    public func filePath(of path: String) -> String? { blobPaths[path] }
+
+    private func read(_ path: String, maxBytes: Int?) throws(SkinSourceError) -> [UInt8] {
+        guard let file = version.file(at: path), let blob = blobPaths[path] else { throw .notFound(path) }
+        guard let handle = FileHandle(forReadingAtPath: blob) else {
+            throw .unreadable(path, reason: "the stored blob is missing")
+        }
+        defer { try? handle.close() }
+        let wanted = min(file.size, maxBytes ?? file.size)
+        let data: Data
+        do {
+            data = try handle.read(upToCount: wanted) ?? Data()
+        } catch {
+            throw .unreadable(path, reason: "the stored blob cannot be read")
+        }
+        guard data.count == wanted else { throw .unreadable(path, reason: "the stored blob is shorter than recorded") }
+        return [UInt8](data)
+    }
+}

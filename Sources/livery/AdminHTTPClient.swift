@@ -1,0 +1,217 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A small blocking HTTP/1.1 client for the ops commands: one request per connection (`Connection: close`),
+/// plain `http://` only (put TLS in front of the admin port with a tunnel or a sidecar), bounded waits.
+///
+/// Written on sockets rather than `URLSession` so the CLI needs no libcurl and behaves the same everywhere.
+struct AdminHTTPClient {
+    /// Where the server is: `http://HOST[:PORT][/PREFIX]`.
+    struct Server: Equatable, CustomStringConvertible {
+        var host: String
+        var port: Int
+        /// A path prefix the server is mounted under (empty, or starting with `/` without a trailing one).
+        var prefix: String
+
+        /// Parses a server URL.
+        ///
+        /// - Throws: `AdminClientError.usage` naming the problem (https, missing host, bad port).
+        init(parsing text: String) throws(AdminClientError) {
+            guard text.hasPrefix("http://") else {
+                if text.hasPrefix("https://") {
+                    throw .usage("--server \(text): only http:// is supported; reach the admin port through a TLS tunnel or sidecar")
+                }
+                throw .usage("--server \(text): expected http://HOST[:PORT], such as http://127.0.0.1:8080")
+            }
+            let rest = text.dropFirst("http://".count)
+            let authority = rest.prefix { $0 != "/" }
+            var path = String(rest.dropFirst(authority.count))
+            while path.hasSuffix("/") { path.removeLast() }
+            var host = String(authority)
+            var port = 80
+            if host.hasPrefix("[") {
+                guard let close = host.firstIndex(of: "]") else { throw .usage("--server \(text): unclosed [ in the host") }
+                let after = host[host.index(after: close)...]
+                if after.hasPrefix(":") {
+                    guard let parsed = Int(after.dropFirst()), (1...65535).contains(parsed) else {
+                        throw .usage("--server \(text): the port must be 1-65535")
+                    }
+                    port = parsed
+                }
+                host = String(host[host.index(after: host.startIndex)..<close])
+            } else if let colon = host.lastIndex(of: ":") {
+                guard let parsed = Int(host[host.index(after: colon)...]), (1...65535).contains(parsed) else {
+                    throw .usage("--server \(text): the port must be 1-65535")
+                }
+                port = parsed
+                host = String(host[..<colon])
+            }
+            guard !host.isEmpty else { throw .usage("--server \(text): no host") }
+            self.host = host
+            self.port = port
+            self.prefix = path
+        }
+
+        var description: String {
+            let shownHost = host.contains(":") ? "[\(host)]" : host
+            return "http://\(shownHost):\(port)\(prefix)"
+        }
+    }
+
+    /// A response: status, headers (names lowercased) and body.
+    struct Response {
+        var status: Int
+        var headers: [String: String]
+        var body: [UInt8]
+    }
+
+    let server: Server
+    /// Seconds to wait for connecting, sending, and each read. Default 120 (large uploads are validated before
+    /// the answer).
+    var timeout: Int = 120
+
+    /// Sends one request and reads the whole response.
+    ///
+    /// - Parameter target: the path and query below the server's prefix, such as `/admin/v1/skins`.
+    /// - Throws: `AdminClientError.unreachable` when no connection can be made or the exchange breaks off.
+    func send(
+        _ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8] = []
+    ) throws(AdminClientError) -> Response {
+        let fd = try connect()
+        defer { close(fd) }
+        var head = "\(method) \(server.prefix)\(target) HTTP/1.1\r\n"
+        let shownHost = server.host.contains(":") ? "[\(server.host)]" : server.host
+        head += "Host: \(shownHost):\(server.port)\r\nUser-Agent: livery-cli\r\nConnection: close\r\n"
+        head += "Content-Length: \(body.count)\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        head += "\r\n"
+        try sendAll(fd, Array(head.utf8) + body)
+        return try Self.parse(try receiveAll(fd))
+    }
+
+    private func connect() throws(AdminClientError) -> Int32 {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        #if canImport(Glibc)
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        #else
+        hints.ai_socktype = SOCK_STREAM
+        #endif
+        var list: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(server.host, String(server.port), &hints, &list)
+        guard status == 0, let first = list else {
+            throw .unreachable("cannot resolve \(server.host): \(String(cString: gai_strerror(status)))")
+        }
+        defer { freeaddrinfo(list) }
+        var lastError: Int32 = 0
+        var candidate: UnsafeMutablePointer<addrinfo>? = first
+        while let info = candidate {
+            candidate = info.pointee.ai_next
+            let fd = socket(info.pointee.ai_family, info.pointee.ai_socktype, info.pointee.ai_protocol)
+            guard fd >= 0 else {
+                lastError = errno
+                continue
+            }
+            var interval = timeval(tv_sec: timeout, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &interval, socklen_t(MemoryLayout<timeval>.size))
+            setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &interval, socklen_t(MemoryLayout<timeval>.size))
+            if Glibc.connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 { return fd }
+            lastError = errno
+            close(fd)
+        }
+        throw .unreachable("cannot connect to \(server): \(String(cString: strerror(lastError)))")
+    }
+
+    private func sendAll(_ fd: Int32, _ bytes: [UInt8]) throws(AdminClientError) {
+        var sent = 0
+        while sent < bytes.count {
+            let result = bytes.withUnsafeBytes { buffer in
+                Glibc.send(fd, buffer.baseAddress.map { $0 + sent }, buffer.count - sent, Int32(MSG_NOSIGNAL))
+            }
+            if result < 0 {
+                if errno == EINTR { continue }
+                // The server may answer (413, 401) and close before reading the whole body: read what it said.
+                if errno == EPIPE || errno == ECONNRESET { return }
+                throw .unreachable("sending to \(server) failed: \(String(cString: strerror(errno)))")
+            }
+            sent += result
+        }
+    }
+
+    private func receiveAll(_ fd: Int32) throws(AdminClientError) -> [UInt8] {
+        var received: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count > 0 {
+                received += chunk[0..<count]
+            } else if count == 0 {
+                return received
+            } else if errno == EINTR {
+                continue
+            } else if errno == ECONNRESET && !received.isEmpty {
+                return received
+            } else if errno == EAGAIN || errno == EWOULDBLOCK {
+                throw .unreachable("\(server) did not answer within \(timeout) s")
+            } else {
+                throw .unreachable("reading from \(server) failed: \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+
+    /// Parses a complete HTTP/1.1 response read until the server closed the connection.
+    static func parse(_ bytes: [UInt8]) throws(AdminClientError) -> Response {
+        let separator: [UInt8] = [13, 10, 13, 10]
+        guard let end = bytes.indices.first(where: { bytes[$0...].starts(with: separator) }) else {
+            throw .unreachable(bytes.isEmpty ? "the server closed the connection without answering" : "the server's answer is not HTTP")
+        }
+        let lines = String(decoding: bytes[..<end], as: UTF8.self).split(separator: "\r\n", omittingEmptySubsequences: false)
+        let statusParts = lines.first?.split(separator: " ", maxSplits: 2) ?? []
+        guard statusParts.count >= 2, statusParts[0].hasPrefix("HTTP/1."), let status = Int(statusParts[1]) else {
+            throw .unreachable("the server's answer is not HTTP")
+        }
+        var headers: [String: String] = [:]
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let name = line[..<colon].lowercased()
+            var value = line[line.index(after: colon)...]
+            while value.first == " " { value = value.dropFirst() }
+            headers[name] = String(value)
+        }
+        var body = Array(bytes[(end + 4)...])
+        if let length = headers["content-length"].flatMap({ Int($0) }), length <= body.count {
+            body = Array(body.prefix(length))
+        }
+        return Response(status: status, headers: headers, body: body)
+    }
+}
+
+/// What can go wrong in an ops command, with its exit status.
+enum AdminClientError: Error, CustomStringConvertible {
+    /// Bad arguments or local input (exit 2).
+    case usage(String)
+    /// The server cannot be reached, or the exchange broke off (exit 3).
+    case unreachable(String)
+    /// The server refused the request with a 4xx (exit 1).
+    case rejected(String)
+    /// The server failed with a 5xx (exit 3).
+    case serverFailed(String)
+
+    var description: String {
+        switch self {
+        case .usage(let text), .unreachable(let text), .rejected(let text), .serverFailed(let text): text
+        }
+    }
+
+    /// The process exit status for this error.
+    var exitCode: Int32 {
+        switch self {
+        case .rejected: 1
+        case .usage: 2
+        case .unreachable, .serverFailed: 3
+        }
+    }
+}

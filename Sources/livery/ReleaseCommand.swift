@@ -1,0 +1,114 @@
+import ArgumentParser
+import Foundation
+import SkinModel
+
+/// `livery release ID …`: releases a version, or changes fields of the current release (such as the rollout).
+struct ReleaseCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "release",
+        abstract: "Release a skin version, or change the current release (rollout, window, targeting).",
+        discussion: """
+            With both --from and --until this sets the whole release (PUT): options not given take their defaults \
+            (priority 0, every platform, no version bounds, rollout 100, the latest version). Without them it \
+            changes only the options given and keeps the rest of the current release (PATCH), e.g. \
+            `livery release spring-2027 --rollout 60` raises the rollout alone. The client API serves the change \
+            before this command reports success.
+
+            Exit status: 0 done; 1 refused by the server (unknown skin or version, invalid field, stale \
+            --if-match, token); 2 bad arguments or LIVERY_TOKEN unset; 3 server unreachable or failing.
+            """)
+
+    @Argument(help: "The skin id.")
+    var id: String
+
+    @Option(help: "The version to serve. Default: the latest (PUT) or the released one (PATCH).")
+    var version: Int?
+
+    @Option(help: "Start of the window (inclusive), ISO 8601 such as 2027-02-05T00:00:00+08:00, or local time with --time-zone.")
+    var from: String?
+
+    @Option(help: "End of the window (exclusive), same format as --from.")
+    var until: String?
+
+    @Option(help: "IANA time zone for --from/--until written without an offset, such as Asia/Shanghai.")
+    var timeZone: String?
+
+    @Option(help: "Percentage of devices served, 0-100.")
+    var rollout: Int?
+
+    @Option(help: "Priority when windows overlap (higher wins).")
+    var priority: Int?
+
+    @Option(help: "Comma-separated platforms: ios, android, harmony.")
+    var platforms: String?
+
+    @Option(help: "Lowest app version served (inclusive); 'none' removes the bound.")
+    var minAppVersion: String?
+
+    @Option(help: "First app version no longer served (exclusive); 'none' removes the bound.")
+    var maxAppVersion: String?
+
+    @Option(help: "Only if the skin's ETag is still this (from a previous answer), e.g. '\"42\"' or 42.")
+    var ifMatch: String?
+
+    @OptionGroup var server: ServerOptions
+
+    func validate() throws {
+        if let rollout, !(0...100).contains(rollout) { throw ValidationError("--rollout must be 0-100, got \(rollout).") }
+        if let version, version < 1 { throw ValidationError("--version must be 1 or more, got \(version).") }
+        let whole = from != nil && until != nil
+        if !whole && version == nil && rollout == nil && priority == nil && platforms == nil && minAppVersion == nil
+            && maxAppVersion == nil && timeZone == nil && from == nil && until == nil
+        {
+            throw ValidationError("Nothing to change: give --from and --until for a new release, or the options to change (such as --rollout 50).")
+        }
+    }
+
+    /// The request body from the options.
+    func body() -> JSONValue {
+        var object = JSONObject()
+        if let version { object["version"] = .number(JSONNumber(version)) }
+        if let from { object["startsAt"] = .string(from) }
+        if let until { object["endsAt"] = .string(until) }
+        if let timeZone { object["timeZone"] = .string(timeZone) }
+        if let priority { object["priority"] = .number(JSONNumber(priority)) }
+        if let platforms {
+            object["platforms"] = .array(platforms.split(separator: ",").map { .string($0.trimmingCharacters(in: .whitespaces)) })
+        }
+        if let minAppVersion { object["minAppVersion"] = minAppVersion == "none" ? .null : .string(minAppVersion) }
+        if let maxAppVersion { object["maxAppVersion"] = maxAppVersion == "none" ? .null : .string(maxAppVersion) }
+        if let rollout { object["rollout"] = .number(JSONNumber(rollout)) }
+        return .object(object)
+    }
+
+    func run() throws {
+        try OpsCommand.run { () throws(AdminClientError) in
+            let session = try server.session()
+            let method = from != nil && until != nil ? "PUT" : "PATCH"
+            var headers: [(String, String)] = []
+            if let ifMatch { headers.append(("If-Match", ifMatch.hasPrefix("\"") ? ifMatch : "\"\(ifMatch)\"")) }
+            let answer = try session.call(method, "/skins/\(OpsCommand.queryValue(id))/release", json: body(), headers: headers)
+            OpsCommand.print(Self.describe(answer))
+        }
+    }
+
+    /// `spring-2027: version 2 released …` from a skin answer.
+    static func describe(_ answer: AdminSession.Answer) -> String {
+        guard let skin = answer.json.objectValue else { return answer.json.compactText }
+        let id = skin["id"]?.stringValue ?? "?"
+        let etag = answer.headers["etag"] ?? "?"
+        guard let release = skin["release"]?.objectValue else { return "\(id): not released (ETag \(etag))" }
+        let platforms = release["platforms"]?.arrayValue?.compactMap(\.stringValue).joined(separator: ",") ?? ""
+        var text = "\(id): version \(release["version"]?.intValue ?? 0) released"
+        text += "\n  window:    \(release["startsAt"]?.stringValue ?? "") until \(release["endsAt"]?.stringValue ?? "")"
+        if let zone = release["timeZone"]?.stringValue { text += " (\(zone))" }
+        text += "\n  rollout:   \(release["rollout"]?.intValue ?? 0)%"
+        text += "\n  priority:  \(release["priority"]?.intValue ?? 0)"
+        text += "\n  platforms: \(platforms)"
+        let minimum = release["minAppVersion"]?.stringValue ?? "-"
+        let maximum = release["maxAppVersion"]?.stringValue ?? "-"
+        text += "\n  app versions: \(minimum) up to (excluding) \(maximum)"
+        text += "\n  ETag:      \(etag)"
+        return text
+    }
+}

@@ -1,0 +1,141 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import HTTPTestSupport
+import Testing
+
+/// The ops commands (`token create`, `push`, `release`, `rollback`, `killswitch`, `preview`) against a real server.
+@Suite struct AdminCLITests {
+    static let poll = "/api/v1/skin?app=demo&platform=ios&appVersion=7.0.0"
+
+    /// The skinId a fresh poll gets ("" when none).
+    static func polledSkin(_ port: Int) throws -> String {
+        let response = try AdminCall(port: port, token: nil).send("GET", poll)
+        let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
+        return object?["skinId"] as? String ?? ""
+    }
+
+    @Test func theRunbookWorksFromTheCommandLine() async throws {
+        try await offPool {
+            let workspace = try AdminWorkspace()
+            defer { workspace.remove() }
+            let livery = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0"], environment: workspace.environment)
+            try AdminCall(port: livery.port).waitUntilReady()
+            let server = "http://127.0.0.1:\(livery.port)"
+
+            // A new token: printed once, its line added to the tokens file, picked up on SIGHUP.
+            let created = try LiveryProcess.run(["token", "create", "night-ops", "--role", "editor"])
+            #expect(created.status == 0)
+            let lines = created.output.split(separator: "\n").map(String.init)
+            let token = try #require(lines.first { $0.hasPrefix("livery_") })
+            let line = try #require(lines.first { $0.hasPrefix("night-ops editor ") })
+            #expect(!line.contains(token))
+            let existing = try String(contentsOfFile: workspace.tokens, encoding: .utf8)
+            try Data((existing + line + "\n").utf8).write(to: URL(fileURLWithPath: workspace.tokens), options: .atomic)
+            kill(livery.pid, SIGHUP)
+            #expect(AdminServeTests.eventually { livery.output.contains("reason=SIGHUP") })
+            let env = ["LIVERY_TOKEN": token, "LIVERY_SERVER": server]
+
+            // Upload two versions.
+            let folder = workspace.root + "/work/tiny"
+            try AdminWorkspace.write(AdminWorkspace.tinySkin(id: "tiny", marker: "1"), into: folder)
+            try Data([0]).write(to: URL(fileURLWithPath: folder + "/.DS_Store"))
+            let push = try LiveryProcess.run(["push", folder], environment: env)
+            #expect(push.status == 0, "\(push.output)")
+            #expect(push.output.contains("tiny: stored as version 1"))
+            #expect(push.output.contains("@3x-light"))
+            #expect(push.output.contains("left out hidden .DS_Store"))
+
+            // Release with a rollout, then raise the rollout alone.
+            let release = try LiveryProcess.run(
+                ["release", "tiny", "--version", "1", "--from", "2000-01-01T00:00:00Z", "--until", "2100-01-01T00:00:00Z",
+                 "--rollout", "30", "--priority", "5", "--platforms", "ios,android"], environment: env)
+            #expect(release.status == 0, "\(release.output)")
+            #expect(release.output.contains("tiny: version 1 released") && release.output.contains("rollout:   30%"))
+            let raise = try LiveryProcess.run(["release", "tiny", "--rollout", "100"], environment: env)
+            #expect(raise.status == 0, "\(raise.output)")
+            #expect(raise.output.contains("rollout:   100%") && raise.output.contains("priority:  5"))
+            #expect(try Self.polledSkin(livery.port) == "tiny")
+
+            let preview = try LiveryProcess.run(["preview", "--app", "demo", "--platform", "ios", "--app-version", "7.0.0"], environment: env)
+            #expect(preview.status == 0, "\(preview.output)")
+            #expect(preview.output.contains("tiny v1: selected"))
+            let previewAndroid = try LiveryProcess.run(
+                ["preview", "--app", "demo", "--platform", "harmony", "--app-version", "7.0.0"], environment: env)
+            #expect(previewAndroid.output.contains("tiny v1: excluded (platform not targeted)"))
+
+            // The kill switch, on and off.
+            let on = try LiveryProcess.run(["killswitch", "on", "--reason", "drill"], environment: env)
+            #expect(on.status == 0 && on.output.contains("global: ON"), "\(on.output)")
+            #expect(try Self.polledSkin(livery.port) == "")
+            let status = try LiveryProcess.run(["killswitch", "status"], environment: env)
+            #expect(status.output.contains("drill") && status.output.contains("night-ops"))
+            #expect(try LiveryProcess.run(["killswitch", "off"], environment: env).status == 0)
+            #expect(try Self.polledSkin(livery.port) == "tiny")
+
+            // A second version, released, then rolled back.
+            try AdminWorkspace.write(AdminWorkspace.tinySkin(id: "tiny", marker: "2"), into: folder)
+            #expect(try LiveryProcess.run(["push", folder], environment: env).output.contains("stored as version 2"))
+            #expect(try LiveryProcess.run(["release", "tiny", "--version", "2"], environment: env).output.contains("version 2 released"))
+            let rollback = try LiveryProcess.run(["rollback", "tiny"], environment: env)
+            #expect(rollback.status == 0 && rollback.output.contains("version 1 released"), "\(rollback.output)")
+
+            // The audit names the new token.
+            let audit = try AdminCall(port: livery.port).json("GET", "/admin/v1/audit?limit=100").object
+            let actors = Set((audit["entries"] as? [[String: Any]])?.compactMap { $0["actor"] as? String } ?? [])
+            #expect(actors == ["night-ops"])
+            #expect(try livery.stop(signal: SIGTERM) == 0)
+            #expect(!livery.output.contains(token), "the token is never logged")
+        }
+    }
+
+    @Test func failuresNameTheProblemAndExitWithTheDocumentedStatus() async throws {
+        try await offPool {
+            let workspace = try AdminWorkspace()
+            defer { workspace.remove() }
+            let livery = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0"], environment: workspace.environment)
+            try AdminCall(port: livery.port).waitUntilReady()
+            let server = "http://127.0.0.1:\(livery.port)"
+            let editor = ["LIVERY_TOKEN": AdminWorkspace.editorToken, "LIVERY_SERVER": server]
+
+            // An invalid skin: the whole report, exit 1.
+            let broken = workspace.root + "/work/broken"
+            var files = AdminWorkspace.tinySkin(id: "broken", marker: "x")
+            files["config.json"] = Array(##"{"home": {"colors": {"color_background": "#GG0000"}}}"##.utf8)
+            try AdminWorkspace.write(files, into: broken)
+            let invalid = try LiveryProcess.run(["push", broken], environment: editor)
+            #expect(invalid.status == 1)
+            #expect(invalid.output.contains("INVALID") && invalid.output.contains("[color.invalid] config.json#/home/colors/color_background"))
+            #expect(invalid.output.contains("fix:"))
+
+            // A symbolic link in the folder: refused locally, exit 2.
+            let linked = workspace.root + "/work/linked"
+            try AdminWorkspace.write(AdminWorkspace.tinySkin(id: "linked", marker: "x"), into: linked)
+            try FileManager.default.createSymbolicLink(atPath: linked + "/link.png", withDestinationPath: "/etc/passwd")
+            let link = try LiveryProcess.run(["push", linked], environment: editor)
+            #expect(link.status == 2 && link.output.contains("link.png: is a symbolic link"))
+
+            // Token problems.
+            let viewer = try LiveryProcess.run(["push", broken], environment: ["LIVERY_TOKEN": AdminWorkspace.viewerToken, "LIVERY_SERVER": server])
+            #expect(viewer.status == 1 && viewer.output.contains("HTTP 403") && viewer.output.contains("editor token"))
+            let wrong = try LiveryProcess.run(["killswitch", "status"], environment: ["LIVERY_TOKEN": "livery_nope", "LIVERY_SERVER": server])
+            #expect(wrong.status == 1 && wrong.output.contains("HTTP 401") && wrong.output.contains("LIVERY_TOKEN"))
+            let unset = try LiveryProcess.run(["killswitch", "status", "--server", server])
+            #expect(unset.status == 2 && unset.output.contains("LIVERY_TOKEN is not set"))
+
+            // Server-side refusals name the field.
+            let unknown = try LiveryProcess.run(["release", "nope", "--rollout", "5"], environment: editor)
+            #expect(unknown.status == 1 && unknown.output.contains("skin_not_found") && unknown.output.contains("field: id"))
+            let badRollout = try LiveryProcess.run(["release", "nope", "--rollout", "500"], environment: editor)
+            #expect(badRollout.status != 0 && badRollout.output.contains("--rollout must be 0-100"))
+            let https = try LiveryProcess.run(["killswitch", "status", "--server", "https://livery.example"], environment: editor)
+            #expect(https.status == 2 && https.output.contains("only http://"))
+            #expect(try livery.stop(signal: SIGTERM) == 0)
+
+            // Nobody listening: exit 3.
+            let gone = try LiveryProcess.run(["killswitch", "status"], environment: editor)
+            #expect(gone.status == 3 && gone.output.contains("cannot connect"), "\(gone.output)")
+        }
+    }
+}

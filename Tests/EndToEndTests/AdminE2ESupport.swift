@@ -1,0 +1,106 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import HTTPTestSupport
+import LiveryCrypto
+import ZipArchive
+
+/// A folder with a skins folder, a tokens file and a data folder, for running `livery serve` with the admin API.
+struct AdminWorkspace {
+    static let editorToken = "livery_e2e_editor_token_0123456789"
+    static let viewerToken = "livery_e2e_viewer_token_0123456789"
+
+    let root: String
+    var skins: String { root + "/skins" }
+    var data: String { root + "/data" }
+    var tokens: String { root + "/tokens" }
+
+    /// The environment that points `livery serve` here.
+    var environment: [String: String] {
+        ["LIVERY_DATA_DIR": data, "LIVERY_SKINS_DIR": skins, "LIVERY_TOKENS_FILE": tokens]
+    }
+
+    init() throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("livery-admin-e2e-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: root + "/skins", withIntermediateDirectories: true)
+        try Self.writeTokens([("ops", "editor", Self.editorToken), ("auditor", "viewer", Self.viewerToken)], to: root + "/tokens")
+    }
+
+    func remove() { try? FileManager.default.removeItem(atPath: root) }
+
+    /// Writes a tokens file (atomically, by rename) holding the SHA-256 of each token.
+    static func writeTokens(_ tokens: [(name: String, role: String, token: String)], to path: String) throws {
+        let text = tokens.map { "\($0.name) \($0.role) \(SHA256.hexHash(Array($0.token.utf8)))" }.joined(separator: "\n") + "\n"
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+    }
+
+    /// A minimal valid skin; `marker` changes its config (so versions differ), `release` is put in `skin.json`.
+    static func tinySkin(id: String, marker: String, release: String? = nil) -> [String: [UInt8]] {
+        let releasePart = release.map { #","release":\#($0)"# } ?? ""
+        return [
+            "skin.json": Array(#"{"id":"\#(id)","title":"Tiny \#(marker)","app":"demo"\#(releasePart)}"#.utf8),
+            "config.json": Array(##"{"home":{"colors":{"color_background":"#FFFFFF"},"values":{"value_marker":"\##(marker)"}}}"##.utf8),
+        ]
+    }
+
+    static func write(_ files: [String: [UInt8]], into folder: String) throws {
+        for (path, bytes) in files {
+            let url = URL(fileURLWithPath: folder + "/" + path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(bytes).write(to: url)
+        }
+    }
+
+    static func zip(_ files: [String: [UInt8]]) throws -> [UInt8] {
+        var output = ZipMemoryOutput()
+        try ZipArchiveWriter.write(try files.map { ZipEntry(name: try ZipEntryName($0.key), source: .bytes($0.value)) }, to: &output)
+        return output.bytes
+    }
+}
+
+/// Blocking admin requests to a `livery serve` child on 127.0.0.1 (one connection per request).
+struct AdminCall {
+    let port: Int
+    var token: String? = AdminWorkspace.editorToken
+
+    func send(
+        _ method: String, _ target: String, body: [UInt8] = [], contentType: String? = nil, timeout: Double = 10
+    ) throws -> TestResponse {
+        let client = try TestClient(port: port, timeout: timeout)
+        var head = "\(method) \(target) HTTP/1.1\r\nHost: e2e\r\nContent-Length: \(body.count)\r\n"
+        if let token { head += "Authorization: Bearer \(token)\r\n" }
+        if let contentType { head += "Content-Type: \(contentType)\r\n" }
+        try client.send(Array((head + "\r\n").utf8) + body)
+        return try client.readResponse(forHead: method == "HEAD")
+    }
+
+    func json(_ method: String, _ target: String, body: String? = nil) throws -> (status: Int, object: [String: Any]) {
+        let response = try send(method, target, body: Array((body ?? "").utf8), contentType: body == nil ? nil : "application/json")
+        let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any] ?? [:]
+        return (response.status, object)
+    }
+
+    /// Waits (bounded: up to `seconds`) until `/readyz` answers 200.
+    func waitUntilReady(seconds: Double = 20) throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if let response = try? send("GET", "/readyz"), response.status == 200 { return }
+            usleep(10_000)
+        }
+        throw E2EError(description: "livery did not become ready within \(seconds) s")
+    }
+}
+
+/// A small deterministic PRNG (SplitMix64), so kill schedules are reproducible from their seed.
+struct SplitMix64 {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
+}

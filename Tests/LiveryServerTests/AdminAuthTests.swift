@@ -1,0 +1,246 @@
+import Foundation
+import HTTPTestSupport
+import LiveryCrypto
+import LiveryHTTP
+import Testing
+
+@testable import LiveryServer
+
+/// The tokens file, bearer parsing, and the auth matrix of every admin route.
+@Suite struct TokenFileTests {
+    static let digest = SHA256.hexHash(Array("secret".utf8))
+
+    @Test func parsesNamesRolesAndDigestsWithCommentsAndBlankLines() {
+        let file = TokenFile.parse("""
+            # who may change skins
+            ops editor \(Self.digest)   # night shift
+
+            ci\tviewer\t\(Self.digest.uppercased().replacingOccurrences(of: "A", with: "B"))
+            """)
+        #expect(file.problems.isEmpty)
+        #expect(file.entries.map(\.name) == ["ops", "ci"])
+        #expect(file.entries.map(\.role) == [.editor, .viewer])
+        #expect(file.entries.first?.digest == SHA256.hash(Array("secret".utf8)))
+    }
+
+    @Test func reportsEachBadLineByNumberAndKeepsTheOthers() {
+        let file = TokenFile.parse("""
+            ops editor \(Self.digest)
+            bad name editor \(Self.digest)
+            x admin \(Self.digest)
+            y viewer 1234
+            o:ps editor \(String(repeating: "a", count: 64))
+            twice viewer \(Self.digest)
+            good viewer \(String(repeating: "b", count: 64))
+            """)
+        #expect(file.entries.map(\.name) == ["ops", "good"])
+        #expect(file.problems.map(\.line) == [2, 3, 4, 5, 6])
+        #expect(file.problems[0].reason.contains("NAME ROLE SHA256HEX"))
+        #expect(file.problems[1].reason.contains("viewer or editor"))
+        #expect(file.problems[2].reason.contains("64 hex"))
+        #expect(file.problems[4].reason.contains("already listed"))
+    }
+
+    @Test func newTokensAreRandomAndTheirLineHoldsOnlyTheDigest() throws {
+        let first = try TokenFile.newToken()
+        let second = try TokenFile.newToken()
+        #expect(first != second)
+        #expect(first.hasPrefix("livery_") && first.count == 7 + 64)
+        let line = TokenFile.line(name: "ops", role: .editor, token: first)
+        #expect(!line.contains(first))
+        let parsed = TokenFile.parse(line)
+        #expect(parsed.entries.first?.digest == SHA256.hash(Array(first.utf8)))
+    }
+
+    @Test(arguments: [
+        ("Bearer abc.DEF-_~+/123==", "abc.DEF-_~+/123=="), ("bearer  tok ", "tok"), ("BEARER x", "x"),
+    ])
+    func acceptsBearerTokens(header: String, token: String) {
+        #expect(TokenStore.bearerToken(header) == token)
+    }
+
+    @Test(arguments: ["Basic dXNlcjpwYXNz", "Bearer", "Bearer ", "Bearer a b", "Bearer a=b", "Bearertoken", "Bearer tök"])
+    func refusesOtherAuthorizationValues(header: String) {
+        #expect(TokenStore.bearerToken(header) == nil)
+    }
+}
+
+/// One admin route for the auth matrix: how to call it, and what an editor gets (proof the handler ran).
+struct AdminRoute: Sendable, CustomTestStringConvertible {
+    let method: String
+    let target: String
+    let body: String
+    let contentType: String?
+    /// The status an editor gets on a harness holding skin `tiny` v1 (unreleased).
+    let editorStatus: Int
+
+    var isRead: Bool { method == "GET" }
+    var testDescription: String { "\(method) \(target)" }
+
+    static let tinyV2 = "zip:tiny-v2"
+
+    static let all: [AdminRoute] = [
+        AdminRoute(method: "GET", target: "/admin/v1/skins", body: "", contentType: nil, editorStatus: 200),
+        AdminRoute(method: "GET", target: "/admin/v1/skins/tiny", body: "", contentType: nil, editorStatus: 200),
+        AdminRoute(method: "GET", target: "/admin/v1/skins/tiny/versions", body: "", contentType: nil, editorStatus: 200),
+        AdminRoute(method: "GET", target: "/admin/v1/skins/tiny/versions/1", body: "", contentType: nil, editorStatus: 200),
+        AdminRoute(method: "GET", target: "/admin/v1/skins/tiny/versions/1/config.json", body: "", contentType: nil, editorStatus: 200),
+        AdminRoute(method: "GET", target: "/admin/v1/skins/tiny/versions/1/files/skin.json", body: "", contentType: nil, editorStatus: 200),
+        AdminRoute(method: "GET", target: "/admin/v1/killswitch", body: "", contentType: nil, editorStatus: 200),
+        AdminRoute(method: "GET", target: "/admin/v1/preview?app=demo&platform=ios&appVersion=7.0", body: "", contentType: nil, editorStatus: 200),
+        AdminRoute(method: "GET", target: "/admin/v1/audit", body: "", contentType: nil, editorStatus: 200),
+        AdminRoute(method: "POST", target: "/admin/v1/skins", body: tinyV2, contentType: "application/zip", editorStatus: 201),
+        AdminRoute(
+            method: "PUT", target: "/admin/v1/skins/tiny/release", body: #"{"startsAt": "2027-01-15T07:00:00Z", "endsAt": "2027-01-15T10:00:00Z"}"#,
+            contentType: "application/json", editorStatus: 200),
+        AdminRoute(method: "PATCH", target: "/admin/v1/skins/tiny/release", body: #"{"rollout": 5}"#, contentType: "application/json", editorStatus: 409),
+        AdminRoute(method: "DELETE", target: "/admin/v1/skins/tiny/release", body: "", contentType: nil, editorStatus: 200),
+        AdminRoute(method: "POST", target: "/admin/v1/skins/tiny/rollback", body: "", contentType: nil, editorStatus: 409),
+        AdminRoute(method: "DELETE", target: "/admin/v1/skins/tiny", body: "", contentType: nil, editorStatus: 200),
+        AdminRoute(
+            method: "PUT", target: "/admin/v1/killswitch", body: #"{"enabled": false, "reason": "matrix"}"#,
+            contentType: "application/json", editorStatus: 200),
+    ]
+}
+
+@Suite struct AdminAuthTests {
+    /// Each route × {no token, wrong token, malformed header, viewer, editor}.
+    @Test(arguments: AdminRoute.all)
+    func everyRouteChecksTheTokenAndItsRole(route: AdminRoute) async throws {
+        let harness = try await AdminHarness()
+        defer { harness.removeFiles() }
+        try await harness.uploadTiny()
+        let body = route.body == AdminRoute.tinyV2
+            ? try SkinArchives.zip(SkinArchives.tiny(marker: "2")) : Array(route.body.utf8)
+        func call(_ token: String?, headers: [(String, String)] = []) async throws -> TestResponse {
+            try await harness.request(
+                route.method, route.target, token: token, headers: headers, body: body, contentType: route.contentType)
+        }
+        let before = harness.mark()
+
+        let missing = try await call(nil)
+        #expect(missing.status == 401)
+        #expect(missing.header("WWW-Authenticate") == #"Bearer realm="livery""#)
+        #expect(try AdminHarness.code(missing) == "unauthorized Authorization")
+
+        let wrong = try await call(AdminHarness.wrongToken)
+        #expect(wrong.status == 401)
+        #expect(wrong.header("WWW-Authenticate") == #"Bearer realm="livery", error="invalid_token""#)
+
+        let malformed = try await harness.request(
+            route.method, route.target, token: nil, headers: [("Authorization", "Basic b3BzOnNlY3JldA==")], body: body,
+            contentType: route.contentType)
+        #expect(malformed.status == 401)
+
+        let viewer = try await call(AdminHarness.viewerToken)
+        if route.isRead {
+            #expect(viewer.status == route.editorStatus, "\(viewer.text)")
+        } else {
+            #expect(viewer.status == 403)
+            #expect(try AdminHarness.code(viewer) == "forbidden Authorization")
+        }
+        #expect(harness.mark() == before, "refused requests change nothing")
+
+        let editor = try await call(AdminHarness.editorToken)
+        #expect(editor.status == route.editorStatus, "\(editor.text)")
+        await harness.stop()
+    }
+
+    @Test func revokingATokenInTheFileTakesEffectOnTheNextRequest() async throws {
+        let harness = try await AdminHarness()
+        defer { harness.removeFiles() }
+        #expect(try await harness.request("GET", "/admin/v1/skins", token: AdminHarness.viewerToken).status == 200)
+        // Rewrite without the viewer line (a new inode via rename, as editors and config management do).
+        let without = TokenFile.line(name: "ops", role: .editor, token: AdminHarness.editorToken) + "\n"
+        try Data(without.utf8).write(to: URL(fileURLWithPath: harness.tokensPath), options: .atomic)
+        #expect(try await harness.request("GET", "/admin/v1/skins", token: AdminHarness.viewerToken).status == 401)
+        #expect(try await harness.request("GET", "/admin/v1/skins", token: AdminHarness.editorToken).status == 200)
+
+        // Appending in place (same inode) is seen too.
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: harness.tokensPath))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data((TokenFile.line(name: "late", role: .viewer, token: "livery_late_token") + "\n").utf8))
+        try handle.close()
+        #expect(try await harness.request("GET", "/admin/v1/skins", token: "livery_late_token").status == 200)
+
+        // A deleted tokens file revokes everything.
+        try FileManager.default.removeItem(atPath: harness.tokensPath)
+        #expect(try await harness.request("GET", "/admin/v1/skins", token: AdminHarness.editorToken).status == 401)
+        await harness.stop()
+    }
+
+    @Test func withAPollIntervalOnlyAnExplicitReloadSeesTheChangeAtOnce() async throws {
+        let harness = try await AdminHarness { $0.admin.tokenCheckInterval = .seconds(3600) }
+        defer { harness.removeFiles() }
+        let none = "# everyone revoked\n"
+        try Data(none.utf8).write(to: URL(fileURLWithPath: harness.tokensPath), options: .atomic)
+        #expect(try await harness.request("GET", "/admin/v1/skins", token: AdminHarness.viewerToken).status == 200)
+        harness.service.reloadTokens(reason: "test")
+        #expect(try await harness.request("GET", "/admin/v1/skins", token: AdminHarness.viewerToken).status == 401)
+        await harness.stop()
+    }
+
+    @Test func changesAreRecordedUnderTheTokenNameWhateverHeadersTheClientSends() async throws {
+        let harness = try await AdminHarness()
+        defer { harness.removeFiles() }
+        let response = try await harness.upload(
+            try SkinArchives.zip(SkinArchives.tiny()), headers: [("X-Livery-Actor", "mallory")])
+        #expect(response.status == 201)
+        #expect(harness.store.audit().last?.actor == "ops")
+        await harness.stop()
+    }
+
+    @Test func tokensNeverReachTheLog() async throws {
+        let capture = LogCapture()
+        let harness = try await AdminHarness(logger: capture.logger)
+        defer { harness.removeFiles() }
+        try await harness.uploadTiny()
+        _ = try await harness.request("GET", "/admin/v1/skins", token: AdminHarness.wrongToken)
+        _ = try await harness.request("PUT", "/admin/v1/killswitch", token: AdminHarness.viewerToken)
+        _ = try await harness.send("PUT", "/admin/v1/killswitch", json: #"{"enabled": true}"#)
+        await harness.stop()
+        let lines = capture.captured
+        #expect(lines.contains { $0.contains("admin request refused") })
+        for secret in [AdminHarness.editorToken, AdminHarness.viewerToken, AdminHarness.wrongToken, "Bearer "] {
+            #expect(!lines.contains { $0.contains(secret) }, "\(secret) logged")
+        }
+        let digests = [AdminHarness.editorToken, AdminHarness.viewerToken].map { SHA256.hexHash(Array($0.utf8)) }
+        #expect(!lines.contains { line in digests.contains { line.contains($0) } }, "digests logged")
+    }
+
+    @Test func withoutATokensFileTheAdminAPIIsAbsentAndTheLogSaysSo() async throws {
+        let capture = LogCapture()
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("livery-admin-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        var configuration = LiveryService.Configuration()
+        configuration.skinsDirectory = root + "/skins"
+        configuration.dataDirectory = root + "/data"
+        let service = try LiveryService(configuration: configuration, logger: capture.logger)
+        try await service.loadCatalog()
+        #expect(service.admin == nil)
+        let router = Router()
+        service.register(on: router)
+        let frozen = router.freeze()
+        for (method, path) in [(HTTPMethod.get, "/admin/v1/skins"), (.post, "/admin/v1/skins"), (.put, "/admin/v1/killswitch")] {
+            #expect(frozen.route(method: method, rawPath: Substring(path)).pattern == nil, "\(path) must not be routed")
+        }
+        #expect(capture.captured.filter { $0.contains("admin API disabled") }.count == 1)
+        service.close()
+    }
+
+    @Test func aConfiguredButMissingTokensFileStopsTheStart() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("livery-admin-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        var configuration = LiveryService.Configuration()
+        configuration.dataDirectory = root + "/data"
+        configuration.admin.tokensFile = root + "/missing-tokens"
+        #expect(throws: LiveryServiceError.self) {
+            _ = try LiveryService(configuration: configuration, logger: ClientAPIHarness.quiet)
+        }
+        // The failed start released the store: a second attempt with the file present opens it.
+        try Data().write(to: URL(fileURLWithPath: root + "/missing-tokens"))
+        let service = try LiveryService(configuration: configuration, logger: ClientAPIHarness.quiet)
+        #expect(service.admin?.tokens.count == 0)
+        service.close()
+    }
+}

@@ -1,0 +1,283 @@
+import Foundation
+import HTTPTestSupport
+import Testing
+
+@testable import LiveryServer
+
+/// Releases, rollout changes, rollback, stopping, deleting and kill switches: each served by the client API
+/// before its 2xx arrives, each refusal naming its field and changing nothing.
+@Suite struct AdminReleaseTests {
+    static let releasePath = "/admin/v1/skins/tiny/release"
+
+    /// The `@3x-light` sign of an upload answer: what the standard poll gets for that version.
+    static func standardSign(_ upload: [String: Any]) -> String? {
+        (upload["signs"] as? [String: String])?["@3x-light"]
+    }
+
+    @Test func aReleaseIsServedBeforeItsAnswerArrives() async throws {
+        let harness = try await AdminHarness()
+        defer { harness.removeFiles() }
+        let first = try await harness.uploadTiny(marker: "1")
+        #expect(try await harness.poll()["skinSign"] as? String == "", "uploading serves nothing")
+        let released = try await harness.release("tiny")
+        #expect(released.header("ETag") == "\"2\"")
+        let answer = try await harness.poll()
+        #expect(answer["skinId"] as? String == "tiny")
+        #expect(answer["skinSign"] as? String == Self.standardSign(first))
+
+        let second = try await harness.uploadTiny(marker: "2")
+        #expect(try await harness.poll()["skinSign"] as? String == Self.standardSign(first), "a new version is not served by itself")
+        try await harness.release("tiny", #""version": 2"#)
+        #expect(try await harness.poll()["skinSign"] as? String == Self.standardSign(second))
+
+        // Without "version" the latest is released.
+        let third = try await harness.uploadTiny(marker: "3")
+        let latest = try await harness.release("tiny")
+        let skin = try AdminHarness.object(latest)
+        #expect((skin["release"] as? [String: Any])?["version"] as? Int == 3)
+        #expect(try await harness.poll()["skinSign"] as? String == Self.standardSign(third))
+        #expect(harness.store.audit().last?.action == "release.set")
+        await harness.stop()
+    }
+
+    @Test func aStaleIfMatchGets412AndChangesNothing() async throws {
+        let harness = try await AdminHarness()
+        defer { harness.removeFiles() }
+        try await harness.uploadTiny()
+        let read = try await harness.request("GET", "/admin/v1/skins/tiny")
+        let etag = try #require(read.header("ETag"))
+        let body = #"{"startsAt": "2027-01-15T07:00:00Z", "endsAt": "2027-01-15T10:00:00Z"}"#
+        let fresh = try await harness.send("PUT", Self.releasePath, json: body, headers: [("If-Match", etag)])
+        #expect(fresh.status == 200)
+        let newTag = try #require(fresh.header("ETag"))
+        #expect(newTag != etag)
+
+        let before = harness.mark()
+        let stale = try await harness.send("PUT", Self.releasePath, json: #"{"startsAt": "2027-01-15T07:00:00Z", "endsAt": "2027-01-15T09:00:00Z"}"#, headers: [("If-Match", etag)])
+        #expect(stale.status == 412)
+        #expect(stale.header("ETag") == newTag)
+        #expect(try AdminHarness.code(stale) == "precondition_failed If-Match")
+        let patch = try await harness.send("PATCH", Self.releasePath, json: #"{"rollout": 1}"#, headers: [("If-Match", etag)])
+        #expect(patch.status == 412)
+        let delete = try await harness.request("DELETE", Self.releasePath, headers: [("If-Match", etag)])
+        #expect(delete.status == 412)
+        #expect(harness.mark() == before)
+
+        let malformed = try await harness.send("PUT", Self.releasePath, json: body, headers: [("If-Match", "7")])
+        #expect(malformed.status == 400)
+        #expect(try AdminHarness.code(malformed) == "invalid_header If-Match")
+        let listed = try await harness.send("PUT", Self.releasePath, json: body, headers: [("If-Match", "\"999\", \(newTag)")])
+        #expect(listed.status == 200)
+        await harness.stop()
+    }
+
+    @Test func theRolloutChangesAloneWithPatch() async throws {
+        let harness = try await AdminHarness()
+        defer { harness.removeFiles() }
+        try await harness.uploadTiny()
+        try await harness.release("tiny", #""priority": 7, "platforms": ["ios"], "rollout": 30, "minAppVersion": "6.0""#)
+        let patched = try await harness.send("PATCH", Self.releasePath, json: #"{"rollout": 60}"#)
+        #expect(patched.status == 200, "\(patched.text)")
+        let release = try #require(try AdminHarness.object(patched)["release"] as? [String: Any])
+        #expect(release["rollout"] as? Int == 60)
+        #expect(release["priority"] as? Int == 7)
+        #expect(release["platforms"] as? [String] == ["ios"])
+        #expect(release["minAppVersion"] as? String == "6.0")
+        #expect(release["startsAt"] as? String == "2027-01-15T07:00:00Z")
+        #expect(release["version"] as? Int == 1)
+
+        // null removes a field: the bound goes, the default applies.
+        let unbounded = try await harness.send("PATCH", Self.releasePath, json: #"{"minAppVersion": null, "rollout": 100}"#)
+        let after = try #require(try AdminHarness.object(unbounded)["release"] as? [String: Any])
+        #expect(after["minAppVersion"] is NSNull)
+        #expect(after["rollout"] as? Int == 100)
+        #expect(try await harness.poll()["skinId"] as? String == "tiny")
+
+        let bad = try await harness.send("PATCH", Self.releasePath, json: #"{"rollout": 101}"#)
+        #expect(bad.status == 422)
+        #expect(try AdminHarness.code(bad) == "invalid_release rollout")
+
+        try await harness.uploadTiny(id: "other")
+        let unreleased = try await harness.send("PATCH", "/admin/v1/skins/other/release", json: #"{"rollout": 5}"#)
+        #expect(unreleased.status == 409)
+        #expect(try AdminHarness.code(unreleased) == "not_released id")
+        await harness.stop()
+    }
+
+    @Test(arguments: [
+        (#"{"startsAt": "2027-01-15T07:00:00Z", "endsAt": "2027-01-15T10:00:00Z", "rollout": 130}"#, 422, "invalid_release rollout"),
+        (#"{"startsAt": "2027-01-15T07:00:00Z", "endsAt": "2027-01-15T10:00:00Z", "rolout": 30}"#, 422, "invalid_release rolout"),
+        (#"{"endsAt": "2027-01-15T10:00:00Z"}"#, 422, "invalid_release startsAt"),
+        (#"{"startsAt": "2027-01-15T10:00:00Z", "endsAt": "2027-01-15T07:00:00Z"}"#, 422, "invalid_release endsAt"),
+        (#"{"startsAt": "soon", "endsAt": "2027-01-15T07:00:00Z"}"#, 422, "invalid_release startsAt"),
+        (#"{"startsAt": "2027-01-15T07:00:00Z", "endsAt": "2027-01-15T10:00:00Z", "platforms": ["symbian"]}"#, 422, "invalid_release platforms/0"),
+        (#"{"startsAt": "2027-01-15T07:00:00Z", "endsAt": "2027-01-15T10:00:00Z", "version": 9}"#, 422, "version_not_found version"),
+        (#"{"startsAt": "2027-01-15T07:00:00Z", "endsAt": "2027-01-15T10:00:00Z", "version": "2"}"#, 422, "invalid_release version"),
+        (#"{"startsAt": "2027-01-15T07:00:00Z",}"#, 400, "invalid_json body"),
+        (#"[1, 2]"#, 400, "invalid_field body"),
+    ])
+    func invalidReleasesNameTheFieldAndChangeNothing(body: String, status: Int, code: String) async throws {
+        let harness = try await AdminHarness()
+        defer { harness.removeFiles() }
+        try await harness.uploadTiny()
+        let before = harness.mark()
+        let response = try await harness.send("PUT", Self.releasePath, json: body)
+        #expect(response.status == status, "\(response.text)")
+        #expect(try AdminHarness.code(response) == code)
+        #expect(harness.mark() == before)
+        await harness.stop()
+    }
+
+    @Test func unknownSkinsAndBadIdsAre404NamingTheId() async throws {
+        let harness = try await AdminHarness()
+        defer { harness.removeFiles() }
+        let body = #"{"startsAt": "2027-01-15T07:00:00Z", "endsAt": "2027-01-15T10:00:00Z"}"#
+        for id in ["nope", "Bad.ID", "..%2F..%2Fetc"] {
+            let response = try await harness.send("PUT", "/admin/v1/skins/\(id)/release", json: body)
+            #expect(response.status == 404, "\(id)")
+            #expect(try AdminHarness.code(response) == "skin_not_found id")
+        }
+        let wrongType = try await harness.request("PUT", Self.releasePath, body: Array(body.utf8), contentType: "text/plain")
+        #expect(wrongType.status == 415)
+        await harness.stop()
+    }
+
+    @Test func rollbackServesThePreviousVersionWithTheSameSettings() async throws {
+        let harness = try await AdminHarness()
+        defer { harness.removeFiles() }
+        let first = try await harness.uploadTiny(marker: "1")
+        try await harness.uploadTiny(marker: "2")
+        try await harness.release("tiny", #""priority": 4, "rollout": 100, "version": 2"#)
+        let rolled = try await harness.request("POST", "/admin/v1/skins/tiny/rollback")
+        #expect(rolled.status == 200, "\(rolled.text)")
+        let release = try #require(try AdminHarness.object(rolled)["release"] as? [String: Any])
+        #expect(release["version"] as? Int == 1)
+        #expect(release["priority"] as? Int == 4)
+        #expect(try await harness.poll()["skinSign"] as? String == Self.standardSign(first))
+        #expect(harness.store.audit().last?.action == "release.rollback")
+
+        let oldest = try await harness.request("POST", "/admin/v1/skins/tiny/rollback")
+        #expect(oldest.status == 409)
+        #expect(try AdminHarness.code(oldest) == "no_previous_version version")
+        _ = try await harness.request("DELETE", Self.releasePath)
+        let unreleased = try await harness.request("POST", "/admin/v1/skins/tiny/rollback")
+        #expect(try AdminHarness.code(unreleased) == "not_released id")
+        await harness.stop()
+    }
+
+    @Test func stoppingAReleaseEmptiesTheAnswerAtOnceAndRepeatingIsHarmless() async throws {
+        let harness = try await AdminHarness()
+        defer { harness.removeFiles() }
+        try await harness.uploadTiny()
+        try await harness.release("tiny")
+        #expect(try await harness.poll()["skinId"] as? String == "tiny")
+        let stopped = try await harness.request("DELETE", Self.releasePath)
+        #expect(stopped.status == 200)
+        #expect(try AdminHarness.object(stopped)["release"] is NSNull)
+        #expect(try await harness.poll()["skinSign"] as? String == "")
+        let revision = harness.store.snapshot.revision
+        #expect(try await harness.request("DELETE", Self.releasePath).status == 200)
+        #expect(harness.store.snapshot.revision == revision, "no change, no audit entry")
+        await harness.stop()
+    }
+
+    @Test func deletingAReleasedSkinNeedsForceAndKeepsItsHistory() async throws {
+        let harness = try await AdminHarness()
+        defer { harness.removeFiles() }
+        try await harness.uploadTiny()
+        try await harness.release("tiny")
+        let refused = try await harness.request("DELETE", "/admin/v1/skins/tiny")
+        #expect(refused.status == 409)
+        #expect(try AdminHarness.code(refused) == "skin_released force")
+        #expect(try await harness.request("DELETE", "/admin/v1/skins/tiny?force=maybe").status == 400)
+
+        let deleted = try await harness.request("DELETE", "/admin/v1/skins/tiny?force=true")
+        #expect(deleted.status == 200)
+        #expect(try await harness.poll()["skinSign"] as? String == "")
+        #expect(try await harness.request("GET", "/admin/v1/skins/tiny").status == 404)
+        #expect(harness.store.audit().last?.action == "skin.delete")
+        #expect(harness.store.audit().contains { $0.action == "version.add" && $0.skinID == "tiny" })
+        // Version numbers are never reused.
+        #expect(try await harness.uploadTiny(marker: "again")["version"] as? Int == 2)
+        #expect(try await harness.request("DELETE", "/admin/v1/skins/missing").status == 404)
+        await harness.stop()
+    }
+
+    @Test func theKillSwitchEmptiesEveryAnswerBeforeItsAnswerArrives() async throws {
+        let harness = try await AdminHarness()
+        defer { harness.removeFiles() }
+        try await harness.uploadTiny()
+        try await harness.release("tiny")
+        let other = try await harness.send("PUT", "/admin/v1/killswitch", json: #"{"app": "other-app", "enabled": true, "reason": "test"}"#)
+        #expect(other.status == 200)
+        #expect(try await harness.poll()["skinId"] as? String == "tiny", "another app's switch leaves demo alone")
+
+        let app = try await harness.send("PUT", "/admin/v1/killswitch", json: #"{"app": "demo", "enabled": true, "reason": "bad banner"}"#)
+        #expect(app.status == 200)
+        #expect(try await harness.poll()["skinSign"] as? String == "")
+        let shown = try AdminHarness.object(try await harness.request("GET", "/admin/v1/killswitch", token: AdminHarness.viewerToken))
+        let demo = try #require((shown["apps"] as? [String: Any])?["demo"] as? [String: Any])
+        #expect(demo["enabled"] as? Bool == true && demo["reason"] as? String == "bad banner" && demo["changedBy"] as? String == "ops")
+
+        let appOff = try await harness.send("PUT", "/admin/v1/killswitch", json: #"{"app": "demo", "enabled": false}"#)
+        #expect(appOff.status == 200)
+        let global = try await harness.send("PUT", "/admin/v1/killswitch", json: #"{"enabled": true, "reason": "incident"}"#)
+        let etag = try #require(global.header("ETag"))
+        #expect(try await harness.poll()["skinSign"] as? String == "")
+        let off = try await harness.send("PUT", "/admin/v1/killswitch", json: #"{"enabled": false}"#, headers: [("If-Match", etag)])
+        #expect(off.status == 200)
+        #expect(try await harness.poll()["skinId"] as? String == "tiny")
+        let stale = try await harness.send("PUT", "/admin/v1/killswitch", json: #"{"enabled": true}"#, headers: [("If-Match", etag)])
+        #expect(stale.status == 412)
+        await harness.stop()
+    }
+
+    @Test(arguments: [
+        (#"{"reason": "no enabled"}"#, "invalid_field enabled"),
+        (#"{"enabled": "yes"}"#, "invalid_field enabled"),
+        (#"{"enabled": true, "app": "bad app"}"#, "invalid_field app"),
+        (#"{"enabled": true, "reason": 5}"#, "invalid_field reason"),
+        (#"{"enabled": true, "scope": "all"}"#, "invalid_field scope"),
+    ])
+    func invalidKillSwitchBodiesNameTheField(body: String, code: String) async throws {
+        let harness = try await AdminHarness()
+        defer { harness.removeFiles() }
+        let before = harness.mark()
+        let response = try await harness.send("PUT", "/admin/v1/killswitch", json: body)
+        #expect(response.status == 400)
+        #expect(try AdminHarness.code(response) == code)
+        #expect(harness.mark() == before)
+        await harness.stop()
+    }
+
+    @Test func aReleaseWhosePackagesCannotBeBuiltFailsBeforeAnythingIsCommitted() async throws {
+        let harness = try await AdminHarness()
+        defer { harness.removeFiles() }
+        try await harness.uploadTiny()
+        // A file where the package folder was: every package write fails.
+        let packages = harness.dataDirectory + "/packages"
+        try FileManager.default.removeItem(atPath: packages)
+        try Data().write(to: URL(fileURLWithPath: packages))
+        let before = harness.mark()
+        let response = try await harness.send(
+            "PUT", Self.releasePath, json: #"{"startsAt": "2027-01-15T07:00:00Z", "endsAt": "2027-01-15T10:00:00Z"}"#)
+        #expect(response.status == 500)
+        #expect(try AdminHarness.code(response) == "internal_error -")
+        #expect(harness.mark() == before)
+        #expect(try await harness.poll()["skinSign"] as? String == "")
+        await harness.stop()
+    }
+
+    @Test func aVersionThatNoLongerPassesTheLimitsCannotBeReleased() async throws {
+        let first = try await AdminHarness()
+        defer { first.removeFiles() }
+        try await first.uploadTiny()
+        await first.stop()
+        let second = try await AdminHarness(root: first.root) { $0.validationLimits.maxFileCount = 1 }
+        let response = try await second.send(
+            "PUT", Self.releasePath, json: #"{"startsAt": "2027-01-15T07:00:00Z", "endsAt": "2027-01-15T10:00:00Z"}"#)
+        #expect(response.status == 422)
+        #expect(try AdminHarness.code(response) == "version_not_servable version")
+        await second.stop()
+    }
+}

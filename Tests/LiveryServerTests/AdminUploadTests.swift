@@ -1,0 +1,203 @@
+import Foundation
+import HTTPTestSupport
+import LiveryCrypto
+import Testing
+
+@testable import LiveryServer
+
+/// `POST /admin/v1/skins`: what is stored, and the hostile corpus, each refused with its own code and nothing
+/// stored.
+@Suite struct AdminUploadTests {
+    /// One hostile or broken upload and how it must be refused.
+    struct HostileUpload: Sendable, CustomTestStringConvertible {
+        let label: String
+        let archive: @Sendable () throws -> [UInt8]
+        let status: Int
+        let code: String
+        /// For 422: an issue code the report must hold.
+        var issue: String?
+        var testDescription: String { label }
+    }
+
+    static func tinyEntries() -> [RawZip.Entry] {
+        SkinArchives.tiny().sorted { $0.key < $1.key }.map { RawZip.Entry.stored($0.key, $0.value) }
+    }
+
+    static let corpus: [HostileUpload] = [
+        HostileUpload(label: "zip slip", archive: {
+            RawZip(entries: tinyEntries() + [.stored("../escape.json", Array("{}".utf8))]).build()
+        }, status: 400, code: "zip_slip"),
+        HostileUpload(label: "absolute path", archive: {
+            RawZip(entries: tinyEntries() + [.stored("/etc/livery.json", Array("{}".utf8))]).build()
+        }, status: 400, code: "absolute_path"),
+        HostileUpload(label: "symlink entry", archive: {
+            var link = RawZip.Entry.stored("images/link.png", Array("/etc/passwd".utf8))
+            link.externalAttributes = 0o120777 << 16
+            return RawZip(entries: tinyEntries() + [link]).build()
+        }, status: 400, code: "symlink_entry"),
+        HostileUpload(label: "zip bomb by ratio", archive: {
+            let zeros = [UInt8](repeating: 0, count: 4 << 20)
+            return RawZip(entries: tinyEntries() + [.deflated("bomb.json", content: zeros, compressed: try rawDeflate(zeros))]).build()
+        }, status: 413, code: "compression_ratio_exceeded"),
+        HostileUpload(label: "zip bomb by huge declared size", archive: {
+            var huge = RawZip.Entry.stored("huge.png", Array("tiny".utf8))
+            huge.declaredUncompressedSize = 4_000_000_000
+            return RawZip(entries: tinyEntries() + [huge]).build()
+        }, status: 413, code: "entry_too_large"),
+        HostileUpload(label: "duplicate names", archive: {
+            RawZip(entries: tinyEntries() + [.stored("config.json", Array("{}".utf8))]).build()
+        }, status: 400, code: "duplicate_entry"),
+        HostileUpload(label: "duplicate names differing in case", archive: {
+            RawZip(entries: tinyEntries() + [.stored("Config.JSON", Array("{}".utf8))]).build()
+        }, status: 400, code: "duplicate_entry"),
+        HostileUpload(label: "truncated archive", archive: {
+            Array(try SkinArchives.zip(SkinArchives.tiny()).dropLast(30))
+        }, status: 400, code: "truncated_archive"),
+        HostileUpload(label: "not a zip", archive: {
+            Array("this is a tarball, honest".utf8)
+        }, status: 400, code: "not_a_zip"),
+        HostileUpload(label: "encrypted entry", archive: {
+            var entries = tinyEntries()
+            entries[0].flags |= 1
+            return RawZip(entries: entries).build()
+        }, status: 400, code: "encrypted_entry"),
+        HostileUpload(label: "invalid config", archive: {
+            var files = SkinArchives.tiny()
+            files["config.json"] = Array(##"{"home": {"colors": {"color_background": "#GG0000"}}}"##.utf8)
+            return try SkinArchives.zip(files)
+        }, status: 422, code: "invalid_skin", issue: "color.invalid"),
+        HostileUpload(label: "wrong image magic", archive: {
+            var files = SkinArchives.tiny()
+            files["config.json"] = Array(#"{"home": {"images": {"image_banner": "file://banner.png"}}}"#.utf8)
+            files["banner.png"] = [0xFF, 0xD8, 0xFF, 0xE0] + Array("JFIF, not a PNG".utf8)
+            return try SkinArchives.zip(files)
+        }, status: 422, code: "invalid_skin", issue: "asset.type-mismatch"),
+        HostileUpload(label: "only archiver junk", archive: {
+            try SkinArchives.zip(["__MACOSX/._skin.json": [0], ".DS_Store": [0]])
+        }, status: 400, code: "empty_archive"),
+    ]
+
+    @Test(arguments: corpus)
+    func hostileUploadsAreRefusedWithTheirOwnCodeAndStoreNothing(upload: HostileUpload) async throws {
+        let harness = try await AdminHarness()
+        defer { harness.removeFiles() }
+        try await harness.uploadTiny(id: "existing")
+        let before = harness.mark()
+        let response = try await harness.upload(try upload.archive())
+        #expect(response.status == upload.status, "\(response.text)")
+        let error = try AdminHarness.error(response)
+        #expect(error["code"] as? String == upload.code, "\(response.text)")
+        let details = try #require(error["details"] as? [String: Any])
+        #expect(details["field"] as? String == "body")
+        #expect((details["reason"] as? String)?.isEmpty == false)
+        if let issue = upload.issue {
+            let report = try #require(details["report"] as? [String: Any])
+            #expect(report["valid"] as? Bool == false)
+            let codes = (report["issues"] as? [[String: Any]])?.compactMap { $0["code"] as? String } ?? []
+            #expect(codes.contains(issue), "\(codes)")
+        }
+        #expect(harness.mark() == before, "a refused upload must leave the store as it was")
+        #expect(try await harness.request("GET", "/admin/v1/skins/existing").status == 200)
+        await harness.stop()
+    }
+
+    @Test func storesAValidSkinAndAnswersWithVersionReportAndSigns() async throws {
+        let harness = try await AdminHarness()
+        defer { harness.removeFiles() }
+        let files = try SkinArchives.sample("christmas-2026")
+        let response = try await harness.upload(try SkinArchives.zip(files))
+        #expect(response.status == 201, "\(response.text)")
+        #expect(response.header("Location") == "/admin/v1/skins/christmas-2026/versions/1")
+        let body = try AdminHarness.object(response)
+        #expect(body["skinId"] as? String == "christmas-2026")
+        #expect(body["version"] as? Int == 1)
+        #expect(body["fileCount"] as? Int == files.count)
+        let signs = try #require(body["signs"] as? [String: String])
+        #expect(Set(signs.keys) == ["@1x-light", "@1x-dark", "@2x-light", "@2x-dark", "@3x-light", "@3x-dark"])
+        #expect(signs.values.allSatisfy { $0.count == 32 })
+        let report = try #require(body["report"] as? [String: Any])
+        #expect(report["valid"] as? Bool == true)
+        #expect(body["warnings"] as? Int == report["warnings"] as? Int)
+
+        // Stored exactly: every file reads back byte for byte.
+        let stored = try #require(harness.store.snapshot.skins["christmas-2026"]?.version(1))
+        #expect(stored.files.count == files.count)
+        for (path, bytes) in files {
+            #expect(try harness.store.fileBytes(skinID: "christmas-2026", version: 1, path: path) == bytes, "\(path)")
+        }
+        #expect(harness.store.snapshot.skins["christmas-2026"]?.release == nil, "an upload is not a release")
+        #expect(harness.store.audit().last?.action == "version.add")
+
+        let second = try await harness.upload(try SkinArchives.zip(files))
+        #expect(try AdminHarness.object(second)["version"] as? Int == 2)
+        await harness.stop()
+    }
+
+    @Test func stripsOneWrappingFolderAndSkipsArchiverJunk() async throws {
+        let harness = try await AdminHarness()
+        defer { harness.removeFiles() }
+        // What macOS "Compress" makes: the folder, a .DS_Store inside it, resource forks under __MACOSX.
+        var wrapped: [String: [UInt8]] = [:]
+        for (path, bytes) in SkinArchives.tiny() { wrapped["tiny-folder/" + path] = bytes }
+        wrapped["tiny-folder/.DS_Store"] = [0]
+        wrapped["__MACOSX/tiny-folder/._skin.json"] = [0]
+        let archive = try SkinArchives.zip(wrapped)
+        let response = try await harness.upload(archive)
+        #expect(response.status == 201, "\(response.text)")
+        let body = try AdminHarness.object(response)
+        #expect(body["strippedFolder"] as? String == "tiny-folder")
+        #expect(Set(body["skipped"] as? [String] ?? []) == ["tiny-folder/.DS_Store", "__MACOSX/tiny-folder/._skin.json"])
+        let stored = try #require(harness.store.snapshot.skins["tiny"]?.version(1))
+        #expect(stored.files.map(\.path) == ["config.json", "skin.json"])
+        await harness.stop()
+    }
+
+    @Test func refusesBodiesOverTheUploadLimitBeforeReadingThem() async throws {
+        let harness = try await AdminHarness { $0.admin.uploadLimit = 2048 }
+        defer { harness.removeFiles() }
+        let before = harness.mark()
+        let response = try await harness.upload([UInt8](repeating: 0x50, count: 4096))
+        #expect(response.status == 413)
+        #expect(harness.mark() == before)
+        await harness.stop()
+    }
+
+    @Test func refusesArchivesWithMoreEntriesThanConfigured() async throws {
+        let harness = try await AdminHarness { $0.admin.archiveLimits.maxEntries = 3 }
+        defer { harness.removeFiles() }
+        var files = SkinArchives.tiny()
+        for index in 0..<3 { files["extra\(index).json"] = Array("{}".utf8) }
+        let response = try await harness.upload(try SkinArchives.zip(files))
+        #expect(response.status == 413)
+        #expect(try AdminHarness.code(response) == "too_many_entries body")
+        await harness.stop()
+    }
+
+    @Test func refusesOtherContentTypes() async throws {
+        let harness = try await AdminHarness()
+        defer { harness.removeFiles() }
+        let archive = try SkinArchives.zip(SkinArchives.tiny())
+        let response = try await harness.request("POST", "/admin/v1/skins", body: archive, contentType: "application/json")
+        #expect(response.status == 415)
+        #expect(try AdminHarness.code(response) == "unsupported_media_type Content-Type")
+        let none = try await harness.request("POST", "/admin/v1/skins", body: archive)
+        #expect(none.status == 415)
+        await harness.stop()
+    }
+
+    @Test func aStaleIfMatchOnUploadIsRefused() async throws {
+        let harness = try await AdminHarness()
+        defer { harness.removeFiles() }
+        let first = try await harness.upload(try SkinArchives.zip(SkinArchives.tiny()))
+        let etag = try #require(first.header("ETag"))
+        try await harness.uploadTiny(marker: "2")
+        let before = harness.mark()
+        let stale = try await harness.upload(try SkinArchives.zip(SkinArchives.tiny(marker: "3")), headers: [("If-Match", etag)])
+        #expect(stale.status == 412)
+        #expect(try AdminHarness.code(stale) == "precondition_failed If-Match")
+        #expect(harness.mark() == before)
+        let mustExist = try await harness.upload(try SkinArchives.zip(SkinArchives.tiny(id: "new")), headers: [("If-Match", "*")])
+        #expect(mustExist.status == 412)
+        await harness.stop()
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import HTTPTestSupport
+import SkinModel
+import SkinStore
+import Testing
+
+@testable import LiveryServer
+
+/// The store as the source of truth: the first-start import, its crash-safe resumption, and catalogs rebuilt from
+/// the store after a restart.
+@Suite struct StoreImportTests {
+    @Test func theFirstStartImportsEachSampleAsVersionOneReleasedAsItsSkinJSONSays() async throws {
+        let harness = try await AdminHarness(samples: ["christmas-2026", "spring-festival-2027"])
+        defer { harness.removeFiles() }
+        let snapshot = harness.store.snapshot
+        #expect(snapshot.skinIDs == ["christmas-2026", "spring-festival-2027"])
+        for id in snapshot.skinIDs {
+            let skin = try #require(snapshot.skins[id])
+            #expect(skin.versions.map(\.number) == [1])
+            #expect(skin.versions[0].actor == SkinImporter.actor)
+            let release = try #require(skin.release)
+            #expect(release.version == 1)
+            let manifest = try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: harness.root + "/skins/\(id)/skin.json"))))
+            let written = try #require(manifest.objectValue?["release"])
+            let expected = try #require(ReleasePlan.parse(written).value)
+            #expect(try StoreCatalog.plan(of: release) == expected)
+        }
+        #expect(FileManager.default.fileExists(atPath: harness.dataDirectory + "/" + SkinImporter.markerName))
+        #expect(try await harness.poll()["skinId"] as? String == "christmas-2026")
+        await harness.stop()
+    }
+
+    @Test func invalidFoldersAreLeftOutAndTheRestImported() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("livery-import-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try ClientAPIHarness.makeSkins(in: root, sample: "christmas-2026")
+        try FileManager.default.createDirectory(atPath: root + "/skins/broken", withIntermediateDirectories: true)
+        try Data(#"{"id": "broken", "title": "Broken", "app": "demo"}"#.utf8).write(to: URL(fileURLWithPath: root + "/skins/broken/skin.json"))
+        let capture = LogCapture()
+        let harness = try await AdminHarness(root: root, logger: capture.logger)
+        #expect(harness.store.snapshot.skinIDs == ["christmas-2026"])
+        #expect(capture.captured.contains { $0.contains("skin not imported: invalid") && $0.contains("broken") })
+        await harness.stop()
+    }
+
+    @Test func laterStartsNeverImportAgain() async throws {
+        let first = try await AdminHarness(samples: ["christmas-2026"])
+        defer { first.removeFiles() }
+        #expect(try await first.request("DELETE", "/admin/v1/skins/christmas-2026?force=true").status == 200)
+        await first.stop()
+        // A new folder and the deleted one are both in the skins folder at the next start: neither comes in.
+        try ClientAPIHarness.makeSkins(in: first.root, sample: "double-11-2026")
+        let second = try await AdminHarness(root: first.root)
+        #expect(second.store.snapshot.skinIDs == [])
+        await second.stop()
+    }
+
+    @Test func anInterruptedImportResumesWithoutDuplicating() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("livery-import-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try ClientAPIHarness.makeSkins(in: root, sample: "christmas-2026")
+        try ClientAPIHarness.makeSkins(in: root, sample: "double-11-2026")
+        // A crash after the first skin's commit: the store holds it, the marker is missing.
+        let store = try SkinStore(directory: root + "/data/store")
+        let metadata = Array(#"{"source": "import"}"#.utf8)
+        try store.addVersion(
+            skinID: "christmas-2026", files: ["skin.json": Array("{}".utf8)], metadata: metadata, expectedRevision: 0,
+            release: Array("{}".utf8), actor: SkinImporter.actor)
+        store.close()
+
+        let harness = try await AdminHarness(root: root)
+        let snapshot = harness.store.snapshot
+        #expect(snapshot.skinIDs == ["christmas-2026", "double-11-2026"])
+        #expect(snapshot.skins["christmas-2026"]?.versions.count == 1, "the imported skin is not imported twice")
+        #expect(snapshot.skins["double-11-2026"]?.versions.first?.actor == SkinImporter.actor)
+        #expect(FileManager.default.fileExists(atPath: root + "/data/" + SkinImporter.markerName))
+        await harness.stop()
+    }
+
+    @Test func aStoreChangedByAnOperatorIsNeverSeeded() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("livery-import-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try ClientAPIHarness.makeSkins(in: root, sample: "christmas-2026")
+        let store = try SkinStore(directory: root + "/data/store")
+        try store.setKillSwitch(app: nil, enabled: false, reason: "", actor: "ops")
+        store.close()
+        let harness = try await AdminHarness(root: root)
+        #expect(harness.store.snapshot.skinIDs == [])
+        await harness.stop()
+    }
+
+    @Test func aRestartServesWhatTheStoreHoldsWithoutRebuildingPackages() async throws {
+        let first = try await AdminHarness()
+        defer { first.removeFiles() }
+        let upload = try await first.uploadTiny(marker: "kept")
+        try await first.release("tiny", #""rollout": 100"#)
+        _ = try await first.send("PUT", "/admin/v1/killswitch", json: #"{"app": "other", "enabled": true}"#)
+        let sign = try await first.poll()["skinSign"] as? String
+        #expect(sign == AdminReleaseTests.standardSign(upload))
+        await first.stop()
+
+        let second = try await AdminHarness(root: first.root)
+        #expect(try await second.poll()["skinSign"] as? String == sign)
+        #expect(await second.service.client.cache.buildCount == 0)
+        #expect(second.service.client.current.catalog.killSwitch.apps == ["other"])
+        await second.stop()
+    }
+}

@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# Client API benchmark (not a test): Livery's real poll endpoint (parsing, resolution, precomputed answer) and
+# package download against nginx (2 workers: the same answer as a static file, the same zip with sendfile) and a
+# Hummingbird 2 app (the same answer as a constant from memory), all on 127.0.0.1, measured with wrk in one run.
+#
+#   bench/client/run.sh            (builds release binaries first; SKIP_BUILD=1 to reuse them)
+#
+# Knobs: DURATION (10s), POLL_CONNECTIONS (64), PACKAGE_CONNECTIONS (16), THREADS (2), ROUNDS (3, interleaved;
+# the median round by req/s is reported), PACKAGE_MB (3: size of the generated skin behind the package).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+ROOT=$(pwd)
+
+DURATION=${DURATION:-10s}
+POLL_CONNECTIONS=${POLL_CONNECTIONS:-64}
+PACKAGE_CONNECTIONS=${PACKAGE_CONNECTIONS:-16}
+THREADS=${THREADS:-2}
+ROUNDS=${ROUNDS:-3}
+PACKAGE_MB=${PACKAGE_MB:-3}
+PEER_DIR="$ROOT/bench/peers/hummingbird/HummingbirdPeer"
+
+for tool in wrk nginx python3 curl; do
+    command -v "$tool" >/dev/null || { echo "missing $tool (apt-get install wrk nginx-light python3 curl)" >&2; exit 1; }
+done
+
+WORK=$(mktemp -d /tmp/livery-client-bench.XXXXXX)
+chmod 755 "$WORK"
+PIDS=()
+cleanup() {
+    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+    for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+ulimit -n "$(ulimit -Hn)"
+
+if [ -z "${SKIP_BUILD:-}" ]; then
+    echo "== building release binaries" >&2
+    swift build -c release --product livery >&2
+    swift build -c release --package-path "$PEER_DIR" >&2
+fi
+LIVERY="$ROOT/.build/release/livery"
+PEER="$PEER_DIR/.build/release/HummingbirdPeer"
+
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+
+wait_for_http() {  # url
+    for _ in $(seq 1 400); do
+        curl -fs -o /dev/null "$1" && return 0
+        sleep 0.05
+    done
+    echo "no answer from $1" >&2
+    return 1
+}
+
+# A valid skin of PACKAGE_MB megabytes (real PNGs and Lottie JSON), released for app "demo" from an hour ago.
+echo "== generating a ${PACKAGE_MB} MB skin" >&2
+python3 "$ROOT/bench/pack/make-skin.py" "$WORK/skins/bench" "$PACKAGE_MB" >/dev/null
+python3 - "$WORK/skins/bench/skin.json" <<'PY'
+import datetime, json, sys
+path = sys.argv[1]
+manifest = json.load(open(path))
+now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
+manifest["app"] = "demo"
+manifest["release"] = {"startsAt": (now - datetime.timedelta(hours=1)).isoformat(),
+                       "endsAt": (now + datetime.timedelta(days=2)).isoformat(), "platforms": ["ios", "android"]}
+json.dump(manifest, open(path, "w"), indent=2)
+PY
+
+LIVERY_PORT=$(free_port)
+"$LIVERY" serve --host 127.0.0.1 --port "$LIVERY_PORT" --log-level warning --skins-dir "$WORK/skins" \
+    --data-dir "$WORK/data" >"$WORK/livery.log" 2>&1 &
+PIDS+=($!)
+LIVERY_BASE="http://127.0.0.1:$LIVERY_PORT"
+for _ in $(seq 1 600); do
+    curl -fs -o /dev/null "$LIVERY_BASE/readyz" && break
+    sleep 0.05
+done
+curl -fs -o /dev/null "$LIVERY_BASE/readyz" || { echo "livery not ready" >&2; cat "$WORK/livery.log" >&2; exit 1; }
+
+# The answer and package every server will serve.
+mkdir -p "$WORK/www"
+POLL_QUERY="?app=demo&platform=ios&appVersion=7.2.0&deviceId=device-1&scale=3"
+curl -fs "$LIVERY_BASE/api/v1/skin$POLL_QUERY" >"$WORK/www/answer.json"
+PACKAGE_PATH=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["packageUrl"])' "$WORK/www/answer.json")
+[ -n "$PACKAGE_PATH" ] || { echo "no skin in the answer: $(cat "$WORK/www/answer.json")" >&2; exit 1; }
+curl -fs "$LIVERY_BASE$PACKAGE_PATH" >"$WORK/www/package.zip"
+chmod 644 "$WORK/www/"*
+
+NGINX_PORT=$(free_port)
+sed -e "s|@WORK@|$WORK|g" -e "s|@PORT@|$NGINX_PORT|g" "$ROOT/bench/client/nginx.conf" >"$WORK/nginx.conf"
+nginx -p "$WORK" -c "$WORK/nginx.conf" -e "$WORK/error.log" &
+PIDS+=($!)
+NGINX_BASE="http://127.0.0.1:$NGINX_PORT"
+
+HB_PORT=$(free_port)
+"$PEER" 127.0.0.1 "$HB_PORT" "$WORK/www/answer.json" >"$WORK/hummingbird.log" 2>&1 &
+PIDS+=($!)
+HB_BASE="http://127.0.0.1:$HB_PORT"
+
+wait_for_http "$NGINX_BASE/bench"
+wait_for_http "$HB_BASE/bench"
+for url in "$NGINX_BASE/bench$POLL_QUERY" "$HB_BASE/bench$POLL_QUERY" "$LIVERY_BASE/api/v1/skin$POLL_QUERY"; do
+    curl -fs "$url" | cmp -s - "$WORK/www/answer.json" || { echo "$url does not serve the same answer" >&2; exit 1; }
+done
+curl -fs "$NGINX_BASE/package.zip" | cmp -s - "$WORK/www/package.zip" || { echo "nginx zip differs" >&2; exit 1; }
+
+echo "== answer: $(wc -c <"$WORK/www/answer.json") bytes; package: $(wc -c <"$WORK/www/package.zip") bytes" >&2
+echo "== poll: wrk -t$THREADS -c$POLL_CONNECTIONS -d$DURATION --latency -s bench/client/vary.lua (every request a different device and version)" >&2
+echo "== package: wrk -t$THREADS -c$PACKAGE_CONNECTIONS -d$DURATION --latency; $ROUNDS interleaved rounds" >&2
+echo "== machine: $(nproc) cores, load average$(uptime | sed 's/.*load average//')" >&2
+
+# Runs wrk once; prints "req_per_sec p99_ms mb_per_sec".
+measure() {  # connections url [script]
+    local connections=$1 url=$2
+    shift 2
+    wrk -t"$THREADS" -c"$connections" -d"$DURATION" --latency "$@" "$url" | python3 -c '
+import re, sys
+text = sys.stdin.read()
+def ms(value):
+    number, unit = re.fullmatch(r"([0-9.]+)(us|ms|s)", value).groups()
+    return float(number) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
+def mb(value):
+    number, unit = re.fullmatch(r"([0-9.]+)([KMG]?B)", value).groups()
+    return float(number) * {"B": 1e-6, "KB": 1.024e-3, "MB": 1.048576, "GB": 1073.741824}[unit]
+rps = float(re.search(r"Requests/sec:\s+([0-9.]+)", text).group(1))
+p99 = ms(re.search(r"^\s+99%\s+(\S+)", text, re.M).group(1))
+rate = mb(re.search(r"Transfer/sec:\s+(\S+)", text).group(1))
+errors = re.search(r"Non-2xx or 3xx responses: (\d+)|Socket errors: (.*)", text)
+if errors:
+    print("wrk reported errors: " + errors.group(0), file=sys.stderr)
+print(f"{rps:.0f} {p99:.3f} {rate:.1f}")
+'
+}
+
+declare -A RESULTS
+for round in $(seq 1 "$ROUNDS"); do
+    for name in livery-poll nginx-poll hummingbird-poll livery-package nginx-package; do
+        case $name in
+            livery-poll) result=$(BENCH_PATH=/api/v1/skin measure "$POLL_CONNECTIONS" "$LIVERY_BASE" -s "$ROOT/bench/client/vary.lua") ;;
+            nginx-poll) result=$(BENCH_PATH=/bench measure "$POLL_CONNECTIONS" "$NGINX_BASE" -s "$ROOT/bench/client/vary.lua") ;;
+            hummingbird-poll) result=$(BENCH_PATH=/bench measure "$POLL_CONNECTIONS" "$HB_BASE" -s "$ROOT/bench/client/vary.lua") ;;
+            livery-package) result=$(measure "$PACKAGE_CONNECTIONS" "$LIVERY_BASE$PACKAGE_PATH") ;;
+            nginx-package) result=$(measure "$PACKAGE_CONNECTIONS" "$NGINX_BASE/package.zip") ;;
+        esac
+        echo "   round $round $name: $result" >&2
+        RESULTS[$name]+="$result"$'\n'
+    done
+done
+
+median() { printf '%s' "${RESULTS[$1]}" | sort -n -k1,1 | awk '{ rows[NR] = $0 } END { print rows[int((NR + 1) / 2)] }'; }
+read -r LP_RPS LP_P99 LP_MB <<<"$(median livery-poll)"
+read -r NP_RPS NP_P99 NP_MB <<<"$(median nginx-poll)"
+read -r HP_RPS HP_P99 HP_MB <<<"$(median hummingbird-poll)"
+read -r LZ_RPS LZ_P99 LZ_MB <<<"$(median livery-package)"
+read -r NZ_RPS NZ_P99 NZ_MB <<<"$(median nginx-package)"
+
+echo
+printf '%-40s %10s %9s %10s\n' "server" "req/s" "p99 ms" "MB/s"
+printf '%-40s %10s %9s %10s\n' "livery /api/v1/skin (resolving)" "$LP_RPS" "$LP_P99" "$LP_MB"
+printf '%-40s %10s %9s %10s\n' "nginx static answer (2 workers)" "$NP_RPS" "$NP_P99" "$NP_MB"
+printf '%-40s %10s %9s %10s\n' "hummingbird 2 constant answer" "$HP_RPS" "$HP_P99" "$HP_MB"
+printf '%-40s %10s %9s %10s\n' "livery package download" "$LZ_RPS" "$LZ_P99" "$LZ_MB"
+printf '%-40s %10s %9s %10s\n' "nginx package (sendfile)" "$NZ_RPS" "$NZ_P99" "$NZ_MB"
+python3 -c "
+print(f'poll    livery/nginx       {$LP_RPS / $NP_RPS:.2f}x   (target >= 0.8x)')
+print(f'poll    livery/hummingbird {$LP_RPS / $HP_RPS:.2f}x   (target >= 1.2x)')
+print(f'poll    livery p99         {$LP_P99} ms (target < 5 ms)')
+print(f'package livery/nginx MB/s  {$LZ_MB / $NZ_MB:.2f}x   (target >= 1.0x)')
+"
+echo "load average after the runs:$(uptime | sed 's/.*load average//')"
