@@ -16,6 +16,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // System libraries.
@@ -48,6 +49,7 @@ let package = Package(
             "LiveryHTTP", "SkinModel", "SkinPackage", "LiveryCrypto", "SkinStore", "ZipArchive",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "CoreMetrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
         ]),
 
         // The thin executable: configuration, logging bootstrap, signals, subcommands.
@@ -55,6 +57,7 @@ let package = Package(
             "LiveryServer", "LiveryHTTP", "SkinModel", "SkinPackage", "ZipArchive", "LiveryCrypto",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "CoreMetrics", package: "swift-metrics"),
         ]),
 
         // Benchmark and test driver for the zip writer (bench/zip/run.sh; the cross-process determinism test).

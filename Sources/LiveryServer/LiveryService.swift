@@ -138,11 +138,20 @@ public final class LiveryService: Sendable {
     public func close() { store.close() }
 
     /// Adds `/healthz`, `/readyz`, the client API and (with a tokens file) the admin API to `router`.
+    ///
+    /// `/healthz` answers 200 while the process runs. `/readyz` answers 200 `{"status":"ready"}` once the catalog is
+    /// loaded and while the data folder is writable, else 503 with `loading`, `draining` (after `beginDraining()`)
+    /// or `data-dir-not-writable`.
     public func register(on router: Router) {
         router.get("/healthz") { _ in Self.status("ok", .ok) }
         router.get("/readyz") { [self] _ in
             if draining.load(ordering: .acquiring) { return Self.status("draining", .serviceUnavailable) }
-            return ready.load(ordering: .acquiring) ? Self.status("ready", .ok) : Self.status("loading", .serviceUnavailable)
+            guard ready.load(ordering: .acquiring) else { return Self.status("loading", .serviceUnavailable) }
+            // One access(2) call: no disk write on a probe path, yet a read-only remount or lost permission shows.
+            guard access(configuration.dataDirectory, W_OK) == 0 else {
+                return Self.status("data-dir-not-writable", .serviceUnavailable)
+            }
+            return Self.status("ready", .ok)
         }
         client.register(on: router)
         admin?.register(on: router) { [self] in ready.load(ordering: .acquiring) }

@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import LiveryCrypto
 import Logging
@@ -22,9 +23,15 @@ public actor PackageCache {
     /// How many archives this cache has written (not counting files reused from disk).
     public private(set) var buildCount = 0
     private let logger: Logger
+    private let metrics: PackageCacheMetrics
 
     /// Creates the cache folder if needed.
-    public init(directory: String, maxParallelBuilds: Int = 2, logger: Logger) throws(PackageCacheError) {
+    ///
+    /// - Parameter metricsFactory: where the `livery_package_*` series go (the process-wide factory by default).
+    public init(
+        directory: String, maxParallelBuilds: Int = 2, logger: Logger,
+        metricsFactory: any MetricsFactory = MetricsSystem.factory
+    ) throws(PackageCacheError) {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
@@ -34,6 +41,7 @@ public actor PackageCache {
         self.maxParallelBuilds = max(1, maxParallelBuilds)
         self.builds = AsyncSemaphore(limit: maxParallelBuilds)
         self.logger = logger
+        self.metrics = PackageCacheMetrics(factory: metricsFactory)
     }
 
     /// The file path a sign's package lives at.
@@ -46,19 +54,31 @@ public actor PackageCache {
     public func record(
         sign: String, skinID: SkinID, variant: PackageVariant, packager: SkinPackager
     ) async throws -> PackageRecord {
-        if let record = known[sign], FileManager.default.fileExists(atPath: record.path) { return record }
+        if let record = known[sign], FileManager.default.fileExists(atPath: record.path) {
+            metrics.countHit()
+            return record
+        }
+        metrics.countMiss()
         if let task = inFlight[sign] { return try await task.value }
         let path = path(for: sign)
         let task = Task<PackageRecord, any Error> {
             let outcome: Result<BuildOutcome, any Error> = await self.builds.withPermit {
                 await Self.onBuildThread {
                     if let existing = try Self.summarizeExisting(at: path) { return existing }
+                    let started = ContinuousClock.now
                     let summary = try packager.build(variant, to: path)
-                    return BuildOutcome(sha256: summary.sha256, size: summary.size, built: true)
+                    return BuildOutcome(
+                        sha256: summary.sha256, size: summary.size, built: true, duration: ContinuousClock.now - started)
                 }
             }
-            let summary = try outcome.get()
-            if summary.built { self.countBuild(sign: sign, size: summary.size) }
+            let summary: BuildOutcome
+            do {
+                summary = try outcome.get()
+            } catch {
+                self.metrics.countFailure()
+                throw error
+            }
+            if summary.built { self.countBuild(sign: sign, size: summary.size, duration: summary.duration) }
             return PackageRecord(
                 sign: sign, skinID: skinID, variant: variant, sha256: summary.sha256, size: summary.size, path: path)
         }
@@ -69,8 +89,9 @@ public actor PackageCache {
         return record
     }
 
-    private func countBuild(sign: String, size: UInt64) {
+    private func countBuild(sign: String, size: UInt64, duration: Duration) {
         buildCount += 1
+        metrics.countBuild(bytes: size, duration: duration)
         logger.info("built package", metadata: ["package.sign": "\(sign)", "package.bytes": "\(size)"])
     }
 
@@ -84,7 +105,7 @@ public actor PackageCache {
             chunk.withUnsafeBytes { hasher.update($0) }
             size += UInt64(chunk.count)
         }
-        return BuildOutcome(sha256: Hex.encode(hasher.finalize()), size: size, built: false)
+        return BuildOutcome(sha256: Hex.encode(hasher.finalize()), size: size, built: false, duration: .zero)
     }
 
     /// Runs blocking work (disk, deflate) on a thread of its own and resumes with its result.
@@ -103,6 +124,8 @@ public actor PackageCache {
         let sha256: String
         let size: UInt64
         let built: Bool
+        /// Time spent writing the archive (zero when an existing file was reused).
+        let duration: Duration
     }
 }
 

@@ -4,26 +4,12 @@ import Foundation
 import LiveryServer
 
 extension ServeCommand {
-    /// The admin API's settings from `--tokens-file` / `LIVERY_TOKENS_FILE` and `--upload-limit` /
-    /// `LIVERY_UPLOAD_LIMIT` (flag > environment > default).
-    func adminConfiguration(
-        environment: [String: String] = ProcessInfo.processInfo.environment
-    ) throws -> AdminAPI.Configuration {
+    /// The admin API's settings: `--tokens-file` / `LIVERY_TOKENS_FILE` and `--upload-limit` / `LIVERY_UPLOAD_LIMIT`,
+    /// already resolved (flag > environment > default) and checked by `LiveryConfiguration`.
+    static func adminConfiguration(_ settings: LiveryConfiguration) -> AdminAPI.Configuration {
         var configuration = AdminAPI.Configuration()
-        let tokens = tokensFile ?? environment["LIVERY_TOKENS_FILE"]
-        if let tokens, tokens.isEmpty { throw ValidationError("The tokens file path must not be empty.") }
-        configuration.tokensFile = tokens
-        if let uploadLimit {
-            configuration.uploadLimit = uploadLimit
-        } else if let text = environment["LIVERY_UPLOAD_LIMIT"] {
-            guard let parsed = Int(text) else {
-                throw ValidationError("LIVERY_UPLOAD_LIMIT must be a number of bytes, got '\(text)'.")
-            }
-            configuration.uploadLimit = parsed
-        }
-        guard configuration.uploadLimit > 0 else {
-            throw ValidationError("The upload limit must be a positive number of bytes, got \(configuration.uploadLimit).")
-        }
+        configuration.tokensFile = settings.tokensFile
+        configuration.uploadLimit = settings.uploadLimit
         return configuration
     }
 }

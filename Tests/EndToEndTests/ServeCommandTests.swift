@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import HTTPTestSupport
 import Testing
 
 /// `livery serve` as a real process: flags, environment, the listening line, signals and exit codes.
@@ -53,7 +54,8 @@ import Testing
         try await offPool {
             let result = try LiveryProcess.run(["serve", "--host", "127.0.0.1"], environment: ["LIVERY_PORT": "eighty"])
             #expect(result.status != 0)
-            #expect(result.output.contains("LIVERY_PORT must be a number"))
+            #expect(result.status == 2)
+            #expect(result.output.contains("LIVERY_PORT='eighty': the port must be a whole number"))
         }
     }
 
@@ -61,7 +63,7 @@ import Testing
         try await offPool {
             let result = try LiveryProcess.run(["serve", "--host", "127.0.0.1", "--port", "70000"])
             #expect(result.status != 0)
-            #expect(result.output.contains("between 0 and 65535"))
+            #expect(result.output.contains("from 0 to 65535"))
         }
     }
 
@@ -94,12 +96,11 @@ import Testing
     }
 }
 
-/// Runs blocking work (child processes, sockets, waits) on a Dispatch thread, never on the cooperative pool,
-/// whose few threads other suites' servers need for their async handlers.
+/// Runs blocking work (child processes, sockets, waits) on a thread of its own, never on the cooperative pool nor
+/// on Dispatch's global queues (on Linux the same few threads), which other suites' servers need for their async
+/// handlers: several e2e tests each block for seconds.
 func offPool(_ body: @escaping @Sendable () throws -> Void) async throws {
-    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-        DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
-    }
+    try await blocking(body)
 }
 
 struct E2EError: Error, CustomStringConvertible {
@@ -108,15 +109,36 @@ struct E2EError: Error, CustomStringConvertible {
 
 /// The `livery` binary built next to this test bundle, run as a child process.
 final class LiveryProcess: @unchecked Sendable {
-    // Invariant: `collected` is guarded by `lock`; the rest is set once in `start`.
+    // Invariant: `collected`, `collectedError`, `collectedStandardOutput`, the addresses and `drainedStreams` are
+    // guarded by `lock`; the rest is set once in `start`.
     private let process: Process
     private let lock = NSLock()
     private var collected = Data()
+    private var collectedError = Data()
     private let listening = DispatchSemaphore(value: 0)
-    private(set) var address = ""
+    /// Signalled once by each reader thread at the end of its stream.
+    private let drained = DispatchSemaphore(value: 0)
+    private var drainedStreams = false
+    private var listeningAddress = ""
+    private var metricsListeningAddress = ""
 
+    /// The address of the `LIVERY_LISTENING` line (text or JSON log format).
+    var address: String { lock.withLock { listeningAddress } }
+    /// The address of the `LIVERY_METRICS_LISTENING` line, empty without --metrics-port.
+    var metricsAddress: String { lock.withLock { metricsListeningAddress } }
     var port: Int { Int(address.split(separator: ":").last ?? "") ?? 0 }
+    var metricsPort: Int { Int(metricsAddress.split(separator: ":").last ?? "") ?? 0 }
+    /// Standard output and standard error, interleaved as they arrived.
     var output: String { lock.withLock { String(decoding: collected, as: UTF8.self) } }
+    /// Standard error alone.
+    var errorOutput: String { lock.withLock { String(decoding: collectedError, as: UTF8.self) } }
+    /// Standard output alone.
+    var standardOutput: String {
+        lock.withLock { String(decoding: collectedStandardOutput, as: UTF8.self) }
+    }
+    private var collectedStandardOutput = Data()
+    var processIdentifier: Int32 { process.processIdentifier }
+    var isRunning: Bool { process.isRunning }
 
     /// The repository root (this file is Tests/EndToEndTests/ServeCommandTests.swift).
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -129,10 +151,11 @@ final class LiveryProcess: @unchecked Sendable {
         return bundle.deletingLastPathComponent().appendingPathComponent("livery")
     }
 
-    private init(arguments: [String], environment: [String: String]) {
+    private init(arguments: [String], environment: [String: String], directory: String?) {
         process = Process()
         process.executableURL = Self.binary
         process.arguments = arguments
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         var merged = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("LIVERY_") }
         // Never write state into the working tree: each process gets a fresh data folder, and the sample skins.
         merged["LIVERY_DATA_DIR"] = FileManager.default.temporaryDirectory
@@ -143,8 +166,10 @@ final class LiveryProcess: @unchecked Sendable {
     }
 
     /// Starts `livery` and waits (up to 20 s) for its `LIVERY_LISTENING` line.
-    static func start(_ arguments: [String], environment: [String: String] = [:]) throws -> LiveryProcess {
-        let livery = LiveryProcess(arguments: arguments, environment: environment)
+    static func start(
+        _ arguments: [String], environment: [String: String] = [:], directory: String? = nil
+    ) throws -> LiveryProcess {
+        let livery = LiveryProcess(arguments: arguments, environment: environment, directory: directory)
         try livery.launch()
         guard livery.listening.wait(timeout: .now() + 20) == .success else {
             livery.process.terminate()
@@ -154,33 +179,79 @@ final class LiveryProcess: @unchecked Sendable {
     }
 
     /// Runs `livery` to completion (up to 20 s) and returns its exit status and combined output.
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String) {
-        let livery = LiveryProcess(arguments: arguments, environment: environment)
+    static func run(
+        _ arguments: [String], environment: [String: String] = [:], directory: String? = nil
+    ) throws -> (status: Int32, output: String) {
+        let result = try runSeparately(arguments, environment: environment, directory: directory)
+        return (result.status, result.output)
+    }
+
+    /// Runs `livery` to completion (up to 20 s) and returns its exit status and each output stream.
+    static func runSeparately(
+        _ arguments: [String], environment: [String: String] = [:], directory: String? = nil
+    ) throws -> (status: Int32, output: String, standardOutput: String, standardError: String) {
+        let livery = LiveryProcess(arguments: arguments, environment: environment, directory: directory)
         try livery.launch()
         let status = try livery.waitForExit(seconds: 20)
-        return (status, livery.output)
+        return (status, livery.output, livery.standardOutput, livery.errorOutput)
     }
 
     private func launch() throws {
         guard FileManager.default.isExecutableFile(atPath: Self.binary.path) else {
             throw E2EError(description: "no livery binary at \(Self.binary.path); build it first")
         }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            guard let self, !data.isEmpty else { return }
-            let text = self.lock.withLock {
-                self.collected.append(data)
-                return String(decoding: self.collected, as: UTF8.self)
-            }
-            if self.address.isEmpty, let line = text.split(separator: "\n").first(where: { $0.hasPrefix("LIVERY_LISTENING ") }) {
-                self.address = String(line.dropFirst("LIVERY_LISTENING ".count))
-                self.listening.signal()
-            }
-        }
+        let outputPipe = Pipe()
+        let errorPipe = Pipe()
+        process.standardOutput = outputPipe
+        process.standardError = errorPipe
         try process.run()
+        // One reader thread per stream, until end of file: once both are done, every byte the process wrote has
+        // been taken, whatever the machine's load (a fixed sleep after exit was not enough under load).
+        for (pipe, isError) in [(outputPipe, false), (errorPipe, true)] {
+            let handle = pipe.fileHandleForReading
+            // Weak: a test that fails before stopping the process must still reach `deinit`, which terminates it.
+            Thread { [weak self] in
+                while true {
+                    let data = handle.availableData
+                    if data.isEmpty { break }
+                    self?.take(data, fromStandardError: isError)
+                }
+                self?.drained.signal()
+            }.start()
+        }
+    }
+
+    private func take(_ data: Data, fromStandardError: Bool) {
+        guard !data.isEmpty else { return }
+        let announced: Bool = lock.withLock {
+            collected.append(data)
+            if fromStandardError {
+                collectedError.append(data)
+                return false
+            }
+            collectedStandardOutput.append(data)
+            guard listeningAddress.isEmpty else { return false }
+            let text = String(decoding: collectedStandardOutput, as: UTF8.self)
+            // The line is `LIVERY_LISTENING <address>` in text format and a JSON record's message in JSON format.
+            if metricsListeningAddress.isEmpty, let found = Self.announcedAddress("LIVERY_METRICS_LISTENING ", in: text) {
+                metricsListeningAddress = found
+            }
+            guard let found = Self.announcedAddress("LIVERY_LISTENING ", in: text) else { return false }
+            listeningAddress = found
+            return true
+        }
+        if announced { listening.signal() }
+    }
+
+    /// The address after `marker` on a complete line of `text`, up to a space, quote or line end.
+    static func announcedAddress(_ marker: String, in text: String) -> String? {
+        for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
+            guard let range = line.range(of: marker) else { continue }
+            if range.lowerBound != line.startIndex, line[line.index(before: range.lowerBound)] != "\"" { continue }
+            let address = line[range.upperBound...].prefix { $0 != "\"" && $0 != " " && $0 != "\r" }
+            if !address.isEmpty { return String(address) }
+        }
+        return nil
     }
 
     /// The child's process id (for signals sent without waiting, such as SIGHUP or a SIGKILL from a timer).
@@ -195,8 +266,15 @@ final class LiveryProcess: @unchecked Sendable {
             }
             usleep(10_000)
         }
-        // Let the pipe handler take the last bytes.
-        usleep(50_000)
+        // Both streams reach end of file once the process is gone; take everything before answering.
+        if !lock.withLock({ drainedStreams }) {
+            for _ in 0..<2 {
+                guard drained.wait(timeout: .now() + 10) == .success else {
+                    throw E2EError(description: "livery's output did not end after it exited")
+                }
+            }
+            lock.withLock { drainedStreams = true }
+        }
         return process.terminationStatus
     }
 

@@ -1,0 +1,148 @@
+extension LiveryConfiguration {
+    /// One setting of `livery serve`: its flag, its environment variable, its default and what it means.
+    ///
+    /// This table is the single source of `livery serve --help`, of configuration errors and of the README's
+    /// configuration table (a test keeps the README in step with it).
+    public enum Setting: String, CaseIterable, Sendable, Hashable {
+        case host
+        case port
+        case skinsDir
+        case dataDir
+        case tokensFile
+        case uploadLimit
+        case cacheMaxAge
+        case logLevel
+        case logFormat
+        case metricsPort
+        case drainTimeout
+        case shutdownDelay
+        case maxConnections
+        case maxHeaderBytes
+        case headerTimeout
+        case idleTimeout
+        case eventLoops
+        case maxParallelBuilds
+        case benchBody
+
+        /// The long flag without dashes, such as `skins-dir`.
+        public var flagName: String {
+            var name = ""
+            for character in rawValue {
+                if character.isUppercase {
+                    name += "-" + character.lowercased()
+                } else {
+                    name.append(character)
+                }
+            }
+            return name
+        }
+
+        /// The flag as typed, such as `--skins-dir`.
+        public var flag: String { "--" + flagName }
+
+        /// The environment variable, such as `LIVERY_SKINS_DIR`.
+        public var environmentVariable: String {
+            "LIVERY_" + flagName.uppercased().replacingOccurrences(of: "-", with: "_")
+        }
+
+        /// The placeholder shown in help, such as `seconds`.
+        public var valueName: String {
+            switch self {
+            case .host: "address"
+            case .port, .metricsPort: "port"
+            case .skinsDir, .dataDir: "folder"
+            case .tokensFile, .benchBody: "file"
+            case .cacheMaxAge, .drainTimeout, .shutdownDelay, .headerTimeout, .idleTimeout: "seconds"
+            case .logLevel: "level"
+            case .logFormat: "format"
+            case .maxConnections, .maxHeaderBytes, .eventLoops, .maxParallelBuilds: "count"
+            case .uploadLimit: "bytes"
+            }
+        }
+
+        /// The default, as documented.
+        public var defaultDescription: String {
+            switch self {
+            case .host: "0.0.0.0"
+            case .port: "8080"
+            case .skinsDir: "skins"
+            case .dataDir: "data"
+            case .tokensFile: "none (admin API off)"
+            case .uploadLimit: "67108864 (64 MiB)"
+            case .cacheMaxAge: "60"
+            case .logLevel: "info"
+            case .logFormat: "text"
+            case .metricsPort: "none (/metrics on the main port)"
+            case .drainTimeout: "10"
+            case .shutdownDelay: "0"
+            case .maxConnections: "16384"
+            case .maxHeaderBytes: "16384"
+            case .headerTimeout: "10"
+            case .idleTimeout: "60"
+            case .eventLoops: "one per core"
+            case .maxParallelBuilds: "2"
+            case .benchBody: "none"
+            }
+        }
+
+        /// What the setting does, in one or two sentences.
+        public var summary: String {
+            switch self {
+            case .host:
+                "Address to listen on: 0.0.0.0, ::, 127.0.0.1, ::1 or a host name."
+            case .port:
+                "TCP port of the API; 0 picks a free port."
+            case .skinsDir:
+                "Folder whose subfolders are the skins to serve; must exist."
+            case .dataDir:
+                "Folder for state and the package cache; created if missing, must be writable."
+            case .tokensFile:
+                "File holding the admin API tokens; must be readable when set. Mount it as a secret."
+            case .uploadLimit:
+                "Largest skin upload the admin API accepts, in bytes (413 above)."
+            case .cacheMaxAge:
+                "Most seconds a poll answer may be cached (Cache-Control max-age), 0-86400."
+            case .logLevel:
+                "Log level: trace, debug, info, notice, warning, error or critical."
+            case .logFormat:
+                "Log format: text (human-readable) or json (one object per line)."
+            case .metricsPort:
+                "Serve GET /metrics on this separate port instead of the main one; 0 picks a free port."
+            case .drainTimeout:
+                "Seconds in-flight requests get to finish once the server stops accepting on shutdown."
+            case .shutdownDelay:
+                "Seconds between SIGTERM and closing the listener, while /readyz answers 503 so load balancers "
+                    + "stop sending traffic."
+            case .maxConnections:
+                "Open connections above which new ones get a 503."
+            case .maxHeaderBytes:
+                "Largest request line plus headers, in bytes (431 above), 256-1048576."
+            case .headerTimeout:
+                "Seconds a client gets to send a complete request head (408 after)."
+            case .idleTimeout:
+                "Seconds a keep-alive connection may sit idle, or a transfer may stall."
+            case .eventLoops:
+                "Event-loop threads serving connections, 1-64."
+            case .maxParallelBuilds:
+                "Most package builds at once, 1-64."
+            case .benchBody:
+                "Benchmark only: serve this file's bytes from memory at GET /bench (see bench/README.md)."
+            }
+        }
+
+        /// The text `livery serve --help` shows for the setting.
+        public var helpText: String {
+            "\(summary) Env \(environmentVariable). Default \(defaultDescription)."
+        }
+    }
+
+    /// Where a setting's value came from.
+    public enum Source: Sendable, Hashable {
+        /// The command-line flag.
+        case flag
+        /// The environment variable.
+        case environment
+        /// Neither was given.
+        case defaultValue
+    }
+}

@@ -1,0 +1,164 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Logging
+
+/// A swift-log handler writing one JSON object per line:
+///
+/// ```
+/// {"timestamp":"2026-11-22T10:15:02.123Z","level":"info","label":"livery","source":"LiveryHTTP",
+///  "message":"GET /healthz 200 120B 0.041ms","metadata":{"request.id":"9f2c…"}}
+/// ```
+///
+/// `timestamp` is UTC with milliseconds; `metadata` (handler, provider and call metadata merged, the call's winning)
+/// is present only when non-empty, with nested lists and dictionaries as JSON arrays and objects and every other
+/// value as a string; `error` is added when the call passes one. Strings are escaped per RFC 8259, so any message
+/// stays on its line.
+public struct JSONLogHandler: LogHandler {
+    public var logLevel: Logger.Level
+    public var metadata: Logger.Metadata = [:]
+    public var metadataProvider: Logger.MetadataProvider?
+    private let label: String
+    private let output: LogOutput
+
+    /// - Parameter output: the shared line writer (its format is not consulted).
+    public init(label: String, level: Logger.Level, output: LogOutput, metadataProvider: Logger.MetadataProvider? = nil) {
+        self.label = label
+        self.logLevel = level
+        self.output = output
+        self.metadataProvider = metadataProvider
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        var merged = metadata
+        if let provided = metadataProvider?.get() { merged.merge(provided) { $1 } }
+        if let given = event.metadata { merged.merge(given) { $1 } }
+        output.write(
+            line: Self.encode(
+                level: event.level, label: label, message: event.message.description, metadata: merged,
+                source: event.source, error: event.error.map { "\($0)" }))
+    }
+
+    /// One record as a JSON line (newline included).
+    static func encode(
+        level: Logger.Level, label: String, message: String, metadata: Logger.Metadata, source: String? = nil,
+        error: String? = nil, now: timespec = Self.now()
+    ) -> [UInt8] {
+        var line: [UInt8] = []
+        line.reserveCapacity(160 + message.utf8.count)
+        line.append(contentsOf: #"{"timestamp":""#.utf8)
+        appendTimestamp(now, to: &line)
+        line.append(contentsOf: #"","level":""#.utf8)
+        line.append(contentsOf: level.rawValue.utf8)
+        line.append(contentsOf: #"","label":"#.utf8)
+        appendString(label, to: &line)
+        if let source {
+            line.append(contentsOf: #","source":"#.utf8)
+            appendString(source, to: &line)
+        }
+        line.append(contentsOf: #","message":"#.utf8)
+        appendString(message, to: &line)
+        if !metadata.isEmpty {
+            line.append(contentsOf: #","metadata":"#.utf8)
+            appendObject(metadata, to: &line)
+        }
+        if let error {
+            line.append(contentsOf: #","error":"#.utf8)
+            appendString(error, to: &line)
+        }
+        line.append(contentsOf: "}\n".utf8)
+        return line
+    }
+
+    static func now() -> timespec {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return time
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+    static func appendTimestamp(_ time: timespec, to line: inout [UInt8]) {
+        var seconds = time_t(time.tv_sec)
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func digits(_ value: Int, _ count: Int) {
+            var divisor = 1
+            for _ in 1..<count { divisor *= 10 }
+            var rest = max(0, value)
+            while divisor > 0 {
+                line.append(UInt8(ascii: "0") + UInt8((rest / divisor) % 10))
+                rest %= divisor
+                divisor /= 10
+            }
+        }
+        digits(Int(parts.tm_year) + 1900, 4)
+        line.append(UInt8(ascii: "-"))
+        digits(Int(parts.tm_mon) + 1, 2)
+        line.append(UInt8(ascii: "-"))
+        digits(Int(parts.tm_mday), 2)
+        line.append(UInt8(ascii: "T"))
+        digits(Int(parts.tm_hour), 2)
+        line.append(UInt8(ascii: ":"))
+        digits(Int(parts.tm_min), 2)
+        line.append(UInt8(ascii: ":"))
+        digits(Int(parts.tm_sec), 2)
+        line.append(UInt8(ascii: "."))
+        digits(Int(time.tv_nsec) / 1_000_000, 3)
+        line.append(UInt8(ascii: "Z"))
+    }
+
+    static func appendObject(_ metadata: Logger.Metadata, to line: inout [UInt8]) {
+        line.append(UInt8(ascii: "{"))
+        // Sorted keys: the same record always encodes the same way.
+        for (index, key) in metadata.keys.sorted().enumerated() {
+            if index > 0 { line.append(UInt8(ascii: ",")) }
+            appendString(key, to: &line)
+            line.append(UInt8(ascii: ":"))
+            if let value = metadata[key] { appendValue(value, to: &line) }
+        }
+        line.append(UInt8(ascii: "}"))
+    }
+
+    static func appendValue(_ value: Logger.Metadata.Value, to line: inout [UInt8]) {
+        switch value {
+        case .string(let text): appendString(text, to: &line)
+        case .stringConvertible(let convertible): appendString(convertible.description, to: &line)
+        case .dictionary(let dictionary): appendObject(dictionary, to: &line)
+        case .array(let values):
+            line.append(UInt8(ascii: "["))
+            for (index, element) in values.enumerated() {
+                if index > 0 { line.append(UInt8(ascii: ",")) }
+                appendValue(element, to: &line)
+            }
+            line.append(UInt8(ascii: "]"))
+        }
+    }
+
+    /// A JSON string: `"` and `\` escaped, control characters as `\n`, `\r`, `\t` or `\u00XX`, the rest as UTF-8.
+    static func appendString(_ text: String, to line: inout [UInt8]) {
+        let hex: [UInt8] = Array("0123456789abcdef".utf8)
+        line.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): line.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+            case UInt8(ascii: "\\"): line.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case 0x0A: line.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case 0x0D: line.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case 0x09: line.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case 0x00..<0x20, 0x7F:
+                line.append(contentsOf: Array(#"\u00"#.utf8))
+                line.append(hex[Int(byte >> 4)])
+                line.append(hex[Int(byte & 0x0F)])
+            default: line.append(byte)
+            }
+        }
+        line.append(UInt8(ascii: "\""))
+    }
+}

@@ -1,0 +1,74 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Logging
+import Synchronization
+
+/// Where `livery serve` writes its log: whole lines to one file descriptor (standard output by default), in the
+/// configured format.
+///
+/// Guarantees: each record is one line written by one `write` loop under a lock, so lines from different threads
+/// never interleave; in JSON format every line the process writes through it, `announce` included, is one JSON
+/// object. Logging never throws: a failed write (a closed pipe) drops the line.
+public final class LogOutput: Sendable {
+    /// The format of every line.
+    public let format: LiveryConfiguration.LogFormat
+    private let descriptor: Int32
+    private let lock = Mutex<Void>(())
+
+    /// - Parameter descriptor: where lines go. Default 1 (standard output).
+    public init(format: LiveryConfiguration.LogFormat, descriptor: Int32 = 1) {
+        self.format = format
+        self.descriptor = descriptor
+    }
+
+    /// A handler for `LoggingSystem.bootstrap`, at `level`.
+    public func makeHandler(label: String, level: Logger.Level) -> any LogHandler {
+        switch format {
+        case .text:
+            var handler = StreamLogHandler.standardOutput(label: label)
+            handler.logLevel = level
+            return handler
+        case .json:
+            return JSONLogHandler(label: label, level: level, output: self)
+        }
+    }
+
+    /// Writes a line that must be seen whatever the log level (such as `LIVERY_LISTENING 127.0.0.1:8080`): as is in
+    /// text format, as the `message` of a `notice` record from `label` in JSON format.
+    public func announce(_ message: String, label: String = "livery", metadata: Logger.Metadata = [:]) {
+        switch format {
+        case .text:
+            write(line: Array((message + "\n").utf8))
+        case .json:
+            write(line: JSONLogHandler.encode(level: .notice, label: label, message: message, metadata: metadata))
+        }
+    }
+
+    /// Writes `line` (which ends in a newline) whole.
+    func write(line: [UInt8]) {
+        lock.withLock { _ in
+            line.withUnsafeBytes { bytes in
+                guard let base = bytes.baseAddress else { return }
+                var offset = 0
+                while offset < bytes.count {
+                    let written = systemWrite(descriptor, base + offset, bytes.count - offset)
+                    if written > 0 {
+                        offset += written
+                    } else if written < 0 && errno == EINTR {
+                        continue
+                    } else {
+                        return
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `write(2)`, named apart from `LogOutput.write(line:)`.
+private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+    write(descriptor, bytes, count)
+}

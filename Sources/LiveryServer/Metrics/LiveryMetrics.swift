@@ -1,0 +1,77 @@
+import CoreMetrics
+import Foundation
+import LiveryHTTP
+import Prometheus
+
+/// The process's metrics: a Prometheus registry fed through swift-metrics, and the `GET /metrics` route.
+///
+/// `livery serve` bootstraps `MetricsSystem` with `factory`, so every swift-metrics counter in the process (client
+/// answers, package builds, admin changes) lands in `registry`. Everything is created through swift-metrics, never
+/// on the registry directly: the registry refuses one name with two different help texts.
+///
+/// Series (all names fixed; every label takes a bounded set of values):
+///
+/// | name | type | labels |
+/// |---|---|---|
+/// | `livery_http_requests_total` | counter | `method` (`other` for non-standard), `route` (pattern, `unmatched`), `status` |
+/// | `livery_http_request_duration_seconds` | histogram | `route` |
+/// | `livery_http_response_bytes_total` | counter | `route` (head plus body bytes) |
+/// | `livery_http_open_connections` | gauge | |
+/// | `livery_http_connections_total`, `livery_http_connections_refused_total` | counter | |
+/// | `livery_package_builds_total`, `livery_package_build_failures_total` | counter | |
+/// | `livery_package_build_duration_seconds` | histogram | |
+/// | `livery_package_build_bytes_total` | counter | |
+/// | `livery_package_cache_hits_total`, `livery_package_cache_misses_total` | counter | |
+/// | `livery_skin_answers_total` | counter | `skin` (empty when skins are off) |
+/// | `livery_skin_up_to_date_total` | counter | |
+/// | `livery_admin_changes_total` | counter | `action` |
+/// | `process_start_time_seconds` | gauge | |
+public final class LiveryMetrics: Sendable {
+    /// Where the series live; `/metrics` prints it.
+    public let registry: PrometheusCollectorRegistry
+    /// The swift-metrics factory writing into `registry`.
+    public let factory: PrometheusMetricsFactory
+    /// The observer to give `HTTPServer.Configuration.observer` for the request and connection series.
+    public let httpObserver: HTTPMetricsObserver
+
+    /// The name of the process start time gauge (seconds since 1970, the Prometheus convention).
+    public static let processStartTimeName = "process_start_time_seconds"
+
+    /// Creates the registry and the series that exist from the start (at zero), and records the start time.
+    ///
+    /// - Parameter startTime: when the process started. Default now.
+    public init(startTime: Date = Date()) {
+        let registry = PrometheusCollectorRegistry()
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.defaultDurationHistogramBuckets = [
+            .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .microseconds(2500),
+            .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
+            .milliseconds(250), .milliseconds(500), .seconds(1), .milliseconds(2500), .seconds(5), .seconds(10),
+        ]
+        factory.durationHistogramBuckets[PackageCacheMetrics.buildDurationName] = [
+            .milliseconds(10), .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500),
+            .seconds(1), .milliseconds(2500), .seconds(5), .seconds(10), .seconds(30), .seconds(60),
+        ]
+        self.registry = registry
+        self.factory = factory
+        self.httpObserver = HTTPMetricsObserver(factory: factory)
+        CoreMetrics.Gauge(label: Self.processStartTimeName, factory: factory).record(startTime.timeIntervalSince1970)
+        // Created now so dashboards see zeros rather than missing series before the first event.
+        _ = PackageCacheMetrics(factory: factory)
+        AdminChangeCounter(factory: factory).declare(AdminChangeCounter.knownActions)
+        CoreMetrics.Counter(label: "livery_skin_up_to_date_total", factory: factory).increment(by: 0)
+    }
+
+    /// The Prometheus text exposition (format 0.0.4) of every series.
+    public func exposition() -> HTTPResponse {
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: "text/plain; version=0.0.4; charset=utf-8")
+        headers.add(name: "Cache-Control", value: "no-store")
+        return HTTPResponse(status: .ok, headers: headers, body: .bytes(registry.emitToBuffer()))
+    }
+
+    /// Adds `GET /metrics` to `router`.
+    public func register(on router: Router) {
+        router.get("/metrics") { [self] _ in exposition() }
+    }
+}

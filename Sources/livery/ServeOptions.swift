@@ -1,0 +1,99 @@
+import ArgumentParser
+import LiveryServer
+
+/// The flags of `livery serve`, one per `LiveryConfiguration.Setting`, taken as text.
+///
+/// Values are parsed by `LiveryConfiguration.resolve`, not by ArgumentParser, so a bad value from a flag and from
+/// an environment variable fail the same way: one line naming the setting, exit status 2.
+struct ServeOptions: ParsableArguments {
+    @Option(name: .customLong(Setting.host.flagName), help: Self.help(.host))
+    var host: String?
+
+    @Option(name: .customLong(Setting.port.flagName), help: Self.help(.port))
+    var port: String?
+
+    @Option(name: .customLong(Setting.skinsDir.flagName), help: Self.help(.skinsDir))
+    var skinsDir: String?
+
+    @Option(name: .customLong(Setting.dataDir.flagName), help: Self.help(.dataDir))
+    var dataDir: String?
+
+    @Option(name: .customLong(Setting.tokensFile.flagName), help: Self.help(.tokensFile))
+    var tokensFile: String?
+
+    @Option(name: .customLong(Setting.uploadLimit.flagName), help: Self.help(.uploadLimit))
+    var uploadLimit: String?
+
+    @Option(name: .customLong(Setting.cacheMaxAge.flagName), help: Self.help(.cacheMaxAge))
+    var cacheMaxAge: String?
+
+    @Option(name: .customLong(Setting.logLevel.flagName), help: Self.help(.logLevel))
+    var logLevel: String?
+
+    @Option(name: .customLong(Setting.logFormat.flagName), help: Self.help(.logFormat))
+    var logFormat: String?
+
+    @Option(name: .customLong(Setting.metricsPort.flagName), help: Self.help(.metricsPort))
+    var metricsPort: String?
+
+    @Option(name: .customLong(Setting.drainTimeout.flagName), help: Self.help(.drainTimeout))
+    var drainTimeout: String?
+
+    @Option(name: .customLong(Setting.shutdownDelay.flagName), help: Self.help(.shutdownDelay))
+    var shutdownDelay: String?
+
+    @Option(name: .customLong(Setting.maxConnections.flagName), help: Self.help(.maxConnections))
+    var maxConnections: String?
+
+    @Option(name: .customLong(Setting.maxHeaderBytes.flagName), help: Self.help(.maxHeaderBytes))
+    var maxHeaderBytes: String?
+
+    @Option(name: .customLong(Setting.headerTimeout.flagName), help: Self.help(.headerTimeout))
+    var headerTimeout: String?
+
+    @Option(name: .customLong(Setting.idleTimeout.flagName), help: Self.help(.idleTimeout))
+    var idleTimeout: String?
+
+    @Option(name: .customLong(Setting.eventLoops.flagName), help: Self.help(.eventLoops))
+    var eventLoops: String?
+
+    @Option(name: .customLong(Setting.maxParallelBuilds.flagName), help: Self.help(.maxParallelBuilds))
+    var maxParallelBuilds: String?
+
+    @Option(name: .customLong(Setting.benchBody.flagName), help: Self.help(.benchBody))
+    var benchBody: String?
+
+    /// The flags that were given, by setting.
+    var values: [Setting: String] {
+        let all: [(Setting, String?)] = [
+            (.host, host),
+            (.port, port),
+            (.skinsDir, skinsDir),
+            (.dataDir, dataDir),
+            (.tokensFile, tokensFile),
+            (.uploadLimit, uploadLimit),
+            (.cacheMaxAge, cacheMaxAge),
+            (.logLevel, logLevel),
+            (.logFormat, logFormat),
+            (.metricsPort, metricsPort),
+            (.drainTimeout, drainTimeout),
+            (.shutdownDelay, shutdownDelay),
+            (.maxConnections, maxConnections),
+            (.maxHeaderBytes, maxHeaderBytes),
+            (.headerTimeout, headerTimeout),
+            (.idleTimeout, idleTimeout),
+            (.eventLoops, eventLoops),
+            (.maxParallelBuilds, maxParallelBuilds),
+            (.benchBody, benchBody),
+        ]
+        var given: [Setting: String] = [:]
+        for case (let setting, let value?) in all { given[setting] = value }
+        return given
+    }
+
+    typealias Setting = LiveryConfiguration.Setting
+
+    private static func help(_ setting: Setting) -> ArgumentHelp {
+        ArgumentHelp(setting.helpText, valueName: setting.valueName)
+    }
+}

@@ -1,0 +1,165 @@
+import Foundation
+import HTTPTestSupport
+import LiveryHTTP
+import Logging
+import MetricsTestKit
+import SkinModel
+import SkinPackage
+import Testing
+
+@testable import LiveryServer
+
+/// The metrics of one process, in-process: the HTTP observer over real sockets, the package cache counters, and the
+/// test parser's own strictness.
+@Suite struct MetricsTests {
+    /// A server with the given routes, `LiveryMetrics` as its observer and `/metrics`.
+    final class Harness: Sendable {
+        let metrics = LiveryMetrics()
+        let server: HTTPServer
+        let port: Int
+
+        init() throws {
+            let router = Router()
+            router.get("/hello/:name") { request in
+                .json(.ok, Array(#"{"hello":"\#(request.pathParameters["name"] ?? "")"}"#.utf8))
+            }
+            router.get("/fail") { _ in .json(.internalServerError, Array("{}".utf8)) }
+            metrics.register(on: router)
+            var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: 0)
+            configuration.eventLoopCount = 2
+            configuration.observer = metrics.httpObserver
+            server = HTTPServer(configuration: configuration, router: router, logger: ClientAPIHarness.quiet)
+            port = try server.start().port
+        }
+
+        func scrape() throws -> PrometheusText {
+            let response = try TestClient(port: port).get("/metrics")
+            return try PrometheusText(response.text)
+        }
+    }
+
+    @Test func requestsAreCountedByPatternNeverByRawPath() async throws {
+        let harness = try Harness()
+        let port = harness.port
+        let scraped = try await blocking {
+            let client = try TestClient(port: port)
+            for name in ["ann", "bob", "cy"] { _ = try client.get("/hello/\(name)") }
+            _ = try client.get("/fail")
+            for path in ["/a", "/b/c", "/d?e=f"] { _ = try client.get(path) }
+            try client.send("BREW /hello/x HTTP/1.1\r\nHost: t\r\n\r\n")
+            _ = try client.readResponse()
+            return try harness.scrape()
+        }
+        await harness.server.shutdown(drainTimeout: .zero)
+        #expect(try scraped.count("livery_http_requests_total", ["method": "GET", "route": "/hello/:name", "status": "200"]) == 3)
+        #expect(try scraped.count("livery_http_requests_total", ["route": "/fail", "status": "500"]) == 1)
+        #expect(try scraped.count("livery_http_requests_total", ["method": "GET", "route": "unmatched", "status": "404"]) == 3)
+        #expect(try scraped.count("livery_http_requests_total", ["method": "other", "route": "unmatched"]) == 1)
+        #expect(try scraped.count("livery_http_request_duration_seconds_count", ["route": "/hello/:name"]) == 3)
+        #expect(try scraped.count("livery_http_response_bytes_total", ["route": "/hello/:name"]) > 3 * 9)
+        let labels = Set(scraped.samples.compactMap { $0.labels["route"] })
+        #expect(!labels.contains("/hello/ann") && !labels.contains("/a"), "raw paths never become labels")
+    }
+
+    @Test func openConnectionsFollowTheConnections() async throws {
+        let harness = try Harness()
+        let port = harness.port
+        let (during, after) = try await blocking {
+            let clients = try (0..<3).map { _ in try TestClient(port: port) }
+            for client in clients { _ = try client.get("/hello/x") }
+            let during = try harness.scrape().count("livery_http_open_connections")
+            for client in clients { client.close() }
+            // The server notices the closes on its own loops: poll until only the scrape's connection remains.
+            var after = during
+            for _ in 0..<200 {
+                after = try harness.scrape().count("livery_http_open_connections")
+                if after == 1 { break }
+                usleep(10_000)
+            }
+            return (during, after)
+        }
+        await harness.server.shutdown(drainTimeout: .zero)
+        #expect(during == 4, "three clients and the scrape")
+        #expect(after == 1)
+    }
+
+    @Test func adminChangesAppearUnderTheirAction() async throws {
+        let harness = try Harness()
+        let counter = AdminChangeCounter(factory: harness.metrics.factory)
+        counter.increment(action: "release")
+        counter.increment(action: "release")
+        counter.increment(action: "killswitch")
+        let port = harness.port
+        let scraped = try await blocking { try PrometheusText(TestClient(port: port).get("/metrics").text) }
+        await harness.server.shutdown(drainTimeout: .zero)
+        #expect(try scraped.count(AdminChangeCounter.name, ["action": "release"]) == 2)
+        #expect(try scraped.count(AdminChangeCounter.name, ["action": "killswitch"]) == 1)
+        #expect(try scraped.value(AdminChangeCounter.name, ["action": "rollback"]) == 0, "declared at zero")
+    }
+
+    @Test func packageCacheCountsMissesBuildsAndHits() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("livery-cache-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let source = DirectorySkinSource(path: ClientAPIHarness.repository.path + "/skins/christmas-2026")
+        let skin = try #require(SkinValidator().validate(source).skin)
+        let packager = try SkinPackager(skin: skin, source: source)
+        let test = TestMetrics()
+        let cache = try PackageCache(directory: root, logger: ClientAPIHarness.quiet, metricsFactory: test)
+        let variant = PackageVariant.standard
+        let sign = packager.sign(for: variant)
+        async let first = cache.record(sign: sign, skinID: skin.manifest.id, variant: variant, packager: packager)
+        async let joined = cache.record(sign: sign, skinID: skin.manifest.id, variant: variant, packager: packager)
+        let (built, shared) = try await (first, joined)
+        #expect(built.sha256 == shared.sha256)
+        _ = try await cache.record(sign: sign, skinID: skin.manifest.id, variant: variant, packager: packager)
+
+        #expect(test.counterTotal(label: PackageCacheMetrics.missesName) == 2, "the build and the request that joined it")
+        #expect(test.counterTotal(label: PackageCacheMetrics.hitsName) == 1)
+        #expect(test.counterTotal(label: PackageCacheMetrics.buildsName) == 1)
+        #expect(test.counterTotal(label: PackageCacheMetrics.buildBytesName) == Int64(built.size))
+        #expect(test.counterTotal(label: PackageCacheMetrics.buildFailuresName) == 0)
+        let timer = try test.expectTimer(PackageCacheMetrics.buildDurationName)
+        #expect(timer.values.count == 1 && timer.values[0] > 0)
+
+        // A new process (a new cache) finds the file on disk: a miss, but no build.
+        let restarted = TestMetrics()
+        let again = try PackageCache(directory: root, logger: ClientAPIHarness.quiet, metricsFactory: restarted)
+        _ = try await again.record(sign: sign, skinID: skin.manifest.id, variant: variant, packager: packager)
+        #expect(restarted.counterTotal(label: PackageCacheMetrics.missesName) == 1)
+        #expect(restarted.counterTotal(label: PackageCacheMetrics.buildsName) == 0)
+    }
+
+    @Test func processStartTimeIsTheGivenInstant() throws {
+        let metrics = LiveryMetrics(startTime: Date(timeIntervalSince1970: 1_800_000_000.5))
+        let text = try PrometheusText(String(decoding: metrics.registry.emitToBuffer(), as: UTF8.self))
+        #expect(try text.value(LiveryMetrics.processStartTimeName) == 1_800_000_000.5)
+        #expect(text.types[LiveryMetrics.processStartTimeName] == "gauge")
+    }
+
+    // MARK: - The test parser rejects what Prometheus would
+
+    @Test(arguments: [
+        "no_type_line 1\n",
+        "# TYPE a counter\na{x=\"1\"} one\n",
+        "# TYPE a counter\na{x=1} 1\n",
+        "# TYPE a counter\na{x=\"\\q\"} 1\n",
+        "# TYPE a counter\na{1x=\"v\"} 1\n",
+        "# TYPE a counter\n# TYPE a counter\na 1\n",
+        "# TYPE a counter\na 1\na 2\n",
+        "# TYPE 9a counter\n9a 1\n",
+        "# TYPE h histogram\nh_bucket{le=\"1\"} 2\nh_bucket{le=\"+Inf\"} 1\nh_count 1\nh_sum 1\n",
+        "# TYPE h histogram\nh_bucket{le=\"1\"} 1\nh_bucket{le=\"+Inf\"} 2\nh_count 3\nh_sum 1\n",
+        "# TYPE h histogram\nh_bucket{le=\"1\"} 1\nh_count 1\nh_sum 1\n",
+    ])
+    func testParserRejectsInvalidExpositions(_ text: String) {
+        #expect(throws: TestClientError.self) { try PrometheusText(text) }
+    }
+
+    @Test func testParserReadsAValidExposition() throws {
+        let text = try PrometheusText(
+            "# HELP a Some help.\n# TYPE a counter\na{x=\"q\\\"uote\\\\\\n\",y=\"\"} 1.5e3\n# a comment\n"
+                + "# TYPE h histogram\nh_bucket{le=\"0.5\"} 1\nh_bucket{le=\"+Inf\"} 2\nh_count 2\nh_sum 0.75 1700000000000\n")
+        #expect(try text.value("a", ["x": "q\"uote\\\n"]) == 1500)
+        #expect(try text.value("h_count") == 2)
+    }
+}
