@@ -90,6 +90,7 @@ extension AdminAPI {
                     throw failure(error, field: "body", request: request)
                 }
                 await catalog.publishLatest()
+                changes.increment(action: "push")
                 return version
             }
             logger.info(
@@ -181,6 +182,7 @@ extension AdminAPI {
             throw failure(error, field: "version", request: request)
         }
         await catalog.publishLatest()
+        changes.increment(action: action == "release.rollback" ? "rollback" : "release")
         logger.info(
             "skin released",
             metadata: ["skin.id": "\(id)", "skin.version": "\(version.number)", "action": "\(action)", "actor": "\(actor)",
@@ -281,6 +283,7 @@ extension AdminAPI {
                     throw failure(error, request: request)
                 }
                 await catalog.publishLatest()
+                changes.increment(action: "release_stop")
                 return updated
             }
             logger.info("skin release stopped", metadata: ["skin.id": "\(id)", "actor": "\(actor)"])
@@ -314,6 +317,7 @@ extension AdminAPI {
                     throw failure(error, request: request)
                 }
                 await catalog.publishLatest()
+                changes.increment(action: "delete")
                 return revision
             }
             logger.info("skin deleted", metadata: ["skin.id": "\(id)", "actor": "\(actor)", "forced": "\(force)"])
@@ -356,6 +360,7 @@ extension AdminAPI {
                     throw failure(error, request: request)
                 }
                 await catalog.publishLatest()
+                changes.increment(action: "killswitch")
                 return switches
             }
             logger.notice(

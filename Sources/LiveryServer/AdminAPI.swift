@@ -66,6 +66,8 @@ public final class AdminAPI: Sendable {
     let logger: Logger
     let clock: @Sendable () -> Date
     let writes = AsyncSemaphore(limit: 1)
+    /// `livery_admin_changes_total{action}`, counted once a change is committed and published.
+    let changes = AdminChangeCounter()
     let uploads: AsyncSemaphore
     let storeQueue = BlockingQueue(label: "livery.store")
 
