@@ -1,5 +1,10 @@
-/// A skin-relative file path, checked once: `/`-separated, non-empty segments, no `.` or `..` segment,
-/// not absolute, no backslash and no control character. Safe to join under the skin folder or use as a zip entry name.
+/// A skin-relative file path, checked once: 1 to 65,535 UTF-8 bytes, `/`-separated, non-empty segments,
+/// no `.` or `..` segment, not absolute, no backslash and no control character (C0 U+0000–U+001F, DEL U+007F or C1 U+0080–U+009F).
+/// Safe to join under the skin folder or use as a zip entry name: every path accepted here is also a valid
+/// `ZipEntryName`, so a skin that validates can be packed.
+///
+/// The rules are checked on the UTF-8 bytes, as the file system and zip readers see them, not on Swift
+/// `Character`s: a combining mark after `/` or `\` (one grapheme cluster) cannot hide the separator.
 public struct AssetPath: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// Why a path was refused.
     public enum Problem: Error, Sendable, Equatable {
@@ -7,9 +12,12 @@ public struct AssetPath: Sendable, Hashable, Comparable, CustomStringConvertible
         case absolute
         /// A segment is `..`.
         case parentSegment
-        /// Empty, an empty or `.` segment, a backslash or a control character.
+        /// Empty, over ``AssetPath/maximumByteCount`` bytes, an empty or `.` segment, a backslash or a control character.
         case malformed(String)
     }
+
+    /// The longest path accepted, in UTF-8 bytes (what a zip entry name can hold).
+    public static let maximumByteCount = 65_535
 
     /// The checked path text.
     public let rawValue: String
@@ -20,24 +28,36 @@ public struct AssetPath: Sendable, Hashable, Comparable, CustomStringConvertible
         rawValue = text
     }
 
-    /// The problem with `text`, or `nil` when it is a valid asset path.
+    /// The problem with `text`, or `nil` when it is a valid asset path. When several rules are broken, the
+    /// first of: empty, too long, absolute, backslash, control character, `..` segment, empty segment, `.` segment.
     public static func problem(in text: String) -> Problem? {
-        if text.isEmpty { return .malformed("the path is empty") }
-        if text.hasPrefix("/") { return .absolute }
-        let bytes = Array(text.utf8)
-        if bytes.count >= 2, bytes[1] == UInt8(ascii: ":"),
-            (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(bytes[0] & 0xDF)
-        {
-            return .absolute
+        let bytes = text.utf8
+        guard let first = bytes.first else { return .malformed("the path is empty") }
+        if bytes.count > AssetPath.maximumByteCount { return .malformed("it is longer than 65,535 bytes") }
+        if first == UInt8(ascii: "/") { return .absolute }
+        var second: UInt8?
+        var sawBackslash = false
+        var sawControl = false
+        var previous: UInt8 = 0
+        for (offset, byte) in bytes.enumerated() {
+            if offset == 1 { second = byte }
+            if byte == UInt8(ascii: "\\") { sawBackslash = true }
+            // C0 and DEL are single bytes; C1 (U+0080–U+009F) is 0xC2 followed by 0x80–0x9F in UTF-8.
+            if byte < 0x20 || byte == 0x7F || (previous == 0xC2 && byte <= 0x9F && byte >= 0x80) { sawControl = true }
+            previous = byte
         }
-        if text.contains("\\") { return .malformed("it contains a backslash; use '/' between folders") }
-        if text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
-            return .malformed("it contains a control character")
+        if second == UInt8(ascii: ":"), (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(first & 0xDF) { return .absolute }
+        if sawBackslash { return .malformed("it contains a backslash; use '/' between folders") }
+        if sawControl { return .malformed("it contains a control character") }
+        var sawEmpty = false
+        var sawCurrent = false
+        for segment in bytes.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false) {
+            if segment.elementsEqual("..".utf8) { return .parentSegment }
+            if segment.isEmpty { sawEmpty = true }
+            if segment.elementsEqual(".".utf8) { sawCurrent = true }
         }
-        let segments = text.split(separator: "/", omittingEmptySubsequences: false)
-        if segments.contains("..") { return .parentSegment }
-        if segments.contains(where: \.isEmpty) { return .malformed("it has an empty segment ('//' or a trailing '/')") }
-        if segments.contains(".") { return .malformed("it has a '.' segment") }
+        if sawEmpty { return .malformed("it has an empty segment ('//' or a trailing '/')") }
+        if sawCurrent { return .malformed("it has a '.' segment") }
         return nil
     }
 
