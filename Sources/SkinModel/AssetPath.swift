@@ -38,24 +38,40 @@ public struct AssetPath: Sendable, Hashable, Comparable, CustomStringConvertible
         var second: UInt8?
         var sawBackslash = false
         var sawControl = false
+        var sawParent = false
+        var sawEmpty = false
+        var sawCurrent = false
         var previous: UInt8 = 0
-        for (offset, byte) in bytes.enumerated() {
+        // Segment shape so far: its length, capped at 3 (only empty, "." and ".." matter), and whether all dots.
+        var segmentLength = 0
+        var segmentIsDots = true
+        func endSegment() {
+            if segmentLength == 0 { sawEmpty = true }
+            if segmentIsDots, segmentLength == 1 { sawCurrent = true }
+            if segmentIsDots, segmentLength == 2 { sawParent = true }
+            segmentLength = 0
+            segmentIsDots = true
+        }
+        var offset = 0
+        for byte in bytes {
             if offset == 1 { second = byte }
+            offset += 1
             if byte == UInt8(ascii: "\\") { sawBackslash = true }
             // C0 and DEL are single bytes; C1 (U+0080–U+009F) is 0xC2 followed by 0x80–0x9F in UTF-8.
             if byte < 0x20 || byte == 0x7F || (previous == 0xC2 && byte <= 0x9F && byte >= 0x80) { sawControl = true }
             previous = byte
+            if byte == UInt8(ascii: "/") {
+                endSegment()
+            } else {
+                segmentLength = min(segmentLength + 1, 3)
+                if byte != UInt8(ascii: ".") { segmentIsDots = false }
+            }
         }
+        endSegment()
         if second == UInt8(ascii: ":"), (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(first & 0xDF) { return .absolute }
         if sawBackslash { return .malformed("it contains a backslash; use '/' between folders") }
         if sawControl { return .malformed("it contains a control character") }
-        var sawEmpty = false
-        var sawCurrent = false
-        for segment in bytes.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false) {
-            if segment.elementsEqual("..".utf8) { return .parentSegment }
-            if segment.isEmpty { sawEmpty = true }
-            if segment.elementsEqual(".".utf8) { sawCurrent = true }
-        }
+        if sawParent { return .parentSegment }
         if sawEmpty { return .malformed("it has an empty segment ('//' or a trailing '/')") }
         if sawCurrent { return .malformed("it has a '.' segment") }
         return nil
@@ -81,4 +97,12 @@ public struct AssetPath: Sendable, Hashable, Comparable, CustomStringConvertible
 }
 
 /// Orders strings by their UTF-8 bytes (not by Unicode canonical order), which is locale-free and stable.
-func bytewiseLess(_ lhs: String, _ rhs: String) -> Bool { lhs.utf8.lexicographicallyPrecedes(rhs.utf8) }
+func bytewiseLess(_ lhs: String, _ rhs: String) -> Bool {
+    // Sorting file lists calls this O(n log n) times: compare the contiguous bytes rather than iterate UTF8Views.
+    if let result = lhs.utf8.withContiguousStorageIfAvailable({ left in
+        rhs.utf8.withContiguousStorageIfAvailable { right in left.lexicographicallyPrecedes(right) }
+    }), let result {
+        return result
+    }
+    return lhs.utf8.lexicographicallyPrecedes(rhs.utf8)
+}

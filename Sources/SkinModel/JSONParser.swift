@@ -98,7 +98,7 @@ struct JSONParser {
         let open = index
         try enterNesting(at: open)
         index += 1
-        var object = JSONObject()
+        var object: JSONObject? = buildsValues ? JSONObject() : nil
         // This object's keys: byte ranges from `firstKey` on while they are few and plain, else `keyOffsets`.
         let firstKey = keyRanges.count
         var keyOffsets: [String: Int]?
@@ -106,7 +106,7 @@ struct JSONParser {
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
             depth -= 1
-            return buildsValues ? .object(object) : .null
+            return object.map(JSONValue.object) ?? .null
         }
         while true {
             skipWhitespace()
@@ -135,7 +135,7 @@ struct JSONParser {
             index += 1
             skipWhitespace()
             let value = try parseValue()
-            if let name { object[name] = value }
+            if let name { object?[name] = value }
             skipWhitespace()
             guard index < bytes.count else {
                 throw error(.syntax, at: index, "the object opened at \(position(open)) is not closed")
@@ -154,7 +154,7 @@ struct JSONParser {
             index += 1
             depth -= 1
             keyRanges.removeSubrange(firstKey...)
-            return buildsValues ? .object(object) : .null
+            return object.map(JSONValue.object) ?? .null
         }
     }
 

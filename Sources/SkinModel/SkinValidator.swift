@@ -279,6 +279,8 @@ public struct SkinValidator: Sendable {
         // reports its unreferenced files; any reference that resolves counts, light or dark.
         var referenced = Set<String>()
         var parser = ConfigParser(index: index)
+        // What an image value references depends on the value alone; light and dark mostly share values.
+        var imagesSeen = Set<JSONValue>()
         for appearance in Appearance.allCases {
             let effective = SkinConfig.effectiveDocument(document, for: appearance)
             for key in CoverageReport.keys(of: effective) {
@@ -286,6 +288,7 @@ public struct SkinValidator: Sendable {
                 else { continue }
                 switch key.section {
                 case .images:
+                    guard imagesSeen.insert(value).inserted else { continue }
                     if case .asset(let asset)? = parser.parseImage(value, at: key.pointer) {
                         referenced.formUnion(asset.variants.map(\.path.rawValue))
                     }
