@@ -140,6 +140,36 @@ import Testing
         Self.expectAgreement([0xEF, 0xBB, 0xBF] + Array("{}".utf8))
     }
 
+    // MARK: In the validator
+
+    @Test(arguments: [
+        Array("{\"v\": \"5.7.4\",\n \"layers\": [1, 2,]}".utf8),
+        Array("{\"v\": 1,\n  \"fr\": 30,\n  \"v\": 2}".utf8),
+        Array("{\"nm\": \"".utf8) + [0xC3, 0x28] + Array("\"}".utf8),
+        Array((String(repeating: "[", count: 300) + String(repeating: "]", count: 300)).utf8),
+        [0xEF, 0xBB, 0xBF] + Array("{}".utf8),
+        [],
+    ] as [[UInt8]])
+    func validatorReportsBrokenJSONAssetsAsTheFullParserDid(_ document: [UInt8]) throws {
+        guard case .failure(let expected) = ReferenceJSONParser.parse(document) else {
+            Issue.record("the reference parser accepted a document meant to be broken")
+            return
+        }
+        let report = validate(Fixture.make(section: "resources", value: #""anim.json""#, files: ["anim.json": document]))
+        let issue = try #require(report.issues.first { $0.file == "anim.json" })
+        let code: ValidationIssue.Code = switch expected.kind {
+        case .syntax: .jsonSyntax
+        case .duplicateKey: .jsonDuplicateKey
+        case .invalidUTF8: .jsonEncoding
+        case .tooDeep: .jsonTooDeep
+        }
+        #expect(issue.code == code)
+        #expect(issue.severity == .error && issue.pointer.isEmpty)
+        #expect(issue.line == expected.line && issue.column == expected.column)
+        #expect(issue.message == "anim.json is not valid JSON: line \(expected.line), column \(expected.column): \(expected.message).")
+        #expect(report.skin == nil)
+    }
+
     // MARK: Fuzz
 
     /// Documents the fuzz starts from: Lottie-like keyframes, escapes, non-ASCII text, numbers of every shape,
