@@ -14,7 +14,7 @@ struct AssetIndex: Sendable {
     }
 
     /// An image file name split into its parts.
-    struct ImageName: Sendable {
+    struct ImageName: Sendable, Equatable {
         var stem: String
         var scale: Int?
         var fileExtension: String?
@@ -44,7 +44,16 @@ struct AssetIndex: Sendable {
     }
 
     /// Splits `icons/tab@2x.png` into stem `icons/tab`, scale 2, extension `png`.
+    ///
+    /// Works on `Character`s (a `.` or `/` carrying a combining mark is not a separator); printable-ASCII paths,
+    /// where every byte is one `Character`, take an equivalent byte-level path that allocates only the results.
     static func split(_ path: String) -> ImageName {
+        if let name = path.utf8.withContiguousStorageIfAvailable(splitPrintableASCII), let name { return name }
+        return splitCharacters(path)
+    }
+
+    /// ``split(_:)`` on `Character`s, for any path.
+    static func splitCharacters(_ path: String) -> ImageName {
         var base = Substring(path)
         var fileExtension: String?
         let nameStart = path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex
@@ -61,6 +70,39 @@ struct AssetIndex: Sendable {
             }
         }
         return ImageName(stem: String(base), scale: scale, fileExtension: fileExtension)
+    }
+
+    /// ``split(_:)`` for printable-ASCII bytes, step for step; `nil` when a byte is outside 0x20–0x7E.
+    static func splitPrintableASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> ImageName? {
+        var nameStart = 0
+        var lastDot = -1
+        for (offset, byte) in bytes.enumerated() {
+            guard byte >= 0x20, byte < 0x7F else { return nil }
+            if byte == UInt8(ascii: "/") { nameStart = offset + 1 }
+            if byte == UInt8(ascii: ".") { lastDot = offset }
+        }
+        var baseEnd = bytes.count
+        var fileExtension: String?
+        if lastDot > nameStart {
+            fileExtension = String(decoding: UnsafeBufferPointer(rebasing: bytes[(lastDot + 1)...]), as: UTF8.self)
+            baseEnd = lastDot
+        }
+        var scale: Int?
+        for candidate in 1...3 where hasScaleSuffix(bytes, end: baseEnd, scale: candidate) {
+            if baseEnd - 3 > nameStart {
+                scale = candidate
+                baseEnd -= 3
+            }
+        }
+        return ImageName(
+            stem: String(decoding: UnsafeBufferPointer(rebasing: bytes[..<baseEnd]), as: UTF8.self),
+            scale: scale, fileExtension: fileExtension)
+    }
+
+    /// Whether `bytes[..<end]` ends with `@<scale>x`.
+    private static func hasScaleSuffix(_ bytes: UnsafeBufferPointer<UInt8>, end: Int, scale: Int) -> Bool {
+        end >= 3 && bytes[end - 3] == UInt8(ascii: "@") && bytes[end - 2] == UInt8(ascii: "0") + UInt8(scale)
+            && bytes[end - 1] == UInt8(ascii: "x")
     }
 
     func contains(_ path: String) -> Bool { paths.contains(path) }

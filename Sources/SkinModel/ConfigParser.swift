@@ -139,6 +139,23 @@ struct ConfigParser {
         return color
     }
 
+    /// Whether `text` contains `://`, as Foundation's `contains` decides it; ASCII text (where that search
+    /// and a byte search agree) is searched bytewise, since this runs for every image reference.
+    static func containsSchemeSeparator(_ text: String) -> Bool {
+        let bytes = text.utf8
+        guard bytes.allSatisfy({ $0 < 0x80 }) else { return text.contains("://") }
+        var matched = 0
+        for byte in bytes {
+            if byte == UInt8(ascii: "/"), matched >= 1 {
+                if matched == 2 { return true }
+                matched = 2
+            } else {
+                matched = byte == UInt8(ascii: ":") ? 1 : 0
+            }
+        }
+        return false
+    }
+
     private static let imageForms =
         "\"tab_home\", \"tab_home.png\", \"file://tab_home.png\", {\"name\": …}, {\"file\": …}, {\"color\": \"ffffff\"}, {\"type\": 0|1|2|3, …} or \"https://…\""
 
@@ -148,7 +165,7 @@ struct ConfigParser {
             if text.hasPrefix("file://") {
                 return resolveImage(String(text.dropFirst("file://".count)), loading: .file, at: place, value: value)
             }
-            if text.contains("://") { return parseRemote(text, at: place, value: value) }
+            if ConfigParser.containsSchemeSeparator(text) { return parseRemote(text, at: place, value: value) }
             return resolveImage(text, loading: .named, at: place, value: value)
         case .object(let object):
             if let type = object["type"] { return parseTypedImage(type, object, at: place, value: value) }

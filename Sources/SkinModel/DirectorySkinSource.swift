@@ -89,7 +89,7 @@ public struct DirectorySkinSource: SkinSource {
     public func filePath(of relativePath: String) -> String? {
         guard AssetPath.problem(in: relativePath) == nil else { return nil }
         var prefix = path
-        for segment in relativePath.split(separator: "/") {
+        for segment in DirectorySkinSource.segments(of: relativePath) {
             prefix += "/" + segment
             var info = stat()
             guard lstat(prefix, &info) == 0, info.st_mode & S_IFMT != S_IFLNK else { return nil }
@@ -102,7 +102,7 @@ public struct DirectorySkinSource: SkinSource {
     private func readBytes(_ relativePath: String, limit: Int?) throws(SkinSourceError) -> [UInt8] {
         guard AssetPath.problem(in: relativePath) == nil else { throw .refusedPath(relativePath) }
         // Every folder on the way must be a real folder, not a symlink that could lead outside the skin.
-        let segments = relativePath.split(separator: "/")
+        let segments = DirectorySkinSource.segments(of: relativePath)
         var prefix = path
         for segment in segments.dropLast() {
             prefix += "/" + segment
@@ -128,10 +128,27 @@ public struct DirectorySkinSource: SkinSource {
         }
         guard info.st_mode & S_IFMT == S_IFREG else { throw .notARegularFile(relativePath) }
         let wanted = limit.map { min($0, Int(info.st_size)) } ?? Int(info.st_size)
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(wanted)
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        // Read straight into the result, sized by fstat: no zero-filled chunk buffer and no second copy (this
+        // runs for every file of a skin, including the 12-byte magic-number reads of each image).
+        var failure: Int32 = 0
+        var bytes = [UInt8](unsafeUninitializedCapacity: wanted) { buffer, initialized in
+            while initialized < wanted, let base = buffer.baseAddress {
+                let count = systemRead(descriptor, base + initialized, wanted - initialized)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    return
+                }
+                if count == 0 { return }
+                initialized += count
+            }
+        }
+        if failure != 0 { throw .unreadable(relativePath, reason: DirectorySkinSource.errorText(failure)) }
+        // A file that ended early is done; one that filled the buffer may have grown since fstat: read on.
+        guard bytes.count == wanted else { return bytes }
+        var chunk = [UInt8]()
         while limit.map({ bytes.count < $0 }) ?? true {
+            if chunk.isEmpty { chunk = [UInt8](repeating: 0, count: 64 * 1024) }
             let room = limit.map { min(chunk.count, $0 - bytes.count) } ?? chunk.count
             let count = chunk.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress, room) }
             if count < 0 {
@@ -145,6 +162,12 @@ public struct DirectorySkinSource: SkinSource {
     }
 
     // MARK: Helpers
+
+    /// The `/`-separated segments of `relativePath`, split on bytes: `String.split` works on grapheme clusters,
+    /// so `a/\u{301}b` would stay one segment and the folder `a` would never be checked for being a symlink.
+    private static func segments(of relativePath: String) -> [String] {
+        relativePath.utf8.split(separator: UInt8(ascii: "/")).map { String(decoding: $0, as: UTF8.self) }
+    }
 
     private static func isDirectory(_ mode: mode_t) -> Bool { mode & S_IFMT == S_IFDIR }
 

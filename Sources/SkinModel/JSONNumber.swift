@@ -43,13 +43,15 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether `bytes` spell one JSON number and nothing else.
     static func isValid(_ bytes: [UInt8]) -> Bool {
-        var index = 0
-        return scan(bytes, &index) && index == bytes.count
+        bytes.withUnsafeBufferPointer { buffer in
+            var index = 0
+            return scan(buffer, &index) && index == buffer.count
+        }
     }
 
     /// Advances `index` over a JSON number starting there; returns `false` (with `index` at the offending byte)
     /// when the text there is not a valid number.
-    static func scan(_ bytes: [UInt8], _ index: inout Int) -> Bool {
+    static func scan(_ bytes: UnsafeBufferPointer<UInt8>, _ index: inout Int) -> Bool {
         func digit(_ i: Int) -> Bool { i < bytes.count && bytes[i] >= 0x30 && bytes[i] <= 0x39 }
         if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
         guard digit(index) else { return false }

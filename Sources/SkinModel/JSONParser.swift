@@ -4,18 +4,68 @@
 /// Strict means: exactly one value with optional surrounding whitespace; no comments, trailing commas, single
 /// quotes, byte order mark, unescaped control characters, lone surrogates or invalid UTF-8; nesting at most
 /// ``maximumDepth`` levels (so hostile input cannot exhaust the stack). Runs in O(n) time.
+///
+/// One grammar, two modes. ``Mode/tree`` builds a ``JSONValue``. ``Mode/syntax`` applies exactly the same rules,
+/// in the same order, and throws the same ``JSONParseError`` at the same offset, but builds nothing: strings are
+/// checked in place (UTF-8 validated byte by byte, escapes decoded only for object keys that contain them), and
+/// duplicate keys are found by comparing byte ranges of the document. Its only allocations are a reused stack of
+/// key ranges and, for objects with more than ``linearKeyLimit`` keys or with keys that are escaped or not ASCII,
+/// a dictionary of `String` keys: the same `String` equality the tree mode uses, so both modes agree on which
+/// keys are duplicates (Swift compares strings by canonical equivalence, so `"K"` and `"\u212A"` are one key).
+///
+/// The parser reads an `UnsafeBufferPointer` and must not outlive it; ``JSONValue/parse(_:)-([UInt8])`` and
+/// ``JSONValue/validateSyntax(_:)`` create it inside `withUnsafeBufferPointer`.
 struct JSONParser {
     /// The deepest nesting of arrays and objects accepted.
     static let maximumDepth = 256
 
-    private let bytes: [UInt8]
+    /// Objects with up to this many keys, all plain ASCII without escapes, are checked for duplicates by
+    /// comparing bytes pairwise; larger objects switch to a `String` dictionary so hostile input stays O(n).
+    static let linearKeyLimit = 32
+
+    /// What the parser produces.
+    enum Mode {
+        /// Builds the value.
+        case tree
+        /// Checks syntax only; every value returned is `.null`.
+        case syntax
+    }
+
+    /// Where a scanned string's content lies (between its quotes) and what it holds.
+    private struct ScannedString {
+        var start: Int
+        var end: Int
+        /// The string has escapes; its decoded UTF-8 is in `scratch` when it was scanned with decoding on.
+        var hasEscapes: Bool
+        /// Every byte between the quotes is ASCII.
+        var isASCII: Bool
+
+        /// Raw bytes equal decoded bytes, and byte equality equals `String` equality.
+        var isPlainASCII: Bool { isASCII && !hasEscapes }
+    }
+
+    /// A plain-ASCII key of an open object, by its content range in the document.
+    private struct KeyRange {
+        var start: Int
+        var end: Int
+    }
+
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private let buildsValues: Bool
     private var index = 0
     private var depth = 0
+    /// Keys of the open objects that are still compared bytewise, innermost object last.
+    private var keyRanges: [KeyRange] = []
+    /// The decoded UTF-8 of the last string scanned with decoding on, when it had escapes.
+    private var scratch: [UInt8] = []
 
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    init(_ bytes: UnsafeBufferPointer<UInt8>, mode: Mode) {
+        self.bytes = bytes
+        self.buildsValues = mode == .tree
+    }
 
     mutating func parseDocument() throws(JSONParseError) -> JSONValue {
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
+        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF {
             throw error(.syntax, at: 0, "the file starts with a UTF-8 byte order mark; save it as UTF-8 without BOM")
         }
         skipWhitespace()
@@ -33,11 +83,13 @@ struct JSONParser {
         switch bytes[index] {
         case UInt8(ascii: "{"): return try parseObject()
         case UInt8(ascii: "["): return try parseArray()
-        case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
-        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
+        case UInt8(ascii: "\""):
+            let scanned = try scanString(decoding: buildsValues)
+            return buildsValues ? .string(text(of: scanned)) : .null
+        case UInt8(ascii: "t"): try expectLiteral("true"); return buildsValues ? .bool(true) : .null
+        case UInt8(ascii: "f"): try expectLiteral("false"); return buildsValues ? .bool(false) : .null
         case UInt8(ascii: "n"): try expectLiteral("null"); return .null
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
         default: throw error(.syntax, at: index, "expected a value but found \(describe(index))")
         }
     }
@@ -46,13 +98,15 @@ struct JSONParser {
         let open = index
         try enterNesting(at: open)
         index += 1
-        var object = JSONObject()
-        var keyOffsets: [String: Int] = [:]
+        var object: JSONObject? = buildsValues ? JSONObject() : nil
+        // This object's keys: byte ranges from `firstKey` on while they are few and plain, else `keyOffsets`.
+        let firstKey = keyRanges.count
+        var keyOffsets: [String: Int]?
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
             depth -= 1
-            return .object(object)
+            return object.map(JSONValue.object) ?? .null
         }
         while true {
             skipWhitespace()
@@ -60,18 +114,28 @@ struct JSONParser {
                 throw error(.syntax, at: index, "expected a string key in the object opened at \(position(open)) but found \(describe(index))")
             }
             let keyOffset = index
-            let key = try parseString()
-            if let first = keyOffsets[key] {
-                throw error(.duplicateKey, at: keyOffset, "duplicate key \"\(key)\" (first at \(position(first)))")
+            // Keys are always decoded when escaped: duplicates are judged on decoded text.
+            let key = try scanString(decoding: true)
+            let name: String? = buildsValues ? text(of: key) : nil
+            if keyOffsets == nil, key.isPlainASCII, keyRanges.count - firstKey < JSONParser.linearKeyLimit {
+                if let first = offsetOfPlainKey(equalTo: key, from: firstKey) {
+                    throw duplicateKey(name ?? text(of: key), at: keyOffset, first: first)
+                }
+                keyRanges.append(KeyRange(start: key.start, end: key.end))
+            } else {
+                let keyText = name ?? text(of: key)
+                if keyOffsets == nil { keyOffsets = stringKeys(from: firstKey) }
+                if let first = keyOffsets?[keyText] { throw duplicateKey(keyText, at: keyOffset, first: first) }
+                keyOffsets?[keyText] = keyOffset
             }
-            keyOffsets[key] = keyOffset
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
-                throw error(.syntax, at: index, "expected ':' after the key \"\(key)\" but found \(describe(index))")
+                throw error(.syntax, at: index, "expected ':' after the key \"\(name ?? text(of: key))\" but found \(describe(index))")
             }
             index += 1
             skipWhitespace()
-            object[key] = try parseValue()
+            let value = try parseValue()
+            if let name { object?[name] = value }
             skipWhitespace()
             guard index < bytes.count else {
                 throw error(.syntax, at: index, "the object opened at \(position(open)) is not closed")
@@ -89,8 +153,34 @@ struct JSONParser {
             }
             index += 1
             depth -= 1
-            return .object(object)
+            keyRanges.removeSubrange(firstKey...)
+            return object.map(JSONValue.object) ?? .null
         }
+    }
+
+    /// The offset of the opening quote of an earlier key of this object with the same bytes as `key`.
+    private func offsetOfPlainKey(equalTo key: ScannedString, from firstKey: Int) -> Int? {
+        let length = key.end - key.start
+        for candidate in keyRanges[firstKey...] where candidate.end - candidate.start == length {
+            var offset = 0
+            while offset < length, bytes[candidate.start + offset] == bytes[key.start + offset] { offset += 1 }
+            if offset == length { return candidate.start - 1 }
+        }
+        return nil
+    }
+
+    /// Moves this object's byte-range keys into a `String` dictionary (key → offset of its opening quote).
+    private mutating func stringKeys(from firstKey: Int) -> [String: Int] {
+        var offsets = [String: Int](minimumCapacity: 2 * (keyRanges.count - firstKey) + 2)
+        for range in keyRanges[firstKey...] {
+            offsets[String(decoding: UnsafeBufferPointer(rebasing: bytes[range.start..<range.end]), as: UTF8.self)] = range.start - 1
+        }
+        keyRanges.removeSubrange(firstKey...)
+        return offsets
+    }
+
+    private func duplicateKey(_ key: String, at offset: Int, first: Int) -> JSONParseError {
+        error(.duplicateKey, at: offset, "duplicate key \"\(key)\" (first at \(position(first)))")
     }
 
     private mutating func parseArray() throws(JSONParseError) -> JSONValue {
@@ -102,11 +192,12 @@ struct JSONParser {
         if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
             index += 1
             depth -= 1
-            return .array(elements)
+            return buildsValues ? .array(elements) : .null
         }
         while true {
             skipWhitespace()
-            elements.append(try parseValue())
+            let element = try parseValue()
+            if buildsValues { elements.append(element) }
             skipWhitespace()
             guard index < bytes.count else {
                 throw error(.syntax, at: index, "the array opened at \(position(open)) is not closed")
@@ -124,7 +215,7 @@ struct JSONParser {
             }
             index += 1
             depth -= 1
-            return .array(elements)
+            return buildsValues ? .array(elements) : .null
         }
     }
 
@@ -135,37 +226,112 @@ struct JSONParser {
         }
     }
 
-    private mutating func parseString() throws(JSONParseError) -> String {
+    // MARK: Strings
+
+    /// Scans the string whose opening quote is at `index` and leaves `index` after its closing quote.
+    ///
+    /// Errors, in the order they take effect: a control character or the end of the input while the string is
+    /// open; then, at the next escape or the closing quote, the first invalid UTF-8 sequence since the previous
+    /// escape (or the opening quote); then a malformed escape. With `decoding`, a string with escapes leaves its
+    /// decoded UTF-8 in `scratch`; a string without escapes leaves `scratch` untouched.
+    private mutating func scanString(decoding: Bool) throws(JSONParseError) -> ScannedString {
         let open = index
         index += 1
-        var scalars = String.UnicodeScalarView()
+        let start = index
         var runStart = index
-        func flushRun(_ end: Int) throws(JSONParseError) {
-            guard runStart < end else { return }
-            guard let text = String(validating: bytes[runStart..<end], as: UTF8.self) else {
-                throw error(.invalidUTF8, at: firstInvalidUTF8(from: runStart, to: end), "the string contains bytes that are not valid UTF-8")
-            }
-            scalars.append(contentsOf: text.unicodeScalars)
-        }
+        var firstInvalidUTF8 = -1
+        var hasEscapes = false
+        var isASCII = true
         while index < bytes.count {
             let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") {
-                try flushRun(index)
-                index += 1
-                return String(scalars)
-            }
-            if byte == UInt8(ascii: "\\") {
-                try flushRun(index)
-                scalars.append(try parseEscape())
+            if byte < 0x80 {
+                if byte >= 0x20, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") {
+                    index += 1
+                    continue
+                }
+                if byte < 0x20 {
+                    throw error(.syntax, at: index, "control character U+\(hex4(UInt32(byte))) inside a string; write it as an escape such as \\n or \\u00\(hex2(byte))")
+                }
+                if firstInvalidUTF8 >= 0 {
+                    throw error(.invalidUTF8, at: firstInvalidUTF8, "the string contains bytes that are not valid UTF-8")
+                }
+                if byte == UInt8(ascii: "\"") {
+                    if decoding, hasEscapes { scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index])) }
+                    let end = index
+                    index += 1
+                    return ScannedString(start: start, end: end, hasEscapes: hasEscapes, isASCII: isASCII)
+                }
+                if decoding {
+                    if !hasEscapes { scratch.removeAll(keepingCapacity: true) }
+                    scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+                }
+                hasEscapes = true
+                let scalar = try parseEscape()
+                if decoding { appendUTF8(scalar) }
                 runStart = index
                 continue
             }
-            if byte < 0x20 {
-                throw error(.syntax, at: index, "control character U+\(hex4(UInt32(byte))) inside a string; write it as an escape such as \\n or \\u00\(hex2(byte))")
+            isASCII = false
+            if firstInvalidUTF8 < 0 {
+                let length = validUTF8SequenceLength(at: index)
+                if length > 0 {
+                    index += length
+                    continue
+                }
+                firstInvalidUTF8 = index
             }
             index += 1
         }
         throw error(.syntax, at: open, "the string starting here is not closed")
+    }
+
+    /// The length of the well-formed UTF-8 sequence (RFC 3629: no overlong forms, no surrogates, at most
+    /// U+10FFFF) starting at `offset` with a byte of 0x80 or more; 0 when it is not one.
+    private func validUTF8SequenceLength(at offset: Int) -> Int {
+        let lead = bytes[offset]
+        func continuation(_ position: Int, _ low: UInt8 = 0x80, _ high: UInt8 = 0xBF) -> Bool {
+            position < bytes.count && bytes[position] >= low && bytes[position] <= high
+        }
+        switch lead {
+        case 0xC2...0xDF:
+            return continuation(offset + 1) ? 2 : 0
+        case 0xE0...0xEF:
+            let low: UInt8 = lead == 0xE0 ? 0xA0 : 0x80
+            let high: UInt8 = lead == 0xED ? 0x9F : 0xBF
+            return continuation(offset + 1, low, high) && continuation(offset + 2) ? 3 : 0
+        case 0xF0...0xF4:
+            let low: UInt8 = lead == 0xF0 ? 0x90 : 0x80
+            let high: UInt8 = lead == 0xF4 ? 0x8F : 0xBF
+            return continuation(offset + 1, low, high) && continuation(offset + 2) && continuation(offset + 3) ? 4 : 0
+        default:
+            return 0
+        }
+    }
+
+    /// The text of a string just scanned (with decoding on, if it had escapes).
+    private func text(of scanned: ScannedString) -> String {
+        if scanned.hasEscapes { return String(decoding: scratch, as: UTF8.self) }
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[scanned.start..<scanned.end]), as: UTF8.self)
+    }
+
+    private mutating func appendUTF8(_ scalar: Unicode.Scalar) {
+        let value = scalar.value
+        switch value {
+        case 0..<0x80:
+            scratch.append(UInt8(truncatingIfNeeded: value))
+        case 0x80..<0x800:
+            scratch.append(0xC0 | UInt8(truncatingIfNeeded: value >> 6))
+            scratch.append(0x80 | UInt8(truncatingIfNeeded: value & 0x3F))
+        case 0x800..<0x10000:
+            scratch.append(0xE0 | UInt8(truncatingIfNeeded: value >> 12))
+            scratch.append(0x80 | UInt8(truncatingIfNeeded: (value >> 6) & 0x3F))
+            scratch.append(0x80 | UInt8(truncatingIfNeeded: value & 0x3F))
+        default:
+            scratch.append(0xF0 | UInt8(truncatingIfNeeded: value >> 18))
+            scratch.append(0x80 | UInt8(truncatingIfNeeded: (value >> 12) & 0x3F))
+            scratch.append(0x80 | UInt8(truncatingIfNeeded: (value >> 6) & 0x3F))
+            scratch.append(0x80 | UInt8(truncatingIfNeeded: value & 0x3F))
+        }
     }
 
     private mutating func parseEscape() throws(JSONParseError) -> Unicode.Scalar {
@@ -221,7 +387,9 @@ struct JSONParser {
         return value
     }
 
-    private mutating func parseNumber() throws(JSONParseError) -> JSONNumber {
+    // MARK: Numbers and literals
+
+    private mutating func parseNumber() throws(JSONParseError) -> JSONValue {
         let start = index
         var end = index
         guard JSONNumber.scan(bytes, &end) else {
@@ -229,15 +397,19 @@ struct JSONParser {
         }
         // A number must not run into letters ("12abc") — that is caught as trailing data by the caller.
         index = end
-        return JSONNumber(validatedText: String(decoding: bytes[start..<end], as: UTF8.self))
+        guard buildsValues else { return .null }
+        return .number(JSONNumber(validatedText: String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)))
     }
 
     private mutating func expectLiteral(_ literal: StaticString) throws(JSONParseError) {
-        let expected = literal.withUTF8Buffer { Array($0) }
-        guard index + expected.count <= bytes.count, Array(bytes[index..<index + expected.count]) == expected else {
+        let count = literal.utf8CodeUnitCount
+        let expected = literal.utf8Start
+        var matched = 0
+        while matched < count, index + matched < bytes.count, bytes[index + matched] == expected[matched] { matched += 1 }
+        guard matched == count else {
             throw error(.syntax, at: index, "expected a value but found \(describeWord(index)); JSON literals are true, false and null")
         }
-        index += expected.count
+        index += count
     }
 
     private mutating func skipWhitespace() {
@@ -262,7 +434,7 @@ struct JSONParser {
     }
 
     /// 1-based line and column of `offset`; columns count UTF-8 lead bytes, i.e. Unicode scalars.
-    static func lineAndColumn(of offset: Int, in bytes: [UInt8]) -> (line: Int, column: Int) {
+    static func lineAndColumn(of offset: Int, in bytes: UnsafeBufferPointer<UInt8>) -> (line: Int, column: Int) {
         var line = 1
         var column = 1
         var i = 0
@@ -288,37 +460,17 @@ struct JSONParser {
     private func describeWord(_ offset: Int) -> String {
         var end = offset
         while end < bytes.count, end - offset < 16, bytes[end] >= 0x21, bytes[end] < 0x7F,
-            ![UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]")].contains(bytes[end])
+            bytes[end] != UInt8(ascii: ","), bytes[end] != UInt8(ascii: "}"), bytes[end] != UInt8(ascii: "]")
         {
             end += 1
         }
         guard end > offset else { return describe(offset) }
-        return "'\(String(decoding: bytes[offset..<end], as: UTF8.self))'"
+        return "'\(String(decoding: UnsafeBufferPointer(rebasing: bytes[offset..<end]), as: UTF8.self))'"
     }
 
     private func describeByte(_ byte: UInt8) -> String {
         if byte >= 0x21 && byte < 0x7F { return String(UnicodeScalar(byte)) }
         return "byte 0x\(hex2(byte))"
-    }
-
-    private func firstInvalidUTF8(from start: Int, to end: Int) -> Int {
-        var i = start
-        while i < end {
-            let lead = bytes[i]
-            let length: Int
-            switch lead {
-            case 0x00...0x7F: length = 1
-            case 0xC2...0xDF: length = 2
-            case 0xE0...0xEF: length = 3
-            case 0xF0...0xF4: length = 4
-            default: return i
-            }
-            guard i + length <= end,
-                String(validating: bytes[i..<i + length], as: UTF8.self) != nil
-            else { return i }
-            i += length
-        }
-        return start
     }
 }
 
@@ -343,12 +495,28 @@ extension JSONValue {
     ///
     /// - Throws: ``JSONParseError`` with the 1-based line and column of the first problem.
     public static func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSONValue {
-        var parser = JSONParser(bytes)
-        return try parser.parseDocument()
+        try bytes.withUnsafeBufferPointer { buffer throws(JSONParseError) -> JSONValue in
+            var parser = JSONParser(buffer, mode: .tree)
+            return try parser.parseDocument()
+        }
     }
 
     /// Parses the UTF-8 bytes of `text`; see ``parse(_:)-([UInt8])``.
     public static func parse(_ text: String) throws(JSONParseError) -> JSONValue {
         try parse(Array(text.utf8))
+    }
+
+    /// Checks that `bytes` are one strict JSON document without building it.
+    ///
+    /// Accepts exactly what ``parse(_:)-([UInt8])`` accepts and, for anything else, throws the same
+    /// ``JSONParseError`` (kind, line, column, offset and message). Runs in O(n) time and, unlike `parse`,
+    /// allocates nothing per value: use it when only validity matters, such as for Lottie files in a skin.
+    ///
+    /// - Throws: ``JSONParseError`` with the 1-based line and column of the first problem.
+    public static func validateSyntax(_ bytes: [UInt8]) throws(JSONParseError) {
+        try bytes.withUnsafeBufferPointer { buffer throws(JSONParseError) in
+            var parser = JSONParser(buffer, mode: .syntax)
+            _ = try parser.parseDocument()
+        }
     }
 }

@@ -216,16 +216,34 @@ public struct SkinValidator: Sendable {
         }
     }
 
+    /// The issue for a JSON asset that is unreadable or not strict JSON; `nil` when it is fine. Only syntax
+    /// matters for assets (apps hand them to Lottie and the like), so no tree is built: the same errors as a
+    /// full parse, without its cost.
+    private func checkJSONSyntax(_ name: String, _ source: some SkinSource) -> ValidationIssue? {
+        let bytes: [UInt8]
+        do {
+            bytes = try source.read(name)
+        } catch {
+            return unreadable(name, error)
+        }
+        do {
+            try JSONValue.validateSyntax(bytes)
+            return nil
+        } catch {
+            return ValidationIssue.jsonParseFailure(error, file: name)
+        }
+    }
+
     // MARK: Contents
 
     /// Checks each readable file against the type its extension claims: magic numbers for images, a strict
-    /// parse for JSON (other than `skin.json` and `config.json`, parsed on their own).
+    /// syntax check for JSON (other than `skin.json` and `config.json`, parsed on their own).
     private func checkContents(_ source: some SkinSource, _ inventory: Inventory, issues: inout [ValidationIssue]) {
         for path in inventory.readable where !AssetIndex.reservedPaths.contains(path.rawValue) {
             guard let expected = FileSignature(fileExtension: path.lowercasedExtension) else { continue }
             let name = path.rawValue
             if expected == .json {
-                if case .failure(let problem) = loadJSON(name, source) { issues.append(problem.issue) }
+                if let issue = checkJSONSyntax(name, source) { issues.append(issue) }
                 continue
             }
             let prefix: [UInt8]
@@ -261,6 +279,8 @@ public struct SkinValidator: Sendable {
         // reports its unreferenced files; any reference that resolves counts, light or dark.
         var referenced = Set<String>()
         var parser = ConfigParser(index: index)
+        // What an image value references depends on the value alone; light and dark mostly share values.
+        var imagesSeen = Set<JSONValue>()
         for appearance in Appearance.allCases {
             let effective = SkinConfig.effectiveDocument(document, for: appearance)
             for key in CoverageReport.keys(of: effective) {
@@ -268,6 +288,7 @@ public struct SkinValidator: Sendable {
                 else { continue }
                 switch key.section {
                 case .images:
+                    guard imagesSeen.insert(value).inserted else { continue }
                     if case .asset(let asset)? = parser.parseImage(value, at: key.pointer) {
                         referenced.formUnion(asset.variants.map(\.path.rawValue))
                     }

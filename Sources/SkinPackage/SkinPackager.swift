@@ -1,4 +1,3 @@
-import Foundation
 import LiveryCrypto
 import SkinModel
 import ZipArchive
@@ -21,15 +20,17 @@ public final class SkinPackager: Sendable {
 
     /// Creates a packager, hashing every file the skin's variants can reference.
     ///
-    /// - Throws: `SkinPackageError.unreadable` if a referenced file cannot be read.
+    /// - Throws: `SkinPackageError.unreadable` if a referenced file cannot be read, `.symbolicLink` if one has
+    ///   been replaced by a symbolic link (never followed).
     public init(skin: ValidatedSkin, source: any SkinSource) throws(SkinPackageError) {
         self.skin = skin
         self.source = source
         var digests: [String: String] = [:]
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
         for variant in PackageVariant.all {
             for entry in skin.packagePlan(for: variant).entries {
                 guard case .sourceFile(let path) = entry.content, digests[path] == nil else { continue }
-                digests[path] = try Self.digest(of: path, in: source)
+                digests[path] = try Self.digest(of: path, in: source, buffer: &buffer)
             }
         }
         self.digests = digests
@@ -51,7 +52,8 @@ public final class SkinPackager: Sendable {
     /// paths); they must not change after the packager was created, or ``sign(for:)`` no longer describes them.
     /// On failure nothing is left at `path` (an existing file there is untouched).
     ///
-    /// - Throws: `.unreadable` (skin-relative path) when a source file cannot be read, `.invalidEntryName`,
+    /// - Throws: `.unreadable` (skin-relative path) when a source file cannot be read, `.symbolicLink` when one
+    ///   has been replaced by a symbolic link (the writer opens sources with `O_NOFOLLOW`), `.invalidEntryName`,
     ///   or `.writeFailed` with the writer's log description (which names the output path and system error).
     public func build(_ variant: PackageVariant, to path: String) throws(SkinPackageError) -> ZipArchiveSummary {
         var relativeByAbsolute: [String: String] = [:]
@@ -77,6 +79,8 @@ public final class SkinPackager: Sendable {
             switch error {
             case .sourceUnreadable(let absolute, _), .sourceNotRegularFile(let absolute):
                 throw .unreadable(relativeByAbsolute[absolute] ?? absolute)
+            case .sourceIsSymbolicLink(let absolute):
+                throw .symbolicLink(relativeByAbsolute[absolute] ?? absolute)
             default:
                 throw .writeFailed(error.logDescription)
             }
@@ -87,16 +91,29 @@ public final class SkinPackager: Sendable {
         do { return try source.read(path) } catch { throw .unreadable(path) }
     }
 
-    /// SHA-256 of a source file, streamed from disk when the source has a path (bounded memory for big assets).
-    private static func digest(of path: String, in source: any SkinSource) throws(SkinPackageError) -> String {
-        guard let absolute = source.filePath(of: path), let handle = FileHandle(forReadingAtPath: absolute) else {
+    /// SHA-256 of a source file, streamed from disk through `buffer` when the source has a path (bounded memory
+    /// for big assets). The file is opened with `O_NOFOLLOW`: `filePath(of:)` checked it was not a link, and a
+    /// link swapped in since then is refused rather than followed. A path that cannot be opened otherwise falls
+    /// back to reading through the source, which stays the authority on the file's bytes.
+    private static func digest(
+        of path: String, in source: any SkinSource, buffer: inout [UInt8]
+    ) throws(SkinPackageError) -> String {
+        guard let absolute = source.filePath(of: path) else {
             return SHA256.hexHash(try read(path, in: source))
         }
-        defer { try? handle.close() }
-        var hasher = SHA256()
+        let file: NoFollowFile
         do {
-            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-                chunk.withUnsafeBytes { hasher.update($0) }
+            file = try NoFollowFile(path: absolute)
+        } catch {
+            if error == .symbolicLink { throw .symbolicLink(path) }
+            return SHA256.hexHash(try read(path, in: source))
+        }
+        var hasher = SHA256()
+        do throws(NoFollowFile.Failure) {
+            while true {
+                let count = try file.read(into: &buffer)
+                if count == 0 { break }
+                buffer.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
             }
         } catch {
             throw .unreadable(path)

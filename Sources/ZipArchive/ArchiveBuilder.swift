@@ -93,6 +93,7 @@ final class ArchiveBuilder<Output: ZipOutput> {
         do {
             file = try SystemFile.openForReading(path)
         } catch {
+            if error.isSymbolicLinkRefusal { throw .sourceIsSymbolicLink(path: path) }
             throw .sourceUnreadable(path: path, errno: error.errno)
         }
         let status: (size: UInt64, isRegular: Bool)

@@ -18,6 +18,9 @@ struct SystemError: Error {
 
     var detail: String { "\(call): errno=\(errno) (\(Self.text(errno)))" }
 
+    /// `ELOOP`: an `O_NOFOLLOW` open met a symbolic link (or the path loops through links).
+    var isSymbolicLinkRefusal: Bool { errno == ELOOP }
+
     static func text(_ errno: Int32) -> String {
         guard let text = strerror(errno) else { return "unknown error" }
         return String(cString: text)

@@ -16,11 +16,12 @@ struct SystemFile: ~Copyable {
 
     deinit { _ = close(descriptor) }
 
-    /// Opens an existing file for reading.
+    /// Opens an existing file for reading. A symbolic link as the last component is not followed: the open
+    /// fails with `ELOOP`, so a file swapped for a link after it was checked is never read through the link.
     static func openForReading(_ path: String) throws(SystemError) -> SystemFile {
         while true {
             // O_NONBLOCK: opening a FIFO must not hang; it is then rejected as not a regular file.
-            let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+            let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW)
             if fd >= 0 { return SystemFile(descriptor: fd) }
             let error = SystemError.currentErrno()
             if error != EINTR { throw SystemError("open", errno: error) }

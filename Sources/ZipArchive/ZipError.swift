@@ -15,6 +15,9 @@ public enum ZipError: Error, Equatable, Sendable {
     case sourceUnreadable(path: String, errno: Int32)
     /// A source path is not a regular file (a directory, FIFO, device or socket).
     case sourceNotRegularFile(path: String)
+    /// A source path is a symbolic link (or leads through a loop of them). Links are never followed, so a
+    /// checked file swapped for a link to somewhere else is refused rather than archived.
+    case sourceIsSymbolicLink(path: String)
     /// A source file changed size or content while the archive was being written.
     case sourceChanged(path: String)
     /// Writing the archive failed; `path` is the destination file when there is one, `detail` says why for logs.
@@ -33,6 +36,7 @@ public enum ZipError: Error, Equatable, Sendable {
         case .invalidOption: "invalid_option"
         case .sourceUnreadable: "source_unreadable"
         case .sourceNotRegularFile: "source_not_regular_file"
+        case .sourceIsSymbolicLink: "source_is_symbolic_link"
         case .sourceChanged: "source_changed"
         case .outputFailed: "output_failed"
         case .temporaryStorageFailed: "temporary_storage_failed"
@@ -49,6 +53,7 @@ public enum ZipError: Error, Equatable, Sendable {
         case .invalidOption(let what): "Invalid writer option: \(what)."
         case .sourceUnreadable: "A source file could not be read."
         case .sourceNotRegularFile: "A source is not a regular file."
+        case .sourceIsSymbolicLink: "A source is a symbolic link, which is never followed."
         case .sourceChanged: "A source file changed while the archive was being written."
         case .outputFailed: "The archive could not be written."
         case .temporaryStorageFailed: "Temporary storage for compression failed."
@@ -59,7 +64,7 @@ public enum ZipError: Error, Equatable, Sendable {
     /// The file involved, if any (a source file or the destination); for logs, not for clients.
     public var path: String? {
         switch self {
-        case .sourceUnreadable(let path, _), .sourceNotRegularFile(let path), .sourceChanged(let path): path
+        case .sourceUnreadable(let path, _), .sourceNotRegularFile(let path), .sourceIsSymbolicLink(let path), .sourceChanged(let path): path
         case .outputFailed(let path, _): path
         default: nil
         }

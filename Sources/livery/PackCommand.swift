@@ -65,7 +65,7 @@ struct PackCommand: ParsableCommand {
             CommandInput.writeStandardOutput(Array((line + "\n").utf8))
         } catch {
             switch error {
-            case .unreadable:
+            case .unreadable, .symbolicLink:
                 CommandInput.fail("\(directory): \(error.description).",
                     fix: "Check that the skin's files are readable and not changed while packing.")
             case .invalidEntryName:

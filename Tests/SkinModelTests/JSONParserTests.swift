@@ -1,6 +1,36 @@
 import SkinModel
 import Testing
 
+/// Malformed documents with the position and a fragment of the message the parser reports:
+/// (input, line, column, fragment of the message). Shared with `JSONSyntaxValidatorTests`.
+let jsonSyntaxErrorTable: [(String, Int, Int, String)] = [
+    ("", 1, 1, "empty"),
+    ("{", 1, 2, "expected a string key"),
+    ("{\"a\": 1,}", 1, 9, "trailing comma"),
+    ("[1, 2,]", 1, 7, "trailing comma"),
+    ("{\"a\" 1}", 1, 6, "expected ':'"),
+    ("{\n  \"a\": 1\n  \"b\": 2\n}", 3, 3, "expected ',' or '}'"),
+    ("[1 2]", 1, 4, "expected ',' or ']'"),
+    ("{'a': 1}", 1, 2, "expected a string key"),
+    ("// comment\n{}", 1, 1, "expected a value"),
+    ("{\"a\": tru}", 1, 7, "true, false and null"),
+    ("{\"a\": 01}", 1, 8, "no leading zeros"),
+    ("[1.]", 1, 4, "malformed number"),
+    ("[-]", 1, 3, "malformed number"),
+    ("[+1]", 1, 2, "expected a value"),
+    ("[.5]", 1, 2, "expected a value"),
+    ("[NaN]", 1, 2, "expected a value"),
+    ("{} {}", 1, 4, "after the end"),
+    ("\"abc", 1, 1, "not closed"),
+    ("\"a\tb\"", 1, 3, "control character"),
+    (#""\x""#, 1, 2, "not a JSON escape"),
+    (#""\u12""#, 1, 2, "four hex digits"),
+    (#""\udc00""#, 1, 2, "lone low surrogate"),
+    (#""\ud800x""#, 1, 2, "without the low surrogate"),
+    ("{\"名前\": ?}", 1, 8, "expected a value"),
+    ("[\n\n   ]]", 3, 5, "after the end"),
+]
+
 @Suite struct JSONParserTests {
     @Test func keepsObjectMemberOrder() throws {
         let value = try JSONValue.parse(#"{"z": 1, "a": {"y": true, "b": null}, "m": [1, "two"]}"#)
@@ -27,34 +57,7 @@ import Testing
         #expect(value.serialized() == Array(text.utf8))
     }
 
-    @Test(arguments: [
-        // (input, line, column, fragment of the message)
-        ("", 1, 1, "empty"),
-        ("{", 1, 2, "expected a string key"),
-        ("{\"a\": 1,}", 1, 9, "trailing comma"),
-        ("[1, 2,]", 1, 7, "trailing comma"),
-        ("{\"a\" 1}", 1, 6, "expected ':'"),
-        ("{\n  \"a\": 1\n  \"b\": 2\n}", 3, 3, "expected ',' or '}'"),
-        ("[1 2]", 1, 4, "expected ',' or ']'"),
-        ("{'a': 1}", 1, 2, "expected a string key"),
-        ("// comment\n{}", 1, 1, "expected a value"),
-        ("{\"a\": tru}", 1, 7, "true, false and null"),
-        ("{\"a\": 01}", 1, 8, "no leading zeros"),
-        ("[1.]", 1, 4, "malformed number"),
-        ("[-]", 1, 3, "malformed number"),
-        ("[+1]", 1, 2, "expected a value"),
-        ("[.5]", 1, 2, "expected a value"),
-        ("[NaN]", 1, 2, "expected a value"),
-        ("{} {}", 1, 4, "after the end"),
-        ("\"abc", 1, 1, "not closed"),
-        ("\"a\tb\"", 1, 3, "control character"),
-        (#""\x""#, 1, 2, "not a JSON escape"),
-        (#""\u12""#, 1, 2, "four hex digits"),
-        (#""\udc00""#, 1, 2, "lone low surrogate"),
-        (#""\ud800x""#, 1, 2, "without the low surrogate"),
-        ("{\"名前\": ?}", 1, 8, "expected a value"),
-        ("[\n\n   ]]", 3, 5, "after the end"),
-    ])
+    @Test(arguments: jsonSyntaxErrorTable)
     func reportsLineAndColumnOfSyntaxErrors(_ input: String, _ line: Int, _ column: Int, _ fragment: String) {
         #expect {
             _ = try JSONValue.parse(input)

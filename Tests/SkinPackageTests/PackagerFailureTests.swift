@@ -1,7 +1,9 @@
 import Foundation
 import SkinModel
 import SkinPackage
+import Synchronization
 import Testing
+import ZipArchive
 
 /// How building fails: a typed error naming the skin file or the output, and nothing left at the output path.
 @Suite struct PackagerFailureTests {
@@ -75,20 +77,84 @@ import Testing
         #expect(SkinPackageError.unreadable("x\u{1B}[2J.png").description == #"cannot read skin file 'x\u{1b}[2J.png'"#)
     }
 
-    /// Every skin the validator accepts should pack. A file name holding a C1 control character (U+0080–U+009F)
-    /// passes `AssetPath` but not `ZipEntryName`, so today such a skin validates and then fails to pack; the fix
-    /// belongs in SkinModel (refuse such names as `path.invalid`). When it lands, this known issue stops
-    /// reproducing and the test fails until `withKnownIssue` is removed.
-    @Test func skinWithAC1ControlCharacterInAFileNameIsEitherRejectedOrPacked() throws {
+    /// Every skin the validator accepts must pack. `ZipEntryName` refuses C1 control characters (U+0080–U+009F)
+    /// in names, so the validator refuses them too (`path.invalid`), both the file and the reference to it.
+    @Test func skinWithAC1ControlCharacterInAFileNameIsRejectedByValidation() throws {
         let scratch = try Scratch()
         try scratch.write("skin/skin.json", Array(#"{"id": "c1-name", "title": "C1 name", "app": "demo"}"#.utf8))
         try scratch.write("skin/config.json", Array(#"{"m": {"images": {"i": "a\u0085b.png"}}}"#.utf8))
         try scratch.write("skin/a\u{85}b.png", samplePNG(marker: "c1"))
         let source = DirectorySkinSource(path: scratch.url("skin"))
-        guard let skin = SkinValidator().validate(source).skin else { return }  // rejected: fine
-        withKnownIssue("AssetPath accepts C1 control characters that ZipEntryName refuses") {
-            let packager = try SkinPackager(skin: skin, source: source)
-            _ = try packager.build(.standard, to: scratch.url("package.zip"))
+        let report = SkinValidator().validate(source)
+        #expect(report.skin == nil)
+        #expect(report.issues.contains { $0.code == .pathInvalid && $0.file == "a\u{85}b.png" && $0.pointer.isEmpty })
+        #expect(report.issues.contains { $0.code == .pathInvalid && $0.pointer == "/m/images/i" })
+        #expect(throws: ZipError.self) { try ZipEntryName("a\u{85}b.png") }
+    }
+
+    /// When a file is swapped for a symbolic link, shared by a test and the source it hands to the packager.
+    final class Swap: Sendable {
+        private let done = Mutex(false)
+        var hasHappened: Bool { done.withLock { $0 } }
+        func happen() { done.withLock { $0 = true } }
+    }
+
+    /// A directory source whose `filePath(of:)` answers `linkPath` for `swappedPath` once `swap` has happened, as
+    /// if the file had been replaced by a symbolic link just after the source checked it: the race that opening
+    /// with `O_NOFOLLOW` closes.
+    struct SwappedForLinkSource: SkinSource {
+        let base: DirectorySkinSource
+        let swappedPath: String
+        let linkPath: String
+        let swap: Swap
+
+        func listFiles() throws(SkinSourceError) -> [SkinFile] { try base.listFiles() }
+        func read(_ path: String) throws(SkinSourceError) -> [UInt8] { try base.read(path) }
+        func filePath(of path: String) -> String? {
+            path == swappedPath && swap.hasHappened ? linkPath : base.filePath(of: path)
         }
+    }
+
+    /// A skin source over `folder` whose `xmas/snow.gif` turns into a link to a file outside the skin on `swap`.
+    static func swappingSource(_ folder: String, _ scratch: Scratch, _ swap: Swap) throws -> SwappedForLinkSource {
+        let outside = try scratch.write("outside/secret.gif", Array("GIF89a not part of the skin".utf8))
+        try FileManager.default.createSymbolicLink(atPath: scratch.url("link.gif"), withDestinationPath: outside)
+        return SwappedForLinkSource(
+            base: DirectorySkinSource(path: folder), swappedPath: "xmas/snow.gif", linkPath: scratch.url("link.gif"), swap: swap)
+    }
+
+    @Test func hashingRefusesAFileSwappedForASymbolicLink() throws {
+        let scratch = try Scratch()
+        let folder = Samples.folder("christmas-2026")
+        let swap = Swap()
+        swap.happen()
+        let source = try Self.swappingSource(folder, scratch, swap)
+        #expect(throws: SkinPackageError.symbolicLink("xmas/snow.gif")) {
+            try SkinPackager(skin: try validatedSkin(at: folder), source: source)
+        }
+    }
+
+    @Test func writingRefusesAFileSwappedForASymbolicLinkAfterHashing() throws {
+        let scratch = try Scratch()
+        let folder = Samples.folder("christmas-2026")
+        let swap = Swap()
+        let packager = try SkinPackager(skin: try validatedSkin(at: folder), source: try Self.swappingSource(folder, scratch, swap))
+        swap.happen()
+        let error = #expect(throws: SkinPackageError.symbolicLink("xmas/snow.gif")) {
+            try packager.build(.standard, to: scratch.url("package.zip"))
+        }
+        #expect(error?.description == "skin file 'xmas/snow.gif' is a symbolic link (never followed)")
+        #expect(!fileExists(scratch.url("package.zip")))
+    }
+
+    @Test func fileSwappedForASymbolicLinkOnDiskIsNeverPacked() throws {
+        let scratch = try Scratch()
+        let folder = try scratch.copy(folder: Samples.folder("christmas-2026"), to: "skin")
+        let packager = try SkinPackager(skin: try validatedSkin(at: folder), source: DirectorySkinSource(path: folder))
+        let outside = try scratch.write("outside/secret.gif", Array("GIF89a not part of the skin".utf8))
+        try FileManager.default.removeItem(atPath: folder + "/xmas/snow.gif")
+        try FileManager.default.createSymbolicLink(atPath: folder + "/xmas/snow.gif", withDestinationPath: outside)
+        #expect(throws: SkinPackageError.self) { try packager.build(.standard, to: scratch.url("package.zip")) }
+        #expect(!fileExists(scratch.url("package.zip")))
     }
 }

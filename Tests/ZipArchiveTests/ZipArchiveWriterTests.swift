@@ -281,6 +281,28 @@ struct ZipArchiveWriterTests {
         }
     }
 
+    @Test func symbolicLinksAreRefusedNotFollowed() throws {
+        let scratch = try TemporaryDirectory()
+        let secret = try scratch.write("outside/secret.txt", Array("not for the archive".utf8))
+        try FileManager.default.createSymbolicLink(atPath: scratch.url("link.png"), withDestinationPath: secret)
+        try FileManager.default.createSymbolicLink(atPath: scratch.url("loop.png"), withDestinationPath: scratch.url("loop.png"))
+        for (path, level) in [(scratch.url("link.png"), nil), (scratch.url("link.png"), 6), (scratch.url("loop.png"), nil)] as [(String, Int?)] {
+            let entry = ZipEntry(
+                name: try ZipEntryName("a.png"), source: .file(path: path), compression: level.map { .deflate(level: $0) } ?? .store)
+            try scratch.write("out/skin.zip", Array("previous archive".utf8))
+            let error = #expect(throws: ZipError.sourceIsSymbolicLink(path: path)) {
+                try ZipArchiveWriter.write([entry], to: scratch.url("out/skin.zip"))
+            }
+            #expect(error?.code == "source_is_symbolic_link")
+            #expect(error.map { !$0.message.contains(scratch.path) } == true)
+            #expect(error?.logDescription.contains(path) == true)
+            #expect(try scratch.read("out/skin.zip") == Array("previous archive".utf8))
+        }
+        // The file the link points to is archived when named directly.
+        var output = ZipMemoryOutput()
+        try ZipArchiveWriter.write([ZipEntry(name: try ZipEntryName("a.txt"), source: .file(path: secret))], to: &output)
+    }
+
     @Test func writingIntoAMissingDirectoryFails() throws {
         let scratch = try TemporaryDirectory()
         let destination = scratch.url("missing/skin.zip")
