@@ -55,7 +55,7 @@ import Testing
 
     @Test func closesRequestsStillRunningAtTheDrainDeadline() async throws {
         let started = DispatchSemaphore(value: 0)
-        let server = try TestServer.start(routes: Self.slowRoutes(started: started, delay: .seconds(3)))
+        let server = try TestServer.start(routes: Self.slowRoutes(started: started, delay: .seconds(20)))
         let busy = try await blocking {
             let busy = try server.client(timeout: 30)
             try busy.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\n")
@@ -71,7 +71,7 @@ import Testing
 
     @Test func aShorterSecondShutdownMovesTheDeadlineEarlier() async throws {
         let started = DispatchSemaphore(value: 0)
-        let server = try TestServer.start(routes: Self.slowRoutes(started: started, delay: .seconds(3)))
+        let server = try TestServer.start(routes: Self.slowRoutes(started: started, delay: .seconds(20)))
         let busy = try await blocking {
             let busy = try server.client(timeout: 30)
             try busy.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\n")
