@@ -80,5 +80,6 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
         }.joined(separator: "\n")
     }
 
-    mutating func reserveCapacity(_ count: Int) { fields.reserveCapacity(count) }
+    /// Makes room for `count` fields, so adding them does not grow the storage more than once.
+    public mutating func reserveCapacity(_ count: Int) { fields.reserveCapacity(count) }
 }

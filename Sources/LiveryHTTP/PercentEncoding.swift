@@ -35,27 +35,32 @@ enum PercentEncoding {
     /// Leniently decodes a query component as browsers do: `+` is a space, `%XX` a byte, a malformed `%` stays
     /// literal, and invalid UTF-8 becomes U+FFFD.
     static func decodeQueryComponent(_ text: Substring) -> String {
-        let utf8 = text.utf8
-        guard utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else { return String(text) }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(utf8.count)
-        var index = utf8.startIndex
-        while index < utf8.endIndex {
-            let byte = utf8[index]
-            if byte == UInt8(ascii: "+") {
-                bytes.append(UInt8(ascii: " "))
-            } else if byte == UInt8(ascii: "%"),
-                let first = utf8.index(index, offsetBy: 1, limitedBy: utf8.endIndex), first < utf8.endIndex,
-                let second = utf8.index(first, offsetBy: 1, limitedBy: utf8.endIndex), second < utf8.endIndex,
-                let high = hexValue(utf8[first]), let low = hexValue(utf8[second])
-            {
-                bytes.append(high << 4 | low)
-                index = second
-            } else {
-                bytes.append(byte)
-            }
-            index = utf8.index(after: index)
+        if let decoded = text.utf8.withContiguousStorageIfAvailable(decodeQueryComponent) { return decoded }
+        return Array(text.utf8).withUnsafeBufferPointer(decodeQueryComponent)
+    }
+
+    /// `decodeQueryComponent` on raw UTF-8 bytes (invalid sequences become U+FFFD).
+    static func decodeQueryComponent(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        guard bytes.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else {
+            return String(decoding: bytes, as: UTF8.self)
         }
-        return String(decoding: bytes, as: UTF8.self)
+        var decoded: [UInt8] = []
+        decoded.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "+") {
+                decoded.append(UInt8(ascii: " "))
+            } else if byte == UInt8(ascii: "%"), index + 2 < bytes.count,
+                let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+            {
+                decoded.append(high << 4 | low)
+                index += 2
+            } else {
+                decoded.append(byte)
+            }
+            index += 1
+        }
+        return String(decoding: decoded, as: UTF8.self)
     }
 }

@@ -5,7 +5,10 @@ import SkinModel
 ///
 /// Invariant: the file at `path` holds exactly `size` bytes whose SHA-256 is `sha256`; it is immutable once
 /// recorded (packages are named by `sign`, and a sign names one set of bytes).
-public struct PackageRecord: Sendable, Hashable {
+///
+/// An immutable class rather than a struct so that passing a record around (every poll does) costs one
+/// reference count instead of one per field; equality and hashing are by value, over every field.
+public final class PackageRecord: Sendable, Hashable {
     /// Content-derived identity of the variant (32 hex characters); also the package's URL name.
     public let sign: String
     public let skinID: SkinID
@@ -25,21 +28,73 @@ public struct PackageRecord: Sendable, Hashable {
         self.size = size
         self.path = path
     }
+
+    public static func == (lhs: PackageRecord, rhs: PackageRecord) -> Bool {
+        lhs === rhs
+            || (lhs.sign == rhs.sign && lhs.skinID == rhs.skinID && lhs.variant == rhs.variant
+                && lhs.sha256 == rhs.sha256 && lhs.size == rhs.size && lhs.path == rhs.path)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(sign)
+        hasher.combine(skinID)
+        hasher.combine(variant)
+        hasher.combine(sha256)
+        hasher.combine(size)
+        hasher.combine(path)
+    }
 }
 
 /// A skin released for an app: its schedule and targeting, and a package for every variant.
-public struct ReleasedSkin: Sendable {
+///
+/// Immutable; a class so that resolution, which walks an app's skins on every poll, passes references instead of
+/// copying the release plan's fields.
+public final class ReleasedSkin: Sendable {
     public let skinID: SkinID
     public let app: String
     public let release: ReleasePlan
     /// One record per variant in `PackageVariant.all`.
     public let packages: [PackageVariant: PackageRecord]
 
+    /// `packages` by `PackageVariant.slot`, so a poll finds its variant's record by index, without hashing.
+    private let packageSlots: [PackageRecord?]
+    /// `release.platforms` as bits of `Platform.bit`.
+    private let platformBits: UInt8
+
     public init(skinID: SkinID, app: String, release: ReleasePlan, packages: [PackageVariant: PackageRecord]) {
         self.skinID = skinID
         self.app = app
         self.release = release
         self.packages = packages
+        var slots = [PackageRecord?](repeating: nil, count: PackageVariant.slotCount)
+        for (variant, record) in packages { slots[variant.slot] = record }
+        self.packageSlots = slots
+        self.platformBits = release.platforms.reduce(0) { $0 | $1.bit }
+    }
+
+    /// The package of `variant`, if this skin has one.
+    public func package(for variant: PackageVariant) -> PackageRecord? { packageSlots[variant.slot] }
+
+    /// Whether the release targets `platform`.
+    public func targets(_ platform: Platform) -> Bool { platformBits & platform.bit != 0 }
+}
+
+extension PackageVariant {
+    /// Number of distinct `slot` values.
+    static let slotCount = 6
+
+    /// A dense index in `0..<slotCount`: scale-major, light before dark (the order of `PackageVariant.all`).
+    var slot: Int { (scale - 1) * 2 + (appearance == .dark ? 1 : 0) }
+}
+
+extension Platform {
+    /// A distinct bit per platform, for targeting masks.
+    var bit: UInt8 {
+        switch self {
+        case .ios: 1
+        case .android: 2
+        case .harmony: 4
+        }
     }
 }
 

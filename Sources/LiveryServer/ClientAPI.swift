@@ -81,7 +81,7 @@ public final class ClientAPI: Sendable {
     public func skin(_ request: HTTPRequest) -> HTTPResponse {
         let query: SkinRequest
         do {
-            query = try SkinRequest.parse { request.query[$0] }
+            query = try SkinRequest.parse(values: request.query.firstValues(of: SkinRequest.queryNames))
         } catch {
             return APIError.invalidParameter(error).response
         }
@@ -96,6 +96,7 @@ public final class ClientAPI: Sendable {
             maxAge = min(maxAge, max(0, Int(boundary.timeIntervalSince(now).rounded(.down))))
         }
         var headers = HTTPHeaders()
+        headers.reserveCapacity(3)
         headers.add(name: "Content-Type", value: "application/json")
         headers.add(name: "ETag", value: answer.etag)
         headers.add(name: "Cache-Control", value: cacheControlValues[min(maxAge, cacheControlValues.count - 1)])

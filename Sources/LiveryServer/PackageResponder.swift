@@ -5,6 +5,7 @@ enum PackageResponder {
     static func respond(to request: HTTPRequest, record: PackageRecord) -> HTTPResponse {
         let etag = "\"\(record.sha256)\""
         var headers = HTTPHeaders()
+        headers.reserveCapacity(5)
         headers.add(name: "Content-Type", value: "application/zip")
         headers.add(name: "ETag", value: etag)
         headers.add(name: "Cache-Control", value: "public, max-age=31536000, immutable")

@@ -1,6 +1,5 @@
 import Foundation
 import SkinModel
-import Synchronization
 
 /// The client API's answer to a poll: JSON body bytes plus the values its caching headers need.
 ///
@@ -45,7 +44,15 @@ public struct SkinAnswer: Sendable, Equatable {
 /// `"skinSign":…,"skinId":…,"packageUrl":…,"sha256":…,"size":…,"startsAt":…,"endsAt":…`.
 public struct AnswerFragments: Sendable {
     private let bySign: [String: [UInt8]]
-    private let memo = AnswerMemo()
+    /// Every answer a poll can get from this catalog, keyed by the identities of its (current, next) package
+    /// records; built once, read without locks. Empty when the catalog would need more than `precomputedLimit`.
+    private let answers: [AnswerKey: SkinAnswer]
+    /// The records whose identities key `answers`, kept alive so no other object can take their addresses.
+    private let keyedRecords: [PackageRecord]
+
+    /// Most answers precomputed per catalog. An app with n released skins has at most (n + 1)² answers per
+    /// variant; beyond this limit (hundreds of skins) answers are assembled per poll instead, which stays correct.
+    static let precomputedLimit = 20_000
 
     /// Renders a fragment for every package of every released skin in `catalog`.
     ///
@@ -68,18 +75,48 @@ public struct AnswerFragments: Sendable {
             }
         }
         self.bySign = bySign
+        self.answers = Self.precompute(catalog, bySign: bySign)
+        self.keyedRecords = catalog.releases.values.flatMap { skins in skins.flatMap { $0.packages.values } }
     }
 
     subscript(sign: String) -> [UInt8]? { bySign[sign] }
 
-    /// The answer for `decision`, built once per (current, next) package pair and then reused: the body depends
-    /// on nothing else, so a poll costs a dictionary lookup instead of assembling bytes.
+    /// The answer for `decision`: precomputed when the catalog was published, so a poll costs a lookup of two
+    /// object identities instead of assembling bytes.
     public func answer(for decision: SkinDecision) -> SkinAnswer {
-        let key = AnswerMemo.Key(current: decision.currentPackage?.sign, next: decision.nextPackage?.sign)
-        if let hit = memo.lookup(key) { return hit }
-        let answer = SkinAnswer(decision: decision, fragments: self)
-        memo.store(answer, for: key)
-        return answer
+        let key = AnswerKey(current: decision.currentPackage, next: decision.nextPackage)
+        return answers[key] ?? SkinAnswer(decision: decision, fragments: self)
+    }
+
+    private static func precompute(_ catalog: Catalog, bySign: [String: [UInt8]]) -> [AnswerKey: SkinAnswer] {
+        let count = catalog.releases.values.reduce(0) { total, skins in
+            total + (skins.count + 1) * (skins.count + 1) * PackageVariant.slotCount
+        }
+        guard count <= precomputedLimit else { return [:] }
+        let assembler = AnswerFragments(bySign: bySign)
+        var answers: [AnswerKey: SkinAnswer] = [:]
+        answers.reserveCapacity(count)
+        for skins in catalog.releases.values {
+            for variant in PackageVariant.all {
+                let records = [nil] + skins.map { $0.package(for: variant) }
+                for current in records {
+                    for next in records {
+                        var decision = SkinDecision()
+                        decision.currentPackage = current
+                        decision.nextPackage = next
+                        answers[AnswerKey(current: current, next: next)] =
+                            SkinAnswer(decision: decision, fragments: assembler)
+                    }
+                }
+            }
+        }
+        return answers
+    }
+
+    private init(bySign: [String: [UInt8]]) {
+        self.bySign = bySign
+        self.answers = [:]
+        self.keyedRecords = []
     }
 
     /// An instant as ISO 8601 with an offset: as written when `skin.json` gave an offset, otherwise (a local
@@ -110,23 +147,14 @@ public struct AnswerFragments: Sendable {
     }
 }
 
-/// Answers already assembled, per (current, next) sign pair. Bounded: cleared when it reaches `capacity` entries
-/// (there are at most (skins + 1)² pairs per variant, so this only matters for very large catalogs).
-final class AnswerMemo: Sendable {
-    struct Key: Hashable, Sendable {
-        let current: String?
-        let next: String?
-    }
+/// Identifies an answer by the package records it describes. Records are immutable objects owned by the catalog
+/// that the answers were built from, so their identities are stable for as long as that catalog is served.
+struct AnswerKey: Hashable, Sendable {
+    let current: ObjectIdentifier?
+    let next: ObjectIdentifier?
 
-    static let capacity = 4096
-    private let table = Mutex<[Key: SkinAnswer]>([:])
-
-    func lookup(_ key: Key) -> SkinAnswer? { table.withLock { $0[key] } }
-
-    func store(_ answer: SkinAnswer, for key: Key) {
-        table.withLock { table in
-            if table.count >= Self.capacity { table.removeAll(keepingCapacity: true) }
-            table[key] = answer
-        }
+    init(current: PackageRecord?, next: PackageRecord?) {
+        self.current = current.map(ObjectIdentifier.init)
+        self.next = next.map(ObjectIdentifier.init)
     }
 }

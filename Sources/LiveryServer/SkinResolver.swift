@@ -47,7 +47,7 @@ public enum SkinResolver {
     /// Exclusions that do not depend on time.
     static func targetingExclusion(of skin: ReleasedSkin, for request: SkinRequest) -> Exclusion? {
         let release = skin.release
-        if !release.platforms.contains(request.platform) { return .platform }
+        if !skin.targets(request.platform) { return .platform }
         if let min = release.minAppVersion, request.appVersion < min { return .belowMinAppVersion }
         if let max = release.maxAppVersion, request.appVersion >= max { return .atOrAboveMaxAppVersion }
         if !RolloutBucket.includes(deviceID: request.deviceID, skinID: skin.skinID, rollout: release.rollout) {
@@ -77,7 +77,7 @@ public enum SkinResolver {
 
         if let current = winner(among: skins, for: request, at: now) {
             decision.current = current
-            decision.currentPackage = current.packages[request.variant]
+            decision.currentPackage = current.package(for: request.variant)
         }
         let limit = now.addingTimeInterval(horizon)
         for instant in boundaries[firstAhead...] {
@@ -85,7 +85,7 @@ public enum SkinResolver {
             guard let upcoming = winner(among: skins, for: request, at: instant) else { continue }
             if upcoming.skinID == decision.current?.skinID { continue }
             decision.next = upcoming
-            decision.nextPackage = upcoming.packages[request.variant]
+            decision.nextPackage = upcoming.package(for: request.variant)
             break
         }
         return decision

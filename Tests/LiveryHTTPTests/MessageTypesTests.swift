@@ -37,6 +37,21 @@ import Testing
         #expect(QueryParameters(parsing: "").isEmpty)
     }
 
+    @Test func firstValuesFindEachNamedParameterInOnePass() {
+        let query = QueryParameters(parsing: "b=2&a=1&%61=shadowed&c&a=again&d%20x=%E2%9C%93&e=%zz")
+        let names = QueryParameterNames(["a", "b", "c", "missing", "d x", "e"])
+        #expect(query.firstValues(of: names) == ["1", "2", "", nil, "✓", "%zz"])
+        #expect(QueryParameters(parsing: "").firstValues(of: names) == [nil, nil, nil, nil, nil, nil])
+        #expect(query["a"] == "1" && query.values("a") == ["1", "shadowed", "again"])
+    }
+
+    @Test func queriesAreEqualWhenTheyDecodeToTheSamePairs() {
+        #expect(QueryParameters(parsing: "a=1&b=x+y") == QueryParameters(parsing: "%61=%31&b=x%20y"))
+        #expect(QueryParameters(parsing: "a=1&b=2") != QueryParameters(parsing: "b=2&a=1"))
+        #expect(QueryParameters(parsing: "&&") == QueryParameters())
+        #expect(QueryParameters(parsing: "&&").isEmpty)
+    }
+
     @Test func pathDecodingIsStrict() {
         #expect(PercentEncoding.decodePath("/plain") == "/plain")
         #expect(PercentEncoding.decodePath("/a%2Fb%20%C3%A9") == "/a/b é")

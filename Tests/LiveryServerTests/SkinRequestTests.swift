@@ -1,3 +1,4 @@
+import LiveryHTTP
 import SkinModel
 import Testing
 
@@ -43,5 +44,19 @@ import Testing
             return
         }
         #expect(error.parameter == expected)
+    }
+
+    @Test func aRawQueryParsesLikeTheSameParametersLookedUpByName() throws {
+        let raw = "deviceId=d%2D1&app=demo&platform=android&appVersion=7.10.2&app=other&scale=1&appearance=dark&x=y"
+        let query = QueryParameters(parsing: raw[...])
+        let direct = try SkinRequest.parse(values: query.firstValues(of: SkinRequest.queryNames))
+        let byName = try SkinRequest.parse { query[$0] }
+        #expect(direct == byName)
+        #expect(direct.app == "demo" && direct.deviceID == "d-1" && direct.platform == .android)
+        #expect(direct.variant == PackageVariant(scale: 1, appearance: .dark))
+    }
+
+    @Test func parameterNamesAreTheQueryNamesAppsSend() {
+        #expect(SkinRequest.parameterNames == ["app", "platform", "appVersion", "deviceId", "sign", "scale", "appearance"])
     }
 }
