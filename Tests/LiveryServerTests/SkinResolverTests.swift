@@ -158,6 +158,39 @@ import Testing
         #expect(answer.etag.hasPrefix("\"") && answer.etag.contains(record.sign))
     }
 
+    @Test func precomputedAnswersEqualAnswersAssembledPerPoll() {
+        let catalog = F.catalog(
+            F.skin("now", from: -60, to: 60), F.skin("next", from: 60, to: 120), F.skin("ios", priority: 5, platforms: [.ios]))
+        let fragments = AnswerFragments(catalog: catalog)
+        var seen = Set<String>()
+        for offset in [-120.0, 0, 59, 60, 90, 200] {
+            for platform in [Platform.ios, .android] {
+                for variant in PackageVariant.all {
+                    var request = F.request(platform: platform)
+                    request.variant = variant
+                    let decision = SkinResolver.resolve(request, in: catalog, at: F.t0.addingTimeInterval(offset))
+                    let answer = fragments.answer(for: decision)
+                    #expect(answer == SkinAnswer(decision: decision, fragments: fragments))
+                    seen.insert(answer.etag)
+                }
+            }
+        }
+        #expect(seen.count > 6, "the polls above should reach several different answers")
+    }
+
+    @Test func catalogsTooBigToPrecomputeStillAnswerEveryPoll() {
+        // One app with enough skins that (n + 1)² × 6 answers exceed the precomputed limit.
+        let count = Int(Double(AnswerFragments.precomputedLimit / PackageVariant.slotCount).squareRoot()) + 1
+        let skins = (0..<count).map { F.skin("s\($0)", from: -60, to: 60, priority: $0) }
+        let catalog = Catalog(releases: skins, killSwitch: KillSwitch())
+        let fragments = AnswerFragments(catalog: catalog)
+        let decision = SkinResolver.resolve(F.request(), in: catalog, at: F.t0)
+        #expect(decision.current?.skinID.rawValue == "s\(count - 1)")
+        let answer = fragments.answer(for: decision)
+        #expect(answer.skinSign == decision.currentPackage?.sign && !answer.skinSign.isEmpty)
+        #expect(answer == SkinAnswer(decision: decision, fragments: fragments))
+    }
+
     @Test func localTimesAreRenderedWithTheirZoneOffset() throws {
         let document = try JSONValue.parse(#"{"startsAt": "2027-02-05T00:00:00", "endsAt": "2027-02-20T00:00:00", "timeZone": "Asia/Shanghai"}"#)
         let plan = try #require(ReleasePlan.parse(document, file: nil, pointer: .root).value)
