@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The decoded `name=value` pairs of a query string, in order; names may repeat.
 ///
 /// Parsed as `application/x-www-form-urlencoded` (WHATWG URL §5.1): pairs split on `&`, name and value on the
@@ -73,14 +81,13 @@ public struct QueryParameters: Sendable, Equatable, Sequence {
         var missing = names.utf8.count
         Self.withBytes(of: raw) { bytes in
             Self.forEachPair(in: bytes) { rawName, value, nameIsEscaped in
-                let decodedName = nameIsEscaped ? Array(PercentEncoding.decodeQueryComponent(rawName).utf8) : nil
-                for index in names.utf8.indices where values[index] == nil {
-                    let matched = decodedName.map { $0 == names.utf8[index] }
-                        ?? names.utf8[index].withUnsafeBufferPointer { $0.elementsEqual(rawName) }
-                    guard matched else { continue }
+                guard let index = nameIsEscaped
+                    ? names.index(of: Array(PercentEncoding.decodeQueryComponent(rawName).utf8))
+                    : names.index(of: rawName)
+                else { return true }
+                if values[index] == nil {
                     values[index] = value.map(PercentEncoding.decodeQueryComponent) ?? ""
                     missing -= 1
-                    break
                 }
                 return missing > 0
             }
@@ -159,4 +166,17 @@ public struct QueryParameterNames: Sendable {
     let utf8: [[UInt8]]
 
     public init(_ names: [String]) { utf8 = names.map { Array($0.utf8) } }
+
+    /// The position of the first name equal to `bytes`, or nil.
+    func index(of bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        for (index, name) in utf8.enumerated() where name.count == bytes.count {
+            let equal = name.withUnsafeBufferPointer { name in
+                name.isEmpty || memcmp(name.baseAddress!, bytes.baseAddress!, name.count) == 0
+            }
+            if equal { return index }
+        }
+        return nil
+    }
+
+    func index(of bytes: [UInt8]) -> Int? { bytes.withUnsafeBufferPointer { index(of: $0) } }
 }

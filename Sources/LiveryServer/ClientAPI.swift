@@ -23,10 +23,18 @@ public final class ClientAPI: Sendable {
         public init() {}
     }
 
-    struct Snapshot: Sendable {
+    /// What one published catalog serves. A class, so a poll takes it from the lock with one reference count
+    /// rather than copying every dictionary inside.
+    final class Snapshot: Sendable {
         let state: CatalogState
         let fragments: AnswerFragments
         let counters: AnswerCounters
+
+        init(state: CatalogState, fragments: AnswerFragments, counters: AnswerCounters) {
+            self.state = state
+            self.fragments = fragments
+            self.counters = counters
+        }
     }
 
     public let configuration: Configuration
