@@ -16,13 +16,18 @@ public final class FrozenRouter: HTTPResponder {
         let pattern: String
         let parameterNames: [String]
         let bodyLimit: Int?
+        let headCheck: HTTPHeadCheck?
         let handler: HTTPHandler
 
-        init(method: HTTPMethod, pattern: String, parameterNames: [String], bodyLimit: Int?, handler: HTTPHandler) {
+        init(
+            method: HTTPMethod, pattern: String, parameterNames: [String], bodyLimit: Int?, headCheck: HTTPHeadCheck?,
+            handler: HTTPHandler
+        ) {
             self.method = method
             self.pattern = pattern
             self.parameterNames = parameterNames
             self.bodyLimit = bodyLimit
+            self.headCheck = headCheck
             self.handler = handler
         }
     }
@@ -121,7 +126,7 @@ public final class FrozenRouter: HTTPResponder {
             node.entries.append(
                 Entry(
                     method: registration.method, pattern: registration.pattern.description, parameterNames: names,
-                    bodyLimit: registration.bodyLimit, handler: registration.handler))
+                    bodyLimit: registration.bodyLimit, headCheck: registration.headCheck, handler: registration.handler))
         }
         self.root = root.freeze()
     }
@@ -148,7 +153,8 @@ public final class FrozenRouter: HTTPResponder {
                 for (name, value) in zip(entry.parameterNames, values) { parameters[name] = value }
             }
             return HTTPRoute(
-                pattern: entry.pattern, pathParameters: parameters, bodyLimit: entry.bodyLimit, handler: entry.handler)
+                pattern: entry.pattern, pathParameters: parameters, bodyLimit: entry.bodyLimit,
+                headCheck: entry.headCheck, handler: entry.handler)
         }
         if let node = Self.findNode(root, path, from: start), let methodNotAllowed = node.methodNotAllowed {
             return methodNotAllowed

@@ -289,6 +289,19 @@ final class HTTPConnection: @unchecked Sendable {
         let expectsContinue = head.expectsContinue
         exchange = Exchange(head: head, route: route, requestID: requestID ?? loop.requestIDs.next(), start: now)
         phase = .readingBody
+        if let headCheck = route.headCheck, let exchange,
+            let early = headCheck(makeRequest(exchange, body: [], trailers: [:]))
+        {
+            // Answered before any of the body is read, and before a 100 Continue could invite it. If content was
+            // announced, the connection closes (lingering), so the unread body is never buffered nor parsed as
+            // the next request; without content the connection may stay open (the parser's `.end` that follows
+            // finds no exchange and is ignored).
+            let hasContent = framing != .none && framing != .length(0)
+            write(
+                early, head: exchange.head, routePattern: route.pattern, requestID: exchange.requestID,
+                start: exchange.start, forceClose: hasContent)
+            return
+        }
         if case .length(let length) = framing, length > limit {
             // Answered before any of the body is read; the connection closes, so the body is never parsed.
             reject(.contentTooLarge(limit: limit))
@@ -304,12 +317,7 @@ final class HTTPConnection: @unchecked Sendable {
     private func finishExchange(body: [UInt8], trailers: HTTPHeaders) {
         // Moved out rather than copied: the hot path should not retain and release every field.
         guard let exchange = self.exchange.take() else { return }
-        let head = exchange.head
-        let request = HTTPRequest(
-            method: head.method, target: head.target, path: head.path, query: QueryParameters(parsing: head.rawQuery),
-            headers: head.headers, trailers: trailers, body: body, version: head.version,
-            pathParameters: exchange.route.pathParameters, requestID: exchange.requestID,
-            remoteAddress: remoteAddress)
+        let request = makeRequest(exchange, body: body, trailers: trailers)
         switch exchange.route.handler {
         case .sync(let handler):
             let response = handler(request)
@@ -326,6 +334,17 @@ final class HTTPConnection: @unchecked Sendable {
                 loop.execute { self.asyncResponseArrived(response) }
             }
         }
+    }
+
+    /// The request handlers and head checks see (a head check gets an empty body and no trailers).
+    @inline(__always)
+    private func makeRequest(_ exchange: Exchange, body: [UInt8], trailers: HTTPHeaders) -> HTTPRequest {
+        let head = exchange.head
+        return HTTPRequest(
+            method: head.method, target: head.target, path: head.path, query: QueryParameters(parsing: head.rawQuery),
+            headers: head.headers, trailers: trailers, body: body, version: head.version,
+            pathParameters: exchange.route.pathParameters, requestID: exchange.requestID,
+            remoteAddress: remoteAddress)
     }
 
     private func asyncResponseArrived(_ response: HTTPResponse) {

@@ -3,11 +3,19 @@
 /// Attached to route groups (`Router.group(_:middleware:)`), where it applies to every route registered through
 /// the group. With several middleware, the first listed runs first (outermost). The helpers `filter` and
 /// `mapResponse` keep synchronous handlers synchronous, so they cost nothing on the hot path.
+///
+/// A middleware may also carry a `headCheck`, run on every route of the group once the request head is parsed and
+/// before the body is read (see `HTTPHeadCheck`); the wrapped handler still runs afterwards for requests the check
+/// lets through. With several middleware, head checks run in the same order as the middleware, and the first
+/// response wins.
 public struct HTTPMiddleware: Sendable {
     private let wrap: @Sendable (HTTPHandler) -> HTTPHandler
+    /// Runs before any of the body is read, on every route the middleware applies to; nil for none.
+    public let headCheck: HTTPHeadCheck?
 
-    /// A middleware from a handler transformation.
-    public init(_ wrap: @escaping @Sendable (HTTPHandler) -> HTTPHandler) {
+    /// A middleware from a handler transformation and, optionally, a check run before the body is read.
+    public init(headCheck: HTTPHeadCheck? = nil, _ wrap: @escaping @Sendable (HTTPHandler) -> HTTPHandler) {
+        self.headCheck = headCheck
         self.wrap = wrap
     }
 

@@ -1,7 +1,7 @@
 /// The server's one question to the application: how to answer a request with this method and path.
 ///
-/// Asked as soon as the head is parsed, before the body is read, so the answer's body limit is enforced without
-/// reading an oversized body. `FrozenRouter` is the usual implementation.
+/// Asked as soon as the head is parsed, before the body is read, so the answer's head check and body limit are
+/// applied without reading the body. `FrozenRouter` is the usual implementation.
 public protocol HTTPResponder: Sendable {
     /// Chooses the route for a request.
     ///
@@ -12,7 +12,7 @@ public protocol HTTPResponder: Sendable {
     func route(method: HTTPMethod, rawPath: Substring) -> HTTPRoute
 }
 
-/// The answer of an `HTTPResponder`: which handler runs, with which parameters and body limit.
+/// The answer of an `HTTPResponder`: which handler runs, with which parameters, body limit and head check.
 public struct HTTPRoute: Sendable {
     /// The registered pattern, such as `/api/v1/packages/:sign`; nil when no route matched (404 or 405).
     /// Reported to observers, so metrics are labelled by pattern rather than by raw path.
@@ -22,13 +22,20 @@ public struct HTTPRoute: Sendable {
     /// The largest body accepted, in bytes; nil means the server's `defaultBodyLimit`. A larger declared
     /// Content-Length is answered with 413 before any of the body is read.
     public var bodyLimit: Int?
+    /// Run as soon as the head is parsed, before the body limit is enforced and before any of the body is read;
+    /// a response it returns is sent instead of reading the body (see `HTTPHeadCheck`). nil for none.
+    public var headCheck: HTTPHeadCheck?
     /// The handler to run once the body has arrived.
     public var handler: HTTPHandler
 
-    public init(pattern: String?, pathParameters: [String: String] = [:], bodyLimit: Int? = nil, handler: HTTPHandler) {
+    public init(
+        pattern: String?, pathParameters: [String: String] = [:], bodyLimit: Int? = nil,
+        headCheck: HTTPHeadCheck? = nil, handler: HTTPHandler
+    ) {
         self.pattern = pattern
         self.pathParameters = pathParameters
         self.bodyLimit = bodyLimit
+        self.headCheck = headCheck
         self.handler = handler
     }
 }

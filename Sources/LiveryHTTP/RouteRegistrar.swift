@@ -6,14 +6,22 @@
 public protocol RouteRegistrar {
     /// Registers `handler` for `method` and `pattern` (see `Router` for the pattern syntax).
     ///
-    /// - Parameter bodyLimit: the largest request body accepted, in bytes; nil uses the server's
-    ///   `defaultBodyLimit` (1 MiB unless configured).
+    /// - Parameters:
+    ///   - bodyLimit: the largest request body accepted, in bytes; nil uses the server's `defaultBodyLimit`
+    ///     (1 MiB unless configured).
+    ///   - headCheck: run once the head is parsed, before any of the body is read (see `HTTPHeadCheck`); a
+    ///     group's middleware head checks run before it. nil for none.
     /// - Precondition: the pattern is valid and not already registered for this method (a programming error,
     ///   caught at startup).
-    func on(_ method: HTTPMethod, _ pattern: String, bodyLimit: Int?, handler: HTTPHandler)
+    func on(_ method: HTTPMethod, _ pattern: String, bodyLimit: Int?, headCheck: HTTPHeadCheck?, handler: HTTPHandler)
 }
 
 extension RouteRegistrar {
+    /// Registers `handler` for `method` and `pattern`, with no head check of its own.
+    public func on(_ method: HTTPMethod, _ pattern: String, bodyLimit: Int?, handler: HTTPHandler) {
+        on(method, pattern, bodyLimit: bodyLimit, headCheck: nil, handler: handler)
+    }
+
     /// Registers a synchronous handler for `method` on `pattern`.
     public func on(
         _ method: HTTPMethod, _ pattern: String, bodyLimit: Int? = nil,

@@ -11,6 +11,7 @@ public final class Router: RouteRegistrar {
         let method: HTTPMethod
         let pattern: RoutePattern
         let bodyLimit: Int?
+        let headCheck: HTTPHeadCheck?
         let handler: HTTPHandler
     }
 
@@ -19,7 +20,9 @@ public final class Router: RouteRegistrar {
     /// An empty router.
     public init() {}
 
-    public func on(_ method: HTTPMethod, _ pattern: String, bodyLimit: Int?, handler: HTTPHandler) {
+    public func on(
+        _ method: HTTPMethod, _ pattern: String, bodyLimit: Int?, headCheck: HTTPHeadCheck?, handler: HTTPHandler
+    ) {
         guard let parsed = RoutePattern(pattern) else {
             preconditionFailure("invalid route pattern \(pattern)")
         }
@@ -27,10 +30,12 @@ public final class Router: RouteRegistrar {
         precondition(
             !registrations.contains { $0.method == method && $0.pattern.segments == parsed.segments },
             "route \(method) \(pattern) registered twice")
-        registrations.append(Registration(method: method, pattern: parsed, bodyLimit: bodyLimit, handler: handler))
+        registrations.append(
+            Registration(method: method, pattern: parsed, bodyLimit: bodyLimit, headCheck: headCheck, handler: handler))
     }
 
-    /// A group whose routes share `prefix` and run through `middleware` (first listed runs first).
+    /// A group whose routes share `prefix` and run through `middleware` (first listed runs first), head checks
+    /// included.
     public func group(_ prefix: String, middleware: [HTTPMiddleware] = []) -> RouteGroup {
         RouteGroup(router: self, prefix: prefix, middleware: middleware)
     }
@@ -42,14 +47,22 @@ public final class Router: RouteRegistrar {
 }
 
 /// Routes sharing a path prefix and middleware; registrations go to the underlying `Router`.
+///
+/// Each route registered through the group gets the middleware's head checks, in middleware order, before its own
+/// head check.
 public struct RouteGroup: RouteRegistrar {
     let router: Router
     let prefix: String
     let middleware: [HTTPMiddleware]
 
-    public func on(_ method: HTTPMethod, _ pattern: String, bodyLimit: Int?, handler: HTTPHandler) {
+    public func on(
+        _ method: HTTPMethod, _ pattern: String, bodyLimit: Int?, headCheck: HTTPHeadCheck?, handler: HTTPHandler
+    ) {
         let wrapped = middleware.reversed().reduce(handler) { handler, middleware in middleware.apply(to: handler) }
-        router.on(method, RoutePattern.join(prefix, pattern), bodyLimit: bodyLimit, handler: wrapped)
+        let checks = middleware.compactMap(\.headCheck) + (headCheck.map { [$0] } ?? [])
+        router.on(
+            method, RoutePattern.join(prefix, pattern), bodyLimit: bodyLimit, headCheck: HTTPHeadCheck.chain(checks),
+            handler: wrapped)
     }
 
     /// A nested group: prefixes concatenate, this group's middleware runs before the nested group's.

@@ -13,7 +13,14 @@ import Logging
 ///    `X-Livery-Actor` set to the token's name; any `X-Livery-Actor` the client sent is dropped first, so the
 ///    header always names the authenticated token. Handlers read it with `actor(of:)`.
 ///
-/// Rejections are logged at notice level with the request id and the reason, never with the header's value.
+/// Steps 1 and 2 run twice. First as the middleware's head check, as soon as the request head is parsed: a refused
+/// request is answered before any of its body is read (no 100 Continue, and the connection closes if a body was
+/// announced), so a client without a valid token cannot make the server buffer an upload. Then again, with steps
+/// 3 and 4, once the body has arrived, so a token revoked meanwhile is still refused and the handler sees only the
+/// forwarded request.
+///
+/// Rejections are logged at notice level with the request id and the reason, never with the header's value; a
+/// request refused at the head is logged once.
 struct AdminAuth: Sendable {
     /// The request header carrying the authenticated token's name to handlers.
     static let actorHeader = "X-Livery-Actor"
@@ -22,9 +29,10 @@ struct AdminAuth: Sendable {
     let logger: Logger
     let isReady: @Sendable () -> Bool
 
-    /// The middleware for the admin route group.
+    /// The middleware for the admin route group: the token and role checks as its head check, then the full
+    /// `check` around the handler.
     var middleware: HTTPMiddleware {
-        HTTPMiddleware { handler in
+        HTTPMiddleware(headCheck: HTTPHeadCheck { request in checkHead(request) }) { handler in
             switch handler {
             case .sync(let next):
                 .sync { request in
@@ -54,21 +62,12 @@ struct AdminAuth: Sendable {
         case proceed(HTTPRequest)
     }
 
+    /// Steps 1 to 4 on a complete request: the rejection, or the request to hand to the handler.
     func check(_ request: HTTPRequest) -> Decision {
-        let method = request.method.rawValue
         let principal: AdminPrincipal
-        switch tokens.authenticate(request.headers["Authorization"]) {
-        case .authenticated(let found):
-            principal = found
-        case .missing:
-            return reject(request, .unauthorized(reason: "missing"), why: "no Authorization header")
-        case .malformed:
-            return reject(request, .unauthorized(reason: "malformed"), why: "Authorization is not Bearer <token>")
-        case .unknownToken:
-            return reject(request, .unauthorized(reason: "unknown"), why: "unknown token")
-        }
-        guard principal.role.allows(method: method) else {
-            return reject(request, .forbidden(role: principal.role, method: method), why: "role \(principal.role.rawValue) may not \(method)", principal: principal)
+        switch authorize(request) {
+        case .success(let found): principal = found
+        case .failure(let refusal): return .reject(refusal.response)
         }
         guard isReady() else { return .reject(APIError.notReady.response) }
         var forwarded = request
@@ -77,9 +76,46 @@ struct AdminAuth: Sendable {
         return .proceed(forwarded)
     }
 
-    private func reject(
+    /// Steps 1 and 2 on a request whose body has not been read: the 401 or 403, or nil to read the body.
+    func checkHead(_ request: HTTPRequest) -> HTTPResponse? {
+        switch authorize(request) {
+        case .success: nil
+        case .failure(let refusal): refusal.response
+        }
+    }
+
+    /// A logged 401 or 403.
+    struct Refusal: Error {
+        let response: HTTPResponse
+    }
+
+    /// Steps 1 and 2: the token's principal if it may use the request's method; a refusal is logged.
+    private func authorize(_ request: HTTPRequest) -> Result<AdminPrincipal, Refusal> {
+        let method = request.method.rawValue
+        let principal: AdminPrincipal
+        switch tokens.authenticate(request.headers["Authorization"]) {
+        case .authenticated(let found):
+            principal = found
+        case .missing:
+            return .failure(refuse(request, .unauthorized(reason: "missing"), why: "no Authorization header"))
+        case .malformed:
+            return .failure(
+                refuse(request, .unauthorized(reason: "malformed"), why: "Authorization is not Bearer <token>"))
+        case .unknownToken:
+            return .failure(refuse(request, .unauthorized(reason: "unknown"), why: "unknown token"))
+        }
+        guard principal.role.allows(method: method) else {
+            return .failure(
+                refuse(
+                    request, .forbidden(role: principal.role, method: method),
+                    why: "role \(principal.role.rawValue) may not \(method)", principal: principal))
+        }
+        return .success(principal)
+    }
+
+    private func refuse(
         _ request: HTTPRequest, _ error: APIError, why: String, principal: AdminPrincipal? = nil
-    ) -> Decision {
+    ) -> Refusal {
         var metadata: Logger.Metadata = [
             "request.id": "\(request.requestID)", "remote": "\(request.remoteAddress)", "reason": "\(why)",
             // The raw path (visible ASCII only, checked by the server), so a decoded %0A cannot forge log lines.
@@ -87,6 +123,6 @@ struct AdminAuth: Sendable {
         ]
         if let principal { metadata["token.name"] = "\(principal.name)" }
         logger.notice("admin request refused", metadata: metadata)
-        return .reject(error.response)
+        return Refusal(response: error.response)
     }
 }

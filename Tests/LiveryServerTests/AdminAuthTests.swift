@@ -244,3 +244,96 @@ struct AdminRoute: Sendable, CustomTestStringConvertible {
         service.close()
     }
 }
+
+/// The token and role checks run on the request head, so a refused upload is answered before its body is read.
+@Suite struct AdminAuthBeforeBodyTests {
+    /// 60 MB: under the 64 MiB upload limit, so only the auth check can refuse it before the body.
+    static let announcedLength = 60_000_000
+
+    /// Sends only the head of a 60 MB upload and reads the answer; the body is never sent.
+    static func announceUpload(
+        _ harness: AdminHarness, token: String?, expectContinue: Bool = false
+    ) async throws -> (response: TestResponse, closed: Bool) {
+        var head = "POST /admin/v1/skins HTTP/1.1\r\nHost: test\r\nContent-Type: application/zip\r\n"
+        head += "Content-Length: \(announcedLength)\r\n"
+        if let token { head += "Authorization: Bearer \(token)\r\n" }
+        if expectContinue { head += "Expect: 100-continue\r\n" }
+        head += "\r\n"
+        let port = harness.port
+        return try await blocking { [head] in
+            let client = try TestClient(port: port, timeout: 10)
+            try client.send(head)
+            // Had the server waited for the body, this read would time out instead.
+            let response = try client.readResponse()
+            return (response, try client.closesWithoutData())
+        }
+    }
+
+    @Test(arguments: [false, true])
+    func uploadWithoutATokenIsRefusedBeforeItsBodyIsSent(expectContinue: Bool) async throws {
+        let capture = LogCapture()
+        let harness = try await AdminHarness(logger: capture.logger)
+        defer { harness.removeFiles() }
+        let before = harness.mark()
+        let (response, closed) = try await Self.announceUpload(harness, token: nil, expectContinue: expectContinue)
+        #expect(response.status == 401, "no 100 Continue before the refusal")
+        #expect(response.header("WWW-Authenticate") == #"Bearer realm="livery""#)
+        #expect(try AdminHarness.code(response) == "unauthorized Authorization")
+        #expect(response.closesConnection)
+        #expect(closed, "the connection closes instead of reading the announced body")
+        await harness.stop()
+        #expect(harness.mark() == before)
+        #expect(capture.captured.filter { $0.contains("admin request refused") }.count == 1, "logged once")
+    }
+
+    @Test func uploadWithAnUnknownTokenIsRefusedBeforeItsBodyIsSent() async throws {
+        let harness = try await AdminHarness()
+        defer { harness.removeFiles() }
+        let (response, closed) = try await Self.announceUpload(harness, token: AdminHarness.wrongToken)
+        #expect(response.status == 401)
+        #expect(response.header("WWW-Authenticate") == #"Bearer realm="livery", error="invalid_token""#)
+        #expect(closed)
+        await harness.stop()
+    }
+
+    @Test(arguments: [false, true])
+    func uploadWithAViewerTokenIsForbiddenBeforeItsBodyIsSent(expectContinue: Bool) async throws {
+        let capture = LogCapture()
+        let harness = try await AdminHarness(logger: capture.logger)
+        defer { harness.removeFiles() }
+        let before = harness.mark()
+        let (response, closed) = try await Self.announceUpload(
+            harness, token: AdminHarness.viewerToken, expectContinue: expectContinue)
+        #expect(response.status == 403)
+        #expect(try AdminHarness.code(response) == "forbidden Authorization")
+        #expect(response.closesConnection)
+        #expect(closed)
+        await harness.stop()
+        #expect(harness.mark() == before)
+        let refusals = capture.captured.filter { $0.contains("admin request refused") }
+        #expect(refusals.count == 1)
+        #expect(refusals.allSatisfy { $0.contains("token.name=auditor") && !$0.contains(AdminHarness.viewerToken) })
+    }
+
+    @Test func anEditorUploadWaitingForContinueIsReadAndStored() async throws {
+        let harness = try await AdminHarness()
+        defer { harness.removeFiles() }
+        let archive = try SkinArchives.zip(SkinArchives.tiny())
+        let port = harness.port
+        let head =
+            "POST /admin/v1/skins HTTP/1.1\r\nHost: test\r\nContent-Type: application/zip\r\nExpect: 100-continue\r\n"
+            + "Authorization: Bearer \(AdminHarness.editorToken)\r\nContent-Length: \(archive.count)\r\n\r\n"
+        let (interim, response) = try await blocking {
+            let client = try TestClient(port: port, timeout: 30)
+            try client.send(head)
+            let interim = try client.readResponse()
+            try client.send(archive)
+            return (interim, try client.readResponse())
+        }
+        #expect(interim.status == 100)
+        #expect(response.status == 201, "\(response.text)")
+        #expect(harness.store.snapshot.skins["tiny"]?.version(1) != nil)
+        #expect(harness.store.audit().last?.actor == "ops")
+        await harness.stop()
+    }
+}
