@@ -7,9 +7,7 @@
 #
 # Knobs: DURATION (10s), POLL_CONNECTIONS (64), PACKAGE_CONNECTIONS (16), THREADS (2), ROUNDS (3, interleaved;
 # the median round by req/s is reported), PACKAGE_MB (3: size of the generated skin behind the package).
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-ROOT=$(pwd)
+source "$(dirname "$0")/../lib.sh"
 
 DURATION=${DURATION:-10s}
 POLL_CONNECTIONS=${POLL_CONNECTIONS:-64}
@@ -17,43 +15,12 @@ PACKAGE_CONNECTIONS=${PACKAGE_CONNECTIONS:-16}
 THREADS=${THREADS:-2}
 ROUNDS=${ROUNDS:-3}
 PACKAGE_MB=${PACKAGE_MB:-3}
-PEER_DIR="$ROOT/bench/peers/hummingbird/HummingbirdPeer"
 
-for tool in wrk nginx python3 curl; do
-    command -v "$tool" >/dev/null || { echo "missing $tool (apt-get install wrk nginx-light python3 curl)" >&2; exit 1; }
-done
-
-WORK=$(mktemp -d /tmp/livery-client-bench.XXXXXX)
-chmod 755 "$WORK"
-PIDS=()
-cleanup() {
-    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-    for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
+bench_require wrk nginx python3 curl
+bench_workdir livery-client-bench
+WORK=$BENCH_WORK
 ulimit -n "$(ulimit -Hn)"
-
-if [ -z "${SKIP_BUILD:-}" ]; then
-    echo "== building release binaries" >&2
-    swift build -c release --product livery >&2
-    swift build -c release --package-path "$PEER_DIR" >&2
-fi
-LIVERY="$ROOT/.build/release/livery"
-PEER="$PEER_DIR/.build/release/HummingbirdPeer"
-
-free_port() {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
-}
-
-wait_for_http() {  # url
-    for _ in $(seq 1 400); do
-        curl -fs -o /dev/null "$1" && return 0
-        sleep 0.05
-    done
-    echo "no answer from $1" >&2
-    return 1
-}
+bench_build peer
 
 # A valid skin of PACKAGE_MB megabytes (real PNGs and Lottie JSON), released for app "demo" from an hour ago.
 echo "== generating a ${PACKAGE_MB} MB skin" >&2
@@ -113,26 +80,10 @@ echo "== package: wrk -t$THREADS -c$PACKAGE_CONNECTIONS -d$DURATION --latency; $
 echo "== machine: $(nproc) cores, load average$(uptime | sed 's/.*load average//')" >&2
 
 # Runs wrk once; prints "req_per_sec p99_ms mb_per_sec".
-measure() {  # connections url [script]
+measure() {  # connections url [wrk args...]
     local connections=$1 url=$2
     shift 2
-    wrk -t"$THREADS" -c"$connections" -d"$DURATION" --latency "$@" "$url" | python3 -c '
-import re, sys
-text = sys.stdin.read()
-def ms(value):
-    number, unit = re.fullmatch(r"([0-9.]+)(us|ms|s)", value).groups()
-    return float(number) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
-def mb(value):
-    number, unit = re.fullmatch(r"([0-9.]+)([KMG]?B)", value).groups()
-    return float(number) * {"B": 1e-6, "KB": 1.024e-3, "MB": 1.048576, "GB": 1073.741824}[unit]
-rps = float(re.search(r"Requests/sec:\s+([0-9.]+)", text).group(1))
-p99 = ms(re.search(r"^\s+99%\s+(\S+)", text, re.M).group(1))
-rate = mb(re.search(r"Transfer/sec:\s+(\S+)", text).group(1))
-errors = re.search(r"Non-2xx or 3xx responses: (\d+)|Socket errors: (.*)", text)
-if errors:
-    print("wrk reported errors: " + errors.group(0), file=sys.stderr)
-print(f"{rps:.0f} {p99:.3f} {rate:.1f}")
-'
+    wrk_measure "$THREADS" "$connections" "$DURATION" "$url" "$@" | awk '{ print $1, $3, $4 }'
 }
 
 declare -A RESULTS
@@ -150,7 +101,7 @@ for round in $(seq 1 "$ROUNDS"); do
     done
 done
 
-median() { printf '%s' "${RESULTS[$1]}" | sort -n -k1,1 | awk '{ rows[NR] = $0 } END { print rows[int((NR + 1) / 2)] }'; }
+median() { median_row "${RESULTS[$1]}"; }
 read -r LP_RPS LP_P99 LP_MB <<<"$(median livery-poll)"
 read -r NP_RPS NP_P99 NP_MB <<<"$(median nginx-poll)"
 read -r HP_RPS HP_P99 HP_MB <<<"$(median hummingbird-poll)"

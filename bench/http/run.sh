@@ -5,9 +5,7 @@
 #
 # Environment knobs: DURATION (10s), CONNECTIONS (64), THREADS (2), ROUNDS (3: each server is measured ROUNDS
 # times, interleaved, and the median round by req/s is reported), IDLE (10000), SKIP_BUILD (unset).
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-ROOT=$(pwd)
+source "$(dirname "$0")/../lib.sh"
 
 DURATION=${DURATION:-10s}
 CONNECTIONS=${CONNECTIONS:-64}
@@ -15,44 +13,12 @@ THREADS=${THREADS:-2}
 ROUNDS=${ROUNDS:-3}
 IDLE=${IDLE:-10000}
 BODY="$ROOT/bench/http/body.json"
-PEER_DIR="$ROOT/bench/peers/hummingbird/HummingbirdPeer"
 
-for tool in wrk nginx python3 curl; do
-    command -v "$tool" >/dev/null || { echo "missing $tool (apt-get install wrk nginx-light python3 curl)" >&2; exit 1; }
-done
-
-WORK=$(mktemp -d /tmp/livery-bench.XXXXXX)
-chmod 755 "$WORK"
-PIDS=()
-cleanup() {
-    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-    for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-
+bench_require wrk nginx python3 curl
+bench_workdir livery-bench
+WORK=$BENCH_WORK
 ulimit -n "$(ulimit -Hn)"
-
-if [ -z "${SKIP_BUILD:-}" ]; then
-    echo "== building release binaries" >&2
-    swift build -c release --product livery >&2
-    swift build -c release --package-path "$PEER_DIR" >&2
-fi
-LIVERY="$ROOT/.build/release/livery"
-PEER="$PEER_DIR/.build/release/HummingbirdPeer"
-
-free_port() {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
-}
-
-wait_for_http() {  # url
-    for _ in $(seq 1 200); do
-        curl -fs -o /dev/null "$1" && return 0
-        sleep 0.05
-    done
-    echo "no answer from $1" >&2
-    return 1
-}
+bench_build peer
 
 # Starts Livery; sets LIVERY_PID and LIVERY_PORT.
 start_livery() {
@@ -103,22 +69,7 @@ for url in "$LIVERY_URL" "$NGINX_URL" "$HB_URL"; do
 done
 
 # Runs wrk once; prints "req_per_sec p50_ms p99_ms".
-measure() {
-    wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "$1" | python3 -c '
-import re, sys
-text = sys.stdin.read()
-def ms(value):
-    number, unit = re.fullmatch(r"([0-9.]+)(us|ms|s)", value).groups()
-    return float(number) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
-rps = float(re.search(r"Requests/sec:\s+([0-9.]+)", text).group(1))
-p50 = ms(re.search(r"^\s+50%\s+(\S+)", text, re.M).group(1))
-p99 = ms(re.search(r"^\s+99%\s+(\S+)", text, re.M).group(1))
-errors = re.search(r"Non-2xx or 3xx responses: (\d+)|Socket errors: (.*)", text)
-if errors:
-    print("wrk reported errors: " + errors.group(0), file=sys.stderr)
-print(f"{rps:.0f} {p50:.3f} {p99:.3f}")
-'
-}
+measure() { wrk_measure "$THREADS" "$CONNECTIONS" "$DURATION" "$1" | cut -d' ' -f1-3; }
 
 declare -A RESULTS
 for round in $(seq 1 "$ROUNDS"); do
@@ -135,7 +86,7 @@ for round in $(seq 1 "$ROUNDS"); do
 done
 
 # Median round (by req/s) per server.
-median() { printf '%s' "${RESULTS[$1]}" | sort -n -k1,1 | awk '{ rows[NR] = $0 } END { print rows[int((NR + 1) / 2)] }'; }
+median() { median_row "${RESULTS[$1]}"; }
 read -r L_RPS L_P50 L_P99 <<<"$(median livery)"
 read -r N_RPS N_P50 N_P99 <<<"$(median nginx)"
 read -r H_RPS H_P50 H_P99 <<<"$(median hummingbird)"

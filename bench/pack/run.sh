@@ -10,17 +10,15 @@
 # The package holds every file of the folder except skin.json (images are pinned at @3x, so no scale is
 # dropped), so both tools archive the same bytes. Knobs: SIZES_MB (default "5 50"), RUNS (default 10),
 # WORK (scratch folder, default /tmp/livery-pack-bench), SKIP_BUILD=1 (use the existing release build).
-set -euo pipefail
-cd "$(dirname "$0")/../.."
+source "$(dirname "$0")/../lib.sh"
 
 SIZES_MB=${SIZES_MB:-"5 50"}
 RUNS=${RUNS:-10}
 WORK=${WORK:-/tmp/livery-pack-bench}
 LIVERY=.build/release/livery
 
-if [ "${SKIP_BUILD:-0}" != 1 ]; then
-  swift build -c release --product livery >/dev/null
-fi
+bench_require hyperfine zip unzip python3
+bench_build
 mkdir -p "$WORK"
 generator_digest=$(sha256sum bench/pack/make-skin.py | cut -c1-16)
 
