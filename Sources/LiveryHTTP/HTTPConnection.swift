@@ -325,14 +325,29 @@ final class HTTPConnection: @unchecked Sendable {
                 response, head: exchange.head, routePattern: exchange.route.pattern, requestID: exchange.requestID,
                 start: exchange.start, forceClose: false)
         case .async(let handler):
-            self.exchange = exchange
-            phase = .awaitingHandler
-            setPhaseDeadline(.max)
-            let loop = self.loop
-            Task { [self] in
-                let response = await handler(request)
-                loop.execute { self.asyncResponseArrived(response) }
+            runAsync(handler, request: request, exchange: exchange)
+        case .syncOrAsync(let immediate, let otherwise):
+            if let response = immediate(request) {
+                write(
+                    response, head: exchange.head, routePattern: exchange.route.pattern, requestID: exchange.requestID,
+                    start: exchange.start, forceClose: false)
+            } else {
+                runAsync(otherwise, request: request, exchange: exchange)
             }
+        }
+    }
+
+    /// Hands `request` to an asynchronous handler; the connection waits (reading nothing more) for its response.
+    private func runAsync(
+        _ handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse, request: HTTPRequest, exchange: Exchange
+    ) {
+        self.exchange = exchange
+        phase = .awaitingHandler
+        setPhaseDeadline(.max)
+        let loop = self.loop
+        Task { [self] in
+            let response = await handler(request)
+            loop.execute { self.asyncResponseArrived(response) }
         }
     }
 

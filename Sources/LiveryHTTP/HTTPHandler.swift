@@ -9,4 +9,9 @@ public enum HTTPHandler: Sendable {
     case sync(@Sendable (HTTPRequest) -> HTTPResponse)
     /// Runs as a `Task`; the response is written when it returns.
     case async(@Sendable (HTTPRequest) async -> HTTPResponse)
+    /// Tries `immediate` on the event-loop thread (under the same rules as `.sync`); when it returns nil (the
+    /// answer needs slow work, such as building a file that is not there yet), runs `otherwise` as `.async` does.
+    /// For routes whose common case is quick but whose rare case may block.
+    case syncOrAsync(
+        immediate: @Sendable (HTTPRequest) -> HTTPResponse?, otherwise: @Sendable (HTTPRequest) async -> HTTPResponse)
 }

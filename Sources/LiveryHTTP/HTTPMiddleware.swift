@@ -34,6 +34,11 @@ public struct HTTPMiddleware: Sendable {
                     if let early = check(request) { return early }
                     return await next(request)
                 }
+            case .syncOrAsync(let immediate, let otherwise):
+                .syncOrAsync(
+                    immediate: { request in check(request) ?? immediate(request) },
+                    // `immediate` already ran the check and found nothing to answer early.
+                    otherwise: otherwise)
             }
         }
     }
@@ -48,6 +53,10 @@ public struct HTTPMiddleware: Sendable {
                 .sync { request in transform(request, next(request)) }
             case .async(let next):
                 .async { request in transform(request, await next(request)) }
+            case .syncOrAsync(let immediate, let otherwise):
+                .syncOrAsync(
+                    immediate: { request in immediate(request).map { transform(request, $0) } },
+                    otherwise: { request in transform(request, await otherwise(request)) })
             }
         }
     }

@@ -46,6 +46,14 @@ extension RouteRegistrar {
     public func get(_ pattern: String, bodyLimit: Int? = nil, _ handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) {
         on(.get, pattern, bodyLimit: bodyLimit, handler: .async(handler))
     }
+    /// Registers a `GET` handler that answers on the event loop when `immediate` can, and otherwise (it returns
+    /// nil) runs `otherwise` asynchronously; see `HTTPHandler.syncOrAsync`.
+    public func get(
+        _ pattern: String, bodyLimit: Int? = nil, immediate: @escaping @Sendable (HTTPRequest) -> HTTPResponse?,
+        otherwise: @escaping @Sendable (HTTPRequest) async -> HTTPResponse
+    ) {
+        on(.get, pattern, bodyLimit: bodyLimit, handler: .syncOrAsync(immediate: immediate, otherwise: otherwise))
+    }
     /// Registers a synchronous handler for `HEAD` on `pattern`.
     public func head(_ pattern: String, bodyLimit: Int? = nil, _ handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
         on(.head, pattern, bodyLimit: bodyLimit, handler: .sync(handler))

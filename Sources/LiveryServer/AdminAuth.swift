@@ -48,6 +48,21 @@ struct AdminAuth: Sendable {
                     case .proceed(let forwarded): await next(forwarded)
                     }
                 }
+            case .syncOrAsync(let immediate, let otherwise):
+                // The slow path gets the original request, so it checks again (and forwards its own copy).
+                .syncOrAsync(
+                    immediate: { request in
+                        switch check(request) {
+                        case .reject(let response): response
+                        case .proceed(let forwarded): immediate(forwarded)
+                        }
+                    },
+                    otherwise: { request in
+                        switch check(request) {
+                        case .reject(let response): response
+                        case .proceed(let forwarded): await otherwise(forwarded)
+                        }
+                    })
             }
         }
     }

@@ -80,7 +80,9 @@ public final class ClientAPI: Sendable {
     /// Adds the client routes to `router`.
     public func register(on router: Router) {
         router.get("/api/v1/skin") { [self] request in skin(request) }
-        router.get("/api/v1/packages/:file") { [self] request in await package(request) }
+        router.get(
+            "/api/v1/packages/:file", immediate: { [self] request in packageIfReady(request) },
+            otherwise: { [self] request in await package(request) })
     }
 
     // MARK: - GET /api/v1/skin
@@ -124,12 +126,19 @@ public final class ClientAPI: Sendable {
 
     // MARK: - GET|HEAD /api/v1/packages/{sign}.zip
 
+    /// Serves a package that is already built, or answers 404 for a name that cannot be a package, right on the
+    /// event loop; nil when the package must be looked up or built first (`package(_:)`).
+    public func packageIfReady(_ request: HTTPRequest) -> HTTPResponse? {
+        guard let sign = Self.sign(ofPackageFile: request.pathParameters["file"] ?? "") else {
+            return APIError.packageNotFound.response
+        }
+        guard let record = cache.readyRecord(sign: sign) else { return nil }
+        return PackageResponder.respond(to: request, record: record)
+    }
+
     /// Serves a package file, building it first if its file is missing from the cache.
     public func package(_ request: HTTPRequest) async -> HTTPResponse {
-        let file = request.pathParameters["file"] ?? ""
-        guard file.hasSuffix(".zip") else { return APIError.packageNotFound.response }
-        let sign = String(file.dropLast(4))
-        guard sign.utf8.count == 32, sign.utf8.allSatisfy({ Hex.isLowerHexDigit($0) }) else {
+        guard let sign = Self.sign(ofPackageFile: request.pathParameters["file"] ?? "") else {
             return APIError.packageNotFound.response
         }
         let state = current
@@ -150,6 +159,14 @@ public final class ClientAPI: Sendable {
             return APIError.internalError.response
         }
         return PackageResponder.respond(to: request, record: record)
+    }
+
+    /// The sign in a package file name (`<32 lowercase hex>.zip`), or nil.
+    static func sign(ofPackageFile file: String) -> String? {
+        guard file.hasSuffix(".zip") else { return nil }
+        let sign = String(file.dropLast(4))
+        guard sign.utf8.count == 32, sign.utf8.allSatisfy({ Hex.isLowerHexDigit($0) }) else { return nil }
+        return sign
     }
 }
 

@@ -4,6 +4,7 @@ import LiveryCrypto
 import Logging
 import SkinModel
 import SkinPackage
+import Synchronization
 
 /// Built packages on disk under `<data-dir>/packages/<sign>.zip`, with single-flight builds.
 ///
@@ -19,6 +20,8 @@ public actor PackageCache {
     public nonisolated let maxParallelBuilds: Int
     private var inFlight: [String: Task<PackageRecord, any Error>] = [:]
     private var known: [String: PackageRecord] = [:]
+    /// A copy of `known` readable without the actor, for answering on an event-loop thread.
+    private nonisolated let ready = Mutex<[String: PackageRecord]>([:])
     private let builds: AsyncSemaphore
     /// How many archives this cache has written (not counting files reused from disk).
     public private(set) var buildCount = 0
@@ -49,6 +52,17 @@ public actor PackageCache {
 
     /// A package recorded earlier in this process (by any catalog), if any.
     public func knownRecord(sign: String) -> PackageRecord? { known[sign] }
+
+    /// A package recorded earlier in this process whose file is still in place, without waiting for the actor:
+    /// what a download of an already built package needs, answered on the calling thread. nil means "ask
+    /// `record(…)`" (the package may need building, or its file was removed).
+    public nonisolated func readyRecord(sign: String) -> PackageRecord? {
+        guard let record = ready.withLock({ $0[sign] }), FileManager.default.fileExists(atPath: record.path) else {
+            return nil
+        }
+        metrics.countHit()
+        return record
+    }
 
     /// Returns the package for `sign`, reusing the file on disk or building it with `packager` exactly once.
     public func record(
@@ -86,6 +100,7 @@ public actor PackageCache {
         defer { inFlight[sign] = nil }
         let record = try await task.value
         known[sign] = record
+        ready.withLock { $0[sign] = record }
         return record
     }
 

@@ -15,6 +15,9 @@ import Testing
         switch route.handler {
         case .sync(let handler): return (route, handler(request))
         case .async(let handler): return (route, await handler(request))
+        case .syncOrAsync(let immediate, let otherwise):
+            if let response = immediate(request) { return (route, response) }
+            return (route, await otherwise(request))
         }
     }
 
@@ -169,6 +172,38 @@ import Testing
         }
         let authorized = HTTPRequest(method: .get, target: "/admin/stats", headers: ["Authorization": "Bearer secret"])
         #expect(Self.bodyText(handler(authorized)) == "stats")
+    }
+
+    @Test func middlewareWrapsBothPathsOfASyncOrAsyncHandler() async {
+        let router = Router()
+        let requireToken = HTTPMiddleware.filter { request in
+            request.headers["authorization"] == "Bearer secret"
+                ? nil : .error(.unauthorized, code: "unauthorized", message: "Missing or wrong token.")
+        }
+        let tag = HTTPMiddleware.mapResponse { _, response in
+            var response = response
+            response.headers.add(name: "X-Trace", value: "tagged")
+            return response
+        }
+        let group = router.group("/files", middleware: [requireToken, tag])
+        group.get(
+            "/:name", immediate: { request in request.pathParameters["name"] == "ready" ? Self.text("now") : nil },
+            otherwise: { _ in Self.text("later") })
+        let responder = router.freeze()
+        let route = responder.route(method: .get, rawPath: "/files/ready")
+        guard case .syncOrAsync(let immediate, _) = route.handler else {
+            Issue.record("middleware must keep a sync-or-async handler's fast path")
+            return
+        }
+        var ready = HTTPRequest(method: .get, target: "/files/ready", headers: ["Authorization": "Bearer secret"])
+        ready.pathParameters = ["name": "ready"]
+        let fast = immediate(ready)
+        #expect(fast.map(Self.bodyText) == "now" && fast?.headers["X-Trace"] == "tagged")
+
+        var pending = HTTPRequest(method: .get, target: "/files/pending", headers: ["Authorization": "Bearer secret"])
+        pending.pathParameters = ["name": "pending"]
+        #expect(immediate(pending) == nil)
+        #expect(await Self.respond(responder, .get, "/files/ready").1.status == .unauthorized)
     }
 
     @Test func routePatternsAreValidated() {

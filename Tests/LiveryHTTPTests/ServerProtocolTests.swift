@@ -77,6 +77,18 @@ import Testing
         }
     }
 
+    @Test func syncOrAsyncHandlersAnswerInlineOrLaterInPipelinedOrder() async throws {
+        try await withTestServer { server in
+            try await blocking {
+                let client = try server.client(timeout: 30)
+                try client.send((0..<8).map { "GET /either/\($0) HTTP/1.1\r\nHost: t\r\n\r\n" }.joined())
+                for index in 0..<8 {
+                    #expect(try client.readResponse().text == (index % 2 == 0 ? "now \(index)" : "later \(index)"))
+                }
+            }
+        }
+    }
+
     @Test func readsChunkedBodiesWithTrailers() async throws {
         try await withTestServer { server in
             try await blocking {

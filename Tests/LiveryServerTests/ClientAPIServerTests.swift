@@ -242,6 +242,34 @@ final class ClientAPIHarness: Sendable {
         await harness.stop()
     }
 
+    @Test func builtPackagesAreServedOnTheEventLoopAndMissingOnesRebuilt() async throws {
+        let harness = try await ClientAPIHarness()
+        defer { harness.removeFiles() }
+        let answer = try await harness.pollJSON()
+        let url = try #require(answer["packageUrl"] as? String)
+        let sign = try #require(answer["skinSign"] as? String)
+        let client = harness.service.client
+        func request(_ file: String) -> HTTPRequest {
+            var request = HTTPRequest(method: .get, target: "/api/v1/packages/\(file)")
+            request.pathParameters = ["file": file]
+            return request
+        }
+        // Loading the catalog built every package, so the fast path has it.
+        #expect(client.packageIfReady(request(sign + ".zip"))?.status == .ok)
+        // Names that cannot be packages are answered at once; unknown signs go to the slow path, which says 404.
+        #expect(client.packageIfReady(request("short.zip"))?.status == .notFound)
+        #expect(client.packageIfReady(request(String(repeating: "b", count: 32) + ".zip")) == nil)
+        // A package file removed from the cache is not served from memory: the slow path rebuilds it.
+        try FileManager.default.removeItem(atPath: client.cache.path(for: sign))
+        #expect(client.packageIfReady(request(sign + ".zip")) == nil)
+        let before = await client.cache.buildCount
+        let download = try await harness.get(url)
+        #expect(download.status == 200 && SHA256.hexHash(download.body) == answer["sha256"] as? String)
+        #expect(await client.cache.buildCount == before + 1)
+        #expect(client.packageIfReady(request(sign + ".zip"))?.status == .ok)
+        await harness.stop()
+    }
+
     @Test func signIsStableAcrossRestartsAndFollowsContent() async throws {
         let first = try await ClientAPIHarness()
         defer { first.removeFiles() }

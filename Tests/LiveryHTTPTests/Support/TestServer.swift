@@ -48,6 +48,18 @@ struct TestServer: Sendable {
             try? await Task.sleep(for: .milliseconds(max(0, 30 - 3 * n)))
             return HTTPResponse(body: .bytes(Array("async \(n)".utf8)))
         }
+        router.get(
+            "/either/:n",
+            // Even numbers are answered on the event loop; odd ones need the slow path.
+            immediate: { request in
+                let n = Int(request.pathParameters["n"] ?? "") ?? 0
+                return n % 2 == 0 ? HTTPResponse(body: .bytes(Array("now \(n)".utf8))) : nil
+            },
+            otherwise: { request in
+                let n = Int(request.pathParameters["n"] ?? "") ?? 0
+                try? await Task.sleep(for: .milliseconds(10))
+                return HTTPResponse(body: .bytes(Array("later \(n)".utf8)))
+            })
         router.get("/query") { request in
             HTTPResponse(body: .bytes(Array(request.query.map { "\($0.name)=\($0.value)" }.joined(separator: "&").utf8)))
         }
