@@ -56,6 +56,14 @@ public final class SkinPackager: Sendable {
     ///   has been replaced by a symbolic link (the writer opens sources with `O_NOFOLLOW`), `.invalidEntryName`,
     ///   or `.writeFailed` with the writer's log description (which names the output path and system error).
     public func build(_ variant: PackageVariant, to path: String) throws(SkinPackageError) -> ZipArchiveSummary {
+        try Self.build(variant, of: skin, from: source, to: path)
+    }
+
+    /// ``build(_:to:)`` without a packager: building needs no digests, so a caller that also wants the sign can
+    /// create the packager (which hashes every file) on another thread at the same time.
+    public static func build(
+        _ variant: PackageVariant, of skin: ValidatedSkin, from source: any SkinSource, to path: String
+    ) throws(SkinPackageError) -> ZipArchiveSummary {
         var relativeByAbsolute: [String: String] = [:]
         let entries = try skin.packagePlan(for: variant).entries.map { entry throws(SkinPackageError) -> ZipEntry in
             let name: ZipEntryName

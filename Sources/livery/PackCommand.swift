@@ -56,9 +56,10 @@ struct PackCommand: ParsableCommand {
             throw ExitCode(report.sourceWasUnreadable ? 2 : 1)
         }
         do {
-            let packager = try SkinPackager(skin: skin, source: source)
-            let summary = try packager.build(variant, to: output)
-            let sign = packager.sign(for: variant)
+            // Hashing for the sign and writing the archive read the same files independently: run them side by side.
+            let hashing = ConcurrentResult { () throws(SkinPackageError) in try SkinPackager(skin: skin, source: source) }
+            let summary = try SkinPackager.build(variant, of: skin, from: source, to: output)
+            let sign = try hashing.value().sign(for: variant)
             let line = json
                 ? #"{"sha256":"\#(summary.sha256)","size":\#(summary.size),"entries":\#(summary.entryCount),"sign":"\#(sign)","variant":"\#(variant)"}"#
                 : "sha256 \(summary.sha256)\nsize \(summary.size)\nentries \(summary.entryCount)\nsign \(sign)\nvariant \(variant)"
@@ -75,5 +76,27 @@ struct PackCommand: ParsableCommand {
                 CommandInput.fail("\(output): \(error.description)", fix: "Check that the output folder exists and is writable.")
             }
         }
+    }
+}
+
+/// Runs a throwing computation on a thread of its own from the moment it is created; `value()` waits for it.
+private final class ConcurrentResult<Value: Sendable, Failure: Error>: @unchecked Sendable {
+    // Written once by the worker before `done` is signalled, read only after waiting on it.
+    private var result: Result<Value, Failure>?
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ work: @escaping @Sendable () throws(Failure) -> Value) {
+        let thread = Thread { [self] in
+            result = Result(catching: work)
+            done.signal()
+        }
+        thread.start()
+    }
+
+    func value() throws(Failure) -> Value {
+        done.wait()
+        done.signal()
+        guard let result else { preconditionFailure("the worker signalled without a result") }
+        return try result.get()
     }
 }
