@@ -2,6 +2,7 @@ import Foundation
 import HTTPTestSupport
 import LiveryCrypto
 import Testing
+import TestSupport
 
 /// The app's whole flow against the real binary: poll, download, unzip with readers we did not write, re-skin.
 @Suite struct AppFlowTests {
@@ -76,7 +77,7 @@ print(f"ok {len(names)} entries, {len(refs)} references")
     func pollDownloadUnzipAndReskin(sample: String) async throws {
         let skins = try Self.liveSkins(sample)
         defer { try? FileManager.default.removeItem(atPath: skins) }
-        try await offPool {
+        try await blocking {
             let livery = try LiveryProcess.start(
                 ["serve", "--host", "127.0.0.1", "--port", "0", "--skins-dir", skins, "--log-level", "warning"])
             defer { _ = try? livery.stop(signal: SIGTERM) }
@@ -113,7 +114,7 @@ print(f"ok {len(names)} entries, {len(refs)} references")
         try Data(#"{"id": "broken", "title": "Broken", "app": "demo", "release": {"startsAt": "2020-01-01T00:00:00Z", "endsAt": "2099-01-01T00:00:00Z", "priority": 99}}"#.utf8)
             .write(to: URL(fileURLWithPath: skins + "/broken/skin.json"))
         try Data(##"{"home": {"colors": {"bg": "#GGGGGG"}}}"##.utf8).write(to: URL(fileURLWithPath: skins + "/broken/config.json"))
-        try await offPool {
+        try await blocking {
             let livery = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0", "--skins-dir", skins])
             defer { _ = try? livery.stop(signal: SIGTERM) }
             try Self.waitUntilReady(port: livery.port)

@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import HTTPTestSupport
 import Testing
+import TestSupport
 
 /// `livery serve`'s settings as a real process: precedence, and every way a start can fail (exit 2, one line on
 /// standard error naming the setting, nothing on standard output).
@@ -85,7 +86,7 @@ import Testing
         arguments += case_.arguments.map(expand)
         let environment = case_.environment.mapValues(expand)
         let command = arguments
-        try await offPool {
+        try await blocking {
             let result = try LiveryProcess.runSeparately(command, environment: environment)
             #expect(result.status == 2, "\(result.output)")
             #expect(result.standardOutput.isEmpty, "nothing on standard output: \(result.standardOutput)")
@@ -98,7 +99,7 @@ import Testing
 
     @Test func missingDefaultSkinsFolderNamesTheFlagAndTheVariable() async throws {
         let scratch = try Scratch()
-        try await offPool {
+        try await blocking {
             // Run in an empty folder with LIVERY_SKINS_DIR empty (which counts as unset): the default `skins` is missing.
             let result = try LiveryProcess.runSeparately(
                 ["serve", "--host", "127.0.0.1", "--port", "0"], environment: ["LIVERY_SKINS_DIR": ""],
@@ -111,7 +112,7 @@ import Testing
     }
 
     @Test func portInUseStopsTheStartWithOneLine() async throws {
-        try await offPool {
+        try await blocking {
             let first = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0"])
             defer { _ = try? first.stop(signal: SIGKILL) }
             let second = try LiveryProcess.runSeparately(["serve", "--host", "127.0.0.1"], environment: ["LIVERY_PORT": "\(first.port)"])
@@ -122,7 +123,7 @@ import Testing
     }
 
     @Test func metricsPortInUseStopsTheStartWithOneLine() async throws {
-        try await offPool {
+        try await blocking {
             let first = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0"])
             defer { _ = try? first.stop(signal: SIGKILL) }
             let second = try LiveryProcess.runSeparately(
@@ -140,7 +141,7 @@ import Testing
         (["--cache-max-age", "7"], ["LIVERY_CACHE_MAX_AGE": "not even a number"], 7),
     ])
     func flagWinsOverEnvironmentWhichWinsOverDefault(flags: [String], environment: [String: String], maxAge: Int) async throws {
-        try await offPool {
+        try await blocking {
             let livery = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0"] + flags, environment: environment)
             // An app with no skins has no window boundary, so the configured max-age is used as is.
             let answer = try TestClient(port: livery.port).get("/api/v1/skin?app=nothing-here&platform=ios&appVersion=1.0")
@@ -151,7 +152,7 @@ import Testing
     }
 
     @Test func helpListsEveryFlagWithItsVariableAndDefault() async throws {
-        try await offPool {
+        try await blocking {
             let result = try LiveryProcess.run(["serve", "--help"])
             #expect(result.status == 0)
             let help = result.output.replacingOccurrences(of: "\n", with: " ").split(separator: " ").joined(separator: " ")

@@ -5,6 +5,7 @@ import Foundation
 import HTTPTestSupport
 import LiveryCrypto
 import Testing
+import TestSupport
 
 /// SIGTERM as a container runtime sends it: in-flight downloads finish, `/readyz` turns 503, then exit 0.
 @Suite(.serialized) struct GracefulShutdownTests {
@@ -92,7 +93,7 @@ import Testing
     @Test func sigtermDuringAPackageDownloadLetsItCompleteThenExitsZero() async throws {
         let skins = try Self.largeSkins(bytes: 8 << 20)
         defer { try? FileManager.default.removeItem(atPath: skins) }
-        try await offPool {
+        try await blocking {
             let livery = try LiveryProcess.start(
                 ["serve", "--host", "127.0.0.1", "--port", "0", "--drain-timeout", "30", "--log-level", "warning"],
                 environment: ["LIVERY_SKINS_DIR": skins])
@@ -127,7 +128,7 @@ import Testing
     }
 
     @Test func readyzAnswers503DuringTheShutdownDelayThenTheProcessExitsZero() async throws {
-        try await offPool {
+        try await blocking {
             let livery = try LiveryProcess.start(
                 ["serve", "--host", "127.0.0.1", "--port", "0", "--shutdown-delay", "2"])
             try AppFlowTests.waitUntilReady(port: livery.port)

@@ -4,11 +4,12 @@ import Glibc
 import Foundation
 import HTTPTestSupport
 import Testing
+import TestSupport
 
 /// `livery serve` as a real process: flags, environment, the listening line, signals and exit codes.
 @Suite struct ServeCommandTests {
     @Test func servesHealthzOnAFreePortAndExitsZeroOnSIGTERM() async throws {
-        try await offPool {
+        try await blocking {
             let livery = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0"])
             let response = try RawHTTP.get(port: livery.port, path: "/healthz")
             #expect(response.hasPrefix("HTTP/1.1 200 OK\r\n"))
@@ -22,7 +23,7 @@ import Testing
     }
 
     @Test func exitsZeroOnSIGINT() async throws {
-        try await offPool {
+        try await blocking {
             let livery = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0", "--log-level", "warning"])
             #expect(try RawHTTP.get(port: livery.port, path: "/healthz").hasPrefix("HTTP/1.1 200 "))
             #expect(try livery.stop(signal: SIGINT) == 0)
@@ -31,7 +32,7 @@ import Testing
     }
 
     @Test func readsHostAndPortFromTheEnvironment() async throws {
-        try await offPool {
+        try await blocking {
             let livery = try LiveryProcess.start(["serve"], environment: ["LIVERY_HOST": "127.0.0.1", "LIVERY_PORT": "0"])
             #expect(livery.address.hasPrefix("127.0.0.1:"))
             #expect(try RawHTTP.get(port: livery.port, path: "/healthz").hasPrefix("HTTP/1.1 200 "))
@@ -40,7 +41,7 @@ import Testing
     }
 
     @Test func flagsWinOverTheEnvironment() async throws {
-        try await offPool {
+        try await blocking {
             // Environment values that would fail on their own are never looked at when flags are given.
             let livery = try LiveryProcess.start(
                 ["serve", "--host", "127.0.0.1", "--port", "0"],
@@ -51,7 +52,7 @@ import Testing
     }
 
     @Test func rejectsAnInvalidPortFromTheEnvironment() async throws {
-        try await offPool {
+        try await blocking {
             let result = try LiveryProcess.run(["serve", "--host", "127.0.0.1"], environment: ["LIVERY_PORT": "eighty"])
             #expect(result.status != 0)
             #expect(result.status == 2)
@@ -60,7 +61,7 @@ import Testing
     }
 
     @Test func rejectsAnOutOfRangePort() async throws {
-        try await offPool {
+        try await blocking {
             let result = try LiveryProcess.run(["serve", "--host", "127.0.0.1", "--port", "70000"])
             #expect(result.status != 0)
             #expect(result.output.contains("from 0 to 65535"))
@@ -68,7 +69,7 @@ import Testing
     }
 
     @Test func failsCleanlyWhenThePortIsTaken() async throws {
-        try await offPool {
+        try await blocking {
             let first = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0"])
             let second = try LiveryProcess.run(["serve", "--host", "127.0.0.1", "--port", "\(first.port)"])
             #expect(second.status != 0)
@@ -78,7 +79,7 @@ import Testing
     }
 
     @Test func servesTheBenchmarkBodyOnlyWhenAsked() async throws {
-        try await offPool {
+        try await blocking {
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("bench-\(UUID().uuidString).json")
             try Data(#"{"bench":true}"#.utf8).write(to: file)
             defer { try? FileManager.default.removeItem(at: file) }
@@ -94,13 +95,6 @@ import Testing
             #expect(try without.stop(signal: SIGTERM) == 0)
         }
     }
-}
-
-/// Runs blocking work (child processes, sockets, waits) on a thread of its own, never on the cooperative pool nor
-/// on Dispatch's global queues (on Linux the same few threads), which other suites' servers need for their async
-/// handlers: several e2e tests each block for seconds.
-func offPool(_ body: @escaping @Sendable () throws -> Void) async throws {
-    try await blocking(body)
 }
 
 struct E2EError: Error, CustomStringConvertible {

@@ -6,6 +6,7 @@ import HTTPTestSupport
 import Logging
 import Synchronization
 import Testing
+import TestSupport
 
 @testable import LiveryHTTP
 

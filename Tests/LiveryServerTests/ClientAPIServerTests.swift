@@ -6,6 +6,7 @@ import Logging
 import SkinModel
 import Synchronization
 import Testing
+import TestSupport
 
 @testable import LiveryServer
 

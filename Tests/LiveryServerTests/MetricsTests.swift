@@ -6,6 +6,7 @@ import MetricsTestKit
 import SkinModel
 import SkinPackage
 import Testing
+import TestSupport
 
 @testable import LiveryServer
 

@@ -1,6 +1,7 @@
 import Foundation
 import SkinStore
 import Testing
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -47,7 +48,7 @@ struct CrashSafetyTests {
         let executable = try #require(
             Self.tortureExecutable(), "store-torture not found: run `swift build --build-tests` or set STORE_TORTURE_PATH")
         let directory = StoreDirectory()
-        var random = SplitMix64(state: 0x5EED_2027)
+        var random = SplitMix64(seed: 0x5EED_2027)
         var acks = [Ack]()
         var kills = 0
         var rounds = 0
@@ -180,17 +181,5 @@ struct CrashSafetyTests {
     static func json(_ bytes: [UInt8]?) throws -> [String: Any] {
         guard let bytes else { return [:] }
         return try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
-    }
-}
-
-/// SplitMix64, for fixed-seed randomness in tests.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

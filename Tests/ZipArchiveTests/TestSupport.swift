@@ -1,30 +1,7 @@
 import Foundation
 import Testing
+import TestSupport
 import ZipArchive
-
-/// A deterministic PRNG (SplitMix64) so generated content and fuzz inputs repeat exactly.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func bytes(_ count: Int) -> [UInt8] {
-        var out = [UInt8]()
-        out.reserveCapacity(count + 8)
-        while out.count < count {
-            withUnsafeBytes(of: next().littleEndian) { out.append(contentsOf: $0) }
-        }
-        return Array(out.prefix(count))
-    }
-}
 
 /// A scratch directory removed when the value is dropped.
 final class TemporaryDirectory {
@@ -83,7 +60,7 @@ struct SourceTree {
     /// A skin-like tree: incompressible "PNG"s (random bytes), JSON, SVG, an empty file, a non-ASCII name,
     /// nested folders, and one file larger than `largeSize` bytes.
     static func make(seed: UInt64 = 42, largeSize: Int = 300_000) -> SourceTree {
-        var random = SeededGenerator(seed: seed)
+        var random = SplitMix64(seed: seed)
         var files: [String: [UInt8]] = [:]
         files["config.json"] = Array(Self.json(modules: 200).utf8)
         files["skin.json"] = Array(#"{"id":"spring-festival-2027","title":"Spring Festival 2027","app":"ziroom"}"#.utf8)
@@ -177,35 +154,6 @@ with zipfile.ZipFile(archive) as z:
         if z.read(name) != expected[name]:
             sys.exit('content differs: ' + name)
 """#
-
-/// Raw deflate of `bytes` as the writer produces it, taken out of a one-entry archive (so tests need no zlib).
-func rawDeflate(_ bytes: [UInt8], level: Int = 9) throws -> [UInt8] {
-    var output = ZipMemoryOutput()
-    try ZipArchiveWriter.write(
-        [ZipEntry(name: try ZipEntryName("x"), source: .bytes(bytes), compression: .deflate(level: level))],
-        to: &output)
-    let archive = output.bytes
-    let method = UInt16(archive[8]) | UInt16(archive[9]) << 8
-    try #require(method == 8, "content did not compress; pick more compressible test data")
-    let size = Int(archive[18]) | Int(archive[19]) << 8 | Int(archive[20]) << 16 | Int(archive[21]) << 24
-    let start = 30 + 1
-    return Array(archive[start..<(start + size)])
-}
-
-/// The CRC-32 that zip uses, computed bit by bit (independent of zlib, for building test archives).
-func referenceCRC32(_ bytes: [UInt8]) -> UInt32 {
-    var crc: UInt32 = 0xFFFF_FFFF
-    for byte in bytes {
-        crc = (crc >> 8) ^ crcTable[Int((crc ^ UInt32(byte)) & 0xFF)]
-    }
-    return ~crc
-}
-
-private let crcTable: [UInt32] = (0..<256).map { index in
-    var value = UInt32(index)
-    for _ in 0..<8 { value = value & 1 == 0 ? value >> 1 : (value >> 1) ^ 0xEDB8_8320 }
-    return value
-}
 
 /// What Python's zipfile says about one entry.
 struct PythonEntryInfo: Decodable, Equatable {

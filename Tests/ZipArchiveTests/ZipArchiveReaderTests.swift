@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import ZipArchive
 
 @Suite("ZipArchiveReader")
@@ -33,7 +34,7 @@ struct ZipArchiveReaderTests {
     }
 
     @Test func acceptsZip64ExtraFieldsOnSmallEntries() throws {
-        var entry = RawZip.Entry.deflated("a.json", content: Self.zeros.prefix(1000).map { $0 }, compressed: try rawDeflate(Array(Self.zeros.prefix(1000))))
+        var entry = RawZip.Entry.deflated("a.json", content: Self.zeros.prefix(1000).map { $0 }, compressed: try RawZip.deflate(Array(Self.zeros.prefix(1000))))
         entry.forceZip64 = true
         #expect(try ZipArchiveReader.extract(RawZip(entries: [entry]).build()).first?.bytes == Array(Self.zeros.prefix(1000)))
     }
@@ -125,21 +126,21 @@ with open(archive, 'wb') as raw:
             return RawZip(entries: [fifo]).build()
         }, expected: .specialFile(name: "pipe")),
         HostileCase(label: "zip bomb by entry ratio", archive: {
-            RawZip(entries: [.deflated("bomb.json", content: zeros, compressed: try rawDeflate(zeros))]).build()
+            RawZip(entries: [.deflated("bomb.json", content: zeros, compressed: try RawZip.deflate(zeros))]).build()
         }, expected: .compressionRatioExceeded(name: "bomb.json", limit: 100)),
         HostileCase(label: "zip bomb by overall ratio", archive: {
             // Each entry is below the 64 KiB floor of the per-entry check; together they are 1.2 MB at ~1000:1.
             let piece = Array(zeros.prefix(60_000))
-            let compressed = try rawDeflate(piece)
+            let compressed = try RawZip.deflate(piece)
             return RawZip(entries: (0..<20).map { .deflated("part\($0).json", content: piece, compressed: compressed) }).build()
         }, expected: .compressionRatioExceeded(name: nil, limit: 100)),
         HostileCase(label: "huge declared size", archive: {
-            var entry = RawZip.Entry.deflated("huge.json", content: Array("{}".utf8), compressed: try rawDeflate(Array(repeating: 32, count: 100)))
+            var entry = RawZip.Entry.deflated("huge.json", content: Array("{}".utf8), compressed: try RawZip.deflate(Array(repeating: 32, count: 100)))
             entry.declaredUncompressedSize = 4_000_000_000
             return RawZip(entries: [entry]).build()
         }, expected: .entryTooLarge(name: "huge.json", size: 4_000_000_000, limit: 64 << 20)),
         HostileCase(label: "huge declared Zip64 size", archive: {
-            var entry = RawZip.Entry.deflated("huge.json", content: Array("{}".utf8), compressed: try rawDeflate(Array(repeating: 32, count: 100)))
+            var entry = RawZip.Entry.deflated("huge.json", content: Array("{}".utf8), compressed: try RawZip.deflate(Array(repeating: 32, count: 100)))
             entry.declaredUncompressedSize = 1 << 62
             return RawZip(entries: [entry]).build()
         }, expected: .entryTooLarge(name: "huge.json", size: 1 << 62, limit: 64 << 20)),
@@ -148,13 +149,13 @@ with open(archive, 'wb') as raw:
         }, limits: ZipArchiveReader.Limits(maxTotalUncompressed: 1000), expected: .archiveTooLarge(size: 1500, limit: 1000)),
         HostileCase(label: "inflates beyond its declared size", archive: {
             let text = Array(String(repeating: "0123456789abcdef", count: 6_000).utf8)
-            var entry = RawZip.Entry.deflated("liar.json", content: text, compressed: try rawDeflate(text))
+            var entry = RawZip.Entry.deflated("liar.json", content: text, compressed: try RawZip.deflate(text))
             entry.declaredUncompressedSize = 1000
             return RawZip(entries: [entry]).build()
         }, expected: .sizeMismatch(name: "liar.json")),
         HostileCase(label: "inflates short of its declared size", archive: {
             let text = Array(String(repeating: "0123456789abcdef", count: 100).utf8)
-            var entry = RawZip.Entry.deflated("short.json", content: text, compressed: try rawDeflate(text))
+            var entry = RawZip.Entry.deflated("short.json", content: text, compressed: try RawZip.deflate(text))
             entry.declaredUncompressedSize = 2000
             return RawZip(entries: [entry]).build()
         }, expected: .sizeMismatch(name: "short.json")),
@@ -300,7 +301,7 @@ with open(archive, 'wb') as raw:
     @Test func truncationAtEveryLengthIsRejectedWithoutCrashing() throws {
         let archive = RawZip(entries: [
             .stored("a.png", Self.png),
-            .deflated("b.json", content: Array(repeating: 65, count: 3000), compressed: try rawDeflate(Array(repeating: 65, count: 3000))),
+            .deflated("b.json", content: Array(repeating: 65, count: 3000), compressed: try RawZip.deflate(Array(repeating: 65, count: 3000))),
         ]).build()
         for length in 0..<archive.count {
             #expect(throws: ZipReadError.self) { try ZipArchiveReader.extract(Array(archive.prefix(length))) }

@@ -1,6 +1,7 @@
 import Foundation
 import LiveryCrypto
 import Testing
+import TestSupport
 import ZipArchive
 
 @Suite("ZipArchiveWriter")
@@ -59,7 +60,7 @@ struct ZipArchiveWriterTests {
         let tree = SourceTree.make()
         let root = try tree.writeAll(to: scratch)
         let entries = try tree.entries(root: root)
-        var random = SeededGenerator(seed: 7)
+        var random = SplitMix64(seed: 7)
 
         let first = try ZipArchiveWriter.write(entries, to: scratch.url("first.zip"))
         let second = try ZipArchiveWriter.write(entries.shuffled(using: &random), to: scratch.url("second.zip"))
@@ -100,7 +101,7 @@ struct ZipArchiveWriterTests {
     @Test func storesCompressedFormatsAndDeflatesTheRest() throws {
         let scratch = try TemporaryDirectory()
         let text = Array(String(repeating: "holiday skin ", count: 500).utf8)
-        var random = SeededGenerator(seed: 3)
+        var random = SplitMix64(seed: 3)
         let entries = [
             ZipEntry(name: try ZipEntryName("a.json"), source: .bytes(text)),
             ZipEntry(name: try ZipEntryName("b.svg"), source: .bytes(text)),
@@ -151,7 +152,7 @@ struct ZipArchiveWriterTests {
 
     @Test func loweredThresholdWritesZip64FieldsExactlyWhereValuesExceedIt() throws {
         let scratch = try TemporaryDirectory()
-        var random = SeededGenerator(seed: 5)
+        var random = SplitMix64(seed: 5)
         let files: [String: [UInt8]] = ["a.txt": Array("small".utf8), "b.png": random.bytes(5000), "c.txt": Array("late".utf8)]
         let entries = try files.map { ZipEntry(name: try ZipEntryName($0.key), source: .bytes($0.value)) }
         var options = ZipArchiveWriter.Options()
@@ -340,7 +341,7 @@ struct ZipArchiveWriterTests {
     @Test(arguments: [false, true])
     func sourceChangingWhileBeingWrittenIsDetected(_ grow: Bool) throws {
         let scratch = try TemporaryDirectory()
-        var random = SeededGenerator(seed: 11)
+        var random = SplitMix64(seed: 11)
         let path = try scratch.write("big.png", random.bytes(100_000))
         var options = ZipArchiveWriter.Options()
         options.bufferSize = 4096  // the file takes the two-pass path; the header is flushed before pass two
