@@ -20,7 +20,6 @@ import TestSupport
     @Test func theRunbookWorksFromTheCommandLine() async throws {
         try await blocking {
             let workspace = try AdminWorkspace()
-            defer { workspace.remove() }
             let livery = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0"], environment: workspace.environment)
             try AdminCall(port: livery.port).waitUntilReady()
             let server = "http://127.0.0.1:\(livery.port)"
@@ -94,7 +93,6 @@ import TestSupport
     @Test func failuresNameTheProblemAndExitWithTheDocumentedStatus() async throws {
         try await blocking {
             let workspace = try AdminWorkspace()
-            defer { workspace.remove() }
             let livery = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0"], environment: workspace.environment)
             try AdminCall(port: livery.port).waitUntilReady()
             let server = "http://127.0.0.1:\(livery.port)"

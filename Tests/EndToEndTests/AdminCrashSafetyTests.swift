@@ -33,7 +33,6 @@ import TestSupport
     func everyAcknowledgedChangeSurvivesSIGKILLAndTheCatalogLoads() async throws {
         try await blocking {
             let workspace = try AdminWorkspace()
-            defer { workspace.remove() }
             // A seed skin imported on the first start (released in the past, so it never competes in polls).
             try AdminWorkspace.write(
                 AdminWorkspace.tinySkin(id: "seed", marker: "seed", release: #"{"startsAt": "2001-01-01T00:00:00Z", "endsAt": "2001-01-02T00:00:00Z"}"#),

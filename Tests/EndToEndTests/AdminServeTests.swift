@@ -23,7 +23,6 @@ import TestSupport
     @Test func sighupReloadsTheTokensFile() async throws {
         try await blocking {
             let workspace = try AdminWorkspace()
-            defer { workspace.remove() }
             let livery = try LiveryProcess.start(Self.arguments, environment: workspace.environment)
             let viewer = AdminCall(port: livery.port, token: AdminWorkspace.viewerToken)
             try viewer.waitUntilReady()
@@ -44,7 +43,6 @@ import TestSupport
     @Test func aChangedTokensFileIsPickedUpWithinSeconds() async throws {
         try await blocking {
             let workspace = try AdminWorkspace()
-            defer { workspace.remove() }
             let livery = try LiveryProcess.start(Self.arguments, environment: workspace.environment)
             let viewer = AdminCall(port: livery.port, token: AdminWorkspace.viewerToken)
             try viewer.waitUntilReady()

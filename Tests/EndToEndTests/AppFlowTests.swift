@@ -6,12 +6,11 @@ import TestSupport
 
 /// The app's whole flow against the real binary: poll, download, unzip with readers we did not write, re-skin.
 @Suite struct AppFlowTests {
-    /// A skins folder holding a copy of `sample` whose window is open now (real clock) for a day.
-    static func liveSkins(_ sample: String) throws -> String {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("livery-flow-\(UUID().uuidString)").path
-        let folder = root + "/" + sample
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: LiveryProcess.repository.appendingPathComponent("skins/\(sample)").path, toPath: folder)
+    /// A skins folder holding a copy of `sample` whose window is open now (real clock) for a day; removed when the
+    /// value goes away.
+    static func liveSkins(_ sample: String) throws -> ScratchDirectory {
+        let skins = try ScratchDirectory(prefix: "livery-flow")
+        let folder = try skins.copy(folder: LiveryProcess.repository.appendingPathComponent("skins/\(sample)").path, to: sample)
         let manifestURL = URL(fileURLWithPath: folder + "/skin.json")
         guard var manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: manifestURL)) as? [String: Any] else {
             throw E2EError(description: "skin.json is not an object")
@@ -22,7 +21,7 @@ import TestSupport
             "endsAt": formatter.string(from: Date().addingTimeInterval(86400)), "platforms": ["ios", "android"],
         ]
         try JSONSerialization.data(withJSONObject: manifest).write(to: manifestURL)
-        return root
+        return skins
     }
 
     static func waitUntilReady(port: Int) throws {
@@ -75,8 +74,8 @@ print(f"ok {len(names)} entries, {len(refs)} references")
 
     @Test(arguments: ["spring-festival-2027", "christmas-2026", "double-11-2026"])
     func pollDownloadUnzipAndReskin(sample: String) async throws {
-        let skins = try Self.liveSkins(sample)
-        defer { try? FileManager.default.removeItem(atPath: skins) }
+        let scratch = try Self.liveSkins(sample)
+        let skins = scratch.path
         try await blocking {
             let livery = try LiveryProcess.start(
                 ["serve", "--host", "127.0.0.1", "--port", "0", "--skins-dir", skins, "--log-level", "warning"])
@@ -108,8 +107,8 @@ print(f"ok {len(names)} entries, {len(refs)} references")
     }
 
     @Test func invalidSkinsAreLoggedAndNotServed() async throws {
-        let skins = try Self.liveSkins("double-11-2026")
-        defer { try? FileManager.default.removeItem(atPath: skins) }
+        let scratch = try Self.liveSkins("double-11-2026")
+        let skins = scratch.path
         try FileManager.default.createDirectory(atPath: skins + "/broken", withIntermediateDirectories: true)
         try Data(#"{"id": "broken", "title": "Broken", "app": "demo", "release": {"startsAt": "2020-01-01T00:00:00Z", "endsAt": "2099-01-01T00:00:00Z", "priority": 99}}"#.utf8)
             .write(to: URL(fileURLWithPath: skins + "/broken/skin.json"))

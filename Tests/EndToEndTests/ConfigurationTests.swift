@@ -9,18 +9,12 @@ import TestSupport
 /// `livery serve`'s settings as a real process: precedence, and every way a start can fail (exit 2, one line on
 /// standard error naming the setting, nothing on standard output).
 @Suite(.serialized) struct ConfigurationTests {
-    /// A scratch folder with a regular file and a folder in it, for the filesystem errors.
-    final class Scratch: Sendable {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("livery-config-\(UUID().uuidString)").path
-        var file: String { root + "/plain-file" }
-        var folder: String { root + "/folder" }
-
-        init() throws {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            try Data("x".utf8).write(to: URL(fileURLWithPath: file))
-        }
-
-        deinit { try? FileManager.default.removeItem(atPath: root) }
+    /// A scratch folder with a regular file (`plain-file`) and a folder (`folder`) in it, for the filesystem errors.
+    static func scratch() throws -> ScratchDirectory {
+        let scratch = try ScratchDirectory(prefix: "livery-config")
+        try scratch.write("plain-file", Array("x".utf8))
+        try scratch.write([:], under: "folder")
+        return scratch
     }
 
     struct StartupError: Sendable, CustomTestStringConvertible {
@@ -73,11 +67,11 @@ import TestSupport
 
     @Test(arguments: startupErrors)
     func badSettingStopsTheStartWithOneLineAndStatusTwo(_ case_: StartupError) async throws {
-        let scratch = try Scratch()
+        let scratch = try Self.scratch()
         @Sendable func expand(_ text: String) -> String {
-            text.replacingOccurrences(of: "@FILE", with: scratch.file)
-                .replacingOccurrences(of: "@FOLDER", with: scratch.folder)
-                .replacingOccurrences(of: "@MISSING", with: scratch.root + "/missing")
+            text.replacingOccurrences(of: "@FILE", with: scratch.path("plain-file"))
+                .replacingOccurrences(of: "@FOLDER", with: scratch.path("folder"))
+                .replacingOccurrences(of: "@MISSING", with: scratch.path("missing"))
         }
         // Loopback and a free port unless the case sets them (a flag would hide the case's environment variable).
         var arguments = ["serve"]
@@ -98,12 +92,12 @@ import TestSupport
     }
 
     @Test func missingDefaultSkinsFolderNamesTheFlagAndTheVariable() async throws {
-        let scratch = try Scratch()
+        let scratch = try Self.scratch()
         try await blocking {
             // Run in an empty folder with LIVERY_SKINS_DIR empty (which counts as unset): the default `skins` is missing.
             let result = try LiveryProcess.runSeparately(
                 ["serve", "--host", "127.0.0.1", "--port", "0"], environment: ["LIVERY_SKINS_DIR": ""],
-                directory: scratch.folder)
+                directory: scratch.path("folder"))
             #expect(result.status == 2)
             #expect(
                 result.standardError

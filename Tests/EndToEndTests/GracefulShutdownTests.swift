@@ -11,16 +11,16 @@ import TestSupport
 @Suite(.serialized) struct GracefulShutdownTests {
     /// A live copy of the Christmas sample whose GIF resource is replaced by `bytes` of incompressible data, so each
     /// package is larger than the socket buffers between the server and a reader that stops reading.
-    static func largeSkins(bytes: Int) throws -> String {
-        let root = try AppFlowTests.liveSkins("christmas-2026")
+    static func largeSkins(bytes: Int) throws -> ScratchDirectory {
+        let skins = try AppFlowTests.liveSkins("christmas-2026")
         var generator = SystemRandomNumberGenerator()
         var data = Data("GIF89a".utf8)
         data.reserveCapacity(bytes)
         while data.count < bytes {
             withUnsafeBytes(of: generator.next()) { data.append(contentsOf: $0) }
         }
-        try data.write(to: URL(fileURLWithPath: root + "/christmas-2026/xmas/snow.gif"))
-        return root
+        try data.write(to: URL(fileURLWithPath: skins.path("christmas-2026/xmas/snow.gif")))
+        return skins
     }
 
     /// A raw client with a small receive buffer, so the server's sends block while it does not read.
@@ -91,8 +91,8 @@ import TestSupport
     }
 
     @Test func sigtermDuringAPackageDownloadLetsItCompleteThenExitsZero() async throws {
-        let skins = try Self.largeSkins(bytes: 8 << 20)
-        defer { try? FileManager.default.removeItem(atPath: skins) }
+        let scratch = try Self.largeSkins(bytes: 8 << 20)
+        let skins = scratch.path
         try await blocking {
             let livery = try LiveryProcess.start(
                 ["serve", "--host", "127.0.0.1", "--port", "0", "--drain-timeout", "30", "--log-level", "warning"],

@@ -18,8 +18,8 @@ import TestSupport
     }
 
     @Test func countersMoveAsRequestsAreMade() async throws {
-        let skins = try AppFlowTests.liveSkins("christmas-2026")
-        defer { try? FileManager.default.removeItem(atPath: skins) }
+        let scratch = try AppFlowTests.liveSkins("christmas-2026")
+        let skins = scratch.path
         try await blocking {
             let started = Date().timeIntervalSince1970
             let livery = try LiveryProcess.start(

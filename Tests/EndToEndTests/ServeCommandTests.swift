@@ -80,10 +80,9 @@ import TestSupport
 
     @Test func servesTheBenchmarkBodyOnlyWhenAsked() async throws {
         try await blocking {
-            let file = FileManager.default.temporaryDirectory.appendingPathComponent("bench-\(UUID().uuidString).json")
-            try Data(#"{"bench":true}"#.utf8).write(to: file)
-            defer { try? FileManager.default.removeItem(at: file) }
-            let withBody = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0", "--bench-body", file.path])
+            let scratch = try ScratchDirectory(prefix: "livery-bench")
+            let file = try scratch.write("bench.json", Array(#"{"bench":true}"#.utf8))
+            let withBody = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0", "--bench-body", file])
             let response = try RawHTTP.get(port: withBody.port, path: "/bench")
             #expect(response.hasPrefix("HTTP/1.1 200 OK\r\n"))
             #expect(response.contains("Content-Type: application/json\r\n"))
@@ -106,6 +105,8 @@ final class LiveryProcess: @unchecked Sendable {
     // Invariant: `collected`, `collectedError`, `collectedStandardOutput`, the addresses and `drainedStreams` are
     // guarded by `lock`; the rest is set once in `start`.
     private let process: Process
+    /// Holds the process's default data folder (`data` inside it, made by livery), removed with this value.
+    private let scratch: ScratchDirectory
     private let lock = NSLock()
     private var collected = Data()
     private var collectedError = Data()
@@ -145,15 +146,15 @@ final class LiveryProcess: @unchecked Sendable {
         return bundle.deletingLastPathComponent().appendingPathComponent("livery")
     }
 
-    private init(arguments: [String], environment: [String: String], directory: String?) {
+    private init(arguments: [String], environment: [String: String], directory: String?) throws {
         process = Process()
+        scratch = try ScratchDirectory(prefix: "livery-e2e")
         process.executableURL = Self.binary
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         var merged = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("LIVERY_") }
         // Never write state into the working tree: each process gets a fresh data folder, and the sample skins.
-        merged["LIVERY_DATA_DIR"] = FileManager.default.temporaryDirectory
-            .appendingPathComponent("livery-e2e-\(UUID().uuidString)").path
+        merged["LIVERY_DATA_DIR"] = scratch.path("data")
         merged["LIVERY_SKINS_DIR"] = Self.repository.appendingPathComponent("skins").path
         merged.merge(environment) { $1 }
         process.environment = merged
@@ -163,7 +164,7 @@ final class LiveryProcess: @unchecked Sendable {
     static func start(
         _ arguments: [String], environment: [String: String] = [:], directory: String? = nil
     ) throws -> LiveryProcess {
-        let livery = LiveryProcess(arguments: arguments, environment: environment, directory: directory)
+        let livery = try LiveryProcess(arguments: arguments, environment: environment, directory: directory)
         try livery.launch()
         guard livery.listening.wait(timeout: .now() + 20) == .success else {
             livery.process.terminate()
@@ -184,7 +185,7 @@ final class LiveryProcess: @unchecked Sendable {
     static func runSeparately(
         _ arguments: [String], environment: [String: String] = [:], directory: String? = nil
     ) throws -> (status: Int32, output: String, standardOutput: String, standardError: String) {
-        let livery = LiveryProcess(arguments: arguments, environment: environment, directory: directory)
+        let livery = try LiveryProcess(arguments: arguments, environment: environment, directory: directory)
         try livery.launch()
         let status = try livery.waitForExit(seconds: 20)
         return (status, livery.output, livery.standardOutput, livery.errorOutput)

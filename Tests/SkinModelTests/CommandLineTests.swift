@@ -1,6 +1,7 @@
 import Foundation
 import SkinModel
 import Testing
+import TestSupport
 
 /// Where `swift build --build-tests` puts the `livery` binary.
 enum LiveryBinary {
@@ -38,7 +39,8 @@ struct CommandLineTests {
             standardError: String(decoding: stderr, as: UTF8.self))
     }
 
-    static func brokenSkin() throws -> String {
+    /// A skin with an invalid color, in a scratch folder removed when the value goes away.
+    static func brokenSkin() throws -> ScratchDirectory {
         try Fixture.makeDirectory([
             "skin.json": Bytes.text(Fixture.manifest),
             "config.json": Bytes.text(##"{"home_tabbar": {"colors": {"color_background": "#GG0000"}}}"##),
@@ -52,7 +54,8 @@ struct CommandLineTests {
     }
 
     @Test func validateExitsOneAndNamesFilePointerAndFix() throws {
-        let output = try Self.run(["validate", try Self.brokenSkin()])
+        let skin = try Self.brokenSkin()
+        let output = try Self.run(["validate", skin.path])
         #expect(output.status == 1)
         #expect(output.standardOutput.contains("error [color.invalid] config.json#/home_tabbar/colors/color_background"))
         #expect(output.standardOutput.contains("\"#GG0000\" is not a color."))
@@ -66,7 +69,8 @@ struct CommandLineTests {
     }
 
     @Test func validatePrintsJSONOnRequest() throws {
-        let output = try Self.run(["validate", try Self.brokenSkin(), "--json"])
+        let skin = try Self.brokenSkin()
+        let output = try Self.run(["validate", skin.path, "--json"])
         #expect(output.status == 1)
         let report = try #require(try JSONValue.parse(output.standardOutput).objectValue)
         #expect(report["valid"] == false)
@@ -84,7 +88,7 @@ struct CommandLineTests {
 
     @Test func validateExitsTwoForAnUnusableBase() throws {
         let broken = try Fixture.makeDirectory(["base.json": Bytes.text("{\n  \"a\": 1,\n}")])
-        let output = try Self.run(["validate", Self.samples + "/christmas-2026", "--base", broken + "/base.json"])
+        let output = try Self.run(["validate", Self.samples + "/christmas-2026", "--base", broken.path("base.json")])
         #expect(output.status == 2)
         #expect(output.standardError.contains("base.json:3:1: not valid JSON"))
         #expect(output.standardError.contains("fix:"))

@@ -2,13 +2,14 @@ import Foundation
 import SkinModel
 import SkinPackage
 import Testing
+import TestSupport
 
 /// Every sample skin in every variant, checked by readers we did not write against the source folder.
 @Suite struct SamplePackageTests {
     @Test(arguments: Samples.names, PackageVariant.all)
     func packageOpensInIndependentReadersAndHoldsTheSourceBytes(sample: String, variant: PackageVariant) throws {
         let folder = Samples.folder(sample)
-        let scratch = try Scratch()
+        let scratch = try ScratchDirectory(prefix: "livery-package-tests")
         let package = try buildPackage(of: folder, variant, in: scratch)
         let plan = try validatedSkin(at: folder).packagePlan(for: variant)
 
@@ -31,7 +32,7 @@ import Testing
     @Test(arguments: Samples.names, PackageVariant.all)
     func packageHoldsExactlyWhatItsConfigReferencesAtTheChosenScale(sample: String, variant: PackageVariant) throws {
         let folder = Samples.folder(sample)
-        let scratch = try Scratch()
+        let scratch = try ScratchDirectory(prefix: "livery-package-tests")
         let package = try buildPackage(of: folder, variant, in: scratch)
         let config = try parsedConfig(package.contents)
         #expect(config["dark"] == nil, "apps never see the dark overrides object")
@@ -56,7 +57,7 @@ import Testing
 
     @Test(arguments: Samples.names)
     func imagesAreStoredAndJSONIsDeflated(sample: String) throws {
-        let scratch = try Scratch()
+        let scratch = try ScratchDirectory(prefix: "livery-package-tests")
         let package = try buildPackage(of: Samples.folder(sample), .standard, in: scratch)
         for (name, method) in package.contents.methods {
             let lowered = name.lowercased()

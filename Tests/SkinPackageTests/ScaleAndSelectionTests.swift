@@ -1,17 +1,18 @@
 import Foundation
 import SkinModel
 import Testing
+import TestSupport
 
 /// Which file of each image a package carries, and that nothing unreferenced is packed.
 @Suite struct ScaleAndSelectionTests {
     static let manifest = Array(#"{"id": "scale-test", "title": "Scale Test", "app": "demo"}"#.utf8)
 
     /// A skin folder with `skin.json`, `config.json` and `files` (relative path → bytes).
-    static func makeSkin(in scratch: Scratch, config: String, files: [String: [UInt8]]) throws -> String {
+    static func makeSkin(in scratch: ScratchDirectory, config: String, files: [String: [UInt8]]) throws -> String {
         try scratch.write("skin/skin.json", manifest)
         try scratch.write("skin/config.json", Array(config.utf8))
         for (path, bytes) in files { try scratch.write("skin/" + path, bytes) }
-        return scratch.url("skin")
+        return scratch.path("skin")
     }
 
     /// `icon.png`, `icon@2x.png`, `icon@3x.png` for the given scales, each with distinct bytes.
@@ -32,7 +33,7 @@ import Testing
         ([1], 3, "icon.png"),
     ])
     func packageTakesTheRequestedScaleOrTheNearestPreferringHigher(available: [Int], scale: Int, expected: String) throws {
-        let scratch = try Scratch()
+        let scratch = try ScratchDirectory(prefix: "livery-package-tests")
         let files = Self.icons(available)
         let folder = try Self.makeSkin(in: scratch, config: #"{"m": {"images": {"icon": "icon"}}}"#, files: files)
         let skin = try validatedSkin(at: folder)
@@ -49,7 +50,7 @@ import Testing
     }
 
     @Test func aReferenceNamingOneScaleShipsThatFileInEveryVariant() throws {
-        let scratch = try Scratch()
+        let scratch = try ScratchDirectory(prefix: "livery-package-tests")
         let files = Self.icons([1, 2, 3])
         let folder = try Self.makeSkin(in: scratch, config: #"{"m": {"images": {"icon": "icon@2x.png"}}}"#, files: files)
         for variant in PackageVariant.all {
@@ -59,7 +60,7 @@ import Testing
     }
 
     @Test func unreferencedFilesAreLeftOutOfEveryVariant() throws {
-        let scratch = try Scratch()
+        let scratch = try ScratchDirectory(prefix: "livery-package-tests")
         var files = Self.icons([1, 2, 3])
         files["unused.png"] = samplePNG(marker: "unused")
         files["drafts/old@2x.png"] = samplePNG(marker: "old")
@@ -80,7 +81,7 @@ import Testing
     }
 
     @Test func imagesOnlyTheDarkAppearanceUsesAreLeftOutOfLightPackages() throws {
-        let scratch = try Scratch()
+        let scratch = try ScratchDirectory(prefix: "livery-package-tests")
         let files = ["day.png": samplePNG(marker: "day"), "night.png": samplePNG(marker: "night")]
         let config = #"{"m": {"images": {"bg": "day"}}, "dark": {"m": {"images": {"bg": "night"}}}}"#
         let folder = try Self.makeSkin(in: scratch, config: config, files: files)

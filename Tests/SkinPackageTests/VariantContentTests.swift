@@ -1,11 +1,12 @@
 import Foundation
 import SkinModel
 import Testing
+import TestSupport
 
 /// The exact entries of chosen variants, written out by hand, and the dark/light config each carries.
 @Suite struct VariantContentTests {
     @Test func springFestivalAt2xLightHoldsExactlyItsFiles() throws {
-        let scratch = try Scratch()
+        let scratch = try ScratchDirectory(prefix: "livery-package-tests")
         let package = try buildPackage(of: Samples.folder("spring-festival-2027"), try variant(2, .light), in: scratch)
         #expect(package.contents.names == [
             "anim/fireworks.json",
@@ -25,7 +26,7 @@ import Testing
 
     @Test func springFestivalAt1xFallsBackToTheNearestScaleForImagesWithout1x() throws {
         // banner and nav_logo exist only at @2x and @3x: the @1x package takes @2x, the nearest.
-        let scratch = try Scratch()
+        let scratch = try ScratchDirectory(prefix: "livery-package-tests")
         let package = try buildPackage(of: Samples.folder("spring-festival-2027"), try variant(1, .light), in: scratch)
         #expect(package.contents.names == [
             "anim/fireworks.json",
@@ -41,7 +42,7 @@ import Testing
     }
 
     @Test func christmasAt3xDarkHoldsTheDarkBannerAndOverriddenValues() throws {
-        let scratch = try Scratch()
+        let scratch = try ScratchDirectory(prefix: "livery-package-tests")
         let package = try buildPackage(of: Samples.folder("christmas-2026"), try variant(3, .dark), in: scratch)
         #expect(package.contents.names == [
             "config.json",
@@ -68,7 +69,7 @@ import Testing
     }
 
     @Test func christmasAt3xLightHoldsTheLightBannerAndNoDarkKey() throws {
-        let scratch = try Scratch()
+        let scratch = try ScratchDirectory(prefix: "livery-package-tests")
         let package = try buildPackage(of: Samples.folder("christmas-2026"), try variant(3, .light), in: scratch)
         #expect(package.contents.names == [
             "config.json",
@@ -88,7 +89,7 @@ import Testing
     }
 
     @Test func double11At1xLightHoldsExactlyItsFiles() throws {
-        let scratch = try Scratch()
+        let scratch = try ScratchDirectory(prefix: "livery-package-tests")
         let package = try buildPackage(of: Samples.folder("double-11-2026"), try variant(1, .light), in: scratch)
         #expect(package.contents.names == [
             "config.json",

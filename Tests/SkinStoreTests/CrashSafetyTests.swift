@@ -47,7 +47,7 @@ struct CrashSafetyTests {
     func everyAcknowledgedChangeSurvivesSIGKILL() throws {
         let executable = try #require(
             Self.tortureExecutable(), "store-torture not found: run `swift build --build-tests` or set STORE_TORTURE_PATH")
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         var random = SplitMix64(seed: 0x5EED_2027)
         var acks = [Ack]()
         var kills = 0

@@ -3,35 +3,6 @@ import Testing
 import TestSupport
 import ZipArchive
 
-/// A scratch directory removed when the value is dropped.
-final class TemporaryDirectory {
-    let path: String
-
-    init() throws {
-        let base = FileManager.default.temporaryDirectory.path
-        path = base + "/livery-zip-tests-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    func url(_ relative: String) -> String { path + "/" + relative }
-
-    /// Writes `bytes` at `relative`, creating parent directories; returns the absolute path.
-    @discardableResult
-    func write(_ relative: String, _ bytes: [UInt8]) throws -> String {
-        let full = url(relative)
-        try FileManager.default.createDirectory(
-            atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        try Data(bytes).write(to: URL(fileURLWithPath: full))
-        return full
-    }
-
-    func read(_ relative: String) throws -> [UInt8] {
-        [UInt8](try Data(contentsOf: URL(fileURLWithPath: url(relative))))
-    }
-}
-
 /// The result of running a tool.
 struct ToolRun {
     var status: Int32
@@ -90,9 +61,8 @@ struct SourceTree {
         return text + "}"
     }
 
-    func writeAll(to directory: TemporaryDirectory, under folder: String = "src") throws -> String {
-        for (name, bytes) in files { try directory.write(folder + "/" + name, bytes) }
-        return directory.url(folder)
+    func writeAll(to directory: ScratchDirectory, under folder: String = "src") throws -> String {
+        try directory.write(files, under: folder)
     }
 
     /// Entries reading each file from `root` (or, with `inMemory`, carrying the bytes).
@@ -107,9 +77,9 @@ struct SourceTree {
 
 /// Opens `archive` with Python's zipfile (testzip + byte comparison), `unzip -t`, `bsdtar -t` and
 /// `bsdtar -x`, and checks every reader sees exactly `expected`.
-func verifyWithIndependentReaders(_ archive: String, expected: [String: [UInt8]], scratch: TemporaryDirectory) throws {
+func verifyWithIndependentReaders(_ archive: String, expected: [String: [UInt8]], scratch: ScratchDirectory) throws {
     let referenceFolder = "reference-\(UUID().uuidString)"
-    let referenceRoot = scratch.url(referenceFolder)
+    let referenceRoot = scratch.path(referenceFolder)
     try FileManager.default.createDirectory(atPath: referenceRoot, withIntermediateDirectories: true)
     for (name, bytes) in expected { try scratch.write(referenceFolder + "/" + name, bytes) }
 
@@ -124,7 +94,7 @@ func verifyWithIndependentReaders(_ archive: String, expected: [String: [UInt8]]
     let listed = list.output.split(separator: "\n").map(String.init).sorted()
     #expect(listed == expected.keys.sorted())
 
-    let extractRoot = scratch.url("bsdtar-\(UUID().uuidString)")
+    let extractRoot = scratch.path("bsdtar-\(UUID().uuidString)")
     try FileManager.default.createDirectory(atPath: extractRoot, withIntermediateDirectories: true)
     let extract = try runTool("bsdtar", ["-xf", archive, "-C", extractRoot])
     #expect(extract.status == 0, "bsdtar -x: \(extract.output)")

@@ -43,14 +43,14 @@ struct ZipArchiveReaderTests {
     /// a pipe (data descriptors, bit 3), Python with forced Zip64, and libarchive (`bsdtar --format zip`).
     @Test(arguments: ["zip", "python-stream", "python-zip64", "bsdtar"])
     func readsArchivesFromOtherWriters(_ writer: String) throws {
-        let scratch = try TemporaryDirectory()
+        let scratch = try ScratchDirectory(prefix: "livery-zip-tests")
         var tree = SourceTree.make(largeSize: 50_000)
         if writer == "zip" {
             // Info-ZIP 3.0 stores UTF-8 names without flag bit 11; see rejectsInfoZipNonASCIINamesWithoutTheFlag.
             tree.files["notes/春节.txt"] = nil
         }
         let root = try tree.writeAll(to: scratch)
-        let archive = scratch.url("other.zip")
+        let archive = scratch.path("other.zip")
         let topLevel = Set(tree.files.keys.map { String($0.split(separator: "/")[0]) }).sorted()
         let run: ToolRun
         switch writer {
@@ -85,9 +85,9 @@ with open(archive, 'wb') as raw:
     /// Info-ZIP `zip` 3.0 writes UTF-8 names without flag bit 11, so they are indistinguishable from CP437 or
     /// GBK names: rejected, as the upload contract says (only pure-ASCII names may omit the flag).
     @Test func rejectsInfoZipNonASCIINamesWithoutTheFlag() throws {
-        let scratch = try TemporaryDirectory()
+        let scratch = try ScratchDirectory(prefix: "livery-zip-tests")
         let root = try SourceTree(files: ["春节.txt": Array("hi".utf8)]).writeAll(to: scratch)
-        let archive = scratch.url("infozip.zip")
+        let archive = scratch.path("infozip.zip")
         let run = try runTool("sh", ["-c", "cd \"$1\" && LC_ALL=C.UTF-8 zip -q -X \"$2\" 春节.txt", "sh", root, archive])
         try #require(run.status == 0, "\(run.output)")
         #expect(throws: ZipReadError.nonUTF8Name(name: "春节.txt")) { try ZipArchiveReader.extract(try scratch.read("infozip.zip")) }

@@ -36,11 +36,11 @@ struct ZipArchiveWriterTests {
 
     @Test(arguments: Configuration.allCases)
     func archivesOpenInIndependentReadersWithIdenticalBytes(_ configuration: Configuration) throws {
-        let scratch = try TemporaryDirectory()
+        let scratch = try ScratchDirectory(prefix: "livery-zip-tests")
         let tree = SourceTree.make()
         let root = try tree.writeAll(to: scratch)
         let entries = try tree.entries(root: root, inMemory: configuration == .inMemorySources)
-        let archive = scratch.url("skin.zip")
+        let archive = scratch.path("skin.zip")
 
         let summary = try ZipArchiveWriter.write(entries, to: archive, options: configuration.options)
 
@@ -56,14 +56,14 @@ struct ZipArchiveWriterTests {
     }
 
     @Test func sameEntriesInAnyOrderGiveByteIdenticalArchives() throws {
-        let scratch = try TemporaryDirectory()
+        let scratch = try ScratchDirectory(prefix: "livery-zip-tests")
         let tree = SourceTree.make()
         let root = try tree.writeAll(to: scratch)
         let entries = try tree.entries(root: root)
         var random = SplitMix64(seed: 7)
 
-        let first = try ZipArchiveWriter.write(entries, to: scratch.url("first.zip"))
-        let second = try ZipArchiveWriter.write(entries.shuffled(using: &random), to: scratch.url("second.zip"))
+        let first = try ZipArchiveWriter.write(entries, to: scratch.path("first.zip"))
+        let second = try ZipArchiveWriter.write(entries.shuffled(using: &random), to: scratch.path("second.zip"))
         var memory = ZipMemoryOutput()
         let third = try ZipArchiveWriter.write(try tree.entries(root: root, inMemory: true), to: &memory)
 
@@ -86,20 +86,20 @@ struct ZipArchiveWriterTests {
     }
 
     @Test func anotherProcessWritesTheSameBytes() throws {
-        let scratch = try TemporaryDirectory()
+        let scratch = try ScratchDirectory(prefix: "livery-zip-tests")
         let tree = SourceTree.make()
         let root = try tree.writeAll(to: scratch)
-        let here = try ZipArchiveWriter.write(try tree.entries(root: root), to: scratch.url("here.zip"))
+        let here = try ZipArchiveWriter.write(try tree.entries(root: root), to: scratch.path("here.zip"))
 
         let driver = try zipBenchExecutable()
-        let run = try runTool(driver, [root, scratch.url("there.zip")])
+        let run = try runTool(driver, [root, scratch.path("there.zip")])
         try #require(run.status == 0, "zip-bench failed: \(run.output)")
         #expect(run.output.split(separator: " ").first.map(String.init) == here.sha256)
         #expect(try scratch.read("here.zip") == scratch.read("there.zip"))
     }
 
     @Test func storesCompressedFormatsAndDeflatesTheRest() throws {
-        let scratch = try TemporaryDirectory()
+        let scratch = try ScratchDirectory(prefix: "livery-zip-tests")
         let text = Array(String(repeating: "holiday skin ", count: 500).utf8)
         var random = SplitMix64(seed: 3)
         let entries = [
@@ -115,7 +115,7 @@ struct ZipArchiveWriterTests {
             ZipEntry(name: try ZipEntryName("j.json"), source: .bytes([])),
             ZipEntry(name: try ZipEntryName("k.json"), source: .bytes(text), compression: .deflate(level: 0)),
         ]
-        let archive = scratch.url("mixed.zip")
+        let archive = scratch.path("mixed.zip")
         try ZipArchiveWriter.write(entries, to: archive)
 
         let methods = Dictionary(uniqueKeysWithValues: try pythonEntryInfo(archive).map { ($0.name, $0.method) })
@@ -129,10 +129,10 @@ struct ZipArchiveWriterTests {
     }
 
     @Test func headersCarryFixedTimeModeAndUTF8FlagWithoutExtrasOrDataDescriptors() throws {
-        let scratch = try TemporaryDirectory()
+        let scratch = try ScratchDirectory(prefix: "livery-zip-tests")
         let tree = SourceTree.make()
         let root = try tree.writeAll(to: scratch)
-        let archive = scratch.url("skin.zip")
+        let archive = scratch.path("skin.zip")
         try ZipArchiveWriter.write(try tree.entries(root: root), to: archive)
 
         let infos = try pythonEntryInfo(archive)
@@ -151,13 +151,13 @@ struct ZipArchiveWriterTests {
     }
 
     @Test func loweredThresholdWritesZip64FieldsExactlyWhereValuesExceedIt() throws {
-        let scratch = try TemporaryDirectory()
+        let scratch = try ScratchDirectory(prefix: "livery-zip-tests")
         var random = SplitMix64(seed: 5)
         let files: [String: [UInt8]] = ["a.txt": Array("small".utf8), "b.png": random.bytes(5000), "c.txt": Array("late".utf8)]
         let entries = try files.map { ZipEntry(name: try ZipEntryName($0.key), source: .bytes($0.value)) }
         var options = ZipArchiveWriter.Options()
         options.zip64Threshold = 1000  // sizes and offsets above 1000 bytes need Zip64
-        let archive = scratch.url("zip64.zip")
+        let archive = scratch.path("zip64.zip")
         try ZipArchiveWriter.write(entries, to: archive, options: options)
 
         let bytes = try scratch.read("zip64.zip")
@@ -177,14 +177,14 @@ struct ZipArchiveWriterTests {
     }
 
     @Test func moreThan65535EntriesUseZip64EndRecords() throws {
-        let scratch = try TemporaryDirectory()
+        let scratch = try ScratchDirectory(prefix: "livery-zip-tests")
         let count = 65_537
         let entries = try (0..<count).map { index in
             ZipEntry(
                 name: try ZipEntryName("f/\(String(format: "%05d", index)).txt"),
                 source: .bytes(Array("\(index)".utf8)), compression: .store)
         }
-        let archive = scratch.url("many.zip")
+        let archive = scratch.path("many.zip")
         let summary = try ZipArchiveWriter.write(entries, to: archive)
         #expect(summary.entryCount == count)
 
@@ -239,8 +239,8 @@ struct ZipArchiveWriterTests {
     }
 
     @Test func emptyEntryListGivesAnEmptyValidArchive() throws {
-        let scratch = try TemporaryDirectory()
-        let archive = scratch.url("empty.zip")
+        let scratch = try ScratchDirectory(prefix: "livery-zip-tests")
+        let archive = scratch.path("empty.zip")
         let summary = try ZipArchiveWriter.write([], to: archive)
         #expect(summary.size == 22)
         let python = try runTool("python3", ["-c", "import sys,zipfile; assert zipfile.ZipFile(sys.argv[1]).namelist() == []", archive])
@@ -249,9 +249,9 @@ struct ZipArchiveWriterTests {
     }
 
     @Test func missingSourceFailsLeavingTheDestinationAndNoTemporaryFile() throws {
-        let scratch = try TemporaryDirectory()
+        let scratch = try ScratchDirectory(prefix: "livery-zip-tests")
         let destination = try scratch.write("out/skin.zip", Array("previous archive".utf8))
-        let missing = scratch.url("no/such/file.json")
+        let missing = scratch.path("no/such/file.json")
         let entries = [
             ZipEntry(name: try ZipEntryName("a.json"), source: .bytes(Array("{}".utf8))),
             ZipEntry(name: try ZipEntryName("b.json"), source: .file(path: missing)),
@@ -267,15 +267,15 @@ struct ZipArchiveWriterTests {
             #expect(error.logDescription.contains(missing))
         }
         #expect(try scratch.read("out/skin.zip") == Array("previous archive".utf8))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url("out")) == ["skin.zip"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path("out")) == ["skin.zip"])
     }
 
     @Test func directoriesAndFIFOsAreNotAcceptedAsSources() throws {
-        let scratch = try TemporaryDirectory()
-        try FileManager.default.createDirectory(atPath: scratch.url("dir"), withIntermediateDirectories: true)
-        #expect(mkfifo(scratch.url("fifo"), 0o600) == 0)
+        let scratch = try ScratchDirectory(prefix: "livery-zip-tests")
+        try FileManager.default.createDirectory(atPath: scratch.path("dir"), withIntermediateDirectories: true)
+        #expect(mkfifo(scratch.path("fifo"), 0o600) == 0)
         var output = ZipMemoryOutput()
-        for path in [scratch.url("dir"), scratch.url("fifo")] {
+        for path in [scratch.path("dir"), scratch.path("fifo")] {
             #expect(throws: ZipError.sourceNotRegularFile(path: path)) {
                 try ZipArchiveWriter.write([ZipEntry(name: try ZipEntryName("x"), source: .file(path: path))], to: &output)
             }
@@ -283,16 +283,16 @@ struct ZipArchiveWriterTests {
     }
 
     @Test func symbolicLinksAreRefusedNotFollowed() throws {
-        let scratch = try TemporaryDirectory()
+        let scratch = try ScratchDirectory(prefix: "livery-zip-tests")
         let secret = try scratch.write("outside/secret.txt", Array("not for the archive".utf8))
-        try FileManager.default.createSymbolicLink(atPath: scratch.url("link.png"), withDestinationPath: secret)
-        try FileManager.default.createSymbolicLink(atPath: scratch.url("loop.png"), withDestinationPath: scratch.url("loop.png"))
-        for (path, level) in [(scratch.url("link.png"), nil), (scratch.url("link.png"), 6), (scratch.url("loop.png"), nil)] as [(String, Int?)] {
+        try FileManager.default.createSymbolicLink(atPath: scratch.path("link.png"), withDestinationPath: secret)
+        try FileManager.default.createSymbolicLink(atPath: scratch.path("loop.png"), withDestinationPath: scratch.path("loop.png"))
+        for (path, level) in [(scratch.path("link.png"), nil), (scratch.path("link.png"), 6), (scratch.path("loop.png"), nil)] as [(String, Int?)] {
             let entry = ZipEntry(
                 name: try ZipEntryName("a.png"), source: .file(path: path), compression: level.map { .deflate(level: $0) } ?? .store)
             try scratch.write("out/skin.zip", Array("previous archive".utf8))
             let error = #expect(throws: ZipError.sourceIsSymbolicLink(path: path)) {
-                try ZipArchiveWriter.write([entry], to: scratch.url("out/skin.zip"))
+                try ZipArchiveWriter.write([entry], to: scratch.path("out/skin.zip"))
             }
             #expect(error?.code == "source_is_symbolic_link")
             #expect(error.map { !$0.message.contains(scratch.path) } == true)
@@ -305,8 +305,8 @@ struct ZipArchiveWriterTests {
     }
 
     @Test func writingIntoAMissingDirectoryFails() throws {
-        let scratch = try TemporaryDirectory()
-        let destination = scratch.url("missing/skin.zip")
+        let scratch = try ScratchDirectory(prefix: "livery-zip-tests")
+        let destination = scratch.path("missing/skin.zip")
         do {
             try ZipArchiveWriter.write([], to: destination)
             Issue.record("writing into a missing directory succeeded")
@@ -340,7 +340,7 @@ struct ZipArchiveWriterTests {
 
     @Test(arguments: [false, true])
     func sourceChangingWhileBeingWrittenIsDetected(_ grow: Bool) throws {
-        let scratch = try TemporaryDirectory()
+        let scratch = try ScratchDirectory(prefix: "livery-zip-tests")
         var random = SplitMix64(seed: 11)
         let path = try scratch.write("big.png", random.bytes(100_000))
         var options = ZipArchiveWriter.Options()
@@ -375,14 +375,14 @@ struct ZipArchiveWriterTests {
     }
 
     @Test func largeCompressibleFileSpillsToDiskAndStillRoundTrips() throws {
-        let scratch = try TemporaryDirectory()
+        let scratch = try ScratchDirectory(prefix: "livery-zip-tests")
         // ~3 MB of JSON-ish text, compressing to ~100 KB: bigger than a 16 KiB spill limit.
         let text = Array(SourceTree.json(modules: 15_000).utf8)
         let path = try scratch.write("big.json", text)
         var options = ZipArchiveWriter.Options()
         options.spillMemoryLimit = 16 << 10
         options.temporaryDirectory = scratch.path
-        let archive = scratch.url("big.zip")
+        let archive = scratch.path("big.zip")
         try ZipArchiveWriter.write([ZipEntry(name: try ZipEntryName("big.json"), source: .file(path: path))], to: archive, options: options)
         try verifyWithIndependentReaders(archive, expected: ["big.json": text], scratch: scratch)
         // The spill file was unlinked at once: nothing but our files remains.
