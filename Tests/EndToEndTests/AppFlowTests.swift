@@ -59,23 +59,11 @@ assert not missing, f"missing: {missing}"
 print(f"ok {len(names)} entries, {len(refs)} references")
 """#
 
-    static func run(_ executable: String, _ arguments: [String]) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
-    }
-
     @Test(arguments: ["spring-festival-2027", "christmas-2026", "double-11-2026"])
     func pollDownloadUnzipAndReskin(sample: String) async throws {
         let scratch = try Self.liveSkins(sample)
         let skins = scratch.path
+        let zipPath = skins + "/download.zip"
         try await blocking {
             let livery = try LiveryProcess.start(
                 ["serve", "--host", "127.0.0.1", "--port", "0", "--skins-dir", skins, "--log-level", "warning"])
@@ -92,18 +80,18 @@ print(f"ok {len(names)} entries, {len(refs)} references")
             #expect(download.status == 200)
             #expect(SHA256.hexHash(download.body) == answer["sha256"] as? String)
 
-            let zipPath = skins + "/download.zip"
             try Data(download.body).write(to: URL(fileURLWithPath: zipPath))
-            let python = try Self.run("/usr/bin/env", ["python3", "-c", Self.pythonCheck, zipPath])
-            #expect(python.0 == 0, "\(python.1)")
-            let unzip = try Self.run("/usr/bin/env", ["unzip", "-t", zipPath])
-            #expect(unzip.0 == 0 && unzip.1.contains("No errors detected"), "\(unzip.1)")
 
             // The app already holds this sign: same answer, and a conditional request costs nothing.
             let again = try client.get("/api/v1/skin?app=demo&platform=android&appVersion=7.3.0&scale=2&deviceId=e2e&sign=\(answer["skinSign"] as? String ?? "")")
             #expect(again.body == poll.body)
             #expect(try livery.stop(signal: SIGTERM) == 0)
         }
+        // The downloaded package, unzipped by readers we did not write.
+        let python = try await ExternalProcess.run("python3", ["-c", Self.pythonCheck, zipPath])
+        #expect(python.status == 0, "\(python.transcript)")
+        let unzip = try await ExternalProcess.run("unzip", ["-t", zipPath])
+        #expect(unzip.status == 0 && unzip.standardOutput.contains("No errors detected"), "\(unzip.transcript)")
     }
 
     @Test func invalidSkinsAreLoggedAndNotServed() async throws {

@@ -7,7 +7,7 @@ import TestSupport
 /// The same skin and variant give the same bytes: in one process, across processes, from disk or memory.
 @Suite struct DeterminismTests {
     @Test(arguments: Samples.names)
-    func twoBuildsInOneProcessAreByteIdenticalWhateverTheFileTimesAndModes(sample: String) throws {
+    func twoBuildsInOneProcessAreByteIdenticalWhateverTheFileTimesAndModes(sample: String) async throws {
         let scratch = try ScratchDirectory(prefix: "livery-package-tests")
         let folder = try scratch.copy(folder: Samples.folder(sample), to: "skin")
         let first = try SkinPackager(skin: try validatedSkin(at: folder), source: DirectorySkinSource(path: folder))
@@ -24,22 +24,23 @@ import TestSupport
             let again = try second.build(variant, to: scratch.path("second-\(variant).zip"))
             let firstBytes = try #require(readFile(scratch.path("first-\(variant).zip")))
             #expect(ByteString(readFile(scratch.path("second-\(variant).zip"))) == ByteString(firstBytes), "\(sample) \(variant)")
-            #expect(again.sha256 == (try ExternalTool.sha256(ofFile: scratch.path("first-\(variant).zip"))))
+            let digest = try await ExternalTool.sha256(ofFile: scratch.path("first-\(variant).zip"))
+            #expect(again.sha256 == digest)
         }
     }
 
     @Test(arguments: Samples.names)
-    func twoLiveryProcessesWriteTheSameSHA256(sample: String) throws {
+    func twoLiveryProcessesWriteTheSameSHA256(sample: String) async throws {
         let scratch = try ScratchDirectory(prefix: "livery-package-tests")
         let folder = Samples.folder(sample)
         var printed: [String] = []
         for name in ["a.zip", "b.zip"] {
-            let run = try LiveryCommand.run(["pack", folder, "-o", scratch.path(name), "--scale", "2", "--appearance", "dark"])
+            let run = try await LiveryCommand.run(["pack", folder, "-o", scratch.path(name), "--scale", "2", "--appearance", "dark"])
             try #require(run.status == 0, "\(run.transcript)")
             printed.append(LiveryCommand.fields(of: run.standardOutput)["sha256"] ?? "")
         }
-        let first = try ExternalTool.sha256(ofFile: scratch.path("a.zip"))
-        let second = try ExternalTool.sha256(ofFile: scratch.path("b.zip"))
+        let first = try await ExternalTool.sha256(ofFile: scratch.path("a.zip"))
+        let second = try await ExternalTool.sha256(ofFile: scratch.path("b.zip"))
         #expect(first == second)
         #expect(printed == [first, first], "livery prints the archive's real SHA-256")
         // And the test process itself builds the very same bytes.

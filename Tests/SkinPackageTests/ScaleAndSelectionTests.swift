@@ -32,7 +32,7 @@ import TestSupport
         // Only @1x.
         ([1], 3, "icon.png"),
     ])
-    func packageTakesTheRequestedScaleOrTheNearestPreferringHigher(available: [Int], scale: Int, expected: String) throws {
+    func packageTakesTheRequestedScaleOrTheNearestPreferringHigher(available: [Int], scale: Int, expected: String) async throws {
         let scratch = try ScratchDirectory(prefix: "livery-package-tests")
         let files = Self.icons(available)
         let folder = try Self.makeSkin(in: scratch, config: #"{"m": {"images": {"icon": "icon"}}}"#, files: files)
@@ -43,23 +43,23 @@ import TestSupport
         #expect(asset.file(forScale: scale)?.rawValue == expected, "the model's rule")
 
         for appearance in Appearance.allCases {
-            let package = try buildPackage(of: folder, try variant(scale, appearance), in: scratch, name: "\(appearance).zip")
+            let package = try await buildPackage(of: folder, try variant(scale, appearance), in: scratch, name: "\(appearance).zip")
             #expect(package.contents.names == ["config.json", expected])
             #expect(ByteString(package.contents.files[expected]) == ByteString(files[expected]))
         }
     }
 
-    @Test func aReferenceNamingOneScaleShipsThatFileInEveryVariant() throws {
+    @Test func aReferenceNamingOneScaleShipsThatFileInEveryVariant() async throws {
         let scratch = try ScratchDirectory(prefix: "livery-package-tests")
         let files = Self.icons([1, 2, 3])
         let folder = try Self.makeSkin(in: scratch, config: #"{"m": {"images": {"icon": "icon@2x.png"}}}"#, files: files)
         for variant in PackageVariant.all {
-            let package = try buildPackage(of: folder, variant, in: scratch, name: "\(variant).zip")
+            let package = try await buildPackage(of: folder, variant, in: scratch, name: "\(variant).zip")
             #expect(package.contents.names == ["config.json", "icon@2x.png"])
         }
     }
 
-    @Test func unreferencedFilesAreLeftOutOfEveryVariant() throws {
+    @Test func unreferencedFilesAreLeftOutOfEveryVariant() async throws {
         let scratch = try ScratchDirectory(prefix: "livery-package-tests")
         var files = Self.icons([1, 2, 3])
         files["unused.png"] = samplePNG(marker: "unused")
@@ -74,19 +74,19 @@ import TestSupport
         #expect(unreferenced == 4, "the validator warns about each: \(report.issues)")
 
         for variant in PackageVariant.all {
-            let package = try buildPackage(of: folder, variant, in: scratch, name: "\(variant).zip")
+            let package = try await buildPackage(of: folder, variant, in: scratch, name: "\(variant).zip")
             let icon = variant.scale == 1 ? "icon.png" : "icon@\(variant.scale)x.png"
             #expect(package.contents.names == ["anim/used.json", "config.json", icon])
         }
     }
 
-    @Test func imagesOnlyTheDarkAppearanceUsesAreLeftOutOfLightPackages() throws {
+    @Test func imagesOnlyTheDarkAppearanceUsesAreLeftOutOfLightPackages() async throws {
         let scratch = try ScratchDirectory(prefix: "livery-package-tests")
         let files = ["day.png": samplePNG(marker: "day"), "night.png": samplePNG(marker: "night")]
         let config = #"{"m": {"images": {"bg": "day"}}, "dark": {"m": {"images": {"bg": "night"}}}}"#
         let folder = try Self.makeSkin(in: scratch, config: config, files: files)
-        let light = try buildPackage(of: folder, try variant(3, .light), in: scratch, name: "light.zip")
-        let dark = try buildPackage(of: folder, try variant(3, .dark), in: scratch, name: "dark.zip")
+        let light = try await buildPackage(of: folder, try variant(3, .light), in: scratch, name: "light.zip")
+        let dark = try await buildPackage(of: folder, try variant(3, .dark), in: scratch, name: "dark.zip")
         #expect(light.contents.names == ["config.json", "day.png"])
         #expect(dark.contents.names == ["config.json", "night.png"])
         #expect(string(in: try parsedConfig(dark.contents), "m", "images", "bg") == "night")

@@ -3,26 +3,6 @@ import Testing
 import TestSupport
 import ZipArchive
 
-/// The result of running a tool.
-struct ToolRun {
-    var status: Int32
-    var output: String
-}
-
-/// Runs `executable` (looked up on PATH) with `arguments`; stdout and stderr are captured together.
-func runTool(_ executable: String, _ arguments: [String]) throws -> ToolRun {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = [executable] + arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return ToolRun(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
-}
-
 /// A test-data file set: relative name → bytes. Written to disk to serve as sources and as the reference
 /// that independent readers' output is compared with.
 struct SourceTree {
@@ -77,27 +57,29 @@ struct SourceTree {
 
 /// Opens `archive` with Python's zipfile (testzip + byte comparison), `unzip -t`, `bsdtar -t` and
 /// `bsdtar -x`, and checks every reader sees exactly `expected`.
-func verifyWithIndependentReaders(_ archive: String, expected: [String: [UInt8]], scratch: ScratchDirectory) throws {
+func verifyWithIndependentReaders(
+    _ archive: String, expected: [String: [UInt8]], scratch: ScratchDirectory
+) async throws {
     let referenceFolder = "reference-\(UUID().uuidString)"
     let referenceRoot = scratch.path(referenceFolder)
     try FileManager.default.createDirectory(atPath: referenceRoot, withIntermediateDirectories: true)
     for (name, bytes) in expected { try scratch.write(referenceFolder + "/" + name, bytes) }
 
-    let python = try runTool("python3", ["-c", pythonCheck, archive, referenceRoot])
-    #expect(python.status == 0, "python zipfile: \(python.output)")
+    let python = try await ExternalProcess.run("python3", ["-c", pythonCheck, archive, referenceRoot])
+    #expect(python.status == 0, "python zipfile: \(python.transcript)")
 
-    let unzip = try runTool("unzip", ["-t", "-q", archive])
-    #expect(unzip.status == 0, "unzip -t: \(unzip.output)")
+    let unzip = try await ExternalProcess.run("unzip", ["-t", "-q", archive])
+    #expect(unzip.status == 0, "unzip -t: \(unzip.transcript)")
 
-    let list = try runTool("bsdtar", ["-tf", archive])
-    #expect(list.status == 0, "bsdtar -t: \(list.output)")
-    let listed = list.output.split(separator: "\n").map(String.init).sorted()
+    let list = try await ExternalProcess.run("bsdtar", ["-tf", archive])
+    #expect(list.status == 0, "bsdtar -t: \(list.transcript)")
+    let listed = list.standardOutput.split(separator: "\n").map(String.init).sorted()
     #expect(listed == expected.keys.sorted())
 
     let extractRoot = scratch.path("bsdtar-\(UUID().uuidString)")
     try FileManager.default.createDirectory(atPath: extractRoot, withIntermediateDirectories: true)
-    let extract = try runTool("bsdtar", ["-xf", archive, "-C", extractRoot])
-    #expect(extract.status == 0, "bsdtar -x: \(extract.output)")
+    let extract = try await ExternalProcess.run("bsdtar", ["-xf", archive, "-C", extractRoot])
+    #expect(extract.status == 0, "bsdtar -x: \(extract.transcript)")
     for (name, bytes) in expected {
         let data = FileManager.default.contents(atPath: extractRoot + "/" + name).map { [UInt8]($0) }
         #expect(data == bytes, "bsdtar extracted \(name) differently")
@@ -140,7 +122,7 @@ struct PythonEntryInfo: Decodable, Equatable {
 }
 
 /// Python zipfile's view of every entry (in archive order).
-func pythonEntryInfo(_ archive: String) throws -> [PythonEntryInfo] {
+func pythonEntryInfo(_ archive: String) async throws -> [PythonEntryInfo] {
     let script = #"""
 import json, sys, zipfile
 with zipfile.ZipFile(sys.argv[1]) as z:
@@ -149,9 +131,9 @@ with zipfile.ZipFile(sys.argv[1]) as z:
         "externalAttributes": i.external_attr, "createSystem": i.create_system,
         "extractVersion": i.extract_version, "extraLength": len(i.extra)} for i in z.infolist()]))
 """#
-    let run = try runTool("python3", ["-c", script, archive])
-    try #require(run.status == 0, "python zipfile failed: \(run.output)")
-    return try JSONDecoder().decode([PythonEntryInfo].self, from: Data(run.output.utf8))
+    let run = try await ExternalProcess.run("python3", ["-c", script, archive])
+    try #require(run.status == 0, "python zipfile failed: \(run.transcript)")
+    return try JSONDecoder().decode([PythonEntryInfo].self, from: Data(run.standardOutput.utf8))
 }
 
 /// True when `needle` occurs in `haystack`.

@@ -42,7 +42,7 @@ struct ZipArchiveReaderTests {
     /// Archives from other writers: Info-ZIP `zip` (directory entries, extra fields), Python zipfile writing to
     /// a pipe (data descriptors, bit 3), Python with forced Zip64, and libarchive (`bsdtar --format zip`).
     @Test(arguments: ["zip", "python-stream", "python-zip64", "bsdtar"])
-    func readsArchivesFromOtherWriters(_ writer: String) throws {
+    func readsArchivesFromOtherWriters(_ writer: String) async throws {
         let scratch = try ScratchDirectory(prefix: "livery-zip-tests")
         var tree = SourceTree.make(largeSize: 50_000)
         if writer == "zip" {
@@ -52,12 +52,12 @@ struct ZipArchiveReaderTests {
         let root = try tree.writeAll(to: scratch)
         let archive = scratch.path("other.zip")
         let topLevel = Set(tree.files.keys.map { String($0.split(separator: "/")[0]) }).sorted()
-        let run: ToolRun
+        let run: ExternalProcess.Output
         switch writer {
         case "zip":
-            run = try runTool("sh", ["-c", "cd \"$1\" && zip -q -r -X \"$2\" .", "sh", root, archive])
+            run = try await ExternalProcess.run("sh", ["-c", "cd \"$1\" && zip -q -r -X \"$2\" .", "sh", root, archive])
         case "bsdtar":
-            run = try runTool("bsdtar", ["--format", "zip", "-cf", archive, "-C", root] + topLevel)
+            run = try await ExternalProcess.run("bsdtar", ["--format", "zip", "-cf", archive, "-C", root] + topLevel)
         default:
             let script = #"""
 import io, os, sys, zipfile
@@ -75,21 +75,21 @@ with open(archive, 'wb') as raw:
                 with open(full, 'rb') as src, z.open(os.path.relpath(full, root), 'w', force_zip64=(mode == 'python-zip64')) as dst:
                     dst.write(src.read())
 """#
-            run = try runTool("python3", ["-c", script, root, archive, writer])
+            run = try await ExternalProcess.run("python3", ["-c", script, root, archive, writer])
         }
-        try #require(run.status == 0, "\(writer) failed: \(run.output)")
+        try #require(run.status == 0, "\(writer) failed: \(run.transcript)")
         let extracted = try ZipArchiveReader.extract(try scratch.read("other.zip"))
         #expect(Dictionary(uniqueKeysWithValues: extracted.map { ($0.name.rawValue, $0.bytes) }) == tree.files)
     }
 
     /// Info-ZIP `zip` 3.0 writes UTF-8 names without flag bit 11, so they are indistinguishable from CP437 or
     /// GBK names: rejected, as the upload contract says (only pure-ASCII names may omit the flag).
-    @Test func rejectsInfoZipNonASCIINamesWithoutTheFlag() throws {
+    @Test func rejectsInfoZipNonASCIINamesWithoutTheFlag() async throws {
         let scratch = try ScratchDirectory(prefix: "livery-zip-tests")
         let root = try SourceTree(files: ["春节.txt": Array("hi".utf8)]).writeAll(to: scratch)
         let archive = scratch.path("infozip.zip")
-        let run = try runTool("sh", ["-c", "cd \"$1\" && LC_ALL=C.UTF-8 zip -q -X \"$2\" 春节.txt", "sh", root, archive])
-        try #require(run.status == 0, "\(run.output)")
+        let run = try await ExternalProcess.run("sh", ["-c", "cd \"$1\" && LC_ALL=C.UTF-8 zip -q -X \"$2\" 春节.txt", "sh", root, archive])
+        try #require(run.status == 0, "\(run.transcript)")
         #expect(throws: ZipReadError.nonUTF8Name(name: "春节.txt")) { try ZipArchiveReader.extract(try scratch.read("infozip.zip")) }
     }
 

@@ -35,7 +35,7 @@ struct ZipArchiveWriterTests {
     }
 
     @Test(arguments: Configuration.allCases)
-    func archivesOpenInIndependentReadersWithIdenticalBytes(_ configuration: Configuration) throws {
+    func archivesOpenInIndependentReadersWithIdenticalBytes(_ configuration: Configuration) async throws {
         let scratch = try ScratchDirectory(prefix: "livery-zip-tests")
         let tree = SourceTree.make()
         let root = try tree.writeAll(to: scratch)
@@ -44,7 +44,7 @@ struct ZipArchiveWriterTests {
 
         let summary = try ZipArchiveWriter.write(entries, to: archive, options: configuration.options)
 
-        try verifyWithIndependentReaders(archive, expected: tree.files, scratch: scratch)
+        try await verifyWithIndependentReaders(archive, expected: tree.files, scratch: scratch)
         let bytes = try scratch.read("skin.zip")
         #expect(summary.size == UInt64(bytes.count))
         #expect(summary.sha256 == SHA256.hexHash(bytes))
@@ -85,20 +85,20 @@ struct ZipArchiveWriterTests {
             "archive identity changed (zlib \(ZipArchiveWriter.zlibVersion))")
     }
 
-    @Test func anotherProcessWritesTheSameBytes() throws {
+    @Test func anotherProcessWritesTheSameBytes() async throws {
         let scratch = try ScratchDirectory(prefix: "livery-zip-tests")
         let tree = SourceTree.make()
         let root = try tree.writeAll(to: scratch)
         let here = try ZipArchiveWriter.write(try tree.entries(root: root), to: scratch.path("here.zip"))
 
         let driver = try zipBenchExecutable()
-        let run = try runTool(driver, [root, scratch.path("there.zip")])
-        try #require(run.status == 0, "zip-bench failed: \(run.output)")
-        #expect(run.output.split(separator: " ").first.map(String.init) == here.sha256)
+        let run = try await ExternalProcess.run(driver, [root, scratch.path("there.zip")])
+        try #require(run.status == 0, "zip-bench failed: \(run.transcript)")
+        #expect(run.standardOutput.split(separator: " ").first.map(String.init) == here.sha256)
         #expect(try scratch.read("here.zip") == scratch.read("there.zip"))
     }
 
-    @Test func storesCompressedFormatsAndDeflatesTheRest() throws {
+    @Test func storesCompressedFormatsAndDeflatesTheRest() async throws {
         let scratch = try ScratchDirectory(prefix: "livery-zip-tests")
         let text = Array(String(repeating: "holiday skin ", count: 500).utf8)
         var random = SplitMix64(seed: 3)
@@ -118,24 +118,24 @@ struct ZipArchiveWriterTests {
         let archive = scratch.path("mixed.zip")
         try ZipArchiveWriter.write(entries, to: archive)
 
-        let methods = Dictionary(uniqueKeysWithValues: try pythonEntryInfo(archive).map { ($0.name, $0.method) })
+        let methods = Dictionary(uniqueKeysWithValues: try await pythonEntryInfo(archive).map { ($0.name, $0.method) })
         #expect(methods == [
             "a.json": 8, "b.svg": 8, "c.txt": 8, "d.unknown": 8, "e.PNG": 0, "f.webp": 0, "g.json": 0, "h.png": 8,
             "i.json": 0, "j.json": 0, "k.json": 0,
         ])
-        let infos = try pythonEntryInfo(archive)
+        let infos = try await pythonEntryInfo(archive)
         let deflated = try #require(infos.first { $0.name == "a.json" })
         #expect(deflated.compressedSize < deflated.size / 10)
     }
 
-    @Test func headersCarryFixedTimeModeAndUTF8FlagWithoutExtrasOrDataDescriptors() throws {
+    @Test func headersCarryFixedTimeModeAndUTF8FlagWithoutExtrasOrDataDescriptors() async throws {
         let scratch = try ScratchDirectory(prefix: "livery-zip-tests")
         let tree = SourceTree.make()
         let root = try tree.writeAll(to: scratch)
         let archive = scratch.path("skin.zip")
         try ZipArchiveWriter.write(try tree.entries(root: root), to: archive)
 
-        let infos = try pythonEntryInfo(archive)
+        let infos = try await pythonEntryInfo(archive)
         #expect(infos.map(\.name) == tree.files.keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) })
         for info in infos {
             #expect(info.dateTime == [1980, 1, 1, 0, 0, 0])
@@ -150,7 +150,7 @@ struct ZipArchiveWriterTests {
         #expect(!contains(bytes, [0x50, 0x4B, 0x07, 0x08]), "no data descriptor signature")
     }
 
-    @Test func loweredThresholdWritesZip64FieldsExactlyWhereValuesExceedIt() throws {
+    @Test func loweredThresholdWritesZip64FieldsExactlyWhereValuesExceedIt() async throws {
         let scratch = try ScratchDirectory(prefix: "livery-zip-tests")
         var random = SplitMix64(seed: 5)
         let files: [String: [UInt8]] = ["a.txt": Array("small".utf8), "b.png": random.bytes(5000), "c.txt": Array("late".utf8)]
@@ -163,7 +163,7 @@ struct ZipArchiveWriterTests {
         let bytes = try scratch.read("zip64.zip")
         #expect(contains(bytes, [0x50, 0x4B, 0x06, 0x06]), "Zip64 end of central directory record (offset > 1000)")
         #expect(contains(bytes, [0x50, 0x4B, 0x06, 0x07]), "Zip64 end of central directory locator")
-        let infos = Dictionary(uniqueKeysWithValues: try pythonEntryInfo(archive).map { ($0.name, $0) })
+        let infos = Dictionary(uniqueKeysWithValues: try await pythonEntryInfo(archive).map { ($0.name, $0) })
         // a.txt: small, at offset 0: no Zip64. b.png: both sizes (8 + 8, plus the 4-byte field header).
         // c.txt: small, but its offset is past 1000: only the offset (8 + 4).
         #expect(infos["a.txt"]?.extraLength == 0)
@@ -172,11 +172,11 @@ struct ZipArchiveWriterTests {
         #expect(infos["b.png"]?.extractVersion == 45)
         #expect(infos["c.txt"]?.extraLength == 12)
         #expect(infos["c.txt"]?.extractVersion == 45)
-        try verifyWithIndependentReaders(archive, expected: files, scratch: scratch)
+        try await verifyWithIndependentReaders(archive, expected: files, scratch: scratch)
         #expect(try ZipArchiveReader.extract(bytes).map(\.bytes) == [files["a.txt"], files["b.png"], files["c.txt"]])
     }
 
-    @Test func moreThan65535EntriesUseZip64EndRecords() throws {
+    @Test func moreThan65535EntriesUseZip64EndRecords() async throws {
         let scratch = try ScratchDirectory(prefix: "livery-zip-tests")
         let count = 65_537
         let entries = try (0..<count).map { index in
@@ -190,7 +190,7 @@ struct ZipArchiveWriterTests {
 
         let bytes = try scratch.read("many.zip")
         #expect(contains(Array(bytes.suffix(200)), [0x50, 0x4B, 0x06, 0x06]))
-        let python = try runTool("python3", ["-c", """
+        let python = try await ExternalProcess.run("python3", ["-c", """
             import sys, zipfile
             z = zipfile.ZipFile(sys.argv[1])
             assert z.testzip() is None
@@ -198,12 +198,12 @@ struct ZipArchiveWriterTests {
             assert len(names) == \(count), len(names)
             assert z.read('f/65536.txt') == b'65536'
             """, archive])
-        #expect(python.status == 0, "\(python.output)")
-        let unzip = try runTool("unzip", ["-t", "-q", archive])
-        #expect(unzip.status == 0, "\(unzip.output)")
-        let list = try runTool("bsdtar", ["-tf", archive])
+        #expect(python.status == 0, "\(python.transcript)")
+        let unzip = try await ExternalProcess.run("unzip", ["-t", "-q", archive])
+        #expect(unzip.status == 0, "\(unzip.transcript)")
+        let list = try await ExternalProcess.run("bsdtar", ["-tf", archive])
         #expect(list.status == 0)
-        #expect(list.output.split(separator: "\n").count == count)
+        #expect(list.standardOutput.split(separator: "\n").count == count)
 
         var limits = ZipArchiveReader.Limits()
         limits.maxEntries = 70_000
@@ -238,13 +238,13 @@ struct ZipArchiveWriterTests {
         #expect(throws: ZipError.self) { try ZipArchiveWriter.write([], to: &output, options: options) }
     }
 
-    @Test func emptyEntryListGivesAnEmptyValidArchive() throws {
+    @Test func emptyEntryListGivesAnEmptyValidArchive() async throws {
         let scratch = try ScratchDirectory(prefix: "livery-zip-tests")
         let archive = scratch.path("empty.zip")
         let summary = try ZipArchiveWriter.write([], to: archive)
         #expect(summary.size == 22)
-        let python = try runTool("python3", ["-c", "import sys,zipfile; assert zipfile.ZipFile(sys.argv[1]).namelist() == []", archive])
-        #expect(python.status == 0, "\(python.output)")
+        let python = try await ExternalProcess.run("python3", ["-c", "import sys,zipfile; assert zipfile.ZipFile(sys.argv[1]).namelist() == []", archive])
+        #expect(python.status == 0, "\(python.transcript)")
         #expect(try ZipArchiveReader.extract(scratch.read("empty.zip")).isEmpty)
     }
 
@@ -374,7 +374,7 @@ struct ZipArchiveWriterTests {
         #expect(summary.size == UInt64(output.bytes.count))
     }
 
-    @Test func largeCompressibleFileSpillsToDiskAndStillRoundTrips() throws {
+    @Test func largeCompressibleFileSpillsToDiskAndStillRoundTrips() async throws {
         let scratch = try ScratchDirectory(prefix: "livery-zip-tests")
         // ~3 MB of JSON-ish text, compressing to ~100 KB: bigger than a 16 KiB spill limit.
         let text = Array(SourceTree.json(modules: 15_000).utf8)
@@ -384,7 +384,7 @@ struct ZipArchiveWriterTests {
         options.temporaryDirectory = scratch.path
         let archive = scratch.path("big.zip")
         try ZipArchiveWriter.write([ZipEntry(name: try ZipEntryName("big.json"), source: .file(path: path))], to: archive, options: options)
-        try verifyWithIndependentReaders(archive, expected: ["big.json": text], scratch: scratch)
+        try await verifyWithIndependentReaders(archive, expected: ["big.json": text], scratch: scratch)
         // The spill file was unlinked at once: nothing but our files remains.
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { $0.hasPrefix("livery-zip-spill") }
         #expect(leftovers.isEmpty)

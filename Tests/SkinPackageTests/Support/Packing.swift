@@ -17,12 +17,12 @@ struct BuiltPackage {
 func buildPackage(
     of folder: String, _ variant: PackageVariant, in scratch: ScratchDirectory, name: String = "package.zip",
     sourceLocation: SourceLocation = #_sourceLocation
-) throws -> BuiltPackage {
+) async throws -> BuiltPackage {
     let skin = try validatedSkin(at: folder, sourceLocation: sourceLocation)
     let packager = try SkinPackager(skin: skin, source: DirectorySkinSource(path: folder))
     let path = scratch.path(name)
     let summary = try packager.build(variant, to: path)
-    let contents = try IndependentReaders.read(path, sourceLocation: sourceLocation)
+    let contents = try await IndependentReaders.read(path, sourceLocation: sourceLocation)
     return BuiltPackage(path: path, summary: summary, contents: contents)
 }
 
