@@ -43,8 +43,35 @@ struct CrashSafetyTests {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
+    /// What one store-torture run printed and how it ended.
+    struct Round: Sendable {
+        var lines: [String]
+        var signal: Int32?
+        var exitCode: Int32?
+    }
+
+    /// Starts store-torture, reads `linesBeforeKill` lines (fewer if it stops printing), waits `pause` µs, kills it
+    /// with SIGKILL and reads what it printed before dying. Runs on a thread of its own: reading, sleeping and
+    /// `waitpid` would otherwise hold a cooperative pool thread for the whole test.
+    static func runAndKill(
+        _ executable: String, _ arguments: [String], linesBeforeKill: Int, pause: UInt32
+    ) async throws -> Round {
+        try await blocking {
+            let child = try ChildProcess(executable: executable, arguments: arguments)
+            let deadline = Date().addingTimeInterval(20)
+            var lines = [String]()
+            while lines.count < linesBeforeKill, let line = child.readLine(deadline: deadline) { lines.append(line) }
+            usleep(pause)
+            child.killNow()
+            // Everything printed before death was acknowledged, so read it all.
+            while let line = child.readLine(deadline: deadline) { lines.append(line) }
+            let status = child.wait()
+            return Round(lines: lines, signal: status.signal, exitCode: status.exitCode)
+        }
+    }
+
     @Test(.timeLimit(.minutes(3)))
-    func everyAcknowledgedChangeSurvivesSIGKILL() throws {
+    func everyAcknowledgedChangeSurvivesSIGKILL() async throws {
         let executable = try #require(
             Self.tortureExecutable(), "store-torture not found: run `swift build --build-tests` or set STORE_TORTURE_PATH")
         let directory = try ScratchDirectory.forStore()
@@ -58,30 +85,21 @@ struct CrashSafetyTests {
         let deadline = Date().addingTimeInterval(50)
         while kills < 80 && Date() < deadline {
             rounds += 1
-            let child = try ChildProcess(
-                executable: executable, arguments: [directory.path, String(rounds), "400"])
-            let childDeadline = Date().addingTimeInterval(20)
-            var unexpected = [String]()
-            func take(_ line: String) {
-                if let ack = Ack(line) { acks.append(ack) } else { unexpected.append(line) }
-            }
             // Let it get some changes done (none at all in some rounds: then the kill lands during recovery),
             // then kill it at a random instant, most likely in the middle of a change.
             let acksBeforeKill = Int(random.next() % 6)
-            var seen = 0
-            while seen < acksBeforeKill, let line = child.readLine(deadline: childDeadline) {
-                take(line)
-                seen += 1
+            let pause = UInt32(random.next() % 15_000)
+            let round = try await Self.runAndKill(
+                executable, [directory.path, String(rounds), "400"], linesBeforeKill: acksBeforeKill, pause: pause)
+            var unexpected = [String]()
+            for line in round.lines {
+                if let ack = Ack(line) { acks.append(ack) } else { unexpected.append(line) }
             }
-            usleep(UInt32(random.next() % 15_000))
-            child.killNow()
-            // Everything printed before death was acknowledged, so read it all.
-            while let line = child.readLine(deadline: childDeadline) { take(line) }
-            let status = child.wait()
-            if status.signal == SIGKILL {
+            if round.signal == SIGKILL {
                 kills += 1
             } else {
-                #expect(status.exitCode == 0, "round \(rounds): child ended with \(status)")
+                let ending = "signal \(round.signal.map(String.init) ?? "none"), exit \(round.exitCode.map(String.init) ?? "none")"
+                #expect(round.exitCode == 0, "round \(rounds): child ended with \(ending)")
             }
             #expect(unexpected.isEmpty, "round \(rounds): \(unexpected)")
 
