@@ -108,6 +108,9 @@ public enum ExternalProcess {
         guard exited.wait(timeout: deadline) == .success else {
             kill(process.processIdentifier, SIGKILL)
             _ = exited.wait(timeout: .now() + 10)
+            // Its streams end with it (unless a grandchild holds them): take what it printed up to its death.
+            _ = output.text(endingBy: .now() + 2)
+            _ = errors.text(endingBy: .now() + 2)
             throw .timedOut(command: command, timeout: timeout, partialOutput: output.textSoFar + errors.textSoFar)
         }
         // Once the child is gone its streams end, unless a grandchild inherited them; that wait is bounded too.
@@ -126,12 +129,19 @@ private final class StreamReader: Sendable {
     private let collected = Mutex(Data())
     private let ended = DispatchSemaphore(value: 0)
 
+    /// Starts reading `handle`, which the reader keeps open until the stream ends.
     init(_ handle: FileHandle) {
         Thread { [self] in
-            // A read error ends the stream like end of file does: what came before is kept.
-            while let chunk = try? handle.read(upToCount: 65_536), !chunk.isEmpty {
-                collected.withLock { $0.append(chunk) }
+            // read(2) hands over whatever has arrived (FileHandle's read(upToCount:) waits for the full count, so a
+            // child killed at the timeout would show nothing). An error ends the stream like end of file does.
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(handle.fileDescriptor, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { break }
+                collected.withLock { $0.append(contentsOf: buffer[0..<count]) }
             }
+            withExtendedLifetime(handle) {}
             ended.signal()
         }.start()
     }
