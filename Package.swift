@@ -66,6 +66,7 @@ let package = Package(
         // Helpers every test target may share: scratch folders, SplitMix64, RawZip, running child processes and
         // blocking work off the cooperative pool. Never shipped; depends on nothing of Livery's.
         .target(name: "TestSupport", dependencies: ["CZlib"], path: "Tests/TestSupport"),
+        .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"]),
         .testTarget(name: "LiveryCryptoTests", dependencies: ["LiveryCrypto"]),
         .testTarget(name: "LiveryHTTPTests", dependencies: [
             "LiveryHTTP", "HTTPTestSupport", "TestSupport", .product(name: "Logging", package: "swift-log"),
