@@ -78,7 +78,8 @@ import Glibc
         let statuses = try await withThrowingTaskGroup(of: Int32.self) { group in
             for index in 0..<count {
                 group.addTask {
-                    try await ExternalProcess.run("sh", ["-c", barrier, "sh", scratch.path, "child-\(index)", "\(count)"]).status
+                    let arguments = ["-c", barrier, "sh", scratch.path, "child-\(index)", "\(count)"]
+                    return try await ExternalProcess.run("sh", arguments).status
                 }
             }
             return try await group.reduce(into: [Int32]()) { $0.append($1) }

@@ -13,7 +13,9 @@ import TestSupport
         let text = Array(String(repeating: "holiday skin ", count: 500).utf8)
         let compressed = try RawZip.deflate(text)
         #expect(compressed.count < text.count / 10)
-        let archive = RawZip(entries: [.stored("a.png", [0x89, 0x50, 0x4E, 0x47]), .deflated("b.json", content: text, compressed: compressed)])
+        let archive = RawZip(entries: [
+            .stored("a.png", [0x89, 0x50, 0x4E, 0x47]), .deflated("b.json", content: text, compressed: compressed),
+        ])
         let scratch = try ScratchDirectory(prefix: "testsupport-rawzip")
         let path = try scratch.write("raw.zip", archive.build())
         let script = """

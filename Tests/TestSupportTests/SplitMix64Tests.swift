@@ -5,7 +5,8 @@ import TestSupport
     @Test func matchesTheReferenceSequenceForSeedZero() {
         // The first outputs of Vigna's reference splitmix64.c started from 0.
         var random = SplitMix64(seed: 0)
-        #expect([random.next(), random.next(), random.next()] == [0xE220_A839_7B1D_CDAF, 0x6E78_9E6A_A1B9_65F4, 0x06C4_5D18_8009_454F])
+        let expected: [UInt64] = [0xE220_A839_7B1D_CDAF, 0x6E78_9E6A_A1B9_65F4, 0x06C4_5D18_8009_454F]
+        #expect([random.next(), random.next(), random.next()] == expected)
     }
 
     @Test func bytesAreTheDrawsInLittleEndianOrderCutToLength() {
