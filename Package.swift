@@ -82,7 +82,9 @@ let package = Package(
         ]),
         .testTarget(name: "SkinStoreTests", dependencies: ["SkinStore", "LiveryCrypto", "TestSupport"]),
         // Child process for SkinStoreTests' crash-safety test (killed with SIGKILL mid-change). Not shipped.
-        .executableTarget(name: "store-torture", dependencies: ["SkinStore", "TestSupport"], path: "Tests/StoreTorture"),
-        .testTarget(name: "EndToEndTests", dependencies: ["LiveryCrypto", "HTTPTestSupport", "TestSupport", "ZipArchive"]),
+        .executableTarget(
+            name: "store-torture", dependencies: ["SkinStore", "TestSupport"], path: "Tests/StoreTorture"),
+        .testTarget(
+            name: "EndToEndTests", dependencies: ["LiveryCrypto", "HTTPTestSupport", "TestSupport", "ZipArchive"]),
     ]
 )
