@@ -63,22 +63,28 @@ let package = Package(
         // Benchmark and test driver for the zip writer (bench/zip/run.sh; the cross-process determinism test).
         .executableTarget(name: "zip-bench", dependencies: ["ZipArchive"], path: "bench/zip/zip-bench"),
 
+        // Helpers every test target may share: scratch folders, SplitMix64, RawZip, running child processes and
+        // blocking work off the cooperative pool. Never shipped; depends on nothing of Livery's.
+        .target(name: "TestSupport", dependencies: ["CZlib"], path: "Tests/TestSupport"),
+        .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"]),
         .testTarget(name: "LiveryCryptoTests", dependencies: ["LiveryCrypto"]),
         .testTarget(name: "LiveryHTTPTests", dependencies: [
-            "LiveryHTTP", "HTTPTestSupport", .product(name: "Logging", package: "swift-log"),
+            "LiveryHTTP", "HTTPTestSupport", "TestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
-        .testTarget(name: "SkinModelTests", dependencies: ["SkinModel"]),
-        .testTarget(name: "ZipArchiveTests", dependencies: ["ZipArchive", "LiveryCrypto"]),
-        .testTarget(name: "SkinPackageTests", dependencies: ["SkinPackage", "SkinModel", "ZipArchive"]),
+        .testTarget(name: "SkinModelTests", dependencies: ["SkinModel", "TestSupport"]),
+        .testTarget(name: "ZipArchiveTests", dependencies: ["ZipArchive", "LiveryCrypto", "TestSupport"]),
+        .testTarget(name: "SkinPackageTests", dependencies: ["SkinPackage", "SkinModel", "ZipArchive", "TestSupport"]),
         // A raw-socket HTTP/1.1 client for tests (127.0.0.1 only). Never shipped.
         .target(name: "HTTPTestSupport", path: "Tests/HTTPTestSupport"),
         .testTarget(name: "LiveryServerTests", dependencies: [
-            "LiveryServer", "LiveryHTTP", "SkinModel", "SkinPackage", "HTTPTestSupport", "LiveryCrypto", "SkinStore",
-            "ZipArchive", .product(name: "MetricsTestKit", package: "swift-metrics"),
+            "LiveryServer", "LiveryHTTP", "SkinModel", "SkinPackage", "HTTPTestSupport", "TestSupport", "LiveryCrypto",
+            "SkinStore", "ZipArchive", .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
-        .testTarget(name: "SkinStoreTests", dependencies: ["SkinStore", "LiveryCrypto"]),
+        .testTarget(name: "SkinStoreTests", dependencies: ["SkinStore", "LiveryCrypto", "TestSupport"]),
         // Child process for SkinStoreTests' crash-safety test (killed with SIGKILL mid-change). Not shipped.
-        .executableTarget(name: "store-torture", dependencies: ["SkinStore"], path: "Tests/StoreTorture"),
-        .testTarget(name: "EndToEndTests", dependencies: ["LiveryCrypto", "HTTPTestSupport", "ZipArchive"]),
+        .executableTarget(
+            name: "store-torture", dependencies: ["SkinStore", "TestSupport"], path: "Tests/StoreTorture"),
+        .testTarget(
+            name: "EndToEndTests", dependencies: ["LiveryCrypto", "HTTPTestSupport", "TestSupport", "ZipArchive"]),
     ]
 )

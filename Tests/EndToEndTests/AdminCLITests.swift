@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import HTTPTestSupport
 import Testing
+import TestSupport
 
 /// The ops commands (`token create`, `push`, `release`, `rollback`, `killswitch`, `preview`) against a real server.
 @Suite struct AdminCLITests {
@@ -17,9 +18,8 @@ import Testing
     }
 
     @Test func theRunbookWorksFromTheCommandLine() async throws {
-        try await offPool {
+        try await blocking {
             let workspace = try AdminWorkspace()
-            defer { workspace.remove() }
             let livery = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0"], environment: workspace.environment)
             try AdminCall(port: livery.port).waitUntilReady()
             let server = "http://127.0.0.1:\(livery.port)"
@@ -91,9 +91,8 @@ import Testing
     }
 
     @Test func failuresNameTheProblemAndExitWithTheDocumentedStatus() async throws {
-        try await offPool {
+        try await blocking {
             let workspace = try AdminWorkspace()
-            defer { workspace.remove() }
             let livery = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0"], environment: workspace.environment)
             try AdminCall(port: livery.port).waitUntilReady()
             let server = "http://127.0.0.1:\(livery.port)"

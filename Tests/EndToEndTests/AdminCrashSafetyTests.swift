@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import HTTPTestSupport
 import Testing
+import TestSupport
 
 /// The real `livery serve` killed with SIGKILL at random moments while uploads and releases run against it:
 /// after each restart every change answered 2xx is there, and the catalog loads and serves it.
@@ -30,14 +31,13 @@ import Testing
 
     @Test(.timeLimit(.minutes(3)))
     func everyAcknowledgedChangeSurvivesSIGKILLAndTheCatalogLoads() async throws {
-        try await offPool {
+        try await blocking {
             let workspace = try AdminWorkspace()
-            defer { workspace.remove() }
             // A seed skin imported on the first start (released in the past, so it never competes in polls).
             try AdminWorkspace.write(
                 AdminWorkspace.tinySkin(id: "seed", marker: "seed", release: #"{"startsAt": "2001-01-01T00:00:00Z", "endsAt": "2001-01-02T00:00:00Z"}"#),
                 into: workspace.skins + "/seed")
-            var random = SplitMix64(state: 0xC0FF_EE50)
+            var random = SplitMix64(seed: 0xC0FF_EE50)
             var model = Model()
             var kills = 0
             var killsMidChange = 0

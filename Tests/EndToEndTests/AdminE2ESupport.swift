@@ -4,14 +4,17 @@ import Glibc
 import Foundation
 import HTTPTestSupport
 import LiveryCrypto
+import TestSupport
 import ZipArchive
 
 /// A folder with a skins folder, a tokens file and a data folder, for running `livery serve` with the admin API.
+/// The folder is removed when the last copy of the workspace goes away.
 struct AdminWorkspace {
     static let editorToken = "livery_e2e_editor_token_0123456789"
     static let viewerToken = "livery_e2e_viewer_token_0123456789"
 
-    let root: String
+    private let folder: ScratchDirectory
+    var root: String { folder.path }
     var skins: String { root + "/skins" }
     var data: String { root + "/data" }
     var tokens: String { root + "/tokens" }
@@ -22,12 +25,10 @@ struct AdminWorkspace {
     }
 
     init() throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("livery-admin-e2e-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: root + "/skins", withIntermediateDirectories: true)
+        folder = try ScratchDirectory(prefix: "livery-admin-e2e")
+        try folder.write([:], under: "skins")
         try Self.writeTokens([("ops", "editor", Self.editorToken), ("auditor", "viewer", Self.viewerToken)], to: root + "/tokens")
     }
-
-    func remove() { try? FileManager.default.removeItem(atPath: root) }
 
     /// Writes a tokens file (atomically, by rename) holding the SHA-256 of each token.
     static func writeTokens(_ tokens: [(name: String, role: String, token: String)], to path: String) throws {
@@ -90,17 +91,4 @@ struct AdminCall {
         }
         throw E2EError(description: "livery did not become ready within \(seconds) s")
     }
-}
-
-/// A small deterministic PRNG (SplitMix64), so kill schedules are reproducible from their seed.
-struct SplitMix64 {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
 }

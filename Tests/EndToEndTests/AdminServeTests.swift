@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import HTTPTestSupport
 import Testing
+import TestSupport
 
 /// `livery serve` with the admin API: token reloads by SIGHUP and by file change, and the disabled API.
 @Suite struct AdminServeTests {
@@ -20,9 +21,8 @@ import Testing
     }
 
     @Test func sighupReloadsTheTokensFile() async throws {
-        try await offPool {
+        try await blocking {
             let workspace = try AdminWorkspace()
-            defer { workspace.remove() }
             let livery = try LiveryProcess.start(Self.arguments, environment: workspace.environment)
             let viewer = AdminCall(port: livery.port, token: AdminWorkspace.viewerToken)
             try viewer.waitUntilReady()
@@ -41,9 +41,8 @@ import Testing
     }
 
     @Test func aChangedTokensFileIsPickedUpWithinSeconds() async throws {
-        try await offPool {
+        try await blocking {
             let workspace = try AdminWorkspace()
-            defer { workspace.remove() }
             let livery = try LiveryProcess.start(Self.arguments, environment: workspace.environment)
             let viewer = AdminCall(port: livery.port, token: AdminWorkspace.viewerToken)
             try viewer.waitUntilReady()
@@ -58,7 +57,7 @@ import Testing
     }
 
     @Test func withoutATokensFileTheAdminAPIAnswers404AndTheLogSaysSoOnce() async throws {
-        try await offPool {
+        try await blocking {
             let livery = try LiveryProcess.start(Self.arguments)
             let call = AdminCall(port: livery.port)
             try call.waitUntilReady()
@@ -70,7 +69,7 @@ import Testing
     }
 
     @Test func aMissingTokensFileStopsTheStartNamingTheFlag() async throws {
-        try await offPool {
+        try await blocking {
             let result = try LiveryProcess.run(Self.arguments + ["--tokens-file", "/nonexistent/tokens"])
             #expect(result.status == 2)
             #expect(result.output.contains("--tokens-file"))

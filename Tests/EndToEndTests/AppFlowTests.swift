@@ -2,15 +2,15 @@ import Foundation
 import HTTPTestSupport
 import LiveryCrypto
 import Testing
+import TestSupport
 
 /// The app's whole flow against the real binary: poll, download, unzip with readers we did not write, re-skin.
 @Suite struct AppFlowTests {
-    /// A skins folder holding a copy of `sample` whose window is open now (real clock) for a day.
-    static func liveSkins(_ sample: String) throws -> String {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("livery-flow-\(UUID().uuidString)").path
-        let folder = root + "/" + sample
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: LiveryProcess.repository.appendingPathComponent("skins/\(sample)").path, toPath: folder)
+    /// A skins folder holding a copy of `sample` whose window is open now (real clock) for a day; removed when the
+    /// value goes away.
+    static func liveSkins(_ sample: String) throws -> ScratchDirectory {
+        let skins = try ScratchDirectory(prefix: "livery-flow")
+        let folder = try skins.copy(folder: LiveryProcess.repository.appendingPathComponent("skins/\(sample)").path, to: sample)
         let manifestURL = URL(fileURLWithPath: folder + "/skin.json")
         guard var manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: manifestURL)) as? [String: Any] else {
             throw E2EError(description: "skin.json is not an object")
@@ -21,7 +21,7 @@ import Testing
             "endsAt": formatter.string(from: Date().addingTimeInterval(86400)), "platforms": ["ios", "android"],
         ]
         try JSONSerialization.data(withJSONObject: manifest).write(to: manifestURL)
-        return root
+        return skins
     }
 
     static func waitUntilReady(port: Int) throws {
@@ -59,24 +59,12 @@ assert not missing, f"missing: {missing}"
 print(f"ok {len(names)} entries, {len(refs)} references")
 """#
 
-    static func run(_ executable: String, _ arguments: [String]) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
-    }
-
     @Test(arguments: ["spring-festival-2027", "christmas-2026", "double-11-2026"])
     func pollDownloadUnzipAndReskin(sample: String) async throws {
-        let skins = try Self.liveSkins(sample)
-        defer { try? FileManager.default.removeItem(atPath: skins) }
-        try await offPool {
+        let scratch = try Self.liveSkins(sample)
+        let skins = scratch.path
+        let zipPath = skins + "/download.zip"
+        try await blocking {
             let livery = try LiveryProcess.start(
                 ["serve", "--host", "127.0.0.1", "--port", "0", "--skins-dir", skins, "--log-level", "warning"])
             defer { _ = try? livery.stop(signal: SIGTERM) }
@@ -92,28 +80,28 @@ print(f"ok {len(names)} entries, {len(refs)} references")
             #expect(download.status == 200)
             #expect(SHA256.hexHash(download.body) == answer["sha256"] as? String)
 
-            let zipPath = skins + "/download.zip"
             try Data(download.body).write(to: URL(fileURLWithPath: zipPath))
-            let python = try Self.run("/usr/bin/env", ["python3", "-c", Self.pythonCheck, zipPath])
-            #expect(python.0 == 0, "\(python.1)")
-            let unzip = try Self.run("/usr/bin/env", ["unzip", "-t", zipPath])
-            #expect(unzip.0 == 0 && unzip.1.contains("No errors detected"), "\(unzip.1)")
 
             // The app already holds this sign: same answer, and a conditional request costs nothing.
             let again = try client.get("/api/v1/skin?app=demo&platform=android&appVersion=7.3.0&scale=2&deviceId=e2e&sign=\(answer["skinSign"] as? String ?? "")")
             #expect(again.body == poll.body)
             #expect(try livery.stop(signal: SIGTERM) == 0)
         }
+        // The downloaded package, unzipped by readers we did not write.
+        let python = try await ExternalProcess.run("python3", ["-c", Self.pythonCheck, zipPath])
+        #expect(python.status == 0, "\(python.transcript)")
+        let unzip = try await ExternalProcess.run("unzip", ["-t", zipPath])
+        #expect(unzip.status == 0 && unzip.standardOutput.contains("No errors detected"), "\(unzip.transcript)")
     }
 
     @Test func invalidSkinsAreLoggedAndNotServed() async throws {
-        let skins = try Self.liveSkins("double-11-2026")
-        defer { try? FileManager.default.removeItem(atPath: skins) }
+        let scratch = try Self.liveSkins("double-11-2026")
+        let skins = scratch.path
         try FileManager.default.createDirectory(atPath: skins + "/broken", withIntermediateDirectories: true)
         try Data(#"{"id": "broken", "title": "Broken", "app": "demo", "release": {"startsAt": "2020-01-01T00:00:00Z", "endsAt": "2099-01-01T00:00:00Z", "priority": 99}}"#.utf8)
             .write(to: URL(fileURLWithPath: skins + "/broken/skin.json"))
         try Data(##"{"home": {"colors": {"bg": "#GGGGGG"}}}"##.utf8).write(to: URL(fileURLWithPath: skins + "/broken/config.json"))
-        try await offPool {
+        try await blocking {
             let livery = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0", "--skins-dir", skins])
             defer { _ = try? livery.stop(signal: SIGTERM) }
             try Self.waitUntilReady(port: livery.port)

@@ -4,22 +4,17 @@ import Glibc
 import Foundation
 import HTTPTestSupport
 import Testing
+import TestSupport
 
 /// `livery serve`'s settings as a real process: precedence, and every way a start can fail (exit 2, one line on
 /// standard error naming the setting, nothing on standard output).
 @Suite(.serialized) struct ConfigurationTests {
-    /// A scratch folder with a regular file and a folder in it, for the filesystem errors.
-    final class Scratch: Sendable {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("livery-config-\(UUID().uuidString)").path
-        var file: String { root + "/plain-file" }
-        var folder: String { root + "/folder" }
-
-        init() throws {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            try Data("x".utf8).write(to: URL(fileURLWithPath: file))
-        }
-
-        deinit { try? FileManager.default.removeItem(atPath: root) }
+    /// A scratch folder with a regular file (`plain-file`) and a folder (`folder`) in it, for the filesystem errors.
+    static func scratch() throws -> ScratchDirectory {
+        let scratch = try ScratchDirectory(prefix: "livery-config")
+        try scratch.write("plain-file", Array("x".utf8))
+        try scratch.write([:], under: "folder")
+        return scratch
     }
 
     struct StartupError: Sendable, CustomTestStringConvertible {
@@ -72,11 +67,11 @@ import Testing
 
     @Test(arguments: startupErrors)
     func badSettingStopsTheStartWithOneLineAndStatusTwo(_ case_: StartupError) async throws {
-        let scratch = try Scratch()
+        let scratch = try Self.scratch()
         @Sendable func expand(_ text: String) -> String {
-            text.replacingOccurrences(of: "@FILE", with: scratch.file)
-                .replacingOccurrences(of: "@FOLDER", with: scratch.folder)
-                .replacingOccurrences(of: "@MISSING", with: scratch.root + "/missing")
+            text.replacingOccurrences(of: "@FILE", with: scratch.path("plain-file"))
+                .replacingOccurrences(of: "@FOLDER", with: scratch.path("folder"))
+                .replacingOccurrences(of: "@MISSING", with: scratch.path("missing"))
         }
         // Loopback and a free port unless the case sets them (a flag would hide the case's environment variable).
         var arguments = ["serve"]
@@ -85,7 +80,7 @@ import Testing
         arguments += case_.arguments.map(expand)
         let environment = case_.environment.mapValues(expand)
         let command = arguments
-        try await offPool {
+        try await blocking {
             let result = try LiveryProcess.runSeparately(command, environment: environment)
             #expect(result.status == 2, "\(result.output)")
             #expect(result.standardOutput.isEmpty, "nothing on standard output: \(result.standardOutput)")
@@ -97,12 +92,12 @@ import Testing
     }
 
     @Test func missingDefaultSkinsFolderNamesTheFlagAndTheVariable() async throws {
-        let scratch = try Scratch()
-        try await offPool {
+        let scratch = try Self.scratch()
+        try await blocking {
             // Run in an empty folder with LIVERY_SKINS_DIR empty (which counts as unset): the default `skins` is missing.
             let result = try LiveryProcess.runSeparately(
                 ["serve", "--host", "127.0.0.1", "--port", "0"], environment: ["LIVERY_SKINS_DIR": ""],
-                directory: scratch.folder)
+                directory: scratch.path("folder"))
             #expect(result.status == 2)
             #expect(
                 result.standardError
@@ -111,7 +106,7 @@ import Testing
     }
 
     @Test func portInUseStopsTheStartWithOneLine() async throws {
-        try await offPool {
+        try await blocking {
             let first = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0"])
             defer { _ = try? first.stop(signal: SIGKILL) }
             let second = try LiveryProcess.runSeparately(["serve", "--host", "127.0.0.1"], environment: ["LIVERY_PORT": "\(first.port)"])
@@ -122,7 +117,7 @@ import Testing
     }
 
     @Test func metricsPortInUseStopsTheStartWithOneLine() async throws {
-        try await offPool {
+        try await blocking {
             let first = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0"])
             defer { _ = try? first.stop(signal: SIGKILL) }
             let second = try LiveryProcess.runSeparately(
@@ -140,7 +135,7 @@ import Testing
         (["--cache-max-age", "7"], ["LIVERY_CACHE_MAX_AGE": "not even a number"], 7),
     ])
     func flagWinsOverEnvironmentWhichWinsOverDefault(flags: [String], environment: [String: String], maxAge: Int) async throws {
-        try await offPool {
+        try await blocking {
             let livery = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0"] + flags, environment: environment)
             // An app with no skins has no window boundary, so the configured max-age is used as is.
             let answer = try TestClient(port: livery.port).get("/api/v1/skin?app=nothing-here&platform=ios&appVersion=1.0")
@@ -151,7 +146,7 @@ import Testing
     }
 
     @Test func helpListsEveryFlagWithItsVariableAndDefault() async throws {
-        try await offPool {
+        try await blocking {
             let result = try LiveryProcess.run(["serve", "--help"])
             #expect(result.status == 0)
             let help = result.output.replacingOccurrences(of: "\n", with: " ").split(separator: " ").joined(separator: " ")

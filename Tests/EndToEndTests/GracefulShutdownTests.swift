@@ -5,21 +5,22 @@ import Foundation
 import HTTPTestSupport
 import LiveryCrypto
 import Testing
+import TestSupport
 
 /// SIGTERM as a container runtime sends it: in-flight downloads finish, `/readyz` turns 503, then exit 0.
 @Suite(.serialized) struct GracefulShutdownTests {
     /// A live copy of the Christmas sample whose GIF resource is replaced by `bytes` of incompressible data, so each
     /// package is larger than the socket buffers between the server and a reader that stops reading.
-    static func largeSkins(bytes: Int) throws -> String {
-        let root = try AppFlowTests.liveSkins("christmas-2026")
+    static func largeSkins(bytes: Int) throws -> ScratchDirectory {
+        let skins = try AppFlowTests.liveSkins("christmas-2026")
         var generator = SystemRandomNumberGenerator()
         var data = Data("GIF89a".utf8)
         data.reserveCapacity(bytes)
         while data.count < bytes {
             withUnsafeBytes(of: generator.next()) { data.append(contentsOf: $0) }
         }
-        try data.write(to: URL(fileURLWithPath: root + "/christmas-2026/xmas/snow.gif"))
-        return root
+        try data.write(to: URL(fileURLWithPath: skins.path("christmas-2026/xmas/snow.gif")))
+        return skins
     }
 
     /// A raw client with a small receive buffer, so the server's sends block while it does not read.
@@ -90,9 +91,9 @@ import Testing
     }
 
     @Test func sigtermDuringAPackageDownloadLetsItCompleteThenExitsZero() async throws {
-        let skins = try Self.largeSkins(bytes: 8 << 20)
-        defer { try? FileManager.default.removeItem(atPath: skins) }
-        try await offPool {
+        let scratch = try Self.largeSkins(bytes: 8 << 20)
+        let skins = scratch.path
+        try await blocking {
             let livery = try LiveryProcess.start(
                 ["serve", "--host", "127.0.0.1", "--port", "0", "--drain-timeout", "30", "--log-level", "warning"],
                 environment: ["LIVERY_SKINS_DIR": skins])
@@ -127,7 +128,7 @@ import Testing
     }
 
     @Test func readyzAnswers503DuringTheShutdownDelayThenTheProcessExitsZero() async throws {
-        try await offPool {
+        try await blocking {
             let livery = try LiveryProcess.start(
                 ["serve", "--host", "127.0.0.1", "--port", "0", "--shutdown-delay", "2"])
             try AppFlowTests.waitUntilReady(port: livery.port)

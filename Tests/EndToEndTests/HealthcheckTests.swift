@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import Testing
+import TestSupport
 
 /// `livery healthcheck`, the image's HEALTHCHECK: exit 0 for a 2xx, 1 for anything else, 2 for an unusable URL.
 @Suite(.serialized) struct HealthcheckTests {
@@ -32,7 +33,7 @@ import Testing
     }
 
     @Test func exitsZeroForAHealthyServerFoundThroughTheEnvironment() async throws {
-        try await offPool {
+        try await blocking {
             let livery = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0"])
             // As in the image: no --url, the server's own LIVERY_PORT.
             let implicit = try LiveryProcess.run(["healthcheck"], environment: ["LIVERY_PORT": "\(livery.port)"])
@@ -49,7 +50,7 @@ import Testing
     }
 
     @Test func exitsOneWhenNothingListens() async throws {
-        try await offPool {
+        try await blocking {
             let closed = try Socket(listening: false)
             let result = try LiveryProcess.run(["healthcheck", "--url", "http://127.0.0.1:\(closed.port)/healthz"])
             #expect(result.status == 1)
@@ -58,7 +59,7 @@ import Testing
     }
 
     @Test func exitsOneWhenTheServerNeverAnswers() async throws {
-        try await offPool {
+        try await blocking {
             let silent = try Socket(listening: true)
             let result = try LiveryProcess.run(
                 ["healthcheck", "--url", "http://127.0.0.1:\(silent.port)/healthz", "--timeout", "0.3"])
@@ -69,7 +70,7 @@ import Testing
 
     @Test(arguments: ["https://127.0.0.1/healthz", "ftp://127.0.0.1/", "http://:8080/healthz", "http://[::1/", "http://127.0.0.1:0/", "http://127.0.0.1:99999/", "127.0.0.1:8080"])
     func exitsTwoForAnUnusableURL(url: String) async throws {
-        try await offPool {
+        try await blocking {
             let result = try LiveryProcess.run(["healthcheck", "--url", url])
             #expect(result.status == 2)
             #expect(result.output.contains("is not an http://host:port/path URL"))

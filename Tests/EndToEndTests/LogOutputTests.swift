@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import HTTPTestSupport
 import Testing
+import TestSupport
 
 /// What `livery serve` writes to its log: JSON that parses line by line, request ids, and never a credential.
 @Suite(.serialized) struct LogOutputTests {
@@ -36,7 +37,7 @@ import Testing
     }
 
     @Test func jsonLogsParseLineByLineAndCarryRequestIDs() async throws {
-        try await offPool {
+        try await blocking {
             let livery = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0", "--log-format", "json"])
             try AppFlowTests.waitUntilReady(port: livery.port)
             let ids = try Self.sendCredentials(port: livery.port)
@@ -72,7 +73,7 @@ import Testing
 
     @Test(arguments: ["text", "json"])
     func credentialsNeverReachTheLog(format: String) async throws {
-        try await offPool {
+        try await blocking {
             // Trace: the most the server ever writes.
             let livery = try LiveryProcess.start(
                 ["serve", "--host", "127.0.0.1", "--port", "0", "--log-level", "trace"],

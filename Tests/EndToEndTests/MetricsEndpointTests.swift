@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import HTTPTestSupport
 import Testing
+import TestSupport
 
 /// `GET /metrics` of the real binary: valid Prometheus text, and counters that move with the traffic.
 @Suite(.serialized) struct MetricsEndpointTests {
@@ -17,9 +18,9 @@ import Testing
     }
 
     @Test func countersMoveAsRequestsAreMade() async throws {
-        let skins = try AppFlowTests.liveSkins("christmas-2026")
-        defer { try? FileManager.default.removeItem(atPath: skins) }
-        try await offPool {
+        let scratch = try AppFlowTests.liveSkins("christmas-2026")
+        let skins = scratch.path
+        try await blocking {
             let started = Date().timeIntervalSince1970
             let livery = try LiveryProcess.start(
                 ["serve", "--host", "127.0.0.1", "--port", "0", "--log-level", "warning"],
@@ -89,7 +90,7 @@ import Testing
     }
 
     @Test func separateMetricsPortKeepsMetricsOffTheMainPort() async throws {
-        try await offPool {
+        try await blocking {
             let livery = try LiveryProcess.start(
                 ["serve", "--host", "127.0.0.1", "--port", "0", "--metrics-port", "0", "--log-level", "warning"])
             #expect(livery.metricsPort > 0 && livery.metricsPort != livery.port)

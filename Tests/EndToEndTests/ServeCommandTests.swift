@@ -4,11 +4,12 @@ import Glibc
 import Foundation
 import HTTPTestSupport
 import Testing
+import TestSupport
 
 /// `livery serve` as a real process: flags, environment, the listening line, signals and exit codes.
 @Suite struct ServeCommandTests {
     @Test func servesHealthzOnAFreePortAndExitsZeroOnSIGTERM() async throws {
-        try await offPool {
+        try await blocking {
             let livery = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0"])
             let response = try RawHTTP.get(port: livery.port, path: "/healthz")
             #expect(response.hasPrefix("HTTP/1.1 200 OK\r\n"))
@@ -22,7 +23,7 @@ import Testing
     }
 
     @Test func exitsZeroOnSIGINT() async throws {
-        try await offPool {
+        try await blocking {
             let livery = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0", "--log-level", "warning"])
             #expect(try RawHTTP.get(port: livery.port, path: "/healthz").hasPrefix("HTTP/1.1 200 "))
             #expect(try livery.stop(signal: SIGINT) == 0)
@@ -31,7 +32,7 @@ import Testing
     }
 
     @Test func readsHostAndPortFromTheEnvironment() async throws {
-        try await offPool {
+        try await blocking {
             let livery = try LiveryProcess.start(["serve"], environment: ["LIVERY_HOST": "127.0.0.1", "LIVERY_PORT": "0"])
             #expect(livery.address.hasPrefix("127.0.0.1:"))
             #expect(try RawHTTP.get(port: livery.port, path: "/healthz").hasPrefix("HTTP/1.1 200 "))
@@ -40,7 +41,7 @@ import Testing
     }
 
     @Test func flagsWinOverTheEnvironment() async throws {
-        try await offPool {
+        try await blocking {
             // Environment values that would fail on their own are never looked at when flags are given.
             let livery = try LiveryProcess.start(
                 ["serve", "--host", "127.0.0.1", "--port", "0"],
@@ -51,7 +52,7 @@ import Testing
     }
 
     @Test func rejectsAnInvalidPortFromTheEnvironment() async throws {
-        try await offPool {
+        try await blocking {
             let result = try LiveryProcess.run(["serve", "--host", "127.0.0.1"], environment: ["LIVERY_PORT": "eighty"])
             #expect(result.status != 0)
             #expect(result.status == 2)
@@ -60,7 +61,7 @@ import Testing
     }
 
     @Test func rejectsAnOutOfRangePort() async throws {
-        try await offPool {
+        try await blocking {
             let result = try LiveryProcess.run(["serve", "--host", "127.0.0.1", "--port", "70000"])
             #expect(result.status != 0)
             #expect(result.output.contains("from 0 to 65535"))
@@ -68,7 +69,7 @@ import Testing
     }
 
     @Test func failsCleanlyWhenThePortIsTaken() async throws {
-        try await offPool {
+        try await blocking {
             let first = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0"])
             let second = try LiveryProcess.run(["serve", "--host", "127.0.0.1", "--port", "\(first.port)"])
             #expect(second.status != 0)
@@ -78,11 +79,10 @@ import Testing
     }
 
     @Test func servesTheBenchmarkBodyOnlyWhenAsked() async throws {
-        try await offPool {
-            let file = FileManager.default.temporaryDirectory.appendingPathComponent("bench-\(UUID().uuidString).json")
-            try Data(#"{"bench":true}"#.utf8).write(to: file)
-            defer { try? FileManager.default.removeItem(at: file) }
-            let withBody = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0", "--bench-body", file.path])
+        try await blocking {
+            let scratch = try ScratchDirectory(prefix: "livery-bench")
+            let file = try scratch.write("bench.json", Array(#"{"bench":true}"#.utf8))
+            let withBody = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0", "--bench-body", file])
             let response = try RawHTTP.get(port: withBody.port, path: "/bench")
             #expect(response.hasPrefix("HTTP/1.1 200 OK\r\n"))
             #expect(response.contains("Content-Type: application/json\r\n"))
@@ -96,13 +96,6 @@ import Testing
     }
 }
 
-/// Runs blocking work (child processes, sockets, waits) on a thread of its own, never on the cooperative pool nor
-/// on Dispatch's global queues (on Linux the same few threads), which other suites' servers need for their async
-/// handlers: several e2e tests each block for seconds.
-func offPool(_ body: @escaping @Sendable () throws -> Void) async throws {
-    try await blocking(body)
-}
-
 struct E2EError: Error, CustomStringConvertible {
     let description: String
 }
@@ -112,6 +105,8 @@ final class LiveryProcess: @unchecked Sendable {
     // Invariant: `collected`, `collectedError`, `collectedStandardOutput`, the addresses and `drainedStreams` are
     // guarded by `lock`; the rest is set once in `start`.
     private let process: Process
+    /// Holds the process's default data folder (`data` inside it, made by livery), removed with this value.
+    private let scratch: ScratchDirectory
     private let lock = NSLock()
     private var collected = Data()
     private var collectedError = Data()
@@ -151,15 +146,15 @@ final class LiveryProcess: @unchecked Sendable {
         return bundle.deletingLastPathComponent().appendingPathComponent("livery")
     }
 
-    private init(arguments: [String], environment: [String: String], directory: String?) {
+    private init(arguments: [String], environment: [String: String], directory: String?) throws {
         process = Process()
+        scratch = try ScratchDirectory(prefix: "livery-e2e")
         process.executableURL = Self.binary
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         var merged = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("LIVERY_") }
         // Never write state into the working tree: each process gets a fresh data folder, and the sample skins.
-        merged["LIVERY_DATA_DIR"] = FileManager.default.temporaryDirectory
-            .appendingPathComponent("livery-e2e-\(UUID().uuidString)").path
+        merged["LIVERY_DATA_DIR"] = scratch.path("data")
         merged["LIVERY_SKINS_DIR"] = Self.repository.appendingPathComponent("skins").path
         merged.merge(environment) { $1 }
         process.environment = merged
@@ -169,7 +164,7 @@ final class LiveryProcess: @unchecked Sendable {
     static func start(
         _ arguments: [String], environment: [String: String] = [:], directory: String? = nil
     ) throws -> LiveryProcess {
-        let livery = LiveryProcess(arguments: arguments, environment: environment, directory: directory)
+        let livery = try LiveryProcess(arguments: arguments, environment: environment, directory: directory)
         try livery.launch()
         guard livery.listening.wait(timeout: .now() + 20) == .success else {
             livery.process.terminate()
@@ -190,7 +185,7 @@ final class LiveryProcess: @unchecked Sendable {
     static func runSeparately(
         _ arguments: [String], environment: [String: String] = [:], directory: String? = nil
     ) throws -> (status: Int32, output: String, standardOutput: String, standardError: String) {
-        let livery = LiveryProcess(arguments: arguments, environment: environment, directory: directory)
+        let livery = try LiveryProcess(arguments: arguments, environment: environment, directory: directory)
         try livery.launch()
         let status = try livery.waitForExit(seconds: 20)
         return (status, livery.output, livery.standardOutput, livery.errorOutput)

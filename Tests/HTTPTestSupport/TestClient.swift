@@ -31,7 +31,7 @@ public struct TestResponse: Sendable {
 /// A blocking raw-socket HTTP/1.1 client for tests, talking to 127.0.0.1 only.
 ///
 /// Every receive has a timeout (5 s by default), so a server that never answers fails the test instead of
-/// hanging it. Use it from one thread (inside `blocking { }`), never on the cooperative pool.
+/// hanging it. Use it from one thread (inside TestSupport's `blocking { }`), never on the cooperative pool.
 public final class TestClient: @unchecked Sendable {
     // Invariant: used by one thread at a time.
     public let fd: Int32
@@ -179,13 +179,5 @@ public final class TestClient: @unchecked Sendable {
     public func get(_ path: String, headers: String = "") throws -> TestResponse {
         try send("GET \(path) HTTP/1.1\r\nHost: test\r\n\(headers)\r\n")
         return try readResponse()
-    }
-}
-
-/// Runs blocking work on a thread of its own so it never occupies the cooperative pool. (On Linux the pool *is*
-/// Dispatch's global queue, as many threads as cores: blocking calls there starve the server's async handlers.)
-public func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Result { try body() }) }.start()
     }
 }

@@ -3,6 +3,7 @@ import HTTPTestSupport
 import Glibc
 #endif
 import Testing
+import TestSupport
 
 @testable import LiveryHTTP
 

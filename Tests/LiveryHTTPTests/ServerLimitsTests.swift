@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import HTTPTestSupport
 import Testing
+import TestSupport
 
 @testable import LiveryHTTP
 

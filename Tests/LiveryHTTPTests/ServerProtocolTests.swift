@@ -6,6 +6,7 @@ import HTTPTestSupport
 import Logging
 import Synchronization
 import Testing
+import TestSupport
 
 @testable import LiveryHTTP
 
@@ -293,13 +294,10 @@ import Testing
     }
 
     @Test func streamsFileBodiesWithOffsetAndLength() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("livery-http-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("blob.bin").path
+        let directory = try ScratchDirectory(prefix: "livery-http")
         var random = SplitMix64(seed: 99)
         let content = (0..<(3 << 20)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
-        try Data(content).write(to: URL(fileURLWithPath: path))
+        let path = try directory.write("blob.bin", content)
         let routes: (Router) -> Void = { router in
             router.get("/whole") { _ in HTTPResponse(body: .file(path: path, offset: 0, length: UInt64(content.count))) }
             router.get("/range") { _ in HTTPResponse(status: .partialContent, body: .file(path: path, offset: 1000, length: 5000)) }

@@ -4,6 +4,7 @@ import Glibc
 #endif
 import Dispatch
 import Testing
+import TestSupport
 
 @testable import LiveryHTTP
 

@@ -3,6 +3,7 @@ import HTTPTestSupport
 import LiveryCrypto
 import LiveryHTTP
 import Testing
+import TestSupport
 
 @testable import LiveryServer
 
@@ -210,8 +211,8 @@ struct AdminRoute: Sendable, CustomTestStringConvertible {
 
     @Test func withoutATokensFileTheAdminAPIIsAbsentAndTheLogSaysSo() async throws {
         let capture = LogCapture()
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("livery-admin-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: root) }
+        let scratch = try ScratchDirectory(prefix: "livery-admin")
+        let root = scratch.path
         var configuration = LiveryService.Configuration()
         configuration.skinsDirectory = root + "/skins"
         configuration.dataDirectory = root + "/data"
@@ -229,8 +230,8 @@ struct AdminRoute: Sendable, CustomTestStringConvertible {
     }
 
     @Test func aConfiguredButMissingTokensFileStopsTheStart() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("livery-admin-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: root) }
+        let scratch = try ScratchDirectory(prefix: "livery-admin")
+        let root = scratch.path
         var configuration = LiveryService.Configuration()
         configuration.dataDirectory = root + "/data"
         configuration.admin.tokensFile = root + "/missing-tokens"

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTestSupport
 import Synchronization
 import Testing
+import TestSupport
 
 @testable import LiveryServer
 

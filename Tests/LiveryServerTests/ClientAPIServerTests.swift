@@ -6,6 +6,7 @@ import Logging
 import SkinModel
 import Synchronization
 import Testing
+import TestSupport
 
 @testable import LiveryServer
 
@@ -283,9 +284,8 @@ final class ClientAPIHarness: Sendable {
 
         // The store is the source of truth after the first start, so a changed asset arrives as a new store:
         // the same skins folder with one asset changed, imported into a fresh data folder.
-        let changedRoot = FileManager.default.temporaryDirectory.appendingPathComponent("livery-client-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: changedRoot) }
-        try FileManager.default.createDirectory(atPath: changedRoot, withIntermediateDirectories: true)
+        let changedRootScratch = try ScratchDirectory(prefix: "livery-client")
+        let changedRoot = changedRootScratch.path
         try FileManager.default.copyItem(atPath: first.skinsDirectory, toPath: changedRoot + "/skins")
         let asset = changedRoot + "/skins/christmas-2026/xmas/star@3x.png"
         var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: asset)))

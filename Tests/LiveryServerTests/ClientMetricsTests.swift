@@ -3,16 +3,16 @@ import LiveryHTTP
 import Logging
 import MetricsTestKit
 import Testing
+import TestSupport
 
 @testable import LiveryServer
 
 @Suite struct ClientMetricsTests {
     typealias F = Fixtures
 
-    static func api(metrics: TestMetrics) throws -> ClientAPI {
-        let cache = try PackageCache(
-            directory: FileManager.default.temporaryDirectory.appendingPathComponent("livery-metrics-\(UUID().uuidString)").path,
-            logger: ClientAPIHarness.quiet)
+    /// A client API whose package cache lives in `scratch`.
+    static func api(metrics: TestMetrics, cacheIn scratch: ScratchDirectory) throws -> ClientAPI {
+        let cache = try PackageCache(directory: scratch.path, logger: ClientAPIHarness.quiet)
         let api = ClientAPI(cache: cache, logger: ClientAPIHarness.quiet, clock: { F.t0 }, metricsFactory: metrics)
         api.publish(CatalogState(catalog: F.catalog(F.skin("xmas")), origins: [:]))
         return api
@@ -20,7 +20,8 @@ import Testing
 
     @Test func countsAnswersBySkinAndClientsAlreadyUpToDate() throws {
         let metrics = TestMetrics()
-        let api = try Self.api(metrics: metrics)
+        let scratch = try ScratchDirectory(prefix: "livery-metrics")
+        let api = try Self.api(metrics: metrics, cacheIn: scratch)
         let poll = "/api/v1/skin?app=demo&platform=ios&appVersion=7.0"
         let first = api.skin(HTTPRequest(method: .get, target: poll))
         let body = try #require(try JSONSerialization.jsonObject(with: Data(first.bodyBytes)) as? [String: Any])
@@ -34,7 +35,8 @@ import Testing
     }
 
     @Test func repeatedAnswersAreIdentical() throws {
-        let api = try Self.api(metrics: TestMetrics())
+        let scratch = try ScratchDirectory(prefix: "livery-metrics")
+        let api = try Self.api(metrics: TestMetrics(), cacheIn: scratch)
         let poll = "/api/v1/skin?app=demo&platform=ios&appVersion=7.0"
         let a = api.skin(HTTPRequest(method: .get, target: poll))
         let b = api.skin(HTTPRequest(method: .get, target: poll + "&deviceId=other"))

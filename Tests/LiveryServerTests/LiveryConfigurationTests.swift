@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Testing
+import TestSupport
 
 @testable import LiveryServer
 
@@ -111,8 +112,8 @@ import Testing
     }
 
     @Test func fileChecksFindEachProblem() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("livery-files-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: root) }
+        let scratch = try ScratchDirectory(prefix: "livery-files")
+        let root = scratch.path
         try FileManager.default.createDirectory(atPath: root + "/skins", withIntermediateDirectories: true)
         try Data("tokens".utf8).write(to: URL(fileURLWithPath: root + "/tokens"))
         var configuration = LiveryConfiguration()

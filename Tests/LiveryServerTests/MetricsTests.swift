@@ -6,6 +6,7 @@ import MetricsTestKit
 import SkinModel
 import SkinPackage
 import Testing
+import TestSupport
 
 @testable import LiveryServer
 
@@ -98,8 +99,8 @@ import Testing
     }
 
     @Test func packageCacheCountsMissesBuildsAndHits() async throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("livery-cache-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: root) }
+        let scratch = try ScratchDirectory(prefix: "livery-cache")
+        let root = scratch.path
         let source = DirectorySkinSource(path: ClientAPIHarness.repository.path + "/skins/christmas-2026")
         let skin = try #require(SkinValidator().validate(source).skin)
         let packager = try SkinPackager(skin: skin, source: source)

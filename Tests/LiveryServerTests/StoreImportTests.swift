@@ -3,6 +3,7 @@ import HTTPTestSupport
 import SkinModel
 import SkinStore
 import Testing
+import TestSupport
 
 @testable import LiveryServer
 
@@ -31,8 +32,8 @@ import Testing
     }
 
     @Test func invalidFoldersAreLeftOutAndTheRestImported() async throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("livery-import-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: root) }
+        let scratch = try ScratchDirectory(prefix: "livery-import")
+        let root = scratch.path
         try ClientAPIHarness.makeSkins(in: root, sample: "christmas-2026")
         try FileManager.default.createDirectory(atPath: root + "/skins/broken", withIntermediateDirectories: true)
         try Data(#"{"id": "broken", "title": "Broken", "app": "demo"}"#.utf8).write(to: URL(fileURLWithPath: root + "/skins/broken/skin.json"))
@@ -56,8 +57,8 @@ import Testing
     }
 
     @Test func anInterruptedImportResumesWithoutDuplicating() async throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("livery-import-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: root) }
+        let scratch = try ScratchDirectory(prefix: "livery-import")
+        let root = scratch.path
         try ClientAPIHarness.makeSkins(in: root, sample: "christmas-2026")
         try ClientAPIHarness.makeSkins(in: root, sample: "double-11-2026")
         // A crash after the first skin's commit: the store holds it, the marker is missing.
@@ -78,8 +79,8 @@ import Testing
     }
 
     @Test func aStoreChangedByAnOperatorIsNeverSeeded() async throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("livery-import-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: root) }
+        let scratch = try ScratchDirectory(prefix: "livery-import")
+        let root = scratch.path
         try ClientAPIHarness.makeSkins(in: root, sample: "christmas-2026")
         let store = try SkinStore(directory: root + "/data/store")
         try store.setKillSwitch(app: nil, enabled: false, reason: "", actor: "ops")

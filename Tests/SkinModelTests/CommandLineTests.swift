@@ -1,6 +1,7 @@
 import Foundation
 import SkinModel
 import Testing
+import TestSupport
 
 /// Where `swift build --build-tests` puts the `livery` binary.
 enum LiveryBinary {
@@ -14,67 +15,51 @@ struct CommandLineTests {
     static let binary = LiveryBinary.path
     static let samples = Fixture.packageRoot + "/skins"
 
-    struct Output {
-        var status: Int32
-        var standardOutput: String
-        var standardError: String
+    /// Runs `livery arguments…` to completion, off the cooperative pool.
+    static func run(_ arguments: [String]) async throws -> ExternalProcess.Output {
+        try await ExternalProcess.run(binary, arguments)
     }
 
-    static func run(_ arguments: [String]) throws -> Output {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        // Outputs are small (well under a pipe buffer), so reading them in turn cannot deadlock.
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Output(
-            status: process.terminationStatus, standardOutput: String(decoding: stdout, as: UTF8.self),
-            standardError: String(decoding: stderr, as: UTF8.self))
-    }
-
-    static func brokenSkin() throws -> String {
+    /// A skin with an invalid color, in a scratch folder removed when the value goes away.
+    static func brokenSkin() throws -> ScratchDirectory {
         try Fixture.makeDirectory([
             "skin.json": Bytes.text(Fixture.manifest),
             "config.json": Bytes.text(##"{"home_tabbar": {"colors": {"color_background": "#GG0000"}}}"##),
         ])
     }
 
-    @Test func validateExitsZeroForAValidSkin() throws {
-        let output = try Self.run(["validate", Self.samples + "/christmas-2026"])
+    @Test func validateExitsZeroForAValidSkin() async throws {
+        let output = try await Self.run(["validate", Self.samples + "/christmas-2026"])
         #expect(output.status == 0)
         #expect(output.standardOutput.contains("(christmas-2026): valid, 0 errors, 0 warnings"))
     }
 
-    @Test func validateExitsOneAndNamesFilePointerAndFix() throws {
-        let output = try Self.run(["validate", try Self.brokenSkin()])
+    @Test func validateExitsOneAndNamesFilePointerAndFix() async throws {
+        let skin = try Self.brokenSkin()
+        let output = try await Self.run(["validate", skin.path])
         #expect(output.status == 1)
         #expect(output.standardOutput.contains("error [color.invalid] config.json#/home_tabbar/colors/color_background"))
         #expect(output.standardOutput.contains("\"#GG0000\" is not a color."))
         #expect(output.standardOutput.contains("fix: Write it as one of:"))
     }
 
-    @Test func validateExitsTwoForAMissingFolder() throws {
-        let output = try Self.run(["validate", "/nonexistent/skin"])
+    @Test func validateExitsTwoForAMissingFolder() async throws {
+        let output = try await Self.run(["validate", "/nonexistent/skin"])
         #expect(output.status == 2)
         #expect(output.standardError.contains("the skin folder does not exist"))
     }
 
-    @Test func validatePrintsJSONOnRequest() throws {
-        let output = try Self.run(["validate", try Self.brokenSkin(), "--json"])
+    @Test func validatePrintsJSONOnRequest() async throws {
+        let skin = try Self.brokenSkin()
+        let output = try await Self.run(["validate", skin.path, "--json"])
         #expect(output.status == 1)
         let report = try #require(try JSONValue.parse(output.standardOutput).objectValue)
         #expect(report["valid"] == false)
         #expect(report["issues"]?.arrayValue?.first?.objectValue?["pointer"] == "/home_tabbar/colors/color_background")
     }
 
-    @Test func validateReportsCoverageAgainstABase() throws {
-        let output = try Self.run([
+    @Test func validateReportsCoverageAgainstABase() async throws {
+        let output = try await Self.run([
             "validate", Self.samples + "/spring-festival-2027", "--base", Self.samples + "/tools/demo-base-config.json",
         ])
         #expect(output.status == 0)
@@ -82,25 +67,25 @@ struct CommandLineTests {
         #expect(output.standardOutput.contains("falls back    home_tabbar/colors/color_badge -> the app's default"))
     }
 
-    @Test func validateExitsTwoForAnUnusableBase() throws {
+    @Test func validateExitsTwoForAnUnusableBase() async throws {
         let broken = try Fixture.makeDirectory(["base.json": Bytes.text("{\n  \"a\": 1,\n}")])
-        let output = try Self.run(["validate", Self.samples + "/christmas-2026", "--base", broken + "/base.json"])
+        let output = try await Self.run(["validate", Self.samples + "/christmas-2026", "--base", broken.path("base.json")])
         #expect(output.status == 2)
         #expect(output.standardError.contains("base.json:3:1: not valid JSON"))
         #expect(output.standardError.contains("fix:"))
-        let missing = try Self.run(["validate", Self.samples + "/christmas-2026", "--base", "/nonexistent/base.json"])
+        let missing = try await Self.run(["validate", Self.samples + "/christmas-2026", "--base", "/nonexistent/base.json"])
         #expect(missing.status == 2)
         #expect(missing.standardError.contains("/nonexistent/base.json: cannot read the file."))
     }
 
-    @Test func validateHonoursSizeLimits() throws {
-        let output = try Self.run(["validate", Self.samples + "/spring-festival-2027", "--max-file-bytes", "10000"])
+    @Test func validateHonoursSizeLimits() async throws {
+        let output = try await Self.run(["validate", Self.samples + "/spring-festival-2027", "--max-file-bytes", "10000"])
         #expect(output.status == 1)
         #expect(output.standardOutput.contains("[file.too-large] images/banner@2x.png"))
     }
 
-    @Test func resolvePrintsTheChainAndExitsZeroWhenFound() throws {
-        let output = try Self.run(["resolve", Self.samples + "/double-11-2026", "home/colors/color.text.title"])
+    @Test func resolvePrintsTheChainAndExitsZeroWhenFound() async throws {
+        let output = try await Self.run(["resolve", Self.samples + "/double-11-2026", "home/colors/color.text.title"])
         #expect(output.status == 0)
         #expect(output.standardOutput == """
             home/colors/color.text.title  (not set)
@@ -109,30 +94,30 @@ struct CommandLineTests {
             """)
     }
 
-    @Test func resolveExitsOneWhenNothingIsSet() throws {
-        let output = try Self.run(["resolve", Self.samples + "/double-11-2026", "loading/resources/resource.lottie", "--json"])
+    @Test func resolveExitsOneWhenNothingIsSet() async throws {
+        let output = try await Self.run(["resolve", Self.samples + "/double-11-2026", "loading/resources/resource.lottie", "--json"])
         #expect(output.status == 1)
         let result = try #require(try JSONValue.parse(output.standardOutput).objectValue)
         #expect(result["chain"] == ["loading/resources/resource.lottie", "loading/resources/resource", "loading/resources/__default__"])
         #expect(result["value"] == .null)
     }
 
-    @Test func resolveAppliesDarkOverrides() throws {
+    @Test func resolveAppliesDarkOverrides() async throws {
         let key = "home_tabbar/colors/color_background"
-        let light = try Self.run(["resolve", Self.samples + "/christmas-2026", key])
-        let dark = try Self.run(["resolve", Self.samples + "/christmas-2026", key, "--appearance", "dark"])
+        let light = try await Self.run(["resolve", Self.samples + "/christmas-2026", key])
+        let dark = try await Self.run(["resolve", Self.samples + "/christmas-2026", key, "--appearance", "dark"])
         #expect(light.standardOutput.contains("= \"#F8F8F8\""))
         #expect(dark.standardOutput.contains("= \"#1C1C1E\""))
     }
 
-    @Test func resolveExitsTwoWithoutAConfig() throws {
-        let output = try Self.run(["resolve", "/nonexistent/skin", "m/colors/a"])
+    @Test func resolveExitsTwoWithoutAConfig() async throws {
+        let output = try await Self.run(["resolve", "/nonexistent/skin", "m/colors/a"])
         #expect(output.status == 2)
         #expect(output.standardError.contains("config.json"))
     }
 
-    @Test func resolveRejectsAMalformedKey() throws {
-        let output = try Self.run(["resolve", Self.samples + "/double-11-2026", "home/colours/a"])
+    @Test func resolveRejectsAMalformedKey() async throws {
+        let output = try await Self.run(["resolve", Self.samples + "/double-11-2026", "home/colours/a"])
         #expect(output.status != 0 && output.status != 1)
         #expect(output.standardError.contains("MODULE/SECTION/IDENTIFIER"))
     }

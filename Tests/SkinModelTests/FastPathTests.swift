@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+import TestSupport
 
 @testable import SkinModel
 
 /// The byte-level fast paths taken for printable-ASCII text give the same answers as the general code.
 @Suite struct FastPathTests {
-    static func randomText(_ alphabet: [Character], _ random: inout SeededGenerator) -> String {
+    static func randomText(_ alphabet: [Character], _ random: inout SplitMix64) -> String {
         String((0..<Int.random(in: 0...14, using: &random)).map { _ in alphabet.randomElement(using: &random) ?? "a" })
     }
 
@@ -18,7 +19,7 @@ import Testing
             let fast = try #require(path.utf8.withContiguousStorageIfAvailable(AssetIndex.splitPrintableASCII) ?? nil)
             #expect(fast == AssetIndex.splitCharacters(path), "\(path)")
         }
-        var random = SeededGenerator(seed: 0xA55E7)
+        var random = SplitMix64(seed: 0xA55E7)
         let alphabet: [Character] = ["a", "b", "/", ".", "@", "1", "2", "3", "4", "x", "X", "p", "n", "g", " "]
         for _ in 0..<5_000 {
             let path = Self.randomText(alphabet, &random)
@@ -35,7 +36,7 @@ import Testing
     @Test func schemeSeparatorSearchMatchesFoundation() {
         let fixed = ["https://a", "file://x", "a://", "://", ":/", ":/:/", "a:://b", "a:/b/c", "", "x:", "//", "é://", "e\u{301}:/\u{301}/"]
         for text in fixed { #expect(ConfigParser.containsSchemeSeparator(text) == text.contains("://"), "\(text)") }
-        var random = SeededGenerator(seed: 0x5C4E)
+        var random = SplitMix64(seed: 0x5C4E)
         let alphabet: [Character] = [":", "/", "a", "h", "s", "p", ".", " "]
         for _ in 0..<5_000 {
             let text = Self.randomText(alphabet, &random)
@@ -44,7 +45,7 @@ import Testing
     }
 
     @Test func bytewiseOrderIsUTF8Order() {
-        var random = SeededGenerator(seed: 0x0BDE)
+        var random = SplitMix64(seed: 0x0BDE)
         let alphabet: [Character] = ["a", "B", "/", ".", "é", "e\u{301}", "中", "🎄", "\u{7F}", "\u{80}", "z", "@"]
         for _ in 0..<5_000 {
             let lhs = Self.randomText(alphabet, &random)

@@ -1,5 +1,6 @@
 import SkinModel
 import Testing
+import TestSupport
 
 /// Malformed documents with the position and a fragment of the message the parser reports:
 /// (input, line, column, fragment of the message). Shared with `JSONSyntaxValidatorTests`.
@@ -115,7 +116,7 @@ let jsonSyntaxErrorTable: [(String, Int, Int, String)] = [
 
     @Test func randomBytesNeverCrashTheParser() {
         // Fixed-seed fuzzing: mutate a valid document byte by byte; the parser must return or throw.
-        var generator = SeededGenerator(seed: 0x5EED)
+        var generator = SplitMix64(seed: 0x5EED)
         let base = Array(#"{"a": [1, 2.5, "x\n", {"b": null, "c": false}], "d": "\u00e9"}"#.utf8)
         let alphabet = Array(#"{}[]":,\ \#nu0123456789.eE+-truefalsnl"#.utf8) + [0x00, 0xC3, 0xFF, 0xE4]
         for _ in 0..<3000 {
@@ -126,19 +127,6 @@ let jsonSyntaxErrorTable: [(String, Int, Int, String)] = [
             }
             _ = try? JSONValue.parse(bytes)
         }
-    }
-}
-
-/// SplitMix64, for reproducible fuzzing.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

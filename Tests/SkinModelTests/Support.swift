@@ -1,6 +1,7 @@
 import Foundation
 import SkinModel
 import Testing
+import TestSupport
 
 /// Small byte strings that start like each file type (the validator checks magic numbers only).
 enum Bytes {
@@ -28,17 +29,11 @@ enum Fixture {
         make(config: #"{"m": {"\#(section)": {"k": \#(value)}}}"#, files: files)
     }
 
-    /// Writes `files` into a fresh temporary folder and returns its path.
-    static func makeDirectory(_ files: [String: [UInt8]]) throws -> String {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("skinmodel-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        for (path, bytes) in files {
-            let full = root + "/" + path
-            try FileManager.default.createDirectory(
-                atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            try Data(bytes).write(to: URL(fileURLWithPath: full))
-        }
-        return root
+    /// Writes `files` into a fresh scratch folder, removed when the returned value goes away (keep it in a local).
+    static func makeDirectory(_ files: [String: [UInt8]]) throws -> ScratchDirectory {
+        let folder = try ScratchDirectory(prefix: "skinmodel")
+        try folder.write(files)
+        return folder
     }
 
     /// The package root (three levels above this file).

@@ -2,15 +2,16 @@ import Foundation
 import SkinModel
 import SkinPackage
 import Testing
+import TestSupport
 
 /// The same skin and variant give the same bytes: in one process, across processes, from disk or memory.
 @Suite struct DeterminismTests {
     @Test(arguments: Samples.names)
-    func twoBuildsInOneProcessAreByteIdenticalWhateverTheFileTimesAndModes(sample: String) throws {
-        let scratch = try Scratch()
+    func twoBuildsInOneProcessAreByteIdenticalWhateverTheFileTimesAndModes(sample: String) async throws {
+        let scratch = try ScratchDirectory(prefix: "livery-package-tests")
         let folder = try scratch.copy(folder: Samples.folder(sample), to: "skin")
         let first = try SkinPackager(skin: try validatedSkin(at: folder), source: DirectorySkinSource(path: folder))
-        for variant in PackageVariant.all { _ = try first.build(variant, to: scratch.url("first-\(variant).zip")) }
+        for variant in PackageVariant.all { _ = try first.build(variant, to: scratch.path("first-\(variant).zip")) }
 
         // Times and permissions are not part of a package.
         for file in ReferenceOracle.files(under: folder) {
@@ -20,36 +21,37 @@ import Testing
         }
         let second = try SkinPackager(skin: try validatedSkin(at: folder), source: DirectorySkinSource(path: folder))
         for variant in PackageVariant.all {
-            let again = try second.build(variant, to: scratch.url("second-\(variant).zip"))
-            let firstBytes = try #require(readFile(scratch.url("first-\(variant).zip")))
-            #expect(ByteString(readFile(scratch.url("second-\(variant).zip"))) == ByteString(firstBytes), "\(sample) \(variant)")
-            #expect(again.sha256 == (try ExternalTool.sha256(ofFile: scratch.url("first-\(variant).zip"))))
+            let again = try second.build(variant, to: scratch.path("second-\(variant).zip"))
+            let firstBytes = try #require(readFile(scratch.path("first-\(variant).zip")))
+            #expect(ByteString(readFile(scratch.path("second-\(variant).zip"))) == ByteString(firstBytes), "\(sample) \(variant)")
+            let digest = try await ExternalTool.sha256(ofFile: scratch.path("first-\(variant).zip"))
+            #expect(again.sha256 == digest)
         }
     }
 
     @Test(arguments: Samples.names)
-    func twoLiveryProcessesWriteTheSameSHA256(sample: String) throws {
-        let scratch = try Scratch()
+    func twoLiveryProcessesWriteTheSameSHA256(sample: String) async throws {
+        let scratch = try ScratchDirectory(prefix: "livery-package-tests")
         let folder = Samples.folder(sample)
         var printed: [String] = []
         for name in ["a.zip", "b.zip"] {
-            let run = try LiveryCommand.run(["pack", folder, "-o", scratch.url(name), "--scale", "2", "--appearance", "dark"])
+            let run = try await LiveryCommand.run(["pack", folder, "-o", scratch.path(name), "--scale", "2", "--appearance", "dark"])
             try #require(run.status == 0, "\(run.transcript)")
             printed.append(LiveryCommand.fields(of: run.standardOutput)["sha256"] ?? "")
         }
-        let first = try ExternalTool.sha256(ofFile: scratch.url("a.zip"))
-        let second = try ExternalTool.sha256(ofFile: scratch.url("b.zip"))
+        let first = try await ExternalTool.sha256(ofFile: scratch.path("a.zip"))
+        let second = try await ExternalTool.sha256(ofFile: scratch.path("b.zip"))
         #expect(first == second)
         #expect(printed == [first, first], "livery prints the archive's real SHA-256")
         // And the test process itself builds the very same bytes.
         let packager = try SkinPackager(skin: try validatedSkin(at: folder), source: DirectorySkinSource(path: folder))
-        let summary = try packager.build(try variant(2, .dark), to: scratch.url("in-process.zip"))
+        let summary = try packager.build(try variant(2, .dark), to: scratch.path("in-process.zip"))
         #expect(summary.sha256 == first)
     }
 
     @Test(arguments: Samples.names)
     func packingFromMemoryGivesTheSameBytesAndSignsAsFromDisk(sample: String) throws {
-        let scratch = try Scratch()
+        let scratch = try ScratchDirectory(prefix: "livery-package-tests")
         let folder = Samples.folder(sample)
         var files: [String: [UInt8]] = [:]
         for file in ReferenceOracle.files(under: folder) { files[file] = readFile(folder + "/" + file) }
@@ -58,10 +60,10 @@ import Testing
         let fromDisk = try SkinPackager(skin: try validatedSkin(at: folder), source: DirectorySkinSource(path: folder))
         for variant in PackageVariant.all {
             #expect(fromMemory.sign(for: variant) == fromDisk.sign(for: variant))
-            let memorySummary = try fromMemory.build(variant, to: scratch.url("memory.zip"))
-            let diskSummary = try fromDisk.build(variant, to: scratch.url("disk.zip"))
+            let memorySummary = try fromMemory.build(variant, to: scratch.path("memory.zip"))
+            let diskSummary = try fromDisk.build(variant, to: scratch.path("disk.zip"))
             #expect(memorySummary == diskSummary)
-            #expect(ByteString(readFile(scratch.url("memory.zip"))) == ByteString(readFile(scratch.url("disk.zip"))))
+            #expect(ByteString(readFile(scratch.path("memory.zip"))) == ByteString(readFile(scratch.path("disk.zip"))))
         }
     }
 }

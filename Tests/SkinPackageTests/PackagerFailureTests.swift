@@ -3,6 +3,7 @@ import SkinModel
 import SkinPackage
 import Synchronization
 import Testing
+import TestSupport
 import ZipArchive
 
 /// How building fails: a typed error naming the skin file or the output, and nothing left at the output path.
@@ -20,35 +21,35 @@ import ZipArchive
     }
 
     @Test func sourceRemovedAfterTheSkinWasHashedIsReportedByItsSkinPath() throws {
-        let scratch = try Scratch()
+        let scratch = try ScratchDirectory(prefix: "livery-package-tests")
         let folder = try scratch.copy(folder: Samples.folder("christmas-2026"), to: "skin")
         let packager = try SkinPackager(skin: try validatedSkin(at: folder), source: DirectorySkinSource(path: folder))
         try FileManager.default.removeItem(atPath: folder + "/xmas/snow.gif")
-        try FileManager.default.createDirectory(atPath: scratch.url("out"), withIntermediateDirectories: false)
+        try FileManager.default.createDirectory(atPath: scratch.path("out"), withIntermediateDirectories: false)
         #expect(throws: SkinPackageError.unreadable("xmas/snow.gif")) {
-            try packager.build(.standard, to: scratch.url("out/package.zip"))
+            try packager.build(.standard, to: scratch.path("out/package.zip"))
         }
         #expect(try scratch.listing("out") == [])
     }
 
     @Test func writerFailingToOpenASourceIsReportedByItsSkinPath() throws {
-        let scratch = try Scratch()
+        let scratch = try ScratchDirectory(prefix: "livery-package-tests")
         let folder = Samples.folder("christmas-2026")
         let source = VanishingFileSource(
-            base: DirectorySkinSource(path: folder), brokenPath: "xmas/snow.gif", missingFile: scratch.url("gone.gif"))
+            base: DirectorySkinSource(path: folder), brokenPath: "xmas/snow.gif", missingFile: scratch.path("gone.gif"))
         let packager = try SkinPackager(skin: try validatedSkin(at: folder), source: DirectorySkinSource(path: folder))
         let vanishing = try SkinPackager(skin: packager.skin, source: source)
         #expect(throws: SkinPackageError.unreadable("xmas/snow.gif")) {
-            try vanishing.build(.standard, to: scratch.url("package.zip"))
+            try vanishing.build(.standard, to: scratch.path("package.zip"))
         }
-        #expect(!fileExists(scratch.url("package.zip")))
+        #expect(!fileExists(scratch.path("package.zip")))
     }
 
     @Test func unwritableDestinationThrowsWriteFailedWithTheSystemReason() throws {
-        let scratch = try Scratch()
+        let scratch = try ScratchDirectory(prefix: "livery-package-tests")
         let folder = Samples.folder("double-11-2026")
         let packager = try SkinPackager(skin: try validatedSkin(at: folder), source: DirectorySkinSource(path: folder))
-        let destination = scratch.url("missing/package.zip")
+        let destination = scratch.path("missing/package.zip")
         let error = #expect(throws: SkinPackageError.self) { try packager.build(.standard, to: destination) }
         guard case .writeFailed(let message)? = error else {
             Issue.record("expected writeFailed, got \(String(describing: error))")
@@ -59,16 +60,16 @@ import ZipArchive
     }
 
     @Test func failedBuildLeavesAnExistingPackageUntouched() throws {
-        let scratch = try Scratch()
+        let scratch = try ScratchDirectory(prefix: "livery-package-tests")
         let folder = try scratch.copy(folder: Samples.folder("double-11-2026"), to: "skin")
         let packager = try SkinPackager(skin: try validatedSkin(at: folder), source: DirectorySkinSource(path: folder))
         let previous = Array("the previous package".utf8)
         try scratch.write("out/package.zip", previous)
         try FileManager.default.removeItem(atPath: folder + "/promo/confetti.json")
         #expect(throws: SkinPackageError.unreadable("promo/confetti.json")) {
-            try packager.build(.standard, to: scratch.url("out/package.zip"))
+            try packager.build(.standard, to: scratch.path("out/package.zip"))
         }
-        #expect(readFile(scratch.url("out/package.zip")) == previous)
+        #expect(readFile(scratch.path("out/package.zip")) == previous)
         #expect(try scratch.listing("out") == ["package.zip"])
     }
 
@@ -80,11 +81,11 @@ import ZipArchive
     /// Every skin the validator accepts must pack. `ZipEntryName` refuses C1 control characters (U+0080–U+009F)
     /// in names, so the validator refuses them too (`path.invalid`), both the file and the reference to it.
     @Test func skinWithAC1ControlCharacterInAFileNameIsRejectedByValidation() throws {
-        let scratch = try Scratch()
+        let scratch = try ScratchDirectory(prefix: "livery-package-tests")
         try scratch.write("skin/skin.json", Array(#"{"id": "c1-name", "title": "C1 name", "app": "demo"}"#.utf8))
         try scratch.write("skin/config.json", Array(#"{"m": {"images": {"i": "a\u0085b.png"}}}"#.utf8))
         try scratch.write("skin/a\u{85}b.png", samplePNG(marker: "c1"))
-        let source = DirectorySkinSource(path: scratch.url("skin"))
+        let source = DirectorySkinSource(path: scratch.path("skin"))
         let report = SkinValidator().validate(source)
         #expect(report.skin == nil)
         #expect(report.issues.contains { $0.code == .pathInvalid && $0.file == "a\u{85}b.png" && $0.pointer.isEmpty })
@@ -116,15 +117,15 @@ import ZipArchive
     }
 
     /// A skin source over `folder` whose `xmas/snow.gif` turns into a link to a file outside the skin on `swap`.
-    static func swappingSource(_ folder: String, _ scratch: Scratch, _ swap: Swap) throws -> SwappedForLinkSource {
+    static func swappingSource(_ folder: String, _ scratch: ScratchDirectory, _ swap: Swap) throws -> SwappedForLinkSource {
         let outside = try scratch.write("outside/secret.gif", Array("GIF89a not part of the skin".utf8))
-        try FileManager.default.createSymbolicLink(atPath: scratch.url("link.gif"), withDestinationPath: outside)
+        try FileManager.default.createSymbolicLink(atPath: scratch.path("link.gif"), withDestinationPath: outside)
         return SwappedForLinkSource(
-            base: DirectorySkinSource(path: folder), swappedPath: "xmas/snow.gif", linkPath: scratch.url("link.gif"), swap: swap)
+            base: DirectorySkinSource(path: folder), swappedPath: "xmas/snow.gif", linkPath: scratch.path("link.gif"), swap: swap)
     }
 
     @Test func hashingRefusesAFileSwappedForASymbolicLink() throws {
-        let scratch = try Scratch()
+        let scratch = try ScratchDirectory(prefix: "livery-package-tests")
         let folder = Samples.folder("christmas-2026")
         let swap = Swap()
         swap.happen()
@@ -135,26 +136,26 @@ import ZipArchive
     }
 
     @Test func writingRefusesAFileSwappedForASymbolicLinkAfterHashing() throws {
-        let scratch = try Scratch()
+        let scratch = try ScratchDirectory(prefix: "livery-package-tests")
         let folder = Samples.folder("christmas-2026")
         let swap = Swap()
         let packager = try SkinPackager(skin: try validatedSkin(at: folder), source: try Self.swappingSource(folder, scratch, swap))
         swap.happen()
         let error = #expect(throws: SkinPackageError.symbolicLink("xmas/snow.gif")) {
-            try packager.build(.standard, to: scratch.url("package.zip"))
+            try packager.build(.standard, to: scratch.path("package.zip"))
         }
         #expect(error?.description == "skin file 'xmas/snow.gif' is a symbolic link (never followed)")
-        #expect(!fileExists(scratch.url("package.zip")))
+        #expect(!fileExists(scratch.path("package.zip")))
     }
 
     @Test func fileSwappedForASymbolicLinkOnDiskIsNeverPacked() throws {
-        let scratch = try Scratch()
+        let scratch = try ScratchDirectory(prefix: "livery-package-tests")
         let folder = try scratch.copy(folder: Samples.folder("christmas-2026"), to: "skin")
         let packager = try SkinPackager(skin: try validatedSkin(at: folder), source: DirectorySkinSource(path: folder))
         let outside = try scratch.write("outside/secret.gif", Array("GIF89a not part of the skin".utf8))
         try FileManager.default.removeItem(atPath: folder + "/xmas/snow.gif")
         try FileManager.default.createSymbolicLink(atPath: folder + "/xmas/snow.gif", withDestinationPath: outside)
-        #expect(throws: SkinPackageError.self) { try packager.build(.standard, to: scratch.url("package.zip")) }
-        #expect(!fileExists(scratch.url("package.zip")))
+        #expect(throws: SkinPackageError.self) { try packager.build(.standard, to: scratch.path("package.zip")) }
+        #expect(!fileExists(scratch.path("package.zip")))
     }
 }

@@ -2,19 +2,21 @@ import Foundation
 import SkinModel
 import SkinPackage
 import Testing
+import TestSupport
 
 /// Every sample skin in every variant, checked by readers we did not write against the source folder.
 @Suite struct SamplePackageTests {
     @Test(arguments: Samples.names, PackageVariant.all)
-    func packageOpensInIndependentReadersAndHoldsTheSourceBytes(sample: String, variant: PackageVariant) throws {
+    func packageOpensInIndependentReadersAndHoldsTheSourceBytes(sample: String, variant: PackageVariant) async throws {
         let folder = Samples.folder(sample)
-        let scratch = try Scratch()
-        let package = try buildPackage(of: folder, variant, in: scratch)
+        let scratch = try ScratchDirectory(prefix: "livery-package-tests")
+        let package = try await buildPackage(of: folder, variant, in: scratch)
         let plan = try validatedSkin(at: folder).packagePlan(for: variant)
 
         #expect(package.contents.names == plan.names)
         #expect(package.summary.entryCount == plan.entries.count)
-        #expect(package.summary.sha256 == (try ExternalTool.sha256(ofFile: package.path)))
+        let digest = try await ExternalTool.sha256(ofFile: package.path)
+        #expect(package.summary.sha256 == digest)
         #expect(package.summary.size == UInt64(readFile(package.path)?.count ?? -1))
         for name in package.contents.names {
             let expected: [UInt8]?
@@ -29,10 +31,10 @@ import Testing
     }
 
     @Test(arguments: Samples.names, PackageVariant.all)
-    func packageHoldsExactlyWhatItsConfigReferencesAtTheChosenScale(sample: String, variant: PackageVariant) throws {
+    func packageHoldsExactlyWhatItsConfigReferencesAtTheChosenScale(sample: String, variant: PackageVariant) async throws {
         let folder = Samples.folder(sample)
-        let scratch = try Scratch()
-        let package = try buildPackage(of: folder, variant, in: scratch)
+        let scratch = try ScratchDirectory(prefix: "livery-package-tests")
+        let package = try await buildPackage(of: folder, variant, in: scratch)
         let config = try parsedConfig(package.contents)
         #expect(config["dark"] == nil, "apps never see the dark overrides object")
 
@@ -55,9 +57,9 @@ import Testing
     }
 
     @Test(arguments: Samples.names)
-    func imagesAreStoredAndJSONIsDeflated(sample: String) throws {
-        let scratch = try Scratch()
-        let package = try buildPackage(of: Samples.folder(sample), .standard, in: scratch)
+    func imagesAreStoredAndJSONIsDeflated(sample: String) async throws {
+        let scratch = try ScratchDirectory(prefix: "livery-package-tests")
+        let package = try await buildPackage(of: Samples.folder(sample), .standard, in: scratch)
         for (name, method) in package.contents.methods {
             let lowered = name.lowercased()
             if lowered.hasSuffix(".png") || lowered.hasSuffix(".gif") {

@@ -2,6 +2,7 @@ import Foundation
 import SkinModel
 import SkinPackage
 import Testing
+import TestSupport
 
 /// A package's sign names its content: stable while the packaged bytes stay, changed when they change.
 @Suite struct SignTests {
@@ -11,25 +12,25 @@ import Testing
     }
 
     /// SHA-256 of every variant's archive, built into `scratch`.
-    static func archiveDigests(of folder: String, in scratch: Scratch, tag: String) throws -> [PackageVariant: String] {
+    static func archiveDigests(of folder: String, in scratch: ScratchDirectory, tag: String) throws -> [PackageVariant: String] {
         let packager = try SkinPackager(skin: try validatedSkin(at: folder), source: DirectorySkinSource(path: folder))
         var digests: [PackageVariant: String] = [:]
         for variant in PackageVariant.all {
-            digests[variant] = try packager.build(variant, to: scratch.url("\(tag)-\(variant).zip")).sha256
+            digests[variant] = try packager.build(variant, to: scratch.path("\(tag)-\(variant).zip")).sha256
         }
         return digests
     }
 
     @Test(arguments: Samples.names)
-    func signIsStableAcrossPackagersAndProcesses(sample: String) throws {
+    func signIsStableAcrossPackagersAndProcesses(sample: String) async throws {
         let folder = Samples.folder(sample)
         let first = try Self.signs(of: folder)
         #expect(try Self.signs(of: folder) == first)
         for sign in first.values {
             #expect(sign.count == 32 && sign.allSatisfy { "0123456789abcdef".contains($0) }, "\(sign)")
         }
-        let scratch = try Scratch()
-        let run = try LiveryCommand.run(["pack", folder, "-o", scratch.url("p.zip"), "--scale", "1", "--appearance", "dark"])
+        let scratch = try ScratchDirectory(prefix: "livery-package-tests")
+        let run = try await LiveryCommand.run(["pack", folder, "-o", scratch.path("p.zip"), "--scale", "1", "--appearance", "dark"])
         try #require(run.status == 0, "\(run.transcript)")
         #expect(LiveryCommand.fields(of: run.standardOutput)["sign"] == first[try variant(1, .dark)])
     }
@@ -40,7 +41,7 @@ import Testing
     }
 
     @Test func changingOneByteOfAnAssetChangesTheSignOfExactlyThePackagesHoldingIt() throws {
-        let scratch = try Scratch()
+        let scratch = try ScratchDirectory(prefix: "livery-package-tests")
         let folder = try scratch.copy(folder: Samples.folder("christmas-2026"), to: "skin")
         let signsBefore = try Self.signs(of: folder)
         let archivesBefore = try Self.archiveDigests(of: folder, in: scratch, tag: "before")
@@ -61,7 +62,7 @@ import Testing
     }
 
     @Test func addingAnUnreferencedFileChangesNoSignAndNoArchive() throws {
-        let scratch = try Scratch()
+        let scratch = try ScratchDirectory(prefix: "livery-package-tests")
         let folder = try scratch.copy(folder: Samples.folder("spring-festival-2027"), to: "skin")
         let signsBefore = try Self.signs(of: folder)
         let archivesBefore = try Self.archiveDigests(of: folder, in: scratch, tag: "before")
@@ -76,7 +77,7 @@ import Testing
     }
 
     @Test func changingConfigChangesEverySign() throws {
-        let scratch = try Scratch()
+        let scratch = try ScratchDirectory(prefix: "livery-package-tests")
         let folder = try scratch.copy(folder: Samples.folder("double-11-2026"), to: "skin")
         let before = try Self.signs(of: folder)
         let config = folder + "/config.json"

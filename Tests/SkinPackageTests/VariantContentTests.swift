@@ -1,12 +1,13 @@
 import Foundation
 import SkinModel
 import Testing
+import TestSupport
 
 /// The exact entries of chosen variants, written out by hand, and the dark/light config each carries.
 @Suite struct VariantContentTests {
-    @Test func springFestivalAt2xLightHoldsExactlyItsFiles() throws {
-        let scratch = try Scratch()
-        let package = try buildPackage(of: Samples.folder("spring-festival-2027"), try variant(2, .light), in: scratch)
+    @Test func springFestivalAt2xLightHoldsExactlyItsFiles() async throws {
+        let scratch = try ScratchDirectory(prefix: "livery-package-tests")
+        let package = try await buildPackage(of: Samples.folder("spring-festival-2027"), try variant(2, .light), in: scratch)
         #expect(package.contents.names == [
             "anim/fireworks.json",
             "anim/lantern.gif",
@@ -23,10 +24,10 @@ import Testing
         #expect(string(in: config, "home_navi", "colors", "color_background") == "#D7000F")
     }
 
-    @Test func springFestivalAt1xFallsBackToTheNearestScaleForImagesWithout1x() throws {
+    @Test func springFestivalAt1xFallsBackToTheNearestScaleForImagesWithout1x() async throws {
         // banner and nav_logo exist only at @2x and @3x: the @1x package takes @2x, the nearest.
-        let scratch = try Scratch()
-        let package = try buildPackage(of: Samples.folder("spring-festival-2027"), try variant(1, .light), in: scratch)
+        let scratch = try ScratchDirectory(prefix: "livery-package-tests")
+        let package = try await buildPackage(of: Samples.folder("spring-festival-2027"), try variant(1, .light), in: scratch)
         #expect(package.contents.names == [
             "anim/fireworks.json",
             "anim/lantern.gif",
@@ -40,9 +41,9 @@ import Testing
         ])
     }
 
-    @Test func christmasAt3xDarkHoldsTheDarkBannerAndOverriddenValues() throws {
-        let scratch = try Scratch()
-        let package = try buildPackage(of: Samples.folder("christmas-2026"), try variant(3, .dark), in: scratch)
+    @Test func christmasAt3xDarkHoldsTheDarkBannerAndOverriddenValues() async throws {
+        let scratch = try ScratchDirectory(prefix: "livery-package-tests")
+        let package = try await buildPackage(of: Samples.folder("christmas-2026"), try variant(3, .dark), in: scratch)
         #expect(package.contents.names == [
             "config.json",
             "xmas/banner_dark@3x.png",
@@ -67,9 +68,9 @@ import Testing
         #expect(string(in: config, "home_tabbar", "values", "value_two_button") == "Gifts")
     }
 
-    @Test func christmasAt3xLightHoldsTheLightBannerAndNoDarkKey() throws {
-        let scratch = try Scratch()
-        let package = try buildPackage(of: Samples.folder("christmas-2026"), try variant(3, .light), in: scratch)
+    @Test func christmasAt3xLightHoldsTheLightBannerAndNoDarkKey() async throws {
+        let scratch = try ScratchDirectory(prefix: "livery-package-tests")
+        let package = try await buildPackage(of: Samples.folder("christmas-2026"), try variant(3, .light), in: scratch)
         #expect(package.contents.names == [
             "config.json",
             "xmas/banner@3x.png",
@@ -87,9 +88,9 @@ import Testing
         #expect(string(in: config, "home_tabbar", "colors", "color_background") == "#F8F8F8")
     }
 
-    @Test func double11At1xLightHoldsExactlyItsFiles() throws {
-        let scratch = try Scratch()
-        let package = try buildPackage(of: Samples.folder("double-11-2026"), try variant(1, .light), in: scratch)
+    @Test func double11At1xLightHoldsExactlyItsFiles() async throws {
+        let scratch = try ScratchDirectory(prefix: "livery-package-tests")
+        let package = try await buildPackage(of: Samples.folder("double-11-2026"), try variant(1, .light), in: scratch)
         #expect(package.contents.names == [
             "config.json",
             "promo/banner@2x.png",

@@ -1,6 +1,7 @@
 import Foundation
 import SkinStore
 import Testing
+import TestSupport
 
 @Suite("Audit log")
 struct AuditTests {
@@ -11,7 +12,7 @@ struct AuditTests {
 
     @Test func recordsEveryChangeInOrderWithWhoWhenAndWhat() throws {
         let clock = TestClock()
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         let store = try directory.open(clock: clock)
         let start = clock.current
         let version = try store.addVersion(skinID: "spring", files: Make.files(), metadata: Make.metadata(), actor: "alice")
@@ -53,7 +54,7 @@ struct AuditTests {
     }
 
     @Test func pagesForwardBySequenceWithALimit() throws {
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         let store = try directory.open()
         for index in 0..<10 { try store.setKillSwitch(app: nil, enabled: index % 2 == 0, reason: "\(index)", actor: Make.actor) }
         var seen = [Int]()
@@ -72,7 +73,7 @@ struct AuditTests {
 
     @Test func selectsEntriesAtOrAfterATime() throws {
         let clock = TestClock()
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         let store = try directory.open(clock: clock)
         for index in 0..<5 {
             try store.setKillSwitch(app: nil, enabled: true, reason: "\(index)", actor: Make.actor)
@@ -86,7 +87,7 @@ struct AuditTests {
     }
 
     @Test func survivesReopeningUnchanged() throws {
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         var store = try directory.open()
         try Make.versions(2, in: store)
         try store.setRelease(skinID: "spring", version: 2, document: Make.releaseDocument(), actor: Make.actor)
@@ -105,7 +106,7 @@ struct AuditTests {
         [UInt8](repeating: 0, count: 40),  // zero-filled tail
     ])
     func ignoresATornLastLine(tail: [UInt8]) throws {
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         var store = try directory.open()
         try store.setKillSwitch(app: nil, enabled: true, reason: "one", actor: Make.actor)
         try store.setKillSwitch(app: nil, enabled: false, reason: "two", actor: Make.actor)
@@ -125,7 +126,7 @@ struct AuditTests {
     }
 
     @Test func dropsACompleteEntryWhoseChangeNeverCommitted() throws {
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         var store = try directory.open()
         try store.setKillSwitch(app: nil, enabled: true, reason: "one", actor: Make.actor)
         store.close()
@@ -141,7 +142,7 @@ struct AuditTests {
     }
 
     @Test func refusesALogThatDisagreesWithTheState() throws {
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         var store = try directory.open()
         for index in 0..<3 { try store.setKillSwitch(app: nil, enabled: true, reason: "\(index)", actor: Make.actor) }
         store.close()

@@ -1,6 +1,7 @@
 import Foundation
 import SkinStore
 import Testing
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -42,12 +43,39 @@ struct CrashSafetyTests {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
+    /// What one store-torture run printed and how it ended.
+    struct Round: Sendable {
+        var lines: [String]
+        var signal: Int32?
+        var exitCode: Int32?
+    }
+
+    /// Starts store-torture, reads `linesBeforeKill` lines (fewer if it stops printing), waits `pause` µs, kills it
+    /// with SIGKILL and reads what it printed before dying. Runs on a thread of its own: reading, sleeping and
+    /// `waitpid` would otherwise hold a cooperative pool thread for the whole test.
+    static func runAndKill(
+        _ executable: String, _ arguments: [String], linesBeforeKill: Int, pause: UInt32
+    ) async throws -> Round {
+        try await blocking {
+            let child = try ChildProcess(executable: executable, arguments: arguments)
+            let deadline = Date().addingTimeInterval(20)
+            var lines = [String]()
+            while lines.count < linesBeforeKill, let line = child.readLine(deadline: deadline) { lines.append(line) }
+            usleep(pause)
+            child.killNow()
+            // Everything printed before death was acknowledged, so read it all.
+            while let line = child.readLine(deadline: deadline) { lines.append(line) }
+            let status = child.wait()
+            return Round(lines: lines, signal: status.signal, exitCode: status.exitCode)
+        }
+    }
+
     @Test(.timeLimit(.minutes(3)))
-    func everyAcknowledgedChangeSurvivesSIGKILL() throws {
+    func everyAcknowledgedChangeSurvivesSIGKILL() async throws {
         let executable = try #require(
             Self.tortureExecutable(), "store-torture not found: run `swift build --build-tests` or set STORE_TORTURE_PATH")
-        let directory = StoreDirectory()
-        var random = SplitMix64(state: 0x5EED_2027)
+        let directory = try ScratchDirectory.forStore()
+        var random = SplitMix64(seed: 0x5EED_2027)
         var acks = [Ack]()
         var kills = 0
         var rounds = 0
@@ -57,30 +85,21 @@ struct CrashSafetyTests {
         let deadline = Date().addingTimeInterval(50)
         while kills < 80 && Date() < deadline {
             rounds += 1
-            let child = try ChildProcess(
-                executable: executable, arguments: [directory.path, String(rounds), "400"])
-            let childDeadline = Date().addingTimeInterval(20)
-            var unexpected = [String]()
-            func take(_ line: String) {
-                if let ack = Ack(line) { acks.append(ack) } else { unexpected.append(line) }
-            }
             // Let it get some changes done (none at all in some rounds: then the kill lands during recovery),
             // then kill it at a random instant, most likely in the middle of a change.
             let acksBeforeKill = Int(random.next() % 6)
-            var seen = 0
-            while seen < acksBeforeKill, let line = child.readLine(deadline: childDeadline) {
-                take(line)
-                seen += 1
+            let pause = UInt32(random.next() % 15_000)
+            let round = try await Self.runAndKill(
+                executable, [directory.path, String(rounds), "400"], linesBeforeKill: acksBeforeKill, pause: pause)
+            var unexpected = [String]()
+            for line in round.lines {
+                if let ack = Ack(line) { acks.append(ack) } else { unexpected.append(line) }
             }
-            usleep(UInt32(random.next() % 15_000))
-            child.killNow()
-            // Everything printed before death was acknowledged, so read it all.
-            while let line = child.readLine(deadline: childDeadline) { take(line) }
-            let status = child.wait()
-            if status.signal == SIGKILL {
+            if round.signal == SIGKILL {
                 kills += 1
             } else {
-                #expect(status.exitCode == 0, "round \(rounds): child ended with \(status)")
+                let ending = "signal \(round.signal.map(String.init) ?? "none"), exit \(round.exitCode.map(String.init) ?? "none")"
+                #expect(round.exitCode == 0, "round \(rounds): child ended with \(ending)")
             }
             #expect(unexpected.isEmpty, "round \(rounds): \(unexpected)")
 
@@ -180,17 +199,5 @@ struct CrashSafetyTests {
     static func json(_ bytes: [UInt8]?) throws -> [String: Any] {
         guard let bytes else { return [:] }
         return try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
-    }
-}
-
-/// SplitMix64, for fixed-seed randomness in tests.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

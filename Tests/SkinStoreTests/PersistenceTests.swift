@@ -3,12 +3,13 @@ import LiveryCrypto
 import SkinStore
 import Synchronization
 import Testing
+import TestSupport
 
 @Suite("Persistence and recovery")
 struct PersistenceTests {
     @Test func emptyOrMissingDirectoryOpensAsAnEmptyStore() throws {
-        let directory = StoreDirectory()
-        let nested = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
+        let nested = try ScratchDirectory.forStore()
         for path in [directory.path, nested.path + "/data/store"] {
             let store = try SkinStore(directory: path)
             #expect(store.snapshot.revision == 0)
@@ -20,7 +21,7 @@ struct PersistenceTests {
     }
 
     @Test func everythingSurvivesReopening() throws {
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         let clock = TestClock(Date(timeIntervalSince1970: 1_800_000_000.98765))
         var store = try directory.open(clock: clock)
         try Make.versions(3, in: store)
@@ -44,7 +45,7 @@ struct PersistenceTests {
     }
 
     @Test func removesLeftoverTemporaryFiles() throws {
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         var store = try directory.open()
         let version = try store.addVersion(skinID: "spring", files: Make.files(), metadata: Make.metadata(), actor: Make.actor)
         store.close()
@@ -67,7 +68,7 @@ struct PersistenceTests {
         ("dangling release", Array(#"{"format":1,"revision":1,"skins":[{"id":"a","revision":1,"lastVersion":1,"deleted":false,"versions":[],"release":{"version":1,"document":"e30=","releasedAt":0,"actor":"x"}}],"killSwitches":{"revision":0,"apps":[]}}"#.utf8)),
     ] as [(String, [UInt8]?)])
     func refusesACorruptStateFileNamingIt(label: String, content: [UInt8]?) throws {
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         var store = try directory.open()
         try Make.versions(2, in: store)
         store.close()
@@ -87,7 +88,7 @@ struct PersistenceTests {
     }
 
     @Test func refusesAStateWhoseFileListWasTamperedWith() throws {
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         let store = try directory.open()
         let version = try Make.versions(1, in: store)[0]
         store.close()
@@ -99,7 +100,7 @@ struct PersistenceTests {
     }
 
     @Test func refusesAMissingOrDamagedMetadataBlobNamingIt() throws {
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         let store = try directory.open()
         let version = try Make.versions(1, in: store)[0]
         let blob = try store.blobPath(digest: version.metadataDigest)
@@ -112,7 +113,7 @@ struct PersistenceTests {
     }
 
     @Test func oneStoreAtATimePerDirectory() throws {
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         let first = try directory.open()
         #expect(throws: StoreError.locked(path: directory.path)) { try directory.open() }
         first.close()
@@ -121,7 +122,7 @@ struct PersistenceTests {
     }
 
     @Test func closedStoreRefusesChangesButStillReads() throws {
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         let store = try directory.open()
         try Make.versions(1, in: store)
         store.close()
@@ -133,7 +134,7 @@ struct PersistenceTests {
     }
 
     @Test func notifiesEachCommittedSnapshotInOrder() throws {
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         let store = try directory.open()
         let seen = Mutex<[Int]>([])
         store.onChange = { snapshot in seen.withLock { $0.append(snapshot.revision) } }
@@ -148,7 +149,7 @@ struct PersistenceTests {
     }
 
     @Test func heldSnapshotsNeverChange() throws {
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         let store = try directory.open()
         try Make.versions(1, in: store)
         let held = store.snapshot
@@ -162,7 +163,7 @@ struct PersistenceTests {
     }
 
     @Test func verifyFindsDamagedAndMissingBlobs() throws {
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         let store = try directory.open()
         let version = try Make.versions(1, in: store)[0]
         var report = try store.verify()
@@ -183,7 +184,7 @@ struct PersistenceTests {
     }
 
     @Test func aChangeThatFailsBeforeItsCommitLeavesNoTrace() throws {
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         var store = try directory.open()
         try store.setKillSwitch(app: nil, enabled: true, reason: "one", actor: Make.actor)
         let before = store.snapshot
@@ -216,7 +217,7 @@ struct PersistenceTests {
     }
 
     @Test func strayFileAmongBlobDirectoriesIsReportedNotFatal() throws {
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         var store = try directory.open()
         try Make.versions(1, in: store)
         store.close()
@@ -228,7 +229,7 @@ struct PersistenceTests {
     }
 
     @Test func rewritesABlobFoundWithTheWrongSize() throws {
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         let store = try directory.open()
         let bytes = [UInt8](repeating: 5, count: 1000)
         let digest = SHA256.hexHash(bytes)

@@ -1,12 +1,13 @@
 import Foundation
 import SkinStore
 import Testing
+import TestSupport
 
 @Suite("Releases")
 struct ReleaseTests {
     @Test func releasesAVersionWithItsDocumentByteForByte() throws {
         let clock = TestClock()
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         let store = try directory.open(clock: clock)
         try Make.versions(2, in: store)
         clock.advance(seconds: 60)
@@ -23,7 +24,7 @@ struct ReleaseTests {
     }
 
     @Test func addingAVersionCanReleaseItInTheSameChange() throws {
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         let store = try directory.open()
         try Make.versions(1, in: store)
         try store.setRelease(skinID: "spring", version: 1, document: Make.releaseDocument(rollout: 5), actor: Make.actor)
@@ -49,7 +50,7 @@ struct ReleaseTests {
     }
 
     @Test func changingOnlyTheDocumentKeepsTheVersion() throws {
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         let store = try directory.open()
         try Make.versions(1, in: store)
         try store.setRelease(skinID: "spring", version: 1, document: Make.releaseDocument(rollout: 10), actor: Make.actor)
@@ -60,7 +61,7 @@ struct ReleaseTests {
     }
 
     @Test func addingAVersionLeavesTheReleaseAlone() throws {
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         let store = try directory.open()
         try Make.versions(1, in: store)
         try store.setRelease(skinID: "spring", version: 1, document: Make.releaseDocument(), actor: Make.actor)
@@ -71,7 +72,7 @@ struct ReleaseTests {
     }
 
     @Test func refusesUnknownSkinsVersionsAndDocuments() throws {
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         let store = try directory.open()
         try Make.versions(1, in: store)
         #expect(throws: StoreError.unknownSkin("winter")) {
@@ -92,7 +93,7 @@ struct ReleaseTests {
     }
 
     @Test func clearingStopsServingAndIsIdempotent() throws {
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         let store = try directory.open()
         try Make.versions(1, in: store)
         try store.setRelease(skinID: "spring", version: 1, document: Make.releaseDocument(), actor: Make.actor)
@@ -107,7 +108,7 @@ struct ReleaseTests {
     }
 
     @Test func recordsACallerChosenAuditAction() throws {
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         let store = try directory.open()
         try Make.versions(2, in: store)
         try store.setRelease(
@@ -123,7 +124,7 @@ struct ReleaseTests {
 struct KillSwitchTests {
     @Test func globalSwitchKillsEveryApp() throws {
         let clock = TestClock()
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         let store = try directory.open(clock: clock)
         #expect(store.snapshot.killSwitches == .none)
         let switches = try store.setKillSwitch(app: nil, enabled: true, reason: "bad asset", actor: "carol")
@@ -137,7 +138,7 @@ struct KillSwitchTests {
     }
 
     @Test func appSwitchKillsOnlyThatAppAndKeepsItsRecordWhenOff() throws {
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         let store = try directory.open()
         try store.setKillSwitch(app: "news", enabled: true, reason: "crash on launch", actor: Make.actor)
         var switches = store.snapshot.killSwitches
@@ -152,7 +153,7 @@ struct KillSwitchTests {
     }
 
     @Test func refusesBadAppIdsAndReasons() throws {
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         let store = try directory.open()
         #expect(throws: StoreError.invalidName("..", reason: "is ..")) {
             try store.setKillSwitch(app: "..", enabled: true, reason: "", actor: Make.actor)
@@ -175,7 +176,7 @@ struct KillSwitchTests {
 @Suite("Skin deletion")
 struct DeletionTests {
     @Test func deletedSkinLeavesListingsButNotTheAudit() throws {
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         let store = try directory.open()
         try Make.versions(2, in: store)
         try Make.versions(1, of: "winter", in: store)
@@ -195,7 +196,7 @@ struct DeletionTests {
     }
 
     @Test func versionNumbersAreNotReusedAfterDeletion() throws {
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         var store = try directory.open()
         try Make.versions(2, in: store)
         try store.deleteSkin(skinID: "spring", actor: Make.actor)
@@ -209,7 +210,7 @@ struct DeletionTests {
     }
 
     @Test func refusesToDeleteAReleasedSkinUnlessForced() throws {
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         let store = try directory.open()
         try Make.versions(2, in: store)
         try store.setRelease(skinID: "spring", version: 2, document: Make.releaseDocument(), actor: Make.actor)
@@ -227,7 +228,7 @@ struct DeletionTests {
     }
 
     @Test func refusesUnknownSkins() throws {
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         let store = try directory.open()
         #expect(throws: StoreError.unknownSkin("ghost")) { try store.deleteSkin(skinID: "ghost", actor: Make.actor) }
         #expect(store.snapshot.revision == 0)

@@ -2,11 +2,12 @@ import Foundation
 import Synchronization
 import SkinStore
 import Testing
+import TestSupport
 
 @Suite("Revisions and optimistic concurrency")
 struct RevisionTests {
     @Test func everyChangeAdvancesTheStoreRevisionByOne() throws {
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         let store = try directory.open()
         #expect(store.snapshot.revision == 0)
         try Make.versions(1, in: store)
@@ -22,7 +23,7 @@ struct RevisionTests {
     }
 
     @Test func skinRevisionMovesOnlyWithChangesToThatSkin() throws {
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         let store = try directory.open()
         try Make.versions(1, of: "a", in: store)
         try Make.versions(1, of: "b", in: store)
@@ -64,7 +65,7 @@ struct RevisionTests {
         }
     }
 
-    static func prepared(_ directory: StoreDirectory) throws -> SkinStore {
+    static func prepared(_ directory: ScratchDirectory) throws -> SkinStore {
         let store = try directory.open()
         try Make.versions(2, in: store)
         try store.setKillSwitch(app: nil, enabled: false, reason: "", actor: Make.actor)
@@ -74,7 +75,7 @@ struct RevisionTests {
 
     @Test(arguments: StaleChange.allCases)
     func staleRevisionIsRefusedAndChangesNothing(change: StaleChange) throws {
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         let store = try Self.prepared(directory)
         let before = store.snapshot
         let current = change.currentRevision(in: before)
@@ -87,7 +88,7 @@ struct RevisionTests {
 
     @Test(arguments: StaleChange.allCases)
     func currentRevisionIsAccepted(change: StaleChange) throws {
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         let store = try Self.prepared(directory)
         let before = store.snapshot
         try change.apply(to: store, expectedRevision: change.currentRevision(in: before))
@@ -95,7 +96,7 @@ struct RevisionTests {
     }
 
     @Test func revisionZeroMeansCreateOnly() throws {
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         let store = try directory.open()
         try store.addVersion(skinID: "new", files: [:], metadata: Make.metadata(), expectedRevision: 0, actor: Make.actor)
         #expect(throws: StoreError.revisionMismatch(current: 1)) {
@@ -109,7 +110,7 @@ struct RevisionTests {
     }
 
     @Test func concurrentWritersAreSerializedAndReadersSeeWholeChanges() throws {
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         let store = try directory.open()
         let writers = 4
         let changesPerWriter = 10

@@ -1,21 +1,16 @@
 import Foundation
 import Synchronization
 import SkinStore
+import TestSupport
 
-/// A fresh store directory per test, removed when the fixture goes away. Bind it to a local for the whole test
-/// (`let directory = StoreDirectory()`): a temporary would be removed while the store still uses it.
-final class StoreDirectory: Sendable {
-    let path: String
-
-    init() {
-        path = FileManager.default.temporaryDirectory.path + "/skinstore-test-" + UUID().uuidString
+extension ScratchDirectory {
+    /// A fresh store directory for one test. Bind it to a local for the whole test: a temporary would be removed
+    /// while the store still uses it.
+    static func forStore() throws -> ScratchDirectory {
+        try ScratchDirectory(prefix: "skinstore-test")
     }
 
-    deinit {
-        try? FileManager.default.removeItem(atPath: path)
-    }
-
-    /// Opens a store here with `clock`.
+    /// Opens a store in this folder with `clock`.
     func open(clock: TestClock = TestClock()) throws(StoreError) -> SkinStore {
         try SkinStore(directory: path, clock: clock.read)
     }

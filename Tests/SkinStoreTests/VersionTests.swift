@@ -2,11 +2,12 @@ import Foundation
 import LiveryCrypto
 import SkinStore
 import Testing
+import TestSupport
 
 @Suite("Skin versions")
 struct VersionTests {
     @Test func firstVersionIsNumberOneWithSortedFilesDigestsAndMetadata() throws {
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         let clock = TestClock(Date(timeIntervalSince1970: 1_800_000_000.1239))
         let store = try directory.open(clock: clock)
         let files = Make.files()
@@ -38,7 +39,7 @@ struct VersionTests {
     }
 
     @Test func numbersVersionsConsecutivelyPerSkin() throws {
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         let store = try directory.open()
         let spring = try Make.versions(3, of: "spring", in: store)
         let winter = try Make.versions(1, of: "winter", in: store)
@@ -49,7 +50,7 @@ struct VersionTests {
     }
 
     @Test func readsBackFileBytesAndBlobPaths() throws {
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         let store = try directory.open()
         let files = Make.files()
         let version = try store.addVersion(skinID: "spring", files: files, metadata: Make.metadata(), actor: Make.actor)
@@ -65,7 +66,7 @@ struct VersionTests {
     }
 
     @Test func storesIdenticalContentOnce() throws {
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         let store = try directory.open()
         let shared = [UInt8](repeating: 42, count: 5000)
         try store.addVersion(
@@ -80,7 +81,7 @@ struct VersionTests {
     }
 
     @Test func versionDigestIdentifiesFilesPathsAndMetadata() throws {
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         let store = try directory.open()
         let files = Make.files()
         let base = try store.addVersion(skinID: "a", files: files, metadata: Make.metadata(), actor: Make.actor)
@@ -100,7 +101,7 @@ struct VersionTests {
     }
 
     @Test func acceptsAVersionWithoutFiles() throws {
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         let store = try directory.open()
         let version = try store.addVersion(skinID: "bare", files: [:], metadata: Array("{}".utf8), actor: Make.actor)
         #expect(version.files.isEmpty)
@@ -109,7 +110,7 @@ struct VersionTests {
 
     @Test(arguments: ["", ".", "..", "a/b", "/", "a\0b", "a\\b", "tab\there", String(repeating: "x", count: 256)])
     func rejectsUnsafeSkinIDsAndStoresNothing(id: String) throws {
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         let store = try directory.open()
         #expect {
             try store.addVersion(skinID: id, files: Make.files(), metadata: Make.metadata(), actor: Make.actor)
@@ -123,7 +124,7 @@ struct VersionTests {
 
     @Test(arguments: ["", "/etc/passwd", "../x", "a/../b", "a//b", "a/./b", "dir/", "a\0b", "a\\b"])
     func rejectsUnsafeFilePaths(path: String) throws {
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         let store = try directory.open()
         #expect {
             try store.addVersion(skinID: "spring", files: [path: [1]], metadata: Make.metadata(), actor: Make.actor)
@@ -139,7 +140,7 @@ struct VersionTests {
         Array(#"{"a":"\#u{0}"}"#.utf8), [0x22, 0xFF, 0x22], Array("{} {}".utf8),
     ])
     func rejectsMetadataThatIsNotOneJSONValue(metadata: [UInt8]) throws {
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         let store = try directory.open()
         #expect {
             try store.addVersion(skinID: "spring", files: Make.files(), metadata: metadata, actor: Make.actor)
@@ -151,7 +152,7 @@ struct VersionTests {
     }
 
     @Test func rejectsAnEmptyActor() throws {
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         let store = try directory.open()
         #expect(throws: StoreError.invalidName("", reason: "empty")) {
             try store.addVersion(skinID: "spring", files: [:], metadata: Make.metadata(), actor: "")
@@ -159,7 +160,7 @@ struct VersionTests {
     }
 
     @Test func namesWhatIsMissingWhenReading() throws {
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         let store = try directory.open()
         try Make.versions(1, in: store)
         #expect(throws: StoreError.unknownSkin("autumn")) {
@@ -175,13 +176,13 @@ struct VersionTests {
 
     @Test(arguments: ["", "abc", String(repeating: "A", count: 64), String(repeating: "g", count: 64), "../" + String(repeating: "a", count: 61)])
     func rejectsMalformedDigests(digest: String) throws {
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         let store = try directory.open()
         #expect(throws: StoreError.invalidDigest(digest)) { try store.blobPath(digest: digest) }
     }
 
     @Test func findsFilesByPathInByteOrder() throws {
-        let directory = StoreDirectory()
+        let directory = try ScratchDirectory.forStore()
         let store = try directory.open()
         let paths = ["b", "a/z", "a", "Z", "é", "a-b", "a/b/c"]
         var files = [String: [UInt8]]()

@@ -13,24 +13,13 @@
 
 import Foundation
 import SkinStore
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-
-/// A small deterministic generator (SplitMix64), so a seed replays the same run.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 func emit(_ line: String) {
     let bytes = Array((line + "\n").utf8)
@@ -70,7 +59,7 @@ let pool: [[UInt8]] = (0..<10).map { index in
 let skinIDs = ["aurora", "blossom", "cinder", "dune"]
 let paths = ["config.json", "images/background.png", "images/icon.png", "images/banner@3x.png", "fonts/title.ttf"]
 let apps = ["news", "mail", "maps"]
-var random = SplitMix64(state: seed)
+var random = SplitMix64(seed: seed)
 
 for step in 0..<maxChanges {
     let snapshot = store.snapshot

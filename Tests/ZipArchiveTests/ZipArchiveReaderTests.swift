@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import ZipArchive
 
 @Suite("ZipArchiveReader")
@@ -33,7 +34,7 @@ struct ZipArchiveReaderTests {
     }
 
     @Test func acceptsZip64ExtraFieldsOnSmallEntries() throws {
-        var entry = RawZip.Entry.deflated("a.json", content: Self.zeros.prefix(1000).map { $0 }, compressed: try rawDeflate(Array(Self.zeros.prefix(1000))))
+        var entry = RawZip.Entry.deflated("a.json", content: Self.zeros.prefix(1000).map { $0 }, compressed: try RawZip.deflate(Array(Self.zeros.prefix(1000))))
         entry.forceZip64 = true
         #expect(try ZipArchiveReader.extract(RawZip(entries: [entry]).build()).first?.bytes == Array(Self.zeros.prefix(1000)))
     }
@@ -41,22 +42,22 @@ struct ZipArchiveReaderTests {
     /// Archives from other writers: Info-ZIP `zip` (directory entries, extra fields), Python zipfile writing to
     /// a pipe (data descriptors, bit 3), Python with forced Zip64, and libarchive (`bsdtar --format zip`).
     @Test(arguments: ["zip", "python-stream", "python-zip64", "bsdtar"])
-    func readsArchivesFromOtherWriters(_ writer: String) throws {
-        let scratch = try TemporaryDirectory()
+    func readsArchivesFromOtherWriters(_ writer: String) async throws {
+        let scratch = try ScratchDirectory(prefix: "livery-zip-tests")
         var tree = SourceTree.make(largeSize: 50_000)
         if writer == "zip" {
             // Info-ZIP 3.0 stores UTF-8 names without flag bit 11; see rejectsInfoZipNonASCIINamesWithoutTheFlag.
             tree.files["notes/春节.txt"] = nil
         }
         let root = try tree.writeAll(to: scratch)
-        let archive = scratch.url("other.zip")
+        let archive = scratch.path("other.zip")
         let topLevel = Set(tree.files.keys.map { String($0.split(separator: "/")[0]) }).sorted()
-        let run: ToolRun
+        let run: ExternalProcess.Output
         switch writer {
         case "zip":
-            run = try runTool("sh", ["-c", "cd \"$1\" && zip -q -r -X \"$2\" .", "sh", root, archive])
+            run = try await ExternalProcess.run("sh", ["-c", "cd \"$1\" && zip -q -r -X \"$2\" .", "sh", root, archive])
         case "bsdtar":
-            run = try runTool("bsdtar", ["--format", "zip", "-cf", archive, "-C", root] + topLevel)
+            run = try await ExternalProcess.run("bsdtar", ["--format", "zip", "-cf", archive, "-C", root] + topLevel)
         default:
             let script = #"""
 import io, os, sys, zipfile
@@ -74,21 +75,21 @@ with open(archive, 'wb') as raw:
                 with open(full, 'rb') as src, z.open(os.path.relpath(full, root), 'w', force_zip64=(mode == 'python-zip64')) as dst:
                     dst.write(src.read())
 """#
-            run = try runTool("python3", ["-c", script, root, archive, writer])
+            run = try await ExternalProcess.run("python3", ["-c", script, root, archive, writer])
         }
-        try #require(run.status == 0, "\(writer) failed: \(run.output)")
+        try #require(run.status == 0, "\(writer) failed: \(run.transcript)")
         let extracted = try ZipArchiveReader.extract(try scratch.read("other.zip"))
         #expect(Dictionary(uniqueKeysWithValues: extracted.map { ($0.name.rawValue, $0.bytes) }) == tree.files)
     }
 
     /// Info-ZIP `zip` 3.0 writes UTF-8 names without flag bit 11, so they are indistinguishable from CP437 or
     /// GBK names: rejected, as the upload contract says (only pure-ASCII names may omit the flag).
-    @Test func rejectsInfoZipNonASCIINamesWithoutTheFlag() throws {
-        let scratch = try TemporaryDirectory()
+    @Test func rejectsInfoZipNonASCIINamesWithoutTheFlag() async throws {
+        let scratch = try ScratchDirectory(prefix: "livery-zip-tests")
         let root = try SourceTree(files: ["春节.txt": Array("hi".utf8)]).writeAll(to: scratch)
-        let archive = scratch.url("infozip.zip")
-        let run = try runTool("sh", ["-c", "cd \"$1\" && LC_ALL=C.UTF-8 zip -q -X \"$2\" 春节.txt", "sh", root, archive])
-        try #require(run.status == 0, "\(run.output)")
+        let archive = scratch.path("infozip.zip")
+        let run = try await ExternalProcess.run("sh", ["-c", "cd \"$1\" && LC_ALL=C.UTF-8 zip -q -X \"$2\" 春节.txt", "sh", root, archive])
+        try #require(run.status == 0, "\(run.transcript)")
         #expect(throws: ZipReadError.nonUTF8Name(name: "春节.txt")) { try ZipArchiveReader.extract(try scratch.read("infozip.zip")) }
     }
 
@@ -125,21 +126,21 @@ with open(archive, 'wb') as raw:
             return RawZip(entries: [fifo]).build()
         }, expected: .specialFile(name: "pipe")),
         HostileCase(label: "zip bomb by entry ratio", archive: {
-            RawZip(entries: [.deflated("bomb.json", content: zeros, compressed: try rawDeflate(zeros))]).build()
+            RawZip(entries: [.deflated("bomb.json", content: zeros, compressed: try RawZip.deflate(zeros))]).build()
         }, expected: .compressionRatioExceeded(name: "bomb.json", limit: 100)),
         HostileCase(label: "zip bomb by overall ratio", archive: {
             // Each entry is below the 64 KiB floor of the per-entry check; together they are 1.2 MB at ~1000:1.
             let piece = Array(zeros.prefix(60_000))
-            let compressed = try rawDeflate(piece)
+            let compressed = try RawZip.deflate(piece)
             return RawZip(entries: (0..<20).map { .deflated("part\($0).json", content: piece, compressed: compressed) }).build()
         }, expected: .compressionRatioExceeded(name: nil, limit: 100)),
         HostileCase(label: "huge declared size", archive: {
-            var entry = RawZip.Entry.deflated("huge.json", content: Array("{}".utf8), compressed: try rawDeflate(Array(repeating: 32, count: 100)))
+            var entry = RawZip.Entry.deflated("huge.json", content: Array("{}".utf8), compressed: try RawZip.deflate(Array(repeating: 32, count: 100)))
             entry.declaredUncompressedSize = 4_000_000_000
             return RawZip(entries: [entry]).build()
         }, expected: .entryTooLarge(name: "huge.json", size: 4_000_000_000, limit: 64 << 20)),
         HostileCase(label: "huge declared Zip64 size", archive: {
-            var entry = RawZip.Entry.deflated("huge.json", content: Array("{}".utf8), compressed: try rawDeflate(Array(repeating: 32, count: 100)))
+            var entry = RawZip.Entry.deflated("huge.json", content: Array("{}".utf8), compressed: try RawZip.deflate(Array(repeating: 32, count: 100)))
             entry.declaredUncompressedSize = 1 << 62
             return RawZip(entries: [entry]).build()
         }, expected: .entryTooLarge(name: "huge.json", size: 1 << 62, limit: 64 << 20)),
@@ -148,13 +149,13 @@ with open(archive, 'wb') as raw:
         }, limits: ZipArchiveReader.Limits(maxTotalUncompressed: 1000), expected: .archiveTooLarge(size: 1500, limit: 1000)),
         HostileCase(label: "inflates beyond its declared size", archive: {
             let text = Array(String(repeating: "0123456789abcdef", count: 6_000).utf8)
-            var entry = RawZip.Entry.deflated("liar.json", content: text, compressed: try rawDeflate(text))
+            var entry = RawZip.Entry.deflated("liar.json", content: text, compressed: try RawZip.deflate(text))
             entry.declaredUncompressedSize = 1000
             return RawZip(entries: [entry]).build()
         }, expected: .sizeMismatch(name: "liar.json")),
         HostileCase(label: "inflates short of its declared size", archive: {
             let text = Array(String(repeating: "0123456789abcdef", count: 100).utf8)
-            var entry = RawZip.Entry.deflated("short.json", content: text, compressed: try rawDeflate(text))
+            var entry = RawZip.Entry.deflated("short.json", content: text, compressed: try RawZip.deflate(text))
             entry.declaredUncompressedSize = 2000
             return RawZip(entries: [entry]).build()
         }, expected: .sizeMismatch(name: "short.json")),
@@ -300,7 +301,7 @@ with open(archive, 'wb') as raw:
     @Test func truncationAtEveryLengthIsRejectedWithoutCrashing() throws {
         let archive = RawZip(entries: [
             .stored("a.png", Self.png),
-            .deflated("b.json", content: Array(repeating: 65, count: 3000), compressed: try rawDeflate(Array(repeating: 65, count: 3000))),
+            .deflated("b.json", content: Array(repeating: 65, count: 3000), compressed: try RawZip.deflate(Array(repeating: 65, count: 3000))),
         ]).build()
         for length in 0..<archive.count {
             #expect(throws: ZipReadError.self) { try ZipArchiveReader.extract(Array(archive.prefix(length))) }

@@ -1,6 +1,7 @@
 import Foundation
 import LiveryCrypto
 import Testing
+import TestSupport
 import ZipArchive
 
 @Suite("ZipArchiveWriter")
@@ -34,16 +35,16 @@ struct ZipArchiveWriterTests {
     }
 
     @Test(arguments: Configuration.allCases)
-    func archivesOpenInIndependentReadersWithIdenticalBytes(_ configuration: Configuration) throws {
-        let scratch = try TemporaryDirectory()
+    func archivesOpenInIndependentReadersWithIdenticalBytes(_ configuration: Configuration) async throws {
+        let scratch = try ScratchDirectory(prefix: "livery-zip-tests")
         let tree = SourceTree.make()
         let root = try tree.writeAll(to: scratch)
         let entries = try tree.entries(root: root, inMemory: configuration == .inMemorySources)
-        let archive = scratch.url("skin.zip")
+        let archive = scratch.path("skin.zip")
 
         let summary = try ZipArchiveWriter.write(entries, to: archive, options: configuration.options)
 
-        try verifyWithIndependentReaders(archive, expected: tree.files, scratch: scratch)
+        try await verifyWithIndependentReaders(archive, expected: tree.files, scratch: scratch)
         let bytes = try scratch.read("skin.zip")
         #expect(summary.size == UInt64(bytes.count))
         #expect(summary.sha256 == SHA256.hexHash(bytes))
@@ -55,14 +56,14 @@ struct ZipArchiveWriterTests {
     }
 
     @Test func sameEntriesInAnyOrderGiveByteIdenticalArchives() throws {
-        let scratch = try TemporaryDirectory()
+        let scratch = try ScratchDirectory(prefix: "livery-zip-tests")
         let tree = SourceTree.make()
         let root = try tree.writeAll(to: scratch)
         let entries = try tree.entries(root: root)
-        var random = SeededGenerator(seed: 7)
+        var random = SplitMix64(seed: 7)
 
-        let first = try ZipArchiveWriter.write(entries, to: scratch.url("first.zip"))
-        let second = try ZipArchiveWriter.write(entries.shuffled(using: &random), to: scratch.url("second.zip"))
+        let first = try ZipArchiveWriter.write(entries, to: scratch.path("first.zip"))
+        let second = try ZipArchiveWriter.write(entries.shuffled(using: &random), to: scratch.path("second.zip"))
         var memory = ZipMemoryOutput()
         let third = try ZipArchiveWriter.write(try tree.entries(root: root, inMemory: true), to: &memory)
 
@@ -84,23 +85,23 @@ struct ZipArchiveWriterTests {
             "archive identity changed (zlib \(ZipArchiveWriter.zlibVersion))")
     }
 
-    @Test func anotherProcessWritesTheSameBytes() throws {
-        let scratch = try TemporaryDirectory()
+    @Test func anotherProcessWritesTheSameBytes() async throws {
+        let scratch = try ScratchDirectory(prefix: "livery-zip-tests")
         let tree = SourceTree.make()
         let root = try tree.writeAll(to: scratch)
-        let here = try ZipArchiveWriter.write(try tree.entries(root: root), to: scratch.url("here.zip"))
+        let here = try ZipArchiveWriter.write(try tree.entries(root: root), to: scratch.path("here.zip"))
 
         let driver = try zipBenchExecutable()
-        let run = try runTool(driver, [root, scratch.url("there.zip")])
-        try #require(run.status == 0, "zip-bench failed: \(run.output)")
-        #expect(run.output.split(separator: " ").first.map(String.init) == here.sha256)
+        let run = try await ExternalProcess.run(driver, [root, scratch.path("there.zip")])
+        try #require(run.status == 0, "zip-bench failed: \(run.transcript)")
+        #expect(run.standardOutput.split(separator: " ").first.map(String.init) == here.sha256)
         #expect(try scratch.read("here.zip") == scratch.read("there.zip"))
     }
 
-    @Test func storesCompressedFormatsAndDeflatesTheRest() throws {
-        let scratch = try TemporaryDirectory()
+    @Test func storesCompressedFormatsAndDeflatesTheRest() async throws {
+        let scratch = try ScratchDirectory(prefix: "livery-zip-tests")
         let text = Array(String(repeating: "holiday skin ", count: 500).utf8)
-        var random = SeededGenerator(seed: 3)
+        var random = SplitMix64(seed: 3)
         let entries = [
             ZipEntry(name: try ZipEntryName("a.json"), source: .bytes(text)),
             ZipEntry(name: try ZipEntryName("b.svg"), source: .bytes(text)),
@@ -114,27 +115,27 @@ struct ZipArchiveWriterTests {
             ZipEntry(name: try ZipEntryName("j.json"), source: .bytes([])),
             ZipEntry(name: try ZipEntryName("k.json"), source: .bytes(text), compression: .deflate(level: 0)),
         ]
-        let archive = scratch.url("mixed.zip")
+        let archive = scratch.path("mixed.zip")
         try ZipArchiveWriter.write(entries, to: archive)
 
-        let methods = Dictionary(uniqueKeysWithValues: try pythonEntryInfo(archive).map { ($0.name, $0.method) })
+        let methods = Dictionary(uniqueKeysWithValues: try await pythonEntryInfo(archive).map { ($0.name, $0.method) })
         #expect(methods == [
             "a.json": 8, "b.svg": 8, "c.txt": 8, "d.unknown": 8, "e.PNG": 0, "f.webp": 0, "g.json": 0, "h.png": 8,
             "i.json": 0, "j.json": 0, "k.json": 0,
         ])
-        let infos = try pythonEntryInfo(archive)
+        let infos = try await pythonEntryInfo(archive)
         let deflated = try #require(infos.first { $0.name == "a.json" })
         #expect(deflated.compressedSize < deflated.size / 10)
     }
 
-    @Test func headersCarryFixedTimeModeAndUTF8FlagWithoutExtrasOrDataDescriptors() throws {
-        let scratch = try TemporaryDirectory()
+    @Test func headersCarryFixedTimeModeAndUTF8FlagWithoutExtrasOrDataDescriptors() async throws {
+        let scratch = try ScratchDirectory(prefix: "livery-zip-tests")
         let tree = SourceTree.make()
         let root = try tree.writeAll(to: scratch)
-        let archive = scratch.url("skin.zip")
+        let archive = scratch.path("skin.zip")
         try ZipArchiveWriter.write(try tree.entries(root: root), to: archive)
 
-        let infos = try pythonEntryInfo(archive)
+        let infos = try await pythonEntryInfo(archive)
         #expect(infos.map(\.name) == tree.files.keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) })
         for info in infos {
             #expect(info.dateTime == [1980, 1, 1, 0, 0, 0])
@@ -149,20 +150,20 @@ struct ZipArchiveWriterTests {
         #expect(!contains(bytes, [0x50, 0x4B, 0x07, 0x08]), "no data descriptor signature")
     }
 
-    @Test func loweredThresholdWritesZip64FieldsExactlyWhereValuesExceedIt() throws {
-        let scratch = try TemporaryDirectory()
-        var random = SeededGenerator(seed: 5)
+    @Test func loweredThresholdWritesZip64FieldsExactlyWhereValuesExceedIt() async throws {
+        let scratch = try ScratchDirectory(prefix: "livery-zip-tests")
+        var random = SplitMix64(seed: 5)
         let files: [String: [UInt8]] = ["a.txt": Array("small".utf8), "b.png": random.bytes(5000), "c.txt": Array("late".utf8)]
         let entries = try files.map { ZipEntry(name: try ZipEntryName($0.key), source: .bytes($0.value)) }
         var options = ZipArchiveWriter.Options()
         options.zip64Threshold = 1000  // sizes and offsets above 1000 bytes need Zip64
-        let archive = scratch.url("zip64.zip")
+        let archive = scratch.path("zip64.zip")
         try ZipArchiveWriter.write(entries, to: archive, options: options)
 
         let bytes = try scratch.read("zip64.zip")
         #expect(contains(bytes, [0x50, 0x4B, 0x06, 0x06]), "Zip64 end of central directory record (offset > 1000)")
         #expect(contains(bytes, [0x50, 0x4B, 0x06, 0x07]), "Zip64 end of central directory locator")
-        let infos = Dictionary(uniqueKeysWithValues: try pythonEntryInfo(archive).map { ($0.name, $0) })
+        let infos = Dictionary(uniqueKeysWithValues: try await pythonEntryInfo(archive).map { ($0.name, $0) })
         // a.txt: small, at offset 0: no Zip64. b.png: both sizes (8 + 8, plus the 4-byte field header).
         // c.txt: small, but its offset is past 1000: only the offset (8 + 4).
         #expect(infos["a.txt"]?.extraLength == 0)
@@ -171,25 +172,25 @@ struct ZipArchiveWriterTests {
         #expect(infos["b.png"]?.extractVersion == 45)
         #expect(infos["c.txt"]?.extraLength == 12)
         #expect(infos["c.txt"]?.extractVersion == 45)
-        try verifyWithIndependentReaders(archive, expected: files, scratch: scratch)
+        try await verifyWithIndependentReaders(archive, expected: files, scratch: scratch)
         #expect(try ZipArchiveReader.extract(bytes).map(\.bytes) == [files["a.txt"], files["b.png"], files["c.txt"]])
     }
 
-    @Test func moreThan65535EntriesUseZip64EndRecords() throws {
-        let scratch = try TemporaryDirectory()
+    @Test func moreThan65535EntriesUseZip64EndRecords() async throws {
+        let scratch = try ScratchDirectory(prefix: "livery-zip-tests")
         let count = 65_537
         let entries = try (0..<count).map { index in
             ZipEntry(
                 name: try ZipEntryName("f/\(String(format: "%05d", index)).txt"),
                 source: .bytes(Array("\(index)".utf8)), compression: .store)
         }
-        let archive = scratch.url("many.zip")
+        let archive = scratch.path("many.zip")
         let summary = try ZipArchiveWriter.write(entries, to: archive)
         #expect(summary.entryCount == count)
 
         let bytes = try scratch.read("many.zip")
         #expect(contains(Array(bytes.suffix(200)), [0x50, 0x4B, 0x06, 0x06]))
-        let python = try runTool("python3", ["-c", """
+        let python = try await ExternalProcess.run("python3", ["-c", """
             import sys, zipfile
             z = zipfile.ZipFile(sys.argv[1])
             assert z.testzip() is None
@@ -197,12 +198,12 @@ struct ZipArchiveWriterTests {
             assert len(names) == \(count), len(names)
             assert z.read('f/65536.txt') == b'65536'
             """, archive])
-        #expect(python.status == 0, "\(python.output)")
-        let unzip = try runTool("unzip", ["-t", "-q", archive])
-        #expect(unzip.status == 0, "\(unzip.output)")
-        let list = try runTool("bsdtar", ["-tf", archive])
+        #expect(python.status == 0, "\(python.transcript)")
+        let unzip = try await ExternalProcess.run("unzip", ["-t", "-q", archive])
+        #expect(unzip.status == 0, "\(unzip.transcript)")
+        let list = try await ExternalProcess.run("bsdtar", ["-tf", archive])
         #expect(list.status == 0)
-        #expect(list.output.split(separator: "\n").count == count)
+        #expect(list.standardOutput.split(separator: "\n").count == count)
 
         var limits = ZipArchiveReader.Limits()
         limits.maxEntries = 70_000
@@ -237,20 +238,20 @@ struct ZipArchiveWriterTests {
         #expect(throws: ZipError.self) { try ZipArchiveWriter.write([], to: &output, options: options) }
     }
 
-    @Test func emptyEntryListGivesAnEmptyValidArchive() throws {
-        let scratch = try TemporaryDirectory()
-        let archive = scratch.url("empty.zip")
+    @Test func emptyEntryListGivesAnEmptyValidArchive() async throws {
+        let scratch = try ScratchDirectory(prefix: "livery-zip-tests")
+        let archive = scratch.path("empty.zip")
         let summary = try ZipArchiveWriter.write([], to: archive)
         #expect(summary.size == 22)
-        let python = try runTool("python3", ["-c", "import sys,zipfile; assert zipfile.ZipFile(sys.argv[1]).namelist() == []", archive])
-        #expect(python.status == 0, "\(python.output)")
+        let python = try await ExternalProcess.run("python3", ["-c", "import sys,zipfile; assert zipfile.ZipFile(sys.argv[1]).namelist() == []", archive])
+        #expect(python.status == 0, "\(python.transcript)")
         #expect(try ZipArchiveReader.extract(scratch.read("empty.zip")).isEmpty)
     }
 
     @Test func missingSourceFailsLeavingTheDestinationAndNoTemporaryFile() throws {
-        let scratch = try TemporaryDirectory()
+        let scratch = try ScratchDirectory(prefix: "livery-zip-tests")
         let destination = try scratch.write("out/skin.zip", Array("previous archive".utf8))
-        let missing = scratch.url("no/such/file.json")
+        let missing = scratch.path("no/such/file.json")
         let entries = [
             ZipEntry(name: try ZipEntryName("a.json"), source: .bytes(Array("{}".utf8))),
             ZipEntry(name: try ZipEntryName("b.json"), source: .file(path: missing)),
@@ -266,15 +267,15 @@ struct ZipArchiveWriterTests {
             #expect(error.logDescription.contains(missing))
         }
         #expect(try scratch.read("out/skin.zip") == Array("previous archive".utf8))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url("out")) == ["skin.zip"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path("out")) == ["skin.zip"])
     }
 
     @Test func directoriesAndFIFOsAreNotAcceptedAsSources() throws {
-        let scratch = try TemporaryDirectory()
-        try FileManager.default.createDirectory(atPath: scratch.url("dir"), withIntermediateDirectories: true)
-        #expect(mkfifo(scratch.url("fifo"), 0o600) == 0)
+        let scratch = try ScratchDirectory(prefix: "livery-zip-tests")
+        try FileManager.default.createDirectory(atPath: scratch.path("dir"), withIntermediateDirectories: true)
+        #expect(mkfifo(scratch.path("fifo"), 0o600) == 0)
         var output = ZipMemoryOutput()
-        for path in [scratch.url("dir"), scratch.url("fifo")] {
+        for path in [scratch.path("dir"), scratch.path("fifo")] {
             #expect(throws: ZipError.sourceNotRegularFile(path: path)) {
                 try ZipArchiveWriter.write([ZipEntry(name: try ZipEntryName("x"), source: .file(path: path))], to: &output)
             }
@@ -282,16 +283,16 @@ struct ZipArchiveWriterTests {
     }
 
     @Test func symbolicLinksAreRefusedNotFollowed() throws {
-        let scratch = try TemporaryDirectory()
+        let scratch = try ScratchDirectory(prefix: "livery-zip-tests")
         let secret = try scratch.write("outside/secret.txt", Array("not for the archive".utf8))
-        try FileManager.default.createSymbolicLink(atPath: scratch.url("link.png"), withDestinationPath: secret)
-        try FileManager.default.createSymbolicLink(atPath: scratch.url("loop.png"), withDestinationPath: scratch.url("loop.png"))
-        for (path, level) in [(scratch.url("link.png"), nil), (scratch.url("link.png"), 6), (scratch.url("loop.png"), nil)] as [(String, Int?)] {
+        try FileManager.default.createSymbolicLink(atPath: scratch.path("link.png"), withDestinationPath: secret)
+        try FileManager.default.createSymbolicLink(atPath: scratch.path("loop.png"), withDestinationPath: scratch.path("loop.png"))
+        for (path, level) in [(scratch.path("link.png"), nil), (scratch.path("link.png"), 6), (scratch.path("loop.png"), nil)] as [(String, Int?)] {
             let entry = ZipEntry(
                 name: try ZipEntryName("a.png"), source: .file(path: path), compression: level.map { .deflate(level: $0) } ?? .store)
             try scratch.write("out/skin.zip", Array("previous archive".utf8))
             let error = #expect(throws: ZipError.sourceIsSymbolicLink(path: path)) {
-                try ZipArchiveWriter.write([entry], to: scratch.url("out/skin.zip"))
+                try ZipArchiveWriter.write([entry], to: scratch.path("out/skin.zip"))
             }
             #expect(error?.code == "source_is_symbolic_link")
             #expect(error.map { !$0.message.contains(scratch.path) } == true)
@@ -304,8 +305,8 @@ struct ZipArchiveWriterTests {
     }
 
     @Test func writingIntoAMissingDirectoryFails() throws {
-        let scratch = try TemporaryDirectory()
-        let destination = scratch.url("missing/skin.zip")
+        let scratch = try ScratchDirectory(prefix: "livery-zip-tests")
+        let destination = scratch.path("missing/skin.zip")
         do {
             try ZipArchiveWriter.write([], to: destination)
             Issue.record("writing into a missing directory succeeded")
@@ -339,8 +340,8 @@ struct ZipArchiveWriterTests {
 
     @Test(arguments: [false, true])
     func sourceChangingWhileBeingWrittenIsDetected(_ grow: Bool) throws {
-        let scratch = try TemporaryDirectory()
-        var random = SeededGenerator(seed: 11)
+        let scratch = try ScratchDirectory(prefix: "livery-zip-tests")
+        var random = SplitMix64(seed: 11)
         let path = try scratch.write("big.png", random.bytes(100_000))
         var options = ZipArchiveWriter.Options()
         options.bufferSize = 4096  // the file takes the two-pass path; the header is flushed before pass two
@@ -373,17 +374,17 @@ struct ZipArchiveWriterTests {
         #expect(summary.size == UInt64(output.bytes.count))
     }
 
-    @Test func largeCompressibleFileSpillsToDiskAndStillRoundTrips() throws {
-        let scratch = try TemporaryDirectory()
+    @Test func largeCompressibleFileSpillsToDiskAndStillRoundTrips() async throws {
+        let scratch = try ScratchDirectory(prefix: "livery-zip-tests")
         // ~3 MB of JSON-ish text, compressing to ~100 KB: bigger than a 16 KiB spill limit.
         let text = Array(SourceTree.json(modules: 15_000).utf8)
         let path = try scratch.write("big.json", text)
         var options = ZipArchiveWriter.Options()
         options.spillMemoryLimit = 16 << 10
         options.temporaryDirectory = scratch.path
-        let archive = scratch.url("big.zip")
+        let archive = scratch.path("big.zip")
         try ZipArchiveWriter.write([ZipEntry(name: try ZipEntryName("big.json"), source: .file(path: path))], to: archive, options: options)
-        try verifyWithIndependentReaders(archive, expected: ["big.json": text], scratch: scratch)
+        try await verifyWithIndependentReaders(archive, expected: ["big.json": text], scratch: scratch)
         // The spill file was unlinked at once: nothing but our files remains.
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { $0.hasPrefix("livery-zip-spill") }
         #expect(leftovers.isEmpty)

@@ -5,6 +5,7 @@ import LiveryHTTP
 import Logging
 import SkinStore
 import Testing
+import TestSupport
 
 @testable import LiveryServer
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// An archive as readers we did not write see it.
 struct ArchiveContents {
@@ -15,14 +16,14 @@ struct ArchiveContents {
 enum IndependentReaders {
     /// Checks `archive` with all three readers, expects each to accept it and to list the same names, and returns
     /// Python's view of it (names and bytes).
-    static func read(_ archive: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> ArchiveContents {
-        let python = try ExternalTool.run("python3", ["-c", pythonReader, archive])
+    static func read(_ archive: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> ArchiveContents {
+        let python = try await ExternalProcess.run("python3", ["-c", pythonReader, archive])
         try #require(python.status == 0, "python zipfile rejected \(archive): \(python.transcript)", sourceLocation: sourceLocation)
         let report = try JSONDecoder().decode(PythonReport.self, from: Data(python.standardOutput.utf8))
         #expect(report.bad == nil, "zipfile.testzip() found a bad entry: \(report.bad ?? "")", sourceLocation: sourceLocation)
         let names = report.entries.map(\.name)
 
-        let unzip = try ExternalTool.run("unzip", ["-t", archive])
+        let unzip = try await ExternalProcess.run("unzip", ["-t", archive])
         #expect(unzip.status == 0, "unzip -t: \(unzip.transcript)", sourceLocation: sourceLocation)
         #expect(unzip.standardOutput.contains("No errors detected"), "unzip -t: \(unzip.transcript)", sourceLocation: sourceLocation)
         let tested = unzip.standardOutput.split(separator: "\n").compactMap { line -> String? in
@@ -32,7 +33,7 @@ enum IndependentReaders {
         }
         #expect(tested.sorted() == names.sorted(), "unzip -t tested other entries", sourceLocation: sourceLocation)
 
-        let bsdtar = try ExternalTool.run("bsdtar", ["-tf", archive])
+        let bsdtar = try await ExternalProcess.run("bsdtar", ["-tf", archive])
         #expect(bsdtar.status == 0, "bsdtar -tf: \(bsdtar.transcript)", sourceLocation: sourceLocation)
         let listed = bsdtar.standardOutput.split(separator: "\n").map(String.init)
         #expect(listed == names, "bsdtar -tf listed other entries", sourceLocation: sourceLocation)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// The `livery` executable that `swift build --build-tests` (and so `swift test`) puts beside the test bundle.
 enum LiveryCommand {
@@ -25,9 +26,11 @@ enum LiveryCommand {
             sourceLocation: sourceLocation)
     }
 
-    /// Runs `livery arguments…` and waits for it.
-    static func run(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws -> ToolRun {
-        try ExternalTool.run(try path(sourceLocation: sourceLocation), arguments)
+    /// Runs `livery arguments…` and waits for it, off the cooperative pool.
+    static func run(
+        _ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> ExternalProcess.Output {
+        try await ExternalProcess.run(try path(sourceLocation: sourceLocation), arguments)
     }
 
     /// The `key value` lines `livery pack` prints, as a dictionary.

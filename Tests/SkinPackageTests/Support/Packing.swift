@@ -2,6 +2,7 @@ import Foundation
 import SkinModel
 import SkinPackage
 import Testing
+import TestSupport
 import ZipArchive
 
 /// A package built in a test, with what the independent readers found in it.
@@ -14,14 +15,14 @@ struct BuiltPackage {
 /// Validates the skin at `folder`, builds `variant` into `scratch` as `name`, and reads it back with the
 /// independent readers.
 func buildPackage(
-    of folder: String, _ variant: PackageVariant, in scratch: Scratch, name: String = "package.zip",
+    of folder: String, _ variant: PackageVariant, in scratch: ScratchDirectory, name: String = "package.zip",
     sourceLocation: SourceLocation = #_sourceLocation
-) throws -> BuiltPackage {
+) async throws -> BuiltPackage {
     let skin = try validatedSkin(at: folder, sourceLocation: sourceLocation)
     let packager = try SkinPackager(skin: skin, source: DirectorySkinSource(path: folder))
-    let path = scratch.url(name)
+    let path = scratch.path(name)
     let summary = try packager.build(variant, to: path)
-    let contents = try IndependentReaders.read(path, sourceLocation: sourceLocation)
+    let contents = try await IndependentReaders.read(path, sourceLocation: sourceLocation)
     return BuiltPackage(path: path, summary: summary, contents: contents)
 }
 
