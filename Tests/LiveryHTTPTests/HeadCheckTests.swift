@@ -2,6 +2,7 @@ import Dispatch
 import HTTPTestSupport
 import Synchronization
 import Testing
+import TestSupport
 
 @testable import LiveryHTTP
 
