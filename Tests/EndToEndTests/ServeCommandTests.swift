@@ -139,17 +139,15 @@ final class LiveryProcess: @unchecked Sendable {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
+    /// The built `livery` (or the one `LIVERY_BINARY` names).
     static var binary: URL {
-        if let override = ProcessInfo.processInfo.environment["LIVERY_BINARY"] { return URL(fileURLWithPath: override) }
-        // The test bundle lives in the build folder, next to the executable.
-        let bundle = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        return bundle.deletingLastPathComponent().appendingPathComponent("livery")
+        get throws { URL(fileURLWithPath: try BuiltProduct.path("livery", environmentOverride: "LIVERY_BINARY")) }
     }
 
     private init(arguments: [String], environment: [String: String], directory: String?) throws {
         process = Process()
         scratch = try ScratchDirectory(prefix: "livery-e2e")
-        process.executableURL = Self.binary
+        process.executableURL = try Self.binary
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         var merged = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("LIVERY_") }
@@ -192,9 +190,6 @@ final class LiveryProcess: @unchecked Sendable {
     }
 
     private func launch() throws {
-        guard FileManager.default.isExecutableFile(atPath: Self.binary.path) else {
-            throw E2EError(description: "no livery binary at \(Self.binary.path); build it first")
-        }
         let outputPipe = Pipe()
         let errorPipe = Pipe()
         process.standardOutput = outputPipe

@@ -3,21 +3,13 @@ import SkinModel
 import Testing
 import TestSupport
 
-/// Where `swift build --build-tests` puts the `livery` binary.
-enum LiveryBinary {
-    static let path = Fixture.packageRoot + "/.build/debug/livery"
-    static var exists: Bool { FileManager.default.isExecutableFile(atPath: path) }
-}
-
-/// Runs the built `livery` binary.
-@Suite(.enabled(if: LiveryBinary.exists, "needs .build/debug/livery; run `swift build --build-tests` first"))
-struct CommandLineTests {
-    static let binary = LiveryBinary.path
+/// Runs the built `livery` binary (a missing binary fails these tests; it does not skip them).
+@Suite struct CommandLineTests {
     static let samples = Fixture.packageRoot + "/skins"
 
     /// Runs `livery arguments…` to completion, off the cooperative pool.
     static func run(_ arguments: [String]) async throws -> ExternalProcess.Output {
-        try await ExternalProcess.run(binary, arguments)
+        try await ExternalProcess.run(try BuiltProduct.path("livery", environmentOverride: "LIVERY_BINARY"), arguments)
     }
 
     /// A skin with an invalid color, in a scratch folder removed when the value goes away.

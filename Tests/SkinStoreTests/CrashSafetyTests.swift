@@ -32,15 +32,7 @@ struct CrashSafetyTests {
 
     /// The store-torture executable built next to this test binary (or named by STORE_TORTURE_PATH).
     static func tortureExecutable() -> String? {
-        var candidates = [String]()
-        if let path = ProcessInfo.processInfo.environment["STORE_TORTURE_PATH"] { candidates.append(path) }
-        if let executable = Bundle.main.executableURL {
-            candidates.append(executable.deletingLastPathComponent().appendingPathComponent("store-torture").path)
-        }
-        candidates.append(Bundle.main.bundleURL.appendingPathComponent("store-torture").path)
-        candidates.append(Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("store-torture").path)
-        candidates.append(FileManager.default.currentDirectoryPath + "/.build/debug/store-torture")
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
+        try? BuiltProduct.path("store-torture", environmentOverride: "STORE_TORTURE_PATH")
     }
 
     /// What one store-torture run printed and how it ended.

@@ -393,19 +393,5 @@ struct ZipArchiveWriterTests {
 
 /// The `zip-bench` driver built next to this test bundle (`swift build --build-tests` builds it).
 func zipBenchExecutable() throws -> String {
-    let candidates = [CommandLine.arguments.first, Bundle.main.executablePath].compactMap { $0 }
-    for candidate in candidates {
-        var directory = URL(fileURLWithPath: candidate).deletingLastPathComponent()
-        for _ in 0..<4 {
-            let path = directory.appendingPathComponent("zip-bench").path
-            if FileManager.default.isExecutableFile(atPath: path) { return path }
-            directory = directory.deletingLastPathComponent()
-        }
-    }
-    throw DriverNotFound(searched: candidates)
-}
-
-struct DriverNotFound: Error, CustomStringConvertible {
-    var searched: [String]
-    var description: String { "zip-bench not found near \(searched); build it with `swift build --build-tests`" }
+    try BuiltProduct.path("zip-bench")
 }

@@ -4,26 +4,9 @@ import TestSupport
 
 /// The `livery` executable that `swift build --build-tests` (and so `swift test`) puts beside the test bundle.
 enum LiveryCommand {
-    /// Folders the test product may live in: beside the running test executable (Linux runs
-    /// `.build/<triple>/debug/LiveryPackageTests.xctest` itself) or beside a loaded `.xctest` bundle (macOS).
-    private static var buildDirectories: [URL] {
-        var folders: [URL] = []
-        if let executable = Bundle.main.executableURL { folders.append(executable.deletingLastPathComponent()) }
-        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-            folders.append(bundle.bundleURL.deletingLastPathComponent())
-        }
-        if let first = CommandLine.arguments.first {
-            folders.append(URL(fileURLWithPath: first).deletingLastPathComponent())
-        }
-        return folders
-    }
-
     /// The path of the built binary; fails the test (it does not skip) when it has not been built.
     static func path(sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
-        let candidates = buildDirectories.map { $0.appendingPathComponent("livery").path }
-        let found = candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
-        return try #require(found, "no livery binary beside the tests in \(candidates); run `swift build --build-tests`",
-            sourceLocation: sourceLocation)
+        try BuiltProduct.path("livery", environmentOverride: "LIVERY_BINARY")
     }
 
     /// Runs `livery arguments…` and waits for it, off the cooperative pool.

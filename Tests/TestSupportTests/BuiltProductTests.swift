@@ -1,0 +1,31 @@
+import Foundation
+import Testing
+import TestSupport
+
+@Suite struct BuiltProductTests {
+    @Test func findsThePackagesExecutablesBesideTheTests() throws {
+        for name in ["livery", "zip-bench", "store-torture"] {
+            let path = try BuiltProduct.path(name)
+            #expect(URL(fileURLWithPath: path).lastPathComponent == name)
+            #expect(FileManager.default.isExecutableFile(atPath: path))
+        }
+    }
+
+    @Test func aMissingProductIsAnErrorNamingWhereItLooked() {
+        #expect {
+            try BuiltProduct.path("no-such-product")
+        } throws: { error in
+            guard let notFound = error as? BuiltProduct.NotFound else { return false }
+            return notFound.product == "no-such-product" && !notFound.searched.isEmpty
+                && notFound.description.contains("swift build --build-tests")
+        }
+    }
+
+    @Test func anEnvironmentOverrideWinsWhenItNamesAnExecutable() throws {
+        let variable = "LIVERY_TEST_SUPPORT_OVERRIDE_\(getpid())"
+        setenv(variable, "/bin/sh", 1)
+        defer { unsetenv(variable) }
+        #expect(try BuiltProduct.path("livery", environmentOverride: variable) == "/bin/sh")
+        #expect(try BuiltProduct.path("livery", environmentOverride: "\(variable)_UNSET") != "/bin/sh")
+    }
+}
