@@ -129,7 +129,14 @@ final class ClientAPIHarness: Sendable {
     @Test func cacheLifetimeNeverReachesPastTheNextBoundary() async throws {
         let harness = try await ClientAPIHarness()
         defer { harness.removeFiles() }
-        #expect(try await harness.get(ClientAPIHarness.poll).header("Cache-Control") == "public, max-age=60")
+        let first = try await harness.get(ClientAPIHarness.poll)
+        #expect(first.header("Cache-Control") == "public, max-age=60")
+        // The answer depends on the URL alone (path and query, which every cache keys on) and is never
+        // content-encoded, so no request header may select it: no Vary.
+        #expect(first.header("Vary") == nil)
+        let sameURLOtherHeaders = try await harness.get(
+            ClientAPIHarness.poll, headers: "Accept-Encoding: gzip\r\nUser-Agent: other-app/1.0\r\nAccept-Language: zh-CN\r\n")
+        #expect(sameURLOtherHeaders.body == first.body && sameURLOtherHeaders.header("ETag") == first.header("ETag"))
         harness.clock.set(ClientAPIHarness.end.addingTimeInterval(-10))
         #expect(try await harness.get(ClientAPIHarness.poll).header("Cache-Control") == "public, max-age=10")
         harness.clock.set(ClientAPIHarness.start.addingTimeInterval(-25))
