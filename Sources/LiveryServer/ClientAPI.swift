@@ -147,7 +147,7 @@ public final class ClientAPI: Sendable {
             if let known = state.catalog.packages[sign], let origin = state.origins[sign] {
                 record = try await cache.record(
                     sign: sign, skinID: known.skinID, variant: known.variant, packager: origin.packager)
-            } else if let retired = await cache.knownRecord(sign: sign),
+            } else if let retired = cache.knownRecord(sign: sign),
                 FileManager.default.fileExists(atPath: retired.path)
             {
                 record = retired

@@ -19,9 +19,9 @@ public actor PackageCache {
     /// The most builds run at once.
     public nonisolated let maxParallelBuilds: Int
     private var inFlight: [String: Task<PackageRecord, any Error>] = [:]
-    private var known: [String: PackageRecord] = [:]
-    /// A copy of `known` readable without the actor, for answering on an event-loop thread.
-    private nonisolated let ready = Mutex<[String: PackageRecord]>([:])
+    /// Packages recorded in this process (by any catalog), by sign; read without the actor, so a download of a
+    /// built package can be answered on an event-loop thread.
+    private nonisolated let known = Mutex<[String: PackageRecord]>([:])
     private let builds: AsyncSemaphore
     /// How many archives this cache has written (not counting files reused from disk).
     public private(set) var buildCount = 0
@@ -51,13 +51,13 @@ public actor PackageCache {
     public nonisolated func path(for sign: String) -> String { directory + "/" + sign + ".zip" }
 
     /// A package recorded earlier in this process (by any catalog), if any.
-    public func knownRecord(sign: String) -> PackageRecord? { known[sign] }
+    public nonisolated func knownRecord(sign: String) -> PackageRecord? { known.withLock { $0[sign] } }
 
     /// A package recorded earlier in this process whose file is still in place, without waiting for the actor:
     /// what a download of an already built package needs, answered on the calling thread. nil means "ask
     /// `record(…)`" (the package may need building, or its file was removed).
     public nonisolated func readyRecord(sign: String) -> PackageRecord? {
-        guard let record = ready.withLock({ $0[sign] }), FileManager.default.fileExists(atPath: record.path) else {
+        guard let record = knownRecord(sign: sign), FileManager.default.fileExists(atPath: record.path) else {
             return nil
         }
         metrics.countHit()
@@ -68,10 +68,7 @@ public actor PackageCache {
     public func record(
         sign: String, skinID: SkinID, variant: PackageVariant, packager: SkinPackager
     ) async throws -> PackageRecord {
-        if let record = known[sign], FileManager.default.fileExists(atPath: record.path) {
-            metrics.countHit()
-            return record
-        }
+        if let record = readyRecord(sign: sign) { return record }
         metrics.countMiss()
         if let task = inFlight[sign] { return try await task.value }
         let path = path(for: sign)
@@ -99,8 +96,7 @@ public actor PackageCache {
         inFlight[sign] = task
         defer { inFlight[sign] = nil }
         let record = try await task.value
-        known[sign] = record
-        ready.withLock { $0[sign] = record }
+        known.withLock { $0[sign] = record }
         return record
     }
 

@@ -15,8 +15,6 @@ source "$(dirname "$0")/../lib.sh"
 SIZES_MB=${SIZES_MB:-"5 50"}
 RUNS=${RUNS:-10}
 WORK=${WORK:-/tmp/livery-pack-bench}
-LIVERY=.build/release/livery
-
 bench_require hyperfine zip unzip python3
 bench_build
 mkdir -p "$WORK"
