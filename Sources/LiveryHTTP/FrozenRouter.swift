@@ -18,6 +18,8 @@ public final class FrozenRouter: HTTPResponder {
         let bodyLimit: Int?
         let headCheck: HTTPHeadCheck?
         let handler: HTTPHandler
+        /// The route answered for this entry when its pattern has no parameters, built once.
+        let parameterlessRoute: HTTPRoute?
 
         init(
             method: HTTPMethod, pattern: String, parameterNames: [String], bodyLimit: Int?, headCheck: HTTPHeadCheck?,
@@ -29,6 +31,20 @@ public final class FrozenRouter: HTTPResponder {
             self.bodyLimit = bodyLimit
             self.headCheck = headCheck
             self.handler = handler
+            parameterlessRoute =
+                parameterNames.isEmpty
+                ? HTTPRoute(pattern: pattern, bodyLimit: bodyLimit, headCheck: headCheck, handler: handler) : nil
+        }
+
+        /// The route for a match with these parameter values (in `parameterNames` order).
+        func route(values: [String]) -> HTTPRoute {
+            if let parameterlessRoute { return parameterlessRoute }
+            var parameters: [String: String] = [:]
+            parameters.reserveCapacity(parameterNames.count)
+            for (name, value) in zip(parameterNames, values) { parameters[name] = value }
+            return HTTPRoute(
+                pattern: pattern, pathParameters: parameters, bodyLimit: bodyLimit, headCheck: headCheck,
+                handler: handler)
         }
     }
 
@@ -95,18 +111,28 @@ public final class FrozenRouter: HTTPResponder {
         var parameter: Builder?
         var entries: [Entry] = []
 
-        func freeze() -> Node {
-            Node(literals: literals.mapValues { $0.freeze() }, parameter: parameter?.freeze(), entries: entries)
+        /// The immutable tree; `frozen` maps each builder to the node it became.
+        func freeze(into frozen: inout [ObjectIdentifier: Node]) -> Node {
+            let node = Node(
+                literals: literals.mapValues { $0.freeze(into: &frozen) }, parameter: parameter?.freeze(into: &frozen),
+                entries: entries)
+            frozen[ObjectIdentifier(self)] = node
+            return node
         }
     }
 
     private let root: Node
+    /// Nodes reached by parameterless patterns, by the byte count of their path (`literalPaths[n]` holds the
+    /// n-byte ones). A raw path that spells such a pattern byte for byte is its own decoded form, and the tree
+    /// walk would reach that node first (literals are tried before parameters), so most requests skip the walk.
+    private let literalPaths: [[(path: [UInt8], node: Node)]]
     private let notFound = HTTPRoute(
         pattern: nil,
         handler: .sync { _ in .error(.notFound, code: "not_found", message: "No resource at this path.") })
 
     init(registrations: [Router.Registration]) {
         let root = Builder()
+        var literalPatterns: [String: Builder] = [:]
         for registration in registrations {
             var node = root
             var names: [String] = []
@@ -127,8 +153,18 @@ public final class FrozenRouter: HTTPResponder {
                 Entry(
                     method: registration.method, pattern: registration.pattern.description, parameterNames: names,
                     bodyLimit: registration.bodyLimit, headCheck: registration.headCheck, handler: registration.handler))
+            if names.isEmpty { literalPatterns[registration.pattern.description] = node }
         }
-        self.root = root.freeze()
+        var frozen: [ObjectIdentifier: Node] = [:]
+        self.root = root.freeze(into: &frozen)
+        var literalPaths: [[(path: [UInt8], node: Node)]] = []
+        for (path, builder) in literalPatterns.sorted(by: { $0.key < $1.key }) {
+            guard let node = frozen[ObjectIdentifier(builder)] else { continue }
+            let bytes = Array(path.utf8)
+            while literalPaths.count <= bytes.count { literalPaths.append([]) }
+            literalPaths[bytes.count].append((bytes, node))
+        }
+        self.literalPaths = literalPaths
     }
 
     /// The route for `method` on `rawPath`: the matching registration (HEAD falls back to GET), else a 405
@@ -143,23 +179,28 @@ public final class FrozenRouter: HTTPResponder {
 
     private func route(method: HTTPMethod, path: UnsafeBufferPointer<UInt8>) -> HTTPRoute {
         guard path.first == UInt8(ascii: "/") else { return notFound }
+        if let node = literalPath(path), let entry = node.entry(for: method) { return entry.route(values: []) }
         // Segments start after the leading "/"; "/" alone is the root, with no segment.
         let start = path.count == 1 ? nil : 1 as Int?
         var values: [String] = []
         if let entry = Self.find(root, path, from: start, &values, method: method) {
-            var parameters: [String: String] = [:]
-            if !entry.parameterNames.isEmpty {
-                parameters.reserveCapacity(entry.parameterNames.count)
-                for (name, value) in zip(entry.parameterNames, values) { parameters[name] = value }
-            }
-            return HTTPRoute(
-                pattern: entry.pattern, pathParameters: parameters, bodyLimit: entry.bodyLimit,
-                headCheck: entry.headCheck, handler: entry.handler)
+            return entry.route(values: values)
         }
         if let node = Self.findNode(root, path, from: start), let methodNotAllowed = node.methodNotAllowed {
             return methodNotAllowed
         }
         return notFound
+    }
+
+    /// The node of the parameterless pattern spelled exactly `path`, or nil. Patterns never hold `%`, so a path
+    /// that matches one has nothing to decode.
+    private func literalPath(_ path: UnsafeBufferPointer<UInt8>) -> Node? {
+        guard path.count < literalPaths.count, let bytes = path.baseAddress else { return nil }
+        for candidate in literalPaths[path.count] {
+            let equal = candidate.path.withUnsafeBufferPointer { memcmp($0.baseAddress!, bytes, path.count) == 0 }
+            if equal { return candidate.node }
+        }
+        return nil
     }
 
     /// The segment starting at `start` and where the next one starts (nil after the last).

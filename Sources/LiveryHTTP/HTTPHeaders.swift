@@ -14,7 +14,13 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
         }
     }
 
-    @usableFromInline var fields: [Field]
+    @usableFromInline var fields: [Field] {
+        didSet { wire = nil }
+    }
+
+    /// The fields as the server sends them (`name: value` CRLF each, fields the server owns left out), validated;
+    /// set only by `encodedForReuse()` and dropped by any change, so it always matches `fields`.
+    private(set) var wire: [UInt8]?
 
     /// Empty headers.
     public init() { fields = [] }
@@ -79,6 +85,20 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
             return "\(field.name): \(secret ? "<redacted>" : field.value)"
         }.joined(separator: "\n")
     }
+
+    /// These headers with their wire form validated and encoded now, for a response sent many times: the server
+    /// then copies the bytes instead of checking and encoding every field on every send. Changing the copy drops
+    /// the encoding. Headers with an invalid field are returned unencoded, so sending them fails as it would have.
+    public func encodedForReuse() -> HTTPHeaders {
+        let buffer = OutputBuffer(capacity: 256)
+        guard (try? ResponseEncoder.encodeFields(self, into: buffer)) != nil else { return self }
+        var encoded = self
+        encoded.wire = Array(buffer.bytes)
+        return encoded
+    }
+
+    /// Two header lists are equal when their fields are, in order (whether either is encoded does not matter).
+    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool { lhs.fields == rhs.fields }
 
     /// Makes room for `count` fields, so adding them does not grow the storage more than once.
     public mutating func reserveCapacity(_ count: Int) { fields.reserveCapacity(count) }

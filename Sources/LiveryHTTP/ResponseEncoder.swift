@@ -36,18 +36,15 @@ enum ResponseEncoder {
             out.append("Internal Server Error")
         }
         out.append("\r\n")
-        for field in headers {
-            if isServerOwned(field.name) { continue }
-            guard !field.name.isEmpty, out.append(field.name, ifEvery: HTTPGrammar.isTokenChar) else {
+        if let wire = headers.wire {
+            out.append(wire)
+        } else {
+            do {
+                try encodeFields(headers, into: out)
+            } catch {
                 out.truncate(to: start)
-                throw InvalidHeader(name: field.name)
+                throw error
             }
-            out.append(": ")
-            guard out.append(field.value, ifEvery: HTTPGrammar.isFieldValueChar) else {
-                out.truncate(to: start)
-                throw InvalidHeader(name: field.name)
-            }
-            out.append("\r\n")
         }
         // RFC 9110 §8.6: no Content-Length in 1xx and 204 responses; a 304 would announce the selected
         // representation's length, which the server does not know, so it sends none.
@@ -67,6 +64,22 @@ enum ResponseEncoder {
             out.append("Connection: keep-alive\r\n")
         }
         out.append("\r\n")
+    }
+
+    /// Appends a `name: value` CRLF line for each field the server does not own, validating as it copies.
+    /// On an invalid field, throws having appended part of the fields.
+    static func encodeFields(_ headers: HTTPHeaders, into out: OutputBuffer) throws(InvalidHeader) {
+        for field in headers {
+            if isServerOwned(field.name) { continue }
+            guard !field.name.isEmpty, out.append(field.name, ifEvery: HTTPGrammar.isTokenChar) else {
+                throw InvalidHeader(name: field.name)
+            }
+            out.append(": ")
+            guard out.append(field.value, ifEvery: HTTPGrammar.isFieldValueChar) else {
+                throw InvalidHeader(name: field.name)
+            }
+            out.append("\r\n")
+        }
     }
 
     private static func isServerOwned(_ name: String) -> Bool {

@@ -43,8 +43,6 @@ public final class ClientAPI: Sendable {
     private let snapshot: Mutex<Snapshot>
     private let logger: Logger
     private let metrics: ClientMetrics
-    /// `Cache-Control` values for every max-age from 0 to `configuration.maxAge`, built once.
-    private let cacheControlValues: [String]
 
     /// - Parameters:
     ///   - clock: the current instant; injectable so schedules are testable without waiting.
@@ -60,16 +58,19 @@ public final class ClientAPI: Sendable {
         self.logger = logger
         let metrics = ClientMetrics(factory: metricsFactory)
         self.metrics = metrics
-        self.cacheControlValues = (0...max(0, configuration.maxAge)).map { "public, max-age=\($0)" }
         self.snapshot = Mutex(
-            Snapshot(state: .empty, fragments: AnswerFragments(catalog: .empty), counters: metrics.counters(for: .empty)))
+            Snapshot(
+                state: .empty, fragments: AnswerFragments(catalog: .empty, maxAge: configuration.maxAge),
+                counters: metrics.counters(for: .empty)))
     }
 
     /// Makes `state` the catalog every following request sees.
     public func publish(_ state: CatalogState) {
         let fresh = Snapshot(
             state: state,
-            fragments: AnswerFragments(catalog: state.catalog, packageURLPrefix: configuration.packageURLPrefix),
+            fragments: AnswerFragments(
+                catalog: state.catalog, packageURLPrefix: configuration.packageURLPrefix,
+                maxAge: configuration.maxAge),
             counters: metrics.counters(for: state.catalog))
         snapshot.withLock { $0 = fresh }
     }
@@ -101,15 +102,13 @@ public final class ClientAPI: Sendable {
         let answer = current.fragments.answer(for: decision)
         current.counters.count(skinID: decision.current?.skinID, upToDate: query.sign == answer.skinSign)
 
-        var maxAge = configuration.maxAge
+        var headers = answer.headers
         if let boundary = decision.nextBoundary {
-            maxAge = min(maxAge, max(0, Int(boundary.timeIntervalSince(now).rounded(.down))))
+            let untilBoundary = max(0, Int(boundary.timeIntervalSince(now).rounded(.down)))
+            if untilBoundary < current.fragments.maxAge {
+                headers = SkinAnswer.headers(etag: answer.etag, maxAge: untilBoundary)
+            }
         }
-        var headers = HTTPHeaders()
-        headers.reserveCapacity(3)
-        headers.add(name: "Content-Type", value: "application/json")
-        headers.add(name: "ETag", value: answer.etag)
-        headers.add(name: "Cache-Control", value: cacheControlValues[min(maxAge, cacheControlValues.count - 1)])
         if let tags = request.headers["If-None-Match"], EntityTag.matches(tags, answer.etag) {
             return HTTPResponse(status: .notModified, headers: headers, body: .empty)
         }

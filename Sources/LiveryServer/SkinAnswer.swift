@@ -1,4 +1,5 @@
 import Foundation
+import LiveryHTTP
 import SkinModel
 
 /// The client API's answer to a poll: JSON body bytes plus the values its caching headers need.
@@ -12,6 +13,9 @@ public struct SkinAnswer: Sendable, Equatable {
     public let body: [UInt8]
     /// A strong entity tag for the body, quoted.
     public let etag: String
+    /// The response's header fields when the answer may be cached for the longest max-age (no schedule boundary
+    /// comes sooner): `Content-Type`, `ETag` and `Cache-Control`, encoded once (`HTTPHeaders.encodedForReuse()`).
+    public let headers: HTTPHeaders
 
     /// Builds the answer for `decision`.
     public init(decision: SkinDecision, fragments: AnswerFragments) {
@@ -37,6 +41,17 @@ public struct SkinAnswer: Sendable, Equatable {
         body.append(UInt8(ascii: "}"))
         self.body = body
         self.etag = tag + "\""
+        self.headers = Self.headers(etag: etag, maxAge: fragments.maxAge).encodedForReuse()
+    }
+
+    /// The header fields of an answer tagged `etag` that may be cached for `maxAge` seconds.
+    public static func headers(etag: String, maxAge: Int) -> HTTPHeaders {
+        var headers = HTTPHeaders()
+        headers.reserveCapacity(3)
+        headers.add(name: "Content-Type", value: "application/json")
+        headers.add(name: "ETag", value: etag)
+        headers.add(name: "Cache-Control", value: "public, max-age=\(maxAge)")
+        return headers
     }
 }
 
@@ -49,6 +64,8 @@ public struct AnswerFragments: Sendable {
     private let answers: [AnswerKey: SkinAnswer]
     /// The records whose identities key `answers`, kept alive so no other object can take their addresses.
     private let keyedRecords: [PackageRecord]
+    /// The longest `Cache-Control: max-age` of an answer, in seconds (`SkinAnswer.headers`).
+    let maxAge: Int
 
     /// Most answers precomputed per catalog. An app with n released skins has at most (n + 1)² answers per
     /// variant; beyond this limit (hundreds of skins) answers are assembled per poll instead, which stays correct.
@@ -58,7 +75,9 @@ public struct AnswerFragments: Sendable {
     ///
     /// - Parameter packageURLPrefix: prepended to `<sign>.zip` (default `/api/v1/packages/`; a CDN origin may be
     ///   configured instead). Must not contain characters that need JSON escaping; `init` escapes it regardless.
-    public init(catalog: Catalog, packageURLPrefix: String = "/api/v1/packages/") {
+    /// - Parameter maxAge: the longest `Cache-Control: max-age` of an answer, in seconds (default 60).
+    public init(catalog: Catalog, packageURLPrefix: String = "/api/v1/packages/", maxAge: Int = 60) {
+        self.maxAge = max(0, maxAge)
         var bySign: [String: [UInt8]] = [:]
         for skins in catalog.releases.values {
             for skin in skins {
@@ -75,7 +94,7 @@ public struct AnswerFragments: Sendable {
             }
         }
         self.bySign = bySign
-        self.answers = Self.precompute(catalog, bySign: bySign)
+        self.answers = Self.precompute(catalog, bySign: bySign, maxAge: self.maxAge)
         self.keyedRecords = catalog.releases.values.flatMap { skins in skins.flatMap { $0.packages.values } }
     }
 
@@ -88,12 +107,14 @@ public struct AnswerFragments: Sendable {
         return answers[key] ?? SkinAnswer(decision: decision, fragments: self)
     }
 
-    private static func precompute(_ catalog: Catalog, bySign: [String: [UInt8]]) -> [AnswerKey: SkinAnswer] {
+    private static func precompute(
+        _ catalog: Catalog, bySign: [String: [UInt8]], maxAge: Int
+    ) -> [AnswerKey: SkinAnswer] {
         let count = catalog.releases.values.reduce(0) { total, skins in
             total + (skins.count + 1) * (skins.count + 1) * PackageVariant.slotCount
         }
         guard count <= precomputedLimit else { return [:] }
-        let assembler = AnswerFragments(bySign: bySign)
+        let assembler = AnswerFragments(bySign: bySign, maxAge: maxAge)
         var answers: [AnswerKey: SkinAnswer] = [:]
         answers.reserveCapacity(count)
         for skins in catalog.releases.values {
@@ -113,7 +134,8 @@ public struct AnswerFragments: Sendable {
         return answers
     }
 
-    private init(bySign: [String: [UInt8]]) {
+    private init(bySign: [String: [UInt8]], maxAge: Int) {
+        self.maxAge = maxAge
         self.bySign = bySign
         self.answers = [:]
         self.keyedRecords = []
