@@ -233,6 +233,12 @@ struct HTTPRequestParser {
         return base.distance(to: UnsafeRawPointer(found))
     }
 
+    /// The offset of the first `byte` in `bytes` (with `memchr`), or nil.
+    private static func firstIndex(of byte: UInt8, in bytes: UnsafeRawBufferPointer) -> Int? {
+        guard let base = bytes.baseAddress, let found = memchr(base, Int32(byte), bytes.count) else { return nil }
+        return base.distance(to: UnsafeRawPointer(found))
+    }
+
     /// The hand-written scan for the empty line that ends a header (or trailer) section.
     ///
     /// Finds each LF with `memchr`, rejects an LF without a CR before it (RFC 9112 §2.2: we do not accept bare
@@ -399,14 +405,14 @@ struct HTTPRequestParser {
     private static func parseRequestLine(
         _ line: UnsafeRawBufferPointer
     ) throws(HTTPParseError) -> (HTTPMethod, UnsafeRawBufferPointer, HTTPVersion) {
-        guard let firstSpace = line.firstIndex(of: HTTPGrammar.space), firstSpace > 0 else {
+        guard let firstSpace = firstIndex(of: HTTPGrammar.space, in: line), firstSpace > 0 else {
             throw .invalidRequestLine
         }
         let methodBytes = UnsafeRawBufferPointer(rebasing: line[0..<firstSpace])
         // RFC 9112 §3.1: method = token.
         guard methodBytes.allSatisfy(HTTPGrammar.isTokenChar) else { throw .invalidMethod }
         let rest = UnsafeRawBufferPointer(rebasing: line[(firstSpace + 1)...])
-        guard let secondSpace = rest.firstIndex(of: HTTPGrammar.space), secondSpace > 0 else {
+        guard let secondSpace = firstIndex(of: HTTPGrammar.space, in: rest), secondSpace > 0 else {
             throw .invalidRequestLine
         }
         let targetBytes = UnsafeRawBufferPointer(rebasing: rest[0..<secondSpace])

@@ -75,18 +75,23 @@ public struct QueryParameters: Sendable, Equatable, Sequence {
     /// The first value of each of `names`, in their order (nil where absent), found in one pass over the query.
     ///
     /// Meant for handlers that read a fixed set of parameters on every request: it compares raw bytes against
-    /// names encoded once, and makes a `String` only for the values it returns.
-    public func firstValues(of names: QueryParameterNames) -> [String?] {
-        var values = [String?](repeating: nil, count: names.utf8.count)
-        var missing = names.utf8.count
+    /// names encoded once and only notes where each value lies; a value is decoded when it is read, and
+    /// `FirstQueryValues.withBytes` reads one without making a `String`.
+    public func firstValues(of names: QueryParameterNames) -> FirstQueryValues {
+        var values = FirstQueryValues(raw: raw, count: names.count)
+        // Positions are kept as 32-bit offsets; no request line comes near this, and a query that did would
+        // simply have none of the values.
+        guard raw.utf8.count < Int32.max else { return values }
+        var missing = names.count
         Self.withBytes(of: raw) { bytes in
             Self.forEachPair(in: bytes) { rawName, value, nameIsEscaped in
                 guard let index = nameIsEscaped
                     ? names.index(of: Array(PercentEncoding.decodeQueryComponent(rawName).utf8))
                     : names.index(of: rawName)
                 else { return true }
-                if values[index] == nil {
-                    values[index] = value.map(PercentEncoding.decodeQueryComponent) ?? ""
+                if !values.isPresent(index) {
+                    let start = value.map { bytes.baseAddress!.distance(to: $0.baseAddress!) } ?? 0
+                    values.setBounds(index, start: start, end: start + (value?.count ?? 0))
                     missing -= 1
                 }
                 return missing > 0
@@ -114,10 +119,9 @@ public struct QueryParameters: Sendable, Equatable, Sequence {
 
     // MARK: - Scanning
 
-    private static func withBytes(of text: Substring, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
-        if text.utf8.withContiguousStorageIfAvailable(body) == nil {
-            Array(text.utf8).withUnsafeBufferPointer(body)
-        }
+    static func withBytes<R>(of text: Substring, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        if let result = text.utf8.withContiguousStorageIfAvailable(body) { return result }
+        return Array(text.utf8).withUnsafeBufferPointer(body)
     }
 
     /// Calls `body` with each non-empty pair's raw name, raw value (nil without `=`) and whether the name holds
@@ -126,27 +130,23 @@ public struct QueryParameters: Sendable, Equatable, Sequence {
         in bytes: UnsafeBufferPointer<UInt8>,
         _ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>?, Bool) -> Bool
     ) {
+        guard let base = bytes.baseAddress else { return }
         var start = 0
         while start < bytes.count {
-            var end = start
-            var equals = -1
+            // The pair ends at the next `&` (found with memchr); only its name is scanned byte by byte.
+            let end = memchr(base + start, Int32(UInt8(ascii: "&")), bytes.count - start)
+                .map { base.distance(to: $0.assumingMemoryBound(to: UInt8.self)) } ?? bytes.count
+            var nameEnd = start
             var nameIsEscaped = false
-            while end < bytes.count {
-                let byte = bytes[end]
-                if byte == UInt8(ascii: "&") { break }
-                if equals < 0 {
-                    if byte == UInt8(ascii: "=") {
-                        equals = end
-                    } else if byte == UInt8(ascii: "%") || byte == UInt8(ascii: "+") {
-                        nameIsEscaped = true
-                    }
-                }
-                end += 1
+            while nameEnd < end {
+                let byte = bytes[nameEnd]
+                if byte == UInt8(ascii: "=") { break }
+                if byte == UInt8(ascii: "%") || byte == UInt8(ascii: "+") { nameIsEscaped = true }
+                nameEnd += 1
             }
             if end > start {
-                let nameEnd = equals < 0 ? end : equals
                 let name = UnsafeBufferPointer(rebasing: bytes[start..<nameEnd])
-                let value = equals < 0 ? nil : UnsafeBufferPointer(rebasing: bytes[(equals + 1)..<end])
+                let value = nameEnd < end ? UnsafeBufferPointer(rebasing: bytes[(nameEnd + 1)..<end]) : nil
                 if !body(name, value, nameIsEscaped) { return }
             }
             start = end + 1
@@ -160,23 +160,103 @@ public struct QueryParameters: Sendable, Equatable, Sequence {
     }
 }
 
-/// A fixed list of query parameter names, encoded once, for `QueryParameters.firstValues(of:)`.
-public struct QueryParameterNames: Sendable {
-    /// The names' UTF-8 bytes, in the order given.
-    let utf8: [[UInt8]]
+/// The first values of a `QueryParameterNames` list, as `QueryParameters.firstValues(of:)` found them: positions
+/// in the raw query, decoded only when read. Element `i` is the value of the list's name `i` (nil when absent).
+public struct FirstQueryValues: RandomAccessCollection, Sendable {
+    /// The raw query the positions point into.
+    private let raw: Substring
+    /// UTF-8 offsets in `raw` of value `i`: its start in lane `2i` (-1 when absent), its end in lane `2i + 1`.
+    private var bounds = SIMD16<Int32>(repeating: -1)
+    public let count: Int
 
-    public init(_ names: [String]) { utf8 = names.map { Array($0.utf8) } }
-
-    /// The position of the first name equal to `bytes`, or nil.
-    func index(of bytes: UnsafeBufferPointer<UInt8>) -> Int? {
-        for (index, name) in utf8.enumerated() where name.count == bytes.count {
-            let equal = name.withUnsafeBufferPointer { name in
-                name.isEmpty || memcmp(name.baseAddress!, bytes.baseAddress!, name.count) == 0
-            }
-            if equal { return index }
-        }
-        return nil
+    init(raw: Substring, count: Int) {
+        self.raw = raw
+        self.count = count
     }
 
-    func index(of bytes: [UInt8]) -> Int? { bytes.withUnsafeBufferPointer { index(of: $0) } }
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { count }
+
+    /// Value `index`, decoded, or nil when absent.
+    public subscript(index: Int) -> String? {
+        var value: String?
+        visitBytes(index) { value = String(decoding: $0, as: UTF8.self) }
+        return value
+    }
+
+    /// Calls `body` with the decoded UTF-8 bytes of value `index` (valid only during the call) and returns its
+    /// result, or returns nil when the value is absent. A value without `%` or `+` is passed in place, uncopied.
+    @inlinable
+    public func withBytes<R>(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
+        var result: R?
+        visitBytes(index) { result = body($0) }
+        return result
+    }
+
+    /// `withBytes` without generics, so callers in other modules get a specialized `withBytes` around it.
+    @usableFromInline
+    func visitBytes(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        guard isPresent(index) else { return }
+        let start = Int(bounds[2 * index])
+        let end = Int(bounds[2 * index + 1])
+        QueryParameters.withBytes(of: raw) { bytes in
+            let value = UnsafeBufferPointer(rebasing: bytes[start..<end])
+            guard value.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else {
+                return body(value)
+            }
+            Array(PercentEncoding.decodeQueryComponent(value).utf8).withUnsafeBufferPointer(body)
+        }
+    }
+
+    func isPresent(_ index: Int) -> Bool { bounds[2 * index] >= 0 }
+
+    mutating func setBounds(_ index: Int, start: Int, end: Int) {
+        bounds[2 * index] = Int32(start)
+        bounds[2 * index + 1] = Int32(end)
+    }
+}
+
+/// A fixed list of at most 8 query parameter names, encoded once, for `QueryParameters.firstValues(of:)`.
+public struct QueryParameterNames: Sendable {
+    /// The most names a list may hold.
+    public static let maximumCount = 8
+
+    /// Every name's UTF-8 bytes, one after another, in the order given.
+    private let bytes: [UInt8]
+    /// Where each name starts in `bytes`; one more entry than there are names (the end of the last).
+    private let starts: [Int]
+
+    /// How many names there are.
+    var count: Int { starts.count - 1 }
+
+    /// - Precondition: `names.count <= maximumCount`.
+    public init(_ names: [String]) {
+        precondition(names.count <= Self.maximumCount, "at most \(Self.maximumCount) query parameter names")
+        var bytes: [UInt8] = []
+        var starts = [0]
+        for name in names {
+            bytes += name.utf8
+            starts.append(bytes.count)
+        }
+        self.bytes = bytes
+        self.starts = starts
+    }
+
+    /// The position of the first name equal to `candidate`, or nil.
+    func index(of candidate: UnsafeBufferPointer<UInt8>) -> Int? {
+        bytes.withUnsafeBufferPointer { bytes in
+            starts.withUnsafeBufferPointer { starts in
+                for index in 0..<(starts.count - 1) where starts[index + 1] - starts[index] == candidate.count {
+                    if candidate.isEmpty
+                        || memcmp(bytes.baseAddress! + starts[index], candidate.baseAddress!, candidate.count) == 0
+                    {
+                        return index
+                    }
+                }
+                return nil
+            }
+        }
+    }
+
+    func index(of candidate: [UInt8]) -> Int? { candidate.withUnsafeBufferPointer { index(of: $0) } }
 }

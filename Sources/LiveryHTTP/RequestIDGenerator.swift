@@ -39,8 +39,10 @@ struct RequestIDGenerator {
                 value >>= 5
             } while value > 0
             value = counter
-            for index in stride(from: 6 + digits - 1, through: 6, by: -1) {
-                bytes[index] = Self.digit(value)
+            var position = 6 + digits
+            while position > 6 {
+                position -= 1
+                bytes[position] = Self.digit(value)
                 value >>= 5
             }
             return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<(6 + digits)]), as: UTF8.self)

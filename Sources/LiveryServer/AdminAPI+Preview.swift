@@ -12,7 +12,7 @@ extension AdminAPI {
     func preview(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         let query: SkinRequest
         do throws(InvalidParameter) {
-            query = try SkinRequest.parse { request.query[$0] }
+            query = try SkinRequest.parse(request.query.firstValues(of: SkinRequest.queryNames))
         } catch {
             throw APIError.invalidParameter(error)
         }

@@ -92,7 +92,7 @@ public final class ClientAPI: Sendable {
     public func skin(_ request: HTTPRequest) -> HTTPResponse {
         let query: SkinRequest
         do {
-            query = try SkinRequest.parse(values: request.query.firstValues(of: SkinRequest.queryNames))
+            query = try SkinRequest.parse(request.query.firstValues(of: SkinRequest.queryNames))
         } catch {
             return APIError.invalidParameter(error).response
         }

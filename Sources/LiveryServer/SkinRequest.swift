@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import LiveryHTTP
 import SkinModel
 
@@ -30,7 +35,7 @@ public struct SkinRequest: Sendable, Equatable {
         case app, platform, appVersion, deviceId, sign, scale, appearance
     }
 
-    /// The query parameters a poll reads, in the order `parse(values:)` takes them.
+    /// The query parameters a poll reads, in the order of `queryNames`.
     public static let parameterNames = Parameter.allCases.map { "\($0)" }
     /// `parameterNames`, encoded for `QueryParameters.firstValues(of:)`.
     public static let queryNames = QueryParameterNames(parameterNames)
@@ -40,57 +45,107 @@ public struct SkinRequest: Sendable, Equatable {
     /// - Parameter value: looks a parameter up by name (first value wins).
     /// - Throws: `InvalidParameter` naming the first bad or missing parameter and why.
     public static func parse(_ value: (String) -> String?) throws(InvalidParameter) -> SkinRequest {
-        try parse(values: parameterNames.map(value))
+        // Spelled as the query an app would send, so there is one parser.
+        var query = ""
+        for name in parameterNames {
+            guard let text = value(name) else { continue }
+            query += "\(query.isEmpty ? "" : "&")\(name)=\(percentEncoded(text))"
+        }
+        return try parse(QueryParameters(parsing: query[...]).firstValues(of: queryNames))
     }
 
-    /// Parses the values of `parameterNames`, given in that order (nil where absent).
+    /// Parses the first values of `queryNames` in a poll's query.
     ///
+    /// Reads the bytes of the values in place where it can: a poll makes strings only for `app`, `appVersion`,
+    /// `deviceId` and `sign`.
     /// - Throws: `InvalidParameter` naming the first bad or missing parameter and why.
-    public static func parse(values: [String?]) throws(InvalidParameter) -> SkinRequest {
-        func value(_ parameter: Parameter) -> String? {
-            parameter.rawValue < values.count ? values[parameter.rawValue] : nil
-        }
-        guard let app = value(.app), !app.isEmpty else { throw InvalidParameter("app", "is required") }
+    public static func parse(_ values: FirstQueryValues) throws(InvalidParameter) -> SkinRequest {
+        guard let app = values[Parameter.app.rawValue], !app.isEmpty else { throw InvalidParameter("app", "is required") }
         guard isAppID(app) else {
             throw InvalidParameter("app", "must be 1–64 characters of letters, digits, '.', '_' or '-'")
         }
-        guard let platformText = value(.platform) else { throw InvalidParameter("platform", "is required") }
-        guard let platform = Platform(rawValue: platformText) else {
-            throw InvalidParameter("platform", "must be one of ios, android, harmony")
+        guard let platform = values.withBytes(Parameter.platform.rawValue, { named($0, in: platformNames) }) else {
+            throw InvalidParameter("platform", "is required")
         }
-        guard let versionText = value(.appVersion) else { throw InvalidParameter("appVersion", "is required") }
+        guard let platform else { throw InvalidParameter("platform", "must be one of ios, android, harmony") }
+        guard let versionText = values[Parameter.appVersion.rawValue] else {
+            throw InvalidParameter("appVersion", "is required")
+        }
         guard let appVersion = AppVersion(versionText) else {
             throw InvalidParameter("appVersion", "must be dotted numbers such as 7.2.0")
         }
-        let deviceID = value(.deviceId).flatMap { $0.isEmpty ? nil : $0 }
-        if let deviceID, deviceID.utf8.count > 128 || !deviceID.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) {
+        let deviceID = values[Parameter.deviceId.rawValue].flatMap { $0.isEmpty ? nil : $0 }
+        if let deviceID, deviceID.utf8.count > 128 || !allBytes(of: deviceID, satisfy: { $0 > 0x20 && $0 < 0x7F }) {
             throw InvalidParameter("deviceId", "must be at most 128 printable ASCII characters without spaces")
         }
-        let sign = value(.sign).flatMap { $0.isEmpty ? nil : $0 }
+        let sign = values[Parameter.sign.rawValue].flatMap { $0.isEmpty ? nil : $0 }
         if let sign, sign.utf8.count > 128 { throw InvalidParameter("sign", "is too long") }
-        var scale = 3
-        if let scaleText = value(.scale) {
-            guard let parsed = Int(scaleText), (1...3).contains(parsed) else {
-                throw InvalidParameter("scale", "must be 1, 2 or 3")
-            }
-            scale = parsed
-        }
-        var appearance = Appearance.light
-        if let appearanceText = value(.appearance) {
-            guard let parsed = Appearance(rawValue: appearanceText) else {
-                throw InvalidParameter("appearance", "must be light or dark")
-            }
-            appearance = parsed
-        }
+        let scale = values.withBytes(Parameter.scale.rawValue) { scaleValue($0) } ?? 3
+        guard let scale else { throw InvalidParameter("scale", "must be 1, 2 or 3") }
+        let appearance = values.withBytes(Parameter.appearance.rawValue) { named($0, in: appearanceNames) } ?? .light
+        guard let appearance else { throw InvalidParameter("appearance", "must be light or dark") }
         return SkinRequest(
             app: app, platform: platform, appVersion: appVersion, deviceID: deviceID, sign: sign,
             variant: PackageVariant(scale: scale, appearance: appearance) ?? .standard)
     }
 
+    /// Platforms and appearances by the bytes of their names, for matching query values without making strings.
+    private static let platformNames = Platform.allCases.map { (name: Array($0.rawValue.utf8), value: $0) }
+    private static let appearanceNames = Appearance.allCases.map { (name: Array($0.rawValue.utf8), value: $0) }
+
+    /// The value whose name is spelled by `bytes`, or nil.
+    private static func named<Value>(
+        _ bytes: UnsafeBufferPointer<UInt8>, in table: [(name: [UInt8], value: Value)]
+    ) -> Value? {
+        for entry in table where entry.name.count == bytes.count {
+            let equal = entry.name.withUnsafeBufferPointer { name in
+                bytes.isEmpty || memcmp(name.baseAddress!, bytes.baseAddress!, bytes.count) == 0
+            }
+            if equal { return entry.value }
+        }
+        return nil
+    }
+
+    /// 1, 2 or 3 from a decimal integer as `Int(_:)` reads it (an optional `+`, leading zeros allowed); nil for
+    /// anything else.
+    private static func scaleValue(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        var digits = bytes[...]
+        if digits.first == UInt8(ascii: "+") { digits = digits.dropFirst() }
+        guard !digits.isEmpty else { return nil }
+        var value = 0
+        for byte in digits {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            value = min(value * 10 + Int(byte - UInt8(ascii: "0")), 10)
+        }
+        return (1...3).contains(value) ? value : nil
+    }
+
+    /// `text` with every byte other than an unreserved character (RFC 3986 §2.3) percent-encoded.
+    private static func percentEncoded(_ text: String) -> String {
+        var encoded = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"):
+                encoded.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                encoded += "%" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 15, radix: 16, uppercase: true)
+            }
+        }
+        return encoded
+    }
+
+    /// Whether every UTF-8 byte of `text` passes `test`, read in place when the bytes are contiguous (as they are
+    /// for strings made from request bytes): cheaper than walking `String.UTF8View` on every poll.
+    private static func allBytes(of text: String, satisfy test: (UInt8) -> Bool) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(test) } ?? text.utf8.allSatisfy(test)
+    }
+
     static func isAppID(_ text: String) -> Bool {
         let bytes = text.utf8
         guard (1...64).contains(bytes.count) else { return false }
-        return bytes.allSatisfy { byte in
+        return allBytes(of: text) { byte in
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):

@@ -40,9 +40,20 @@ import Testing
     @Test func firstValuesFindEachNamedParameterInOnePass() {
         let query = QueryParameters(parsing: "b=2&a=1&%61=shadowed&c&a=again&d%20x=%E2%9C%93&e=%zz")
         let names = QueryParameterNames(["a", "b", "c", "missing", "d x", "e"])
-        #expect(query.firstValues(of: names) == ["1", "2", "", nil, "✓", "%zz"])
-        #expect(QueryParameters(parsing: "").firstValues(of: names) == [nil, nil, nil, nil, nil, nil])
+        #expect(Array(query.firstValues(of: names)) == ["1", "2", "", nil, "✓", "%zz"])
+        #expect(Array(QueryParameters(parsing: "").firstValues(of: names)) == [nil, nil, nil, nil, nil, nil])
         #expect(query["a"] == "1" && query.values("a") == ["1", "shadowed", "again"])
+    }
+
+    @Test func firstValuesReadAsBytesAreDecodedOnlyWhenEscaped() {
+        let values = QueryParameters(parsing: "plain=ios&escaped=a+b%21&empty=&bare").firstValues(
+            of: QueryParameterNames(["plain", "escaped", "empty", "bare", "absent"]))
+        #expect(values.withBytes(0) { Array($0) } == Array("ios".utf8))
+        #expect(values.withBytes(1) { Array($0) } == Array("a b!".utf8))
+        #expect(values.withBytes(2) { $0.count } == 0)
+        #expect(values.withBytes(3) { $0.count } == 0)
+        #expect(values.withBytes(4) { _ in true } == nil)
+        #expect(values.count == 5)
     }
 
     @Test func queriesAreEqualWhenTheyDecodeToTheSamePairs() {
@@ -166,6 +177,31 @@ import Testing
         #expect(
             String(decoding: out.bytes, as: UTF8.self)
                 == "HTTP/1.1 201 Created\r\nX-Ok: 1\r\nContent-Length: 5\r\nDate: D\r\nServer: Livery\r\nX-Request-Id: rid\r\nConnection: close\r\n\r\n")
+    }
+
+    @Test func headersEncodedForReuseAreSentAsTheyWouldBeEncodedEachTime() throws {
+        let fields = ResponseEncoder.ServerFields(
+            date: Array("Date: D\r\n".utf8), serverLine: [], requestID: "rid", keepAlive: true, requestIsHTTP10: false)
+        func head(_ headers: HTTPHeaders) throws -> String {
+            let out = OutputBuffer(capacity: 16)
+            try ResponseEncoder.encodeHead(status: .ok, headers: headers, contentLength: 2, fields: fields, into: out)
+            return String(decoding: out.bytes, as: UTF8.self)
+        }
+        let plain: HTTPHeaders = ["ETag": "\"a\"", "Content-Length": "999", "Cache-Control": "public, max-age=60"]
+        let encoded = plain.encodedForReuse()
+        #expect(encoded.wire != nil)
+        #expect(encoded == plain)
+        #expect(try head(encoded) == head(plain))
+        #expect(try head(encoded).contains("ETag: \"a\"\r\nCache-Control: public, max-age=60\r\nContent-Length: 2\r\n"))
+
+        var changed = encoded
+        changed.replaceOrAdd(name: "ETag", value: "\"b\"")
+        #expect(changed.wire == nil)
+        #expect(try head(changed).contains("ETag: \"b\""))
+
+        let invalid = HTTPHeaders([("X-Bad", "a\r\nInjected: yes")]).encodedForReuse()
+        #expect(invalid.wire == nil)
+        #expect(throws: ResponseEncoder.InvalidHeader.self) { try head(invalid) }
     }
 
     @Test func encoderOmitsContentLengthWhereForbiddenAndSanitisesStatus() throws {

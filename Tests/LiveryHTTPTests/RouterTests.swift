@@ -62,6 +62,9 @@ import Testing
         #expect(Self.bodyText(await Self.respond(responder, .get, "/a/b/c").1) == "deep literal")
         #expect(Self.bodyText(await Self.respond(responder, .get, "/a/b/d").1) == "deep parameter")
         #expect(Self.bodyText(await Self.respond(responder, .post, "/a/b").1) == "post parameter")
+        // A literal path spelled with escapes is the same path.
+        #expect(Self.bodyText(await Self.respond(responder, .get, "/a/%62").1) == "literal")
+        #expect(Self.bodyText(await Self.respond(responder, .head, "/a/b/c").1) == "deep literal")
     }
 
     @Test func unknownPathIsNotFoundJSON() async {
