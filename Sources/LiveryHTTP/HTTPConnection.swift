@@ -449,8 +449,8 @@ final class HTTPConnection: @unchecked Sendable {
 
         if context.hasObserver || context.logsRequests {
             report(
-                method: head?.method, rawPath: head?.rawPath, routePattern: routePattern, status: response.status,
-                bytesSent: bytesSent, requestID: requestID, start: start)
+                head, routePattern: routePattern, status: response.status, bytesSent: bytesSent, requestID: requestID,
+                start: start)
         }
 
         if keepAlive {
@@ -506,21 +506,22 @@ final class HTTPConnection: @unchecked Sendable {
     }
 
     private func report(
-        method: HTTPMethod?, rawPath: Substring?, routePattern: String?, status: HTTPStatus, bytesSent: Int,
-        requestID: String, start: UInt64
+        _ head: HTTPRequestHead?, routePattern: String?, status: HTTPStatus, bytesSent: Int, requestID: String,
+        start: UInt64
     ) {
+        let method = head?.method
         let end = Syscall.monotonicNanoseconds()
         let elapsed = end > start ? end - start : 0
         if context.hasObserver, let observer = context.observer {
             observer.requestCompleted(
                 HTTPRequestEvent(
                     method: method, routePattern: routePattern, status: status, bytesSent: bytesSent,
-                    duration: .nanoseconds(Int64(clamping: elapsed)), requestID: requestID))
+                    nanoseconds: Int64(clamping: elapsed), requestID: requestID))
         }
         if context.logsRequests {
             // The path is logged raw and without the query: no decoded control characters, no query secrets.
             let methodText = method?.rawValue ?? "-"
-            let pathText = rawPath.map(String.init) ?? "-"
+            let pathText = head.map { String($0.rawPath) } ?? "-"
             let milliseconds = Double(elapsed) / 1_000_000
             context.logger.log(
                 level: context.requestLogLevel,

@@ -304,7 +304,7 @@ struct HTTPRequestParser {
                 // Nothing to decode and the path is the whole target: share its storage.
                 path = target
             } else {
-                path = String(Self.slice(target, pathBounds))
+                path = String(decoding: UnsafeRawBufferPointer(rebasing: targetBytes[0..<Int(pathBounds.end)]), as: UTF8.self)
             }
         } else if Self.isAbsoluteForm(target) {
             let (rawPath, rawQuery) = RequestTarget.split(target)

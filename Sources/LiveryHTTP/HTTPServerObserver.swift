@@ -36,8 +36,10 @@ public struct HTTPRequestEvent: Sendable {
     public let status: HTTPStatus
     /// Bytes of the response: head plus body (for HEAD, the head only).
     public let bytesSent: Int
+    /// From the complete head to the response handed to the connection, in nanoseconds.
+    public let nanoseconds: Int64
     /// From the complete head to the response handed to the connection.
-    public let duration: Duration
+    public var duration: Duration { .nanoseconds(nanoseconds) }
     /// The request id echoed in `X-Request-Id`.
     public let requestID: String
 }

@@ -56,7 +56,9 @@ final class OutputBuffer {
         append(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
-    func append(_ text: String) {
+    /// Appends a string's UTF-8 bytes. Named apart from `append(_: StaticString)` so that literals, which the
+    /// encoder writes on every response, take the cheaper overload.
+    func append(string text: String) {
         if text.utf8.withContiguousStorageIfAvailable({ append(UnsafeRawBufferPointer($0)) }) == nil {
             append(Array(text.utf8))
         }

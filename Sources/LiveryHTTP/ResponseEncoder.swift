@@ -31,7 +31,7 @@ enum ResponseEncoder {
         out.appendDecimal(UInt64(code))
         out.append(byte: HTTPGrammar.space)
         if code == status.code, HTTPGrammar.isValidFieldValue(status.reason) {
-            out.append(status.reason)
+            out.append(string: status.reason)
         } else if code != status.code {
             out.append("Internal Server Error")
         }
@@ -56,7 +56,7 @@ enum ResponseEncoder {
         out.append(fields.date)
         out.append(fields.serverLine)
         out.append("X-Request-Id: ")
-        out.append(fields.requestID)
+        out.append(string: fields.requestID)
         out.append("\r\n")
         if !fields.keepAlive {
             out.append("Connection: close\r\n")

@@ -103,14 +103,7 @@ public final class HTTPMetricsObserver: HTTPServerObserver {
             return made
         }
         entry.requests.increment()
-        entry.duration.recordNanoseconds(Self.nanoseconds(event.duration))
+        entry.duration.recordNanoseconds(event.nanoseconds)
         entry.bytes.increment(by: Int64(event.bytesSent))
-    }
-
-    private static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        if overflow { return .max }
-        return whole.addingReportingOverflow(attoseconds / 1_000_000_000).partialValue
     }
 }
