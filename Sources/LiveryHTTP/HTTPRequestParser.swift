@@ -273,6 +273,11 @@ struct HTTPRequestParser {
         guard let firstLF = Self.findLineFeed(head, from: 0) else { throw .invalidRequestLine }
         let requestLine = UnsafeRawBufferPointer(rebasing: head[0..<(firstLF - 1)])
         let (method, targetBytes, version) = try Self.parseRequestLine(requestLine)
+        // The request line's parser leaves the target's bytes to be checked here: the origin-form scan checks
+        // them as it looks for `?`, `#` and `%`, in the same pass.
+        if targetBytes.first != UInt8(ascii: "/") {
+            guard targetBytes.allSatisfy(HTTPGrammar.isTargetChar) else { throw .invalidTarget }
+        }
         let target = String(decoding: targetBytes, as: UTF8.self)
 
         // RFC 9112 §3.2: origin-form, absolute-form, asterisk-form (OPTIONS only), authority-form (CONNECT only).
@@ -284,14 +289,23 @@ struct HTTPRequestParser {
             var queryStart: Int?
             var end = targetBytes.count
             var hasPercent = false
-            for index in 0..<targetBytes.count {
-                let byte = targetBytes[index]
-                if byte == UInt8(ascii: "#") {
-                    end = index
-                    break
+            try Self.targetByteClasses.withUnsafeBufferPointer { (classes) throws(HTTPParseError) in
+                for index in 0..<targetBytes.count {
+                    let byte = targetBytes[index]
+                    switch classes[Int(byte)] {
+                    case Self.ordinaryTargetByte: continue
+                    case Self.delimitingTargetByte: break
+                    default: throw .invalidTarget
+                    }
+                    if end < targetBytes.count { continue }  // after the fragment's `#`, only checking
+                    if byte == UInt8(ascii: "#") {
+                        end = index
+                    } else if byte == UInt8(ascii: "?") {
+                        if queryStart == nil { queryStart = index }
+                    } else if queryStart == nil {
+                        hasPercent = true  // a `%` in the path
+                    }
                 }
-                if byte == UInt8(ascii: "?") && queryStart == nil { queryStart = index }
-                if byte == UInt8(ascii: "%") && queryStart == nil { hasPercent = true }
             }
             pathBounds = (0, Int32(queryStart ?? end))
             if let queryStart { queryBounds = (Int32(queryStart + 1), Int32(end)) }
@@ -402,6 +416,7 @@ struct HTTPRequestParser {
     }
 
     /// request-line = method SP request-target SP HTTP-version (RFC 9112 §3), single spaces only.
+    /// The target's bytes are returned unchecked; the caller checks them (`parseHead`).
     private static func parseRequestLine(
         _ line: UnsafeRawBufferPointer
     ) throws(HTTPParseError) -> (HTTPMethod, UnsafeRawBufferPointer, HTTPVersion) {
@@ -428,7 +443,6 @@ struct HTTPRequestParser {
             // Anything else there (extra spaces, a lower-case protocol, garbage) is a malformed request line.
             throw targetBytes.allSatisfy(HTTPGrammar.isTargetChar) ? .invalidRequestLine : .invalidTarget
         }
-        guard targetBytes.allSatisfy(HTTPGrammar.isTargetChar) else { throw .invalidTarget }
         let major = Int(versionBytes[5] - UInt8(ascii: "0"))
         let minor = Int(versionBytes[7] - UInt8(ascii: "0"))
         guard major == 1 else { throw .unsupportedVersion }
@@ -436,6 +450,17 @@ struct HTTPRequestParser {
         let version: HTTPVersion = minor == 0 ? .http1_0 : .http1_1
         return (HTTPMethod(bytes: methodBytes), targetBytes, version)
     }
+
+    /// What each byte is in a request-target: not allowed (0), ordinary (1), or one of `?`, `#` and `%`, which
+    /// split an origin-form target (2). Allowed bytes are visible ASCII (`HTTPGrammar.isTargetChar`).
+    private static let targetByteClasses: [UInt8] = (0..<256).map { value in
+        let byte = UInt8(value)
+        guard HTTPGrammar.isTargetChar(byte) else { return 0 }
+        return byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") || byte == UInt8(ascii: "%")
+            ? delimitingTargetByte : ordinaryTargetByte
+    }
+    private static let ordinaryTargetByte: UInt8 = 1
+    private static let delimitingTargetByte: UInt8 = 2
 
     private static func slice(_ target: String, _ bounds: (start: Int32, end: Int32)) -> Substring {
         let utf8 = target.utf8

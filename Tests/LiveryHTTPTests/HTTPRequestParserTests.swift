@@ -106,6 +106,8 @@ import TestSupport
         #expect(message.path == "/a/b/c")
         let plain = try #require(parse(wire("GET /plain HTTP/1.1\r\nHost: h\r\n\r\n")).messages.first)
         #expect(plain.rawPath == "/plain" && plain.rawQuery == "" && plain.path == "/plain")
+        let odd = try #require(parse(wire("GET /p?q=%zz?r#f?g%2 HTTP/1.1\r\nHost: h\r\n\r\n")).messages.first)
+        #expect(odd.rawPath == "/p" && odd.rawQuery == "q=%zz?r" && odd.path == "/p")
     }
 
     @Test func acceptsAbsoluteFormAndAsteriskFormForOptions() throws {
@@ -212,6 +214,9 @@ import TestSupport
         ("GET /a%00b HTTP/1.1\r\nHost: h\r\n\r\n", .invalidTarget),
         ("GET /%C3%28 HTTP/1.1\r\nHost: h\r\n\r\n", .invalidTarget),
         ("GET /caf\u{E9} HTTP/1.1\r\nHost: h\r\n\r\n", .invalidTarget),
+        ("GET /a?q=\u{7F} HTTP/1.1\r\nHost: h\r\n\r\n", .invalidTarget),
+        ("GET /a#frag\u{1} HTTP/1.1\r\nHost: h\r\n\r\n", .invalidTarget),
+        ("GET http://h/\u{1} HTTP/1.1\r\nHost: h\r\n\r\n", .invalidTarget),
         ("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com\r\n\r\n", .methodNotImplemented),
         ("GET / HTTP/1.1\r\nHost : h\r\n\r\n", .whitespaceBeforeColon),
         ("GET / HTTP/1.1\r\nHost: h\r\nX-A\t: b\r\n\r\n", .whitespaceBeforeColon),

@@ -225,7 +225,7 @@ import Testing
         out.appendDecimal(0)
         out.append(" ")
         out.appendDecimal(UInt64.max)
-        out.append(String(repeating: "x", count: 1000))
+        out.append(string: String(repeating: "x", count: 1000))
         #expect(String(decoding: out.bytes, as: UTF8.self) == "0 18446744073709551615" + String(repeating: "x", count: 1000))
     }
 
