@@ -78,26 +78,27 @@ public struct QueryParameters: Sendable, Equatable, Sequence {
     /// names encoded once and only notes where each value lies; a value is decoded when it is read, and
     /// `FirstQueryValues.withBytes` reads one without making a `String`.
     public func firstValues(of names: QueryParameterNames) -> FirstQueryValues {
-        var values = FirstQueryValues(raw: raw, count: names.count)
         // Positions are kept as 32-bit offsets; no request line comes near this, and a query that did would
         // simply have none of the values.
-        guard raw.utf8.count < Int32.max else { return values }
-        var missing = names.count
-        Self.withBytes(of: raw) { bytes in
+        guard raw.utf8.count < Int32.max else { return FirstQueryValues(raw: raw, count: names.count) }
+        let bounds = Self.withBytes(of: raw) { bytes in
+            var bounds = FirstQueryValues.Bounds()
+            var missing = names.count
             Self.forEachPair(in: bytes) { rawName, value, nameIsEscaped in
                 guard let index = nameIsEscaped
                     ? names.index(of: Array(PercentEncoding.decodeQueryComponent(rawName).utf8))
                     : names.index(of: rawName)
                 else { return true }
-                if !values.isPresent(index) {
+                if !bounds.isPresent(index) {
                     let start = value.map { bytes.baseAddress!.distance(to: $0.baseAddress!) } ?? 0
-                    values.setBounds(index, start: start, end: start + (value?.count ?? 0))
+                    bounds.set(index, start: start, end: start + (value?.count ?? 0))
                     missing -= 1
                 }
                 return missing > 0
             }
+            return bounds
         }
-        return values
+        return FirstQueryValues(raw: raw, count: names.count, bounds: bounds)
     }
 
     /// Whether the query holds no pair (only empty pairs count as none).
@@ -163,15 +164,41 @@ public struct QueryParameters: Sendable, Equatable, Sequence {
 /// The first values of a `QueryParameterNames` list, as `QueryParameters.firstValues(of:)` found them: positions
 /// in the raw query, decoded only when read. Element `i` is the value of the list's name `i` (nil when absent).
 public struct FirstQueryValues: RandomAccessCollection, Sendable {
+    /// Where each value lies in the raw query: `(start + 1) << 32 | end` in UTF-8 offsets, 0 when absent. Eight
+    /// words in place (`QueryParameterNames.maximumCount`), so finding the values allocates nothing.
+    struct Bounds {
+        private var words: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+
+        func isPresent(_ index: Int) -> Bool { word(index) != 0 }
+
+        /// The UTF-8 offsets of value `index`; only for a present value.
+        func range(_ index: Int) -> Range<Int> {
+            let word = word(index)
+            return Int(word >> 32) - 1..<Int(word & 0xFFFF_FFFF)
+        }
+
+        mutating func set(_ index: Int, start: Int, end: Int) {
+            precondition(index >= 0 && index < 8)
+            withUnsafeMutableBytes(of: &words) { words in
+                words.storeBytes(of: UInt64(start + 1) << 32 | UInt64(end), toByteOffset: index * 8, as: UInt64.self)
+            }
+        }
+
+        private func word(_ index: Int) -> UInt64 {
+            precondition(index >= 0 && index < 8)
+            return withUnsafeBytes(of: words) { $0.load(fromByteOffset: index * 8, as: UInt64.self) }
+        }
+    }
+
     /// The raw query the positions point into.
     private let raw: Substring
-    /// UTF-8 offsets in `raw` of value `i`: its start in lane `2i` (-1 when absent), its end in lane `2i + 1`.
-    private var bounds = SIMD16<Int32>(repeating: -1)
+    private let bounds: Bounds
     public let count: Int
 
-    init(raw: Substring, count: Int) {
+    init(raw: Substring, count: Int, bounds: Bounds = Bounds()) {
         self.raw = raw
         self.count = count
+        self.bounds = bounds
     }
 
     public var startIndex: Int { 0 }
@@ -196,23 +223,15 @@ public struct FirstQueryValues: RandomAccessCollection, Sendable {
     /// `withBytes` without generics, so callers in other modules get a specialized `withBytes` around it.
     @usableFromInline
     func visitBytes(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
-        guard isPresent(index) else { return }
-        let start = Int(bounds[2 * index])
-        let end = Int(bounds[2 * index + 1])
+        guard index >= 0 && index < count, bounds.isPresent(index) else { return }
+        let range = bounds.range(index)
         QueryParameters.withBytes(of: raw) { bytes in
-            let value = UnsafeBufferPointer(rebasing: bytes[start..<end])
+            let value = UnsafeBufferPointer(rebasing: bytes[range])
             guard value.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else {
                 return body(value)
             }
             Array(PercentEncoding.decodeQueryComponent(value).utf8).withUnsafeBufferPointer(body)
         }
-    }
-
-    func isPresent(_ index: Int) -> Bool { bounds[2 * index] >= 0 }
-
-    mutating func setBounds(_ index: Int, start: Int, end: Int) {
-        bounds[2 * index] = Int32(start)
-        bounds[2 * index + 1] = Int32(end)
     }
 }
 
