@@ -28,12 +28,49 @@ public final class ClientAPI: Sendable {
     final class Snapshot: Sendable {
         let state: CatalogState
         let fragments: AnswerFragments
-        let counters: AnswerCounters
+        /// Each app's skins, boundaries and answer counters, found with one lookup per poll. Apps the kill switch
+        /// turns off are left out, so their polls get no skin.
+        let apps: [String: PollTarget]
+        /// Counts answers without a skin.
+        let noSkin: Counter
+        /// Counts polls whose client already held the sign it was given.
+        let upToDate: Counter
 
-        init(state: CatalogState, fragments: AnswerFragments, counters: AnswerCounters) {
+        init(state: CatalogState, fragments: AnswerFragments, metrics: ClientMetrics) {
             self.state = state
             self.fragments = fragments
+            let catalog = state.catalog
+            var apps: [String: PollTarget] = [:]
+            for (app, skins) in catalog.releases {
+                // Made for every released skin, so each series exists (at zero) from the moment its skin does.
+                let counters = skins.map { metrics.answerCounter($0.skinID.rawValue) }
+                if catalog.killSwitch.blocks(app: app) { continue }
+                apps[app] = PollTarget(skins: skins, boundaries: catalog.boundaries[app] ?? [], counters: counters)
+            }
+            self.apps = apps
+            self.noSkin = metrics.answerCounter("")
+            self.upToDate = metrics.upToDate
+        }
+    }
+
+    /// One app's part of a snapshot.
+    final class PollTarget: Sendable {
+        /// Released skins in precedence order, as `Catalog.releases` holds them.
+        let skins: [ReleasedSkin]
+        /// Their window starts and ends, as `Catalog.boundaries` holds them.
+        let boundaries: [Date]
+        /// The answer counter of each skin, by position in `skins`.
+        let counters: [Counter]
+
+        init(skins: [ReleasedSkin], boundaries: [Date], counters: [Counter]) {
+            self.skins = skins
+            self.boundaries = boundaries
             self.counters = counters
+        }
+
+        /// The counter for answers showing `skin`, one of `skins`.
+        func counter(for skin: ReleasedSkin) -> Counter? {
+            skins.firstIndex { $0 === skin }.map { counters[$0] }
         }
     }
 
@@ -61,7 +98,7 @@ public final class ClientAPI: Sendable {
         self.snapshot = Mutex(
             Snapshot(
                 state: .empty, fragments: AnswerFragments(catalog: .empty, maxAge: configuration.maxAge),
-                counters: metrics.counters(for: .empty)))
+                metrics: metrics))
     }
 
     /// Makes `state` the catalog every following request sees.
@@ -71,7 +108,7 @@ public final class ClientAPI: Sendable {
             fragments: AnswerFragments(
                 catalog: state.catalog, packageURLPrefix: configuration.packageURLPrefix,
                 maxAge: configuration.maxAge),
-            counters: metrics.counters(for: state.catalog))
+            metrics: metrics)
         snapshot.withLock { $0 = fresh }
     }
 
@@ -98,9 +135,16 @@ public final class ClientAPI: Sendable {
         }
         let now = clock()
         let current = snapshot.withLock { $0 }
-        let decision = SkinResolver.resolve(query, in: current.state.catalog, at: now, horizon: configuration.horizon)
+        var decision = SkinDecision()
+        var counter = current.noSkin
+        if let target = current.apps[query.app] {
+            decision = SkinResolver.resolve(
+                query, among: target.skins, boundaries: target.boundaries, at: now, horizon: configuration.horizon)
+            if let skin = decision.current, let skinCounter = target.counter(for: skin) { counter = skinCounter }
+        }
         let answer = current.fragments.answer(for: decision)
-        current.counters.count(skinID: decision.current?.skinID, upToDate: query.sign == answer.skinSign)
+        counter.increment()
+        if query.sign == answer.skinSign { current.upToDate.increment() }
 
         var headers = answer.headers
         if let boundary = decision.nextBoundary {
@@ -172,39 +216,16 @@ public final class ClientAPI: Sendable {
 /// Counters for poll answers.
 final class ClientMetrics: Sendable {
     private let factory: any MetricsFactory
-    private let upToDate: Counter
+    let upToDate: Counter
 
     init(factory: any MetricsFactory) {
         self.factory = factory
         self.upToDate = Counter(label: "livery_skin_up_to_date_total", dimensions: [], factory: factory)
     }
 
-    /// One answer counter per released skin (and one for "no skin"), made when a catalog is published so a poll
-    /// only increments.
-    func counters(for catalog: Catalog) -> AnswerCounters {
-        var bySkin: [SkinID: Counter] = [:]
-        for skins in catalog.releases.values {
-            for skin in skins where bySkin[skin.skinID] == nil {
-                bySkin[skin.skinID] = answerCounter(skin.skinID.rawValue)
-            }
-        }
-        return AnswerCounters(bySkin: bySkin, none: answerCounter(""), upToDate: upToDate)
-    }
-
-    private func answerCounter(_ skin: String) -> Counter {
+    /// The counter of answers showing `skin` (`""` for none). The factory hands out one series per label set, so
+    /// every catalog's counter for a skin adds to the same series.
+    func answerCounter(_ skin: String) -> Counter {
         Counter(label: "livery_skin_answers_total", dimensions: [("skin", skin)], factory: factory)
-    }
-}
-
-/// The counters of one catalog.
-struct AnswerCounters: Sendable {
-    let bySkin: [SkinID: Counter]
-    let none: Counter
-    let upToDate: Counter
-
-    /// Counts an answer; `upToDate` means the client already held the sign it was given (an empty sign counts too).
-    func count(skinID: SkinID?, upToDate isUpToDate: Bool) {
-        (skinID.flatMap { bySkin[$0] } ?? none).increment()
-        if isUpToDate { upToDate.increment() }
     }
 }

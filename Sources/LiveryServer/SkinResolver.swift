@@ -67,11 +67,18 @@ public enum SkinResolver {
     public static func resolve(
         _ request: SkinRequest, in catalog: Catalog, at now: Date, horizon: TimeInterval = defaultHorizon
     ) -> SkinDecision {
-        var decision = SkinDecision()
         guard !catalog.killSwitch.blocks(app: request.app), let skins = catalog.releases[request.app] else {
-            return decision
+            return SkinDecision()
         }
-        let boundaries = catalog.boundaries[request.app] ?? []
+        return resolve(request, among: skins, boundaries: catalog.boundaries[request.app] ?? [], at: now, horizon: horizon)
+    }
+
+    /// Resolves `request` against one app's released skins (in precedence order) and their window boundaries
+    /// (sorted, without repeats), as a catalog holds them; the kill switch is the caller's to check.
+    static func resolve(
+        _ request: SkinRequest, among skins: [ReleasedSkin], boundaries: [Date], at now: Date, horizon: TimeInterval
+    ) -> SkinDecision {
+        var decision = SkinDecision()
         let firstAhead = Self.firstIndex(after: now, in: boundaries)
         decision.nextBoundary = firstAhead < boundaries.count ? boundaries[firstAhead] : nil
 
