@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Diagnostic for the poll's CPU cost (not a test, not a peer comparison): user-space instructions per
+# `GET /api/v1/skin`, counted by valgrind's callgrind while wrk sends the same varying polls as run.sh.
+#
+#   bench/client/instructions.sh           (builds the shipped binary first; SKIP_BUILD=1 to reuse it)
+#
+# Instruction counts do not depend on what else the machine is doing, so unlike req/s on a shared 2-core box they
+# show a 2% change reliably; use them to compare commits, and run.sh for the ratios against nginx.
+# Knobs: DURATION (8s), CONNECTIONS (8), PACKAGE_MB (3), PROFILE=1 to keep the callgrind file and print the top
+# functions. Valgrind cannot read DWARF 5, so the binary is copied without debug info (symbols stay).
+source "$(dirname "$0")/../lib.sh"
+
+DURATION=${DURATION:-8s}
+CONNECTIONS=${CONNECTIONS:-8}
+PACKAGE_MB=${PACKAGE_MB:-3}
+
+bench_require wrk python3 curl valgrind callgrind_control
+bench_workdir livery-instructions
+WORK=$BENCH_WORK
+bench_build
+
+python3 "$ROOT/bench/pack/make-skin.py" "$WORK/skins/bench" "$PACKAGE_MB" >/dev/null
+python3 - "$WORK/skins/bench/skin.json" <<'PY'
+import datetime, json, sys
+path = sys.argv[1]
+manifest = json.load(open(path))
+now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
+manifest["app"] = "demo"
+manifest["release"] = {"startsAt": (now - datetime.timedelta(hours=1)).isoformat(),
+                       "endsAt": (now + datetime.timedelta(days=2)).isoformat(), "platforms": ["ios", "android"]}
+json.dump(manifest, open(path, "w"), indent=2)
+PY
+
+cp "$LIVERY" "$WORK/livery"
+strip -g "$WORK/livery"
+PORT=$(free_port)
+valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$WORK/callgrind.out" \
+    "$WORK/livery" serve --host 127.0.0.1 --port "$PORT" --log-level warning --skins-dir "$WORK/skins" \
+    --data-dir "$WORK/data" >"$WORK/livery.log" 2>&1 &
+VALGRIND=$!
+PIDS+=("$VALGRIND")
+for _ in $(seq 1 600); do
+    curl -fs -o /dev/null "http://127.0.0.1:$PORT/readyz" && break
+    sleep 0.2
+done
+BASE="http://127.0.0.1:$PORT"
+# Warm up (the first polls fill caches and build nothing), then count only while the measured run lasts.
+BENCH_PATH=/api/v1/skin wrk -t1 -c"$CONNECTIONS" -d2s -s "$ROOT/bench/client/vary.lua" "$BASE" >/dev/null
+callgrind_control -i on "$VALGRIND" >/dev/null 2>&1
+REQUESTS=$(BENCH_PATH=/api/v1/skin wrk -t1 -c"$CONNECTIONS" -d"$DURATION" -s "$ROOT/bench/client/vary.lua" "$BASE" \
+    | awk '/requests in/ { print $1 }')
+callgrind_control -i off "$VALGRIND" >/dev/null 2>&1
+callgrind_control -d "$VALGRIND" >/dev/null 2>&1
+kill "$VALGRIND"
+wait "$VALGRIND" 2>/dev/null || true
+INSTRUCTIONS=$(cat "$WORK"/callgrind.out* | awk '/^(summary|totals):/ { total += $2 } END { print total }')
+echo "polls $REQUESTS; user-space instructions $INSTRUCTIONS; per poll $((INSTRUCTIONS / REQUESTS))"
+if [ -n "${PROFILE:-}" ]; then
+    OUT=$(ls -S "$WORK"/callgrind.out* | head -1)
+    cp "$OUT" /tmp/livery-poll.callgrind
+    echo "== top functions by own instructions (kept in /tmp/livery-poll.callgrind)"
+    callgrind_annotate /tmp/livery-poll.callgrind 2>/dev/null | awk '/file:function/ { go = 1; getline; next } go && NF' \
+        | head -25 | sed 's/ \[[^]]*\]$//' | swift demangle --simplified
+fi
