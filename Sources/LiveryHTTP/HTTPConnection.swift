@@ -66,6 +66,9 @@ final class HTTPConnection: @unchecked Sendable {
 
     /// Output above which no further pipelined request is processed until the socket has taken it.
     private static let outputHighWater = 256 * 1024
+    /// Most bytes of a file body sent in one `sendfile` before the loop turns to other connections (as nginx's
+    /// `sendfile_max_chunk`), so one large download cannot hold a loop for long.
+    private static let fileChunkLimit = 512 << 10
     /// Bytes a lingering close discards before giving up on the client.
     private static let lingerDiscardLimit = 1 << 20
 
@@ -592,7 +595,7 @@ final class HTTPConnection: @unchecked Sendable {
                 case .file(let descriptor, let offset, let remaining):
                     var position = offset
                     let result = try Syscall.sendFile(
-                        to: fd, from: descriptor, offset: &position, count: min(remaining, 1 << 30))
+                        to: fd, from: descriptor, offset: &position, count: min(remaining, Self.fileChunkLimit))
                     guard case .processed(let count) = result else { return }
                     if count == 0 {
                         // The file shrank after we announced its length: the response cannot be completed.
@@ -605,6 +608,9 @@ final class HTTPConnection: @unchecked Sendable {
                         outbound.removeFirst()
                     } else {
                         outbound.updateFirst(.file(descriptor: descriptor, offset: position, remaining: remaining - count))
+                        // A whole chunk went out: let the loop serve other connections before the next one (the
+                        // socket stays writable, so the next round comes back here).
+                        if count == Self.fileChunkLimit { return }
                     }
                 }
             } catch {

@@ -301,6 +301,10 @@ import TestSupport
         let routes: (Router) -> Void = { router in
             router.get("/whole") { _ in HTTPResponse(body: .file(path: path, offset: 0, length: UInt64(content.count))) }
             router.get("/range") { _ in HTTPResponse(status: .partialContent, body: .file(path: path, offset: 1000, length: 5000)) }
+            // Crosses the boundaries of the chunks a file body is sent in, at odd offsets.
+            router.get("/wide-range") { _ in
+                HTTPResponse(status: .partialContent, body: .file(path: path, offset: 524_287, length: 1_600_003))
+            }
             router.get("/missing") { _ in HTTPResponse(body: .file(path: path + ".nope", offset: 0, length: 1)) }
             router.get("/too-long") { _ in HTTPResponse(body: .file(path: path, offset: 0, length: UInt64(content.count + 1))) }
             router.get("/directory") { _ in HTTPResponse(body: .file(path: directory.path, offset: 0, length: 1)) }
@@ -314,6 +318,7 @@ import TestSupport
                 let range = try client.get("/range")
                 #expect(range.status == 206)
                 #expect(range.body == Array(content[1000..<6000]))
+                #expect(try client.get("/wide-range").body == Array(content[524_287..<(524_287 + 1_600_003)]))
                 try client.send("HEAD /whole HTTP/1.1\r\nHost: t\r\n\r\n")
                 #expect(try client.readResponse(forHead: true).header("content-length") == "\(content.count)")
                 for broken in ["/missing", "/too-long", "/directory"] {
