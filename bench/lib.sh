@@ -44,6 +44,22 @@ bench_build() {  # [peer]
     if [ "${1:-}" = peer ]; then swift build -c release --package-path "$PEER_DIR" >&2; fi
 }
 
+# Generates a valid skin of MB megabytes (real PNGs and Lottie JSON) in DIR, released for app "demo" on iOS and
+# Android from an hour ago for two days.
+bench_demo_skin() {  # dir mb
+    python3 "$ROOT/bench/pack/make-skin.py" "$1" "$2" >/dev/null
+    python3 - "$1/skin.json" <<'PY'
+import datetime, json, sys
+path = sys.argv[1]
+manifest = json.load(open(path))
+now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
+manifest["app"] = "demo"
+manifest["release"] = {"startsAt": (now - datetime.timedelta(hours=1)).isoformat(),
+                       "endsAt": (now + datetime.timedelta(days=2)).isoformat(), "platforms": ["ios", "android"]}
+json.dump(manifest, open(path, "w"), indent=2)
+PY
+}
+
 free_port() {
     python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
 }

@@ -19,17 +19,7 @@ bench_workdir livery-instructions
 WORK=$BENCH_WORK
 bench_build
 
-python3 "$ROOT/bench/pack/make-skin.py" "$WORK/skins/bench" "$PACKAGE_MB" >/dev/null
-python3 - "$WORK/skins/bench/skin.json" <<'PY'
-import datetime, json, sys
-path = sys.argv[1]
-manifest = json.load(open(path))
-now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
-manifest["app"] = "demo"
-manifest["release"] = {"startsAt": (now - datetime.timedelta(hours=1)).isoformat(),
-                       "endsAt": (now + datetime.timedelta(days=2)).isoformat(), "platforms": ["ios", "android"]}
-json.dump(manifest, open(path, "w"), indent=2)
-PY
+bench_demo_skin "$WORK/skins/bench" "$PACKAGE_MB"
 
 cp "$LIVERY" "$WORK/livery"
 strip -g "$WORK/livery"

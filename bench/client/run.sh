@@ -24,17 +24,7 @@ bench_build peer
 
 # A valid skin of PACKAGE_MB megabytes (real PNGs and Lottie JSON), released for app "demo" from an hour ago.
 echo "== generating a ${PACKAGE_MB} MB skin" >&2
-python3 "$ROOT/bench/pack/make-skin.py" "$WORK/skins/bench" "$PACKAGE_MB" >/dev/null
-python3 - "$WORK/skins/bench/skin.json" <<'PY'
-import datetime, json, sys
-path = sys.argv[1]
-manifest = json.load(open(path))
-now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
-manifest["app"] = "demo"
-manifest["release"] = {"startsAt": (now - datetime.timedelta(hours=1)).isoformat(),
-                       "endsAt": (now + datetime.timedelta(days=2)).isoformat(), "platforms": ["ios", "android"]}
-json.dump(manifest, open(path, "w"), indent=2)
-PY
+bench_demo_skin "$WORK/skins/bench" "$PACKAGE_MB"
 
 LIVERY_PORT=$(free_port)
 "$LIVERY" serve --host 127.0.0.1 --port "$LIVERY_PORT" --log-level warning --skins-dir "$WORK/skins" \
