@@ -228,9 +228,8 @@ struct HTTPRequestParser {
 
     @inline(__always)
     private static func findLineFeed(_ input: UnsafeRawBufferPointer, from start: Int) -> Int? {
-        guard start < input.count, let base = input.baseAddress else { return nil }
-        guard let found = memchr(base + start, Int32(HTTPGrammar.lf), input.count - start) else { return nil }
-        return base.distance(to: UnsafeRawPointer(found))
+        guard start < input.count else { return nil }
+        return firstIndex(of: HTTPGrammar.lf, in: UnsafeRawBufferPointer(rebasing: input[start...])).map { start + $0 }
     }
 
     /// The offset of the first `byte` in `bytes` (with `memchr`), or nil.

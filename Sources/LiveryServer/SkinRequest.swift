@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import Foundation
 import LiveryHTTP
 import SkinModel
 
@@ -120,21 +116,14 @@ public struct SkinRequest: Sendable, Equatable {
         return (1...3).contains(value) ? value : nil
     }
 
-    /// `text` with every byte other than an unreserved character (RFC 3986 §2.3) percent-encoded.
+    /// `text` with every character other than an unreserved one (RFC 3986 §2.3: ASCII letters, digits, `-._~`)
+    /// percent-encoded, so `+` and `&` in a value stay part of it.
     private static func percentEncoded(_ text: String) -> String {
-        var encoded = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                UInt8(ascii: "~"):
-                encoded.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                encoded += "%" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 15, radix: 16, uppercase: true)
-            }
-        }
-        return encoded
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
     }
+
+    private static let unreserved = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
     /// Whether every UTF-8 byte of `text` passes `test`, read in place when the bytes are contiguous (as they are
     /// for strings made from request bytes): cheaper than walking `String.UTF8View` on every poll.
