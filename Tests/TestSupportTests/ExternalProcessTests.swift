@@ -17,6 +17,16 @@ import Glibc
         #expect(run.transcript == "exit 3\nstdout: out\nstderr: err")
     }
 
+    @Test func theChildInheritsOnlyItsThreeStandardStreams() async throws {
+        // A descriptor the test process holds open (without close-on-exec) must not leak into the child, or the
+        // child could keep another child's pipe, or a test server's socket, open.
+        let held = open("/dev/null", O_RDONLY)
+        defer { close(held) }
+        let run = try await ExternalProcess.run("/bin/ls", ["/proc/self/fd"])
+        // ls's own descriptor for reading the directory is the fourth.
+        #expect(run.standardOutput.split(separator: "\n") == ["0", "1", "2", "3"], "\(run.transcript)")
+    }
+
     @Test func readsOutputLargerThanAPipeBufferOnBothStreams() async throws {
         // 1 MB on each stream: a runner that read one stream to its end before the other would deadlock here.
         let script = "import sys; sys.stderr.write('e' * 1_000_000); sys.stdout.write('o' * 1_000_000)"
