@@ -157,6 +157,15 @@ extension APIError {
         }
     }
 
+    /// 500: a stored file does not hold the bytes its content address names (damaged on disk); the log names the
+    /// blob, the client the file it asked for.
+    static func storedFileCorrupt(path: String) -> APIError {
+        APIError(
+            .internalServerError, code: "stored_file_corrupt",
+            message: "The stored file \"\(path)\" was damaged on disk and is not served; an operator must restore it (the log names the blob).",
+            details: fields("path", "does not match its content address"))
+    }
+
     /// 422: a release names a version the skin does not have.
     static func unknownReleaseVersion(skinID: String, version: Int) -> APIError {
         APIError(

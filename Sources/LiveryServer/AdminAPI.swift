@@ -99,7 +99,7 @@ public final class AdminAPI: Sendable {
         admin.get("/skins/:id/versions") { [self] request in respond { () throws(APIError) in try versions(request) } }
         admin.get("/skins/:id/versions/:n") { [self] request in respond { () throws(APIError) in try version(request) } }
         admin.get("/skins/:id/versions/:n/config.json") { [self] request in
-            respond { () throws(APIError) in try file(request, path: "config.json") }
+            await respond { () async throws(APIError) in try await file(request, path: "config.json") }
         }
         // File paths contain "/": one route per depth (a %2F-encoded path also works at depth 1).
         for depth in 1...ZipArchiveReader.Limits().maxPathDepth {
@@ -107,7 +107,7 @@ public final class AdminAPI: Sendable {
             let pattern = "/skins/:id/versions/:n/files/" + names.map { ":" + $0 }.joined(separator: "/")
             admin.get(pattern) { [self] request in
                 let path = names.compactMap { request.pathParameters[$0] }.joined(separator: "/")
-                return respond { () throws(APIError) in try file(request, path: path) }
+                return await respond { () async throws(APIError) in try await file(request, path: path) }
             }
         }
         admin.put("/skins/:id/release") { [self] request in await putRelease(request) }
@@ -241,8 +241,10 @@ public final class AdminAPI: Sendable {
         return Self.json(AdminJSON.version(version, files: true))
     }
 
-    /// `GET /skins/{id}/versions/{n}/config.json` and `…/files/{path}`: the stored bytes, streamed from their blob.
-    func file(_ request: HTTPRequest, path: String) throws(APIError) -> HTTPResponse {
+    /// `GET /skins/{id}/versions/{n}/config.json` and `…/files/{path}`: the stored bytes, streamed from their blob
+    /// once it has been checked against its content address (on a thread of its own): a damaged blob is refused
+    /// with 500 `stored_file_corrupt` naming the file, never served as good.
+    func file(_ request: HTTPRequest, path: String) async throws(APIError) -> HTTPResponse {
         let skin = try Self.skin(Self.skinID(request), in: store.snapshot)
         let number = try Self.versionNumber(request)
         guard let version = skin.version(number) else {
@@ -253,9 +255,15 @@ public final class AdminAPI: Sendable {
         }
         let blob: String
         do throws(StoreError) {
-            blob = try store.blobPath(digest: stored.sha256)
+            let store = store
+            let skinID = skin.id
+            blob = try await BlockingQueue.onOwnThread(name: "livery.verify") { () throws(StoreError) -> String in
+                try store.verifiedBlobPath(of: stored, skinID: skinID, version: number)
+            }
         } catch {
-            throw failure(error, request: request)
+            let mapped = failure(error, field: "path", request: request)
+            if case .corruptFile = error { throw APIError.storedFileCorrupt(path: path) }
+            throw mapped
         }
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: Self.contentType(of: path))
