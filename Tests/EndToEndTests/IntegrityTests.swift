@@ -1,0 +1,199 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import HTTPTestSupport
+import LiveryCrypto
+import Testing
+import TestSupport
+
+/// What is served is what was stored: the real `livery serve`, its data folder changed on disk between runs
+/// (bytes flipped, files truncated, swapped or removed) the way a damaged volume or a careless operator would.
+@Suite struct IntegrityTests {
+    static let poll = "/api/v1/skin?app=demo&platform=ios&appVersion=7.0.0"
+    static let otherPoll = "/api/v1/skin?app=other&platform=ios&appVersion=7.0.0"
+    static let release = #"{"startsAt": "2000-01-01T00:00:00Z", "endsAt": "2100-01-01T00:00:00Z"}"#
+    static let arguments = ["serve", "--host", "127.0.0.1", "--port", "0", "--log-level", "info"]
+
+    /// A released skin of `app` with one resource file (`anim/data.json`) packed as is.
+    static func skin(id: String, app: String, resource: String) -> [String: [UInt8]] {
+        [
+            "skin.json": Array(#"{"id":"\#(id)","title":"Integrity","app":"\#(app)","release":\#(release)}"#.utf8),
+            "config.json": Array(#"{"home":{"resources":{"resource_data":"anim/data.json"}}}"#.utf8),
+            "anim/data.json": Array(resource.utf8),
+        ]
+    }
+
+    /// A workspace whose skins folder holds `demo-skin` (app `demo`) and `other-skin` (app `other`).
+    static func workspace() throws -> AdminWorkspace {
+        let workspace = try AdminWorkspace()
+        try AdminWorkspace.write(
+            skin(id: "demo-skin", app: "demo", resource: #"{"frames": [1, 2, 3], "owner": "demo"}"#),
+            into: workspace.skins + "/demo-skin")
+        try AdminWorkspace.write(
+            skin(id: "other-skin", app: "other", resource: #"{"frames": [4, 5, 6], "owner": "other"}"#),
+            into: workspace.skins + "/other-skin")
+        return workspace
+    }
+
+    /// The poll answer's `skinSign`, `sha256` and `size`, and the package's bytes.
+    struct Advertised: Equatable {
+        let sign: String
+        let sha256: String
+        let size: Int
+        let bytes: [UInt8]
+    }
+
+    static func advertised(_ admin: AdminCall, poll: String = Self.poll) throws -> Advertised {
+        let (status, answer) = try admin.json("GET", poll)
+        #expect(status == 200)
+        let sign = answer["skinSign"] as? String ?? ""
+        guard !sign.isEmpty, let url = answer["packageUrl"] as? String else {
+            return Advertised(sign: sign, sha256: "", size: 0, bytes: [])
+        }
+        let download = try admin.send("GET", url)
+        #expect(download.status == 200)
+        return Advertised(
+            sign: sign, sha256: answer["sha256"] as? String ?? "", size: answer["size"] as? Int ?? -1, bytes: download.body)
+    }
+
+    /// Runs `livery serve` on `workspace` until ready, hands it to `body`, then stops it with SIGTERM.
+    static func withServer<T>(
+        _ workspace: AdminWorkspace, _ body: (AdminCall, LiveryProcess) throws -> T
+    ) throws -> T {
+        let livery = try LiveryProcess.start(arguments, environment: workspace.environment)
+        let admin = AdminCall(port: livery.port)
+        try admin.waitUntilReady()
+        let result = try body(admin, livery)
+        #expect(try livery.stop(signal: SIGTERM) == 0)
+        return result
+    }
+
+    // MARK: - Point 1: cached packages
+
+    enum Damage: String, CaseIterable, Sendable {
+        case flipOneByte, truncateToZero, swapInAnotherSkinsPackage
+    }
+
+    @Test(.timeLimit(.minutes(2)), arguments: Damage.allCases)
+    func aCachedPackageDamagedOnDiskIsNeverReadvertisedUnderTheSameSign(damage: Damage) async throws {
+        try await blocking {
+            let workspace = try Self.workspace()
+            let (original, other) = try Self.withServer(workspace) { admin, _ in
+                (try Self.advertised(admin), try Self.advertised(admin, poll: Self.otherPoll))
+            }
+            #expect(!original.sign.isEmpty && !other.sign.isEmpty && original.sign != other.sign)
+            #expect(SHA256.hexHash(original.bytes) == original.sha256 && original.bytes.count == original.size)
+
+            let package = workspace.data + "/packages/\(original.sign).zip"
+            var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: package)))
+            switch damage {
+            case .flipOneByte: bytes[bytes.count / 2] ^= 0x01
+            case .truncateToZero: bytes = []
+            case .swapInAnotherSkinsPackage:
+                bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: workspace.data + "/packages/\(other.sign).zip")))
+            }
+            try Data(bytes).write(to: URL(fileURLWithPath: package))
+
+            let (again, log) = try Self.withServer(workspace) { admin, livery in (try Self.advertised(admin), livery.output) }
+            #expect(again == original, "the same sign must come with the same bytes, digest and size")
+            #expect(log.contains("cached package does not match its build record"))
+            #expect(log.contains(package))
+        }
+    }
+
+    // MARK: - Point 2: stored files
+
+    @Test(.timeLimit(.minutes(2)))
+    func aStoredFileFlippedInPlaceIsNeitherPackedNorServed() async throws {
+        try await blocking {
+            let workspace = try Self.workspace()
+            let resource = Self.skin(id: "demo-skin", app: "demo", resource: #"{"frames": [1, 2, 3], "owner": "demo"}"#)["anim/data.json"] ?? []
+            let digest = SHA256.hexHash(resource)
+            let original = try Self.withServer(workspace) { admin, _ in try Self.advertised(admin) }
+            #expect(!original.sign.isEmpty)
+
+            // Same size, one byte different: only the digest can tell.
+            let blob = workspace.data + "/store/blobs/\(digest.prefix(2))/\(digest.dropFirst(2))"
+            var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: blob)))
+            #expect(bytes == resource)
+            bytes[2] ^= 0x20
+            try Data(bytes).write(to: URL(fileURLWithPath: blob))
+
+            try Self.withServer(workspace) { admin, livery in
+                let answer = try Self.advertised(admin)
+                #expect(answer.sign == "", "a skin with a damaged file is not served (got sign \(answer.sign))")
+                #expect(try Self.advertised(admin, poll: Self.otherPoll).sign != "", "other skins still are")
+                let file = try admin.json("GET", "/admin/v1/skins/demo-skin/versions/1/files/anim/data.json")
+                #expect(file.status == 500)
+                let error = file.object["error"] as? [String: Any]
+                #expect(error?["code"] as? String == "stored_file_corrupt")
+                #expect((error?["message"] as? String)?.contains("anim/data.json") == true)
+                #expect((error?["details"] as? [String: Any])?["field"] as? String == "path")
+                let log = livery.output
+                #expect(log.contains("released skin not served"))
+                #expect(log.contains(blob), "the log names the damaged blob")
+                #expect(log.contains("anim/data.json"))
+                // The undamaged skin's files are still served byte for byte.
+                let config = try admin.send("GET", "/admin/v1/skins/other-skin/versions/1/config.json")
+                #expect(config.status == 200)
+            }
+            let packages = try FileManager.default.contentsOfDirectory(atPath: workspace.data + "/packages")
+            #expect(packages.filter { $0.hasSuffix(".zip") }.count == 2, "no package was built from the damaged file: \(packages)")
+        }
+    }
+
+    // MARK: - Point 3: a lost store
+
+    @Test(.timeLimit(.minutes(2)))
+    func aLostStoreStopsTheStartNamingTheStore() async throws {
+        try await blocking {
+            let workspace = try Self.workspace()
+            let served = try Self.withServer(workspace) { admin, _ in try Self.advertised(admin) }
+            #expect(served.sign != "")
+            #expect(FileManager.default.fileExists(atPath: workspace.data + "/import-complete"))
+            try FileManager.default.removeItem(atPath: workspace.data + "/store")
+
+            let run = try LiveryProcess.runSeparately(Self.arguments, environment: workspace.environment)
+            #expect(run.status == 2)
+            #expect(run.standardError.contains(workspace.data + "/store"), "names the store: \(run.standardError)")
+            #expect(run.standardError.contains("import-complete"))
+            #expect(!FileManager.default.fileExists(atPath: workspace.data + "/store/state.json"), "nothing was started over it")
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func aStoreWhoseStateRecordIsGoneStopsTheStart() async throws {
+        try await blocking {
+            let workspace = try Self.workspace()
+            let served = try Self.withServer(workspace) { admin, _ in try Self.advertised(admin) }
+            #expect(served.sign != "")
+            // The marker is gone too, so only the store itself can tell its pieces disagree.
+            try FileManager.default.removeItem(atPath: workspace.data + "/import-complete")
+            try FileManager.default.removeItem(atPath: workspace.data + "/store/state.json")
+
+            let run = try LiveryProcess.runSeparately(Self.arguments, environment: workspace.environment)
+            #expect(run.status == 2)
+            #expect(run.standardError.contains(workspace.data + "/store/state.json"), "names the file: \(run.standardError)")
+        }
+    }
+
+    // MARK: - Point 4: leftovers
+
+    @Test(.timeLimit(.minutes(2)))
+    func temporaryPackageFilesLeftByAKillAreRemovedAtStart() async throws {
+        try await blocking {
+            let workspace = try Self.workspace()
+            let original = try Self.withServer(workspace) { admin, _ in try Self.advertised(admin) }
+            let packages = workspace.data + "/packages"
+            let leftovers = [".\(original.sign).zip.tmp-a1B2c3", ".\(String(repeating: "0", count: 32)).zip.tmp-XyZ987"]
+            for name in leftovers { try Data(repeating: 7, count: 1000).write(to: URL(fileURLWithPath: packages + "/" + name)) }
+
+            try Self.withServer(workspace) { admin, _ in
+                #expect(try Self.advertised(admin) == original)
+                let names = try FileManager.default.contentsOfDirectory(atPath: packages)
+                #expect(names.filter { $0.contains(".tmp-") }.isEmpty, "left: \(names)")
+            }
+        }
+    }
+}
