@@ -70,12 +70,15 @@ public final class AdminAPI: Sendable {
     let changes = AdminChangeCounter()
     let uploads: AsyncSemaphore
     let storeQueue = BlockingQueue(label: "livery.store")
+    /// The data folder, as configured: named in the answers to writes it cannot take (full, read-only).
+    let dataDirectory: String
 
     init(
         configuration: Configuration, store: SkinStore, catalog: StoreCatalog, client: ClientAPI, tokens: TokenStore,
-        limits: ValidationLimits, logger: Logger, clock: @escaping @Sendable () -> Date
+        limits: ValidationLimits, dataDirectory: String, logger: Logger, clock: @escaping @Sendable () -> Date
     ) {
         self.configuration = configuration
+        self.dataDirectory = dataDirectory
         self.store = store
         self.catalog = catalog
         self.client = client
@@ -140,18 +143,25 @@ public final class AdminAPI: Sendable {
         }
     }
 
-    /// Async form of `respond`.
+    /// Async form of `respond` (the one writes use). A bare 500 whose cause was not kept (a package build that
+    /// could not write) is told apart when the data folder is full or not writable (507, 503).
     func respond(_ body: () async throws(APIError) -> HTTPResponse) async -> HTTPResponse {
         do {
             return try await body()
         } catch {
+            if error.code == APIError.internalError.code, let fault = StorageFault.probe(dataDirectory) {
+                return APIError.storage(fault, dataDirectory: dataDirectory).response
+            }
             return error.response
         }
     }
 
     /// The API error for a store error, logging storage failures (which the client sees only as a 500/503).
     func failure(_ error: StoreError, field: String? = nil, request: HTTPRequest) -> APIError {
-        let mapped = APIError.store(error, field: field)
+        var mapped = APIError.store(error, field: field)
+        if case .io(_, _, let code) = error, let fault = StorageFault(errno: code) {
+            mapped = APIError.storage(fault, dataDirectory: dataDirectory)
+        }
         if mapped.status.code >= 500 {
             logger.error(
                 "admin change failed in the store",

@@ -87,7 +87,8 @@ public final class LiveryService: Sendable {
         self.admin = tokens.map {
             AdminAPI(
                 configuration: configuration.admin, store: store, catalog: catalog, client: client, tokens: $0,
-                limits: configuration.validationLimits, logger: logger, clock: clock)
+                limits: configuration.validationLimits, dataDirectory: configuration.dataDirectory, logger: logger,
+                clock: clock)
         }
     }
 

@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import HTTPTestSupport
 import LiveryCrypto
+import Synchronization
 import Testing
 import TestSupport
 
@@ -194,6 +195,159 @@ import TestSupport
                 let names = try FileManager.default.contentsOfDirectory(atPath: packages)
                 #expect(names.filter { $0.contains(".tmp-") }.isEmpty, "left: \(names)")
             }
+        }
+    }
+}
+
+/// Faults of the data folder's volume, made real: a small tmpfs filled to the last block, and a read-only bind
+/// mount over the data folder while the server runs (root ignores permission bits, not a read-only mount).
+@Suite(.enabled(if: TemporaryMount.isAvailable, "mounting a tmpfs needs root (CAP_SYS_ADMIN); these tests are skipped"))
+struct DataFolderFaultTests {
+    static let upload = "/admin/v1/skins"
+
+    /// A zip of a new version of `demo-skin` carrying `bytes` of payload (so a full volume cannot take it).
+    static func newVersion(payload: Int) throws -> [UInt8] {
+        var files = IntegrityTests.skin(id: "demo-skin", app: "demo", resource: #"{"v": 2}"#)
+        var random = SplitMix64(seed: 0x5EED_F111)
+        files["anim/payload.bin"] = random.bytes(payload)
+        files["config.json"] = Array(#"{"home":{"resources":{"resource_data":"anim/data.json","resource_p":"anim/payload.bin"}}}"#.utf8)
+        return try AdminWorkspace.zip(files)
+    }
+
+    static func expectServingPolls(_ admin: AdminCall, sign: String) throws {
+        let answer = try IntegrityTests.advertised(admin)
+        #expect(answer.sign == sign, "polls keep being served")
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func aFullDataFolderAnswersAdminWritesWith507AndKeepsServingPolls() async throws {
+        try await blocking {
+            let workspace = try IntegrityTests.workspace()
+            let mount = try TemporaryMount(at: workspace.root + "/volume", megabytes: 8)
+            defer { mount.unmount() }
+            var environment = workspace.environment
+            environment["LIVERY_DATA_DIR"] = mount.path
+            let livery = try LiveryProcess.start(IntegrityTests.arguments, environment: environment)
+            let admin = AdminCall(port: livery.port)
+            try admin.waitUntilReady()
+            let sign = try IntegrityTests.advertised(admin).sign
+            #expect(!sign.isEmpty)
+
+            let filler = try mount.fill()
+            let body = try Self.newVersion(payload: 256 << 10)
+            let refused = try admin.send("POST", Self.upload, body: body, contentType: "application/zip")
+            #expect(refused.status == 507)
+            #expect(refused.header("Retry-After") != nil)
+            let error = try #require((try JSONSerialization.jsonObject(with: Data(refused.body)) as? [String: Any])?["error"] as? [String: Any])
+            #expect(error["code"] as? String == "insufficient_storage")
+            #expect((error["message"] as? String)?.contains(mount.path) == true, "names the data folder")
+            let killSwitch = try admin.json("PUT", "/admin/v1/killswitch", body: #"{"enabled": true, "reason": "test"}"#)
+            #expect(killSwitch.status == 507)
+            try Self.expectServingPolls(admin, sign: sign)
+
+            // Space again: the same upload goes through.
+            unlink(filler)
+            let accepted = try admin.send("POST", Self.upload, body: body, contentType: "application/zip")
+            #expect(accepted.status == 201)
+            #expect(try livery.stop(signal: SIGTERM) == 0)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func aReadOnlyDataFolderAnswersAdminWritesWith503AndKeepsServingPolls() async throws {
+        try await blocking {
+            let workspace = try IntegrityTests.workspace()
+            let mount = try TemporaryMount(at: workspace.root + "/volume", megabytes: 8)
+            defer { mount.unmount() }
+            var environment = workspace.environment
+            environment["LIVERY_DATA_DIR"] = mount.path
+            let livery = try LiveryProcess.start(IntegrityTests.arguments, environment: environment)
+            let admin = AdminCall(port: livery.port)
+            try admin.waitUntilReady()
+            let sign = try IntegrityTests.advertised(admin).sign
+
+            let readOnly = try mount.bindReadOnly()
+            defer { readOnly.unmount() }
+            let refused = try admin.send("POST", Self.upload, body: try Self.newVersion(payload: 1024), contentType: "application/zip")
+            #expect(refused.status == 503)
+            #expect(refused.header("Retry-After") != nil)
+            let error = try #require((try JSONSerialization.jsonObject(with: Data(refused.body)) as? [String: Any])?["error"] as? [String: Any])
+            #expect(error["code"] as? String == "data_dir_not_writable")
+            #expect((error["message"] as? String)?.contains(mount.path) == true, "names the data folder")
+            let release = try admin.json("PUT", "/admin/v1/killswitch", body: #"{"enabled": true, "reason": "test"}"#)
+            #expect(release.status == 503)
+            try Self.expectServingPolls(admin, sign: sign)
+
+            readOnly.unmount()
+            let killSwitch = try admin.json("PUT", "/admin/v1/killswitch", body: #"{"enabled": false, "reason": "test"}"#)
+            #expect(killSwitch.status == 200)
+            #expect(try livery.stop(signal: SIGTERM) == 0)
+        }
+    }
+}
+
+/// A tmpfs mounted for one test (root only), unmounted by `unmount()`; `isAvailable` says whether this machine
+/// lets the tests mount at all.
+final class TemporaryMount: Sendable {
+    let path: String
+    private let mounted = Mutex(true)
+
+    private static let bind: UInt = 4096  // MS_BIND
+    private static let remount: UInt = 32  // MS_REMOUNT
+    private static let readOnly: UInt = 1  // MS_RDONLY
+
+    /// Whether a tmpfs can be mounted here (tried once, in a scratch folder).
+    static let isAvailable: Bool = {
+        guard let scratch = try? ScratchDirectory(prefix: "livery-mount-probe"),
+            let probe = try? TemporaryMount(at: scratch.path + "/probe", megabytes: 1)
+        else { return false }
+        probe.unmount()
+        return true
+    }()
+
+    init(at path: String, megabytes: Int) throws {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        guard Glibc.mount("tmpfs", path, "tmpfs", 0, "size=\(megabytes)m") == 0 else {
+            throw E2EError(description: "mount tmpfs at \(path): errno \(errno)")
+        }
+        self.path = path
+    }
+
+    private init(bound path: String) { self.path = path }
+
+    /// Mounts a read-only view of this folder over itself: files opened before stay writable (as on a volume
+    /// remounted read-only under a running process, which Linux refuses while files are open for writing),
+    /// every new write through the path fails with `EROFS`. Unmount the returned mount to undo.
+    func bindReadOnly() throws -> TemporaryMount {
+        guard Glibc.mount(path, path, nil, Self.bind, nil) == 0 else {
+            throw E2EError(description: "bind mount \(path): errno \(errno)")
+        }
+        guard Glibc.mount(path, path, nil, Self.remount | Self.bind | Self.readOnly, nil) == 0 else {
+            let code = errno
+            umount2(path, 0)
+            throw E2EError(description: "remount \(path) read-only: errno \(code)")
+        }
+        return TemporaryMount(bound: path)
+    }
+
+    /// Fills the volume to its last block with one file and returns the file's path.
+    func fill() throws -> String {
+        let filler = path + "/filler"
+        let fd = open(filler, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard fd >= 0 else { throw E2EError(description: "open \(filler): errno \(errno)") }
+        defer { close(fd) }
+        let chunk = [UInt8](repeating: 0xA5, count: 4096)
+        // Bounded by the volume's size; the last partial write ends with ENOSPC.
+        while chunk.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) > 0 {}
+        guard errno == ENOSPC else { throw E2EError(description: "filling \(path) stopped with errno \(errno)") }
+        return filler
+    }
+
+    /// Unmounts (lazily, so a descriptor the server still holds cannot keep it mounted); only the first call does.
+    func unmount() {
+        mounted.withLock { mounted in
+            if mounted { umount2(path, Int32(MNT_DETACH)) }
+            mounted = false
         }
     }
 }
