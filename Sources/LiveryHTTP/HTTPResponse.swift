@@ -24,6 +24,15 @@ public struct HTTPResponse: Sendable {
         HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: .bytes(bytes))
     }
 
+    /// 503 for a moment of overload (too many connections, no descriptor left): the error body, `Retry-After: 1`
+    /// and `Cache-Control: no-store`, so neither a client nor a cache takes it for an answer.
+    public static func overloaded(code: String, message: String) -> HTTPResponse {
+        var response = error(.serviceUnavailable, code: code, message: message)
+        response.headers.add(name: "Retry-After", value: "1")
+        response.headers.add(name: "Cache-Control", value: "no-store")
+        return response
+    }
+
     /// The JSON error shape every Livery error uses:
     /// `{"error": {"code": "...", "message": "...", "details": {...}}}` (`details` only when given, keys sorted).
     ///
