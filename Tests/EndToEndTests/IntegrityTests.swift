@@ -214,74 +214,74 @@ struct DataFolderFaultTests {
         return try AdminWorkspace.zip(files)
     }
 
-    static func expectServingPolls(_ admin: AdminCall, sign: String) throws {
-        let answer = try IntegrityTests.advertised(admin)
-        #expect(answer.sign == sign, "polls keep being served")
+    /// `livery serve` with its data folder on a fresh 8 MiB tmpfs, ready and serving `demo-skin`, handed to
+    /// `body` with the mount and the sign polls get; stopped with SIGTERM and unmounted afterwards.
+    static func onVolume(_ body: (TemporaryMount, AdminCall, _ sign: String) throws -> Void) throws {
+        let workspace = try IntegrityTests.workspace()
+        let mount = try TemporaryMount(at: workspace.root + "/volume", megabytes: 8)
+        defer { mount.unmount() }
+        var environment = workspace.environment
+        environment["LIVERY_DATA_DIR"] = mount.path
+        let livery = try LiveryProcess.start(IntegrityTests.arguments, environment: environment)
+        let admin = AdminCall(port: livery.port)
+        try admin.waitUntilReady()
+        let sign = try IntegrityTests.advertised(admin).sign
+        #expect(!sign.isEmpty)
+        try body(mount, admin, sign)
+        #expect(try livery.stop(signal: SIGTERM) == 0)
     }
+
+    /// Checks a refused admin write: `status`, `code`, `Retry-After`, and a message naming the data folder.
+    static func expectRefusal(_ response: TestResponse, _ status: Int, _ code: String, naming folder: String) throws {
+        #expect(response.status == status)
+        #expect(response.header("Retry-After") != nil)
+        let body = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
+        let error = try #require(body?["error"] as? [String: Any])
+        #expect(error["code"] as? String == code)
+        #expect((error["message"] as? String)?.contains(folder) == true, "names the data folder")
+        #expect((error["details"] as? [String: Any])?["field"] as? String == "data-dir")
+    }
+
+    static let killSwitchOn = #"{"enabled": true, "reason": "test"}"#
 
     @Test(.timeLimit(.minutes(2)))
     func aFullDataFolderAnswersAdminWritesWith507AndKeepsServingPolls() async throws {
         try await blocking {
-            let workspace = try IntegrityTests.workspace()
-            let mount = try TemporaryMount(at: workspace.root + "/volume", megabytes: 8)
-            defer { mount.unmount() }
-            var environment = workspace.environment
-            environment["LIVERY_DATA_DIR"] = mount.path
-            let livery = try LiveryProcess.start(IntegrityTests.arguments, environment: environment)
-            let admin = AdminCall(port: livery.port)
-            try admin.waitUntilReady()
-            let sign = try IntegrityTests.advertised(admin).sign
-            #expect(!sign.isEmpty)
+            try Self.onVolume { mount, admin, sign in
+                let filler = try mount.fill()
+                let body = try Self.newVersion(payload: 256 << 10)
+                let refused = try admin.send("POST", Self.upload, body: body, contentType: "application/zip")
+                try Self.expectRefusal(refused, 507, "insufficient_storage", naming: mount.path)
+                let killSwitch = try admin.send(
+                    "PUT", "/admin/v1/killswitch", body: Array(Self.killSwitchOn.utf8), contentType: "application/json")
+                try Self.expectRefusal(killSwitch, 507, "insufficient_storage", naming: mount.path)
+                #expect(try IntegrityTests.advertised(admin).sign == sign, "polls keep being served")
 
-            let filler = try mount.fill()
-            let body = try Self.newVersion(payload: 256 << 10)
-            let refused = try admin.send("POST", Self.upload, body: body, contentType: "application/zip")
-            #expect(refused.status == 507)
-            #expect(refused.header("Retry-After") != nil)
-            let error = try #require((try JSONSerialization.jsonObject(with: Data(refused.body)) as? [String: Any])?["error"] as? [String: Any])
-            #expect(error["code"] as? String == "insufficient_storage")
-            #expect((error["message"] as? String)?.contains(mount.path) == true, "names the data folder")
-            let killSwitch = try admin.json("PUT", "/admin/v1/killswitch", body: #"{"enabled": true, "reason": "test"}"#)
-            #expect(killSwitch.status == 507)
-            try Self.expectServingPolls(admin, sign: sign)
-
-            // Space again: the same upload goes through.
-            unlink(filler)
-            let accepted = try admin.send("POST", Self.upload, body: body, contentType: "application/zip")
-            #expect(accepted.status == 201)
-            #expect(try livery.stop(signal: SIGTERM) == 0)
+                // Space again: the same upload goes through.
+                unlink(filler)
+                #expect(try admin.send("POST", Self.upload, body: body, contentType: "application/zip").status == 201)
+            }
         }
     }
 
     @Test(.timeLimit(.minutes(2)))
     func aReadOnlyDataFolderAnswersAdminWritesWith503AndKeepsServingPolls() async throws {
         try await blocking {
-            let workspace = try IntegrityTests.workspace()
-            let mount = try TemporaryMount(at: workspace.root + "/volume", megabytes: 8)
-            defer { mount.unmount() }
-            var environment = workspace.environment
-            environment["LIVERY_DATA_DIR"] = mount.path
-            let livery = try LiveryProcess.start(IntegrityTests.arguments, environment: environment)
-            let admin = AdminCall(port: livery.port)
-            try admin.waitUntilReady()
-            let sign = try IntegrityTests.advertised(admin).sign
+            try Self.onVolume { mount, admin, sign in
+                let readOnly = try mount.bindReadOnly()
+                defer { readOnly.unmount() }
+                let body = try Self.newVersion(payload: 1024)
+                let refused = try admin.send("POST", Self.upload, body: body, contentType: "application/zip")
+                try Self.expectRefusal(refused, 503, "data_dir_not_writable", naming: mount.path)
+                let killSwitch = try admin.send(
+                    "PUT", "/admin/v1/killswitch", body: Array(Self.killSwitchOn.utf8), contentType: "application/json")
+                try Self.expectRefusal(killSwitch, 503, "data_dir_not_writable", naming: mount.path)
+                #expect(try IntegrityTests.advertised(admin).sign == sign, "polls keep being served")
 
-            let readOnly = try mount.bindReadOnly()
-            defer { readOnly.unmount() }
-            let refused = try admin.send("POST", Self.upload, body: try Self.newVersion(payload: 1024), contentType: "application/zip")
-            #expect(refused.status == 503)
-            #expect(refused.header("Retry-After") != nil)
-            let error = try #require((try JSONSerialization.jsonObject(with: Data(refused.body)) as? [String: Any])?["error"] as? [String: Any])
-            #expect(error["code"] as? String == "data_dir_not_writable")
-            #expect((error["message"] as? String)?.contains(mount.path) == true, "names the data folder")
-            let release = try admin.json("PUT", "/admin/v1/killswitch", body: #"{"enabled": true, "reason": "test"}"#)
-            #expect(release.status == 503)
-            try Self.expectServingPolls(admin, sign: sign)
-
-            readOnly.unmount()
-            let killSwitch = try admin.json("PUT", "/admin/v1/killswitch", body: #"{"enabled": false, "reason": "test"}"#)
-            #expect(killSwitch.status == 200)
-            #expect(try livery.stop(signal: SIGTERM) == 0)
+                // Writable again: the same upload goes through.
+                readOnly.unmount()
+                #expect(try admin.send("POST", Self.upload, body: body, contentType: "application/zip").status == 201)
+            }
         }
     }
 }
