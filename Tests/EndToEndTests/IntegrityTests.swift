@@ -146,36 +146,32 @@ import TestSupport
 
     // MARK: - Point 3: a lost store
 
-    @Test(.timeLimit(.minutes(2)))
-    func aLostStoreStopsTheStartNamingTheStore() async throws {
-        try await blocking {
-            let workspace = try Self.workspace()
-            let served = try Self.withServer(workspace) { admin, _ in try Self.advertised(admin) }
-            #expect(served.sign != "")
-            #expect(FileManager.default.fileExists(atPath: workspace.data + "/import-complete"))
-            try FileManager.default.removeItem(atPath: workspace.data + "/store")
-
-            let run = try LiveryProcess.runSeparately(Self.arguments, environment: workspace.environment)
-            #expect(run.status == 2)
-            #expect(run.standardError.contains(workspace.data + "/store"), "names the store: \(run.standardError)")
-            #expect(run.standardError.contains("import-complete"))
-            #expect(!FileManager.default.fileExists(atPath: workspace.data + "/store/state.json"), "nothing was started over it")
-        }
+    /// What is removed from the data folder after a first run, and what the refusal must name.
+    struct Loss: Sendable, CustomStringConvertible {
+        let removed: [String]
+        let named: [String]
+        var description: String { removed.joined(separator: " + ") }
     }
 
-    @Test(.timeLimit(.minutes(2)))
-    func aStoreWhoseStateRecordIsGoneStopsTheStart() async throws {
+    @Test(.timeLimit(.minutes(2)), arguments: [
+        // The store folder lost while the import marker says it was seeded.
+        Loss(removed: ["store"], named: ["/store", "import-complete"]),
+        // The marker gone too, so only the store itself can tell its pieces disagree.
+        Loss(removed: ["import-complete", "store/state.json"], named: ["/store/state.json"]),
+    ])
+    func aLostOrInconsistentStoreStopsTheStartNamingIt(loss: Loss) async throws {
         try await blocking {
             let workspace = try Self.workspace()
             let served = try Self.withServer(workspace) { admin, _ in try Self.advertised(admin) }
             #expect(served.sign != "")
-            // The marker is gone too, so only the store itself can tell its pieces disagree.
-            try FileManager.default.removeItem(atPath: workspace.data + "/import-complete")
-            try FileManager.default.removeItem(atPath: workspace.data + "/store/state.json")
+            for path in loss.removed { try FileManager.default.removeItem(atPath: workspace.data + "/" + path) }
 
             let run = try LiveryProcess.runSeparately(Self.arguments, environment: workspace.environment)
             #expect(run.status == 2)
-            #expect(run.standardError.contains(workspace.data + "/store/state.json"), "names the file: \(run.standardError)")
+            for text in loss.named {
+                #expect(run.standardError.contains(text == "import-complete" ? text : workspace.data + text), "\(run.standardError)")
+            }
+            #expect(!FileManager.default.fileExists(atPath: workspace.data + "/store/state.json"), "nothing was started over it")
         }
     }
 
@@ -244,42 +240,50 @@ struct DataFolderFaultTests {
 
     static let killSwitchOn = #"{"enabled": true, "reason": "test"}"#
 
-    @Test(.timeLimit(.minutes(2)))
-    func aFullDataFolderAnswersAdminWritesWith507AndKeepsServingPolls() async throws {
-        try await blocking {
-            try Self.onVolume { mount, admin, sign in
-                let filler = try mount.fill()
-                let body = try Self.newVersion(payload: 256 << 10)
-                let refused = try admin.send("POST", Self.upload, body: body, contentType: "application/zip")
-                try Self.expectRefusal(refused, 507, "insufficient_storage", naming: mount.path)
-                let killSwitch = try admin.send(
-                    "PUT", "/admin/v1/killswitch", body: Array(Self.killSwitchOn.utf8), contentType: "application/json")
-                try Self.expectRefusal(killSwitch, 507, "insufficient_storage", naming: mount.path)
-                #expect(try IntegrityTests.advertised(admin).sign == sign, "polls keep being served")
+    /// What goes wrong with the data folder's volume, and the answer admin writes must get.
+    enum VolumeFault: String, CaseIterable, Sendable {
+        /// Filled to the last block: 507 `insufficient_storage`.
+        case full
+        /// Mounted read-only under the running server: 503 `data_dir_not_writable`.
+        case readOnly
 
-                // Space again: the same upload goes through.
-                unlink(filler)
-                #expect(try admin.send("POST", Self.upload, body: body, contentType: "application/zip").status == 201)
+        var answer: (status: Int, code: String) {
+            switch self {
+            case .full: (507, "insufficient_storage")
+            case .readOnly: (503, "data_dir_not_writable")
+            }
+        }
+
+        /// Brings the fault about on `mount`; returns how to end it (safe to call twice).
+        func inflict(on mount: TemporaryMount) throws -> () -> Void {
+            switch self {
+            case .full:
+                let filler = try mount.fill()
+                return { unlink(filler) }
+            case .readOnly:
+                let readOnly = try mount.bindReadOnly()
+                return { readOnly.unmount() }
             }
         }
     }
 
-    @Test(.timeLimit(.minutes(2)))
-    func aReadOnlyDataFolderAnswersAdminWritesWith503AndKeepsServingPolls() async throws {
+    @Test(.timeLimit(.minutes(2)), arguments: VolumeFault.allCases)
+    func adminWritesTheDataFolderCannotTakeAreAnsweredNamingItAndPollsKeepBeingServed(fault: VolumeFault) async throws {
         try await blocking {
             try Self.onVolume { mount, admin, sign in
-                let readOnly = try mount.bindReadOnly()
-                defer { readOnly.unmount() }
-                let body = try Self.newVersion(payload: 1024)
+                let end = try fault.inflict(on: mount)
+                defer { end() }
+                // Big enough that a full volume cannot take it whatever a block or two left over.
+                let body = try Self.newVersion(payload: 256 << 10)
                 let refused = try admin.send("POST", Self.upload, body: body, contentType: "application/zip")
-                try Self.expectRefusal(refused, 503, "data_dir_not_writable", naming: mount.path)
+                try Self.expectRefusal(refused, fault.answer.status, fault.answer.code, naming: mount.path)
                 let killSwitch = try admin.send(
                     "PUT", "/admin/v1/killswitch", body: Array(Self.killSwitchOn.utf8), contentType: "application/json")
-                try Self.expectRefusal(killSwitch, 503, "data_dir_not_writable", naming: mount.path)
+                try Self.expectRefusal(killSwitch, fault.answer.status, fault.answer.code, naming: mount.path)
                 #expect(try IntegrityTests.advertised(admin).sign == sign, "polls keep being served")
 
-                // Writable again: the same upload goes through.
-                readOnly.unmount()
+                // The fault over, the same upload goes through.
+                end()
                 #expect(try admin.send("POST", Self.upload, body: body, contentType: "application/zip").status == 201)
             }
         }
