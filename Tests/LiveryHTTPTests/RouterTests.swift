@@ -75,8 +75,11 @@ import Testing
             let (route, response) = await Self.respond(responder, .get, target)
             #expect(route.pattern == nil)
             #expect(response.status == .notFound, "\(target)")
-            #expect(Self.bodyText(response) == #"{"error": {"code": "not_found", "message": "No resource at this path."}}"#)
+            #expect(
+                Self.bodyText(response)
+                    == #"{"error":{"code":"not_found","message":"No resource at this path.","details":{"field":"path","reason":"no resource at this path"}}}"#)
             #expect(response.headers["content-type"] == "application/json")
+            #expect(response.headers["cache-control"] == "no-store")
         }
     }
 
