@@ -97,7 +97,7 @@ import Testing
         #expect(route.pattern == nil)
         #expect(response.status == .methodNotAllowed)
         #expect(response.headers["Allow"] == "GET, PUT, HEAD")
-        #expect(Self.bodyText(response).contains(#""code": "method_not_allowed""#))
+        #expect(Self.bodyText(response).contains(#""code":"method_not_allowed""#))
     }
 
     @Test func headIsServedByGetUnlessRegistered() async {

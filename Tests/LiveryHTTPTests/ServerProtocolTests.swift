@@ -204,7 +204,7 @@ import TestSupport
                 let response = try client.readResponse()
                 #expect(response.status == 413)
                 #expect(response.closesConnection)
-                #expect(response.text.contains(#""code": "content_too_large""#))
+                #expect(response.text.contains(#""code":"content_too_large""#))
                 #expect(try client.closesWithoutData())
             }
         }
