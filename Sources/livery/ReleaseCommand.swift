@@ -121,7 +121,12 @@ struct ReleaseCommand: ParsableCommand {
             // Change only what is given; a skin without a release gets a whole one from --from/--until.
             let patched = try session.request("PATCH", path, json: body(), headers: headers)
             let code = patched.json.objectValue?["error"]?.objectValue?["code"]?.stringValue
-            if patched.status == 409, code == "not_released", from != nil, until != nil {
+            if patched.status == 409, code == "not_released" {
+                guard from != nil, until != nil else {
+                    throw .rejected(
+                        AdminSession.describe(
+                            patched.status, patched.json, hint: "\(id) is not released yet: give --from and --until for its first release"))
+                }
                 OpsCommand.print(Self.describe(try session.call("PUT", path, json: body(), headers: headers)))
                 return
             }

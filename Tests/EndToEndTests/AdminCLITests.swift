@@ -153,6 +153,8 @@ import TestSupport
                 try AdminWorkspace.write(AdminWorkspace.tinySkin(id: "tiny", marker: marker), into: folder)
                 #expect(try LiveryProcess.run(["push", folder], environment: env).status == 0)
             }
+            let notReleased = try LiveryProcess.run(["release", "tiny", "--rollout", "30"], environment: env)
+            #expect(notReleased.status == 1 && notReleased.output.contains("give --from and --until"), "\(notReleased.output)")
             let release = try LiveryProcess.run(
                 ["release", "tiny", "--version", "2", "--from", "2000-01-01T00:00:00Z", "--until", "2100-01-01T00:00:00Z",
                  "--rollout", "30", "--priority", "5", "--platforms", "ios"], environment: env)
