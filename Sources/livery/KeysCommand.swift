@@ -30,14 +30,13 @@ struct KeysCommand: ParsableCommand {
         @Option(help: ArgumentHelp("Where to write the private key (default: ID.pem in the current folder).", valueName: "file"))
         var out: String?
 
-        func validate() throws {
-            guard KeyID(id) != nil else { throw ValidationError("--id must be \(KeyID.rule), got '\(id)'.") }
-            guard out?.isEmpty != true else { throw ValidationError("--out must not be empty.") }
-        }
-
         func run() throws {
-            guard let id = KeyID(id) else { throw ExitCode(2) }
+            // Checked here rather than in validate(), so bad arguments exit 2 as the discussion says.
+            guard let id = KeyID(id) else {
+                CommandInput.fail("--id '\(id)' is not a key id.", fix: "Use \(KeyID.rule), such as holiday-2026.")
+            }
             let path = out ?? "\(id.text).pem"
+            guard !path.isEmpty else { CommandInput.fail("--out is empty.", fix: "Give the path of the new key file.") }
             do {
                 let key = try SigningKey.generate(id: id)
                 try key.write(toNewFile: path)

@@ -33,14 +33,18 @@ struct VerifyCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("The response saved with `curl -si URL > FILE`.", valueName: "response"))
     var response: String
 
-    func validate() throws {
-        guard !publicKeys.isEmpty else { throw ValidationError("Give at least one --public-key FILE.") }
-        if let at, ISO8601Instant.parse(at) == nil {
-            throw ValidationError("--at '\(at)' is not an ISO 8601 instant such as 2026-12-24T08:00:00Z.")
-        }
-    }
-
     func run() throws {
+        // Checked here rather than in validate(), so bad arguments exit 2 like every other unusable input.
+        guard !publicKeys.isEmpty else {
+            CommandInput.fail("no public key given.", fix: "Give at least one --public-key FILE (repeat it for every trusted key).")
+        }
+        var now = Date()
+        if let at {
+            guard let instant = ISO8601Instant.parse(at) else {
+                CommandInput.fail("--at '\(at)' is not an ISO 8601 instant.", fix: "Write it with an offset, such as 2026-12-24T08:00:00Z.")
+            }
+            now = instant
+        }
         var ring = PublicKeyRing()
         for path in publicKeys {
             let loaded: (id: KeyID, key: PublicKey)
@@ -64,7 +68,6 @@ struct VerifyCommand: ParsableCommand {
             CommandInput.fail("\(response): not a saved HTTP response: \(error.reason).",
                 fix: "Save it with `curl -si URL > FILE`.")
         }
-        let now = at.flatMap(ISO8601Instant.parse) ?? Date()
         switch Self.check(saved, ring: ring, at: now) {
         case .success(let summary):
             OpsCommand.print("valid: \(summary)")
