@@ -37,7 +37,7 @@ enum KeyFile {
     ///
     /// With `ownerOnly`, a file whose mode gives its group or other users any access is refused before a byte is
     /// read. The checks use `fstat` on the descriptor that is then read, so the file checked is the file read.
-    static func read(_ path: String, ownerOnly: Bool) throws(KeyError) -> [UInt8] {
+    static func readAll(_ path: String, ownerOnly: Bool) throws(KeyError) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw .cannotRead(path: path, code: errno) }
         defer { close(fd) }
@@ -49,7 +49,7 @@ enum KeyFile {
         var bytes = [UInt8](repeating: 0, count: maximumSize + 1)
         var total = 0
         while total < bytes.count {
-            let count = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress.map { $0 + total }, $0.count - total) }
+            let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress.map { $0 + total }, $0.count - total) }
             if count < 0 && errno == EINTR { continue }
             guard count >= 0 else { throw .cannotRead(path: path, code: errno) }
             if count == 0 { break }

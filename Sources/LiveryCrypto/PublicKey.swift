@@ -114,7 +114,7 @@ extension PublicKey {
     /// Reads a public key file as `fileText(id:)` writes it: the id from its `Livery-Key-Id:` line and the key
     /// from its PEM block.
     public static func load(from path: String) throws(KeyError) -> (id: KeyID, key: PublicKey) {
-        let bytes = try KeyFile.read(path, ownerOnly: false)
+        let bytes = try KeyFile.readAll(path, ownerOnly: false)
         guard let key = PublicKey(pem: bytes) else {
             if bytes.containsSubsequence(Array("PRIVATE KEY-----".utf8)) {
                 throw .notAKey(path: path, expected: "a PEM public key, found a private key (never hand it out: use the public key `livery keys create` printed)")

@@ -96,7 +96,7 @@ extension SigningKey {
     /// Refuses, naming the file: a file its group or other users may read (`readableByOthers`, fixed by
     /// `chmod 600`), a missing or malformed id line, an encrypted, damaged or non-P-256 key.
     public static func load(from path: String) throws(KeyError) -> SigningKey {
-        var bytes = try KeyFile.read(path, ownerOnly: true)
+        var bytes = try KeyFile.readAll(path, ownerOnly: true)
         defer { bytes.withUnsafeMutableBytes { OPENSSL_cleanse($0.baseAddress, $0.count) } }
         let id = try KeyFile.keyID(in: bytes, path: path)
         // The passphrase callback supplies none, so an encrypted key fails here instead of prompting on a terminal.

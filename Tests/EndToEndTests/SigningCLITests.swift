@@ -1,4 +1,5 @@
 import Foundation
+import LiveryCrypto
 import Testing
 import TestSupport
 
@@ -201,5 +202,20 @@ import TestSupport
             let run = try await Self.livery(["verify"] + arguments)
             #expect(run.status == 2 && run.standardError.contains(expected), "\(expected): \(run.transcript)")
         }
+    }
+}
+
+/// What Livery's own signer produces is what `livery verify` accepts: the two halves agree on the header format.
+@Suite struct SignerAndVerifierAgreementTests {
+    @Test func verifyAcceptsTheHeaderResponseSignerMakesWithTheKeyFile() async throws {
+        let scratch = try ScratchDirectory(prefix: "livery-signing")
+        try await SigningCLITests.makeKey("k1", in: scratch)
+        let signer = ResponseSigner(signer: try SigningKey.load(from: scratch.path("k1.pem")))
+        let body = Array(SigningCLITests.body.utf8)
+        let head = "HTTP/1.1 200 OK\r\n\(SignatureHeader.name): \(try signer.headerValue(for: body))\r\n\r\n"
+        try scratch.write("response", Array(head.utf8) + body)
+        let run = try await SigningCLITests.livery(
+            ["verify", "--public-key", scratch.path("k1.pub"), "--at", SigningCLITests.beforeExpiry, scratch.path("response")])
+        #expect(run.status == 0, "\(run.transcript)")
     }
 }
