@@ -83,6 +83,23 @@ import TestSupport
         #expect(run.standardOutput.hasPrefix("valid: signed by keyid 'k1' (ecdsa-p256-sha256) over \(Self.body.utf8.count) bytes, expires at 2026-12-24T08:05:00Z"))
     }
 
+    @Test func verifyReadsInterimResponsesAndHTTP2Heads() async throws {
+        let scratch = try ScratchDirectory(prefix: "livery-signing")
+        try await Self.makeKey("k1", in: scratch)
+        let http1 = String(decoding: try await Self.signedResponse(key: "k1", in: scratch), as: UTF8.self)
+        // curl -si prints a 100 Continue head first; over HTTP/2 it prints `HTTP/2 200` and lowercase names.
+        let variants = [
+            "HTTP/1.1 100 Continue\r\n\r\n" + http1,
+            http1.replacingOccurrences(of: "HTTP/1.1 200 OK", with: "HTTP/2 200")
+                .replacingOccurrences(of: "Livery-Signature:", with: "livery-signature:"),
+        ]
+        for response in variants {
+            try scratch.write("response", Array(response.utf8))
+            let run = try await Self.livery(["verify", "--public-key", scratch.path("k1.pub"), "--at", Self.beforeExpiry, scratch.path("response")])
+            #expect(run.status == 0, "\(run.transcript)")
+        }
+    }
+
     @Test func verifyRefusesABodyChangedByOneByte() async throws {
         let scratch = try ScratchDirectory(prefix: "livery-signing")
         try await Self.makeKey("k1", in: scratch)
