@@ -7,6 +7,6 @@ struct Livery: AsyncParsableCommand {
         subcommands: [
             ServeCommand.self, ValidateCommand.self, ResolveCommand.self, PackCommand.self, HealthcheckCommand.self,
             TokenCommand.self, PushCommand.self, ReleaseCommand.self, RollbackCommand.self, KillSwitchCommand.self,
-            PreviewCommand.self,
+            PreviewCommand.self, KeysCommand.self, VerifyCommand.self,
         ])
 }
