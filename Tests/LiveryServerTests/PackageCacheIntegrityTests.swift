@@ -18,7 +18,7 @@ import TestSupport
     static func record(_ cache: PackageCache, _ packager: SkinPackager) async throws -> PackageRecord {
         let variant = PackageVariant.standard
         return try await cache.record(
-            sign: packager.sign(for: variant), skinID: packager.skin.manifest.id, variant: variant, packager: packager)
+            sign: packager.sign(for: variant), variant: variant, packager: packager)
     }
 
     @Test func aBuildIsRecordedAndAnAlteredFileIsRebuiltToTheRecordedBytes() async throws {
