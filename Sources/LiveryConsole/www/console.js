@@ -121,6 +121,9 @@
       h("strong", { text: error.message }),
       error.field ? h("div", { class: "error-field" }, "Field ", h("code", { text: error.field }),
         error.reason ? ": " + error.reason : "") : null,
+      Array.isArray(error.details.issues) ? h("ul", { class: "error-issues" }, error.details.issues.map(function (issue) {
+        return h("li", null, issue.pointer ? h("code", { text: issue.pointer }) : null, " ", issue.message || "", issue.fix ? h("div", { class: "small", text: "fix: " + issue.fix }) : null);
+      })) : null,
       h("div", { class: "error-code", text: "HTTP " + error.status + " · " + error.code }));
     return box;
   }
@@ -1204,9 +1207,9 @@
       }, function (error) {
         note.remove();
         input.value = "";
-        if (error.status === 422 && error.body && error.body.report) {
+        if (error.status === 422 && error.details.report) {
           result.appendChild(h("section", { class: "card bad-card", "aria-labelledby": "upload-title" },
-            h("h2", { id: "upload-title", text: "Refused: the skin is not valid (nothing was stored)" }), reportTable(error.body.report)));
+            h("h2", { id: "upload-title", text: "Refused: the skin is not valid (nothing was stored)" }), reportTable(error.details.report)));
         } else result.appendChild(errorBox(error));
       });
     }
