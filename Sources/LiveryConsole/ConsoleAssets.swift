@@ -191,8 +191,9 @@ fieldset { border: 0; padding: 0; margin: 0; min-width: 0; }
 .inline-form { display: flex; gap: 10px; align-items: flex-end; flex-wrap: wrap; }
 .inline-form .field { flex: 1; min-width: 240px; }
 .controls { display: flex; gap: 18px; align-items: flex-end; flex-wrap: wrap; margin-bottom: 16px; }
-.segmented { display: inline-flex; flex-direction: row; flex-wrap: wrap; align-items: center; }
-.segmented legend { width: 100%; margin-bottom: 4px; float: left; }
+.segmented { display: block; white-space: nowrap; }
+.segmented legend { padding: 0; margin-bottom: 4px; }
+.segmented label { display: inline-block; }
 .segmented input { position: absolute; opacity: 0; width: 1px; height: 1px; }
 .segmented label { padding: 7px 12px; border: 1px solid #cfd4dc; background: #fff; cursor: pointer; margin-left: -1px; font-weight: 500; }
 .segmented label:first-of-type { border-radius: 8px 0 0 8px; margin-left: 0; }
@@ -211,6 +212,7 @@ fieldset { border: 0; padding: 0; margin: 0; min-width: 0; }
 
 /* Status and messages */
 .status { display: inline-block; font-size: 12px; font-weight: 600; padding: 3px 9px; border-radius: 999px; text-transform: capitalize; white-space: nowrap; }
+.status.plain { text-transform: none; }
 .status-live { background: var(--ok-bg); color: var(--ok); }
 .status-scheduled { background: var(--info-bg); color: var(--info); }
 .status-ended { background: #eef0f3; color: #475467; }
@@ -324,13 +326,13 @@ img.broken { opacity: .3; }
 .axis { position: relative; height: 22px; border-bottom: 1px solid var(--line); }
 .tick { position: absolute; top: 2px; font-size: 11px; color: var(--muted); border-left: 1px solid var(--line); padding-left: 4px; white-space: nowrap; }
 .lanes { position: relative; }
-.lanes .now-line { position: absolute; top: 0; bottom: 0; width: 2px; background: var(--bad); z-index: 2; margin-left: 200px; }
-.lanes { --label: 200px; }
+.lanes .now-line { position: absolute; top: 0; bottom: 0; width: 2px; background: var(--bad); z-index: 2; }
 .lane { min-height: 40px; border-bottom: 1px dashed var(--line); }
 .lane-name { font-size: 13px; font-weight: 600; padding-right: 10px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .lane-track { position: relative; height: 40px; }
 .bar-item { position: absolute; top: 8px; height: 24px; border-radius: 6px; background: #3b82f6; color: #fff; font-size: 12px; display: flex; align-items: center; justify-content: space-between; padding: 0 6px; text-decoration: none; overflow: hidden; white-space: nowrap; gap: 4px; min-width: 28px; }
-.bar-item.status-live { background: var(--ok); }
+.bar-item.status.plain { text-transform: none; }
+.status-live { background: var(--ok); }
 .bar-item.status-ended { background: #98a2b3; }
 .bar-item.overlap { box-shadow: 0 0 0 2px #f79009; }
 .bar-prio { background: rgba(255, 255, 255, .25); border-radius: 4px; padding: 0 4px; font-weight: 700; }
@@ -345,7 +347,8 @@ img.broken { opacity: .3; }
 
 /* Preview as a device, audit */
 .json { background: #0f1420; color: #d6deeb; padding: 12px; border-radius: 8px; overflow-x: auto; margin: 0; }
-.audit-json { display: block; max-width: 360px; white-space: pre-wrap; word-break: break-all; color: #475467; }
+.audit td:nth-child(2), .audit td:nth-child(5) { white-space: nowrap; }
+.audit-json { display: block; max-width: 330px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; color: #475467; }
 .pager { display: flex; justify-content: space-between; align-items: center; }
 
 /* Upload */
@@ -1365,7 +1368,8 @@ dialog::backdrop { background: rgba(16, 24, 40, .45); }
         });
         var overlapping = new Set();
         overlaps.forEach(function (pair) { overlapping.add(pair[0].id); overlapping.add(pair[1].id); });
-        var rows = h("div", { class: "lanes" }, h("div", { class: "now-line", style: { left: pct(now.getTime()) + "%" }, title: "now " + formatIn(now, viewerZone) }, h("span", { text: "now" })));
+        // The lanes hold a 200 px name column, then the track: the now-line sits in the track's coordinates.
+        var rows = h("div", { class: "lanes" }, h("div", { class: "now-line", style: { left: "calc(200px + (100% - 200px) * " + (pct(now.getTime()) / 100) + ")" }, title: "now " + formatIn(now, viewerZone) }, h("span", { text: "now" })));
         skins.forEach(function (s) {
           var w = windowOf(s.release);
           var bar = h("a", { class: "bar-item" + (overlapping.has(s.id) ? " overlap" : "") + " status-" + statusOf(s, { apps: {} }, now), href: "#/skins/" + encodeURIComponent(s.id),
@@ -1407,7 +1411,7 @@ dialog::backdrop { background: rgba(16, 24, 40, .45); }
     var name = app ? "App " + app : "Global (every app)";
     var slug = app ? "app-" + app : "global";
     var card = h("section", { class: "card switch" + (on ? " on" : ""), "aria-labelledby": "ks-" + slug, "data-switch": app || "*" },
-      h("div", { class: "switch-head" }, h("h2", { id: "ks-" + slug, text: name }), h("span", { class: "status " + (on ? "status-killed" : "status-live"), text: on ? "ON — skins off" : "off" })),
+      h("div", { class: "switch-head" }, h("h2", { id: "ks-" + slug, text: name }), h("span", { class: "status plain " + (on ? "status-killed" : "status-live"), text: on ? "On: no skins served" : "Off" })),
       setting ? h("p", { class: "muted small", text: (on ? "Turned on" : "Turned off") + " by " + setting.changedBy + ", " + formatIn(new Date(setting.changedAt), viewerZone) + (setting.reason ? " — “" + setting.reason + "”" : "") }) : h("p", { class: "muted small", text: "Never switched." }));
     if (canWrite()) {
       var reason = h("input", { type: "text", required: true, autocomplete: "off", placeholder: on ? "why it is safe again" : "what is wrong" });
@@ -1523,7 +1527,7 @@ dialog::backdrop { background: rgba(16, 24, 40, .45); }
           h("tbody", null, entries.length ? entries.map(function (e) {
             return h("tr", { "data-action": e.action }, h("td", { class: "num", text: e.sequence }), h("td", { text: formatIn(new Date(e.time), viewerZone) }), h("td", { text: e.actor }),
               h("td", null, h("span", { class: "tag", text: e.action })), h("td", { class: "mono", text: e.skinId || "—" }),
-              h("td", null, h("code", { class: "audit-json", text: compact(e.before) })), h("td", null, h("code", { class: "audit-json", text: compact(e.after) })));
+              h("td", null, h("code", { class: "audit-json", title: full(e.before), text: compact(e.before) })), h("td", null, h("code", { class: "audit-json", title: full(e.after), text: compact(e.after) })));
           }) : h("tr", null, h("td", { colspan: "7", class: "muted", text: "No entries on this page match." }))))));
         var next = answer.data.nextSince;
         results.appendChild(h("div", { class: "pager" },
@@ -1536,10 +1540,25 @@ dialog::backdrop { background: rgba(16, 24, 40, .45); }
     load(since.value.trim());
   }
 
+  function full(value) { return value === null || value === undefined ? "" : typeof value === "string" ? value : JSON.stringify(value); }
+
+  // One line for an audit side: the release's version, rollout and priority, or a kill switch's state, else JSON.
   function compact(value) {
     if (value === null || value === undefined) return "—";
-    var text = typeof value === "string" ? value : JSON.stringify(value);
-    return text.length > 160 ? text.slice(0, 157) + "…" : text;
+    if (typeof value === "object") {
+      var release = value.release && value.release.document ? value.release.document : value.document || (value.startsAt ? value : null);
+      var parts = [];
+      if (value.version !== undefined) parts.push("v" + value.version);
+      if (release && typeof release === "object") {
+        if (release.rollout !== undefined) parts.push("rollout " + release.rollout + " %");
+        if (release.priority !== undefined) parts.push("priority " + release.priority);
+        if (release.startsAt) parts.push(release.startsAt + " → " + release.endsAt);
+      }
+      if (value.enabled !== undefined) parts.push((value.enabled ? "on" : "off") + (value.app ? " for " + value.app : " (global)") + (value.reason ? ": " + value.reason : ""));
+      if (parts.length) return parts.join(", ");
+    }
+    var text = full(value);
+    return text.length > 90 ? text.slice(0, 87) + "…" : text;
   }
 
   // Upload -------------------------------------------------------------------------------------------------

@@ -213,6 +213,7 @@ class Console:
 
     def shot(self, name):
         self.settle()
+        self.driver.execute_script("document.getElementById('banner').hidden = true")  # the toast would cover content
         path = os.path.join(self.shots, name + ".png")
         self.driver.save_screenshot(path)
         return path
@@ -387,6 +388,10 @@ def run(args, root, shots):
               and len(driver.find_elements(By.CSS_SELECTOR, ".phone:not(.dark) .tab-icon[src^='blob:']")) == 2
               and driver.find_elements(By.CSS_SELECTOR, ".phone .loading-anim[src^='blob:']"), nav_color)
         browser.shot("04-phone-preview")
+        browser.go("#/skins/christmas-2026/phone", ".phone.dark .tab-bar")
+        dark_nav = driver.execute_script("return getComputedStyle(document.querySelector('.phone.dark .nav-bar')).backgroundColor")
+        check("the dark phone applies the skin's dark overrides", dark_nav == "rgb(11, 46, 26)", dark_nav)
+        browser.shot("04b-phone-preview-dark")
 
         # --- Release v2 at 5 % ------------------------------------------------------------------------------
         browser.go(f"#/skins/{SKIN_ID}/release", "form[aria-label='Release settings']")

@@ -1001,7 +1001,8 @@
         });
         var overlapping = new Set();
         overlaps.forEach(function (pair) { overlapping.add(pair[0].id); overlapping.add(pair[1].id); });
-        var rows = h("div", { class: "lanes" }, h("div", { class: "now-line", style: { left: pct(now.getTime()) + "%" }, title: "now " + formatIn(now, viewerZone) }, h("span", { text: "now" })));
+        // The lanes hold a 200 px name column, then the track: the now-line sits in the track's coordinates.
+        var rows = h("div", { class: "lanes" }, h("div", { class: "now-line", style: { left: "calc(200px + (100% - 200px) * " + (pct(now.getTime()) / 100) + ")" }, title: "now " + formatIn(now, viewerZone) }, h("span", { text: "now" })));
         skins.forEach(function (s) {
           var w = windowOf(s.release);
           var bar = h("a", { class: "bar-item" + (overlapping.has(s.id) ? " overlap" : "") + " status-" + statusOf(s, { apps: {} }, now), href: "#/skins/" + encodeURIComponent(s.id),
@@ -1043,7 +1044,7 @@
     var name = app ? "App " + app : "Global (every app)";
     var slug = app ? "app-" + app : "global";
     var card = h("section", { class: "card switch" + (on ? " on" : ""), "aria-labelledby": "ks-" + slug, "data-switch": app || "*" },
-      h("div", { class: "switch-head" }, h("h2", { id: "ks-" + slug, text: name }), h("span", { class: "status " + (on ? "status-killed" : "status-live"), text: on ? "ON — skins off" : "off" })),
+      h("div", { class: "switch-head" }, h("h2", { id: "ks-" + slug, text: name }), h("span", { class: "status plain " + (on ? "status-killed" : "status-live"), text: on ? "On: no skins served" : "Off" })),
       setting ? h("p", { class: "muted small", text: (on ? "Turned on" : "Turned off") + " by " + setting.changedBy + ", " + formatIn(new Date(setting.changedAt), viewerZone) + (setting.reason ? " — “" + setting.reason + "”" : "") }) : h("p", { class: "muted small", text: "Never switched." }));
     if (canWrite()) {
       var reason = h("input", { type: "text", required: true, autocomplete: "off", placeholder: on ? "why it is safe again" : "what is wrong" });
@@ -1159,7 +1160,7 @@
           h("tbody", null, entries.length ? entries.map(function (e) {
             return h("tr", { "data-action": e.action }, h("td", { class: "num", text: e.sequence }), h("td", { text: formatIn(new Date(e.time), viewerZone) }), h("td", { text: e.actor }),
               h("td", null, h("span", { class: "tag", text: e.action })), h("td", { class: "mono", text: e.skinId || "—" }),
-              h("td", null, h("code", { class: "audit-json", text: compact(e.before) })), h("td", null, h("code", { class: "audit-json", text: compact(e.after) })));
+              h("td", null, h("code", { class: "audit-json", title: full(e.before), text: compact(e.before) })), h("td", null, h("code", { class: "audit-json", title: full(e.after), text: compact(e.after) })));
           }) : h("tr", null, h("td", { colspan: "7", class: "muted", text: "No entries on this page match." }))))));
         var next = answer.data.nextSince;
         results.appendChild(h("div", { class: "pager" },
@@ -1172,10 +1173,25 @@
     load(since.value.trim());
   }
 
+  function full(value) { return value === null || value === undefined ? "" : typeof value === "string" ? value : JSON.stringify(value); }
+
+  // One line for an audit side: the release's version, rollout and priority, or a kill switch's state, else JSON.
   function compact(value) {
     if (value === null || value === undefined) return "—";
-    var text = typeof value === "string" ? value : JSON.stringify(value);
-    return text.length > 160 ? text.slice(0, 157) + "…" : text;
+    if (typeof value === "object") {
+      var release = value.release && value.release.document ? value.release.document : value.document || (value.startsAt ? value : null);
+      var parts = [];
+      if (value.version !== undefined) parts.push("v" + value.version);
+      if (release && typeof release === "object") {
+        if (release.rollout !== undefined) parts.push("rollout " + release.rollout + " %");
+        if (release.priority !== undefined) parts.push("priority " + release.priority);
+        if (release.startsAt) parts.push(release.startsAt + " → " + release.endsAt);
+      }
+      if (value.enabled !== undefined) parts.push((value.enabled ? "on" : "off") + (value.app ? " for " + value.app : " (global)") + (value.reason ? ": " + value.reason : ""));
+      if (parts.length) return parts.join(", ");
+    }
+    var text = full(value);
+    return text.length > 90 ? text.slice(0, 87) + "…" : text;
   }
 
   // Upload -------------------------------------------------------------------------------------------------
