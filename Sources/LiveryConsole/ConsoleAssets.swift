@@ -798,13 +798,17 @@ dialog::backdrop { background: rgba(16, 24, 40, .45); }
   // ---------------------------------------------------------------------------------------------------------
   // Screens.
 
+  // A fresh container for a screen. Answers that arrive after the operator moved on fill a detached container,
+  // so a slow screen never spills into the next one.
   function screen(title, subtitle) {
     clear(main);
+    var root = h("div", { class: "screen" });
     var heading = h("h1", { text: title, tabindex: "-1" });
-    main.appendChild(h("div", { class: "screen-head" }, heading, subtitle ? h("p", { class: "muted", text: subtitle }) : null));
+    root.appendChild(h("div", { class: "screen-head" }, heading, subtitle ? h("p", { class: "muted", text: subtitle }) : null));
+    main.appendChild(root);
     document.title = title + " · Livery console";
     heading.focus({ preventScroll: true });
-    return main;
+    return root;
   }
 
   function loading(into) {
@@ -1082,14 +1086,14 @@ dialog::backdrop { background: rgba(16, 24, 40, .45); }
         changeList(before ? before.release : null, answer.data.release, RELEASE_FIELDS.concat(["releasedBy"])),
         h("p", { class: "muted small", text: "Reload to work on the current state." }),
         h("button", { type: "button", text: "Reload", onclick: function () { route(); } }));
-      (into || main).prepend(box);
+      (into || main.firstElementChild || main).prepend(box);
       box.querySelector("button").focus();
     });
   }
 
   function writeFailed(error, skin, into) {
     if (error.status === 412) return showConflict(skin.id, skin, into);
-    var target = into || main;
+    var target = into || main.firstElementChild || main;
     var box = errorBox(error);
     target.prepend(box);
     box.scrollIntoView({ block: "nearest" });
@@ -1107,7 +1111,7 @@ dialog::backdrop { background: rgba(16, 24, 40, .45); }
 
   function rollback(skin, etag) {
     var previous = skin.versions.filter(function (v) { return v.version < skin.release.version; }).pop();
-    if (!previous) { main.prepend(errorBox(new ApiError(409, { error: { code: "no_previous_version", message: "There is no version below v" + skin.release.version + " to roll back to." } }))); return; }
+    if (!previous) { (main.firstElementChild || main).prepend(errorBox(new ApiError(409, { error: { code: "no_previous_version", message: "There is no version below v" + skin.release.version + " to roll back to." } }))); return; }
     confirmAction("Roll back " + (skin.title || skin.id) + "?", [h("p", { text: "Releases the previous version with the same settings." }),
       h("ul", { class: "changes" }, h("li", null, h("code", { text: "version" }), ": ", h("span", { class: "old", text: "v" + skin.release.version }), " → ", h("span", { class: "new", text: "v" + previous.version }))),
       h("p", { class: "muted small", text: describeRelease(skin.release) })], "Roll back", true).then(function (ok) {

@@ -40,7 +40,7 @@ import urllib.request
 import zipfile
 
 from selenium import webdriver
-from selenium.common.exceptions import TimeoutException, WebDriverException
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException, WebDriverException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -50,6 +50,9 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 WAIT = 15  # seconds: the bound on every wait for the page or the server
 SKIN_ID = "console-flow-2027"
 
+# The screenshots the README shows (docs/console/), refreshed with --docs docs/console.
+README_SHOTS = ["02-skins", "03-skin", "04b-phone-preview-dark", "05-release", "05c-release-conflict", "06-timeline",
+                "07-kill-switch", "08-device-preview", "10-upload-report", "11-audit"]
 passed, failed = 0, 0
 
 
@@ -182,7 +185,9 @@ class Console:
 
     def wait(self, condition, what, timeout=WAIT):
         try:
-            return WebDriverWait(self.driver, timeout, poll_frequency=0.05).until(lambda d: condition(d))
+            # A screen re-rendered between finding an element and reading it: look again.
+            return WebDriverWait(self.driver, timeout, poll_frequency=0.05,
+                                 ignored_exceptions=(StaleElementReferenceException,)).until(lambda d: condition(d))
         except TimeoutException:
             raise AssertionError("timed out after %ss waiting for %s" % (timeout, what))
 
@@ -201,8 +206,13 @@ class Console:
         return self.wait(found, f"button {label!r}")
 
     def go(self, hash_path, ready_css):
-        self.driver.execute_script("location.hash = arguments[0]", hash_path)
-        self.find(ready_css)
+        """Opens a screen (again, when it is the current one) and waits for `ready_css` in the new screen only."""
+        self.driver.execute_script("""
+            const old = document.querySelector('#main > .screen');
+            if (old) old.setAttribute('data-stale', '');
+            if (location.hash === arguments[0]) window.dispatchEvent(new HashChangeEvent('hashchange'));
+            else location.hash = arguments[0];""", hash_path)
+        self.find("#main > .screen:not([data-stale]) " + ready_css)
         self.settle()
 
     def settle(self):
@@ -432,9 +442,9 @@ def run(args, root, shots):
         slider.send_keys(Keys.ARROW_LEFT)
         browser.text_in("dialog[open]", "Lower the rollout")
         browser.shot("05b-release-lowering")
-        driver.switch_to.active_element.send_keys(Keys.ENTER)  # Cancel is focused
+        driver.switch_to.active_element.send_keys(Keys.ESCAPE)  # Escape cancels
         browser.wait(lambda d: not d.find_elements(By.CSS_SELECTOR, "dialog[open]"), "the dialog to close")
-        check("lowering the rollout asks first, and cancelling restores it", slider.get_attribute("value") == "50", slider.get_attribute("value"))
+        check("lowering the rollout asks first, and Escape cancels and restores it", slider.get_attribute("value") == "50", slider.get_attribute("value"))
 
         # --- A 412 shows what changed ------------------------------------------------------------------------
         browser.go(f"#/skins/{SKIN_ID}/release", "#rollout")
@@ -591,8 +601,9 @@ def main():
     print(f"screenshots: {shots}", flush=True)
     if args.docs:
         os.makedirs(args.docs, exist_ok=True)
-        for name in sorted(os.listdir(shots)):
-            shutil.copy(os.path.join(shots, name), os.path.join(args.docs, name))
+        for name in README_SHOTS:
+            if os.path.exists(os.path.join(shots, name + ".png")):
+                shutil.copy(os.path.join(shots, name + ".png"), os.path.join(args.docs, name + ".png"))
     if failed and os.path.exists(os.path.join(root, "server.log")):
         print("server log (last 20 lines):")
         print("".join(open(os.path.join(root, "server.log")).readlines()[-20:]))
