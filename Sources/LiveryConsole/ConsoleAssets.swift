@@ -331,8 +331,7 @@ img.broken { opacity: .3; }
 .lane-name { font-size: 13px; font-weight: 600; padding-right: 10px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .lane-track { position: relative; height: 40px; }
 .bar-item { position: absolute; top: 8px; height: 24px; border-radius: 6px; background: #3b82f6; color: #fff; font-size: 12px; display: flex; align-items: center; justify-content: space-between; padding: 0 6px; text-decoration: none; overflow: hidden; white-space: nowrap; gap: 4px; min-width: 28px; }
-.bar-item.status.plain { text-transform: none; }
-.status-live { background: var(--ok); }
+.bar-item.status-live { background: var(--ok); }
 .bar-item.status-ended { background: #98a2b3; }
 .bar-item.overlap { box-shadow: 0 0 0 2px #f79009; }
 .bar-prio { background: rgba(255, 255, 255, .25); border-radius: 4px; padding: 0 4px; font-weight: 700; }
@@ -579,12 +578,27 @@ dialog::backdrop { background: rgba(16, 24, 40, .45); }
     }
   }
 
+  // A release's window: its instants, and the zone it was written in (an IANA name, or the fixed offset of
+  // startsAt such as +08:00, or UTC for Z).
   function windowOf(release) {
     if (!release) return null;
     var zone = release.timeZone || null;
     var start = instantOf(release.startsAt, zone), end = instantOf(release.endsAt, zone);
+    if (!zone) {
+      var offset = /([+-])(\d\d):(\d\d)$/.exec(release.startsAt || "");
+      zone = offset ? offset[0] : "UTC";
+    }
     return start && end ? { start: start, end: end, zone: zone } : null;
   }
+
+  // `date` at a fixed offset ("+08:00"), written like formatIn does.
+  function formatAtOffset(date, offset) {
+    var m = /([+-])(\d\d):(\d\d)/.exec(offset);
+    var minutes = (m[1] === "-" ? -1 : 1) * (+m[2] * 60 + +m[3]);
+    return formatIn(new Date(date.getTime() + minutes * 60000), "UTC").replace(/UTC$/, "UTC" + offset);
+  }
+
+  function formatZoned(date, zone) { return /^[+-]\d\d:\d\d$/.test(zone) ? formatAtOffset(date, zone) : formatIn(date, zone); }
 
   // Local date-time text for <input type="datetime-local"> of an instant in `zone`.
   function localText(date, zone) {
@@ -613,10 +627,11 @@ dialog::backdrop { background: rgba(16, 24, 40, .45); }
   function windowCell(release) {
     var w = windowOf(release);
     if (!w) return h("span", { class: "muted", text: "not released" });
-    var zone = w.zone || "UTC";
+    var zone = w.zone;
     return h("div", { class: "window" },
-      h("div", { text: formatIn(w.start, zone) + " → " + formatIn(w.end, zone) }),
-      zone !== viewerZone ? h("div", { class: "muted small", text: "yours: " + formatIn(w.start, viewerZone) + " → " + formatIn(w.end, viewerZone) }) : null);
+      h("div", { text: formatZoned(w.start, zone) + " → " + formatZoned(w.end, zone) }),
+      h("div", { class: "muted small", text: (/^[A-Za-z]/.test(zone) && zone !== "UTC" ? zone + " · " : "") +
+        (zone !== viewerZone ? "yours (" + viewerZone + "): " + formatIn(w.start, viewerZone) + " → " + formatIn(w.end, viewerZone) : "your time zone") }));
   }
 
   // ---------------------------------------------------------------------------------------------------------
@@ -1194,6 +1209,11 @@ dialog::backdrop { background: rgba(16, 24, 40, .45); }
           priority: +priority.value, platforms: PLATFORMS.filter(function (p) { return document.getElementById("platform-" + p).checked; }),
           minAppVersion: minVersion.value.trim() || null, maxAppVersion: maxVersion.value.trim() || null, rollout: +rollout.value
         };
+        // The same window written in another zone is no change: keep the release's own spelling.
+        var currentWindow = windowOf(current), asked = { start: instantOf(plan.startsAt, plan.timeZone), end: instantOf(plan.endsAt, plan.timeZone) };
+        if (currentWindow && asked.start && asked.end && asked.start.getTime() === currentWindow.start.getTime() && asked.end.getTime() === currentWindow.end.getTime()) {
+          plan.startsAt = current.startsAt; plan.endsAt = current.endsAt; plan.timeZone = current.timeZone;
+        }
         var before = current ? Object.assign({ rollout: 100, priority: 0, platforms: PLATFORMS, minAppVersion: null, maxAppVersion: null }, current) : null;
         var changed = {};
         RELEASE_FIELDS.forEach(function (name) { if (!before || JSON.stringify(before[name]) !== JSON.stringify(plan[name])) changed[name] = plan[name]; });
@@ -1378,7 +1398,7 @@ dialog::backdrop { background: rgba(16, 24, 40, .45); }
           var w = windowOf(s.release);
           var bar = h("a", { class: "bar-item" + (overlapping.has(s.id) ? " overlap" : "") + " status-" + statusOf(s, { apps: {} }, now), href: "#/skins/" + encodeURIComponent(s.id),
             style: { left: pct(w.start.getTime()) + "%", width: Math.max(0.8, pct(w.end.getTime()) - pct(w.start.getTime())) + "%" },
-            "aria-label": (s.title || s.id) + ", " + formatIn(w.start, w.zone || "UTC") + " to " + formatIn(w.end, w.zone || "UTC") + ", priority " + (s.release.priority || 0) + ", rollout " + (s.release.rollout === undefined ? 100 : s.release.rollout) + " %" },
+            "aria-label": (s.title || s.id) + ", " + formatZoned(w.start, w.zone) + " to " + formatZoned(w.end, w.zone) + ", priority " + (s.release.priority || 0) + ", rollout " + (s.release.rollout === undefined ? 100 : s.release.rollout) + " %" },
             h("span", { class: "bar-label", text: (s.title || s.id) }), h("span", { class: "bar-prio", text: "P" + (s.release.priority || 0) }));
           rows.appendChild(h("div", { class: "lane" }, h("div", { class: "lane-name", text: s.title || s.id }), h("div", { class: "lane-track" }, bar)));
         });

@@ -340,6 +340,11 @@ def run(args, root, shots):
               len(rows) == 3 and all(r.find_elements(By.CSS_SELECTOR, ".status") for r in rows)
               and len(driver.find_elements(By.CSS_SELECTOR, ".thumb-box img[src^='blob:']")) == 3, f"{len(rows)} rows")
 
+        unreadable = driver.execute_script("""
+            return Array.from(document.querySelectorAll('.status')).filter(e => {
+              const s = getComputedStyle(e); return !e.textContent.trim() || s.color === s.backgroundColor; }).map(e => e.outerHTML);""")
+        check("status badges are readable (text, and a colour unlike their background)", not unreadable, str(unreadable))
+
         # --- The colour parser, evaluated in the page ---------------------------------------------------------
         wrong = []
         for text, expected in COLOR_CASES:
@@ -459,6 +464,13 @@ def run(args, root, shots):
         browser.shot("05c-release-conflict")
         status, _, skin = call(server, "GET", f"/admin/v1/skins/{SKIN_ID}", editor)
         check("the 412 wrote nothing", skin["release"]["priority"] == 30)
+
+        # --- An unchanged form is no change, even for a window written with an offset (shown in another zone) ----
+        browser.go("#/skins/christmas-2026/release", "form[aria-label='Release settings']")
+        browser.button("Review changes").send_keys(Keys.ENTER)
+        browser.text_in(".form-status", "Nothing to change")
+        check("reviewing an untouched release of an offset-written window finds nothing to change",
+              not driver.find_elements(By.CSS_SELECTOR, "dialog[open]"))
 
         # --- Timeline ---------------------------------------------------------------------------------------
         browser.go("#/timeline", ".timeline .bar-item")

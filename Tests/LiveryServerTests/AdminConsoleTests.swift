@@ -92,7 +92,13 @@ import Testing
         #expect(ConsoleAssets.all.map(\.name) == names, "rerun python3 Sources/LiveryConsole/embed.py")
         for asset in ConsoleAssets.all {
             let source = try String(contentsOf: www.appendingPathComponent(asset.name), encoding: .utf8)
-            #expect(asset.text == source, "\(asset.name) differs from www/: rerun python3 Sources/LiveryConsole/embed.py")
+            // Compared line by line so a failure names the first differing line, not both whole files.
+            let embedded = asset.text.split(separator: "\n", omittingEmptySubsequences: false)
+            let written = source.split(separator: "\n", omittingEmptySubsequences: false)
+            let differingLine = embedded == written
+                ? nil : (zip(embedded, written).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+                    ?? min(embedded.count, written.count)) + 1
+            #expect(differingLine == nil, "\(asset.name) differs from www/: rerun python3 Sources/LiveryConsole/embed.py")
         }
     }
 }
