@@ -171,13 +171,20 @@
 
   var viewerZone = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
 
-  function zoneOffsetMinutes(date, zone) {
+  // The wall-clock fields of `date` in `zone`, as two-digit strings (year four).
+  function zonedParts(date, zone) {
     var parts = {};
     new Intl.DateTimeFormat("en-US", {
       timeZone: zone, hourCycle: "h23", year: "numeric", month: "2-digit", day: "2-digit",
       hour: "2-digit", minute: "2-digit", second: "2-digit"
     }).formatToParts(date).forEach(function (p) { parts[p.type] = p.value; });
-    var asUTC = Date.UTC(+parts.year, +parts.month - 1, +parts.day, +parts.hour % 24, +parts.minute, +parts.second);
+    if (parts.hour === "24") parts.hour = "00";
+    return parts;
+  }
+
+  function zoneOffsetMinutes(date, zone) {
+    var parts = zonedParts(date, zone);
+    var asUTC = Date.UTC(+parts.year, +parts.month - 1, +parts.day, +parts.hour, +parts.minute, +parts.second);
     return Math.round((asUTC - Math.floor(date.getTime() / 1000) * 1000) / 60000);
   }
 
@@ -236,12 +243,8 @@
 
   // Local date-time text for <input type="datetime-local"> of an instant in `zone`.
   function localText(date, zone) {
-    var parts = {};
-    new Intl.DateTimeFormat("en-US", {
-      timeZone: zone, hourCycle: "h23", year: "numeric", month: "2-digit", day: "2-digit",
-      hour: "2-digit", minute: "2-digit", second: "2-digit"
-    }).formatToParts(date).forEach(function (p) { parts[p.type] = p.value; });
-    return parts.year + "-" + parts.month + "-" + parts.day + "T" + (parts.hour % 24 < 10 ? "0" + (+parts.hour % 24) : parts.hour) + ":" + parts.minute + ":" + parts.second;
+    var parts = zonedParts(date, zone);
+    return parts.year + "-" + parts.month + "-" + parts.day + "T" + parts.hour + ":" + parts.minute + ":" + parts.second;
   }
 
   function statusOf(skin, switches, now) {
