@@ -289,7 +289,8 @@ img.broken { opacity: .3; }
 .phone { width: 300px; height: 620px; border-radius: 44px; background: #111; padding: 12px; box-shadow: 0 20px 40px rgba(16, 24, 40, .25), inset 0 0 0 2px #333; }
 .phone-screen { width: 100%; height: 100%; border-radius: 34px; overflow: hidden; background: #f2f3f5; display: flex; flex-direction: column; position: relative; color: #1d2330; text-align: left; }
 .phone.dark .phone-screen { background: #000; color: #f2f2f7; }
-.phone-top { background: #fff; }
+.phone-top { background: #fff; position: relative; }
+.phone-top > .status-bar, .phone-top > .nav-bar { position: relative; }
 .phone.dark .phone-top { background: #1c1c1e; }
 .status-bar { display: flex; justify-content: space-between; padding: 12px 24px 4px; font-size: 12px; font-weight: 600; }
 .status-icons { letter-spacing: 1px; font-size: 9px; }
@@ -297,7 +298,7 @@ img.broken { opacity: .3; }
 .nav-bar.on-dark { color: #fff; }
 .nav-bg { position: absolute; inset: 0; width: 100%; height: 100%; object-fit: cover; }
 .nav-logo { height: 26px; width: 26px; object-fit: contain; position: absolute; left: 14px; }
-.nav-title { font-weight: 700; font-size: 16px; position: relative; }
+.nav-title { font-weight: 700; font-size: 16px; position: relative; max-width: 190px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .phone-content { flex: 1; overflow: hidden; padding: 12px; display: flex; flex-direction: column; gap: 10px; }
 .phone-banner { border-radius: 12px; overflow: hidden; background: #ddd; }
 .banner-img { width: 100%; display: block; }
@@ -679,13 +680,15 @@ dialog::backdrop { background: rgba(16, 24, 40, .45); }
     return values.__default__;
   }
 
+  // The first of `ids` the module sets; else what an app gets for the most specific dotted one (its fallback chain).
   function pick(config, module, section, ids) {
     if (!module) return undefined;
+    var values = config[module] && config[module][section];
     for (var i = 0; i < ids.length; i++) {
-      var values = config[module] && config[module][section];
       if (values && Object.prototype.hasOwnProperty.call(values, ids[i])) return values[ids[i]];
     }
-    return ids.length ? lookup(config, module, section, ids[ids.length - 1]) : undefined;
+    var dotted = ids.filter(function (id) { return id.indexOf(".") >= 0; })[0] || ids[ids.length - 1];
+    return dotted ? lookup(config, module, section, dotted) : undefined;
   }
 
   // What an image reference means: {name}, {color} or {remote}; null when it is not an image reference.
@@ -1300,19 +1303,20 @@ dialog::backdrop { background: rgba(16, 24, 40, .45); }
     function value(module, ids) { var v = pick(config, module, "values", ids); return typeof v === "string" ? v : null; }
 
     var navBackground = colorOf(navModule, ["color_background", "color.background.navbar", "color.background"]);
-    var titleColor = colorOf(navModule, ["color_title", "color.text.title", "color.title", "color.text.highlighted"]);
+    var titleColor = colorOf(navModule, ["color_title", "color.text.title", "color.title"]);
     var title = value(navModule, ["value_title", "value.title"]) || skin.title || skin.id;
     var logoKey = imageKey(navModule, [/logo/i]);
     var bannerKey = imageKey(navModule, [/banner/i]);
     var navImageKey = navModule !== tabModule ? imageKey(navModule, [/background/i]) : imageKey(navModule, [/background\.navbar|navbar/i]);
 
     var statusBar = h("div", { class: "status-bar" }, h("span", { text: "9:41" }), h("span", { class: "status-icons", "aria-hidden": "true", text: "●●● ▮" }));
-    var navBar = h("div", { class: "nav-bar", style: navBackground ? { "background-color": navBackground } : {} },
-      navImageKey ? image(navModule, navImageKey, "navigation bar background", "nav-bg") : null,
+    var navBar = h("div", { class: "nav-bar" },
       logoKey ? image(navModule, logoKey, "logo", "nav-logo") : null,
       h("span", { class: "nav-title", style: titleColor ? { color: titleColor } : {}, text: title }));
     if (navBackground && !titleColor) navBar.classList.add(window.LiveryColor.luminance(window.LiveryColor.parse(pick(config, navModule, "colors", ["color_background", "color.background.navbar", "color.background"]))) < 0.5 ? "on-dark" : "on-light");
-    var top = h("div", { class: "phone-top", style: navBackground ? { "background-color": navBackground } : {} }, statusBar, navBar);
+    // The bar's background image (or solid colour) lies under the status bar too, as on a phone.
+    var top = h("div", { class: "phone-top", style: navBackground ? { "background-color": navBackground } : {} },
+      navImageKey ? image(navModule, navImageKey, "navigation bar background", "nav-bg") : null, statusBar, navBar);
 
     var content = h("div", { class: "phone-content" });
     if (bannerKey) content.appendChild(h("div", { class: "phone-banner" }, image(navModule, bannerKey, "banner", "banner-img")));

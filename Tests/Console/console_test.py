@@ -397,16 +397,24 @@ def run(args, root, shots):
         browser.go(f"#/skins/{SKIN_ID}/phone", ".phone .tab-bar")
         browser.settle()
         phones = driver.find_elements(By.CSS_SELECTOR, ".phone")
-        nav_color = driver.execute_script("return getComputedStyle(document.querySelector('.phone .nav-bar')).backgroundColor")
+        nav_color = driver.execute_script("return getComputedStyle(document.querySelector('.phone .phone-top')).backgroundColor")
         check("the phone preview draws navigation bar, banner, tab bar and loading animation",
               len(phones) == 2 and nav_color == "rgb(215, 0, 15)" and driver.find_elements(By.CSS_SELECTOR, ".phone .banner-img[src^='blob:']")
               and len(driver.find_elements(By.CSS_SELECTOR, ".phone:not(.dark) .tab-icon[src^='blob:']")) == 2
               and driver.find_elements(By.CSS_SELECTOR, ".phone .loading-anim[src^='blob:']"), nav_color)
         browser.shot("04-phone-preview")
         browser.go("#/skins/christmas-2026/phone", ".phone.dark .tab-bar")
-        dark_nav = driver.execute_script("return getComputedStyle(document.querySelector('.phone.dark .nav-bar')).backgroundColor")
+        dark_nav = driver.execute_script("return getComputedStyle(document.querySelector('.phone.dark .phone-top')).backgroundColor")
         check("the dark phone applies the skin's dark overrides", dark_nav == "rgb(11, 46, 26)", dark_nav)
         browser.shot("04b-phone-preview-dark")
+        browser.go("#/skins/double-11-2026/phone", ".phone .tab-bar")
+        dotted = driver.execute_script("""
+            const nav = getComputedStyle(document.querySelector('.phone .phone-top')).backgroundColor;
+            return [nav, document.querySelectorAll('.phone:not(.dark) .tab-icon[src^="blob:"]').length,
+                    Array.from(document.querySelectorAll('.phone:not(.dark) .tab-title')).map(e => e.textContent)];""")
+        check("the phone preview reads dotted identifiers (one module, fallback chain)",
+              dotted[0] == "rgb(255, 247, 242)" and dotted[1] == 2 and dotted[2] == ["Home", "Coupon"], str(dotted))
+        browser.shot("04c-phone-preview-dotted")
 
         # --- Release v2 at 5 % ------------------------------------------------------------------------------
         browser.go(f"#/skins/{SKIN_ID}/release", "form[aria-label='Release settings']")

@@ -313,13 +313,15 @@
     return values.__default__;
   }
 
+  // The first of `ids` the module sets; else what an app gets for the most specific dotted one (its fallback chain).
   function pick(config, module, section, ids) {
     if (!module) return undefined;
+    var values = config[module] && config[module][section];
     for (var i = 0; i < ids.length; i++) {
-      var values = config[module] && config[module][section];
       if (values && Object.prototype.hasOwnProperty.call(values, ids[i])) return values[ids[i]];
     }
-    return ids.length ? lookup(config, module, section, ids[ids.length - 1]) : undefined;
+    var dotted = ids.filter(function (id) { return id.indexOf(".") >= 0; })[0] || ids[ids.length - 1];
+    return dotted ? lookup(config, module, section, dotted) : undefined;
   }
 
   // What an image reference means: {name}, {color} or {remote}; null when it is not an image reference.
@@ -934,19 +936,20 @@
     function value(module, ids) { var v = pick(config, module, "values", ids); return typeof v === "string" ? v : null; }
 
     var navBackground = colorOf(navModule, ["color_background", "color.background.navbar", "color.background"]);
-    var titleColor = colorOf(navModule, ["color_title", "color.text.title", "color.title", "color.text.highlighted"]);
+    var titleColor = colorOf(navModule, ["color_title", "color.text.title", "color.title"]);
     var title = value(navModule, ["value_title", "value.title"]) || skin.title || skin.id;
     var logoKey = imageKey(navModule, [/logo/i]);
     var bannerKey = imageKey(navModule, [/banner/i]);
     var navImageKey = navModule !== tabModule ? imageKey(navModule, [/background/i]) : imageKey(navModule, [/background\.navbar|navbar/i]);
 
     var statusBar = h("div", { class: "status-bar" }, h("span", { text: "9:41" }), h("span", { class: "status-icons", "aria-hidden": "true", text: "●●● ▮" }));
-    var navBar = h("div", { class: "nav-bar", style: navBackground ? { "background-color": navBackground } : {} },
-      navImageKey ? image(navModule, navImageKey, "navigation bar background", "nav-bg") : null,
+    var navBar = h("div", { class: "nav-bar" },
       logoKey ? image(navModule, logoKey, "logo", "nav-logo") : null,
       h("span", { class: "nav-title", style: titleColor ? { color: titleColor } : {}, text: title }));
     if (navBackground && !titleColor) navBar.classList.add(window.LiveryColor.luminance(window.LiveryColor.parse(pick(config, navModule, "colors", ["color_background", "color.background.navbar", "color.background"]))) < 0.5 ? "on-dark" : "on-light");
-    var top = h("div", { class: "phone-top", style: navBackground ? { "background-color": navBackground } : {} }, statusBar, navBar);
+    // The bar's background image (or solid colour) lies under the status bar too, as on a phone.
+    var top = h("div", { class: "phone-top", style: navBackground ? { "background-color": navBackground } : {} },
+      navImageKey ? image(navModule, navImageKey, "navigation bar background", "nav-bg") : null, statusBar, navBar);
 
     var content = h("div", { class: "phone-content" });
     if (bannerKey) content.appendChild(h("div", { class: "phone-banner" }, image(navModule, bannerKey, "banner", "banner-img")));
