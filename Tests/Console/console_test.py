@@ -102,7 +102,8 @@ class Server:
             except (urllib.error.URLError, OSError):
                 pass
             time.sleep(0.1)
-        raise RuntimeError("/readyz never answered 200")
+        self.stop()
+        raise RuntimeError("/readyz never answered 200 within 60 s; see %s" % self.log_path)
 
     def stop(self):
         if self.process.poll() is None:
