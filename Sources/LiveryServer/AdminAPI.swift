@@ -32,6 +32,7 @@ import ZipArchive
 /// | DELETE | /skins/{id} (`?force=true`) | editor |
 /// | GET, PUT | /killswitch | viewer / editor |
 /// | GET | /preview, /audit | viewer |
+/// | GET | /whoami | viewer |
 public final class AdminAPI: Sendable {
     /// Settings of the admin API. Each property states its default.
     public struct Configuration: Sendable {
@@ -121,6 +122,7 @@ public final class AdminAPI: Sendable {
         admin.put("/killswitch") { [self] request in await putKillSwitch(request) }
         admin.get("/preview") { [self] request in respond { () throws(APIError) in try preview(request) } }
         admin.get("/audit") { [self] request in respond { () throws(APIError) in try audit(request) } }
+        admin.get("/whoami") { request in Self.whoami(request) }
     }
 
     // MARK: - Answers
@@ -323,6 +325,15 @@ public final class AdminAPI: Sendable {
         case "webp": return "image/webp"
         default: return "application/octet-stream"
         }
+    }
+
+    /// `GET /whoami`: the name and role of the token that sent the request, so a client (the console) knows what
+    /// it may do without probing.
+    static func whoami(_ request: HTTPRequest) -> HTTPResponse {
+        json([
+            "name": .string(AdminAuth.actor(of: request)),
+            "role": AdminAuth.role(of: request).map { .string($0.rawValue) } ?? .null,
+        ])
     }
 
     /// `GET /killswitch`.

@@ -154,7 +154,8 @@ public final class LiveryService: Sendable {
     /// snapshot, changes fail with 503. Call it after the HTTP server has stopped.
     public func close() { store.close() }
 
-    /// Adds `/healthz`, `/readyz`, the client API and (with a tokens file) the admin API to `router`.
+    /// Adds `/healthz`, `/readyz`, the client API and (with a tokens file) the admin API and its console
+    /// (`/admin/`) to `router`.
     ///
     /// `/healthz` answers 200 while the process runs. `/readyz` answers 200 `{"status":"ready"}` once the catalog is
     /// loaded and while the data folder is writable, else 503 with `loading`, `draining` (after `beginDraining()`)
@@ -171,7 +172,10 @@ public final class LiveryService: Sendable {
             return Self.status("ready", .ok)
         }
         client.register(on: router)
-        admin?.register(on: router) { [self] in ready.load(ordering: .acquiring) }
+        if let admin {
+            admin.register(on: router) { [self] in ready.load(ordering: .acquiring) }
+            AdminConsole.register(on: router)
+        }
     }
 
     private static func status(_ text: String, _ status: HTTPStatus) -> HTTPResponse {
