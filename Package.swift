@@ -4,7 +4,8 @@ import PackageDescription
 /// Livery: a holiday skin package server.
 ///
 /// Targets have one job each and depend one way:
-/// system shims → LiveryCrypto / LiveryHTTP / SkinModel / ZipArchive / SkinStore → SkinPackage → LiveryServer → livery.
+/// system shims → LiveryCrypto / LiveryHTTP / SkinModel / ZipArchive / SkinStore / PostgresClient → SkinPackage →
+/// LiveryServer → livery.
 /// The HTTP layer knows nothing about skins; the model, archive and packaging targets never import HTTP.
 let package = Package(
     name: "Livery",
@@ -22,6 +23,7 @@ let package = Package(
         // System libraries.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
         // Hashing, constant-time comparison and randomness on OpenSSL.
         .target(name: "LiveryCrypto", dependencies: ["COpenSSL"]),
@@ -45,6 +47,10 @@ let package = Package(
         // Durable state under the data directory: content-addressed blobs, skin versions, release state, audit log.
         .target(name: "SkinStore", dependencies: ["LiveryCrypto"]),
 
+        // PostgreSQL through libpq: connections on threads of their own, parameterized queries, typed SQLSTATE
+        // errors, transactions, advisory locks, LISTEN/NOTIFY, versioned migrations. Knows nothing of skins or HTTP.
+        .target(name: "PostgresClient", dependencies: ["CLibPQ"]),
+
         // Turns a validated skin and a variant into a deterministic zip package.
         .target(name: "SkinPackage", dependencies: ["SkinModel", "ZipArchive", "LiveryCrypto"]),
 
@@ -67,8 +73,9 @@ let package = Package(
         // Benchmark and test driver for the zip writer (bench/zip/run.sh; the cross-process determinism test).
         .executableTarget(name: "zip-bench", dependencies: ["ZipArchive"], path: "bench/zip/zip-bench"),
 
-        // Helpers every test target may share: scratch folders, SplitMix64, RawZip, running child processes and
-        // blocking work off the cooperative pool. Never shipped; depends on nothing of Livery's.
+        // Helpers every test target may share: scratch folders, SplitMix64, RawZip, running child processes,
+        // blocking work off the cooperative pool, a real PostgreSQL server per suite. Never shipped; depends on
+        // nothing of Livery's.
         .target(name: "TestSupport", dependencies: ["CZlib"], path: "Tests/TestSupport"),
         .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"]),
         .testTarget(name: "LiveryCryptoTests", dependencies: ["LiveryCrypto"]),
@@ -84,6 +91,7 @@ let package = Package(
             "LiveryServer", "LiveryHTTP", "SkinModel", "SkinPackage", "HTTPTestSupport", "TestSupport", "LiveryCrypto",
             "SkinStore", "ZipArchive", .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
+        .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "TestSupport"]),
         .testTarget(name: "SkinStoreTests", dependencies: ["SkinStore", "LiveryCrypto", "TestSupport"]),
         // Child process for SkinStoreTests' crash-safety test (killed with SIGKILL mid-change). Not shipped.
         .executableTarget(

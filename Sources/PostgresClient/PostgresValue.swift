@@ -1,0 +1,143 @@
+/// A query parameter: NULL, a value in PostgreSQL's text form (the server infers its type from the statement), or
+/// bytes sent in binary as `bytea` (any byte sequence, NUL included).
+public enum PostgresValue: Sendable, Hashable {
+    case null
+    case text(String)
+    case bytes([UInt8])
+
+    /// An integer, in its text form.
+    public static func int(_ value: some BinaryInteger) -> PostgresValue { .text(String(value)) }
+    /// A boolean, in its text form.
+    public static func bool(_ value: Bool) -> PostgresValue { .text(value ? "true" : "false") }
+    /// `value`, or NULL when it is nil.
+    public static func optional(_ value: String?) -> PostgresValue { value.map(PostgresValue.text) ?? .null }
+}
+
+extension PostgresValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByNilLiteral,
+    ExpressibleByBooleanLiteral
+{
+    public init(stringLiteral value: String) { self = .text(value) }
+    public init(integerLiteral value: Int) { self = .int(value) }
+    public init(nilLiteral: ()) { self = .null }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+}
+
+/// The rows and row count of one statement. Values arrive in PostgreSQL's text form and are converted on access.
+public struct PostgresResult: Sendable {
+    /// The column names, in order.
+    public let columns: [String]
+    /// The rows, in the order the server sent them.
+    public let rows: [PostgresRow]
+    /// Rows the statement inserted, updated or deleted (`PQcmdTuples`), 0 for other statements.
+    public let affectedRows: Int
+
+    /// The only row; throws `decoding` when there are none or several.
+    public func singleRow() throws(PostgresError) -> PostgresRow {
+        guard rows.count == 1, let row = rows.first else {
+            throw .decoding(column: columns.first ?? "?", reason: "expected one row, got \(rows.count)")
+        }
+        return row
+    }
+}
+
+/// One result row. Accessors take a column position or name and throw `PostgresError.decoding` when the value is
+/// NULL (use the `optional…` forms where NULL is allowed) or does not convert.
+public struct PostgresRow: Sendable {
+    /// The column names, shared by the rows of one result.
+    public let columns: [String]
+    /// Each value's text form as sent by the server, nil for NULL.
+    public let values: [[UInt8]?]
+
+    public init(columns: [String], values: [[UInt8]?]) {
+        self.columns = columns
+        self.values = values
+    }
+
+    /// True when the value at `column` is NULL.
+    public func isNull(_ column: Int) throws(PostgresError) -> Bool { try raw(column) == nil }
+
+    /// The text at `column`; NULL is an error.
+    public func string(_ column: Int) throws(PostgresError) -> String {
+        guard let text = try optionalString(column) else { throw nullError(column) }
+        return text
+    }
+
+    /// The text at `column`, nil for NULL.
+    public func optionalString(_ column: Int) throws(PostgresError) -> String? {
+        try raw(column).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The integer at `column` (any integer type's text form); NULL or anything else is an error.
+    public func int(_ column: Int) throws(PostgresError) -> Int {
+        guard let value = try optionalInt(column) else { throw nullError(column) }
+        return value
+    }
+
+    /// The integer at `column`, nil for NULL.
+    public func optionalInt(_ column: Int) throws(PostgresError) -> Int? {
+        guard let text = try optionalString(column) else { return nil }
+        guard let value = Int(text) else { throw .decoding(column: name(column), reason: "not an integer: \(text.prefix(40))") }
+        return value
+    }
+
+    /// The boolean at `column` (`t` / `f`); NULL or anything else is an error.
+    public func bool(_ column: Int) throws(PostgresError) -> Bool {
+        switch try string(column) {
+        case "t": true
+        case "f": false
+        case let other: throw .decoding(column: name(column), reason: "not a boolean: \(other.prefix(40))")
+        }
+    }
+
+    /// The bytes of the `bytea` at `column`; NULL is an error.
+    public func bytes(_ column: Int) throws(PostgresError) -> [UInt8] {
+        guard let value = try optionalBytes(column) else { throw nullError(column) }
+        return value
+    }
+
+    /// The bytes of the `bytea` at `column`, nil for NULL. Reads the hex output format (`\x0a1b…`, the default
+    /// since PostgreSQL 9.0); the legacy escape format is refused as a decoding error rather than misread.
+    public func optionalBytes(_ column: Int) throws(PostgresError) -> [UInt8]? {
+        guard let text = try raw(column) else { return nil }
+        guard text.count >= 2, text[0] == UInt8(ascii: "\\"), text[1] == UInt8(ascii: "x"), text.count % 2 == 0 else {
+            throw .decoding(column: name(column), reason: "not a bytea in hex format")
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity((text.count - 2) / 2)
+        var index = 2
+        while index < text.count {
+            guard let high = Self.hexDigit(text[index]), let low = Self.hexDigit(text[index + 1]) else {
+                throw .decoding(column: name(column), reason: "not a bytea in hex format")
+            }
+            bytes.append(high << 4 | low)
+            index += 2
+        }
+        return bytes
+    }
+
+    /// The position of the column called `name`.
+    public func column(_ name: String) throws(PostgresError) -> Int {
+        guard let index = columns.firstIndex(of: name) else { throw .decoding(column: name, reason: "no such column") }
+        return index
+    }
+
+    private func raw(_ column: Int) throws(PostgresError) -> [UInt8]? {
+        guard values.indices.contains(column) else {
+            throw .decoding(column: "#\(column)", reason: "the row has \(values.count) columns")
+        }
+        return values[column]
+    }
+
+    private func name(_ column: Int) -> String { columns.indices.contains(column) ? columns[column] : "#\(column)" }
+
+    private func nullError(_ column: Int) -> PostgresError { .decoding(column: name(column), reason: "is NULL") }
+
+    private static func hexDigit(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}
