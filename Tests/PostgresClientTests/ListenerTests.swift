@@ -45,15 +45,15 @@ struct ListenerTests {
 /// Each test here owns its server, because it stops or kills it.
 struct ListenerReconnectTests {
     @Test func reportsAServerStopAndListensAgainAfterARestart() async throws {
-        let server = try await PostgresServer.start()
-        defer { Task { await server.shutdown() } }
-        try await reportsLossAndRecovers(server) { try await server.stop() }
+        try await PostgresServer.withServer { server in
+            try await reportsLossAndRecovers(server) { try await server.stop() }
+        }
     }
 
     @Test func reportsAServerKilledWithSIGKILLAndListensAgainAfterARestart() async throws {
-        let server = try await PostgresServer.start()
-        defer { Task { await server.shutdown() } }
-        try await reportsLossAndRecovers(server) { try await server.kill() }
+        try await PostgresServer.withServer { server in
+            try await reportsLossAndRecovers(server) { try await server.kill() }
+        }
     }
 
     private func reportsLossAndRecovers(

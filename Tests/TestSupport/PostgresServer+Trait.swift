@@ -17,14 +17,9 @@ public struct PostgresServerTrait: SuiteTrait, TestScoping {
     public func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
-        let server = try await PostgresServer.start()
-        do {
+        try await PostgresServer.withServer { server in
             try await PostgresServer.$current.withValue(server) { try await function() }
-        } catch {
-            await server.shutdown()
-            throw error
         }
-        await server.shutdown()
     }
 }
 

@@ -99,6 +99,23 @@ public final class PostgresServer: Sendable {
     /// True while the postmaster this harness started is running.
     public var isRunning: Bool { postmaster.withLock { $0 != nil } }
 
+    /// The postmaster's process id (also its process group's) while it runs.
+    public var processID: pid_t? { postmaster.withLock { $0 } }
+
+    /// Starts a server, runs `body` with it and shuts the server down afterwards, also when `body` throws: for a
+    /// test that stops or kills its server and so cannot share the suite's.
+    public static func withServer<T: Sendable>(_ body: (PostgresServer) async throws -> T) async throws -> T {
+        let server = try await start()
+        do {
+            let value = try await body(server)
+            await server.shutdown()
+            return value
+        } catch {
+            await server.shutdown()
+            throw error
+        }
+    }
+
     /// Starts the server (again) and waits until it accepts connections (`pg_ctl start -w`).
     public func start() async throws {
         try await asServerUser("pg_ctl", ["-D", dataDirectory, "-l", folder.path("server.log"), "-w", "-t", "60", "start"])
@@ -185,7 +202,7 @@ public final class PostgresServer: Sendable {
     }
 
     /// True while some process of process group `group` runs (zombies, which only wait to be reaped, do not count).
-    private static func groupIsAlive(_ group: pid_t) -> Bool {
+    public static func groupIsAlive(_ group: pid_t) -> Bool {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.contains { entry in
             guard Int32(entry) != nil, let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
