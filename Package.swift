@@ -49,7 +49,7 @@ let package = Package(
 
         // PostgreSQL through libpq: connections on threads of their own, parameterized queries, typed SQLSTATE
         // errors, transactions, advisory locks, LISTEN/NOTIFY, versioned migrations. Knows nothing of skins or HTTP.
-        .target(name: "PostgresClient", dependencies: ["CLibPQ"]),
+        .target(name: "PostgresClient", dependencies: ["CLibPQ", "LiveryCrypto"]),
 
         // Turns a validated skin and a variant into a deterministic zip package.
         .target(name: "SkinPackage", dependencies: ["SkinModel", "ZipArchive", "LiveryCrypto"]),

@@ -80,15 +80,13 @@ public final class PostgresSession {
                 formats.append(0)
                 types.append(0)
             case .bytes(let bytes):
-                let copy = UnsafeMutablePointer<CChar>.allocate(capacity: max(bytes.count, 1))
-                bytes.withUnsafeBytes { raw in
-                    UnsafeMutableRawPointer(copy).copyMemory(from: raw.baseAddress ?? UnsafeRawPointer(copy), byteCount: bytes.count)
-                }
-                // Allocated with `allocate`, freed with `free` below: both are malloc on Linux.
-                values.append(copy)
-                guard let length = Int32(exactly: bytes.count) else {
+                guard let length = Int32(exactly: bytes.count), let copy = malloc(max(bytes.count, 1)) else {
                     throw .invalidParameter(position: index + 1, reason: "bytea of \(bytes.count) bytes is over 2 GiB")
                 }
+                bytes.withUnsafeBytes { raw in
+                    if let source = raw.baseAddress { copy.copyMemory(from: source, byteCount: raw.count) }
+                }
+                values.append(copy.assumingMemoryBound(to: CChar.self))
                 lengths.append(length)
                 formats.append(1)
                 types.append(17)  // BYTEAOID

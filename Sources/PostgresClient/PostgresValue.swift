@@ -1,3 +1,5 @@
+import LiveryCrypto
+
 /// A query parameter: NULL, a value in PostgreSQL's text form (the server infers its type from the statement), or
 /// bytes sent in binary as `bytea` (any byte sequence, NUL included).
 public enum PostgresValue: Sendable, Hashable {
@@ -99,19 +101,9 @@ public struct PostgresRow: Sendable {
     /// since PostgreSQL 9.0); the legacy escape format is refused as a decoding error rather than misread.
     public func optionalBytes(_ column: Int) throws(PostgresError) -> [UInt8]? {
         guard let text = try raw(column) else { return nil }
-        guard text.count >= 2, text[0] == UInt8(ascii: "\\"), text[1] == UInt8(ascii: "x"), text.count % 2 == 0 else {
-            throw .decoding(column: name(column), reason: "not a bytea in hex format")
-        }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity((text.count - 2) / 2)
-        var index = 2
-        while index < text.count {
-            guard let high = Self.hexDigit(text[index]), let low = Self.hexDigit(text[index + 1]) else {
-                throw .decoding(column: name(column), reason: "not a bytea in hex format")
-            }
-            bytes.append(high << 4 | low)
-            index += 2
-        }
+        guard text.count >= 2, text[0] == UInt8(ascii: "\\"), text[1] == UInt8(ascii: "x"),
+            let bytes = Hex.decode(String(decoding: text.dropFirst(2), as: UTF8.self))
+        else { throw .decoding(column: name(column), reason: "not a bytea in hex format") }
         return bytes
     }
 
@@ -131,13 +123,4 @@ public struct PostgresRow: Sendable {
     private func name(_ column: Int) -> String { columns.indices.contains(column) ? columns[column] : "#\(column)" }
 
     private func nullError(_ column: Int) -> PostgresError { .decoding(column: name(column), reason: "is NULL") }
-
-    private static func hexDigit(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
 }

@@ -83,6 +83,16 @@ struct ConnectionTests {
         #expect(try rows[1].int(1) == noise.count, "the server stored every byte, not a C string's prefix")
     }
 
+    @Test func refusesValuesThatAreNotWhatTheCallerAskedFor() async throws {
+        let (_, _, connection) = try await connectToFreshDatabase()
+        try await connection.query("SET bytea_output = escape")
+        let row = try await connection.query("SELECT '\\x0001'::bytea, 'twelve', 'maybe'").singleRow()
+        #expect(throws: PostgresError.decoding(column: "bytea", reason: "not a bytea in hex format")) { try row.bytes(0) }
+        #expect(throws: PostgresError.decoding(column: "?column?", reason: "not an integer: twelve")) { try row.int(1) }
+        #expect(throws: PostgresError.decoding(column: "?column?", reason: "not a boolean: maybe")) { try row.bool(2) }
+        #expect(throws: PostgresError.decoding(column: "#3", reason: "the row has 3 columns")) { try row.string(3) }
+    }
+
     @Test func reportsServerErrorsWithTheirSQLState() async throws {
         let (_, _, connection) = try await connectToFreshDatabase()
         try await connection.query("CREATE TABLE skins (id text CONSTRAINT skins_pkey PRIMARY KEY)")

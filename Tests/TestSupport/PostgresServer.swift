@@ -142,13 +142,15 @@ public final class PostgresServer: Sendable {
         postmaster.withLock { $0 = nil }
     }
 
-    /// Ends the server for good: a fast stop, or SIGKILL when that fails. Safe to call more than once.
+    /// Ends the server for good: a fast stop, or SIGKILL when that fails; then removes its folder. Safe to call
+    /// more than once.
     public func shutdown() async {
         do {
             try await stop()
         } catch {
             try? await kill()
         }
+        try? FileManager.default.removeItem(atPath: folder.path)
     }
 
     /// The server log so far, for failure messages.
