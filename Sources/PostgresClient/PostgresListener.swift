@@ -6,8 +6,9 @@ import Foundation
 ///
 /// When the connection breaks (server stopped, killed, unreachable) `events` yields one `disconnected` event and
 /// ends; notifications sent meanwhile are lost, so the caller should reconnect with `Backoff` and re-read whatever
-/// state the notifications were about. A connection that goes quiet is checked with `SELECT 1` every
-/// `healthCheckInterval`, so a silently dead network path is noticed too.
+/// state the notifications were about. A connection quiet for `healthCheckInterval` is sent a `SELECT 1`; no answer
+/// within one more interval counts as a disconnect, so a silently dead path (a hung server, a network that drops
+/// packets without a reset) is noticed within two intervals.
 public final class PostgresListener: Sendable {
     /// One `NOTIFY` as received.
     public struct Notification: Sendable, Equatable {
@@ -36,8 +37,8 @@ public final class PostgresListener: Sendable {
 
     /// Connects, runs `LISTEN` on every channel (quoted as identifiers, so any name works), then starts waiting.
     ///
-    /// - Parameter healthCheckInterval: how long the connection may stay silent before a `SELECT 1` checks it.
-    ///   Default 10 s.
+    /// - Parameter healthCheckInterval: how long the connection may stay silent before a `SELECT 1` checks it, and
+    ///   how long that check may take. Default 10 s.
     public static func start(
         _ configuration: PostgresConfiguration, channels: [String], healthCheckInterval: Duration = .seconds(10)
     ) async throws(PostgresError) -> PostgresListener {
@@ -122,6 +123,9 @@ public final class PostgresListener: Sendable {
             continuation.yield(.disconnected(session.scrubbed(.connectionLost(
                 PQstatus(connection) == CONNECTION_OK ? fallback : PostgresSession.message(of: connection)))))
         }
+        // A health check is sent without waiting for it (`PQsendQuery`): a server that stopped answering must not
+        // hang the loop. No answer within the next interval means the connection is dead.
+        var healthCheckPending = false
         while true {
             var descriptors = [
                 pollfd(fd: socket, events: Int16(POLLIN), revents: 0),
@@ -134,14 +138,27 @@ public final class PostgresListener: Sendable {
             }
             if descriptors[1].revents != 0 { return }
             if ready == 0 {
-                // Quiet for a whole interval: make sure the server is still there.
-                do {
-                    try session.query("SELECT 1")
-                } catch {
-                    return disconnected("\(error)")
+                if healthCheckPending {
+                    return disconnected("the server did not answer a health check within \(healthCheckMilliseconds) ms")
                 }
-            } else if PQconsumeInput(connection) == 0 {
+                // Quiet for a whole interval: ask the server whether it is still there.
+                guard PQsendQuery(connection, "SELECT 1") == 1, PQflush(connection) == 0 else {
+                    return disconnected("could not send a health check")
+                }
+                healthCheckPending = true
+                continue
+            }
+            if PQconsumeInput(connection) == 0 {
                 return disconnected("the server closed the connection")
+            }
+            while healthCheckPending && PQisBusy(connection) == 0 {
+                guard let result = PQgetResult(connection) else {
+                    healthCheckPending = false
+                    break
+                }
+                let status = PQresultStatus(result)
+                PQclear(result)
+                guard status == PGRES_TUPLES_OK else { return disconnected("a health check failed") }
             }
             while let notification = PQnotifies(connection) {
                 let value = notification.pointee

@@ -1,3 +1,4 @@
+import Foundation
 import PostgresClient
 import Testing
 import TestSupport
@@ -32,6 +33,42 @@ struct ListenerTests {
             return
         }
         #expect(notification.payload == "committed")
+    }
+
+    @Test func reportsAServerThatStopsAnsweringWithinTwoHealthCheckIntervals() async throws {
+        let (server, database, observer) = try await connectToFreshDatabase()
+        let listener = try await PostgresListener.start(
+            PostgresConfiguration(uri: server.uri(database: database)), channels: ["hung"],
+            healthCheckInterval: .milliseconds(200))
+        defer { listener.stop() }
+        let backend = try await observer.query(
+            "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND query LIKE 'LISTEN%'", [.text(database)]
+        ).singleRow().int(0)
+        // The listener's server process freezes: its socket stays open and silent, as on a dead network path.
+        kill(pid_t(backend), SIGSTOP)
+        defer { kill(pid_t(backend), SIGCONT) }
+        guard case .disconnected(let error)? = try await nextEvent(of: listener, within: .seconds(10)) else {
+            Issue.record("the listener did not notice the silent server")
+            return
+        }
+        #expect(error.isConnectionProblem)
+        #expect("\(error)".contains("health check"))
+    }
+
+    @Test func keepsDeliveringBetweenHealthChecks() async throws {
+        let (server, database, sender) = try await connectToFreshDatabase()
+        let listener = try await PostgresListener.start(
+            PostgresConfiguration(uri: server.uri(database: database)), channels: ["busy"],
+            healthCheckInterval: .milliseconds(5))
+        defer { listener.stop() }
+        for index in 0..<20 {
+            try await sender.notify("busy", payload: "\(index)")
+            guard case .notification(let notification)? = try await nextEvent(of: listener) else {
+                Issue.record("notification \(index) missing")
+                return
+            }
+            #expect(notification.payload == "\(index)")
+        }
     }
 
     @Test func endsItsEventsWithoutADisconnectWhenStopped() async throws {
