@@ -74,8 +74,7 @@ let package = Package(
         .executableTarget(name: "zip-bench", dependencies: ["ZipArchive"], path: "bench/zip/zip-bench"),
 
         // Helpers every test target may share: scratch folders, SplitMix64, RawZip, running child processes,
-        // blocking work off the cooperative pool, a real PostgreSQL server per suite. Never shipped; depends on
-        // nothing of Livery's.
+        // blocking work off the cooperative pool. Never shipped; depends on nothing of Livery's.
         .target(name: "TestSupport", dependencies: ["CZlib"], path: "Tests/TestSupport"),
         .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"]),
         .testTarget(name: "LiveryCryptoTests", dependencies: ["LiveryCrypto"]),
@@ -91,7 +90,9 @@ let package = Package(
             "LiveryServer", "LiveryHTTP", "SkinModel", "SkinPackage", "HTTPTestSupport", "TestSupport", "LiveryCrypto",
             "SkinStore", "ZipArchive", .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
-        .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "TestSupport"]),
+        // A real PostgreSQL server per suite or test (initdb as an unprivileged user, Unix socket only). Never shipped.
+        .target(name: "PostgresTestSupport", dependencies: ["TestSupport"], path: "Tests/PostgresTestSupport"),
+        .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "PostgresTestSupport", "TestSupport"]),
         .testTarget(name: "SkinStoreTests", dependencies: ["SkinStore", "LiveryCrypto", "TestSupport"]),
         // Child process for SkinStoreTests' crash-safety test (killed with SIGKILL mid-change). Not shipped.
         .executableTarget(

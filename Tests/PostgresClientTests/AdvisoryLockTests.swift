@@ -1,5 +1,6 @@
 import PostgresClient
 import Synchronization
+import PostgresTestSupport
 import Testing
 import TestSupport
 

@@ -1,5 +1,6 @@
 import Foundation
 import PostgresClient
+import PostgresTestSupport
 import Testing
 import TestSupport
 

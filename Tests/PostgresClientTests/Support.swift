@@ -1,4 +1,5 @@
 import PostgresClient
+import PostgresTestSupport
 import TestSupport
 
 /// A fresh database on the suite's server and a connection to it.

@@ -1,4 +1,5 @@
 import PostgresClient
+import PostgresTestSupport
 import Testing
 import TestSupport
 

@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 
 extension PostgresServer {
     /// The server of the suite being run, set by the `.postgresServer` trait for every test inside it.
