@@ -9,8 +9,9 @@ import Glibc
 /// A real PostgreSQL server for tests: Debian's `postgresql` binaries (`/usr/lib/postgresql/<newest>/bin`), a
 /// cluster made with `initdb` in a scratch folder, listening only on a Unix socket inside that folder (no TCP).
 ///
-/// Tests run as root and PostgreSQL refuses to, so the cluster belongs to an unprivileged user (`postgres`, which
-/// Debian's package creates, else `nobody`) and every server command runs as that user through `runuser`.
+/// Tests run as root (in CI) and PostgreSQL refuses to, so then the cluster belongs to an unprivileged user
+/// (`postgres`, which Debian's package creates, else `nobody`) and every server command runs as that user through
+/// `runuser`. Run by any other user, the server runs as that user.
 /// Superuser `postgres` connects without a password (`trust`); members of the role `password_login` must give
 /// theirs (`scram-sha-256`), for tests of password handling.
 ///
@@ -32,7 +33,8 @@ public final class PostgresServer: Sendable {
     public var socketDirectory: String { folder.path("socket") }
     private var dataDirectory: String { folder.path("data") }
     private let binaries: String
-    private let user: String
+    /// The unprivileged user the server runs as when the tests run as root; nil otherwise (no `runuser`).
+    private let user: String?
     /// The postmaster's process id while it runs (it leads its own process group), nil when stopped.
     private let postmaster = Mutex<pid_t?>(nil)
     private let databaseCounter = Atomic<Int>(0)
@@ -53,13 +55,19 @@ public final class PostgresServer: Sendable {
             throw Failure(description: "no PostgreSQL under /usr/lib/postgresql: install Debian's postgresql package")
         }
         binaries = "/usr/lib/postgresql/\(version)/bin"
-        user = getpwnam("postgres") != nil ? "postgres" : "nobody"
         folder = try ScratchDirectory(prefix: "livery-postgres")
-        guard let account = getpwnam(user) else { throw Failure(description: "no user \(user)") }
         try FileManager.default.createDirectory(atPath: folder.path("socket"), withIntermediateDirectories: true)
+        // Run by an ordinary user (a developer's machine), the server simply runs as that user.
+        guard geteuid() == 0 else {
+            user = nil
+            return
+        }
+        let name = getpwnam("postgres") != nil ? "postgres" : "nobody"
+        user = name
+        guard let account = getpwnam(name) else { throw Failure(description: "no user \(name)") }
         for path in [folder.path, folder.path("socket")] {
             guard chown(path, account.pointee.pw_uid, account.pointee.pw_gid) == 0 else {
-                throw Failure(description: "chown \(path) to \(user): \(String(cString: strerror(errno)))")
+                throw Failure(description: "chown \(path) to \(name): \(String(cString: strerror(errno)))")
             }
         }
     }
@@ -183,8 +191,9 @@ public final class PostgresServer: Sendable {
     }
 
     private func asServerUser(_ program: String, _ arguments: [String]) async throws {
-        let output = try await ExternalProcess.run(
-            "/usr/sbin/runuser", ["-u", user, "--", binaries + "/" + program] + arguments, timeout: .seconds(120))
+        let command = [binaries + "/" + program] + arguments
+        let (executable, argv) = user.map { ("/usr/sbin/runuser", ["-u", $0, "--"] + command) } ?? (command[0], Array(command.dropFirst()))
+        let output = try await ExternalProcess.run(executable, argv, timeout: .seconds(120))
         guard output.status == 0 else {
             throw Failure(description: "\(program) \(arguments.joined(separator: " ")): \(output.transcript)\n\(log)")
         }
