@@ -25,7 +25,8 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
-        // Hashing, constant-time comparison and randomness on OpenSSL.
+        // Hashing, constant-time comparison, randomness, and answer signing (keys, signatures, the
+        // Livery-Signature header, a caching signer, key rings) on OpenSSL's EVP API.
         .target(name: "LiveryCrypto", dependencies: ["COpenSSL"]),
 
         // Linux calls (epoll, eventfd, accept4) that Swift's Glibc module does not export, for LiveryHTTP.
@@ -77,7 +78,7 @@ let package = Package(
         // blocking work off the cooperative pool. Never shipped; depends on nothing of Livery's.
         .target(name: "TestSupport", dependencies: ["CZlib"], path: "Tests/TestSupport"),
         .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"]),
-        .testTarget(name: "LiveryCryptoTests", dependencies: ["LiveryCrypto"]),
+        .testTarget(name: "LiveryCryptoTests", dependencies: ["LiveryCrypto", "TestSupport"]),
         .testTarget(name: "LiveryHTTPTests", dependencies: [
             "LiveryHTTP", "HTTPTestSupport", "TestSupport", .product(name: "Logging", package: "swift-log"),
         ]),

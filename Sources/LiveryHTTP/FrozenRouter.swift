@@ -73,10 +73,10 @@ public final class FrozenRouter: HTTPResponder {
                 if methods.contains("GET") && !methods.contains("HEAD") { methods.append("HEAD") }
                 let allow = methods.joined(separator: ", ")
                 let response: HTTPResponse = {
-                    var response = HTTPResponse.error(
-                        .methodNotAllowed, code: "method_not_allowed", message: "This path does not support the method.")
-                    response.headers.add(name: "Allow", value: allow)
-                    return response
+                    HTTPResponse.error(
+                        .methodNotAllowed, code: "method_not_allowed", message: "This path does not support the method.",
+                        details: [("field", "method"), ("reason", "this path allows \(allow)")],
+                        headers: HTTPHeaders([("Allow", allow)]))
                 }()
                 methodNotAllowed = HTTPRoute(pattern: nil, handler: .sync { _ in response })
             }
@@ -128,7 +128,11 @@ public final class FrozenRouter: HTTPResponder {
     private let literalPaths: [[(path: [UInt8], node: Node)]]
     private let notFound = HTTPRoute(
         pattern: nil,
-        handler: .sync { _ in .error(.notFound, code: "not_found", message: "No resource at this path.") })
+        handler: .sync { _ in
+            .error(
+                .notFound, code: "not_found", message: "No resource at this path.",
+                details: [("field", "path"), ("reason", "no resource at this path")])
+        })
 
     init(registrations: [Router.Registration]) {
         let root = Builder()

@@ -382,12 +382,16 @@ final class HTTPConnection: @unchecked Sendable {
     }
 
     private func reject(_ error: HTTPParseError) {
-        respondWithError(error.status, code: error.code, message: error.message)
+        respondWithError(
+            error.status, code: error.code, message: error.message,
+            details: [("field", error.field), ("reason", error.message)])
     }
 
     /// Sends a JSON error and closes the connection afterwards.
-    private func respondWithError(_ status: HTTPStatus, code: String, message: String) {
-        let response = HTTPResponse.error(status, code: code, message: message)
+    private func respondWithError(
+        _ status: HTTPStatus, code: String, message: String, details: [(String, String)] = []
+    ) {
+        let response = HTTPResponse.error(status, code: code, message: message, details: details)
         let requestID = exchange?.requestID ?? loop.requestIDs.next()
         write(
             response, head: exchange?.head, routePattern: exchange?.route.pattern, requestID: requestID,

@@ -88,6 +88,25 @@ enum HTTPParseError: Error, Equatable {
         }
     }
 
+    /// The part of the request at fault, for `details.field`: a header's name, `method`, `target`, `version`,
+    /// `request-line`, `headers` (the header section as a whole) or `body`.
+    var field: String {
+        switch self {
+        case .invalidLineEnding, .invalidRequestLine: "request-line"
+        case .invalidMethod, .methodNotImplemented: "method"
+        case .invalidTarget: "target"
+        case .unsupportedVersion: "version"
+        case .invalidHeaderName, .whitespaceBeforeColon, .invalidHeaderValue, .obsoleteLineFolding,
+            .headerSectionTooLarge, .tooManyHeaders:
+            "headers"
+        case .invalidHost: "Host"
+        case .invalidContentLength, .duplicateContentLength: "Content-Length"
+        case .contentLengthWithTransferEncoding, .invalidTransferEncoding, .unsupportedTransferCoding: "Transfer-Encoding"
+        case .unsupportedExpectation: "Expect"
+        case .invalidChunkSize, .invalidChunkFraming, .contentTooLarge: "body"
+        }
+    }
+
     var message: String {
         switch self {
         case .invalidLineEnding: "Lines must end with CRLF."

@@ -24,30 +24,50 @@ public struct HTTPResponse: Sendable {
         HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: .bytes(bytes))
     }
 
-    /// The JSON error shape every Livery error uses:
-    /// `{"error": {"code": "...", "message": "...", "details": {...}}}` (`details` only when given, keys sorted).
+    /// The JSON error answer every Livery error uses, from the HTTP layer's own (404, 405, parse errors) to the
+    /// APIs': `{"error":{"code":"...","message":"...","details":{...}}}`, compact, `details` only when non-empty,
+    /// with `Content-Type: application/json` and `Cache-Control: no-store` (no cache may keep an error).
     ///
     /// `code` is a stable machine-readable identifier such as `not_found`; `message` is for humans. Neither should
-    /// carry file paths or errno values.
+    /// carry file paths or errno values. For a 4xx, `details` names the input at fault in `field` and says why in
+    /// `reason`.
+    ///
+    /// - Parameters:
+    ///   - details: string members of `details`, in order.
+    ///   - encodedDetails: members already encoded as one JSON object (`{...}`), for callers whose details hold
+    ///     more than strings; used instead of `details` when given.
+    ///   - headers: extra header fields, such as `Allow` or `Retry-After`.
     public static func error(
-        _ status: HTTPStatus, code: String, message: String, details: [String: String]? = nil
+        _ status: HTTPStatus, code: String, message: String, details: [(String, String)] = [],
+        encodedDetails: [UInt8]? = nil, headers: HTTPHeaders = HTTPHeaders()
     ) -> HTTPResponse {
-        var text = #"{"error": {"code": "#
+        var text = #"{"error":{"code":"#
         JSONText.appendString(code, to: &text)
-        text += #", "message": "#
+        text += #","message":"#
         JSONText.appendString(message, to: &text)
-        if let details, !details.isEmpty {
-            text += #", "details": {"#
-            for (index, key) in details.keys.sorted().enumerated() {
-                if index > 0 { text += ", " }
-                JSONText.appendString(key, to: &text)
-                text += ": "
-                JSONText.appendString(details[key] ?? "", to: &text)
+        var bytes: [UInt8]
+        if let encodedDetails, encodedDetails.count > 2 {
+            text += #","details":"#
+            bytes = Array(text.utf8)
+            bytes.append(contentsOf: encodedDetails)
+        } else {
+            if !details.isEmpty {
+                text += #","details":{"#
+                for (index, member) in details.enumerated() {
+                    if index > 0 { text += "," }
+                    JSONText.appendString(member.0, to: &text)
+                    text += ":"
+                    JSONText.appendString(member.1, to: &text)
+                }
+                text += "}"
             }
-            text += "}"
+            bytes = Array(text.utf8)
         }
-        text += "}}"
-        return .json(status, Array(text.utf8))
+        bytes.append(contentsOf: Array("}}".utf8))
+        var fields = headers
+        fields.add(name: "Content-Type", value: "application/json")
+        fields.add(name: "Cache-Control", value: "no-store")
+        return HTTPResponse(status: status, headers: fields, body: .bytes(bytes))
     }
 }
 

@@ -27,10 +27,11 @@ extension APIError {
             details: fields("Authorization", "role \(role.rawValue) may not \(method)"))
     }
 
-    /// 503 while the catalog is still loading.
+    /// 503 while the catalog is still loading, with `Retry-After: 1` (and, like every error, `no-store`): polls,
+    /// package downloads and admin requests all get it, so no client is told "no skin" for want of a catalog.
     static let notReady = APIError(
         .serviceUnavailable, code: "not_ready", message: "The server is still loading its catalog; retry in a moment.",
-        details: [("field", "server"), ("reason", "loading")])
+        details: fields("server", "loading"), headers: HTTPHeaders([("Retry-After", "1")]))
 
     /// 400 (or `status`) naming one input and why it is wrong.
     static func invalidField(
@@ -169,6 +170,39 @@ extension APIError {
         APIError(
             .conflict, code: "not_released", message: "Skin \"\(skinID)\" is not released; \(fix).",
             details: fields("id", "not released"))
+    }
+
+    /// 404 `unknown_app`: a kill switch or preview names an app no stored skin belongs to (a typo at 2 a.m.).
+    /// Names the nearest known app; `force=true` acts anyway (for an app with no skins yet).
+    static func unknownApp(_ app: String, field: String, known: Set<String>) -> APIError {
+        let nearest = nearestMatch(to: app, among: known.sorted())
+        let hint = nearest.map { "did you mean \"\($0)\"? " } ?? "no skin is stored for any app yet; "
+        var details = fields(field, "no stored skin belongs to app \"\(app)\"; \(hint)pass force=true for an app with no skins yet")
+        details["value"] = .string(app)
+        if let nearest { details["closest"] = .string(nearest) }
+        return APIError(
+            .notFound, code: "unknown_app",
+            message: "No skin is stored for app \"\(app)\"" + (nearest.map { "; the closest known app is \"\($0)\"." } ?? "."),
+            details: details)
+    }
+
+    /// 409 `app_mismatch`: an upload's skin id exists under another app; `force=true` moves it.
+    static func appMismatch(skinID: String, stored: String, uploaded: String) -> APIError {
+        var details = fields(
+            "app", "skin \"\(skinID)\" belongs to app \"\(stored)\", the upload says \"\(uploaded)\"; fix skin.json's app or its id, or pass force=true to move it")
+        details["storedApp"] = .string(stored)
+        details["value"] = .string(uploaded)
+        return APIError(
+            .conflict, code: "app_mismatch",
+            message: "Skin \"\(skinID)\" exists under app \"\(stored)\"; this upload is for app \"\(uploaded)\".",
+            details: details)
+    }
+
+    /// 422 naming `endsAt`: a release whose window lies wholly in the past would never be served.
+    static func windowInPast(endsAt: String) -> APIError {
+        invalidField(
+            "endsAt", "the window ended at \(endsAt), before now: a release must end in the future",
+            code: "invalid_release", status: .unprocessableContent)
     }
 
     /// 409: rollback from the oldest version.

@@ -38,31 +38,21 @@ public struct APIError: Error, Sendable {
         self.headers = headers
     }
 
+    /// 400 naming the query parameter, why, and (when one arrived) the value received.
     static func invalidParameter(_ error: InvalidParameter) -> APIError {
-        APIError(
-            .badRequest, code: "invalid_parameter", message: error.message,
-            details: [("parameter", error.parameter), ("field", error.parameter), ("reason", error.reason)])
+        var details = [("parameter", error.parameter), ("field", error.parameter), ("reason", error.reason)]
+        if let value = error.value { details.append(("value", value)) }
+        return APIError(.badRequest, code: "invalid_parameter", message: error.message, details: details)
     }
 
     static let packageNotFound = APIError(.notFound, code: "package_not_found", message: "no package with that sign")
     static let internalError = APIError(.internalServerError, code: "internal_error", message: "internal error")
 
-    /// The JSON body bytes.
-    public var body: [UInt8] {
-        var error = JSONObject()
-        error["code"] = .string(code)
-        error["message"] = .string(message)
-        if !details.isEmpty { error["details"] = .object(details) }
-        var root = JSONObject()
-        root["error"] = .object(error)
-        return JSONValue.object(root).serialized(.compact)
-    }
-
-    /// The HTTP response for this error.
+    /// The HTTP response for this error: the HTTP layer's one error encoding (`HTTPResponse.error`), with these
+    /// details and headers.
     public var response: HTTPResponse {
-        var headers = self.headers
-        headers.add(name: "Content-Type", value: "application/json")
-        headers.add(name: "Cache-Control", value: "no-store")
-        return HTTPResponse(status: status, headers: headers, body: .bytes(body))
+        HTTPResponse.error(
+            status, code: code, message: message,
+            encodedDetails: details.isEmpty ? nil : JSONValue.object(details).serialized(.compact), headers: headers)
     }
 }

@@ -16,6 +16,7 @@ extension AdminAPI {
         } catch {
             throw APIError.invalidParameter(error)
         }
+        try checkKnownApp(query.app, field: "app", force: Self.force(request))
         var at = clock()
         if let text = request.query["at"] {
             guard let parsed = AdminJSON.parseInstant(text) else {

@@ -14,6 +14,7 @@ extension AdminAPI {
     /// What an accepted upload turned into, before it is stored.
     struct PreparedUpload: Sendable {
         let skinID: String
+        let app: String
         let files: [String: [UInt8]]
         let metadata: [UInt8]
         let report: ValidationReport
@@ -50,7 +51,7 @@ extension AdminAPI {
             "skin": skin.manifest.jsonValue, "report": report.jsonValue,
         ]
         return PreparedUpload(
-            skinID: skin.manifest.id.rawValue, files: upload.files, metadata: metadata.serialized(.compact),
+            skinID: skin.manifest.id.rawValue, app: skin.manifest.app, files: upload.files, metadata: metadata.serialized(.compact),
             report: report, signs: signs, skipped: upload.skipped, strippedFolder: upload.strippedFolder)
     }
 
@@ -65,6 +66,7 @@ extension AdminAPI {
                     code: "unsupported_media_type", status: .unsupportedMediaType)
             }
             let condition = try AdminETag.condition(request)
+            let force = try Self.force(request)
             let archive = request.body
             let archiveLimits = configuration.archiveLimits
             let limits = limits
@@ -75,7 +77,13 @@ extension AdminAPI {
             }
             let actor = AdminAuth.actor(of: request)
             let version = try await writes.withPermit { () async throws(APIError) -> SkinVersion in
-                let current = store.snapshot.revision(ofSkin: prepared.skinID)
+                let snapshot = store.snapshot
+                if !force, let stored = snapshot.skins[prepared.skinID]?.latestVersion,
+                    let storedApp = AdminJSON.VersionInfo(stored).app, storedApp != prepared.app
+                {
+                    throw APIError.appMismatch(skinID: prepared.skinID, stored: storedApp, uploaded: prepared.app)
+                }
+                let current = snapshot.revision(ofSkin: prepared.skinID)
                 if condition == .any && current == 0 { throw APIError.preconditionFailed(current: 0) }
                 let expected = try AdminETag.expectedRevision(condition, current: current)
                 let store = store
@@ -154,9 +162,13 @@ extension AdminAPI {
     ) async throws(APIError) -> SkinState {
         let skin = try Self.skin(id, in: store.snapshot)
         let expected = try AdminETag.expectedRevision(condition, current: skin.revision)
-        let wanted = number ?? skin.latestVersion?.number ?? 0
+        // Without a version, the released one stays (a new window must not silently ship the latest upload).
+        let wanted = number ?? skin.release?.version ?? skin.latestVersion?.number ?? 0
         guard let version = skin.version(wanted) else {
             throw APIError.unknownReleaseVersion(skinID: id, version: wanted)
+        }
+        guard plan.endsAt > clock() else {
+            throw APIError.windowInPast(endsAt: AnswerFragments.instantText(plan.endsAt, written: plan.endsAtText, plan.timeZone))
         }
         do throws(ServingError) {
             try await catalog.prepare(version: version, plan: plan)
@@ -195,8 +207,8 @@ extension AdminAPI {
         json(AdminJSON.skin(skin), etag: AdminETag.tag(skin.revision))
     }
 
-    /// `PUT /skins/{id}/release`: releases a version (default: the latest) with the given plan, replacing the
-    /// current release whole.
+    /// `PUT /skins/{id}/release`: releases a version (default: the released one, or the latest when the skin is
+    /// not released) with the given plan, replacing the current release whole.
     func putRelease(_ request: HTTPRequest) async -> HTTPResponse {
         await respond { () async throws(APIError) -> HTTPResponse in
             let id = try Self.skinID(request)
@@ -297,12 +309,7 @@ extension AdminAPI {
         await respond { () async throws(APIError) -> HTTPResponse in
             let id = try Self.skinID(request)
             let condition = try AdminETag.condition(request)
-            let force: Bool
-            switch request.query["force"] {
-            case nil, "false", "0": force = false
-            case "true", "1", "": force = true
-            default: throw APIError.invalidField("force", "must be true or false")
-            }
+            let force = try Self.force(request)
             let actor = AdminAuth.actor(of: request)
             let revision = try await writes.withPermit { () async throws(APIError) -> Int in
                 let current = try Self.skin(id, in: store.snapshot)
@@ -337,6 +344,7 @@ extension AdminAPI {
                 throw APIError.invalidField(key, "unknown key; the keys are app, enabled and reason")
             }
             let app = try Self.killSwitchApp(object["app"])
+            if let app { try checkKnownApp(app, field: "app", force: Self.force(request)) }
             guard case .bool(let enabled)? = object["enabled"] else {
                 throw APIError.invalidField("enabled", "is required: true switches skins off, false back on")
             }

@@ -203,6 +203,34 @@ public final class AdminAPI: Sendable {
         return object
     }
 
+    /// The `force` query parameter: `true`/`1`/empty (present) or `false`/`0`/absent.
+    static func force(_ request: HTTPRequest) throws(APIError) -> Bool {
+        switch request.query["force"] {
+        case nil, "false", "0": return false
+        case "true", "1", "": return true
+        default: throw APIError.invalidField("force", "must be true or false")
+        }
+    }
+
+    /// Every app a stored skin version belongs to, plus apps that already have a kill switch: the apps the server
+    /// has seen.
+    static func knownApps(in snapshot: StoreSnapshot) -> Set<String> {
+        var apps = Set(snapshot.killSwitches.apps.keys)
+        for skin in snapshot.skins.values {
+            for version in skin.versions {
+                if let app = AdminJSON.VersionInfo(version).app { apps.insert(app) }
+            }
+        }
+        return apps
+    }
+
+    /// Refuses (404 `unknown_app`) an `app` the server has never seen, unless `force`.
+    func checkKnownApp(_ app: String, field: String, force: Bool) throws(APIError) {
+        guard !force else { return }
+        let known = Self.knownApps(in: store.snapshot)
+        guard known.contains(app) else { throw APIError.unknownApp(app, field: field, known: known) }
+    }
+
     /// The media type of a `Content-Type` value, lowercased, without parameters.
     static func mediaType(_ value: String) -> String {
         String(value.prefix { $0 != ";" }).trimmingCharacters(in: .whitespaces).lowercased()

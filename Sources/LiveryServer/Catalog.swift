@@ -1,17 +1,20 @@
 import Foundation
 import SkinModel
 
-/// One built skin package variant that can be served.
+/// One built skin package variant that can be served: a package's identity, which is its bytes.
 ///
 /// Invariant: the file at `path` holds exactly `size` bytes whose SHA-256 is `sha256`; it is immutable once
 /// recorded (packages are named by `sign`, and a sign names one set of bytes).
+///
+/// A record says nothing about releases: two releases (two apps, or two skin ids in two windows) whose packages
+/// have identical bytes share one record, and every release-specific value of an answer (`skinId`, the window)
+/// comes from the `ReleasedSkin` that was selected, never from the package.
 ///
 /// An immutable class rather than a struct so that passing a record around (every poll does) costs one
 /// reference count instead of one per field; equality and hashing are by value, over every field.
 public final class PackageRecord: Sendable, Hashable {
     /// Content-derived identity of the variant (32 hex characters); also the package's URL name.
     public let sign: String
-    public let skinID: SkinID
     public let variant: PackageVariant
     /// Lowercase hex SHA-256 of the archive.
     public let sha256: String
@@ -20,9 +23,8 @@ public final class PackageRecord: Sendable, Hashable {
     /// Absolute path of the archive in the package cache.
     public let path: String
 
-    public init(sign: String, skinID: SkinID, variant: PackageVariant, sha256: String, size: UInt64, path: String) {
+    public init(sign: String, variant: PackageVariant, sha256: String, size: UInt64, path: String) {
         self.sign = sign
-        self.skinID = skinID
         self.variant = variant
         self.sha256 = sha256
         self.size = size
@@ -31,13 +33,12 @@ public final class PackageRecord: Sendable, Hashable {
 
     public static func == (lhs: PackageRecord, rhs: PackageRecord) -> Bool {
         lhs === rhs
-            || (lhs.sign == rhs.sign && lhs.skinID == rhs.skinID && lhs.variant == rhs.variant
+            || (lhs.sign == rhs.sign && lhs.variant == rhs.variant
                 && lhs.sha256 == rhs.sha256 && lhs.size == rhs.size && lhs.path == rhs.path)
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(sign)
-        hasher.combine(skinID)
         hasher.combine(variant)
         hasher.combine(sha256)
         hasher.combine(size)

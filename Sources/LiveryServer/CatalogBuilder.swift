@@ -37,7 +37,7 @@ public struct CatalogBuilder: Sendable {
             for variant in PackageVariant.all {
                 let sign = input.packager.sign(for: variant)
                 packages[variant] = try await cache.record(
-                    sign: sign, skinID: input.skinID, variant: variant, packager: input.packager)
+                    sign: sign, variant: variant, packager: input.packager)
                 packagers[sign] = PackageOrigin(packager: input.packager, variant: variant)
             }
             released.append(ReleasedSkin(skinID: input.skinID, app: input.app, release: input.release, packages: packages))

@@ -26,6 +26,9 @@ public final class ClientAPI: Sendable {
     /// What one published catalog serves. A class, so a poll takes it from the lock with one reference count
     /// rather than copying every dictionary inside.
     final class Snapshot: Sendable {
+        /// False only for the snapshot before the first `publish(_:)`: no catalog is loaded yet, so no answer
+        /// can be given (polls get 503 `not_ready`, never "no skin").
+        let loaded: Bool
         let state: CatalogState
         let fragments: AnswerFragments
         /// Each app's skins, boundaries and answer counters, found with one lookup per poll. Apps the kill switch
@@ -36,7 +39,8 @@ public final class ClientAPI: Sendable {
         /// Counts polls whose client already held the sign it was given.
         let upToDate: Counter
 
-        init(state: CatalogState, fragments: AnswerFragments, metrics: ClientMetrics) {
+        init(state: CatalogState, fragments: AnswerFragments, metrics: ClientMetrics, loaded: Bool = true) {
+            self.loaded = loaded
             self.state = state
             self.fragments = fragments
             let catalog = state.catalog
@@ -78,6 +82,8 @@ public final class ClientAPI: Sendable {
     let cache: PackageCache
     private let clock: @Sendable () -> Date
     private let snapshot: Mutex<Snapshot>
+    /// Whether a catalog has been published (`Snapshot.loaded` of the current snapshot), readable without the lock.
+    private let loaded = Atomic<Bool>(false)
     private let logger: Logger
     private let metrics: ClientMetrics
 
@@ -98,7 +104,7 @@ public final class ClientAPI: Sendable {
         self.snapshot = Mutex(
             Snapshot(
                 state: .empty, fragments: AnswerFragments(catalog: .empty, maxAge: configuration.maxAge),
-                metrics: metrics))
+                metrics: metrics, loaded: false))
     }
 
     /// Makes `state` the catalog every following request sees.
@@ -110,7 +116,11 @@ public final class ClientAPI: Sendable {
                 maxAge: configuration.maxAge),
             metrics: metrics)
         snapshot.withLock { $0 = fresh }
+        loaded.store(true, ordering: .releasing)
     }
+
+    /// Whether a catalog has been published: until then every answer that depends on it is 503 `not_ready`.
+    public var isLoaded: Bool { loaded.load(ordering: .acquiring) }
 
     /// The catalog state requests currently see.
     public var current: CatalogState { snapshot.withLock { $0.state } }
@@ -135,7 +145,9 @@ public final class ClientAPI: Sendable {
         }
         let now = clock()
         let current = snapshot.withLock { $0 }
+        guard current.loaded else { return APIError.notReady.response }
         var decision = SkinDecision()
+        decision.variant = query.variant
         var counter = current.noSkin
         if let target = current.apps[query.app] {
             decision = SkinResolver.resolve(
@@ -146,16 +158,15 @@ public final class ClientAPI: Sendable {
         counter.increment()
         if query.sign == answer.skinSign { current.upToDate.increment() }
 
-        var headers = answer.headers
+        let notModified = request.headers["If-None-Match"].map { EntityTag.matches($0, answer.etag) } ?? false
+        var headers = notModified ? answer.notModifiedHeaders : answer.headers
         if let boundary = decision.nextBoundary {
             let untilBoundary = max(0, Int(boundary.timeIntervalSince(now).rounded(.down)))
             if untilBoundary < current.fragments.maxAge {
-                headers = SkinAnswer.headers(etag: answer.etag, maxAge: untilBoundary)
+                headers = SkinAnswer.headers(etag: answer.etag, maxAge: untilBoundary, notModified: notModified)
             }
         }
-        if let tags = request.headers["If-None-Match"], EntityTag.matches(tags, answer.etag) {
-            return HTTPResponse(status: .notModified, headers: headers, body: .empty)
-        }
+        if notModified { return HTTPResponse(status: .notModified, headers: headers, body: .empty) }
         return HTTPResponse(status: .ok, headers: headers, body: .bytes(answer.body))
     }
 
@@ -172,6 +183,7 @@ public final class ClientAPI: Sendable {
     /// Serves a package that is already built, or answers 404 for a name that cannot be a package, right on the
     /// event loop; nil when the package must be looked up or built first (`package(_:)`).
     public func packageIfReady(_ request: HTTPRequest) -> HTTPResponse? {
+        guard isLoaded else { return APIError.notReady.response }
         guard let sign = Self.sign(ofPackageFile: request.pathParameters["file"] ?? "") else {
             return APIError.packageNotFound.response
         }
@@ -181,6 +193,7 @@ public final class ClientAPI: Sendable {
 
     /// Serves a package file, building it first if its file is missing from the cache.
     public func package(_ request: HTTPRequest) async -> HTTPResponse {
+        guard isLoaded else { return APIError.notReady.response }
         guard let sign = Self.sign(ofPackageFile: request.pathParameters["file"] ?? "") else {
             return APIError.packageNotFound.response
         }
@@ -189,7 +202,7 @@ public final class ClientAPI: Sendable {
         do {
             if let known = state.catalog.packages[sign], let origin = state.origins[sign] {
                 record = try await cache.record(
-                    sign: sign, skinID: known.skinID, variant: known.variant, packager: origin.packager)
+                    sign: sign, variant: known.variant, packager: origin.packager)
             } else if let retired = cache.knownRecord(sign: sign),
                 FileManager.default.fileExists(atPath: retired.path)
             {

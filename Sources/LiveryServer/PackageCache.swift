@@ -66,7 +66,7 @@ public actor PackageCache {
 
     /// Returns the package for `sign`, reusing the file on disk or building it with `packager` exactly once.
     public func record(
-        sign: String, skinID: SkinID, variant: PackageVariant, packager: SkinPackager
+        sign: String, variant: PackageVariant, packager: SkinPackager
     ) async throws -> PackageRecord {
         if let record = readyRecord(sign: sign) { return record }
         metrics.countMiss()
@@ -91,7 +91,7 @@ public actor PackageCache {
             }
             if summary.built { self.countBuild(sign: sign, size: summary.size, duration: summary.duration) }
             return PackageRecord(
-                sign: sign, skinID: skinID, variant: variant, sha256: summary.sha256, size: summary.size, path: path)
+                sign: sign, variant: variant, sha256: summary.sha256, size: summary.size, path: path)
         }
         inFlight[sign] = task
         defer { inFlight[sign] = nil }

@@ -6,13 +6,14 @@ enum PackageResponder {
         let etag = "\"\(record.sha256)\""
         var headers = HTTPHeaders()
         headers.reserveCapacity(5)
-        headers.add(name: "Content-Type", value: "application/zip")
         headers.add(name: "ETag", value: etag)
         headers.add(name: "Cache-Control", value: "public, max-age=31536000, immutable")
-        headers.add(name: "Accept-Ranges", value: "bytes")
+        // A 304 describes no content, so it carries no Content-Type.
         if let tags = request.headers["If-None-Match"], EntityTag.matches(tags, etag) {
             return HTTPResponse(status: .notModified, headers: headers, body: .empty)
         }
+        headers.add(name: "Content-Type", value: "application/zip")
+        headers.add(name: "Accept-Ranges", value: "bytes")
         var rangeHeader = request.headers["Range"]
         if let ifRange = request.headers["If-Range"], !EntityTag.ifRangeMatches(ifRange, etag) {
             rangeHeader = nil

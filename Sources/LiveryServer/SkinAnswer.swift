@@ -1,4 +1,5 @@
 import Foundation
+import LiveryCrypto
 import LiveryHTTP
 import SkinModel
 
@@ -16,54 +17,67 @@ public struct SkinAnswer: Sendable, Equatable {
     /// The response's header fields when the answer may be cached for the longest max-age (no schedule boundary
     /// comes sooner): `Content-Type`, `ETag` and `Cache-Control`, encoded once (`HTTPHeaders.encodedForReuse()`).
     public let headers: HTTPHeaders
+    /// `headers` without `Content-Type`, for a 304 (which has no content to describe).
+    public let notModifiedHeaders: HTTPHeaders
 
-    /// Builds the answer for `decision`.
+    /// Builds the answer for `decision`: every value describing a skin (`skinId`, `startsAt`, `endsAt`) comes from
+    /// the release that was selected, every value describing its package (`skinSign`, `packageUrl`, `sha256`,
+    /// `size`) from that release's package for the requested variant.
+    ///
+    /// The entity tag is a digest of the body, so it changes whenever any byte of the body does (a moved
+    /// `endsAt` as well as a new package). Precomputed answers pay for it once per published catalog.
     public init(decision: SkinDecision, fragments: AnswerFragments) {
         var body: [UInt8] = []
         body.reserveCapacity(512)
-        var tag = "\""
-        if let record = decision.currentPackage, let fragment = fragments[record.sign] {
+        if let skin = decision.current, let record = decision.currentPackage,
+            let fragment = fragments.fragment(skin, record)
+        {
             body.append(UInt8(ascii: "{"))
             body.append(contentsOf: fragment)
             skinSign = record.sign
-            tag += record.sign
         } else {
             body.append(contentsOf: Array(#"{"skinSign":"""#.utf8))
             skinSign = ""
-            tag += "none"
         }
-        if let next = decision.nextPackage, let fragment = fragments[next.sign] {
+        if let next = decision.next, let record = decision.nextPackage, let fragment = fragments.fragment(next, record) {
             body.append(contentsOf: Array(#","next":{"#.utf8))
             body.append(contentsOf: fragment)
             body.append(UInt8(ascii: "}"))
-            tag += "." + next.sign
         }
         body.append(UInt8(ascii: "}"))
         self.body = body
-        self.etag = tag + "\""
+        self.etag = "\"" + SHA256.hexHash(body).prefix(32) + "\""
         self.headers = Self.headers(etag: etag, maxAge: fragments.maxAge).encodedForReuse()
+        self.notModifiedHeaders = Self.headers(etag: etag, maxAge: fragments.maxAge, notModified: true)
+            .encodedForReuse()
     }
 
-    /// The header fields of an answer tagged `etag` that may be cached for `maxAge` seconds.
-    public static func headers(etag: String, maxAge: Int) -> HTTPHeaders {
+    /// The header fields of an answer tagged `etag` that may be cached for `maxAge` seconds; without
+    /// `Content-Type` when `notModified` (a 304).
+    public static func headers(etag: String, maxAge: Int, notModified: Bool = false) -> HTTPHeaders {
         var headers = HTTPHeaders()
         headers.reserveCapacity(3)
-        headers.add(name: "Content-Type", value: "application/json")
+        if !notModified { headers.add(name: "Content-Type", value: "application/json") }
         headers.add(name: "ETag", value: etag)
         headers.add(name: "Cache-Control", value: "public, max-age=\(maxAge)")
         return headers
     }
 }
 
-/// Precomputed JSON members (without braces) describing each package:
+/// Precomputed JSON members (without braces) describing each released skin with each of its packages:
 /// `"skinSign":…,"skinId":…,"packageUrl":…,"sha256":…,"size":…,"startsAt":…,"endsAt":…`.
+///
+/// Fragments are kept per release and variant, not per sign: two releases may share a package (identical bytes),
+/// and each answer must name the release it was selected from.
 public struct AnswerFragments: Sendable {
-    private let bySign: [String: [UInt8]]
-    /// Every answer a poll can get from this catalog, keyed by the identities of its (current, next) package
-    /// records; built once, read without locks. Empty when the catalog would need more than `precomputedLimit`.
+    /// Fragments by the release's identity, then by `PackageVariant.slot`.
+    private let byRelease: [ObjectIdentifier: [[UInt8]?]]
+    /// Every answer a poll can get from this catalog, keyed by the identities of its (current, next) releases and
+    /// the variant; built once, read without locks. Empty when the catalog would need more than `precomputedLimit`.
     private let answers: [AnswerKey: SkinAnswer]
-    /// The records whose identities key `answers`, kept alive so no other object can take their addresses.
-    private let keyedRecords: [PackageRecord]
+    /// The releases whose identities key `byRelease` and `answers`, kept alive so no other object can take their
+    /// addresses.
+    private let keyedReleases: [ReleasedSkin]
     /// The longest `Cache-Control: max-age` of an answer, in seconds (`SkinAnswer.headers`).
     let maxAge: Int
 
@@ -78,54 +92,64 @@ public struct AnswerFragments: Sendable {
     /// - Parameter maxAge: the longest `Cache-Control: max-age` of an answer, in seconds (default 60).
     public init(catalog: Catalog, packageURLPrefix: String = "/api/v1/packages/", maxAge: Int = 60) {
         self.maxAge = max(0, maxAge)
-        var bySign: [String: [UInt8]] = [:]
+        var byRelease: [ObjectIdentifier: [[UInt8]?]] = [:]
+        var releases: [ReleasedSkin] = []
         for skins in catalog.releases.values {
             for skin in skins {
                 let startsAt = Self.instantText(skin.release.startsAt, written: skin.release.startsAtText, skin.release.timeZone)
                 let endsAt = Self.instantText(skin.release.endsAt, written: skin.release.endsAtText, skin.release.timeZone)
-                for record in skin.packages.values {
+                var slots = [[UInt8]?](repeating: nil, count: PackageVariant.slotCount)
+                for (variant, record) in skin.packages {
                     let text =
                         #""skinSign":\#(Self.quote(record.sign)),"skinId":\#(Self.quote(skin.skinID.rawValue)),"#
                         + #""packageUrl":\#(Self.quote(packageURLPrefix + record.sign + ".zip")),"#
                         + #""sha256":\#(Self.quote(record.sha256)),"size":\#(record.size),"#
                         + #""startsAt":\#(Self.quote(startsAt)),"endsAt":\#(Self.quote(endsAt))"#
-                    bySign[record.sign] = Array(text.utf8)
+                    slots[variant.slot] = Array(text.utf8)
                 }
+                byRelease[ObjectIdentifier(skin)] = slots
+                releases.append(skin)
             }
         }
-        self.bySign = bySign
-        self.answers = Self.precompute(catalog, bySign: bySign, maxAge: self.maxAge)
-        self.keyedRecords = catalog.releases.values.flatMap { skins in skins.flatMap { $0.packages.values } }
+        self.byRelease = byRelease
+        self.keyedReleases = releases
+        self.answers = Self.precompute(catalog, byRelease: byRelease, maxAge: self.maxAge)
     }
 
-    subscript(sign: String) -> [UInt8]? { bySign[sign] }
+    /// The fragment describing `skin` with `record`, one of its packages.
+    func fragment(_ skin: ReleasedSkin, _ record: PackageRecord) -> [UInt8]? {
+        byRelease[ObjectIdentifier(skin)]?[record.variant.slot]
+    }
 
     /// The answer for `decision`: precomputed when the catalog was published, so a poll costs a lookup of two
     /// object identities instead of assembling bytes.
     public func answer(for decision: SkinDecision) -> SkinAnswer {
-        let key = AnswerKey(current: decision.currentPackage, next: decision.nextPackage)
+        let key = AnswerKey(current: decision.current, next: decision.next, variant: decision.variant)
         return answers[key] ?? SkinAnswer(decision: decision, fragments: self)
     }
 
     private static func precompute(
-        _ catalog: Catalog, bySign: [String: [UInt8]], maxAge: Int
+        _ catalog: Catalog, byRelease: [ObjectIdentifier: [[UInt8]?]], maxAge: Int
     ) -> [AnswerKey: SkinAnswer] {
         let count = catalog.releases.values.reduce(0) { total, skins in
             total + (skins.count + 1) * (skins.count + 1) * PackageVariant.slotCount
         }
         guard count <= precomputedLimit else { return [:] }
-        let assembler = AnswerFragments(bySign: bySign, maxAge: maxAge)
+        let assembler = AnswerFragments(byRelease: byRelease, maxAge: maxAge)
         var answers: [AnswerKey: SkinAnswer] = [:]
         answers.reserveCapacity(count)
         for skins in catalog.releases.values {
             for variant in PackageVariant.all {
-                let records = [nil] + skins.map { $0.package(for: variant) }
-                for current in records {
-                    for next in records {
+                let releases = [nil] + skins
+                for current in releases {
+                    for next in releases {
                         var decision = SkinDecision()
-                        decision.currentPackage = current
-                        decision.nextPackage = next
-                        answers[AnswerKey(current: current, next: next)] =
+                        decision.variant = variant
+                        decision.current = current
+                        decision.currentPackage = current?.package(for: variant)
+                        decision.next = next
+                        decision.nextPackage = next?.package(for: variant)
+                        answers[AnswerKey(current: current, next: next, variant: variant)] =
                             SkinAnswer(decision: decision, fragments: assembler)
                     }
                 }
@@ -134,11 +158,11 @@ public struct AnswerFragments: Sendable {
         return answers
     }
 
-    private init(bySign: [String: [UInt8]], maxAge: Int) {
+    private init(byRelease: [ObjectIdentifier: [[UInt8]?]], maxAge: Int) {
         self.maxAge = maxAge
-        self.bySign = bySign
+        self.byRelease = byRelease
         self.answers = [:]
-        self.keyedRecords = []
+        self.keyedReleases = []
     }
 
     /// An instant as ISO 8601 with an offset: as written when `skin.json` gave an offset, otherwise (a local
@@ -169,14 +193,17 @@ public struct AnswerFragments: Sendable {
     }
 }
 
-/// Identifies an answer by the package records it describes. Records are immutable objects owned by the catalog
-/// that the answers were built from, so their identities are stable for as long as that catalog is served.
+/// Identifies an answer by the releases it describes and the variant asked for. Releases are immutable objects
+/// owned by the catalog that the answers were built from, so their identities are stable for as long as that
+/// catalog is served.
 struct AnswerKey: Hashable, Sendable {
     let current: ObjectIdentifier?
     let next: ObjectIdentifier?
+    let slot: Int
 
-    init(current: PackageRecord?, next: PackageRecord?) {
+    init(current: ReleasedSkin?, next: ReleasedSkin?, variant: PackageVariant) {
         self.current = current.map(ObjectIdentifier.init)
         self.next = next.map(ObjectIdentifier.init)
+        self.slot = variant.slot
     }
 }

@@ -58,44 +58,61 @@ public struct SkinRequest: Sendable, Equatable {
     public static func parse(_ values: FirstQueryValues) throws(InvalidParameter) -> SkinRequest {
         guard let app = values[Parameter.app.rawValue], !app.isEmpty else { throw InvalidParameter("app", "is required") }
         guard isAppID(app) else {
-            throw InvalidParameter("app", "must be 1–64 characters of letters, digits, '.', '_' or '-'")
+            throw InvalidParameter("app", "must be 1–64 characters of letters, digits, '.', '_' or '-'", value: app)
         }
         guard let platform = values.withBytes(Parameter.platform.rawValue, { named($0, in: platformNames) }) else {
             throw InvalidParameter("platform", "is required")
         }
-        guard let platform else { throw InvalidParameter("platform", "must be one of ios, android, harmony") }
+        guard let platform else {
+            throw InvalidParameter(
+                "platform", "must be one of ios, android, harmony (in any case)", value: values[Parameter.platform.rawValue])
+        }
         guard let versionText = values[Parameter.appVersion.rawValue] else {
             throw InvalidParameter("appVersion", "is required")
         }
         guard let appVersion = AppVersion(versionText) else {
-            throw InvalidParameter("appVersion", "must be dotted numbers such as 7.2.0")
+            throw InvalidParameter("appVersion", "must be dotted numbers such as 7.2.0", value: versionText)
         }
         let deviceID = values[Parameter.deviceId.rawValue].flatMap { $0.isEmpty ? nil : $0 }
         if let deviceID, deviceID.utf8.count > 128 || !allBytes(of: deviceID, satisfy: { $0 > 0x20 && $0 < 0x7F }) {
-            throw InvalidParameter("deviceId", "must be at most 128 printable ASCII characters without spaces")
+            throw InvalidParameter(
+                "deviceId", "must be at most 128 printable ASCII characters without spaces", value: deviceID)
         }
         let sign = values[Parameter.sign.rawValue].flatMap { $0.isEmpty ? nil : $0 }
         if let sign, sign.utf8.count > 128 { throw InvalidParameter("sign", "is too long") }
         let scale = values.withBytes(Parameter.scale.rawValue) { scaleValue($0) } ?? 3
-        guard let scale else { throw InvalidParameter("scale", "must be 1, 2 or 3") }
+        guard let scale else { throw InvalidParameter("scale", "must be 1, 2 or 3", value: values[Parameter.scale.rawValue]) }
         let appearance = values.withBytes(Parameter.appearance.rawValue) { named($0, in: appearanceNames) } ?? .light
-        guard let appearance else { throw InvalidParameter("appearance", "must be light or dark") }
+        guard let appearance else {
+            throw InvalidParameter(
+                "appearance", "must be light, dark or unspecified (in any case)",
+                value: values[Parameter.appearance.rawValue])
+        }
         return SkinRequest(
             app: app, platform: platform, appVersion: appVersion, deviceID: deviceID, sign: sign,
             variant: PackageVariant(scale: scale, appearance: appearance) ?? .standard)
     }
 
-    /// Platforms and appearances by the bytes of their names, for matching query values without making strings.
+    /// Platforms and appearances by the bytes of their lowercase names, for matching query values without making
+    /// strings. `unspecified` is iOS's `UIUserInterfaceStyleUnspecified`, which means light.
     private static let platformNames = Platform.allCases.map { (name: Array($0.rawValue.utf8), value: $0) }
-    private static let appearanceNames = Appearance.allCases.map { (name: Array($0.rawValue.utf8), value: $0) }
+    private static let appearanceNames =
+        Appearance.allCases.map { (name: Array($0.rawValue.utf8), value: $0) }
+        + [(name: Array("unspecified".utf8), value: Appearance.light)]
 
-    /// The value whose name is spelled by `bytes`, or nil.
+    /// The value whose lowercase name is spelled by `bytes` in any ASCII case (`iOS`, `Android`, `Dark`), or nil.
     private static func named<Value>(
         _ bytes: UnsafeBufferPointer<UInt8>, in table: [(name: [UInt8], value: Value)]
     ) -> Value? {
         for entry in table where entry.name.count == bytes.count {
-            let equal = entry.name.withUnsafeBufferPointer { name in
-                bytes.isEmpty || memcmp(name.baseAddress!, bytes.baseAddress!, bytes.count) == 0
+            var equal = true
+            for index in 0..<bytes.count {
+                let byte = bytes[index]
+                let lowered = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+                if lowered != entry.name[index] {
+                    equal = false
+                    break
+                }
             }
             if equal { return entry.value }
         }
@@ -151,11 +168,18 @@ public struct InvalidParameter: Error, Equatable, Sendable {
     public let parameter: String
     /// Why it was rejected, as a phrase following the name ("is required").
     public let reason: String
+    /// The value received, when there was one (echoed in the answer so the sender sees what arrived).
+    public let value: String?
 
-    public init(_ parameter: String, _ reason: String) {
+    public init(_ parameter: String, _ reason: String, value: String? = nil) {
         self.parameter = parameter
         self.reason = reason
+        // Echoed, not trusted: bounded so a huge value cannot inflate the answer.
+        self.value = value.map { String($0.prefix(200)) }
     }
 
-    public var message: String { "\(parameter) \(reason)" }
+    public var message: String {
+        guard let value else { return "\(parameter) \(reason)" }
+        return "\(parameter) \(reason); got \"\(value)\""
+    }
 }

@@ -24,6 +24,8 @@ public struct SkinDecision: Sendable {
     public var nextPackage: PackageRecord?
     /// The earliest instant after `now` at which this answer could change (a window start or end), if any.
     public var nextBoundary: Date?
+    /// The package variant the request asked for (the packages above are of this variant).
+    public var variant: PackageVariant = .standard
 }
 
 /// Decides which skin a client gets. A pure function of (catalog, request, now): no clock, no I/O.
@@ -31,20 +33,21 @@ public enum SkinResolver {
     /// The default horizon for `next`: seven days.
     public static let defaultHorizon: TimeInterval = 7 * 24 * 3600
 
-    /// Why `skin` does not apply to `request` at `now`, or `nil` if it does.
+    /// The first rule that excludes `skin` from `request` at `now`, or `nil` if it applies. The rules are tried in
+    /// one fixed order: kill switch, window, platform, app version, rollout.
     ///
     /// Windows are half-open: a skin applies from `startsAt` inclusive until `endsAt` exclusive.
     public static func exclusion(of skin: ReleasedSkin, for request: SkinRequest, at now: Date, killSwitch: KillSwitch)
         -> Exclusion?
     {
         if killSwitch.blocks(app: skin.app) { return .killSwitch }
-        if let why = targetingExclusion(of: skin, for: request) { return why }
         if now < skin.release.startsAt { return .notStarted }
         if now >= skin.release.endsAt { return .ended }
-        return nil
+        return targetingExclusion(of: skin, for: request)
     }
 
-    /// Exclusions that do not depend on time.
+    /// Exclusions that do not depend on time, in the order `exclusion` reports them: platform, app version,
+    /// rollout.
     static func targetingExclusion(of skin: ReleasedSkin, for request: SkinRequest) -> Exclusion? {
         let release = skin.release
         if !skin.targets(request.platform) { return .platform }
@@ -68,7 +71,9 @@ public enum SkinResolver {
         _ request: SkinRequest, in catalog: Catalog, at now: Date, horizon: TimeInterval = defaultHorizon
     ) -> SkinDecision {
         guard !catalog.killSwitch.blocks(app: request.app), let skins = catalog.releases[request.app] else {
-            return SkinDecision()
+            var decision = SkinDecision()
+            decision.variant = request.variant
+            return decision
         }
         return resolve(request, among: skins, boundaries: catalog.boundaries[request.app] ?? [], at: now, horizon: horizon)
     }
@@ -79,6 +84,7 @@ public enum SkinResolver {
         _ request: SkinRequest, among skins: [ReleasedSkin], boundaries: [Date], at now: Date, horizon: TimeInterval
     ) -> SkinDecision {
         var decision = SkinDecision()
+        decision.variant = request.variant
         let firstAhead = Self.firstIndex(after: now, in: boundaries)
         decision.nextBoundary = firstAhead < boundaries.count ? boundaries[firstAhead] : nil
 

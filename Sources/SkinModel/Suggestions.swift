@@ -19,6 +19,18 @@ func editDistance(_ a: String, _ b: String) -> Int {
     return previous[right.count]
 }
 
+/// The candidate nearest to `word` whatever the distance (ties: the first in order), or nil when there is none:
+/// for naming what an unknown name was most likely meant to be.
+public func nearestMatch(to word: String, among candidates: some Sequence<String>) -> String? {
+    let lowered = word.lowercased()
+    var best: (String, Int)?
+    for candidate in candidates {
+        let distance = editDistance(lowered, candidate.lowercased())
+        if best.map({ distance < $0.1 }) ?? true { best = (candidate, distance) }
+    }
+    return best?.0
+}
+
 /// The candidate closest to `word` when it is close enough to be a plausible typo, else `nil`.
 func closestMatch(to word: String, among candidates: some Sequence<String>) -> String? {
     let limit = max(2, word.count / 3)

@@ -43,7 +43,11 @@ struct AdminSession {
         _ method: String, _ path: String, json body: JSONValue? = nil, zip: [UInt8]? = nil,
         headers extra: [(String, String)] = []
     ) throws(AdminClientError) -> Answer {
-        let answer = try request(method, path, json: body, zip: zip, headers: extra)
+        try checked(request(method, path, json: body, zip: zip, headers: extra))
+    }
+
+    /// `answer` if it is a 2xx; otherwise the error `call` throws for it.
+    func checked(_ answer: Answer) throws(AdminClientError) -> Answer {
         switch answer.status {
         case 200..<300:
             return answer
@@ -91,7 +95,7 @@ struct AdminSession {
         switch status {
         case 401: "check LIVERY_TOKEN: the token must be listed (as its SHA-256) in the server's tokens file"
         case 403: "this token is a viewer token; changes need an editor token"
-        case 404: "check the skin id (GET /admin/v1/skins lists them) and the --server address"
+        case 404: "check the skin id or app (GET /admin/v1/skins lists them) and the --server address; --force acts on an app with no skins yet"
         case 412: "someone changed it meanwhile: read the current state, then retry with the new ETag"
         default: nil
         }

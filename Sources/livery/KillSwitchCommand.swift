@@ -8,7 +8,8 @@ struct KillSwitchCommand: ParsableCommand {
         abstract: "Switch every skin off (or back on), for all apps or one app; or show the switches.",
         discussion: """
             `on` makes every poll answer {"skinSign": ""} (apps show their default look) before this command \
-            returns; `off` serves skins again. Without --app the global switch is set.
+            returns; `off` serves skins again. Without --app the global switch is set. An --app no stored skin \
+            belongs to is refused (unknown_app, naming the closest known app) unless --force.
 
             Exit status: 0 done; 1 refused by the server; 2 bad arguments or LIVERY_TOKEN unset; 3 server \
             unreachable or failing.
@@ -27,6 +28,9 @@ struct KillSwitchCommand: ParsableCommand {
     @Option(help: "Why, for the audit log and other operators.")
     var reason: String?
 
+    @Flag(help: "Set the switch for --app even though no stored skin belongs to it (otherwise refused as unknown_app).")
+    var force = false
+
     @OptionGroup var server: ServerOptions
 
     func run() throws {
@@ -40,7 +44,7 @@ struct KillSwitchCommand: ParsableCommand {
                 body["app"] = app.map(JSONValue.string) ?? .null
                 body["enabled"] = .bool(action == .on)
                 body["reason"] = .string(reason ?? "")
-                answer = try session.call("PUT", "/killswitch", json: .object(body))
+                answer = try session.call("PUT", "/killswitch" + (force ? "?force=true" : ""), json: .object(body))
             }
             OpsCommand.print(Self.describe(answer.json))
         }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 @main
 struct Livery: AsyncParsableCommand {
@@ -7,6 +8,23 @@ struct Livery: AsyncParsableCommand {
         subcommands: [
             ServeCommand.self, ValidateCommand.self, ResolveCommand.self, PackCommand.self, HealthcheckCommand.self,
             TokenCommand.self, PushCommand.self, ReleaseCommand.self, RollbackCommand.self, KillSwitchCommand.self,
-            PreviewCommand.self,
+            PreviewCommand.self, KeysCommand.self, VerifyCommand.self,
         ])
+
+    /// The argument parser's `main`, except that bad arguments exit with status 2, as the README documents for
+    /// every command, rather than the parser's 64 (`EX_USAGE`).
+    static func main() async {
+        do {
+            var command = try await asyncParseAsRoot(nil)
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            guard exitCode(for: error) == .validationFailure else { exit(withError: error) }
+            CommandInput.writeStandardError(Array((fullMessage(for: error) + "\n").utf8))
+            Foundation.exit(2)
+        }
+    }
 }

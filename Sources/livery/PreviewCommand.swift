@@ -10,7 +10,8 @@ struct PreviewCommand: ParsableCommand {
             Prints the exact answer body, then every released skin of the app in precedence order with its \
             outcome (selected, outranked, or excluded and by which rule). --json prints the server's answer.
 
-            Exit status: 0 shown; 1 refused by the server (a parameter is invalid); 2 bad arguments or \
+            Exit status: 0 shown; 1 refused by the server (a parameter is invalid, or unknown_app: no stored \
+            skin belongs to --app; --force previews it anyway); 2 bad arguments or \
             LIVERY_TOKEN unset; 3 server unreachable or failing.
             """)
 
@@ -38,6 +39,9 @@ struct PreviewCommand: ParsableCommand {
     @Flag(help: "Print the server's JSON answer.")
     var json = false
 
+    @Flag(help: "Preview an app no stored skin belongs to (otherwise refused as unknown_app).")
+    var force = false
+
     @OptionGroup var server: ServerOptions
 
     func run() throws {
@@ -47,6 +51,7 @@ struct PreviewCommand: ParsableCommand {
             if let at { query.append(("at", at)) }
             if let scale { query.append(("scale", String(scale))) }
             if let appearance { query.append(("appearance", appearance)) }
+            if force { query.append(("force", "true")) }
             let text = query.map { "\($0.0)=\(OpsCommand.queryValue($0.1))" }.joined(separator: "&")
             let answer = try server.session().call("GET", "/preview?" + text)
             if json {

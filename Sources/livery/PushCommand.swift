@@ -21,12 +21,15 @@ struct PushCommand: ParsableCommand {
             afterwards with `livery release`.
 
             Exit status: 0 stored; 1 refused by the server (invalid skin: the report says what to fix; 401/403: \
-            the token); 2 unusable input (folder unreadable, a symbolic link inside, LIVERY_TOKEN unset, bad \
+            the token; app_mismatch: the skin id exists under another app, --force moves it); 2 unusable input (folder unreadable, a symbolic link inside, LIVERY_TOKEN unset, bad \
             --server); 3 server unreachable or failing.
             """)
 
     @Argument(help: "The skin folder (holding skin.json, config.json and the assets).")
     var directory: String
+
+    @Flag(help: "Store the version even though the skin id exists under another app (otherwise refused as app_mismatch).")
+    var force = false
 
     @OptionGroup var server: ServerOptions
 
@@ -35,7 +38,7 @@ struct PushCommand: ParsableCommand {
             let session = try server.session()
             let (archive, skipped) = try Self.zip(directory)
             for name in skipped { CommandInput.writeStandardError(Array("livery: left out hidden \(name)\n".utf8)) }
-            let answer = try session.request("POST", "/skins", zip: archive)
+            let answer = try session.request("POST", "/skins" + (force ? "?force=true" : ""), zip: archive)
             let body = answer.json.objectValue
             let error = body?["error"]?.objectValue
             if answer.status == 422, error?["code"]?.stringValue == "invalid_skin",

@@ -8,14 +8,19 @@ struct ReleaseCommand: ParsableCommand {
         commandName: "release",
         abstract: "Release a skin version, or change the current release (rollout, window, targeting).",
         discussion: """
-            With both --from and --until this sets the whole release (PUT): options not given take their defaults \
-            (priority 0, every platform, no version bounds, rollout 100, the latest version). Without them it \
-            changes only the options given and keeps the rest of the current release (PATCH), e.g. \
-            `livery release spring-2027 --rollout 60` raises the rollout alone. The client API serves the change \
-            before this command reports success.
+            On a skin that is released, this changes only the options given and keeps the rest of the current \
+            release (PATCH), including the released version unless --version is given: e.g. \
+            `livery release spring-2027 --rollout 60` raises the rollout alone, and \
+            `livery release spring-2027 --from … --until …` moves the window alone. On a skin that is not released, \
+            --from and --until are required and options not given take their defaults (priority 0, every \
+            platform, no version bounds, rollout 100, the latest version). --replace sets the whole release even \
+            on a released skin (PUT), printing every option it resets to its default; the version stays the \
+            released one unless --version is given. The client API serves the change before this command \
+            reports success.
 
-            Exit status: 0 done; 1 refused by the server (unknown skin or version, invalid field, stale \
-            --if-match, token); 2 bad arguments or LIVERY_TOKEN unset; 3 server unreachable or failing.
+            Exit status: 0 done; 1 refused by the server (unknown skin or version, invalid field, a window wholly \
+            in the past, stale --if-match, token); 2 bad arguments or LIVERY_TOKEN unset; 3 server unreachable or \
+            failing.
             """)
 
     @Argument(help: "The skin id.")
@@ -51,9 +56,15 @@ struct ReleaseCommand: ParsableCommand {
     @Option(help: "Only if the skin's ETag is still this (from a previous answer), e.g. '\"42\"' or 42.")
     var ifMatch: String?
 
+    @Flag(help: "Replace the whole release (needs --from and --until): options not given are reset to their defaults.")
+    var replace = false
+
     @OptionGroup var server: ServerOptions
 
     func validate() throws {
+        if replace && (from == nil || until == nil) {
+            throw ValidationError("--replace sets the whole release: give --from and --until with it.")
+        }
         if let rollout, !(0...100).contains(rollout) { throw ValidationError("--rollout must be 0-100, got \(rollout).") }
         if let version, version < 1 { throw ValidationError("--version must be 1 or more, got \(version).") }
         let whole = from != nil && until != nil
@@ -81,14 +92,45 @@ struct ReleaseCommand: ParsableCommand {
         return .object(object)
     }
 
+    /// What a whole replacement (PUT) resets because its option was not given, as `option → default` lines.
+    func resets() -> [String] {
+        var lines: [String] = []
+        if timeZone == nil { lines.append("--time-zone → none (--from/--until must carry an offset)") }
+        if priority == nil { lines.append("--priority → 0") }
+        if platforms == nil { lines.append("--platforms → ios,android,harmony") }
+        if minAppVersion == nil { lines.append("--min-app-version → none") }
+        if maxAppVersion == nil { lines.append("--max-app-version → none") }
+        if rollout == nil { lines.append("--rollout → 100") }
+        return lines
+    }
+
     func run() throws {
         try OpsCommand.run { () throws(AdminClientError) in
             let session = try server.session()
-            let method = from != nil && until != nil ? "PUT" : "PATCH"
+            let path = "/skins/\(OpsCommand.queryValue(id))/release"
             var headers: [(String, String)] = []
             if let ifMatch { headers.append(("If-Match", ifMatch.hasPrefix("\"") ? ifMatch : "\"\(ifMatch)\"")) }
-            let answer = try session.call(method, "/skins/\(OpsCommand.queryValue(id))/release", json: body(), headers: headers)
-            OpsCommand.print(Self.describe(answer))
+            if replace {
+                let reset = resets()
+                if !reset.isEmpty {
+                    OpsCommand.print("--replace resets what is not given:\n" + reset.map { "  " + $0 }.joined(separator: "\n"))
+                }
+                OpsCommand.print(Self.describe(try session.call("PUT", path, json: body(), headers: headers)))
+                return
+            }
+            // Change only what is given; a skin without a release gets a whole one from --from/--until.
+            let patched = try session.request("PATCH", path, json: body(), headers: headers)
+            let code = patched.json.objectValue?["error"]?.objectValue?["code"]?.stringValue
+            if patched.status == 409, code == "not_released" {
+                guard from != nil, until != nil else {
+                    throw .rejected(
+                        AdminSession.describe(
+                            patched.status, patched.json, hint: "\(id) is not released yet: give --from and --until for its first release"))
+                }
+                OpsCommand.print(Self.describe(try session.call("PUT", path, json: body(), headers: headers)))
+                return
+            }
+            OpsCommand.print(Self.describe(try session.checked(patched)))
         }
     }
 

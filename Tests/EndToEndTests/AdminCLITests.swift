@@ -127,7 +127,11 @@ import TestSupport
             let unknown = try LiveryProcess.run(["release", "nope", "--rollout", "5"], environment: editor)
             #expect(unknown.status == 1 && unknown.output.contains("skin_not_found") && unknown.output.contains("field: id"))
             let badRollout = try LiveryProcess.run(["release", "nope", "--rollout", "500"], environment: editor)
-            #expect(badRollout.status != 0 && badRollout.output.contains("--rollout must be 0-100"))
+            #expect(badRollout.status == 2 && badRollout.output.contains("--rollout must be 0-100"), "bad arguments exit 2")
+            let missingArgument = try LiveryProcess.run(["release"], environment: editor)
+            #expect(missingArgument.status == 2, "\(missingArgument.output)")
+            let unknownOption = try LiveryProcess.run(["killswitch", "on", "--everywhere"], environment: editor)
+            #expect(unknownOption.status == 2, "\(unknownOption.output)")
             let https = try LiveryProcess.run(["killswitch", "status", "--server", "https://livery.example"], environment: editor)
             #expect(https.status == 2 && https.output.contains("only http://"))
             #expect(try livery.stop(signal: SIGTERM) == 0)
@@ -135,6 +139,72 @@ import TestSupport
             // Nobody listening: exit 3.
             let gone = try LiveryProcess.run(["killswitch", "status"], environment: editor)
             #expect(gone.status == 3 && gone.output.contains("cannot connect"), "\(gone.output)")
+        }
+    }
+
+    @Test func opsCommandsRefuseWhatWouldSilentlyDoTheWrongThing() async throws {
+        try await blocking {
+            let workspace = try AdminWorkspace()
+            let livery = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0"], environment: workspace.environment)
+            try AdminCall(port: livery.port).waitUntilReady()
+            let env = ["LIVERY_TOKEN": AdminWorkspace.editorToken, "LIVERY_SERVER": "http://127.0.0.1:\(livery.port)"]
+            let folder = workspace.root + "/work/tiny"
+            for marker in ["1", "2"] {
+                try AdminWorkspace.write(AdminWorkspace.tinySkin(id: "tiny", marker: marker), into: folder)
+                #expect(try LiveryProcess.run(["push", folder], environment: env).status == 0)
+            }
+            let notReleased = try LiveryProcess.run(["release", "tiny", "--rollout", "30"], environment: env)
+            #expect(notReleased.status == 1 && notReleased.output.contains("give --from and --until"), "\(notReleased.output)")
+            let release = try LiveryProcess.run(
+                ["release", "tiny", "--version", "2", "--from", "2000-01-01T00:00:00Z", "--until", "2100-01-01T00:00:00Z",
+                 "--rollout", "30", "--priority", "5", "--platforms", "ios"], environment: env)
+            #expect(release.status == 0, "\(release.output)")
+            #expect(try LiveryProcess.run(["rollback", "tiny"], environment: env).output.contains("version 1 released"))
+
+            // After a rollback, a new window changes the window alone.
+            let window = try LiveryProcess.run(
+                ["release", "tiny", "--from", "2000-01-01T00:00:00Z", "--until", "2099-01-01T00:00:00Z"], environment: env)
+            #expect(window.status == 0, "\(window.output)")
+            #expect(window.output.contains("version 1 released") && window.output.contains("rollout:   30%"))
+            #expect(window.output.contains("priority:  5") && window.output.contains("platforms: ios\n"))
+            #expect(window.output.contains("until 2099-01-01T00:00:00Z"))
+
+            // A whole replacement is explicit and says what it resets; the released version stays.
+            let replace = try LiveryProcess.run(
+                ["release", "tiny", "--replace", "--from", "2000-01-01T00:00:00Z", "--until", "2099-01-01T00:00:00Z",
+                 "--priority", "5"], environment: env)
+            #expect(replace.status == 0, "\(replace.output)")
+            #expect(replace.output.contains("--replace resets") && replace.output.contains("--rollout → 100"))
+            #expect(!replace.output.contains("--priority →"))
+            #expect(replace.output.contains("version 1 released") && replace.output.contains("rollout:   100%"))
+            let replaceWithoutWindow = try LiveryProcess.run(["release", "tiny", "--replace", "--rollout", "5"], environment: env)
+            #expect(replaceWithoutWindow.status == 2 && replaceWithoutWindow.output.contains("--from and --until"))
+
+            // A window wholly in the past.
+            let past = try LiveryProcess.run(
+                ["release", "tiny", "--from", "2000-01-01T00:00:00Z", "--until", "2001-01-01T00:00:00Z"], environment: env)
+            #expect(past.status == 1 && past.output.contains("field: endsAt"), "\(past.output)")
+
+            // A typo in an app name, for the kill switch and the preview; --force for an app with no skins yet.
+            let typo = try LiveryProcess.run(["killswitch", "on", "--app", "dmeo"], environment: env)
+            #expect(typo.status == 1 && typo.output.contains("unknown_app") && typo.output.contains(#""demo""#), "\(typo.output)")
+            #expect(try Self.polledSkin(livery.port) == "tiny")
+            let forced = try LiveryProcess.run(["killswitch", "on", "--app", "next-app", "--force"], environment: env)
+            #expect(forced.status == 0, "\(forced.output)")
+            let preview = try LiveryProcess.run(
+                ["preview", "--app", "dmeo", "--platform", "ios", "--app-version", "7.0.0"], environment: env)
+            #expect(preview.status == 1 && preview.output.contains("unknown_app"), "\(preview.output)")
+            let forcedPreview = try LiveryProcess.run(
+                ["preview", "--app", "dmeo", "--platform", "ios", "--app-version", "7.0.0", "--force"], environment: env)
+            #expect(forcedPreview.status == 0, "\(forcedPreview.output)")
+
+            // The same skin id pushed for another app.
+            try AdminWorkspace.write(AdminWorkspace.tinySkin(id: "tiny", marker: "3", app: "other"), into: folder)
+            let mismatch = try LiveryProcess.run(["push", folder], environment: env)
+            #expect(mismatch.status == 1 && mismatch.output.contains("app_mismatch"), "\(mismatch.output)")
+            let moved = try LiveryProcess.run(["push", folder, "--force"], environment: env)
+            #expect(moved.status == 0 && moved.output.contains("stored as version 3"), "\(moved.output)")
+            #expect(try livery.stop(signal: SIGTERM) == 0)
         }
     }
 }

@@ -37,10 +37,10 @@ struct AdminWorkspace {
     }
 
     /// A minimal valid skin; `marker` changes its config (so versions differ), `release` is put in `skin.json`.
-    static func tinySkin(id: String, marker: String, release: String? = nil) -> [String: [UInt8]] {
+    static func tinySkin(id: String, marker: String, app: String = "demo", release: String? = nil) -> [String: [UInt8]] {
         let releasePart = release.map { #","release":\#($0)"# } ?? ""
         return [
-            "skin.json": Array(#"{"id":"\#(id)","title":"Tiny \#(marker)","app":"demo"\#(releasePart)}"#.utf8),
+            "skin.json": Array(#"{"id":"\#(id)","title":"Tiny \#(marker)","app":"\#(app)"\#(releasePart)}"#.utf8),
             "config.json": Array(##"{"home":{"colors":{"color_background":"#FFFFFF"},"values":{"value_marker":"\##(marker)"}}}"##.utf8),
         ]
     }

@@ -137,7 +137,8 @@ import TestSupport
     func flagWinsOverEnvironmentWhichWinsOverDefault(flags: [String], environment: [String: String], maxAge: Int) async throws {
         try await blocking {
             let livery = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0"] + flags, environment: environment)
-            // An app with no skins has no window boundary, so the configured max-age is used as is.
+            // Until the catalog is loaded polls get 503 not_ready; then an app with no skins has no window boundary, so the configured max-age is used as is.
+            try AdminCall(port: livery.port, token: nil).waitUntilReady()
             let answer = try TestClient(port: livery.port).get("/api/v1/skin?app=nothing-here&platform=ios&appVersion=1.0")
             #expect(answer.status == 200)
             #expect(answer.header("Cache-Control") == "public, max-age=\(maxAge)")

@@ -45,7 +45,7 @@ import TestSupport
                 let response = try client.readResponse()
                 #expect(response.status == 401)
                 #expect(response.closesConnection)
-                #expect(response.text.contains(#""code": "unauthorized""#))
+                #expect(response.text.contains(#""code":"unauthorized""#))
                 // The server shut its side down without waiting for a byte of the body: nothing is buffered.
                 #expect(try client.closesWithoutData())
                 client.close()

@@ -87,18 +87,33 @@ import Testing
         #expect(request.query["k"] == "v")
     }
 
-    @Test func errorResponsesHaveTheJSONShape() {
+    @Test func errorResponsesHaveOneCompactJSONShapeAndAreNeverStored() {
         let response = HTTPResponse.error(
-            .conflict, code: "skin_exists", message: "Skin \"xmas\" exists\n", details: ["skin.id": "xmas", "a": "\u{1}"])
+            .conflict, code: "skin_exists", message: "Skin \"xmas\" exists\n", details: [("skin.id", "xmas"), ("a", "\u{1}")])
         #expect(response.status == .conflict)
         #expect(response.headers["Content-Type"] == "application/json")
+        #expect(response.headers["Cache-Control"] == "no-store")
         guard case .bytes(let bytes) = response.body else {
             Issue.record("expected bytes")
             return
         }
         #expect(
             String(decoding: bytes, as: UTF8.self)
-                == #"{"error": {"code": "skin_exists", "message": "Skin \"xmas\" exists\n", "details": {"a": "\u0001", "skin.id": "xmas"}}}"#)
+                == #"{"error":{"code":"skin_exists","message":"Skin \"xmas\" exists\n","details":{"skin.id":"xmas","a":"\u0001"}}}"#)
+    }
+
+    @Test func errorResponsesEmbedDetailsEncodedByTheCaller() {
+        let response = HTTPResponse.error(
+            .unprocessableContent, code: "invalid", message: "m", encodedDetails: Array(#"{"field":"body","n":[1]}"#.utf8),
+            headers: HTTPHeaders([("Retry-After", "1")]))
+        #expect(response.headers["Retry-After"] == "1" && response.headers["Cache-Control"] == "no-store")
+        guard case .bytes(let bytes) = response.body else {
+            Issue.record("expected bytes")
+            return
+        }
+        #expect(
+            String(decoding: bytes, as: UTF8.self)
+                == #"{"error":{"code":"invalid","message":"m","details":{"field":"body","n":[1]}}}"#)
     }
 
     @Test func bodyLengthsAreReported() {

@@ -75,8 +75,11 @@ import Testing
             let (route, response) = await Self.respond(responder, .get, target)
             #expect(route.pattern == nil)
             #expect(response.status == .notFound, "\(target)")
-            #expect(Self.bodyText(response) == #"{"error": {"code": "not_found", "message": "No resource at this path."}}"#)
+            #expect(
+                Self.bodyText(response)
+                    == #"{"error":{"code":"not_found","message":"No resource at this path.","details":{"field":"path","reason":"no resource at this path"}}}"#)
             #expect(response.headers["content-type"] == "application/json")
+            #expect(response.headers["cache-control"] == "no-store")
         }
     }
 
@@ -94,7 +97,7 @@ import Testing
         #expect(route.pattern == nil)
         #expect(response.status == .methodNotAllowed)
         #expect(response.headers["Allow"] == "GET, PUT, HEAD")
-        #expect(Self.bodyText(response).contains(#""code": "method_not_allowed""#))
+        #expect(Self.bodyText(response).contains(#""code":"method_not_allowed""#))
     }
 
     @Test func headIsServedByGetUnlessRegistered() async {

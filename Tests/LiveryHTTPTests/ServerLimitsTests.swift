@@ -27,7 +27,7 @@ import TestSupport
                 let response = try client.readResponse()
                 #expect(response.status == 408)
                 #expect(response.closesConnection)
-                #expect(response.text.contains(#""code": "request_timeout""#))
+                #expect(response.text.contains(#""code":"request_timeout""#))
                 #expect(try client.closesWithoutData())
             }
         }
@@ -85,7 +85,7 @@ import TestSupport
                 let refused = try excess.readResponse()
                 #expect(refused.status == 503)
                 #expect(refused.closesConnection)
-                #expect(refused.text.contains(#""code": "server_busy""#))
+                #expect(refused.text.contains(#""code":"server_busy""#))
                 #expect(try excess.closesWithoutData())
                 excess.close()
                 #expect(observer.waitForClose())

@@ -30,11 +30,13 @@ import Testing
         try await harness.release("tiny", #""version": 2"#)
         #expect(try await harness.poll()["skinSign"] as? String == Self.standardSign(second))
 
-        // Without "version" the latest is released.
+        // Without "version" the released version stays: a new window must not ship the latest upload by itself.
         let third = try await harness.uploadTiny(marker: "3")
-        let latest = try await harness.release("tiny")
-        let skin = try AdminHarness.object(latest)
-        #expect((skin["release"] as? [String: Any])?["version"] as? Int == 3)
+        let kept = try await harness.release("tiny")
+        #expect((try AdminHarness.object(kept)["release"] as? [String: Any])?["version"] as? Int == 2)
+        #expect(try await harness.poll()["skinSign"] as? String == Self.standardSign(second))
+        let latest = try await harness.release("tiny", #""version": 3"#)
+        #expect((try AdminHarness.object(latest)["release"] as? [String: Any])?["version"] as? Int == 3)
         #expect(try await harness.poll()["skinSign"] as? String == Self.standardSign(third))
         #expect(harness.store.audit().last?.action == "release.set")
         await harness.stop()
@@ -208,7 +210,8 @@ import Testing
         defer { harness.removeFiles() }
         try await harness.uploadTiny()
         try await harness.release("tiny")
-        let other = try await harness.send("PUT", "/admin/v1/killswitch", json: #"{"app": "other-app", "enabled": true, "reason": "test"}"#)
+        let other = try await harness.send(
+            "PUT", "/admin/v1/killswitch?force=true", json: #"{"app": "other-app", "enabled": true, "reason": "test"}"#)
         #expect(other.status == 200)
         #expect(try await harness.poll()["skinId"] as? String == "tiny", "another app's switch leaves demo alone")
 

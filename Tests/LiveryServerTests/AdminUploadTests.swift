@@ -159,6 +159,7 @@ import TestSupport
         let before = harness.mark()
         let response = try await harness.upload([UInt8](repeating: 0x50, count: 4096))
         #expect(response.status == 413)
+        #expect(try AdminHarness.code(response) == "content_too_large body", "every admin 4xx names the input")
         #expect(harness.mark() == before)
         await harness.stop()
     }

@@ -20,18 +20,20 @@ enum Fixtures {
     static func skin(
         _ name: String, app: String = "demo", from start: TimeInterval = -3600, to end: TimeInterval = 3600,
         priority: Int = 0, platforms: Set<Platform> = Set(Platform.allCases), min: String? = nil, max: String? = nil,
-        rollout: Int = 100
+        rollout: Int = 100, content: String? = nil
     ) -> ReleasedSkin {
         let skinID = id(name)
         let plan = ReleasePlan(
             startsAt: t0.addingTimeInterval(start), endsAt: t0.addingTimeInterval(end), priority: priority,
             platforms: platforms, minAppVersion: min.map(version), maxAppVersion: max.map(version), rollout: rollout)
         var packages: [PackageVariant: PackageRecord] = [:]
+        // Packages are named by their content: skins given the same `content` have identical bytes.
+        let look = content ?? name
         for variant in PackageVariant.all {
-            let sign = String(repeating: "0", count: 32 - name.count - variant.description.count)
-                + name + variant.description
+            let sign = String(repeating: "0", count: 32 - look.count - variant.description.count)
+                + look + variant.description
             packages[variant] = PackageRecord(
-                sign: sign, skinID: skinID, variant: variant, sha256: "sha-\(sign)", size: 100, path: "/dev/null")
+                sign: sign, variant: variant, sha256: "sha-\(sign)", size: 100, path: "/dev/null")
         }
         return ReleasedSkin(skinID: skinID, app: app, release: plan, packages: packages)
     }

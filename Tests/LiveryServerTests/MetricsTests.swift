@@ -108,11 +108,11 @@ import TestSupport
         let cache = try PackageCache(directory: root, logger: ClientAPIHarness.quiet, metricsFactory: test)
         let variant = PackageVariant.standard
         let sign = packager.sign(for: variant)
-        async let first = cache.record(sign: sign, skinID: skin.manifest.id, variant: variant, packager: packager)
-        async let joined = cache.record(sign: sign, skinID: skin.manifest.id, variant: variant, packager: packager)
+        async let first = cache.record(sign: sign, variant: variant, packager: packager)
+        async let joined = cache.record(sign: sign, variant: variant, packager: packager)
         let (built, shared) = try await (first, joined)
         #expect(built.sha256 == shared.sha256)
-        _ = try await cache.record(sign: sign, skinID: skin.manifest.id, variant: variant, packager: packager)
+        _ = try await cache.record(sign: sign, variant: variant, packager: packager)
 
         #expect(test.counterTotal(label: PackageCacheMetrics.missesName) == 2, "the build and the request that joined it")
         #expect(test.counterTotal(label: PackageCacheMetrics.hitsName) == 1)
@@ -125,7 +125,7 @@ import TestSupport
         // A new process (a new cache) finds the file on disk: a miss, but no build.
         let restarted = TestMetrics()
         let again = try PackageCache(directory: root, logger: ClientAPIHarness.quiet, metricsFactory: restarted)
-        _ = try await again.record(sign: sign, skinID: skin.manifest.id, variant: variant, packager: packager)
+        _ = try await again.record(sign: sign, variant: variant, packager: packager)
         #expect(restarted.counterTotal(label: PackageCacheMetrics.missesName) == 1)
         #expect(restarted.counterTotal(label: PackageCacheMetrics.buildsName) == 0)
     }

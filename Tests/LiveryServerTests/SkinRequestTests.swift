@@ -36,8 +36,8 @@ import Testing
         ("appVersion", "7..1", "appVersion"), ("scale", "4", "scale"), ("scale", "x", "scale"),
         ("appearance", "sepia", "appearance"), ("deviceId", "has space", "deviceId"),
         ("scale", "", "scale"), ("scale", "+", "scale"), ("scale", "-1", "scale"), ("scale", "0", "scale"),
-        ("scale", "99999999999999999999999", "scale"), ("platform", "IOS", "platform"), ("platform", "", "platform"),
-        ("appearance", "Dark", "appearance"), ("appearance", "", "appearance"),
+        ("scale", "99999999999999999999999", "scale"), ("platform", "i0s", "platform"), ("platform", "", "platform"),
+        ("appearance", "Darker", "appearance"), ("appearance", "", "appearance"),
     ] as [(String, String?, String)])
     func namesTheBadParameter(name: String, value: String?, expected: String) {
         var query = Self.valid
@@ -47,6 +47,39 @@ import Testing
             return
         }
         #expect(error.parameter == expected)
+    }
+
+    /// What real apps send: `UIDevice.systemName` is "iOS", Android apps often send "Android", and iOS's
+    /// `UIUserInterfaceStyle` names are "Light", "Dark" and "Unspecified" (which means light).
+    @Test(arguments: [
+        ("platform", "iOS", "ios"), ("platform", "IOS", "ios"), ("platform", "Android", "android"),
+        ("platform", "Harmony", "harmony"), ("appearance", "Dark", "dark"),
+        ("appearance", "DARK", "dark"), ("appearance", "Light", "light"), ("appearance", "unspecified", "light"),
+        ("appearance", "Unspecified", "light"),
+    ])
+    func acceptsPlatformAndAppearanceInAnyCase(name: String, value: String, expected: String) throws {
+        var query = Self.valid
+        query[name] = value
+        let request = try Self.parse(query).get()
+        let parsed = name == "platform" ? request.platform.rawValue : request.variant.appearance.rawValue
+        #expect(parsed == expected)
+    }
+
+    @Test func aRefusalEchoesTheValueReceived() throws {
+        var query = Self.valid
+        query["platform"] = "Windows Phone"
+        guard case .failure(let error) = Self.parse(query) else {
+            Issue.record("accepted a bad platform")
+            return
+        }
+        #expect(error.parameter == "platform" && error.value == "Windows Phone")
+        #expect(error.message.contains(#""Windows Phone""#))
+        guard case .bytes(let bytes) = APIError.invalidParameter(error).response.body else {
+            Issue.record("expected a JSON body")
+            return
+        }
+        let body = String(decoding: bytes, as: UTF8.self)
+        #expect(body.contains(#""field":"platform""#) && body.contains(#""value":"Windows Phone""#))
     }
 
     @Test func scaleIsReadAsAnIntegerWouldBe() throws {

@@ -155,7 +155,47 @@ import Testing
         #expect(body["startsAt"] as? String == "2027-01-15T07:59:00Z")
         let next = try #require(body["next"] as? [String: Any])
         #expect(next["skinId"] as? String == "next")
-        #expect(answer.etag.hasPrefix("\"") && answer.etag.contains(record.sign))
+        #expect(answer.etag.hasPrefix("\"") && answer.etag.hasSuffix("\"") && answer.etag.count == 34)
+    }
+
+    /// The ETag is a digest of the body: moving only a window's end (same packages) must change it, or caches
+    /// revalidate, get 304 and keep the old `endsAt`.
+    @Test func theETagChangesWhenOnlyTheWindowMoves() throws {
+        let before = F.catalog(F.skin("now", from: -60, to: 60))
+        let after = F.catalog(F.skin("now", from: -60, to: 3600))
+        let old = SkinAnswer(
+            decision: SkinResolver.resolve(F.request(), in: before, at: F.t0), fragments: AnswerFragments(catalog: before))
+        let moved = SkinAnswer(
+            decision: SkinResolver.resolve(F.request(), in: after, at: F.t0), fragments: AnswerFragments(catalog: after))
+        #expect(old.skinSign == moved.skinSign)
+        #expect(old.body != moved.body)
+        #expect(old.etag != moved.etag)
+    }
+
+    /// Two releases whose packages have identical bytes share a sign; each answer names the release that was
+    /// selected (its id and window), never the other one.
+    @Test func releasesSharingAPackageEachAnswerWithTheirOwnIdAndWindow() throws {
+        let first = F.skin("look-a", from: -3600, to: 60, content: "same")
+        let second = F.skin("look-b", from: 60, to: 7200, content: "same")
+        let otherApp = F.skin("look-c", app: "other", from: -3600, to: 7200, content: "same")
+        let catalog = F.catalog(first, second, otherApp)
+        let fragments = AnswerFragments(catalog: catalog)
+        #expect(first.packages[.standard]?.sign == second.packages[.standard]?.sign)
+
+        let inFirst = try json(fragments.answer(for: SkinResolver.resolve(F.request(), in: catalog, at: F.t0)))
+        #expect(inFirst["skinId"] as? String == "look-a")
+        #expect(inFirst["endsAt"] as? String == "2027-01-15T08:01:00Z")
+        let upcoming = try #require(inFirst["next"] as? [String: Any])
+        #expect(upcoming["skinId"] as? String == "look-b" && upcoming["endsAt"] as? String == "2027-01-15T10:00:00Z")
+
+        let inSecond = try json(fragments.answer(for: SkinResolver.resolve(F.request(), in: catalog, at: F.t0.addingTimeInterval(120))))
+        #expect(inSecond["skinId"] as? String == "look-b")
+        #expect(inSecond["startsAt"] as? String == "2027-01-15T08:01:00Z")
+        #expect(inSecond["endsAt"] as? String == "2027-01-15T10:00:00Z")
+
+        let forOther = try json(fragments.answer(for: SkinResolver.resolve(F.request(app: "other"), in: catalog, at: F.t0)))
+        #expect(forOther["skinId"] as? String == "look-c")
+        #expect(forOther["skinSign"] as? String == first.packages[.standard]?.sign)
     }
 
     @Test func precomputedAnswersEqualAnswersAssembledPerPoll() {

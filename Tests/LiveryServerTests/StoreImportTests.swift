@@ -95,7 +95,7 @@ import TestSupport
         defer { first.removeFiles() }
         let upload = try await first.uploadTiny(marker: "kept")
         try await first.release("tiny", #""rollout": 100"#)
-        _ = try await first.send("PUT", "/admin/v1/killswitch", json: #"{"app": "other", "enabled": true}"#)
+        _ = try await first.send("PUT", "/admin/v1/killswitch?force=true", json: #"{"app": "other", "enabled": true}"#)
         let sign = try await first.poll()["skinSign"] as? String
         #expect(sign == AdminReleaseTests.standardSign(upload))
         await first.stop()
