@@ -6,9 +6,9 @@ import Foundation
 ///
 /// When the connection breaks (server stopped, killed, unreachable) `events` yields one `disconnected` event and
 /// ends; notifications sent meanwhile are lost, so the caller should reconnect with `Backoff` and re-read whatever
-/// state the notifications were about. A connection quiet for `healthCheckInterval` is sent a `SELECT 1`; no answer
-/// within one more interval counts as a disconnect, so a silently dead path (a hung server, a network that drops
-/// packets without a reset) is noticed within two intervals.
+/// state the notifications were about. A connection quiet for `healthCheck.interval` is sent a `SELECT 1`; no answer
+/// within `healthCheck.timeout` counts as a disconnect, so a silently dead path (a hung server, a network that drops
+/// packets without a reset) is noticed within their sum.
 public final class PostgresListener: Sendable {
     /// One `NOTIFY` as received.
     public struct Notification: Sendable, Equatable {
@@ -37,10 +37,10 @@ public final class PostgresListener: Sendable {
 
     /// Connects, runs `LISTEN` on every channel (quoted as identifiers, so any name works), then starts waiting.
     ///
-    /// - Parameter healthCheckInterval: how long the connection may stay silent before a `SELECT 1` checks it, and
-    ///   how long that check may take. Default 10 s.
+    /// - Parameter healthCheck: how long the connection may stay silent before a `SELECT 1` checks it, and how long
+    ///   that check may take to answer. Default 10 s and 10 s.
     public static func start(
-        _ configuration: PostgresConfiguration, channels: [String], healthCheckInterval: Duration = .seconds(10)
+        _ configuration: PostgresConfiguration, channels: [String], healthCheck: HealthCheck = HealthCheck()
     ) async throws(PostgresError) -> PostgresListener {
         let worker = WorkerThread(name: "pg listener")
         defer { worker.finish() }
@@ -64,7 +64,7 @@ public final class PostgresListener: Sendable {
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { throw .connectionFailed("cannot create the listener's wake-up pipe") }
         _ = fcntl(ends[1], F_SETFL, O_NONBLOCK)  // a stop() on a full pipe must not block; one byte is enough
-        return PostgresListener(box: box, wake: WakePipe(reader: ends[0], writer: ends[1]), healthCheck: healthCheckInterval)
+        return PostgresListener(box: box, wake: WakePipe(reader: ends[0], writer: ends[1]), healthCheck: healthCheck)
     }
 
     /// The pipe `stop` writes to and the poll loop watches. Closed when both the listener and its thread are
@@ -88,15 +88,24 @@ public final class PostgresListener: Sendable {
         init(_ session: PostgresSession) { self.session = session }
     }
 
-    private init(box: Box, wake: WakePipe, healthCheck: Duration) {
+    /// When the listener checks a quiet connection (`interval`) and how long the answer may take (`timeout`).
+    public struct HealthCheck: Sendable {
+        public var interval: Duration
+        public var timeout: Duration
+
+        public init(interval: Duration = .seconds(10), timeout: Duration = .seconds(10)) {
+            self.interval = interval
+            self.timeout = timeout
+        }
+    }
+
+    private init(box: Box, wake: WakePipe, healthCheck: HealthCheck) {
         self.wake = wake
         let (events, continuation) = AsyncStream<Event>.makeStream()
         self.events = events
-        let milliseconds = Int32(clamping: healthCheck.components.seconds * 1000
-            + healthCheck.components.attoseconds / 1_000_000_000_000_000)
         Thread {
             Thread.current.name = "pg listener"
-            Self.listen(box.session, wakeReader: wake.reader, healthCheckMilliseconds: max(milliseconds, 1),
+            Self.listen(box.session, wakeReader: wake.reader, healthCheck: healthCheck,
                         continuation: continuation)
             box.session.close()
         }.start()
@@ -113,7 +122,7 @@ public final class PostgresListener: Sendable {
 
     /// The poll loop; returns when stopped or disconnected.
     private static func listen(
-        _ session: PostgresSession, wakeReader: Int32, healthCheckMilliseconds: Int32,
+        _ session: PostgresSession, wakeReader: Int32, healthCheck: HealthCheck,
         continuation: AsyncStream<Event>.Continuation
     ) {
         defer { continuation.finish() }
@@ -125,35 +134,38 @@ public final class PostgresListener: Sendable {
         }
         // A health check is sent without waiting for it (`PQsendQuery`): a server that stopped answering must not
         // hang the loop. No answer within the next interval means the connection is dead.
-        var healthCheckPending = false
+        let clock = ContinuousClock()
+        /// When the pending health check's answer is due; nil while none is pending.
+        var answerDue: ContinuousClock.Instant? = nil
         while true {
             var descriptors = [
                 pollfd(fd: socket, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: wakeReader, events: Int16(POLLIN), revents: 0),
             ]
-            let ready = poll(&descriptors, 2, healthCheckMilliseconds)
+            let wait = answerDue.map { max($0 - clock.now, .zero) } ?? healthCheck.interval
+            let ready = poll(&descriptors, 2, Self.milliseconds(wait))
             if ready < 0 {
                 if errno == EINTR { continue }
                 return disconnected("poll failed: \(String(cString: strerror(errno)))")
             }
             if descriptors[1].revents != 0 { return }
             if ready == 0 {
-                if healthCheckPending {
-                    return disconnected("the server did not answer a health check within \(healthCheckMilliseconds) ms")
+                if answerDue != nil {
+                    return disconnected("the server did not answer a health check within \(healthCheck.timeout)")
                 }
                 // Quiet for a whole interval: ask the server whether it is still there.
                 guard PQsendQuery(connection, "SELECT 1") == 1, PQflush(connection) == 0 else {
                     return disconnected("could not send a health check")
                 }
-                healthCheckPending = true
+                answerDue = clock.now + healthCheck.timeout
                 continue
             }
             if PQconsumeInput(connection) == 0 {
                 return disconnected("the server closed the connection")
             }
-            while healthCheckPending && PQisBusy(connection) == 0 {
+            while answerDue != nil && PQisBusy(connection) == 0 {
                 guard let result = PQgetResult(connection) else {
-                    healthCheckPending = false
+                    answerDue = nil
                     break
                 }
                 let status = PQresultStatus(result)
@@ -171,5 +183,11 @@ public final class PostgresListener: Sendable {
                 return disconnected("the server closed the connection")
             }
         }
+    }
+
+    /// `duration` in whole milliseconds for `poll`, at least 1 (0 would spin) and at most `Int32.max`.
+    private static func milliseconds(_ duration: Duration) -> Int32 {
+        let (seconds, attoseconds) = duration.components
+        return max(1, Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000))
     }
 }
