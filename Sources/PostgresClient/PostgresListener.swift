@@ -104,7 +104,7 @@ public final class PostgresListener: Sendable {
         let (events, continuation) = AsyncStream<Event>.makeStream()
         self.events = events
         Thread {
-            Thread.current.name = "pg listener"
+            livery_name_current_thread("pg listener")
             Self.listen(box.session, wakeReader: wake.reader, healthCheck: healthCheck,
                         continuation: continuation)
             box.session.close()

@@ -1,3 +1,4 @@
+import CLibPQ
 import Foundation
 import Synchronization
 
@@ -16,9 +17,10 @@ final class WorkerThread: Sendable {
     private let wake = DispatchSemaphore(value: 0)
 
     init(name: String) {
-        // Named from inside the thread, which sets the kernel thread name that `ps -L` and /proc show.
+        // The kernel thread name, set from inside the thread: Foundation's `Thread.name` does not
+        // reliably reach it on Linux.
         Thread { [self] in
-            Thread.current.name = name
+            livery_name_current_thread(name)
             run()
         }.start()
     }
