@@ -208,10 +208,3 @@ public final class PostgresSession {
         }
     }
 }
-
-/// A transaction's isolation level (`BEGIN ISOLATION LEVEL …`).
-public enum IsolationLevel: String, Sendable {
-    case readCommitted = "READ COMMITTED"
-    case repeatableRead = "REPEATABLE READ"
-    case serializable = "SERIALIZABLE"
-}
