@@ -17,13 +17,17 @@ public struct PostgresConfiguration: Sendable, CustomStringConvertible {
     /// Seconds libpq waits for a connection unless the URI sets `connect_timeout`. Default 10.
     public var connectTimeoutSeconds: Int
 
-    /// Checks the scheme; everything else is left to libpq at connect time.
+    /// Checks the scheme (and that no NUL byte would cut the URI short); everything else is left to libpq at
+    /// connect time.
     public init(
         uri: String, passwordFile: String? = nil, applicationName: String = "livery", connectTimeoutSeconds: Int = 10
     ) throws(PostgresError) {
         guard uri.hasPrefix("postgres://") || uri.hasPrefix("postgresql://") else {
             throw .invalidConfiguration(
                 "the store URI must start with postgres:// or postgresql:// (got \(Self.redact(uri).prefix(40)))")
+        }
+        guard !uri.utf8.contains(0), !applicationName.utf8.contains(0) else {
+            throw .invalidConfiguration("the store URI holds a NUL byte, which libpq would cut it at")
         }
         self.uri = uri
         self.passwordFile = passwordFile

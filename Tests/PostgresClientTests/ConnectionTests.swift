@@ -21,7 +21,7 @@ struct ConnectionTests {
         #expect(try await connection.query("SELECT 1").singleRow().int(0) == 1)
     }
 
-    @Test(arguments: ["mysql://u@h/db", "host=/tmp dbname=x", "", "/tmp/socket"])
+    @Test(arguments: ["mysql://u@h/db", "host=/tmp dbname=x", "", "/tmp/socket", "postgresql:///db\0?host=/elsewhere"])
     func refusesAnythingButAPostgresURI(uri: String) {
         #expect {
             _ = try PostgresConfiguration(uri: uri)
