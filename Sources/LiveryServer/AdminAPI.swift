@@ -59,7 +59,7 @@ public final class AdminAPI: Sendable {
     public static let prefix = "/admin/v1"
 
     public let configuration: Configuration
-    let store: SkinStore
+    let store: any SkinStore
     let catalog: StoreCatalog
     let client: ClientAPI
     let tokens: TokenStore
@@ -70,12 +70,11 @@ public final class AdminAPI: Sendable {
     /// `livery_admin_changes_total{action}`, counted once a change is committed and published.
     let changes = AdminChangeCounter()
     let uploads: AsyncSemaphore
-    let storeQueue = BlockingQueue(label: "livery.store")
     /// The data folder, as configured: named in the answers to writes it cannot take (full, read-only).
     let dataDirectory: String
 
     init(
-        configuration: Configuration, store: SkinStore, catalog: StoreCatalog, client: ClientAPI, tokens: TokenStore,
+        configuration: Configuration, store: any SkinStore, catalog: StoreCatalog, client: ClientAPI, tokens: TokenStore,
         limits: ValidationLimits, dataDirectory: String, logger: Logger, clock: @escaping @Sendable () -> Date
     ) {
         self.configuration = configuration
@@ -121,7 +120,7 @@ public final class AdminAPI: Sendable {
         admin.get("/killswitch") { [self] _ in killSwitch() }
         admin.put("/killswitch") { [self] request in await putKillSwitch(request) }
         admin.get("/preview") { [self] request in respond { () throws(APIError) in try preview(request) } }
-        admin.get("/audit") { [self] request in respond { () throws(APIError) in try audit(request) } }
+        admin.get("/audit") { [self] request in await respond { () async throws(APIError) in try await audit(request) } }
         admin.get("/whoami") { request in Self.whoami(request) }
     }
 
@@ -295,11 +294,7 @@ public final class AdminAPI: Sendable {
         }
         let blob: String
         do throws(StoreError) {
-            let store = store
-            let skinID = skin.id
-            blob = try await BlockingQueue.onOwnThread(name: "livery.verify") { () throws(StoreError) -> String in
-                try store.verifiedBlobPath(of: stored, skinID: skinID, version: number)
-            }
+            blob = try await store.verifiedFilePath(of: stored, skinID: skin.id, version: number)
         } catch {
             let mapped = failure(error, field: "path", request: request)
             if case .corruptFile = error { throw APIError.storedFileCorrupt(path: path) }

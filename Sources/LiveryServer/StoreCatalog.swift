@@ -13,7 +13,7 @@ import Synchronization
 /// (versions never change); package files are cached by `PackageCache`. Rebuilding the catalog after a change
 /// that touches no new version therefore does no validation and builds no package.
 final class StoreCatalog: Sendable {
-    let store: SkinStore
+    let store: any SkinStore
     let cache: PackageCache
     let limits: ValidationLimits
     private let client: ClientAPI
@@ -22,7 +22,7 @@ final class StoreCatalog: Sendable {
     /// The store revision of the catalog last published (-1 before the first).
     private let publishedRevision = Mutex(-1)
 
-    init(store: SkinStore, cache: PackageCache, limits: ValidationLimits, client: ClientAPI, logger: Logger) {
+    init(store: any SkinStore, cache: PackageCache, limits: ValidationLimits, client: ClientAPI, logger: Logger) {
         self.store = store
         self.cache = cache
         self.limits = limits
@@ -72,15 +72,14 @@ final class StoreCatalog: Sendable {
     /// The packager of `version`, validating it (once per version) from its blobs on a thread of its own.
     func packager(for version: SkinVersion) async throws(ServingError) -> SkinPackager {
         if let known = packagers.withLock({ $0[version.digest] }) { return known }
-        let store = store
+        let source: StoredSkinSource
+        do throws(StoreError) {
+            source = try await StoredSkinSource(version: version, store: store)
+        } catch {
+            throw .unreadable(error.description)
+        }
         let limits = limits
         let packager = try await BlockingQueue.onOwnThread(name: "livery.validate") { () throws(ServingError) -> SkinPackager in
-            let source: StoredSkinSource
-            do throws(StoreError) {
-                source = try StoredSkinSource(version: version, store: store)
-            } catch {
-                throw .unreadable(error.description)
-            }
             let report = SkinValidator(limits: limits).validate(source)
             guard let skin = report.skin else { throw .invalidVersion(report) }
             do throws(SkinPackageError) {
