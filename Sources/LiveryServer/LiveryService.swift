@@ -81,7 +81,7 @@ public final class LiveryService: Sendable {
         }
         let client = ClientAPI(configuration: configuration.client, cache: cache, logger: logger, clock: clock)
         let catalog = StoreCatalog(
-            store: store, cache: cache, limits: configuration.validationLimits, client: client, logger: logger)
+            store: store, cache: cache, limits: configuration.validationLimits, logger: logger, publish: client.publish)
         self.store = store
         self.client = client
         self.catalog = catalog

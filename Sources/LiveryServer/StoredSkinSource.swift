@@ -14,9 +14,8 @@ public struct StoredSkinSource: SkinSource {
     private let blobPaths: [String: String]
 
     /// Reads every stored file of the version once (the store does it off the cooperative pool) and checks it
-    /// against its content address, so a package is never
-    /// built (nor a skin validated) from bytes damaged on disk: a blob flipped in place keeps its size, and only
-    /// its digest shows the damage.
+    /// against its content address, so a package is never built (nor a skin validated) from bytes damaged on
+    /// disk: a blob flipped in place keeps its size, and only its digest shows the damage.
     ///
     /// - Throws: `StoreError.corruptFile` naming the first blob that is missing or does not match its address;
     ///   `.invalidDigest` if the version names a malformed digest (a damaged state record); `.io`.
