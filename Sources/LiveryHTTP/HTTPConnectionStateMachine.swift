@@ -114,8 +114,8 @@ struct HTTPConnectionStateMachine {
     /// The deadline of the current phase; `deadline` uses it unless output is stalled.
     private var phaseDeadline: UInt64 = .max
     private var writeDeadline: UInt64 = .max
-    /// Responses sent so far (the first request's head deadline runs from the opening).
-    private var exchangeCount = 0
+    /// Whether a response was sent (the first request's head deadline runs from the opening).
+    private var answeredBefore = false
     private var lingerDiscarded = 0
     /// A head was delivered and not answered yet.
     private var inExchange = false
@@ -224,7 +224,7 @@ struct HTTPConnectionStateMachine {
                 if phase == .idle && offset < input.count {
                     phase = .readingHead
                     // The first request's head deadline runs from the opening; a later one's from its first byte.
-                    if exchangeCount > 0 { setPhaseDeadline(now &+ timeouts.header) }
+                    if answeredBefore { setPhaseDeadline(now &+ timeouts.header) }
                 } else if phase == .readingBody && consumed > 0 {
                     setPhaseDeadline(now &+ timeouts.idle)
                 }
@@ -309,7 +309,7 @@ struct HTTPConnectionStateMachine {
         let keepAlive = !forceClose && inExchange && requestKeepsAlive && !draining && !serverDraining
         inExchange = false
         requestKeepsAlive = false
-        exchangeCount += 1
+        answeredBefore = true
         if keepAlive {
             phase = .idle
             setPhaseDeadline(now &+ timeouts.idle)
