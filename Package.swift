@@ -49,9 +49,14 @@ let package = Package(
         // Turns a validated skin and a variant into a deterministic zip package.
         .target(name: "SkinPackage", dependencies: ["SkinModel", "ZipArchive", "LiveryCrypto"]),
 
+        // The ops console's static files (www/), embedded as Swift string literals by embed.py so the binary needs no
+        // files next to it (SwiftPM resources need a bundle folder beside the binary; embedInCode compiles huge array
+        // literals slowly).
+        .target(name: "LiveryConsole", exclude: ["www", "embed.py"]),
+
         // Routes (client API, admin API with auth), resolution, caching; the catalog from the store; maps errors to HTTP.
         .target(name: "LiveryServer", dependencies: [
-            "LiveryHTTP", "SkinModel", "SkinPackage", "LiveryCrypto", "SkinStore", "ZipArchive",
+            "LiveryHTTP", "LiveryConsole", "SkinModel", "SkinPackage", "LiveryCrypto", "SkinStore", "ZipArchive",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "CoreMetrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
@@ -82,7 +87,7 @@ let package = Package(
         // A raw-socket HTTP/1.1 client for tests (127.0.0.1 only). Never shipped.
         .target(name: "HTTPTestSupport", path: "Tests/HTTPTestSupport"),
         .testTarget(name: "LiveryServerTests", dependencies: [
-            "LiveryServer", "LiveryHTTP", "SkinModel", "SkinPackage", "HTTPTestSupport", "TestSupport", "LiveryCrypto",
+            "LiveryServer", "LiveryConsole", "LiveryHTTP", "SkinModel", "SkinPackage", "HTTPTestSupport", "TestSupport", "LiveryCrypto",
             "SkinStore", "ZipArchive", .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
         .testTarget(name: "SkinStoreTests", dependencies: ["SkinStore", "LiveryCrypto", "TestSupport"]),

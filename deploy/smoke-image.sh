@@ -381,7 +381,13 @@ if answer["skinSign"]:
 status, headers, body = get("/metrics")
 assert status == 200 and b"livery_http_requests_total{" in body and b"process_start_time_seconds" in body
 print("smoke: /metrics 200")
+status, _, _ = get("/admin/")
+assert status == 404, status
+print("smoke: /admin/ 404 (the console is off with the admin API: no tokens file)")
 PY
+# The ops console is compiled into the binary (Sources/LiveryConsole), so the image needs no file for it.
+grep -q "<title>Livery console</title>" "$ROOT/usr/local/bin/livery" || fail "the binary does not carry the console"
+say "the binary carries the console"
 
 # A package download checked against `livery pack` run inside the image on the same sample, so it does not depend
 # on which sample's window is open today.

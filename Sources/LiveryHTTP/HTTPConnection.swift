@@ -71,8 +71,9 @@ final class HTTPConnection: @unchecked Sendable {
         }
         context.observer?.connectionOpened(HTTPConnectionEvent(remoteAddress: remoteAddress, refused: refused))
         if refused {
-            respondWithError(
-                .serviceUnavailable, code: "server_busy", message: "The server has too many open connections.")
+            let response = HTTPResponse.overloaded(
+                code: "server_busy", message: "The server has too many open connections; retry shortly.")
+            write(response, head: nil, routePattern: nil, requestID: loop.requestIDs.next(), start: loop.now, forceClose: true)
             flush()
             reconcile()
         } else {
@@ -330,7 +331,14 @@ final class HTTPConnection: @unchecked Sendable {
         var file: (descriptor: Int32, offset: Int, length: Int)?
         if case .file(let path, let offset, let length) = response.body, !isHead {
             switch openFileBody(path: path, offset: offset, length: length) {
-            case .success(let opened): file = opened
+            case .success(let opened):
+                file = opened
+                context.descriptors.obtained()
+            case .failure(.open(let error)) where DescriptorExhaustion.isExhaustion(error.errno):
+                // Not the file's fault: the process is out of descriptors for a moment. Logged once per episode.
+                context.descriptors.failed("opening a file body", errno: error.errno)
+                response = .overloaded(
+                    code: "server_busy", message: "The server is out of file descriptors for a moment; retry shortly.")
             case .failure(let reason):
                 context.logger.error(
                     "file body unavailable: \(reason)",

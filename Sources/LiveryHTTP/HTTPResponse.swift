@@ -24,6 +24,12 @@ public struct HTTPResponse: Sendable {
         HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: .bytes(bytes))
     }
 
+    /// 503 for a moment of overload (too many connections, no descriptor left): the error answer with
+    /// `Retry-After: 1`, so a client retries soon and no cache keeps it.
+    public static func overloaded(code: String, message: String) -> HTTPResponse {
+        error(.serviceUnavailable, code: code, message: message, headers: HTTPHeaders([("Retry-After", "1")]))
+    }
+
     /// The JSON error answer every Livery error uses, from the HTTP layer's own (404, 405, parse errors) to the
     /// APIs': `{"error":{"code":"...","message":"...","details":{...}}}`, compact, `details` only when non-empty,
     /// with `Content-Type: application/json` and `Cache-Control: no-store` (no cache may keep an error).

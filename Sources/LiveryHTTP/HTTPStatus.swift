@@ -55,4 +55,5 @@ public struct HTTPStatus: Sendable, Hashable, CustomStringConvertible {
     public static let serviceUnavailable = HTTPStatus(code: 503, reason: "Service Unavailable")
     public static let gatewayTimeout = HTTPStatus(code: 504, reason: "Gateway Timeout")
     public static let httpVersionNotSupported = HTTPStatus(code: 505, reason: "HTTP Version Not Supported")
+    public static let insufficientStorage = HTTPStatus(code: 507, reason: "Insufficient Storage")
 }

@@ -8,10 +8,12 @@ import Logging
 
 /// The listening socket and its accept loop.
 ///
-/// Accepts on its own serial queue and hands each connection to the next event loop in turn. Connections over
-/// `maxConnections` are still accepted, answered with a 503 and closed; beyond 64 more than that they are
-/// closed at once. When the process runs out of descriptors (`EMFILE`), accepting pauses for 100 ms instead of
-/// spinning on a socket that stays readable.
+/// Accepts on its own serial queue and hands each connection to the next event loop in turn. Every connection
+/// over `maxConnections` is still accepted, answered with a 503 (`Retry-After`) and closed, however many there
+/// are: refusing costs a descriptor for the short time the answer takes, and running out of descriptors is
+/// handled below. When the process runs out of descriptors (`EMFILE`, `ENFILE`), accepting pauses for 100 ms at
+/// a time instead of spinning on a socket that stays readable (new connections wait in the listen backlog); the
+/// episode is logged once when it starts and once, with its count of failures, when it ends.
 final class Listener: @unchecked Sendable {
     // Invariant: `source`, `paused` and `nextLoop` are used only on `queue`.
 
@@ -23,9 +25,6 @@ final class Listener: @unchecked Sendable {
     private var source: DispatchSourceRead?
     private var paused = false
     private var nextLoop = 0
-
-    /// How many connections past `maxConnections` still get a 503 rather than an immediate close.
-    private static let refusalAllowance = 64
 
     /// Creates, binds and listens.
     init(configuration: HTTPServer.Configuration, loops: [EventLoop], context: ServerContext) throws(HTTPServerError) {
@@ -112,6 +111,7 @@ final class Listener: @unchecked Sendable {
             }
             guard case .processed(let accepted) = result else { return }
             guard let connectionFD = accepted else { continue }
+            context.descriptors.obtained()
             admit(connectionFD, peer: peer)
         }
     }
@@ -119,11 +119,6 @@ final class Listener: @unchecked Sendable {
     private func admit(_ connectionFD: Int32, peer: sockaddr_storage) {
         let open = context.openConnections.add(1, ordering: .acquiringAndReleasing).newValue
         let maximum = context.configuration.maxConnections
-        if open > maximum + Self.refusalAllowance {
-            Syscall.close(connectionFD)
-            context.openConnections.subtract(1, ordering: .acquiringAndReleasing)
-            return
-        }
         // Responses go out in one send each, so Nagle's algorithm would only add delayed-ACK stalls.
         try? Syscall.setOption(connectionFD, level: Int32(IPPROTO_TCP), name: TCP_NODELAY, value: 1)
         let remote = SocketAddress(peer)?.description ?? "unknown"
@@ -137,7 +132,7 @@ final class Listener: @unchecked Sendable {
 
     private func pauseAccepting(_ error: SyscallError) {
         guard !paused, let source else { return }
-        context.logger.error("accept paused: out of file descriptors (\(error))")
+        context.descriptors.failed("accepting a connection", errno: error.errno)
         paused = true
         source.suspend()
         queue.asyncAfter(deadline: .now() + .milliseconds(100)) { [weak self] in

@@ -24,6 +24,8 @@ final class ServerContext: Sendable {
 
     /// Open connections, including ones being refused with 503.
     let openConnections = Atomic<Int>(0)
+    /// Episodes of running out of descriptors, shared by the accept loop and file bodies.
+    let descriptors: DescriptorExhaustion
     /// Set once shutdown begins; responses then carry `Connection: close`.
     let draining = Atomic<Bool>(false)
     private let stopWaiters = Mutex<StopState>(StopState())
@@ -51,6 +53,7 @@ final class ServerContext: Sendable {
         self.requestIDSeed = UInt64.random(in: 0...UInt64.max)
         self.acceptsRequestID = configuration.acceptsRequestID
         self.defaultBodyLimit = configuration.defaultBodyLimit
+        self.descriptors = DescriptorExhaustion(logger: logger)
     }
 
     /// Called by a connection once it is fully closed.

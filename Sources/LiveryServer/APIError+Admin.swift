@@ -158,6 +158,33 @@ extension APIError {
         }
     }
 
+    /// 500: a stored file does not hold the bytes its content address names (damaged on disk); the log names the
+    /// blob, the client the file it asked for.
+    static func storedFileCorrupt(path: String) -> APIError {
+        APIError(
+            .internalServerError, code: "stored_file_corrupt",
+            message: "The stored file \"\(path)\" was damaged on disk and is not served; an operator must restore it (the log names the blob).",
+            details: fields("path", "does not match its content address"))
+    }
+
+    /// 507 `insufficient_storage` or 503 `data_dir_not_writable`: an admin write failed because of the data folder
+    /// (named, as configured), not the request. Both say when to retry; polls are still served meanwhile.
+    static func storage(_ fault: StorageFault, dataDirectory: String) -> APIError {
+        let headers = HTTPHeaders([("Retry-After", "30")])
+        switch fault {
+        case .full:
+            return APIError(
+                .insufficientStorage, code: "insufficient_storage",
+                message: "The data folder \(dataDirectory) is full; free space on its volume and retry.",
+                details: fields("data-dir", "no space left on the data folder's volume"), headers: headers)
+        case .notWritable:
+            return APIError(
+                .serviceUnavailable, code: "data_dir_not_writable",
+                message: "The data folder \(dataDirectory) cannot be written (read-only volume or permissions); fix it and retry.",
+                details: fields("data-dir", "not writable"), headers: headers)
+        }
+    }
+
     /// 422: a release names a version the skin does not have.
     static func unknownReleaseVersion(skinID: String, version: Int) -> APIError {
         APIError(

@@ -32,6 +32,7 @@ import ZipArchive
 /// | DELETE | /skins/{id} (`?force=true`) | editor |
 /// | GET, PUT | /killswitch | viewer / editor |
 /// | GET | /preview, /audit | viewer |
+/// | GET | /whoami | viewer |
 public final class AdminAPI: Sendable {
     /// Settings of the admin API. Each property states its default.
     public struct Configuration: Sendable {
@@ -70,12 +71,15 @@ public final class AdminAPI: Sendable {
     let changes = AdminChangeCounter()
     let uploads: AsyncSemaphore
     let storeQueue = BlockingQueue(label: "livery.store")
+    /// The data folder, as configured: named in the answers to writes it cannot take (full, read-only).
+    let dataDirectory: String
 
     init(
         configuration: Configuration, store: SkinStore, catalog: StoreCatalog, client: ClientAPI, tokens: TokenStore,
-        limits: ValidationLimits, logger: Logger, clock: @escaping @Sendable () -> Date
+        limits: ValidationLimits, dataDirectory: String, logger: Logger, clock: @escaping @Sendable () -> Date
     ) {
         self.configuration = configuration
+        self.dataDirectory = dataDirectory
         self.store = store
         self.catalog = catalog
         self.client = client
@@ -99,7 +103,7 @@ public final class AdminAPI: Sendable {
         admin.get("/skins/:id/versions") { [self] request in respond { () throws(APIError) in try versions(request) } }
         admin.get("/skins/:id/versions/:n") { [self] request in respond { () throws(APIError) in try version(request) } }
         admin.get("/skins/:id/versions/:n/config.json") { [self] request in
-            respond { () throws(APIError) in try file(request, path: "config.json") }
+            await respond { () async throws(APIError) in try await file(request, path: "config.json") }
         }
         // File paths contain "/": one route per depth (a %2F-encoded path also works at depth 1).
         for depth in 1...ZipArchiveReader.Limits().maxPathDepth {
@@ -107,7 +111,7 @@ public final class AdminAPI: Sendable {
             let pattern = "/skins/:id/versions/:n/files/" + names.map { ":" + $0 }.joined(separator: "/")
             admin.get(pattern) { [self] request in
                 let path = names.compactMap { request.pathParameters[$0] }.joined(separator: "/")
-                return respond { () throws(APIError) in try file(request, path: path) }
+                return await respond { () async throws(APIError) in try await file(request, path: path) }
             }
         }
         admin.put("/skins/:id/release") { [self] request in await putRelease(request) }
@@ -118,6 +122,7 @@ public final class AdminAPI: Sendable {
         admin.put("/killswitch") { [self] request in await putKillSwitch(request) }
         admin.get("/preview") { [self] request in respond { () throws(APIError) in try preview(request) } }
         admin.get("/audit") { [self] request in respond { () throws(APIError) in try audit(request) } }
+        admin.get("/whoami") { request in Self.whoami(request) }
     }
 
     // MARK: - Answers
@@ -140,18 +145,25 @@ public final class AdminAPI: Sendable {
         }
     }
 
-    /// Async form of `respond`.
+    /// Async form of `respond` (the one writes use). A bare 500 whose cause was not kept (a package build that
+    /// could not write) is told apart when the data folder is full or not writable (507, 503).
     func respond(_ body: () async throws(APIError) -> HTTPResponse) async -> HTTPResponse {
         do {
             return try await body()
         } catch {
+            if error.code == APIError.internalError.code, let fault = StorageFault.probe(dataDirectory) {
+                return APIError.storage(fault, dataDirectory: dataDirectory).response
+            }
             return error.response
         }
     }
 
     /// The API error for a store error, logging storage failures (which the client sees only as a 500/503).
     func failure(_ error: StoreError, field: String? = nil, request: HTTPRequest) -> APIError {
-        let mapped = APIError.store(error, field: field)
+        var mapped = APIError.store(error, field: field)
+        if case .io(_, _, let code) = error, let fault = StorageFault(errno: code) {
+            mapped = APIError.storage(fault, dataDirectory: dataDirectory)
+        }
         if mapped.status.code >= 500 {
             logger.error(
                 "admin change failed in the store",
@@ -269,8 +281,10 @@ public final class AdminAPI: Sendable {
         return Self.json(AdminJSON.version(version, files: true))
     }
 
-    /// `GET /skins/{id}/versions/{n}/config.json` and `…/files/{path}`: the stored bytes, streamed from their blob.
-    func file(_ request: HTTPRequest, path: String) throws(APIError) -> HTTPResponse {
+    /// `GET /skins/{id}/versions/{n}/config.json` and `…/files/{path}`: the stored bytes, streamed from their blob
+    /// once it has been checked against its content address (on a thread of its own): a damaged blob is refused
+    /// with 500 `stored_file_corrupt` naming the file, never served as good.
+    func file(_ request: HTTPRequest, path: String) async throws(APIError) -> HTTPResponse {
         let skin = try Self.skin(Self.skinID(request), in: store.snapshot)
         let number = try Self.versionNumber(request)
         guard let version = skin.version(number) else {
@@ -281,9 +295,15 @@ public final class AdminAPI: Sendable {
         }
         let blob: String
         do throws(StoreError) {
-            blob = try store.blobPath(digest: stored.sha256)
+            let store = store
+            let skinID = skin.id
+            blob = try await BlockingQueue.onOwnThread(name: "livery.verify") { () throws(StoreError) -> String in
+                try store.verifiedBlobPath(of: stored, skinID: skinID, version: number)
+            }
         } catch {
-            throw failure(error, request: request)
+            let mapped = failure(error, field: "path", request: request)
+            if case .corruptFile = error { throw APIError.storedFileCorrupt(path: path) }
+            throw mapped
         }
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: Self.contentType(of: path))
@@ -305,6 +325,15 @@ public final class AdminAPI: Sendable {
         case "webp": return "image/webp"
         default: return "application/octet-stream"
         }
+    }
+
+    /// `GET /whoami`: the name and role of the token that sent the request, so a client (the console) knows what
+    /// it may do without probing.
+    static func whoami(_ request: HTTPRequest) -> HTTPResponse {
+        json([
+            "name": .string(AdminAuth.actor(of: request)),
+            "role": AdminAuth.role(of: request).map { .string($0.rawValue) } ?? .null,
+        ])
     }
 
     /// `GET /killswitch`.

@@ -9,9 +9,10 @@ import Logging
 ///    `WWW-Authenticate: Bearer realm="livery", error="invalid_token"`.
 /// 2. The token's role must allow the method: a `viewer` token may only `GET`/`HEAD` (otherwise 403).
 /// 3. Until the catalog is loaded, 503 `not_ready`.
-/// 4. The handler runs with the `Authorization` header removed (so no handler can leak the token) and
-///    `X-Livery-Actor` set to the token's name; any `X-Livery-Actor` the client sent is dropped first, so the
-///    header always names the authenticated token. Handlers read it with `actor(of:)`.
+/// 4. The handler runs with the `Authorization` header removed (so no handler can leak the token),
+///    `X-Livery-Actor` set to the token's name and `X-Livery-Role` to its role; any such header the client sent is
+///    replaced, so they always describe the authenticated token. Handlers read them with `actor(of:)` and
+///    `role(of:)`.
 ///
 /// Steps 1 and 2 run twice. First as the middleware's head check, as soon as the request head is parsed: a refused
 /// request is answered before any of its body is read (no 100 Continue, and the connection closes if a body was
@@ -24,6 +25,8 @@ import Logging
 struct AdminAuth: Sendable {
     /// The request header carrying the authenticated token's name to handlers.
     static let actorHeader = "X-Livery-Actor"
+    /// The request header carrying the authenticated token's role to handlers.
+    static let roleHeader = "X-Livery-Role"
 
     let tokens: TokenStore
     let logger: Logger
@@ -72,6 +75,11 @@ struct AdminAuth: Sendable {
         request.headers[actorHeader] ?? "unknown"
     }
 
+    /// The authenticated token's role on a request that passed the middleware.
+    static func role(of request: HTTPRequest) -> AdminRole? {
+        request.headers[roleHeader].flatMap(AdminRole.init(rawValue:))
+    }
+
     enum Decision {
         case reject(HTTPResponse)
         case proceed(HTTPRequest)
@@ -88,6 +96,7 @@ struct AdminAuth: Sendable {
         var forwarded = request
         forwarded.headers.remove("Authorization")
         forwarded.headers.replaceOrAdd(name: Self.actorHeader, value: principal.name)
+        forwarded.headers.replaceOrAdd(name: Self.roleHeader, value: principal.role.rawValue)
         return .proceed(forwarded)
     }
 

@@ -62,6 +62,7 @@ public final class LiveryService: Sendable {
         }
         let store: SkinStore
         do throws(StoreError) {
+            try Self.checkStoreNotLost(dataDirectory: configuration.dataDirectory)
             store = try SkinStore(directory: configuration.dataDirectory + "/store", clock: clock)
         } catch {
             throw .store(error)
@@ -86,8 +87,24 @@ public final class LiveryService: Sendable {
         self.admin = tokens.map {
             AdminAPI(
                 configuration: configuration.admin, store: store, catalog: catalog, client: client, tokens: $0,
-                limits: configuration.validationLimits, logger: logger, clock: clock)
+                limits: configuration.validationLimits, dataDirectory: configuration.dataDirectory, logger: logger,
+                clock: clock)
         }
+    }
+
+    /// Refuses a data folder whose import marker says the store was seeded while the store has no state record
+    /// (the store folder was removed, or mounted from the wrong volume): starting would serve no skins and
+    /// silently begin a new history. An operator restores the store, or removes the marker to seed a new one.
+    static func checkStoreNotLost(dataDirectory: String) throws(StoreError) {
+        let marker = dataDirectory + "/" + SkinImporter.markerName
+        let store = dataDirectory + "/store"
+        guard FileManager.default.fileExists(atPath: marker),
+            !FileManager.default.fileExists(atPath: store + "/state.json")
+        else { return }
+        throw .corruptFile(
+            path: store,
+            reason: "the store is missing (no state.json) although \(marker) says it was seeded: restore the store "
+                + "from a backup, or remove \(marker) to start an empty store seeded from the skins folder")
     }
 
     /// Imports the skins folder if the store still needs it, builds the catalog from the store, publishes it,
@@ -137,7 +154,8 @@ public final class LiveryService: Sendable {
     /// snapshot, changes fail with 503. Call it after the HTTP server has stopped.
     public func close() { store.close() }
 
-    /// Adds `/healthz`, `/readyz`, the client API and (with a tokens file) the admin API to `router`.
+    /// Adds `/healthz`, `/readyz`, the client API and (with a tokens file) the admin API and its console
+    /// (`/admin/`) to `router`.
     ///
     /// `/healthz` answers 200 while the process runs. `/readyz` answers 200 `{"status":"ready"}` once the catalog is
     /// loaded and while the data folder is writable, else 503 with `loading`, `draining` (after `beginDraining()`)
@@ -154,7 +172,10 @@ public final class LiveryService: Sendable {
             return Self.status("ready", .ok)
         }
         client.register(on: router)
-        admin?.register(on: router) { [self] in ready.load(ordering: .acquiring) }
+        if let admin {
+            admin.register(on: router) { [self] in ready.load(ordering: .acquiring) }
+            AdminConsole.register(on: router)
+        }
     }
 
     private static func status(_ text: String, _ status: HTTPStatus) -> HTTPResponse {

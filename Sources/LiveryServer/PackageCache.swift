@@ -5,6 +5,13 @@ import Logging
 import SkinModel
 import SkinPackage
 import Synchronization
+import ZipArchive
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Built packages on disk under `<data-dir>/packages/<sign>.zip`, with single-flight builds.
 ///
@@ -12,7 +19,14 @@ import Synchronization
 /// - A package file appears whole or not at all (the zip writer writes a temp file, fsyncs and renames).
 /// - Concurrent requests for the same missing sign trigger exactly one build; the others wait for it.
 /// - At most `maxParallelBuilds` builds run at once; builds run on their own threads, never the cooperative pool.
-/// - A file already present is reused across restarts (its digest is recomputed once when first needed).
+/// - A file already present is reused across restarts only if it is what was built: each build records the
+///   package's SHA-256 and size next to it (`<sign>.zip.sha256`, written durably after the zip), and a file found
+///   on disk is rehashed and compared with that record when first needed. A file that differs (flipped, truncated,
+///   swapped for another package) or has no record is logged, removed and rebuilt; a rebuild that does not give
+///   the recorded bytes is refused (the sign would no longer describe the bytes), so a sign is never advertised
+///   with bytes other than those it was first built with, across restarts.
+/// - Temporary files a killed build left behind (`.<sign>.zip.tmp-*`, `<sign>.zip.sha256.tmp-*`) are removed when
+///   the cache is opened.
 public actor PackageCache {
     /// The folder holding packages.
     public nonisolated let directory: String
@@ -39,6 +53,12 @@ public actor PackageCache {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
             throw .directoryUnusable(directory)
+        }
+        let removed = Self.removeTemporaryFiles(in: directory, logger: logger)
+        if removed > 0 {
+            logger.notice(
+                "removed temporary package files left by an interrupted build",
+                metadata: ["package.dir": "\(directory)", "files": "\(removed)"])
         }
         self.directory = directory
         self.maxParallelBuilds = max(1, maxParallelBuilds)
@@ -72,14 +92,11 @@ public actor PackageCache {
         metrics.countMiss()
         if let task = inFlight[sign] { return try await task.value }
         let path = path(for: sign)
+        let logger = logger
         let task = Task<PackageRecord, any Error> {
             let outcome: Result<BuildOutcome, any Error> = await self.builds.withPermit {
                 await Self.onBuildThread {
-                    if let existing = try Self.summarizeExisting(at: path) { return existing }
-                    let started = ContinuousClock.now
-                    let summary = try packager.build(variant, to: path)
-                    return BuildOutcome(
-                        sha256: summary.sha256, size: summary.size, built: true, duration: ContinuousClock.now - started)
+                    try Self.reuseOrBuild(sign: sign, at: path, logger: logger) { try packager.build(variant, to: path) }
                 }
             }
             let summary: BuildOutcome
@@ -104,6 +121,84 @@ public actor PackageCache {
         buildCount += 1
         metrics.countBuild(bytes: size, duration: duration)
         logger.info("built package", metadata: ["package.sign": "\(sign)", "package.bytes": "\(size)"])
+    }
+
+    /// The package at `path`: the file on disk if it matches its build record, otherwise a fresh build (`build`)
+    /// whose digest is recorded, or compared with the record when there is one. Blocks on disk.
+    ///
+    /// - Throws: `PackageCacheError.rebuildDiffers` when the rebuilt bytes are not the recorded ones (the file is
+    ///   removed: the sign must not be advertised with other bytes); whatever `build` or the disk throws.
+    static func reuseOrBuild(
+        sign: String, at path: String, logger: Logger, build: () throws -> ZipArchiveSummary
+    ) throws -> BuildOutcome {
+        let recordPath = path + ".sha256"
+        let recorded = BuildRecord.read(recordPath, sign: sign)
+        if let existing = try summarizeExisting(at: path) {
+            if let recorded, recorded.sha256 == existing.sha256, recorded.size == existing.size { return existing }
+            logger.error(
+                "cached package does not match its build record; rebuilding it",
+                metadata: [
+                    "package.sign": "\(sign)", "package.path": "\(path)",
+                    "package.recorded": "\(recorded.map { "\($0.sha256) \($0.size)" } ?? "none")",
+                    "package.found": "\(existing.sha256) \(existing.size)",
+                ])
+            unlink(path)
+        }
+        let started = ContinuousClock.now
+        let summary = try build()
+        let outcome = BuildOutcome(
+            sha256: summary.sha256, size: summary.size, built: true, duration: ContinuousClock.now - started)
+        if let recorded {
+            guard recorded.sha256 == outcome.sha256, recorded.size == outcome.size else {
+                unlink(path)
+                throw PackageCacheError.rebuildDiffers(
+                    path: path, recorded: "\(recorded.sha256) \(recorded.size)", rebuilt: "\(outcome.sha256) \(outcome.size)")
+            }
+        } else {
+            let record = BuildRecord(sign: sign, sha256: outcome.sha256, size: outcome.size)
+            do {
+                try DurableFile.replace(recordPath, with: record.encoded)
+            } catch {
+                // Without a record the package is rebuilt next time; serving it now is still right.
+                logger.error("cannot record a package build", metadata: ["package.sign": "\(sign)", "error": "\(error)"])
+            }
+        }
+        return outcome
+    }
+
+    /// Removes leftovers of builds interrupted by a crash (`.<sign>.zip.tmp-*` from the zip writer,
+    /// `<sign>.zip.sha256.tmp-*` from the record writer); returns how many were removed.
+    static func removeTemporaryFiles(in directory: String, logger: Logger) -> Int {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return 0 }
+        var removed = 0
+        for name in names where name.contains(".tmp-") {
+            if unlink(directory + "/" + name) == 0 {
+                removed += 1
+            } else {
+                logger.warning("cannot remove a temporary package file", metadata: ["file": "\(directory)/\(name)"])
+            }
+        }
+        return removed
+    }
+
+    /// What a build of a sign produced, kept next to the package so a later start can tell the file is intact:
+    /// one line, `<sign> <sha256> <size>`.
+    struct BuildRecord: Equatable {
+        let sign: String
+        let sha256: String
+        let size: UInt64
+
+        var encoded: [UInt8] { Array("\(sign) \(sha256) \(size)\n".utf8) }
+
+        /// The record at `path` for `sign`; nil when there is none or it does not parse or names another sign.
+        static func read(_ path: String, sign: String) -> BuildRecord? {
+            guard let data = FileManager.default.contents(atPath: path), data.count < 256 else { return nil }
+            let fields = String(decoding: data, as: UTF8.self).split(separator: " ")
+            guard fields.count == 3, fields[0] == sign, fields[1].count == 64,
+                let size = UInt64(fields[2].trimmingCharacters(in: .newlines))
+            else { return nil }
+            return BuildRecord(sign: sign, sha256: String(fields[1]), size: size)
+        }
     }
 
     /// Digest and size of a complete package file already on disk, or `nil` if there is none.
@@ -144,10 +239,15 @@ public actor PackageCache {
 public enum PackageCacheError: Error, Equatable, CustomStringConvertible {
     /// The cache folder cannot be created or written.
     case directoryUnusable(String)
+    /// Rebuilding the package at `path` gave other bytes than its build record: its sources changed, so it is
+    /// refused rather than advertised under the same sign.
+    case rebuildDiffers(path: String, recorded: String, rebuilt: String)
 
     public var description: String {
         switch self {
         case .directoryUnusable(let path): "package cache folder '\(path)' cannot be created"
+        case .rebuildDiffers(let path, let recorded, let rebuilt):
+            "package '\(path)' rebuilt as \(rebuilt), but it was built as \(recorded): its sources changed; refused"
         }
     }
 }

@@ -6,17 +6,25 @@ import SkinStore
 /// their content-addressed blobs, so big assets are packed by streaming the blob (`filePath(of:)`).
 ///
 /// Blobs are never deleted while the store is open and never change (they are named by their SHA-256), so a
-/// source stays valid for as long as the store is open, even after the version is deleted.
+/// source stays valid for as long as the store is open, even after the version is deleted; damage from outside
+/// the process is caught when the source is made (each blob is checked against its address).
 public struct StoredSkinSource: SkinSource {
     /// The version whose files this source serves.
     public let version: SkinVersion
     private let blobPaths: [String: String]
 
-    /// - Throws: `StoreError.invalidDigest` if the version names a malformed digest (a damaged state record).
+    /// Reads every blob of the version once and checks it against its content address, so a package is never
+    /// built (nor a skin validated) from bytes damaged on disk: a blob flipped in place keeps its size, and only
+    /// its digest shows the damage.
+    ///
+    /// - Throws: `StoreError.corruptFile` naming the first blob that is missing or does not match its address;
+    ///   `.invalidDigest` if the version names a malformed digest (a damaged state record); `.io`.
     public init(version: SkinVersion, store: SkinStore) throws(StoreError) {
         self.version = version
         var paths: [String: String] = [:]
-        for file in version.files { paths[file.path] = try store.blobPath(digest: file.sha256) }
+        for file in version.files {
+            paths[file.path] = try store.verifiedBlobPath(of: file, skinID: version.skinID, version: version.number)
+        }
         self.blobPaths = paths
     }
 

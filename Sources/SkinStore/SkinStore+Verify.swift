@@ -1,6 +1,45 @@
 import LiveryCrypto
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 extension SkinStore {
+    /// The path of the blob holding `file` of version `version` of `skinID`, after reading it whole and checking
+    /// that it holds exactly the bytes its content address (SHA-256 and size) names: what to call before building a
+    /// package from a stored file or serving it, so bytes damaged on disk are never passed on as good.
+    ///
+    /// O(file size). The check is of the moment: blobs never change while the store is open, so a mismatch is
+    /// damage from outside the process.
+    ///
+    /// - Throws: `corruptFile` naming the blob (and, in the reason, the skin, version and file) if it is missing,
+    ///   has another size or another digest; `invalidDigest` for a malformed digest; `io` if it cannot be read.
+    public func verifiedBlobPath(of file: StoredFile, skinID: String, version: Int) throws(StoreError) -> String {
+        let path = try blobPath(digest: file.sha256)
+        var hasher = SHA256()
+        var size = 0
+        do throws(StoreError) {
+            try FileIO.forEachChunk(of: path) { chunk in
+                hasher.update(chunk)
+                size += chunk.count
+            }
+        } catch .io(_, _, ENOENT) {
+            throw .corruptFile(path: path, reason: "blob of \(skinID) v\(version) \(file.path) is missing")
+        }
+        guard size == file.size, Hex.encode(hasher.finalize()) == file.sha256 else {
+            throw .corruptFile(path: path, reason: Self.mismatch(skinID: skinID, version: version, file: file))
+        }
+        return path
+    }
+
+    /// Why a blob is refused: it does not hold what its name promises.
+    static func mismatch(skinID: String, version: Int, file: StoredFile) -> String {
+        "blob of \(skinID) v\(version) \(file.path) does not match its content address (\(file.size) bytes, sha256 \(file.sha256)): "
+            + "the file was changed on disk; restore it from a backup"
+    }
+
     /// What `verify()` found.
     public struct VerificationReport: Sendable, Equatable {
         /// Number of blob files read and rehashed.

@@ -82,7 +82,9 @@ public final class SkinStore: Sendable {
 
     /// Opens the store in `directory`, creating the directory if needed.
     ///
-    /// An empty or missing directory gives an empty store (revision 0). A directory left by a crashed process
+    /// An empty or missing directory gives an empty store (revision 0), whose state record is written at once: a
+    /// directory that holds blobs or audit entries but no `state.json` lost its state and is refused
+    /// (`corruptFile`), never opened empty. A directory left by a crashed process
     /// opens in the last committed state: leftover temporary files are removed and an uncommitted audit tail is
     /// cut off. Version metadata blobs are read and checked against their digests; file blobs are checked only by
     /// `verify()`.
@@ -107,6 +109,8 @@ public final class SkinStore: Sendable {
             var state = PersistedState(StoreSnapshot.empty)
             if let bytes = try FileIO.readIfExists(statePath) {
                 state = try PersistedState.decode(bytes, path: statePath)
+            } else {
+                try Self.createStateRecord(statePath, root: root, empty: state)
             }
             let (audit, entries) = try AuditLog.open(path: root + "/audit.log", revision: state.revision)
             let snapshot = try Self.snapshot(of: state, blobs: root + "/blobs")
@@ -168,16 +172,16 @@ public final class SkinStore: Sendable {
 
     /// The bytes of the file at `path` in version `version` of `skinID` (current snapshot).
     ///
-    /// - Throws: `unknownSkin`, `unknownVersion`, `unknownFile`; `corruptFile` if the blob is missing or has
-    ///   the wrong size.
+    /// - Throws: `unknownSkin`, `unknownVersion`, `unknownFile`; `corruptFile` if the blob is missing or does
+    ///   not hold the bytes its content address names.
     public func fileBytes(skinID: String, version: Int, path: String) throws(StoreError) -> [UInt8] {
         let file = try storedFile(skinID: skinID, version: version, path: path)
         let blob = Self.blobPath(digest: file.sha256, in: directory + "/blobs")
         guard let bytes = try FileIO.readIfExists(blob) else {
             throw .corruptFile(path: blob, reason: "blob of \(skinID) v\(version) \(path) is missing")
         }
-        guard bytes.count == file.size else {
-            throw .corruptFile(path: blob, reason: "blob holds \(bytes.count) bytes, expected \(file.size)")
+        guard bytes.count == file.size, SHA256.hexHash(bytes) == file.sha256 else {
+            throw .corruptFile(path: blob, reason: Self.mismatch(skinID: skinID, version: version, file: file))
         }
         return bytes
     }
@@ -573,6 +577,22 @@ public final class SkinStore: Sendable {
             if clock.now >= deadline { return false }
             usleep(5_000)
         }
+    }
+
+    /// Writes the state record of a new, empty store, so that every store that was ever opened has one and a
+    /// missing `state.json` always means damage. It is written before any blob or audit line can exist; finding
+    /// either without a state record means the record was lost, and the store refuses to open rather than start
+    /// empty over data it cannot account for.
+    private static func createStateRecord(_ statePath: String, root: String, empty: PersistedState) throws(StoreError) {
+        let blobs = try FileIO.list(root + "/blobs").filter { !$0.hasPrefix(FileIO.temporaryPrefix) }
+        let auditSize = try FileIO.fileSize(root + "/audit.log") ?? 0
+        guard blobs.isEmpty && auditSize == 0 else {
+            throw .corruptFile(
+                path: statePath,
+                reason: "missing, yet the store holds \(blobs.count) blob folder(s) and \(auditSize) bytes of audit log; "
+                    + "restore state.json from a backup (the store will not start empty over data it cannot account for)")
+        }
+        try FileIO.writeAtomically(empty.encoded(), to: statePath)
     }
 
     /// Removes the temporary files a crashed writer left in the store directory and the blob directories.

@@ -55,9 +55,9 @@ struct PackCommand: ParsableCommand {
             }
             throw ExitCode(report.sourceWasUnreadable ? 2 : 1)
         }
+        // Hashing for the sign and writing the archive read the same files independently: run them side by side.
+        let hashing = ConcurrentResult { () throws(SkinPackageError) in try SkinPackager(skin: skin, source: source) }
         do {
-            // Hashing for the sign and writing the archive read the same files independently: run them side by side.
-            let hashing = ConcurrentResult { () throws(SkinPackageError) in try SkinPackager(skin: skin, source: source) }
             let summary = try SkinPackager.build(variant, of: skin, from: source, to: output)
             let sign = try hashing.value().sign(for: variant)
             let line = json
@@ -65,6 +65,9 @@ struct PackCommand: ParsableCommand {
                 : "sha256 \(summary.sha256)\nsize \(summary.size)\nentries \(summary.entryCount)\nsign \(sign)\nvariant \(variant)"
             CommandInput.writeStandardOutput(Array((line + "\n").utf8))
         } catch {
+            // The hashing thread must be done before the process exits: exit's OpenSSL clean-up racing a thread that
+            // still hashes crashed `livery pack` (SIGSEGV in OpenSSL's lock) when the archive could not be written.
+            _ = try? hashing.value()
             switch error {
             case .unreadable, .symbolicLink:
                 CommandInput.fail("\(directory): \(error.description).",

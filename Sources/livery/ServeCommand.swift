@@ -42,6 +42,7 @@ struct ServeCommand: AsyncParsableCommand {
         let level = settings.logLevel
         LoggingSystem.bootstrap { label in output.makeHandler(label: label, level: level) }
         let logger = Logger(label: "livery")
+        Self.raiseDescriptorLimit(maxConnections: settings.maxConnections, logger: logger)
         // Before anything makes a metric: ClientAPI and PackageCache take the process-wide factory.
         let metrics = LiveryMetrics()
         MetricsSystem.bootstrap(metrics.factory)
@@ -128,6 +129,22 @@ struct ServeCommand: AsyncParsableCommand {
         // After the load (an import in progress must finish its change), so the store is released cleanly.
         service.close()
         if !loaded { throw ExitCode(2) }
+    }
+
+    /// Raises the open-file limit to its hard limit, and warns when `--max-connections` cannot fit under it (past
+    /// that many, new connections wait for a descriptor instead of getting the 503 the limit promises).
+    static func raiseDescriptorLimit(maxConnections: Int, logger: Logger) {
+        let limit = DescriptorLimit.raiseToMaximum()
+        if let before = limit.raisedFrom {
+            logger.info("raised the open-file limit (RLIMIT_NOFILE) from \(before) to its hard limit \(limit.current)")
+        }
+        guard limit.current > 0, !limit.fits(maxConnections: maxConnections) else { return }
+        let flag = LiveryConfiguration.Setting.maxConnections.flag
+        let message =
+            "\(flag) \(maxConnections) cannot fit under the open-file limit \(limit.current) (hard limit \(limit.maximum)), "
+            + "which also covers files being sent and \(DescriptorLimit.reserve) for the server itself: raise the limit "
+            + "(ulimit -n, LimitNOFILE=, docker --ulimit nofile=) or lower \(flag)"
+        logger.warning("\(message)")
     }
 
     /// Prints `error` as one line on standard error and exits with status 2.

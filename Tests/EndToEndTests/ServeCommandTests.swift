@@ -144,11 +144,23 @@ final class LiveryProcess: @unchecked Sendable {
         get throws { URL(fileURLWithPath: try BuiltProduct.path("livery", environmentOverride: "LIVERY_BINARY")) }
     }
 
-    private init(arguments: [String], environment: [String: String], directory: String?) throws {
+    private init(
+        arguments: [String], environment: [String: String], directory: String?,
+        descriptorLimit: (soft: Int, hard: Int)? = nil
+    ) throws {
         process = Process()
         scratch = try ScratchDirectory(prefix: "livery-e2e")
-        process.executableURL = try Self.binary
-        process.arguments = arguments
+        if let descriptorLimit {
+            // The shell sets the limits and then becomes livery (exec), so the pid is livery's.
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = [
+                "-c", "ulimit -Sn \(descriptorLimit.soft) && ulimit -Hn \(descriptorLimit.hard) && exec \"$0\" \"$@\"",
+                try Self.binary.path,
+            ] + arguments
+        } else {
+            process.executableURL = try Self.binary
+            process.arguments = arguments
+        }
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         var merged = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("LIVERY_") }
         // Never write state into the working tree: each process gets a fresh data folder, and the sample skins.
@@ -158,11 +170,14 @@ final class LiveryProcess: @unchecked Sendable {
         process.environment = merged
     }
 
-    /// Starts `livery` and waits (up to 20 s) for its `LIVERY_LISTENING` line.
+    /// Starts `livery` and waits (up to 20 s) for its `LIVERY_LISTENING` line; with `descriptorLimit`, under that
+    /// open-file limit (`RLIMIT_NOFILE`, soft and hard).
     static func start(
-        _ arguments: [String], environment: [String: String] = [:], directory: String? = nil
+        _ arguments: [String], environment: [String: String] = [:], directory: String? = nil,
+        descriptorLimit: (soft: Int, hard: Int)? = nil
     ) throws -> LiveryProcess {
-        let livery = try LiveryProcess(arguments: arguments, environment: environment, directory: directory)
+        let livery = try LiveryProcess(
+            arguments: arguments, environment: environment, directory: directory, descriptorLimit: descriptorLimit)
         try livery.launch()
         guard livery.listening.wait(timeout: .now() + 20) == .success else {
             livery.process.terminate()

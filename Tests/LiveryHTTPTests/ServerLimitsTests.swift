@@ -99,6 +99,33 @@ import TestSupport
         }
     }
 
+    @Test(.timeLimit(.minutes(1)))
+    func everyConnectionOverTheCapGetsTheServiceUnavailableAnswer() async throws {
+        try await withTestServer(configure: { $0.maxConnections = 2 }) { server in
+            try await blocking {
+                let admitted = try (0..<2).map { _ in try server.client() }
+                for client in admitted { #expect(try client.get("/hello").status == 200) }
+
+                // Far more than the old allowance of 64, all open at once: each is refused with a 503 it can read.
+                let excess = try (0..<300).map { _ in try server.client(timeout: 10) }
+                var answers: [Int: Int] = [:]
+                var retryAfter = 0
+                for client in excess {
+                    let status = (try? client.readResponse()).map { response in
+                        if response.header("Retry-After") != nil && response.header("Cache-Control") == "no-store" {
+                            retryAfter += 1
+                        }
+                        return response.status
+                    } ?? 0
+                    answers[status, default: 0] += 1
+                }
+                #expect(answers == [503: 300], "status → count (0: reset or closed without an answer)")
+                #expect(retryAfter == 300, "every refusal says when to retry and is not cached")
+                for client in admitted { #expect(try client.get("/hello").status == 200) }
+            }
+        }
+    }
+
     @Test func slowlorisConnectionsDoNotStopANormalClient() async throws {
         try await withTestServer(configure: { $0.headerTimeout = .seconds(1) }) { server in
             try await blocking {

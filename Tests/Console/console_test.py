@@ -1,0 +1,639 @@
+#!/usr/bin/python3
+"""The ops console in a real browser: headless Chromium from Debian driven by Selenium, against the real binary.
+
+Starts `.build/debug/livery serve` on 127.0.0.1 (port 0) with a temporary data folder, the repository's sample
+skins and a tokens file (an editor, a viewer), then:
+  - checks the console's security headers and that the admin API's whoami answers name and role;
+  - refuses a wrong token at sign-in;
+  - as the editor, from the browser only: uploads a skin twice (v1, v2), uploads an invalid one (the report shows
+    file, JSON pointer and fix), releases v2 at 5 %, raises it to 50 % with the keyboard, turns the global kill
+    switch on and off, rolls back to v1, and finds every one of those steps on the audit screen; after each step
+    the admin API confirms the browser's change really happened;
+  - provokes a 412 (another operator changes the skin meanwhile) and checks the console shows what changed;
+  - signs in as the viewer and finds no write control on any screen;
+  - checks that every form control has a label, that the main flows work from the keyboard, that the colour
+    parser reads every spelling the README lists (and refuses look-alikes), and that the browser logged no
+    Content-Security-Policy violation;
+  - saves a screenshot of every screen into <temp>/screenshots (and with --docs DIR, copies the README's ones there).
+
+Prints one line per check and a last line `N passed, N failed`; exit status 0 only when nothing failed.
+Every wait is bounded.
+
+Usage: /usr/bin/python3 Tests/Console/console_test.py [--binary .build/debug/livery] [--docs docs/console] [--keep]
+"""
+import argparse
+import hashlib
+import io
+import json
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+import urllib.error
+import urllib.request
+import zipfile
+
+from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException, WebDriverException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+WAIT = 15  # seconds: the bound on every wait for the page or the server
+SKIN_ID = "console-flow-2027"
+
+# The screenshots the README shows (docs/console/), refreshed with --docs docs/console.
+README_SHOTS = ["02-skins", "03-skin", "04b-phone-preview-dark", "05-release", "05c-release-conflict", "06-timeline",
+                "07-kill-switch", "08-device-preview", "10-upload-report", "11-audit"]
+passed, failed = 0, 0
+
+
+def check(name, condition, detail=""):
+    global passed, failed
+    if condition:
+        passed += 1
+        print(f"ok    {name}", flush=True)
+    else:
+        failed += 1
+        print(f"FAIL  {name}" + (f": {detail}" if detail else ""), flush=True)
+    return condition
+
+
+class Server:
+    """`livery serve` on 127.0.0.1 port 0; the port comes from its LIVERY_LISTENING line."""
+
+    def __init__(self, binary, root, tokens_file):
+        self.log_path = os.path.join(root, "server.log")
+        self.log = open(self.log_path, "w")
+        self.process = subprocess.Popen(
+            [binary, "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", os.path.join(root, "data"),
+             "--skins-dir", os.path.join(REPO, "skins"), "--tokens-file", tokens_file],
+            stdout=subprocess.PIPE, stderr=self.log, text=True)
+        self.port = None
+        found = threading.Event()
+
+        def read():
+            for line in self.process.stdout:
+                self.log.write(line)
+                self.log.flush()
+                if "LIVERY_LISTENING" in line and self.port is None:
+                    self.port = int(line.strip().rsplit(":", 1)[1].rstrip('"}').split('"')[0])
+                    found.set()
+
+        threading.Thread(target=read, daemon=True).start()
+        if not found.wait(WAIT):
+            self.stop()
+            raise RuntimeError("livery serve printed no LIVERY_LISTENING line within %ds; see %s" % (WAIT, self.log_path))
+        self.base = f"http://127.0.0.1:{self.port}"
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(self.base + "/readyz", timeout=2) as response:
+                    if response.status == 200:
+                        return
+            except (urllib.error.URLError, OSError):
+                pass
+            time.sleep(0.1)
+        self.stop()
+        raise RuntimeError("/readyz never answered 200 within 60 s; see %s" % self.log_path)
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(5)
+        self.log.close()
+
+
+def call(server, method, path, token, body=None, headers=None):
+    """An admin API request from outside the browser: (status, headers, parsed JSON or None)."""
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(server.base + path, data=data, method=method)
+    request.add_header("Authorization", "Bearer " + token)
+    if data is not None:
+        request.add_header("Content-Type", "application/json")
+    for name, value in (headers or {}).items():
+        request.add_header(name, value)
+    try:
+        with urllib.request.urlopen(request, timeout=WAIT) as response:
+            raw = response.read()
+            return response.status, response.headers, (json.loads(raw) if raw else None)
+    except urllib.error.HTTPError as error:
+        raw = error.read()
+        try:
+            return error.code, error.headers, json.loads(raw)
+        except ValueError:
+            return error.code, error.headers, None
+
+
+def skin_zip(path, title, release=None, bad_color=False):
+    """A copy of the spring-festival sample as SKIN_ID (the folder wrapped, as 'compress folder' makes it)."""
+    source = os.path.join(REPO, "skins", "spring-festival-2027")
+    manifest = json.load(open(os.path.join(source, "skin.json")))
+    manifest["id"], manifest["title"] = SKIN_ID, title
+    manifest.pop("release", None)
+    if release:
+        manifest["release"] = release
+    config = json.load(open(os.path.join(source, "config.json")))
+    if bad_color:
+        config["home_tabbar"]["colors"]["color_background"] = "#GG0000"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for folder, _, files in os.walk(source):
+            for name in sorted(files):
+                full = os.path.join(folder, name)
+                relative = os.path.relpath(full, source)
+                if relative == "skin.json":
+                    archive.writestr("skin/skin.json", json.dumps(manifest))
+                elif relative == "config.json":
+                    archive.writestr("skin/config.json", json.dumps(config, ensure_ascii=False))
+                else:
+                    archive.write(full, "skin/" + relative)
+    return path
+
+
+class Console:
+    def __init__(self, server, shots):
+        options = webdriver.ChromeOptions()
+        options.binary_location = "/usr/bin/chromium"
+        for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                         "--window-size=1440,1000", "--force-device-scale-factor=1", "--lang=en-GB",
+                         "--no-first-run", "--disable-extensions", "--disable-background-networking"):
+            options.add_argument(argument)
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        self.driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+        self.driver.set_page_load_timeout(WAIT)
+        self.driver.set_script_timeout(WAIT)
+        self.server = server
+        self.shots = shots
+        self.console_errors = []
+
+    def quit(self):
+        try:
+            self.driver.quit()
+        except WebDriverException:
+            pass
+
+    def wait(self, condition, what, timeout=WAIT):
+        try:
+            # A screen re-rendered between finding an element and reading it: look again.
+            return WebDriverWait(self.driver, timeout, poll_frequency=0.05,
+                                 ignored_exceptions=(StaleElementReferenceException,)).until(lambda d: condition(d))
+        except TimeoutException:
+            raise AssertionError("timed out after %ss waiting for %s" % (timeout, what))
+
+    def find(self, css, timeout=WAIT):
+        return self.wait(lambda d: next((e for e in d.find_elements(By.CSS_SELECTOR, css) if e.is_displayed()), None), css, timeout)
+
+    def text_in(self, css, text, timeout=WAIT):
+        return self.wait(lambda d: any(text in e.text for e in d.find_elements(By.CSS_SELECTOR, css)), f"{text!r} in {css}", timeout)
+
+    def button(self, label, within="body"):
+        def found(d):
+            for element in d.find_elements(By.CSS_SELECTOR, within + " button, " + within + " a.button"):
+                if element.is_displayed() and element.is_enabled() and element.text.strip() == label:
+                    return element
+            return None
+        return self.wait(found, f"button {label!r}")
+
+    def go(self, hash_path, ready_css):
+        """Opens a screen (again, when it is the current one) and waits for `ready_css` in the new screen only."""
+        self.driver.execute_script("""
+            const old = document.querySelector('#main > .screen');
+            if (old) old.setAttribute('data-stale', '');
+            if (location.hash === arguments[0]) window.dispatchEvent(new HashChangeEvent('hashchange'));
+            else location.hash = arguments[0];""", hash_path)
+        self.find("#main > .screen:not([data-stale]) " + ready_css)
+        self.settle()
+
+    def settle(self):
+        """Waits until no 'Loading…' note is shown and every fetched image has loaded (bounded)."""
+        self.wait(lambda d: d.execute_script(
+            "return !document.querySelector('.loading') && Array.from(document.images).every(i => !i.getAttribute('src') ? i.classList.contains('broken') || !i.dataset.path : i.complete)"),
+            "the screen to finish loading")
+
+    def shot(self, name):
+        self.settle()
+        self.driver.execute_script("document.getElementById('banner').hidden = true")  # the toast would cover content
+        path = os.path.join(self.shots, name + ".png")
+        self.driver.save_screenshot(path)
+        return path
+
+    def sign_in(self, token):
+        self.driver.get(self.server.base + "/admin/")
+        field = self.find("input[type=password]")
+        field.clear()
+        field.send_keys(token + Keys.ENTER)  # the keyboard: type, Enter submits
+
+    def confirm(self, expect_text=None):
+        """Confirms the open dialog from the keyboard: Tab from Cancel (focused first) to Confirm, then Enter."""
+        dialog = self.find("dialog[open]")
+        if expect_text:
+            self.text_in("dialog[open]", expect_text)
+        active = self.driver.switch_to.active_element
+        check("the confirmation dialog focuses Cancel first", active.get_attribute("id") == "confirm-cancel")
+        active.send_keys(Keys.TAB)
+        self.driver.switch_to.active_element.send_keys(Keys.ENTER)
+        self.wait(lambda d: not d.find_elements(By.CSS_SELECTOR, "dialog[open]"), "the dialog to close")
+        return dialog
+
+    def unlabelled_controls(self):
+        return self.driver.execute_script("""
+            const bad = [];
+            for (const c of document.querySelectorAll('input, select, textarea, button')) {
+              if (c.type === 'hidden' || c.closest('[hidden]') || (c.closest('dialog') && !c.closest('dialog').open)) continue;
+              let name = c.getAttribute('aria-label') || '';
+              if (!name && c.getAttribute('aria-labelledby')) name = document.getElementById(c.getAttribute('aria-labelledby'))?.textContent || '';
+              if (!name && c.labels && c.labels.length) name = Array.from(c.labels).map(l => l.textContent).join(' ');
+              if (!name && c.tagName === 'BUTTON') name = c.textContent;
+              if (!name.trim()) bad.push(c.outerHTML.slice(0, 120));
+            }
+            return bad;""")
+
+    def write_controls(self):
+        """Write controls on the page: anything that would change state."""
+        return self.driver.execute_script("""
+            const words = /^(Release|Release…|Change release|Roll back|Stop|Turn on|Turn off|Review changes|Review release|Apply|Upload)$/;
+            const found = [];
+            for (const e of document.querySelectorAll('button, a.button, input[type=file], input[type=range]')) {
+              if (e.closest('dialog') || e.closest('[hidden]')) continue;
+              if (e.matches('input') || words.test(e.textContent.trim())) found.push(e.outerHTML.slice(0, 100));
+            }
+            for (const a of document.querySelectorAll('#nav a')) if (a.offsetParent && /upload/.test(a.getAttribute('href'))) found.push('nav: Upload');
+            return found;""")
+
+    def collect_logs(self):
+        try:
+            for entry in self.driver.get_log("browser"):
+                self.console_errors.append(entry.get("message", ""))
+        except WebDriverException:
+            pass
+
+
+def make_tokens(root):
+    tokens = {"editor": "livery_" + secrets.token_hex(16), "viewer": "livery_" + secrets.token_hex(16)}
+    path = os.path.join(root, "tokens")
+    with open(path, "w") as handle:
+        handle.write("# console test tokens\n")
+        handle.write("night-ops editor %s\n" % hashlib.sha256(tokens["editor"].encode()).hexdigest())
+        handle.write("dashboard viewer %s\n" % hashlib.sha256(tokens["viewer"].encode()).hexdigest())
+    return tokens, path
+
+
+COLOR_CASES = [
+    # every spelling of README's config.json section, then look-alikes that are not colours
+    ("#D7000F", [215, 0, 15, 1]), ("FFD23F", [255, 210, 63, 1]), ("0xFFF5E1", [255, 245, 225, 1]),
+    ("0XfFf5e1", [255, 245, 225, 1]), ("#165B33FF", [22, 91, 51, 1]), ("#16 5B33", None),
+    ("fff", [255, 255, 255, 1]), ("#333", [51, 51, 51, 1]), ("F8F8F8 0.8", [248, 248, 248, 0.8]),
+    ("#F8F8F8 0.5", [248, 248, 248, 0.5]), ("0xF8F8F8 1", [248, 248, 248, 1]),
+    ("rgba<254,220,189,0.9>", [254, 220, 189, 0.9]), ("rgba<22,91,51>", [22, 91, 51, 1]),
+    ("hex<B2D235 0.9>", [178, 210, 53, 0.9]), ("hex<B2D235>", [178, 210, 53, 1]), ("hex<8c1c13 0.9>", [140, 28, 19, 0.9]),
+    ("#GG0000", None), ("rgba<256,0,0>", None), ("rgba< 1,2,3>", None), ("rgba<1,2,3,1.5>", None), ("FFFFFF  0.9", None),
+    ("FFFFFF 2", None), ("hex<FFF>", None), ("#FFFF", None), ("FFFFFFFF", None), ("", None), ("red", None),
+    ("hex<B2D235 0.9", None), ("0x123", None),
+]
+
+
+def run(args, root, shots):
+    tokens, tokens_file = make_tokens(root)
+    server = Server(args.binary, root, tokens_file)
+    browser = None
+    try:
+        editor, viewer = tokens["editor"], tokens["viewer"]
+        # --- Served by Livery: headers, whoami --------------------------------------------------------------
+        with urllib.request.urlopen(server.base + "/admin/", timeout=WAIT) as response:
+            csp = response.headers.get("Content-Security-Policy", "")
+            check("/admin/ is served with a strict CSP (no inline scripts or styles)",
+                  "script-src 'self'" in csp and "style-src 'self'" in csp and "unsafe-inline" not in csp and "default-src 'none'" in csp, csp)
+            check("/admin/ is HTML", response.headers.get("Content-Type", "").startswith("text/html"))
+        status, _, body = call(server, "GET", "/admin/v1/whoami", viewer)
+        check("whoami answers the token's name and role", status == 200 and body == {"name": "dashboard", "role": "viewer"}, str(body))
+
+        browser = Console(server, shots)
+        driver = browser.driver
+
+        # --- A wrong token is refused -----------------------------------------------------------------------
+        browser.sign_in("livery_" + secrets.token_hex(16))
+        browser.text_in(".signin [role=alert]", "refused")
+        check("a wrong token is refused at sign-in", "#/skins" not in driver.current_url and driver.execute_script("return sessionStorage.length") == 0)
+        check("sign-in controls have labels", not browser.unlabelled_controls(), str(browser.unlabelled_controls()))
+        browser.shot("01-sign-in-refused")
+
+        # --- Sign in as the editor (keyboard: type the token, Enter) ------------------------------------------
+        browser.sign_in(editor)
+        browser.find("table[aria-label=Skins] tbody tr")
+        check("after sign-in the console opens on the Skins screen", driver.current_url.endswith("#/skins"))
+        browser.text_in("#who", "night-ops")
+        browser.settle()
+        browser.shot("02-skins")
+        rows = driver.find_elements(By.CSS_SELECTOR, "table[aria-label=Skins] tbody tr")
+        check("the Skins screen lists the imported samples with status and thumbnails",
+              len(rows) == 3 and all(r.find_elements(By.CSS_SELECTOR, ".status") for r in rows)
+              and len(driver.find_elements(By.CSS_SELECTOR, ".thumb-box img[src^='blob:']")) == 3, f"{len(rows)} rows")
+
+        unreadable = driver.execute_script("""
+            return Array.from(document.querySelectorAll('.status')).filter(e => {
+              const s = getComputedStyle(e); return !e.textContent.trim() || s.color === s.backgroundColor; }).map(e => e.outerHTML);""")
+        check("status badges are readable (text, and a colour unlike their background)", not unreadable, str(unreadable))
+
+        # --- The colour parser, evaluated in the page ---------------------------------------------------------
+        wrong = []
+        for text, expected in COLOR_CASES:
+            got = driver.execute_script("const c = LiveryColor.parse(arguments[0]); return c ? [c.r, c.g, c.b, c.a] : null", text)
+            if expected is None and got is not None or expected is not None and (got is None or got[:3] != expected[:3] or abs(got[3] - expected[3]) > 1e-9):
+                wrong.append(f"{text!r}: {got} != {expected}")
+        check("the console's colour parser reads every README spelling and refuses look-alikes", not wrong, "; ".join(wrong))
+
+        # --- Upload (v1, v2 and an invalid skin) through the file chooser --------------------------------------
+        browser.go("#/upload", ".dropzone")
+        check("upload controls have labels", not browser.unlabelled_controls(), str(browser.unlabelled_controls()))
+        bad = skin_zip(os.path.join(root, "bad.zip"), "Broken colours", bad_color=True)
+        driver.find_element(By.ID, "upload-file").send_keys(bad)
+        browser.text_in(".bad-card", "not valid")
+        report = driver.find_element(By.CSS_SELECTOR, ".bad-card table").text
+        check("an invalid upload shows the report with file, JSON pointer and fix",
+              "color.invalid" in report and "config.json" in report and "/home_tabbar/colors/color_background" in report and "Write it as" in report, report[:300])
+        browser.shot("10-upload-report")
+        for number, title in ((1, "Console Flow v1"), (2, "Console Flow v2")):
+            path = skin_zip(os.path.join(root, f"v{number}.zip"), title)
+            driver.find_element(By.ID, "upload-file").send_keys(path)
+            browser.text_in(".ok-card h2", f"Stored {SKIN_ID} v{number}")
+        status, _, skin = call(server, "GET", f"/admin/v1/skins/{SKIN_ID}", editor)
+        check("the browser's uploads are stored as v1 and v2", status == 200 and [v["version"] for v in skin["versions"]] == [1, 2])
+        browser.shot("09-upload")
+
+        # --- Skin screen ------------------------------------------------------------------------------------
+        browser.go(f"#/skins/{SKIN_ID}", ".tree")
+        browser.settle()
+        swatches = driver.find_elements(By.CSS_SELECTOR, ".tree .swatch .swatch-fill")
+        thumbs = driver.find_elements(By.CSS_SELECTOR, ".tree img.tree-thumb[src^='blob:']")
+        file_thumbs = driver.find_elements(By.CSS_SELECTOR, ".files img[src^='blob:']")
+        check("the Skin screen draws each colour as a swatch and each image as a thumbnail",
+              len(swatches) >= 8 and len(thumbs) >= 5 and len(file_thumbs) >= 12, f"{len(swatches)} swatches, {len(thumbs)} thumbs, {len(file_thumbs)} files")
+        check("skin controls have labels", not browser.unlabelled_controls(), str(browser.unlabelled_controls()))
+        check("the Skin screen lists validation warnings", driver.find_element(By.ID, "warn-title").is_displayed())
+        # Keyboard: the appearance radio group switches with arrow keys.
+        driver.find_element(By.ID, "appearance-light").send_keys(Keys.ARROW_RIGHT)
+        browser.text_in("#config-title", "dark")
+        browser.settle()
+        check("light/dark switches from the keyboard", driver.find_element(By.ID, "appearance-dark").is_selected())
+        driver.find_element(By.ID, "scale-2").send_keys(Keys.ARROW_RIGHT)
+        browser.text_in("#config-title", "@3x")
+        browser.settle()
+        check("@3x images are shown after switching scale",
+              any("@3x" in e.get_attribute("data-path") for e in driver.find_elements(By.CSS_SELECTOR, ".tree img.tree-thumb")))
+        browser.shot("03-skin")
+
+        # --- Phone preview ----------------------------------------------------------------------------------
+        browser.go(f"#/skins/{SKIN_ID}/phone", ".phone .tab-bar")
+        browser.settle()
+        phones = driver.find_elements(By.CSS_SELECTOR, ".phone")
+        nav_color = driver.execute_script("return getComputedStyle(document.querySelector('.phone .phone-top')).backgroundColor")
+        check("the phone preview draws navigation bar, banner, tab bar and loading animation",
+              len(phones) == 2 and nav_color == "rgb(215, 0, 15)" and driver.find_elements(By.CSS_SELECTOR, ".phone .banner-img[src^='blob:']")
+              and len(driver.find_elements(By.CSS_SELECTOR, ".phone:not(.dark) .tab-icon[src^='blob:']")) == 2
+              and driver.find_elements(By.CSS_SELECTOR, ".phone .loading-anim[src^='blob:']"), nav_color)
+        browser.shot("04-phone-preview")
+        browser.go("#/skins/christmas-2026/phone", ".phone.dark .tab-bar")
+        dark_nav = driver.execute_script("return getComputedStyle(document.querySelector('.phone.dark .phone-top')).backgroundColor")
+        check("the dark phone applies the skin's dark overrides", dark_nav == "rgb(11, 46, 26)", dark_nav)
+        browser.shot("04b-phone-preview-dark")
+        browser.go("#/skins/double-11-2026/phone", ".phone .tab-bar")
+        dotted = driver.execute_script("""
+            const nav = getComputedStyle(document.querySelector('.phone .phone-top')).backgroundColor;
+            return [nav, document.querySelectorAll('.phone:not(.dark) .tab-icon[src^="blob:"]').length,
+                    Array.from(document.querySelectorAll('.phone:not(.dark) .tab-title')).map(e => e.textContent)];""")
+        check("the phone preview reads dotted identifiers (one module, fallback chain)",
+              dotted[0] == "rgb(255, 247, 242)" and dotted[1] == 2 and dotted[2] == ["Home", "Coupon"], str(dotted))
+        browser.shot("04c-phone-preview-dotted")
+
+        # --- Release v2 at 5 % ------------------------------------------------------------------------------
+        browser.go(f"#/skins/{SKIN_ID}/release", "form[aria-label='Release settings']")
+        check("release controls have labels", not browser.unlabelled_controls(), str(browser.unlabelled_controls()))
+        # A window around now in Asia/Shanghai, so the skin is live.
+        driver.execute_script("""
+            const set = (el, v) => { el.value = v; el.dispatchEvent(new Event('input', {bubbles: true})); el.dispatchEvent(new Event('change', {bubbles: true})); };
+            const fmt = d => new Intl.DateTimeFormat('sv-SE', {timeZone: 'Asia/Shanghai', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23'}).format(d).replace(' ', 'T');
+            const inputs = document.querySelectorAll('input[type=datetime-local]');
+            set(document.querySelector('input[list=zones]'), 'Asia/Shanghai');
+            set(inputs[0], fmt(new Date(Date.now() - 86400e3)));
+            set(inputs[1], fmt(new Date(Date.now() + 20 * 86400e3)));""")
+        priority = driver.find_element(By.CSS_SELECTOR, "input[type=number]")
+        priority.clear()
+        priority.send_keys("20")
+        check("a new release starts at 5 %", driver.find_element(By.ID, "rollout").get_attribute("value") == "5")
+        browser.shot("05-release")
+        priority.send_keys(Keys.ENTER)  # Enter in a field submits the form: the review dialog
+        browser.confirm("rollout")
+        browser.find(".summary")
+        status, _, skin = call(server, "GET", f"/admin/v1/skins/{SKIN_ID}", editor)
+        check("releasing from the console released v2 at 5 %", (skin.get("release") or {}).get("rollout") == 5 and skin["release"]["version"] == 2, json.dumps(skin.get("release")))
+
+        # --- Raise to 50 % with the keyboard ----------------------------------------------------------------
+        browser.go(f"#/skins/{SKIN_ID}/release", "#rollout")
+        slider = driver.find_element(By.ID, "rollout")
+        slider.send_keys(*([Keys.ARROW_RIGHT] * 45))
+        check("the rollout slider moves with the keyboard", slider.get_attribute("value") == "50", slider.get_attribute("value"))
+        browser.button("Review changes").send_keys(Keys.ENTER)
+        browser.confirm("50")
+        browser.find(".summary")
+        status, _, skin = call(server, "GET", f"/admin/v1/skins/{SKIN_ID}", editor)
+        check("raising the rollout from the console made it 50 %", skin["release"]["rollout"] == 50, json.dumps(skin.get("release")))
+
+        # --- Lowering asks first; cancelling keeps the value -------------------------------------------------
+        browser.go(f"#/skins/{SKIN_ID}/release", "#rollout")
+        slider = driver.find_element(By.ID, "rollout")
+        slider.send_keys(Keys.ARROW_LEFT)
+        browser.text_in("dialog[open]", "Lower the rollout")
+        browser.shot("05b-release-lowering")
+        driver.switch_to.active_element.send_keys(Keys.ESCAPE)  # Escape cancels
+        browser.wait(lambda d: not d.find_elements(By.CSS_SELECTOR, "dialog[open]"), "the dialog to close")
+        check("lowering the rollout asks first, and Escape cancels and restores it", slider.get_attribute("value") == "50", slider.get_attribute("value"))
+
+        # --- A 412 shows what changed ------------------------------------------------------------------------
+        browser.go(f"#/skins/{SKIN_ID}/release", "#rollout")
+        status, _, _ = call(server, "PATCH", f"/admin/v1/skins/{SKIN_ID}/release", editor, {"priority": 30})
+        priority = driver.find_element(By.CSS_SELECTOR, "input[type=number]")
+        priority.clear()
+        priority.send_keys("25" + Keys.ENTER)
+        browser.confirm()
+        browser.text_in(".conflict", "412")
+        conflict = driver.find_element(By.CSS_SELECTOR, ".conflict").text
+        check("a write over someone else's change gets 412 and shows what changed", "priority" in conflict and "30" in conflict, conflict)
+        browser.shot("05c-release-conflict")
+        status, _, skin = call(server, "GET", f"/admin/v1/skins/{SKIN_ID}", editor)
+        check("the 412 wrote nothing", skin["release"]["priority"] == 30)
+
+        # --- An unchanged form is no change, even for a window written with an offset (shown in another zone) ----
+        browser.go("#/skins/christmas-2026/release", "form[aria-label='Release settings']")
+        browser.button("Review changes").send_keys(Keys.ENTER)
+        browser.text_in(".form-status", "Nothing to change")
+        check("reviewing an untouched release of an offset-written window finds nothing to change",
+              not driver.find_elements(By.CSS_SELECTOR, "dialog[open]"))
+
+        # --- Timeline ---------------------------------------------------------------------------------------
+        browser.go("#/timeline", ".timeline .bar-item")
+        check("the timeline shows every released skin per app with a now-line and priorities",
+              driver.find_elements(By.CSS_SELECTOR, ".timeline .now-line") and any("P30" in e.text for e in driver.find_elements(By.CSS_SELECTOR, ".bar-item")))
+        check("the timeline shows overlaps", driver.find_elements(By.CSS_SELECTOR, ".overlaps li"))
+        browser.shot("06-timeline")
+
+        # --- Kill switch on and off (keyboard: type the reason, Enter, Tab to Confirm, Enter) ---------------
+        browser.go("#/killswitch", "[data-switch='*'] input")
+        check("kill switch controls have labels", not browser.unlabelled_controls(), str(browser.unlabelled_controls()))
+        driver.find_element(By.CSS_SELECTOR, "[data-switch='*'] input").send_keys("banner crashes 7.1 on Android" + Keys.ENTER)
+        browser.confirm("every app")
+        browser.find("[data-switch='*'].on")
+        status, _, switches = call(server, "GET", "/admin/v1/killswitch", viewer)
+        check("the global kill switch is on after the console turned it on", (switches.get("global") or {}).get("enabled") is True)
+        status, _, poll = call(server, "GET", "/api/v1/skin?app=demo&platform=ios&appVersion=7.2.0", viewer)
+        check("with the switch on, polls answer no skin", poll == {"skinSign": ""} or poll.get("skinSign") == "", json.dumps(poll))
+        browser.go("#/skins", "table[aria-label=Skins]")
+        check("the Skins screen shows killed skins", driver.find_elements(By.CSS_SELECTOR, ".status-killed"))
+        browser.go("#/killswitch", "[data-switch='*'].on input")
+        browser.shot("07-kill-switch")
+        driver.find_element(By.CSS_SELECTOR, "[data-switch='*'] input").send_keys("fixed in 7.1.1" + Keys.ENTER)
+        browser.confirm("Turn off")
+        browser.wait(lambda d: d.find_elements(By.CSS_SELECTOR, "[data-switch='*']:not(.on)"), "the switch to show off")
+        status, _, switches = call(server, "GET", "/admin/v1/killswitch", viewer)
+        check("the global kill switch is off after the console turned it off", (switches.get("global") or {}).get("enabled") is False)
+
+        # --- Preview as a device ----------------------------------------------------------------------------
+        browser.go("#/device", "form[aria-label=Device]")
+        check("device preview controls have labels", not browser.unlabelled_controls(), str(browser.unlabelled_controls()))
+        device = driver.find_element(By.XPATH, "//label[text()='Device id']/following-sibling::input")
+        device.send_keys("device-0001" + Keys.ENTER)
+        browser.find("table[aria-label='Skins considered'] tbody tr")
+        outcomes = [e.get_attribute("textContent") for e in driver.find_elements(By.CSS_SELECTOR, "table[aria-label='Skins considered'] .status")]
+        check("the device preview lists each skin with its outcome and reason", len(outcomes) >= 2 and all(o in ("selected", "outranked", "excluded") for o in outcomes), str(outcomes))
+        browser.shot("08-device-preview")
+
+        # --- Roll back --------------------------------------------------------------------------------------
+        browser.go(f"#/skins/{SKIN_ID}", ".summary")
+        browser.button("Roll back").send_keys(Keys.ENTER)
+        browser.confirm("v1")
+        browser.wait(lambda d: "v1" in d.find_element(By.CSS_SELECTOR, ".facts").text, "the skin to show v1 released")
+        status, _, skin = call(server, "GET", f"/admin/v1/skins/{SKIN_ID}", editor)
+        check("rolling back from the console released v1 with the same settings",
+              skin["release"]["version"] == 1 and skin["release"]["rollout"] == 50 and skin["release"]["priority"] == 30, json.dumps(skin["release"]))
+
+        # --- Every step in the audit screen -----------------------------------------------------------------
+        browser.go("#/audit", "table[aria-label='Audit entries'] tbody tr")
+        browser.shot("11-audit")
+        skin_filter = driver.find_element(By.XPATH, "//label[text()='Skin']/following-sibling::input")
+        skin_filter.send_keys(SKIN_ID + Keys.ENTER)
+        browser.wait(lambda d: all(SKIN_ID in r.text for r in d.find_elements(By.CSS_SELECTOR, "table[aria-label='Audit entries'] tbody tr")), "the filtered audit")
+        rows = [(r.get_attribute("data-action"), r.text) for r in driver.find_elements(By.CSS_SELECTOR, "table[aria-label='Audit entries'] tbody tr")]
+        actions = [a for a, _ in rows]
+        expected = ["version.add", "version.add", "release.set", "release.set", "release.set", "release.rollback"]
+        check("the audit screen filtered by skin shows upload ×2, release, raise, the other operator's change, rollback",
+              actions == expected and "night-ops" in rows[0][1], str(actions))
+        browser.go("#/audit?action=killswitch", "table[aria-label='Audit entries'] tbody tr")
+        browser.wait(lambda d: all("killswitch" in (r.get_attribute("data-action") or "") for r in d.find_elements(By.CSS_SELECTOR, "table[aria-label='Audit entries'] tbody tr")), "the killswitch filter")
+        kills = [r.text for r in driver.find_elements(By.CSS_SELECTOR, "table[aria-label='Audit entries'] tbody tr")]
+        check("the audit screen shows the kill switch turned on and off", len(kills) == 2 and "banner crashes" in kills[0] and "fixed in 7.1.1" in kills[1], str(kills))
+        # Paging: two entries per page walks forward and back.
+        browser.go("#/audit?limit=25", "table[aria-label='Audit entries']")
+        limit = driver.find_element(By.XPATH, "//label[text()='Page size']/following-sibling::select")
+        driver.execute_script("const s = arguments[0]; s.add(new Option('2', '2')); s.value = '2';", limit)
+        driver.find_element(By.XPATH, "//label[text()='Page size']/following-sibling::select").send_keys(Keys.ENTER)
+        browser.button("Apply filters").click()
+        browser.wait(lambda d: len(d.find_elements(By.CSS_SELECTOR, "table[aria-label='Audit entries'] tbody tr")) == 2, "a page of two")
+        first = driver.find_element(By.CSS_SELECTOR, "table[aria-label='Audit entries'] tbody tr td").text
+        browser.button("Next page →").click()
+        browser.wait(lambda d: d.find_element(By.CSS_SELECTOR, "table[aria-label='Audit entries'] tbody tr td").text != first, "the next page")
+        browser.button("← Previous page").click()
+        browser.wait(lambda d: d.find_element(By.CSS_SELECTOR, "table[aria-label='Audit entries'] tbody tr td").text == first, "the previous page")
+        check("the audit screen pages forward and back", True)
+
+        # --- Keyboard: the nav is reachable by Tab and opens screens with Enter -----------------------------
+        driver.execute_script("document.activeElement.blur(); document.body.focus()")
+        body = driver.find_element(By.TAG_NAME, "body")
+        reached = None
+        for _ in range(12):
+            body = driver.switch_to.active_element
+            body.send_keys(Keys.TAB)
+            active = driver.switch_to.active_element
+            if active.get_attribute("data-screen") == "timeline":
+                reached = active
+                break
+        if reached is not None:
+            reached.send_keys(Keys.ENTER)
+            browser.find(".timeline")
+        check("the navigation works from the keyboard (Tab to Timeline, Enter)", reached is not None and driver.current_url.endswith("#/timeline"))
+
+        # --- Sign out forgets the token ---------------------------------------------------------------------
+        browser.button("Sign out").click()
+        browser.find("input[type=password]")
+        check("signing out forgets the token", driver.execute_script("return sessionStorage.getItem('livery.console.token')") is None)
+        browser.collect_logs()
+
+        # --- The viewer: read-only screens, no write controls -----------------------------------------------
+        browser.sign_in(viewer)
+        browser.find("table[aria-label=Skins] tbody tr")
+        browser.text_in("#who", "VIEWER")
+        screens = [("#/skins", "table[aria-label=Skins]"), (f"#/skins/{SKIN_ID}", ".tree"), (f"#/skins/{SKIN_ID}/phone", ".phone"),
+                   (f"#/skins/{SKIN_ID}/release", "h1"), ("#/timeline", ".timeline"), ("#/killswitch", "[data-switch='*']"),
+                   ("#/device", "form[aria-label=Device]"), ("#/audit", "table[aria-label='Audit entries']"), ("#/upload", "h1")]
+        leaks = {}
+        for hash_path, ready in screens:
+            browser.go(hash_path, ready)
+            found = browser.write_controls()
+            if found:
+                leaks[hash_path] = found
+        check("a viewer token sees every screen with no write control", not leaks, json.dumps(leaks)[:500])
+        browser.go("#/skins", "table[aria-label=Skins]")
+        browser.shot("12-viewer-skins")
+        browser.collect_logs()
+        violations = [m for m in browser.console_errors if "Content Security Policy" in m or "Refused to" in m]
+        check("the browser logged no Content-Security-Policy violation", not violations, "; ".join(violations)[:500])
+        errors = [m for m in browser.console_errors if "SEVERE" in m.upper() and "401" not in m and "412" not in m and "422" not in m and "favicon" not in m]
+        check("the browser logged no other errors", not errors, "; ".join(errors)[:500])
+    finally:
+        if browser is not None:
+            browser.quit()
+        server.stop()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--binary", default=os.path.join(REPO, ".build", "debug", "livery"))
+    parser.add_argument("--docs", help="copy the README's screenshots into this folder")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
+    args = parser.parse_args()
+    root = tempfile.mkdtemp(prefix="livery-console-")
+    shots = os.path.join(root, "screenshots")
+    os.makedirs(shots)
+    started = time.monotonic()
+    try:
+        run(args, root, shots)
+    except Exception as error:  # a step that could not run is a failure, with where it stopped
+        check("the browser flow ran to its end", False, f"{error}\n" + traceback.format_exc(limit=4))
+    print(f"screenshots: {shots}", flush=True)
+    if args.docs:
+        os.makedirs(args.docs, exist_ok=True)
+        for name in README_SHOTS:
+            if os.path.exists(os.path.join(shots, name + ".png")):
+                shutil.copy(os.path.join(shots, name + ".png"), os.path.join(args.docs, name + ".png"))
+    if failed and os.path.exists(os.path.join(root, "server.log")):
+        print("server log (last 20 lines):")
+        print("".join(open(os.path.join(root, "server.log")).readlines()[-20:]))
+    if not args.keep and not failed:  # the screenshots stay; the store and tokens go
+        shutil.rmtree(os.path.join(root, "data"), ignore_errors=True)
+    print(f"({time.monotonic() - started:.1f} s)")
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,53 @@
+import Foundation
+import SkinModel
+import SkinPackage
+import Testing
+import TestSupport
+
+@testable import LiveryServer
+
+/// The package cache trusts a file on disk only if it matches what was built, and never pairs a sign with other
+/// bytes than those it was first built with.
+@Suite struct PackageCacheIntegrityTests {
+    static func packager() throws -> SkinPackager {
+        let source = DirectorySkinSource(path: ClientAPIHarness.repository.path + "/skins/christmas-2026")
+        let skin = try #require(SkinValidator().validate(source).skin)
+        return try SkinPackager(skin: skin, source: source)
+    }
+
+    static func record(_ cache: PackageCache, _ packager: SkinPackager) async throws -> PackageRecord {
+        let variant = PackageVariant.standard
+        return try await cache.record(
+            sign: packager.sign(for: variant), variant: variant, packager: packager)
+    }
+
+    @Test func aBuildIsRecordedAndAnAlteredFileIsRebuiltToTheRecordedBytes() async throws {
+        let scratch = try ScratchDirectory(prefix: "livery-cache-integrity")
+        let packager = try Self.packager()
+        let built = try await Self.record(try PackageCache(directory: scratch.path, logger: ClientAPIHarness.quiet), packager)
+        let record = try String(contentsOfFile: built.path + ".sha256", encoding: .utf8)
+        #expect(record == "\(built.sign) \(built.sha256) \(built.size)\n")
+
+        var bytes = try scratch.read(URL(fileURLWithPath: built.path).lastPathComponent)
+        bytes[bytes.count - 5] ^= 0xFF
+        try Data(bytes).write(to: URL(fileURLWithPath: built.path))
+        let restarted = try PackageCache(directory: scratch.path, logger: ClientAPIHarness.quiet)
+        let again = try await Self.record(restarted, packager)
+        #expect(again.sha256 == built.sha256 && again.size == built.size)
+        #expect(await restarted.buildCount == 1, "rebuilt, not reused")
+    }
+
+    @Test func aRebuildThatGivesOtherBytesThanRecordedIsRefused() async throws {
+        let scratch = try ScratchDirectory(prefix: "livery-cache-integrity")
+        let packager = try Self.packager()
+        let built = try await Self.record(try PackageCache(directory: scratch.path, logger: ClientAPIHarness.quiet), packager)
+        // As if the sources had changed since: the record says other bytes, and the file is gone.
+        let other = String(repeating: "ab", count: 32)
+        try Data("\(built.sign) \(other) \(built.size)\n".utf8).write(to: URL(fileURLWithPath: built.path + ".sha256"))
+        try FileManager.default.removeItem(atPath: built.path)
+
+        let restarted = try PackageCache(directory: scratch.path, logger: ClientAPIHarness.quiet)
+        await #expect(throws: PackageCacheError.self) { try await Self.record(restarted, packager) }
+        #expect(!FileManager.default.fileExists(atPath: built.path), "the differing rebuild is not left to be served")
+    }
+}
