@@ -10,6 +10,7 @@ import TestSupport
 /// The tokens file, bearer parsing, and the auth matrix of every admin route.
 @Suite struct TokenFileTests {
     static let digest = SHA256.hexHash(Array("secret".utf8))
+    static let other = SHA256.hexHash(Array("other".utf8))
 
     @Test func parsesNamesRolesAndDigestsWithCommentsAndBlankLines() {
         let file = TokenFile.parse("""
@@ -40,6 +41,31 @@ import TestSupport
         #expect(file.problems[1].reason.contains("viewer or editor"))
         #expect(file.problems[2].reason.contains("64 hex"))
         #expect(file.problems[4].reason.contains("already listed"))
+    }
+
+    @Test func readsAFileWrittenOnWindowsWithCRLFLineEndingsAndALeadingComment() {
+        let file = TokenFile.parse(
+            "# name role sha256\r\nops editor \(Self.digest)\r\n\r\nci\tviewer\t\(Self.other.uppercased())  # ci\r\n")
+        #expect(file.problems.isEmpty)
+        #expect(file.entries.map(\.name) == ["ops", "ci"])
+        #expect(file.entries.map(\.role) == [.editor, .viewer])
+        #expect(file.entries.map { Hex.encode($0.digest) } == [Self.digest, Self.other])
+    }
+
+    @Test(arguments: [
+        ("ops admin \(digest)\n", true), ("# every token revoked\r\n", true), ("ops editor 12ab\r\n", true),
+        ("", false), (" \r\n\n", false), ("ops editor \(digest)\r\n", false),
+    ])
+    func aFileWithContentButNoUsableTokenIsLoggedAsAnError(text: String, isError: Bool) throws {
+        let scratch = try ScratchDirectory(prefix: "livery-tokens")
+        let path = scratch.path + "/tokens"
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        let capture = LogCapture()
+        let store = try TokenStore(path: path, logger: capture.logger)
+        store.reload(reason: "SIGHUP")
+        let errors = capture.captured.filter { $0.hasPrefix("error tokens file is not empty but holds no usable token") }
+        #expect(errors.count == (isError ? 2 : 0), "\(capture.captured)")
+        #expect(errors.allSatisfy { $0.contains("tokens.file=\(path)") })
     }
 
     @Test func newTokensAreRandomAndTheirLineHoldsOnlyTheDigest() throws {
