@@ -207,6 +207,19 @@ struct AdminRoute: Sendable, CustomTestStringConvertible {
         await harness.stop()
     }
 
+    @Test(arguments: [AdminHarness.editorToken, AdminHarness.viewerToken, AdminHarness.wrongToken])
+    func twoAuthorizationHeadersAre400AndChangeNothing(second: String) async throws {
+        let harness = try await AdminHarness()
+        defer { harness.removeFiles() }
+        let before = harness.mark()
+        let response = try await harness.send(
+            "PUT", "/admin/v1/killswitch", json: #"{"enabled": true}"#, headers: [("Authorization", "Bearer \(second)")])
+        #expect(response.status == 400, "\(response.text)")
+        #expect(response.text.contains("duplicate_authorization"))
+        #expect(harness.mark() == before)
+        await harness.stop()
+    }
+
     @Test func changesAreRecordedUnderTheTokenNameWhateverHeadersTheClientSends() async throws {
         let harness = try await AdminHarness()
         defer { harness.removeFiles() }
@@ -233,6 +246,21 @@ struct AdminRoute: Sendable, CustomTestStringConvertible {
         }
         let digests = [AdminHarness.editorToken, AdminHarness.viewerToken].map { SHA256.hexHash(Array($0.utf8)) }
         #expect(!lines.contains { line in digests.contains { line.contains($0) } }, "digests logged")
+    }
+
+    @Test(arguments: [nil, AdminHarness.wrongToken, AdminHarness.viewerToken])
+    func theUserInfoOfAnAbsoluteFormTargetIsNeverLogged(token: String?) async throws {
+        let capture = LogCapture()
+        let harness = try await AdminHarness(logger: capture.logger)
+        defer { harness.removeFiles() }
+        let response = try await harness.send(
+            "PUT", "http://ops:hunter2@test/admin/v1/killswitch?x=1", json: #"{"enabled": true}"#, token: token)
+        #expect(response.status == 401 || response.status == 403)
+        await harness.stop()
+        let refused = capture.captured.filter { $0.contains("admin request refused") }
+        #expect(refused.count == 1)
+        #expect(refused.allSatisfy { $0.contains("http.path=/admin/v1/killswitch ") }, "\(refused)")
+        #expect(!capture.captured.contains { $0.contains("hunter2") || $0.contains("ops:") }, "\(capture.captured)")
     }
 
     @Test func withoutATokensFileTheAdminAPIIsAbsentAndTheLogSaysSo() async throws {
