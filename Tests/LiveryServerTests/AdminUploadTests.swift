@@ -153,6 +153,39 @@ import TestSupport
         await harness.stop()
     }
 
+    @Test func acceptsASkinZippedWithInfoZipWhoseUTF8NamesLackTheFlag() async throws {
+        let harness = try await AdminHarness()
+        defer { harness.removeFiles() }
+        let scratch = try ScratchDirectory(prefix: "livery-infozip")
+        var files = SkinArchives.tiny(id: "chunjie")
+        files["config.json"] = Array(##"{"home":{"resources":{"resource_lantern":"动画/灯笼.json"}}}"##.utf8)
+        files["动画/灯笼.json"] = Array(#"{"v": "5.7.4"}"#.utf8)
+        let root = try scratch.write(files, under: "春节")
+        let run = try await ExternalProcess.run(
+            "sh", ["-c", "cd \"$1\" && LC_ALL=C.UTF-8 zip -q -r -X ../skin.zip .", "sh", root])
+        try #require(run.status == 0, "\(run.transcript)")
+        let response = try await harness.upload(try scratch.read("skin.zip"))
+        #expect(response.status == 201, "\(response.text)")
+        #expect(try harness.store.fileBytes(skinID: "chunjie", version: 1, path: "动画/灯笼.json") == files["动画/灯笼.json"])
+        await harness.stop()
+    }
+
+    @Test func refusesANameInALegacyCodePageAndSaysWhatToDo() async throws {
+        let harness = try await AdminHarness()
+        defer { harness.removeFiles() }
+        var entries = [RawZip.Entry.stored("skin.json", SkinArchives.tiny()["skin.json"] ?? [])]
+        var legacy = RawZip.Entry.stored("x", Array("{}".utf8))
+        legacy.name = [0xB4, 0xBA, 0xBD, 0xDA, 0x2E, 0x6A, 0x73, 0x6F, 0x6E]  // GBK "春节.json"
+        legacy.flags = 0
+        entries.append(legacy)
+        let response = try await harness.upload(RawZip(entries: entries).build())
+        #expect(response.status == 400)
+        let error = try AdminHarness.error(response)
+        #expect(error["code"] as? String == "non_utf8_name")
+        #expect((error["message"] as? String)?.contains("re-create the archive with a tool that stores UTF-8 names") == true)
+        await harness.stop()
+    }
+
     @Test func refusesBodiesOverTheUploadLimitBeforeReadingThem() async throws {
         let harness = try await AdminHarness { $0.admin.uploadLimit = 2048 }
         defer { harness.removeFiles() }
