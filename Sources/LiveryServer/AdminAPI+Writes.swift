@@ -59,7 +59,7 @@ extension AdminAPI {
     /// When the files are exactly those of the skin's latest version (a retried push), nothing is stored and no
     /// audit entry is written: 200 with that version and `unchanged: true`.
     func upload(_ request: HTTPRequest) async -> HTTPResponse {
-        await respond { () async throws(APIError) -> HTTPResponse in
+        let response = await respond { () async throws(APIError) -> HTTPResponse in
             let type = request.headers["Content-Type"].map(Self.mediaType)
             guard type == "application/zip" || type == "application/x-zip-compressed" else {
                 throw APIError.invalidField(
@@ -120,6 +120,9 @@ extension AdminAPI {
                 name: "Location", value: "\(Self.prefix)/skins/\(version.skinID)/versions/\(version.number)")
             return response
         }
+        // The upload's files, parsed documents and package plans are freed by now.
+        await MemoryRelease.returnFreedMemory()
+        return response
     }
 
     // MARK: - Releases

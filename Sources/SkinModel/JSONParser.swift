@@ -135,7 +135,7 @@ struct JSONParser {
             index += 1
             skipWhitespace()
             let value = try parseValue()
-            if let name { object?[name] = value }
+            if let name { object?.append(key: name, value: value) }  // duplicates were refused above
             skipWhitespace()
             guard index < bytes.count else {
                 throw error(.syntax, at: index, "the object opened at \(position(open)) is not closed")
