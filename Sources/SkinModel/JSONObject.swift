@@ -39,6 +39,17 @@ public struct JSONObject: Sendable, Hashable, RandomAccessCollection {
     public var endIndex: Int { members.endIndex }
     public subscript(position: Int) -> Member { members[position] }
 
+    /// An object of `members`, whose keys the caller knows are unique (a parser that refused duplicates).
+    init(uniqueMembers members: [Member]) {
+        self.members = members
+        positions = nil
+        if members.count > Self.indexThreshold {
+            var index = [String: Int](minimumCapacity: members.count)
+            for (position, member) in members.enumerated() { index[member.key] = position }
+            positions = index
+        }
+    }
+
     /// The keys in member order.
     public var keys: [String] { members.map(\.key) }
 
@@ -68,8 +79,8 @@ public struct JSONObject: Sendable, Hashable, RandomAccessCollection {
         }
     }
 
-    /// Appends a member whose key the caller knows is not present yet (a parser that rejected duplicates).
-    mutating func append(key: String, value: JSONValue) {
+    /// Appends a member whose key is not present yet.
+    private mutating func append(key: String, value: JSONValue) {
         members.append(Member(key: key, value: value))
         if positions != nil {
             positions?[key] = members.count - 1
