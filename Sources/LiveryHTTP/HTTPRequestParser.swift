@@ -12,8 +12,8 @@ import Musl
 /// one byte at a time stays linear). Body bytes are consumed as they come and collected up to `bodyLimit`.
 ///
 /// Strict by design, because lenient parsing is how request smuggling works: CRLF is required everywhere,
-/// obs-fold, whitespace before a colon, duplicate Content-Length and Content-Length with Transfer-Encoding are
-/// all rejected.
+/// obs-fold, whitespace before a colon, duplicate Content-Length, Content-Length with Transfer-Encoding and
+/// duplicate Authorization are all rejected, and the query is held to the path's character rules.
 struct HTTPRequestParser {
     /// Parser limits. Defaults are the server's defaults.
     struct Configuration: Sendable {
@@ -327,7 +327,7 @@ struct HTTPRequestParser {
         var headers = HTTPHeaders()
         headers.reserveCapacity(lines - 1)
         var hostCount = 0
-        var authorizationCount = 0
+        var sawAuthorization = false
         var contentLength: Int?
         var transferCodings: [Substring] = []
         var sawTransferEncoding = false
@@ -353,8 +353,8 @@ struct HTTPRequestParser {
                     if HTTPGrammar.equalsIgnoringCase(String(option), "keep-alive") { connectionKeepAlive = true }
                 }
             case 13 where HTTPGrammar.bytes(nameBytes, equalLowercase: "authorization"):
-                authorizationCount += 1
-                guard authorizationCount == 1 else { throw .duplicateAuthorization }
+                guard !sawAuthorization else { throw .duplicateAuthorization }
+                sawAuthorization = true
             case 14 where HTTPGrammar.bytes(nameBytes, equalLowercase: "content-length"):
                 // RFC 9112 §6.3 allows merging identical duplicates; we reject any duplicate (smuggling defence).
                 guard contentLength == nil else { throw .duplicateContentLength }
