@@ -9,18 +9,18 @@
 # ---- Build: the official Swift 6 image (the toolchain CI uses), static Swift runtime.
 FROM swift:6.3.1-bookworm AS build
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends zlib1g-dev libssl-dev pkg-config \
+    && apt-get install -y --no-install-recommends zlib1g-dev libssl-dev libpq-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
 RUN swift build -c release --static-swift-stdlib --product livery \
     && install -D -m 0755 "$(swift build -c release --static-swift-stdlib --show-bin-path)/livery" /out/livery
 
-# ---- Runtime: slim Debian with only the libraries the binary links (zlib, OpenSSL), CA certificates and time
-# zone data (release windows name zones such as Asia/Shanghai).
+# ---- Runtime: slim Debian with only the libraries the binary links (zlib, OpenSSL, libpq for the PostgreSQL
+# store), CA certificates and time zone data (release windows name zones such as Asia/Shanghai).
 FROM debian:bookworm-slim
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends zlib1g libssl3 ca-certificates tzdata \
+    && apt-get install -y --no-install-recommends zlib1g libssl3 libpq5 ca-certificates tzdata \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --user-group --home-dir /data --no-create-home --shell /usr/sbin/nologin livery \
     && mkdir -p /data \

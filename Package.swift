@@ -4,7 +4,8 @@ import PackageDescription
 /// Livery: a holiday skin package server.
 ///
 /// Targets have one job each and depend one way:
-/// system shims → LiveryCrypto / LiveryHTTP / SkinModel / ZipArchive / SkinStore → SkinPackage → LiveryServer → livery.
+/// system shims → LiveryCrypto / LiveryHTTP / SkinModel / ZipArchive / SkinStore / PostgresClient → SkinPackage →
+/// LiveryServer → livery.
 /// The HTTP layer knows nothing about skins; the model, archive and packaging targets never import HTTP.
 let package = Package(
     name: "Livery",
@@ -22,6 +23,7 @@ let package = Package(
         // System libraries.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
         // Hashing, constant-time comparison, randomness, and answer signing (keys, signatures, the
         // Livery-Signature header, a caching signer, key rings) on OpenSSL's EVP API.
@@ -45,6 +47,10 @@ let package = Package(
 
         // Durable state under the data directory: content-addressed blobs, skin versions, release state, audit log.
         .target(name: "SkinStore", dependencies: ["LiveryCrypto"]),
+
+        // PostgreSQL through libpq: connections on threads of their own, parameterized queries, typed SQLSTATE
+        // errors, transactions, advisory locks, LISTEN/NOTIFY, versioned migrations. Knows nothing of skins or HTTP.
+        .target(name: "PostgresClient", dependencies: ["CLibPQ", "LiveryCrypto"]),
 
         // Turns a validated skin and a variant into a deterministic zip package.
         .target(name: "SkinPackage", dependencies: ["SkinModel", "ZipArchive", "LiveryCrypto"]),
@@ -73,7 +79,7 @@ let package = Package(
         // Benchmark and test driver for the zip writer (bench/zip/run.sh; the cross-process determinism test).
         .executableTarget(name: "zip-bench", dependencies: ["ZipArchive"], path: "bench/zip/zip-bench"),
 
-        // Helpers every test target may share: scratch folders, SplitMix64, RawZip, running child processes and
+        // Helpers every test target may share: scratch folders, SplitMix64, RawZip, running child processes,
         // blocking work off the cooperative pool. Never shipped; depends on nothing of Livery's.
         .target(name: "TestSupport", dependencies: ["CZlib"], path: "Tests/TestSupport"),
         .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"]),
@@ -90,6 +96,9 @@ let package = Package(
             "LiveryServer", "LiveryConsole", "LiveryHTTP", "SkinModel", "SkinPackage", "HTTPTestSupport", "TestSupport", "LiveryCrypto",
             "SkinStore", "ZipArchive", .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
+        // A real PostgreSQL server per suite or test (initdb as an unprivileged user, Unix socket only). Never shipped.
+        .target(name: "PostgresTestSupport", dependencies: ["TestSupport"], path: "Tests/PostgresTestSupport"),
+        .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "PostgresTestSupport", "TestSupport"]),
         .testTarget(name: "SkinStoreTests", dependencies: ["SkinStore", "LiveryCrypto", "TestSupport"]),
         // Child process for SkinStoreTests' crash-safety test (killed with SIGKILL mid-change). Not shipped.
         .executableTarget(

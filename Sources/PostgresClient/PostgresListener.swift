@@ -1,0 +1,193 @@
+import CLibPQ
+import Foundation
+
+/// A connection that `LISTEN`s on channels and turns each `NOTIFY` into an event, from a thread of its own that
+/// sleeps in `poll` on the connection's socket (and a wake-up pipe for `stop`).
+///
+/// When the connection breaks (server stopped, killed, unreachable) `events` yields one `disconnected` event and
+/// ends; notifications sent meanwhile are lost, so the caller should reconnect with `Backoff` and re-read whatever
+/// state the notifications were about. A connection quiet for `healthCheck.interval` is sent a `SELECT 1`; no answer
+/// within `healthCheck.timeout` counts as a disconnect, so a silently dead path (a hung server, a network that drops
+/// packets without a reset) is noticed within their sum.
+public final class PostgresListener: Sendable {
+    /// One `NOTIFY` as received.
+    public struct Notification: Sendable, Equatable {
+        public var channel: String
+        public var payload: String
+        /// The server process of the session that sent it.
+        public var senderProcessID: Int32
+
+        public init(channel: String, payload: String, senderProcessID: Int32) {
+            self.channel = channel
+            self.payload = payload
+            self.senderProcessID = senderProcessID
+        }
+    }
+
+    /// What the listener reports.
+    public enum Event: Sendable, Equatable {
+        case notification(Notification)
+        /// The connection broke; no further events follow.
+        case disconnected(PostgresError)
+    }
+
+    /// Notifications in the order they arrived, then at most one `disconnected`. Ends after `stop()` too.
+    public let events: AsyncStream<Event>
+    private let wake: WakePipe
+
+    /// Connects, runs `LISTEN` on every channel (quoted as identifiers, so any name works), then starts waiting.
+    ///
+    /// - Parameter healthCheck: how long the connection may stay silent before a `SELECT 1` checks it, and how long
+    ///   that check may take to answer. Default 10 s and 10 s.
+    public static func start(
+        _ configuration: PostgresConfiguration, channels: [String], healthCheck: HealthCheck = HealthCheck()
+    ) async throws(PostgresError) -> PostgresListener {
+        let worker = WorkerThread(name: "pg listener")
+        defer { worker.finish() }
+        let box: Box
+        do {
+            box = try await worker.run {
+                let session = try PostgresSession(configuration: configuration)
+                for channel in channels {
+                    let connection = try session.open()
+                    guard let quoted = PQescapeIdentifier(connection, channel, channel.utf8.count) else {
+                        throw session.scrubbed(.invalidParameter(position: 1, reason: "channel name cannot be quoted"))
+                    }
+                    defer { PQfreemem(quoted) }
+                    try session.query("LISTEN " + String(cString: quoted))
+                }
+                return Box(session)
+            }
+        } catch {
+            throw PostgresConnection.typed(error)
+        }
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { throw .connectionFailed("cannot create the listener's wake-up pipe") }
+        _ = fcntl(ends[1], F_SETFL, O_NONBLOCK)  // a stop() on a full pipe must not block; one byte is enough
+        return PostgresListener(box: box, wake: WakePipe(reader: ends[0], writer: ends[1]), healthCheck: healthCheck)
+    }
+
+    /// The pipe `stop` writes to and the poll loop watches. Closed when both the listener and its thread are
+    /// done with it, so a late `stop` never writes into a closed pipe (no SIGPIPE, no reused descriptor).
+    private final class WakePipe: Sendable {
+        let reader: Int32
+        let writer: Int32
+        init(reader: Int32, writer: Int32) {
+            self.reader = reader
+            self.writer = writer
+        }
+        deinit {
+            close(reader)
+            close(writer)
+        }
+    }
+
+    /// Owned by the listener's poll thread alone once that thread starts.
+    private final class Box: @unchecked Sendable {
+        let session: PostgresSession
+        init(_ session: PostgresSession) { self.session = session }
+    }
+
+    /// When the listener checks a quiet connection (`interval`) and how long the answer may take (`timeout`).
+    public struct HealthCheck: Sendable {
+        public var interval: Duration
+        public var timeout: Duration
+
+        public init(interval: Duration = .seconds(10), timeout: Duration = .seconds(10)) {
+            self.interval = interval
+            self.timeout = timeout
+        }
+    }
+
+    private init(box: Box, wake: WakePipe, healthCheck: HealthCheck) {
+        self.wake = wake
+        let (events, continuation) = AsyncStream<Event>.makeStream()
+        self.events = events
+        Thread {
+            livery_name_current_thread("pg listener")
+            Self.listen(box.session, wakeReader: wake.reader, healthCheck: healthCheck,
+                        continuation: continuation)
+            box.session.close()
+        }.start()
+    }
+
+    deinit { stop() }
+
+    /// Ends the listener: its thread closes the connection and `events` ends (without a `disconnected` event).
+    /// Calling it again does nothing.
+    public func stop() {
+        var byte: UInt8 = 1
+        _ = write(wake.writer, &byte, 1)
+    }
+
+    /// The poll loop; returns when stopped or disconnected.
+    private static func listen(
+        _ session: PostgresSession, wakeReader: Int32, healthCheck: HealthCheck,
+        continuation: AsyncStream<Event>.Continuation
+    ) {
+        defer { continuation.finish() }
+        guard let connection = try? session.open() else { return }
+        let socket = PQsocket(connection)
+        let disconnected = { (fallback: String) -> Void in
+            continuation.yield(.disconnected(session.scrubbed(.connectionLost(
+                PQstatus(connection) == CONNECTION_OK ? fallback : PostgresSession.message(of: connection)))))
+        }
+        // A health check is sent without waiting for it (`PQsendQuery`): a server that stopped answering must not
+        // hang the loop. No answer within the next interval means the connection is dead.
+        let clock = ContinuousClock()
+        /// When the pending health check's answer is due; nil while none is pending.
+        var answerDue: ContinuousClock.Instant? = nil
+        while true {
+            var descriptors = [
+                pollfd(fd: socket, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: wakeReader, events: Int16(POLLIN), revents: 0),
+            ]
+            let wait = answerDue.map { max($0 - clock.now, .zero) } ?? healthCheck.interval
+            let ready = poll(&descriptors, 2, Self.milliseconds(wait))
+            if ready < 0 {
+                if errno == EINTR { continue }
+                return disconnected("poll failed: \(String(cString: strerror(errno)))")
+            }
+            if descriptors[1].revents != 0 { return }
+            if ready == 0 {
+                if answerDue != nil {
+                    return disconnected("the server did not answer a health check within \(healthCheck.timeout)")
+                }
+                // Quiet for a whole interval: ask the server whether it is still there.
+                guard PQsendQuery(connection, "SELECT 1") == 1, PQflush(connection) == 0 else {
+                    return disconnected("could not send a health check")
+                }
+                answerDue = clock.now + healthCheck.timeout
+                continue
+            }
+            if PQconsumeInput(connection) == 0 {
+                return disconnected("the server closed the connection")
+            }
+            while answerDue != nil && PQisBusy(connection) == 0 {
+                guard let result = PQgetResult(connection) else {
+                    answerDue = nil
+                    break
+                }
+                let status = PQresultStatus(result)
+                PQclear(result)
+                guard status == PGRES_TUPLES_OK else { return disconnected("a health check failed") }
+            }
+            while let notification = PQnotifies(connection) {
+                let value = notification.pointee
+                continuation.yield(.notification(Notification(
+                    channel: String(cString: value.relname), payload: String(cString: value.extra),
+                    senderProcessID: value.be_pid)))
+                PQfreemem(notification)
+            }
+            if PQstatus(connection) != CONNECTION_OK {
+                return disconnected("the server closed the connection")
+            }
+        }
+    }
+
+    /// `duration` in whole milliseconds for `poll`, at least 1 (0 would spin) and at most `Int32.max`.
+    private static func milliseconds(_ duration: Duration) -> Int32 {
+        let (seconds, attoseconds) = duration.components
+        return max(1, Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000))
+    }
+}
