@@ -104,6 +104,7 @@ enum HTTPParseError: Error, Equatable {
             .headerSectionTooLarge, .tooManyHeaders:
             "headers"
         case .invalidHost: "Host"
+        case .duplicateAuthorization: "Authorization"
         case .invalidContentLength, .duplicateContentLength: "Content-Length"
         case .contentLengthWithTransferEncoding, .invalidTransferEncoding, .unsupportedTransferCoding: "Transfer-Encoding"
         case .unsupportedExpectation: "Expect"
