@@ -14,6 +14,15 @@ extension FileSkinStore: SkinStore {
         }
     }
 
+    public func addVersionUnlessUnchanged(
+        skinID: String, files: [String: [UInt8]], metadata: [UInt8], expectedRevision: Int? = nil, actor: String
+    ) async throws(StoreError) -> (version: SkinVersion, added: Bool) {
+        try await offPool { () throws(StoreError) in
+            try self.addVersionUnlessUnchanged(
+                skinID: skinID, files: files, metadata: metadata, expectedRevision: expectedRevision, actor: actor)
+        }
+    }
+
     @discardableResult
     public func setRelease(
         skinID: String, version: Int, document: [UInt8], expectedRevision: Int? = nil, actor: String,

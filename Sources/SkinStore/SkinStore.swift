@@ -42,6 +42,14 @@ public protocol SkinStore: AnyObject, Sendable {
         actor: String
     ) async throws(StoreError) -> SkinVersion
 
+    /// `addVersion` without a release, except when `files` are exactly the files of the skin's latest version
+    /// (same paths, same bytes): then nothing changes (no version, no audit entry, no revision) and the latest
+    /// version is returned with `added` false, so a retried upload makes no duplicate. `expectedRevision` is
+    /// checked first either way; the metadata is not compared.
+    func addVersionUnlessUnchanged(
+        skinID: String, files: [String: [UInt8]], metadata: [UInt8], expectedRevision: Int?, actor: String
+    ) async throws(StoreError) -> (version: SkinVersion, added: Bool)
+
     /// Releases version `version` of `skinID` with the opaque JSON `document`, replacing any current release;
     /// `action` is the audit action recorded (`AuditAction.setRelease` unless the caller names another).
     ///

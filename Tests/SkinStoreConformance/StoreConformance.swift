@@ -18,6 +18,7 @@ import Testing
 public enum StoreConformance: String, CaseIterable, Sendable, CustomStringConvertible {
     case revisionsAreCheckedLikeIfMatch
     case filesRoundTripByContentAddress
+    case anIdenticalUploadAddsNothing
     case aDamagedFileIsRefusedNamingIt
     case theAuditLogIsInOrderAndPages
     case killSwitchesAreKeptPerAppAndGlobally
@@ -35,6 +36,7 @@ public enum StoreConformance: String, CaseIterable, Sendable, CustomStringConver
         switch self {
         case .revisionsAreCheckedLikeIfMatch: try await Self.revisions(store)
         case .filesRoundTripByContentAddress: try await Self.roundTrip(store)
+        case .anIdenticalUploadAddsNothing: try await Self.unchanged(store)
         case .aDamagedFileIsRefusedNamingIt: try await Self.damage(store, storage: storage)
         case .theAuditLogIsInOrderAndPages: try await Self.audit(store, clock: clock)
         case .killSwitchesAreKeptPerAppAndGlobally: try await Self.killSwitches(store, clock: clock)
@@ -154,6 +156,32 @@ public enum StoreConformance: String, CaseIterable, Sendable, CustomStringConver
                 actor: actor)
         }
         #expect(store.snapshot.revision == 2)
+    }
+
+    static func unchanged(_ store: any SkinStore) async throws {
+        let first = try await store.addVersionUnlessUnchanged(
+            skinID: "spring", files: files(), metadata: metadata(), expectedRevision: 0, actor: actor)
+        #expect(first.added && first.version.number == 1)
+        // The same files again (other metadata: it describes the upload, not the content): nothing is written.
+        let again = try await store.addVersionUnlessUnchanged(
+            skinID: "spring", files: files(), metadata: Array(#"{"note":"retry"}"#.utf8), expectedRevision: 1, actor: "ops-bob")
+        #expect(!again.added)
+        #expect(again.version == first.version)
+        #expect(store.snapshot.revision == 1)
+        #expect(try await store.audit(since: nil, limit: 100).count == 1)
+        // The revision is still checked first.
+        await expectMismatch(current: 1) { () async throws(StoreError) in
+            try await store.addVersionUnlessUnchanged(
+                skinID: "spring", files: files(), metadata: metadata(), expectedRevision: 0, actor: actor)
+        }
+        // Other files make a new version.
+        let changed = try await store.addVersionUnlessUnchanged(
+            skinID: "spring", files: files(variant: 1), metadata: metadata(), expectedRevision: 1, actor: actor)
+        #expect(changed.added && changed.version.number == 2)
+        // Only the latest version counts: going back to version 1's files is a new version.
+        let back = try await store.addVersionUnlessUnchanged(
+            skinID: "spring", files: files(), metadata: metadata(), expectedRevision: nil, actor: actor)
+        #expect(back.added && back.version.number == 3)
     }
 
     static func damage(_ store: any SkinStore, storage: any StoreStorage) async throws {
