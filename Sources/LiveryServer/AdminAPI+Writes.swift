@@ -71,7 +71,7 @@ extension AdminAPI {
             let archiveLimits = configuration.archiveLimits
             let limits = limits
             let prepared = try await uploads.withPermit { () async throws(APIError) -> PreparedUpload in
-                try await BlockingQueue.onOwnThread(name: "livery.upload") { () throws(APIError) -> PreparedUpload in
+                try await BlockingWorkRunner.onOwnThread(name: "livery.upload") { () throws(APIError) -> PreparedUpload in
                     try Self.prepare(archive: archive, archiveLimits: archiveLimits, limits: limits)
                 }
             }
@@ -89,7 +89,7 @@ extension AdminAPI {
                 let store = store
                 let version: SkinVersion
                 do throws(StoreError) {
-                    version = try await storeQueue.run { () throws(StoreError) -> SkinVersion in
+                    version = try await storeRunner.run { () throws(StoreError) -> SkinVersion in
                         try store.addVersion(
                             skinID: prepared.skinID, files: prepared.files, metadata: prepared.metadata,
                             expectedRevision: expected, actor: actor)
@@ -185,7 +185,7 @@ extension AdminAPI {
         let store = store
         let updated: SkinState
         do throws(StoreError) {
-            updated = try await storeQueue.run { () throws(StoreError) -> SkinState in
+            updated = try await storeRunner.run { () throws(StoreError) -> SkinState in
                 try store.setRelease(
                     skinID: id, version: version.number, document: document, expectedRevision: expected, actor: actor,
                     action: action)
@@ -288,7 +288,7 @@ extension AdminAPI {
                 let store = store
                 let updated: SkinState
                 do throws(StoreError) {
-                    updated = try await storeQueue.run { () throws(StoreError) -> SkinState in
+                    updated = try await storeRunner.run { () throws(StoreError) -> SkinState in
                         try store.clearRelease(skinID: id, expectedRevision: expected, actor: actor)
                     }
                 } catch {
@@ -317,7 +317,7 @@ extension AdminAPI {
                 let store = store
                 let revision: Int
                 do throws(StoreError) {
-                    revision = try await storeQueue.run { () throws(StoreError) -> Int in
+                    revision = try await storeRunner.run { () throws(StoreError) -> Int in
                         try store.deleteSkin(skinID: id, force: force, expectedRevision: expected, actor: actor)
                     }
                 } catch {
@@ -360,7 +360,7 @@ extension AdminAPI {
                 let store = store
                 let switches: KillSwitches
                 do throws(StoreError) {
-                    switches = try await storeQueue.run { () throws(StoreError) -> KillSwitches in
+                    switches = try await storeRunner.run { () throws(StoreError) -> KillSwitches in
                         try store.setKillSwitch(
                             app: app, enabled: enabled, reason: reason, expectedRevision: expected, actor: actor)
                     }
