@@ -38,6 +38,23 @@ enum HTTPGrammar {
     @inline(__always)
     static func isTargetChar(_ byte: UInt8) -> Bool { byte > 0x20 && byte < 0x7F }
 
+    /// Characters a path, query or fragment may hold literally, besides `%` escapes (RFC 3986 §3.3-3.5: `pchar`,
+    /// `/` and `?`): `unreserved` (`A-Z a-z 0-9 -._~`), `sub-delims` (`!$&'()*+,;=`), `:`, `@`, `/` and `?`.
+    /// Not: controls, space, `"`, `#`, `%`, `<`, `>`, `[`, `\`, `]`, `^`, `` ` ``, `{`, `|`, `}`, DEL and non-ASCII.
+    static func isPathOrQueryChar(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "!"),
+            UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"),
+            UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="),
+            UInt8(ascii: ":"), UInt8(ascii: "@"), UInt8(ascii: "/"), UInt8(ascii: "?"):
+            true
+        default:
+            false
+        }
+    }
+
     static func isToken(_ text: String) -> Bool {
         !text.isEmpty && text.utf8.allSatisfy(isTokenChar)
     }

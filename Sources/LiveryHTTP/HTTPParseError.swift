@@ -26,6 +26,9 @@ enum HTTPParseError: Error, Equatable {
     case obsoleteLineFolding
     /// HTTP/1.1 without Host, more than one Host, or an invalid Host value (RFC 9112 §3.2).
     case invalidHost
+    /// More than one Authorization field line. Its value is not a list (RFC 9110 §11.6.2), so two lines cannot be
+    /// combined, and a proxy that reads the last while we read the first would disagree about who is asking.
+    case duplicateAuthorization
     /// Content-Length is not a single run of digits, or too large to represent (RFC 9112 §6.3).
     case invalidContentLength
     /// More than one Content-Length field line (RFC 9112 §6.3; we reject even identical duplicates).
@@ -74,6 +77,7 @@ enum HTTPParseError: Error, Equatable {
         case .invalidHeaderValue: "invalid_header_value"
         case .obsoleteLineFolding: "obsolete_line_folding"
         case .invalidHost: "invalid_host"
+        case .duplicateAuthorization: "duplicate_authorization"
         case .invalidContentLength: "invalid_content_length"
         case .duplicateContentLength: "duplicate_content_length"
         case .contentLengthWithTransferEncoding: "content_length_with_transfer_encoding"
@@ -100,6 +104,7 @@ enum HTTPParseError: Error, Equatable {
             .headerSectionTooLarge, .tooManyHeaders:
             "headers"
         case .invalidHost: "Host"
+        case .duplicateAuthorization: "Authorization"
         case .invalidContentLength, .duplicateContentLength: "Content-Length"
         case .contentLengthWithTransferEncoding, .invalidTransferEncoding, .unsupportedTransferCoding: "Transfer-Encoding"
         case .unsupportedExpectation: "Expect"
@@ -120,6 +125,7 @@ enum HTTPParseError: Error, Equatable {
         case .invalidHeaderValue: "A header field value contains a forbidden character."
         case .obsoleteLineFolding: "Header line folding is not allowed."
         case .invalidHost: "An HTTP/1.1 request needs exactly one valid Host header field."
+        case .duplicateAuthorization: "Authorization appears more than once; send one credential."
         case .invalidContentLength: "Content-Length is not a valid number."
         case .duplicateContentLength: "Content-Length appears more than once."
         case .contentLengthWithTransferEncoding: "Content-Length and Transfer-Encoding cannot be combined."

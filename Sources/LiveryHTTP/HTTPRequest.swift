@@ -10,6 +10,9 @@ public struct HTTPRequest: Sendable {
     public var target: String
     /// The percent-decoded path, always starting with `/` (or `*` for `OPTIONS *`). Never contains NUL.
     public var path: String
+    /// The target's path as sent, not decoded, without the query, and for an absolute-form target without its
+    /// scheme and authority (so without any `user:password@`): what may be logged.
+    public var rawPath: Substring { RequestTarget.split(target).path }
     /// The decoded query parameters, in order.
     public var query: QueryParameters
     /// The request's header fields, in order.

@@ -12,8 +12,8 @@ import Musl
 /// one byte at a time stays linear). Body bytes are consumed as they come and collected up to `bodyLimit`.
 ///
 /// Strict by design, because lenient parsing is how request smuggling works: CRLF is required everywhere,
-/// obs-fold, whitespace before a colon, duplicate Content-Length and Content-Length with Transfer-Encoding are
-/// all rejected.
+/// obs-fold, whitespace before a colon, duplicate Content-Length, Content-Length with Transfer-Encoding and
+/// duplicate Authorization are all rejected, and the query is held to the path's character rules.
 struct HTTPRequestParser {
     /// Parser limits. Defaults are the server's defaults.
     struct Configuration: Sendable {
@@ -285,27 +285,7 @@ struct HTTPRequestParser {
         var queryBounds: (start: Int32, end: Int32) = (0, 0)
         if targetBytes.first == UInt8(ascii: "/") {
             // origin-form, split on the bytes: the hot path.
-            var queryStart: Int?
-            var end = targetBytes.count
-            var hasPercent = false
-            try Self.targetByteClasses.withUnsafeBufferPointer { (classes) throws(HTTPParseError) in
-                for index in 0..<targetBytes.count {
-                    let byte = targetBytes[index]
-                    switch classes[Int(byte)] {
-                    case Self.ordinaryTargetByte: continue
-                    case Self.delimitingTargetByte: break
-                    default: throw .invalidTarget
-                    }
-                    if end < targetBytes.count { continue }  // after the fragment's `#`, only checking
-                    if byte == UInt8(ascii: "#") {
-                        end = index
-                    } else if byte == UInt8(ascii: "?") {
-                        if queryStart == nil { queryStart = index }
-                    } else if queryStart == nil {
-                        hasPercent = true  // a `%` in the path
-                    }
-                }
-            }
+            let (queryStart, end, hasPercent) = try Self.scanPathAndQuery(targetBytes)
             pathBounds = (0, Int32(queryStart ?? end))
             if let queryStart { queryBounds = (Int32(queryStart + 1), Int32(end)) }
             if hasPercent {
@@ -320,6 +300,15 @@ struct HTTPRequestParser {
                 path = String(decoding: UnsafeRawBufferPointer(rebasing: targetBytes[0..<Int(pathBounds.end)]), as: UTF8.self)
             }
         } else if Self.isAbsoluteForm(target) {
+            // The part after the authority follows the same rules as an origin-form target. The authority starts
+            // after the scheme's "//" (the target starts with "http://" or "https://").
+            if let afterScheme = Self.firstIndex(of: UInt8(ascii: "/"), in: targetBytes).map({ $0 + 2 }),
+                let start = targetBytes[afterScheme...].firstIndex(where: {
+                    $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
+                })
+            {
+                _ = try Self.scanPathAndQuery(UnsafeRawBufferPointer(rebasing: targetBytes[start...]))
+            }
             let (rawPath, rawQuery) = RequestTarget.split(target)
             guard let decoded = PercentEncoding.decodePath(rawPath) else { throw .invalidTarget }
             path = decoded
@@ -338,6 +327,7 @@ struct HTTPRequestParser {
         var headers = HTTPHeaders()
         headers.reserveCapacity(lines - 1)
         var hostCount = 0
+        var sawAuthorization = false
         var contentLength: Int?
         var transferCodings: [Substring] = []
         var sawTransferEncoding = false
@@ -362,6 +352,9 @@ struct HTTPRequestParser {
                     if HTTPGrammar.equalsIgnoringCase(String(option), "close") { connectionClose = true }
                     if HTTPGrammar.equalsIgnoringCase(String(option), "keep-alive") { connectionKeepAlive = true }
                 }
+            case 13 where HTTPGrammar.bytes(nameBytes, equalLowercase: "authorization"):
+                guard !sawAuthorization else { throw .duplicateAuthorization }
+                sawAuthorization = true
             case 14 where HTTPGrammar.bytes(nameBytes, equalLowercase: "content-length"):
                 // RFC 9112 §6.3 allows merging identical duplicates; we reject any duplicate (smuggling defence).
                 guard contentLength == nil else { throw .duplicateContentLength }
@@ -450,13 +443,54 @@ struct HTTPRequestParser {
         return (HTTPMethod(bytes: methodBytes), targetBytes, version)
     }
 
-    /// What each byte is in a request-target: not allowed (0), ordinary (1), or one of `?`, `#` and `%`, which
-    /// split an origin-form target (2). Allowed bytes are visible ASCII (`HTTPGrammar.isTargetChar`).
+    /// Checks the path, query and fragment of a target (starting at its path, or at `?` or `#`) against RFC 3986
+    /// in one pass over the bytes, and finds where they split: the offset of the first `?` before any `#` (nil
+    /// when there is no query), the offset of the `#` (the count when there is none), and whether the path holds
+    /// a `%`.
+    ///
+    /// The path, the query and the fragment obey the same rules (RFC 3986 §3.3-3.5: `pchar`, `/` and `?`), so a
+    /// query is refused for what a path is refused for: a byte outside `unreserved / sub-delims / ":" / "@" / "/"
+    /// / "?"`, such as `"`, `<`, `>`, `\`, `^`, `` ` ``, `{`, `|`, `}`, `[` or `]` (`HTTPGrammar.isPathOrQueryChar`),
+    /// a `%` not followed by two hex digits (§2.1), or a second `#`. One table lookup per byte; the rest runs only
+    /// on the rare `?`, `#` and `%`.
+    @inline(__always)
+    private static func scanPathAndQuery(
+        _ targetBytes: UnsafeRawBufferPointer
+    ) throws(HTTPParseError) -> (queryStart: Int?, end: Int, hasPercent: Bool) {
+        var queryStart: Int?
+        var end = targetBytes.count
+        var hasPercent = false
+        try Self.targetByteClasses.withUnsafeBufferPointer { (classes) throws(HTTPParseError) in
+            for index in 0..<targetBytes.count {
+                let byte = targetBytes[index]
+                switch classes[Int(byte)] {
+                case Self.ordinaryTargetByte: continue
+                case Self.delimitingTargetByte: break
+                default: throw .invalidTarget
+                }
+                if byte == UInt8(ascii: "%") {
+                    guard index + 2 < targetBytes.count, PercentEncoding.isHexDigit(targetBytes[index + 1]),
+                        PercentEncoding.isHexDigit(targetBytes[index + 2])
+                    else { throw .invalidTarget }
+                    if queryStart == nil && end == targetBytes.count { hasPercent = true }  // a `%` in the path
+                } else if byte == UInt8(ascii: "#") {
+                    guard end == targetBytes.count else { throw .invalidTarget }  // `#` is not allowed in a fragment
+                    end = index
+                } else if queryStart == nil && end == targetBytes.count {
+                    queryStart = index  // the first `?`
+                }
+            }
+        }
+        return (queryStart, end, hasPercent)
+    }
+
+    /// What each byte is in a request-target's path, query or fragment: not allowed (0), ordinary (1), or one of
+    /// `?`, `#` and `%`, which split an origin-form target or start an escape (2). Allowed bytes are those of
+    /// `HTTPGrammar.isPathOrQueryChar`.
     private static let targetByteClasses: [UInt8] = (0..<256).map { value in
         let byte = UInt8(value)
-        guard HTTPGrammar.isTargetChar(byte) else { return 0 }
-        return byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") || byte == UInt8(ascii: "%")
-            ? delimitingTargetByte : ordinaryTargetByte
+        if byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") || byte == UInt8(ascii: "%") { return delimitingTargetByte }
+        return HTTPGrammar.isPathOrQueryChar(byte) ? ordinaryTargetByte : 0
     }
     private static let ordinaryTargetByte: UInt8 = 1
     private static let delimitingTargetByte: UInt8 = 2

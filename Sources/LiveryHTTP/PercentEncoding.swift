@@ -10,6 +10,10 @@ enum PercentEncoding {
         }
     }
 
+    /// Whether `byte` is a hex digit (RFC 3986 `HEXDIG`, either case).
+    @inline(__always)
+    static func isHexDigit(_ byte: UInt8) -> Bool { hexValue(byte) != nil }
+
     /// Strictly decodes a path segment or path: nil if a `%` is not followed by two hex digits, if the result is
     /// not valid UTF-8, or if it contains NUL. Text without `%` is returned as is, without copying.
     static func decodePath(_ text: Substring) -> String? {

@@ -57,8 +57,10 @@ extension AdminAPI {
 
     /// `POST /skins`: stores a new version of the skin the archive holds (its `skin.json` names it).
     /// 201 with the version, its report (warnings) and its package signs. The version is not released.
+    /// When the files are exactly those of the skin's latest version (a retried push), nothing is stored and no
+    /// audit entry is written: 200 with that version and `unchanged: true`.
     func upload(_ request: HTTPRequest) async -> HTTPResponse {
-        await respond { () async throws(APIError) -> HTTPResponse in
+        let response = await respond { () async throws(APIError) -> HTTPResponse in
             let type = request.headers["Content-Type"].map(Self.mediaType)
             guard type == "application/zip" || type == "application/x-zip-compressed" else {
                 throw APIError.invalidField(
@@ -76,7 +78,7 @@ extension AdminAPI {
                 }
             }
             let actor = AdminAuth.actor(of: request)
-            let version = try await writes.withPermit { () async throws(APIError) -> SkinVersion in
+            let (version, added) = try await writes.withPermit { () async throws(APIError) -> (SkinVersion, Bool) in
                 let snapshot = store.snapshot
                 if !force, let stored = snapshot.skins[prepared.skinID]?.latestVersion,
                     let storedApp = AdminJSON.VersionInfo(stored).app, storedApp != prepared.app
@@ -87,28 +89,31 @@ extension AdminAPI {
                 if condition == .any && current == 0 { throw APIError.preconditionFailed(current: 0) }
                 let expected = try AdminETag.expectedRevision(condition, current: current)
                 let store = store
-                let version: SkinVersion
+                let outcome: (version: SkinVersion, added: Bool)
                 do throws(StoreError) {
-                    version = try await storeRunner.run { () throws(StoreError) -> SkinVersion in
-                        try store.addVersion(
+                    outcome = try await storeRunner.run { () throws(StoreError) -> (version: SkinVersion, added: Bool) in
+                        try store.addVersionUnlessUnchanged(
                             skinID: prepared.skinID, files: prepared.files, metadata: prepared.metadata,
                             expectedRevision: expected, actor: actor)
                     }
                 } catch {
                     throw failure(error, field: "body", request: request)
                 }
-                await catalog.publishLatest()
-                changes.increment(action: "push")
-                return version
+                if outcome.added {
+                    await catalog.publishLatest()
+                    changes.increment(action: "push")
+                }
+                return (outcome.version, outcome.added)
             }
             logger.info(
-                "skin version uploaded",
+                added ? "skin version uploaded" : "skin upload unchanged; the latest version holds the same files",
                 metadata: ["skin.id": "\(version.skinID)", "skin.version": "\(version.number)", "actor": "\(actor)"])
             var signs = JSONObject()
             for (variant, sign) in prepared.signs { signs[variant.description] = .string(sign) }
             var body = JSONObject()
             body["skinId"] = .string(version.skinID)
             body["version"] = AdminJSON.number(version.number)
+            body["unchanged"] = .bool(!added)
             body["digest"] = .string(version.digest)
             body["fileCount"] = AdminJSON.number(version.files.count)
             body["size"] = AdminJSON.number(version.totalSize)
@@ -118,11 +123,14 @@ extension AdminAPI {
             body["skipped"] = .array(prepared.skipped.map { .string($0) })
             body["strippedFolder"] = prepared.strippedFolder.map(JSONValue.string) ?? .null
             let etag = AdminETag.tag(store.snapshot.revision(ofSkin: version.skinID))
-            var response = Self.json(.object(body), status: .created, etag: etag)
+            var response = Self.json(.object(body), status: added ? .created : .ok, etag: etag)
             response.headers.add(
                 name: "Location", value: "\(Self.prefix)/skins/\(version.skinID)/versions/\(version.number)")
             return response
         }
+        // The upload's files, parsed documents and package plans are freed by now.
+        await MemoryRelease.returnFreedMemory()
+        return response
     }
 
     // MARK: - Releases

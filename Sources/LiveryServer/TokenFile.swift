@@ -26,7 +26,8 @@ public struct TokenEntry: Sendable, Equatable {
 }
 
 /// The tokens file: one token per line, `NAME ROLE SHA256HEX`, separated by spaces or tabs; `#` starts a comment
-/// that runs to the end of the line; blank lines are ignored.
+/// that runs to the end of the line; blank lines are ignored. A line ends at LF, with an optional CR before it
+/// (a file written on Windows reads the same).
 ///
 /// - `NAME`: 1–64 characters of `A-Z a-z 0-9 . _ -` (it becomes the audit log's actor).
 /// - `ROLE`: `viewer` (GET/HEAD) or `editor` (everything).
@@ -51,21 +52,25 @@ public struct TokenFile: Sendable, Equatable {
         var entries: [TokenEntry] = []
         var problems: [Problem] = []
         var digests = Set<[UInt8]>()
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // Lines are split on the LF byte, not on Characters: Swift reads CR LF as one Character, so a file written
+        // on Windows would otherwise be one long line (all a comment if it starts with one).
+        for (index, rawLine) in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
             let number = index + 1
-            let content = rawLine.prefix { $0 != "#" }
-            let fields = content.split { $0 == " " || $0 == "\t" || $0 == "\r" }
+            let line = rawLine.last == UInt8(ascii: "\r") ? rawLine.dropLast() : rawLine
+            let content = line.prefix { $0 != UInt8(ascii: "#") }
+            let fields = content.split { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+                .map { String(decoding: $0, as: UTF8.self) }
             if fields.isEmpty { continue }
             guard fields.count == 3 else {
                 problems.append(Problem(line: number, reason: "expected NAME ROLE SHA256HEX, found \(fields.count) fields"))
                 continue
             }
-            let name = String(fields[0])
+            let name = fields[0]
             guard isValidName(name) else {
                 problems.append(Problem(line: number, reason: "the name must be 1-64 characters of A-Z a-z 0-9 . _ -"))
                 continue
             }
-            guard let role = AdminRole(rawValue: String(fields[1])) else {
+            guard let role = AdminRole(rawValue: fields[1]) else {
                 problems.append(Problem(line: number, reason: "the role must be viewer or editor"))
                 continue
             }

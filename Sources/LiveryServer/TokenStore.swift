@@ -80,7 +80,7 @@ public final class TokenStore: Sendable {
         guard let data = FileManager.default.contents(atPath: path) else { throw .unreadable(path) }
         let file = TokenFile.parse(String(decoding: data, as: UTF8.self))
         state = Mutex(State(entries: file.entries, identity: identity, lastCheck: ContinuousClock.now))
-        report(file, reason: "startup")
+        report(file, isBlank: Self.isBlank(data), reason: "startup")
     }
 
     /// The number of usable tokens now.
@@ -90,8 +90,10 @@ public final class TokenStore: Sendable {
     public func reload(reason: String) {
         let identity = Self.identity(of: path)
         let file: TokenFile
+        var isBlank = true
         if let data = FileManager.default.contents(atPath: path) {
             file = TokenFile.parse(String(decoding: data, as: UTF8.self))
+            isBlank = Self.isBlank(data)
         } else {
             logger.error("tokens file cannot be read; every admin token is revoked until it can", metadata: ["tokens.file": "\(path)"])
             file = TokenFile(entries: [], problems: [])
@@ -101,7 +103,7 @@ public final class TokenStore: Sendable {
             $0.identity = identity
             $0.lastCheck = ContinuousClock.now
         }
-        report(file, reason: reason)
+        report(file, isBlank: isBlank, reason: reason)
     }
 
     /// Re-reads the file if `checkInterval` has passed since the last check and the file changed since it was read.
@@ -160,13 +162,28 @@ public final class TokenStore: Sendable {
         return String(decoding: token, as: UTF8.self)
     }
 
-    private func report(_ file: TokenFile, reason: String) {
+    /// Logs each ignored line, an error when a file with content yields no token (a wrong format, such as a
+    /// whole file read as one comment, must not pass as "no tokens configured"), and the count.
+    private func report(_ file: TokenFile, isBlank: Bool, reason: String) {
         for problem in file.problems {
             logger.error("tokens file line ignored", metadata: ["tokens.file": "\(path)", "problem": "\(problem)"])
+        }
+        if file.entries.isEmpty && !isBlank {
+            logger.error(
+                "tokens file is not empty but holds no usable token; every admin request will be refused",
+                metadata: [
+                    "tokens.file": "\(path)", "tokens.ignoredLines": "\(file.problems.count)",
+                    "fix": "one token per line: NAME ROLE SHA256HEX (livery token create prints the line)",
+                ])
         }
         logger.info(
             "admin tokens loaded",
             metadata: ["tokens.file": "\(path)", "tokens.count": "\(file.entries.count)", "reason": "\(reason)"])
+    }
+
+    /// Whether `data` holds nothing but spaces, tabs and line ends.
+    private static func isBlank(_ data: Data) -> Bool {
+        data.allSatisfy { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n") }
     }
 
     private static func identity(of path: String) -> FileIdentity? {

@@ -89,6 +89,14 @@ struct ConfigParser {
     private mutating func parseSection(
         _ section: ConfigSection, _ entries: JSONObject, into module: inout SkinModule, at pointer: JSONPointer
     ) {
+        // Room for every entry at once: arrays grown one append at a time keep spare capacity, which adds up
+        // over the thousands of modules of a large config.
+        switch section {
+        case .colors: module.colors.reserveCapacity(module.colors.count + entries.count)
+        case .images: module.images.reserveCapacity(module.images.count + entries.count)
+        case .values: module.values.reserveCapacity(module.values.count + entries.count)
+        case .resources: module.resources.reserveCapacity(module.resources.count + entries.count)
+        }
         for member in entries {
             let place = pointer.appending(member.key)
             guard ConfigKey.isValidIdentifier(member.key) else {

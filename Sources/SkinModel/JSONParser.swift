@@ -56,6 +56,12 @@ struct JSONParser {
     private var depth = 0
     /// Keys of the open objects that are still compared bytewise, innermost object last.
     private var keyRanges: [KeyRange] = []
+    /// The members of the objects being parsed, innermost last: each object's are copied out into an array of
+    /// exactly their count when it closes, so the tree holds no spare capacity (a config is thousands of small
+    /// objects, and arrays grown by appending keep up to half again as much).
+    private var memberStack: [JSONObject.Member] = []
+    /// The same for arrays' elements.
+    private var elementStack: [JSONValue] = []
     /// The decoded UTF-8 of the last string scanned with decoding on, when it had escapes.
     private var scratch: [UInt8] = []
 
@@ -98,7 +104,8 @@ struct JSONParser {
         let open = index
         try enterNesting(at: open)
         index += 1
-        var object: JSONObject? = buildsValues ? JSONObject() : nil
+        // This object's members: `memberStack` from `firstMember` on.
+        let firstMember = memberStack.count
         // This object's keys: byte ranges from `firstKey` on while they are few and plain, else `keyOffsets`.
         let firstKey = keyRanges.count
         var keyOffsets: [String: Int]?
@@ -106,7 +113,7 @@ struct JSONParser {
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
             depth -= 1
-            return object.map(JSONValue.object) ?? .null
+            return buildsValues ? .object(JSONObject()) : .null
         }
         while true {
             skipWhitespace()
@@ -135,7 +142,7 @@ struct JSONParser {
             index += 1
             skipWhitespace()
             let value = try parseValue()
-            if let name { object?[name] = value }
+            if let name { memberStack.append(JSONObject.Member(key: name, value: value)) }
             skipWhitespace()
             guard index < bytes.count else {
                 throw error(.syntax, at: index, "the object opened at \(position(open)) is not closed")
@@ -154,7 +161,11 @@ struct JSONParser {
             index += 1
             depth -= 1
             keyRanges.removeSubrange(firstKey...)
-            return object.map(JSONValue.object) ?? .null
+            guard buildsValues else { return .null }
+            // Duplicates were refused above.
+            let object = JSONObject(uniqueMembers: Array(memberStack[firstMember...]))
+            memberStack.removeSubrange(firstMember...)
+            return .object(object)
         }
     }
 
@@ -187,17 +198,17 @@ struct JSONParser {
         let open = index
         try enterNesting(at: open)
         index += 1
-        var elements: [JSONValue] = []
+        let firstElement = elementStack.count
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
             index += 1
             depth -= 1
-            return buildsValues ? .array(elements) : .null
+            return buildsValues ? .array([]) : .null
         }
         while true {
             skipWhitespace()
             let element = try parseValue()
-            if buildsValues { elements.append(element) }
+            if buildsValues { elementStack.append(element) }
             skipWhitespace()
             guard index < bytes.count else {
                 throw error(.syntax, at: index, "the array opened at \(position(open)) is not closed")
@@ -215,7 +226,10 @@ struct JSONParser {
             }
             index += 1
             depth -= 1
-            return buildsValues ? .array(elements) : .null
+            guard buildsValues else { return .null }
+            let elements = Array(elementStack[firstElement...])
+            elementStack.removeSubrange(firstElement...)
+            return .array(elements)
         }
     }
 

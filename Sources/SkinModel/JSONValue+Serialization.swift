@@ -23,7 +23,37 @@ extension JSONValue {
     /// The compact serialization as a `String` (for messages and logs).
     public var compactText: String { String(decoding: serialized(.compact), as: UTF8.self) }
 
-    private func write(into output: inout [UInt8], style: SerializationStyle, indent: Int) {
+    /// The same bytes as `serialized(style)`, passed to `consume` in order in pieces of about `chunkSize` bytes
+    /// (each valid only during the call), so a large document can be hashed or counted without being held whole.
+    public func serialize(
+        _ style: SerializationStyle = .compact, chunkSize: Int = 1 << 16, into consume: (UnsafeRawBufferPointer) -> Void
+    ) {
+        withoutActuallyEscaping(consume) { consume in
+            var output: [UInt8] = []
+            output.reserveCapacity(chunkSize + 1024)
+            let flush: (inout [UInt8]) -> Void = { buffer in
+                guard buffer.count >= chunkSize else { return }
+                buffer.withUnsafeBytes(consume)
+                buffer.removeAll(keepingCapacity: true)
+            }
+            write(into: &output, style: style, indent: 0, flush: flush)
+            if style == .pretty { output.append(0x0A) }
+            output.withUnsafeBytes(consume)
+        }
+    }
+
+    /// The number of bytes of `serialized(style)`, found without holding them.
+    public func serializedCount(_ style: SerializationStyle = .compact) -> Int {
+        var count = 0
+        serialize(style) { count += $0.count }
+        return count
+    }
+
+    /// Appends the serialization to `output`; `flush`, when given, is called after each member and element and
+    /// may take the bytes out.
+    private func write(
+        into output: inout [UInt8], style: SerializationStyle, indent: Int, flush: ((inout [UInt8]) -> Void)? = nil
+    ) {
         switch self {
         case .null: output.append(contentsOf: "null".utf8)
         case .bool(let flag): output.append(contentsOf: (flag ? "true" : "false").utf8)
@@ -34,7 +64,8 @@ extension JSONValue {
             for (position, element) in elements.enumerated() {
                 if position > 0 { output.append(UInt8(ascii: ",")) }
                 JSONValue.newline(into: &output, style: style, indent: indent + 1)
-                element.write(into: &output, style: style, indent: indent + 1)
+                element.write(into: &output, style: style, indent: indent + 1, flush: flush)
+                flush?(&output)
             }
             if !elements.isEmpty { JSONValue.newline(into: &output, style: style, indent: indent) }
             output.append(UInt8(ascii: "]"))
@@ -46,7 +77,8 @@ extension JSONValue {
                 JSONWriter.appendString(member.key, to: &output)
                 output.append(UInt8(ascii: ":"))
                 if style == .pretty { output.append(UInt8(ascii: " ")) }
-                member.value.write(into: &output, style: style, indent: indent + 1)
+                member.value.write(into: &output, style: style, indent: indent + 1, flush: flush)
+                flush?(&output)
             }
             if !object.isEmpty { JSONValue.newline(into: &output, style: style, indent: indent) }
             output.append(UInt8(ascii: "}"))

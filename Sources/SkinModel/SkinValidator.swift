@@ -281,21 +281,28 @@ public struct SkinValidator: Sendable {
         var parser = ConfigParser(index: index)
         // What an image value references depends on the value alone; light and dark mostly share values.
         var imagesSeen = Set<JSONValue>()
+        // Only the images and resources sections can reference files; the walk visits nothing else and builds
+        // no list of keys (a large config has hundreds of thousands).
         for appearance in Appearance.allCases {
             let effective = SkinConfig.effectiveDocument(document, for: appearance)
-            for key in CoverageReport.keys(of: effective) {
-                guard let value = effective.objectValue?[key.module]?.objectValue?[key.section.rawValue]?.objectValue?[key.identifier]
-                else { continue }
-                switch key.section {
-                case .images:
-                    guard imagesSeen.insert(value).inserted else { continue }
-                    if case .asset(let asset)? = parser.parseImage(value, at: key.pointer) {
-                        referenced.formUnion(asset.variants.map(\.path.rawValue))
+            for module in effective.objectValue ?? JSONObject() where module.key != SkinConfig.darkKey {
+                guard let sections = module.value.objectValue else { continue }
+                for section in [ConfigSection.images, .resources] {
+                    guard let entries = sections[section.rawValue]?.objectValue else { continue }
+                    for entry in entries where ConfigKey.isValidIdentifier(entry.key) {
+                        switch section {
+                        case .images:
+                            guard imagesSeen.insert(entry.value).inserted else { continue }
+                            let pointer = JSONPointer(tokens: [module.key, section.rawValue, entry.key])
+                            if case .asset(let asset)? = parser.parseImage(entry.value, at: pointer) {
+                                referenced.formUnion(asset.variants.map(\.path.rawValue))
+                            }
+                        case .resources:
+                            if let text = entry.value.stringValue { referenced.insert(text) }
+                        case .colors, .values:
+                            break
+                        }
                     }
-                case .resources:
-                    if let text = value.stringValue { referenced.insert(text) }
-                case .colors, .values:
-                    break
                 }
             }
         }

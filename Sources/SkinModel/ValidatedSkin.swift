@@ -27,12 +27,37 @@ public struct ValidatedSkin: Sendable, Equatable {
     /// scale, or the nearest available scale, preferring the higher (see ``ImageAsset/file(forScale:)``).
     /// Images named with an explicit `@Nx` keep that file. Unreferenced files are left out.
     public func packagePlan(for variant: PackageVariant) -> PackagePlan {
-        var names = Set<String>()
         var entries = [PlannedEntry(name: "config.json", content: .bytes(config.effectiveConfigBytes(for: variant.appearance)))]
+        for path in referencedFiles(for: variant) {
+            entries.append(PlannedEntry(name: path.rawValue, content: .sourceFile(relativePath: path.rawValue)))
+        }
+        return PackagePlan(skinID: manifest.id, variant: variant, entries: entries)
+    }
+
+    /// `packagePlan(for: variant).contentDigestInput(fileIdentity:)`, passed to `consume` in pieces, without the
+    /// generated `config.json` ever being held whole: it is serialized twice, once to count its bytes and once
+    /// into `consume`. Package signs hash this, so signing a skin whose `config.json` is large costs no memory
+    /// in proportion to it.
+    public func feedContentDigestInput<Failure: Error>(
+        for variant: PackageVariant, fileIdentity: (String) throws(Failure) -> [UInt8],
+        into consume: (UnsafeRawBufferPointer) -> Void
+    ) throws(Failure) {
+        let document = config.effectiveDocument(for: variant.appearance)
+        var parts = [PackagePlan.DigestPart.generated(
+            name: "config.json", count: document.serializedCount(.pretty), write: { document.serialize(.pretty, into: $0) })]
+        for path in referencedFiles(for: variant) {
+            parts.append(.file(name: path.rawValue, identity: try fileIdentity(path.rawValue)))
+        }
+        PackagePlan.feedContentDigestInput(parts, into: consume)
+    }
+
+    /// The skin files `variant`'s package holds besides `config.json`, each once, in config order: the plan's
+    /// file entries without generating the config (which is as large as the skin's `config.json`).
+    public func referencedFiles(for variant: PackageVariant) -> [AssetPath] {
+        var names = Set<String>()
+        var files: [AssetPath] = []
         func add(_ path: AssetPath) {
-            if names.insert(path.rawValue).inserted {
-                entries.append(PlannedEntry(name: path.rawValue, content: .sourceFile(relativePath: path.rawValue)))
-            }
+            if names.insert(path.rawValue).inserted { files.append(path) }
         }
         for module in config.modules(for: variant.appearance) {
             for entry in module.images {
@@ -40,6 +65,6 @@ public struct ValidatedSkin: Sendable, Equatable {
             }
             for entry in module.resources { add(entry.value) }
         }
-        return PackagePlan(skinID: manifest.id, variant: variant, entries: entries)
+        return files
     }
 }

@@ -28,9 +28,8 @@ public final class SkinPackager: Sendable {
         var digests: [String: String] = [:]
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         for variant in PackageVariant.all {
-            for entry in skin.packagePlan(for: variant).entries {
-                guard case .sourceFile(let path) = entry.content, digests[path] == nil else { continue }
-                digests[path] = try Self.digest(of: path, in: source, buffer: &buffer)
+            for path in skin.referencedFiles(for: variant) where digests[path.rawValue] == nil {
+                digests[path.rawValue] = try Self.digest(of: path.rawValue, in: source, buffer: &buffer)
             }
         }
         self.digests = digests
@@ -40,8 +39,9 @@ public final class SkinPackager: Sendable {
     public func sign(for variant: PackageVariant) -> String {
         var hasher = SHA256()
         hasher.update(Array("\(Self.formatVersion)\nzlib \(ZipArchiveWriter.zlibVersion)\n".utf8))
-        let plan = skin.packagePlan(for: variant)
-        hasher.update(plan.contentDigestInput { path in Array((digests[path] ?? "").utf8) })
+        skin.feedContentDigestInput(for: variant, fileIdentity: { path in Array((digests[path] ?? "").utf8) }) {
+            hasher.update($0)
+        }
         return String(Hex.encode(hasher.finalize()).prefix(32))
     }
 

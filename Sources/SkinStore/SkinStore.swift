@@ -244,6 +244,29 @@ public final class SkinStore: Sendable {
         skinID: String, files: [String: [UInt8]], metadata: [UInt8], expectedRevision: Int? = nil,
         release releaseDocument: [UInt8]? = nil, actor: String
     ) throws(StoreError) -> SkinVersion {
+        try addVersion(
+            skinID: skinID, files: files, metadata: metadata, expectedRevision: expectedRevision,
+            release: releaseDocument, actor: actor, unlessUnchanged: false
+        ).version
+    }
+
+    /// `addVersion`, except when `files` are exactly the files of the skin's latest version (same paths, same
+    /// bytes): then nothing is written (no version, no audit entry, no revision) and the latest version is
+    /// returned with `added` false, so a retried upload does not make a duplicate. `expectedRevision` is checked
+    /// first either way. The metadata is not compared: it describes the upload (its archive, its report), not
+    /// the content.
+    public func addVersionUnlessUnchanged(
+        skinID: String, files: [String: [UInt8]], metadata: [UInt8], expectedRevision: Int? = nil, actor: String
+    ) throws(StoreError) -> (version: SkinVersion, added: Bool) {
+        try addVersion(
+            skinID: skinID, files: files, metadata: metadata, expectedRevision: expectedRevision, release: nil,
+            actor: actor, unlessUnchanged: true)
+    }
+
+    private func addVersion(
+        skinID: String, files: [String: [UInt8]], metadata: [UInt8], expectedRevision: Int?,
+        release releaseDocument: [UInt8]?, actor: String, unlessUnchanged: Bool
+    ) throws(StoreError) -> (version: SkinVersion, added: Bool) {
         try StoreNames.checkName(skinID)
         try StoreNames.checkName(actor)
         for path in files.keys { try StoreNames.checkPath(path) }
@@ -260,7 +283,10 @@ public final class SkinStore: Sendable {
         }
         stored.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
         let metadataDigest = SHA256.hexHash(metadata)
-        blobs[metadataDigest] = metadata
+        // A likely unchanged upload writes no metadata blob (its file blobs are present, so writing them costs a
+        // size check each); should the skin change before the commit, the commit writes it.
+        let metadataPending = unlessUnchanged && snapshot.skins[skinID]?.versions.last?.files == stored
+        if !metadataPending { blobs[metadataDigest] = metadata }
         // Outside the writer lock: content-addressed writes are idempotent, and nothing refers to these blobs
         // until the version record below is committed.
         try writeBlobs(blobs)
@@ -272,6 +298,10 @@ public final class SkinStore: Sendable {
                 throw .revisionMismatch(current: skinRevision)
             }
             let existing = current.skins[skinID]
+            if unlessUnchanged, let latest = existing?.versions.last, latest.files == stored {
+                return .unchanged((latest, false))
+            }
+            if metadataPending { try writeBlobs([metadataDigest: metadata]) }
             let lastNumber = existing?.versions.last?.number ?? current.tombstones[skinID]?.lastVersion ?? 0
             let version = SkinVersion(
                 skinID: skinID, number: lastNumber + 1, createdAt: now, actor: actor, files: stored,
@@ -295,7 +325,7 @@ public final class SkinStore: Sendable {
                 snapshot: StoreSnapshot(
                     revision: revision, skins: skins, killSwitches: current.killSwitches, tombstones: tombstones),
                 actor: actor, action: AuditAction.addVersion, skinID: skinID, before: nil, after: after,
-                result: version)
+                result: (version, true))
         }
     }
 

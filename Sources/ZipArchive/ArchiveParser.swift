@@ -160,11 +160,10 @@ struct ArchiveParser {
         compressed: UInt64, uncompressed: UInt64, offset: UInt64
     ) throws(ZipReadError) -> CentralEntry {
         let displayName = String(decoding: rawName, as: UTF8.self)
-        // 4.4.4 bit 11 marks UTF-8; without it the name is CP437, which we accept only when it is ASCII
-        // (where CP437 and UTF-8 agree).
-        if flags & ZipFormat.flagUTF8 == 0, rawName.contains(where: { $0 >= 0x80 }) {
-            throw .nonUTF8Name(name: displayName)
-        }
+        // 4.4.4 bit 11 marks UTF-8; without it the name is CP437 by the letter of APPNOTE, but Info-ZIP's
+        // `zip` (the standard tool on Linux and macOS) writes UTF-8 names without the flag. A name is accepted when
+        // its bytes are valid UTF-8, whatever the flag; anything else (CP437, GBK, Shift-JIS from older Windows
+        // tools) is refused by `ZipEntryName(validating:)` below, as almost none of it is valid UTF-8.
         let isDirectory = rawName.last == UInt8(ascii: "/")
         let path = isDirectory ? Array(rawName.dropLast()) : rawName
         let name: ZipEntryName

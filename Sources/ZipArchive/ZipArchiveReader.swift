@@ -4,7 +4,7 @@
 ///
 /// What is accepted: a single-disk archive (Zip64 or not) whose end record sits within the last 65,557 bytes
 /// and whose central directory ends exactly where the end records begin; entries stored (0) or deflated (8),
-/// unencrypted; UTF-8 names (flag bit 11) or pure-ASCII names; regular files and directories; local headers
+/// unencrypted; names whose bytes are valid UTF-8, with or without flag bit 11 (Info-ZIP omits it); regular files and directories; local headers
 /// that agree with the central directory (name, method, and, without a data descriptor, CRC and sizes);
 /// entry data that does not overlap. Everything else is rejected with a distinct `ZipReadError`.
 public enum ZipArchiveReader {

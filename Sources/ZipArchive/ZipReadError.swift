@@ -14,7 +14,8 @@ public enum ZipReadError: Error, Equatable, Sendable {
     /// A name breaking another naming rule: control characters, empty or `.` segments, longer or deeper than
     /// `Limits.maxNameLength` / `Limits.maxPathDepth`.
     case invalidName(name: String)
-    /// A name that is not UTF-8 (non-ASCII bytes without the UTF-8 flag, or invalid UTF-8 with it).
+    /// A name whose bytes are not valid UTF-8 (whatever the UTF-8 flag says): an archiver that wrote the name in
+    /// a legacy code page (CP437, GBK, Shift-JIS).
     case nonUTF8Name(name: String)
     /// An entry whose UNIX mode says symbolic link.
     case symlink(name: String)
@@ -76,7 +77,10 @@ public enum ZipReadError: Error, Equatable, Sendable {
         case .corrupt(let reason): "The zip archive is corrupt: \(reason)."
         case .unsafePath: "An entry's path would escape the destination folder (zip slip)."
         case .invalidName: "An entry's name is invalid."
-        case .nonUTF8Name: "An entry's name is not UTF-8."
+        case .nonUTF8Name:
+            "An entry's name is not UTF-8 (it was written in a legacy code page); re-create the archive with a tool "
+                + "that stores UTF-8 names (livery push, zip on Linux or macOS, 7-Zip with -mcu=on), or rename the file "
+                + "with ASCII characters."
         case .symlink: "An entry is a symbolic link; links are not accepted."
         case .specialFile: "An entry is a special file (FIFO, device or socket)."
         case .duplicateEntry: "Two entries have the same name (ignoring case)."

@@ -55,7 +55,10 @@ struct PushCommand: ParsableCommand {
             }
             let id = body["skinId"]?.stringValue ?? "?"
             let version = body["version"]?.intValue ?? 0
-            var lines = ["\(id): stored as version \(version) (\(body["fileCount"]?.intValue ?? 0) files, \(body["size"]?.intValue ?? 0) bytes)"]
+            let stored = body["unchanged"] == .bool(true)
+                ? "unchanged: version \(version) already holds these files, nothing stored"
+                : "stored as version \(version)"
+            var lines = ["\(id): \(stored) (\(body["fileCount"]?.intValue ?? 0) files, \(body["size"]?.intValue ?? 0) bytes)"]
             if let signs = body["signs"]?.objectValue {
                 lines.append("package signs:")
                 for member in signs { lines.append("  \(member.key)  \(member.value.stringValue ?? "")") }

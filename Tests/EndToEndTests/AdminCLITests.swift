@@ -77,6 +77,9 @@ import TestSupport
             // A second version, released, then rolled back.
             try AdminWorkspace.write(AdminWorkspace.tinySkin(id: "tiny", marker: "2"), into: folder)
             #expect(try LiveryProcess.run(["push", folder], environment: env).output.contains("stored as version 2"))
+            // A retried push stores nothing and says so.
+            let retried = try LiveryProcess.run(["push", folder], environment: env)
+            #expect(retried.status == 0 && retried.output.contains("unchanged: version 2 already holds these files"), "\(retried.output)")
             #expect(try LiveryProcess.run(["release", "tiny", "--version", "2"], environment: env).output.contains("version 2 released"))
             let rollback = try LiveryProcess.run(["rollback", "tiny"], environment: env)
             #expect(rollback.status == 0 && rollback.output.contains("version 1 released"), "\(rollback.output)")

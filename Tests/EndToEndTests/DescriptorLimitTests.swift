@@ -78,10 +78,17 @@ import TestSupport
             #expect(refused.status == 503)
             #expect(refused.header("Retry-After") != nil)
             #expect(refused.header("Cache-Control") == "no-store")
-            // The episode goes on (accepting is retried every 100 ms) without another line.
+            // The episode goes on (accepting is retried every 100 ms, about six failures here) without another
+            // line. A descriptor the server's own background work frees for a moment may end the episode and start
+            // another; each such start is logged once, after the end of the one before.
+            let started = Self.occurrences(of: "out of file descriptors", in: livery.output)
+            let ended = Self.occurrences(of: "file descriptors available again after", in: livery.output)
             usleep(600_000)
             #expect(try keeper.get(packageURL).status == 503)
-            #expect(Self.occurrences(of: "out of file descriptors", in: livery.output) == 1, "\(livery.output)")
+            let output = livery.output
+            let newStarts = Self.occurrences(of: "out of file descriptors", in: output) - started
+            let newEnds = Self.occurrences(of: "file descriptors available again after", in: output) - ended
+            #expect(started >= 1 && newStarts <= newEnds, "\(output)")
 
             // Descriptors come back: downloads work again and the end of the episode is logged with its count.
             for client in idle { client.close() }

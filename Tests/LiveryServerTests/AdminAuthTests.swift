@@ -10,6 +10,7 @@ import TestSupport
 /// The tokens file, bearer parsing, and the auth matrix of every admin route.
 @Suite struct TokenFileTests {
     static let digest = SHA256.hexHash(Array("secret".utf8))
+    static let other = SHA256.hexHash(Array("other".utf8))
 
     @Test func parsesNamesRolesAndDigestsWithCommentsAndBlankLines() {
         let file = TokenFile.parse("""
@@ -40,6 +41,31 @@ import TestSupport
         #expect(file.problems[1].reason.contains("viewer or editor"))
         #expect(file.problems[2].reason.contains("64 hex"))
         #expect(file.problems[4].reason.contains("already listed"))
+    }
+
+    @Test func readsAFileWrittenOnWindowsWithCRLFLineEndingsAndALeadingComment() {
+        let file = TokenFile.parse(
+            "# name role sha256\r\nops editor \(Self.digest)\r\n\r\nci\tviewer\t\(Self.other.uppercased())  # ci\r\n")
+        #expect(file.problems.isEmpty)
+        #expect(file.entries.map(\.name) == ["ops", "ci"])
+        #expect(file.entries.map(\.role) == [.editor, .viewer])
+        #expect(file.entries.map { Hex.encode($0.digest) } == [Self.digest, Self.other])
+    }
+
+    @Test(arguments: [
+        ("ops admin \(digest)\n", true), ("# every token revoked\r\n", true), ("ops editor 12ab\r\n", true),
+        ("", false), (" \r\n\n", false), ("ops editor \(digest)\r\n", false),
+    ])
+    func aFileWithContentButNoUsableTokenIsLoggedAsAnError(text: String, isError: Bool) throws {
+        let scratch = try ScratchDirectory(prefix: "livery-tokens")
+        let path = scratch.path + "/tokens"
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        let capture = LogCapture()
+        let store = try TokenStore(path: path, logger: capture.logger)
+        store.reload(reason: "SIGHUP")
+        let errors = capture.captured.filter { $0.hasPrefix("error tokens file is not empty but holds no usable token") }
+        #expect(errors.count == (isError ? 2 : 0), "\(capture.captured)")
+        #expect(errors.allSatisfy { $0.contains("tokens.file=\(path)") })
     }
 
     @Test func newTokensAreRandomAndTheirLineHoldsOnlyTheDigest() throws {
@@ -181,6 +207,19 @@ struct AdminRoute: Sendable, CustomTestStringConvertible {
         await harness.stop()
     }
 
+    @Test(arguments: [AdminHarness.editorToken, AdminHarness.viewerToken, AdminHarness.wrongToken])
+    func twoAuthorizationHeadersAre400AndChangeNothing(second: String) async throws {
+        let harness = try await AdminHarness()
+        defer { harness.removeFiles() }
+        let before = harness.mark()
+        let response = try await harness.send(
+            "PUT", "/admin/v1/killswitch", json: #"{"enabled": true}"#, headers: [("Authorization", "Bearer \(second)")])
+        #expect(response.status == 400, "\(response.text)")
+        #expect(response.text.contains("duplicate_authorization"))
+        #expect(harness.mark() == before)
+        await harness.stop()
+    }
+
     @Test func changesAreRecordedUnderTheTokenNameWhateverHeadersTheClientSends() async throws {
         let harness = try await AdminHarness()
         defer { harness.removeFiles() }
@@ -207,6 +246,21 @@ struct AdminRoute: Sendable, CustomTestStringConvertible {
         }
         let digests = [AdminHarness.editorToken, AdminHarness.viewerToken].map { SHA256.hexHash(Array($0.utf8)) }
         #expect(!lines.contains { line in digests.contains { line.contains($0) } }, "digests logged")
+    }
+
+    @Test(arguments: [nil, AdminHarness.wrongToken, AdminHarness.viewerToken])
+    func theUserInfoOfAnAbsoluteFormTargetIsNeverLogged(token: String?) async throws {
+        let capture = LogCapture()
+        let harness = try await AdminHarness(logger: capture.logger)
+        defer { harness.removeFiles() }
+        let response = try await harness.send(
+            "PUT", "http://ops:hunter2@test/admin/v1/killswitch?x=1", json: #"{"enabled": true}"#, token: token)
+        #expect(response.status == 401 || response.status == 403)
+        await harness.stop()
+        let refused = capture.captured.filter { $0.contains("admin request refused") }
+        #expect(refused.count == 1)
+        #expect(refused.allSatisfy { $0.contains("http.path=/admin/v1/killswitch ") }, "\(refused)")
+        #expect(!capture.captured.contains { $0.contains("hunter2") || $0.contains("ops:") }, "\(capture.captured)")
     }
 
     @Test func withoutATokensFileTheAdminAPIIsAbsentAndTheLogSaysSo() async throws {

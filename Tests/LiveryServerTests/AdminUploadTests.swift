@@ -129,9 +129,59 @@ import TestSupport
         #expect(harness.store.snapshot.skins["christmas-2026"]?.release == nil, "an upload is not a release")
         #expect(harness.store.audit().last?.action == "version.add")
 
-        let second = try await harness.upload(try SkinArchives.zip(files))
+        var changed = files
+        changed["config.json"] = (files["config.json"] ?? []) + Array(" ".utf8)
+        let second = try await harness.upload(try SkinArchives.zip(changed))
+        #expect(second.status == 201)
         #expect(try AdminHarness.object(second)["version"] as? Int == 2)
         await harness.stop()
+    }
+
+    @Test func aRetriedPushOfTheSameFilesAnswersTheExistingVersionAndWritesNothing() async throws {
+        let harness = try await AdminHarness()
+        defer { harness.removeFiles() }
+        let files = SkinArchives.tiny()
+        let first = try await harness.upload(try SkinArchives.zip(files))
+        #expect(first.status == 201)
+        #expect(try AdminHarness.object(first)["unchanged"] as? Bool == false)
+        let before = harness.mark()
+        let blobs = try Self.fileCount(under: harness.dataDirectory + "/store/blobs")
+
+        // The same files, zipped again (in a wrapping folder, so the archive's bytes differ).
+        let again = try await harness.upload(try SkinArchives.zip(files, folder: "tiny"))
+        #expect(again.status == 200, "\(again.text)")
+        let body = try AdminHarness.object(again)
+        let firstBody = try AdminHarness.object(first)
+        #expect(body["unchanged"] as? Bool == true)
+        #expect(body["version"] as? Int == 1)
+        #expect(body["digest"] as? String == firstBody["digest"] as? String)
+        #expect(body["signs"] as? [String: String] == firstBody["signs"] as? [String: String])
+        #expect(again.header("ETag") == first.header("ETag"))
+        #expect(harness.mark() == before, "no version, no revision, no audit entry")
+        #expect(try Self.fileCount(under: harness.dataDirectory + "/store/blobs") == blobs, "no blob written")
+
+        // Changed content is a new version; going back to earlier content is one too (only the latest counts).
+        let changed = try await harness.upload(try SkinArchives.zip(SkinArchives.tiny(marker: "2")))
+        #expect(changed.status == 201)
+        #expect(try AdminHarness.object(changed)["version"] as? Int == 2)
+        let back = try await harness.upload(try SkinArchives.zip(files))
+        #expect(back.status == 201)
+        #expect(try AdminHarness.object(back)["version"] as? Int == 3)
+        #expect(harness.store.audit().filter { $0.action == "version.add" }.count == 3)
+        await harness.stop()
+    }
+
+    /// The number of files under `folder`, recursively.
+    static func fileCount(under folder: String) throws -> Int {
+        let walker = try #require(FileManager.default.enumerator(atPath: folder))
+        var count = 0
+        while let relative = walker.nextObject() as? String {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: folder + "/" + relative, isDirectory: &isDirectory), !isDirectory.boolValue {
+                count += 1
+            }
+        }
+        return count
     }
 
     @Test func stripsOneWrappingFolderAndSkipsArchiverJunk() async throws {
@@ -150,6 +200,39 @@ import TestSupport
         #expect(Set(body["skipped"] as? [String] ?? []) == ["tiny-folder/.DS_Store", "__MACOSX/tiny-folder/._skin.json"])
         let stored = try #require(harness.store.snapshot.skins["tiny"]?.version(1))
         #expect(stored.files.map(\.path) == ["config.json", "skin.json"])
+        await harness.stop()
+    }
+
+    @Test func acceptsASkinZippedWithInfoZipWhoseUTF8NamesLackTheFlag() async throws {
+        let harness = try await AdminHarness()
+        defer { harness.removeFiles() }
+        let scratch = try ScratchDirectory(prefix: "livery-infozip")
+        var files = SkinArchives.tiny(id: "chunjie")
+        files["config.json"] = Array(##"{"home":{"resources":{"resource_lantern":"动画/灯笼.json"}}}"##.utf8)
+        files["动画/灯笼.json"] = Array(#"{"v": "5.7.4"}"#.utf8)
+        let root = try scratch.write(files, under: "春节")
+        let run = try await ExternalProcess.run(
+            "sh", ["-c", "cd \"$1\" && LC_ALL=C.UTF-8 zip -q -r -X ../skin.zip .", "sh", root])
+        try #require(run.status == 0, "\(run.transcript)")
+        let response = try await harness.upload(try scratch.read("skin.zip"))
+        #expect(response.status == 201, "\(response.text)")
+        #expect(try harness.store.fileBytes(skinID: "chunjie", version: 1, path: "动画/灯笼.json") == files["动画/灯笼.json"])
+        await harness.stop()
+    }
+
+    @Test func refusesANameInALegacyCodePageAndSaysWhatToDo() async throws {
+        let harness = try await AdminHarness()
+        defer { harness.removeFiles() }
+        var entries = [RawZip.Entry.stored("skin.json", SkinArchives.tiny()["skin.json"] ?? [])]
+        var legacy = RawZip.Entry.stored("x", Array("{}".utf8))
+        legacy.name = [0xB4, 0xBA, 0xBD, 0xDA, 0x2E, 0x6A, 0x73, 0x6F, 0x6E]  // GBK "春节.json"
+        legacy.flags = 0
+        entries.append(legacy)
+        let response = try await harness.upload(RawZip(entries: entries).build())
+        #expect(response.status == 400)
+        let error = try AdminHarness.error(response)
+        #expect(error["code"] as? String == "non_utf8_name")
+        #expect((error["message"] as? String)?.contains("re-create the archive with a tool that stores UTF-8 names") == true)
         await harness.stop()
     }
 

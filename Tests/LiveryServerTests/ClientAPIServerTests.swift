@@ -172,6 +172,18 @@ final class ClientAPIHarness: Sendable {
         await harness.stop()
     }
 
+    @Test(arguments: ["deviceId=%zz", "deviceId=%4", "deviceId=a%", "deviceId=<script>", "deviceId=a|b", "deviceId={x}", "sign=%G1"])
+    func aPollWhoseQueryHasABadEscapeOrAForbiddenCharacterIs400LikeSuchAPath(bad: String) async throws {
+        let harness = try await ClientAPIHarness()
+        defer { harness.removeFiles() }
+        let poll = try await harness.get("/api/v1/skin?app=demo&platform=ios&appVersion=7.2.0&\(bad)")
+        let path = try await harness.get("/api/v1/skin/\(bad)")
+        #expect(poll.status == 400, "\(poll.text)")
+        #expect(path.status == 400, "\(path.text)")
+        #expect(poll.text.contains("invalid_target") && path.text.contains("invalid_target"))
+        await harness.stop()
+    }
+
     @Test func rangesResumeDownloads() async throws {
         let harness = try await ClientAPIHarness()
         defer { harness.removeFiles() }

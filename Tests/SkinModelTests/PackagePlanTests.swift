@@ -27,6 +27,30 @@ import Testing
         }
     }
 
+    @Test func theStreamedDigestInputIsThePlansWithoutHoldingTheConfig() throws {
+        let files: [String: [UInt8]] = ["Z.png": Bytes.png, "a.png": Bytes.png, "é.png": Bytes.png, "d.json": Array("{}".utf8)]
+        let report = validate(Fixture.make(
+            config: #"{"m": {"images": {"1": "Z", "2": "a", "5": "é"}, "resources": {"7": "d.json"}, "values": {"t": "\u00e9\n", "n": [1, {"x": null}]}}}"#,
+            files: files))
+        let skin = try #require(report.skin, "\(report.issues)")
+        let identity: (String) -> [UInt8] = { Array("id:\($0)".utf8) }
+        for variant in PackageVariant.all {
+            var streamed: [UInt8] = []
+            var pieces = 0
+            skin.feedContentDigestInput(for: variant, fileIdentity: identity) {
+                streamed.append(contentsOf: $0)
+                pieces += 1
+            }
+            #expect(streamed == skin.packagePlan(for: variant).contentDigestInput(fileIdentity: identity))
+            #expect(pieces > 1)
+        }
+        let document = skin.config.effectiveDocument(for: .dark)
+        #expect(document.serializedCount(.pretty) == document.serialized(.pretty).count)
+        var chunks: [[UInt8]] = []
+        document.serialize(.compact, chunkSize: 8) { chunks.append(Array($0)) }
+        #expect(chunks.count > 2 && Array(chunks.joined()) == document.serialized(.compact))
+    }
+
     @Test func entriesAreSortedBytewiseAndUnique() throws {
         let files: [String: [UInt8]] = ["Z.png": Bytes.png, "a.png": Bytes.png, "b/c.png": Bytes.png, "b.png": Bytes.png, "é.png": Bytes.png]
         let report = validate(Fixture.make(

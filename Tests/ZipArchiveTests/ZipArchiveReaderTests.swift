@@ -82,15 +82,24 @@ with open(archive, 'wb') as raw:
         #expect(Dictionary(uniqueKeysWithValues: extracted.map { ($0.name.rawValue, $0.bytes) }) == tree.files)
     }
 
-    /// Info-ZIP `zip` 3.0 writes UTF-8 names without flag bit 11, so they are indistinguishable from CP437 or
-    /// GBK names: rejected, as the upload contract says (only pure-ASCII names may omit the flag).
-    @Test func rejectsInfoZipNonASCIINamesWithoutTheFlag() async throws {
+    /// Info-ZIP `zip` 3.0 writes UTF-8 names without flag bit 11: names whose bytes are valid UTF-8 are
+    /// accepted whatever the flag says.
+    @Test func acceptsInfoZipUTF8NamesWithoutTheFlag() async throws {
         let scratch = try ScratchDirectory(prefix: "livery-zip-tests")
-        let root = try SourceTree(files: ["春节.txt": Array("hi".utf8)]).writeAll(to: scratch)
+        let files: [String: [UInt8]] = ["春节.txt": Array("hi".utf8), "图片/灯笼@2x.txt": Array("lantern".utf8), "a.txt": [1]]
+        let root = try SourceTree(files: files).writeAll(to: scratch)
         let archive = scratch.path("infozip.zip")
-        let run = try await ExternalProcess.run("sh", ["-c", "cd \"$1\" && LC_ALL=C.UTF-8 zip -q -X \"$2\" 春节.txt", "sh", root, archive])
+        let run = try await ExternalProcess.run("sh", ["-c", "cd \"$1\" && LC_ALL=C.UTF-8 zip -q -r -X \"$2\" .", "sh", root, archive])
         try #require(run.status == 0, "\(run.transcript)")
-        #expect(throws: ZipReadError.nonUTF8Name(name: "春节.txt")) { try ZipArchiveReader.extract(try scratch.read("infozip.zip")) }
+        let bytes = try scratch.read("infozip.zip")
+        // The premise: Info-ZIP left bit 11 clear on the non-ASCII names (general purpose flags at offset 8 of
+        // each central directory record, signature 50 4B 01 02).
+        let flags = (0..<(bytes.count - 10)).filter { bytes[$0..<($0 + 4)] == [0x50, 0x4B, 0x01, 0x02] }
+            .map { UInt16(bytes[$0 + 8]) | UInt16(bytes[$0 + 9]) << 8 }
+        try #require(flags.count == files.count + 1)  // and the folder's own entry
+        #expect(flags.allSatisfy { $0 & 0x0800 == 0 })
+        let extracted = try ZipArchiveReader.extract(bytes)
+        #expect(Dictionary(uniqueKeysWithValues: extracted.map { ($0.name.rawValue, $0.bytes) }) == files)
     }
 
     // MARK: Hostile corpus: each archive is rejected with its own error
