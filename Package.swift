@@ -83,9 +83,12 @@ let package = Package(
         .executableTarget(name: "zip-bench", dependencies: ["ZipArchive"], path: "bench/zip/zip-bench"),
 
         // Helpers every test target may share: scratch folders, SplitMix64, RawZip, running child processes,
-        // blocking work off the cooperative pool. Never shipped; depends on nothing of Livery's.
-        .target(name: "TestSupport", dependencies: ["CZlib"], path: "Tests/TestSupport"),
-        .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"]),
+        // blocking work off the cooperative pool, capturing log records. Never shipped; depends on nothing of Livery's.
+        .target(
+            name: "TestSupport", dependencies: ["CZlib", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/TestSupport"),
+        .testTarget(
+            name: "TestSupportTests", dependencies: ["TestSupport", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "JSONWritingTests", dependencies: ["JSONWriting"]),
         .testTarget(name: "LiveryCryptoTests", dependencies: ["LiveryCrypto", "TestSupport"]),
         .testTarget(name: "LiveryHTTPTests", dependencies: [

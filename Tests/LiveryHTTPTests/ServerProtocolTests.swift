@@ -379,7 +379,7 @@ import TestSupport
     }
 
     @Test func logsOneLinePerRequestWithoutQueryOrSecrets() async throws {
-        let handler = CapturingLogHandler()
+        let handler = LogCapture()
         let logger = Logger(label: "test", factory: { _ in handler })
         try await withTestServer(logger: logger) { server in
             try await blocking {
@@ -388,12 +388,12 @@ import TestSupport
                 _ = try client.get("/hello")
             }
         }
-        let lines = handler.captured.filter { $0.metadata["request.id"] != nil }
+        let lines = handler.records.filter { $0.metadata["request.id"] != nil }
         #expect(lines.count == 2)
         let first = try #require(lines.first)
         #expect(first.message.hasPrefix("GET /query 200 "))
         #expect(first.level == .info)
-        #expect(!handler.captured.contains { record in
+        #expect(!handler.records.contains { record in
             (record.message + record.metadata.values.joined()).contains("s3cret")
         })
     }

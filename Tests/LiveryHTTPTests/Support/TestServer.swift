@@ -97,32 +97,3 @@ final class RecordingObserver: HTTPServerObserver {
     func connectionClosed(_ event: HTTPConnectionEvent) { closed.add(1, ordering: .relaxed) }
     func requestCompleted(_ event: HTTPRequestEvent) { requests.withLock { $0.append(event) } }
 }
-
-/// Captures log records.
-final class CapturingLogHandler: LogHandler, @unchecked Sendable {
-    // Invariant: `records` is guarded by `lock`; the value-type LogHandler fields are only set before use.
-    struct Record: Sendable {
-        var level: Logger.Level
-        var message: String
-        var metadata: [String: String]
-    }
-
-    private let lock = NSLock()
-    private var records: [Record] = []
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        var merged: [String: String] = [:]
-        for (key, value) in metadata { merged[key] = "\(value)" }
-        for (key, value) in event.metadata ?? [:] { merged[key] = "\(value)" }
-        lock.withLock { records.append(Record(level: event.level, message: "\(event.message)", metadata: merged)) }
-    }
-
-    var captured: [Record] { lock.withLock { records } }
-}
