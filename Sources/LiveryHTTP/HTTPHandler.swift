@@ -27,6 +27,13 @@ public struct HTTPHandler: Sendable {
     init(kind: Kind) { self.kind = kind }
 
     /// Runs on the connection's event-loop thread, which serves many connections: it must not block (no disk
+    /// waits, no locks held for long). A handler that cannot fail is run as it is, with no wrapper: the poll's
+    /// hot path costs what it did before handlers could throw.
+    public static func sync(_ body: @escaping @Sendable (HTTPRequest) -> HTTPResponse) -> HTTPHandler {
+        HTTPHandler(kind: .sync(body))
+    }
+
+    /// Runs on the connection's event-loop thread, which serves many connections: it must not block (no disk
     /// waits, no locks held for long).
     @inlinable
     public static func sync<Failure: HTTPResponseError>(
