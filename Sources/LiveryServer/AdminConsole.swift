@@ -43,6 +43,6 @@ enum AdminConsole {
         headers.add(name: "X-Frame-Options", value: "DENY")
         headers.add(name: "Referrer-Policy", value: "no-referrer")
         headers.add(name: "Cache-Control", value: "no-cache")
-        return HTTPResponse(status: .ok, headers: headers, body: .bytes(Array(asset.text.utf8)))
+        return HTTPResponse(status: .ok, headers: headers, body: .bytes(asset.bytes))
     }
 }
