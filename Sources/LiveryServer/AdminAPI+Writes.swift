@@ -73,7 +73,7 @@ extension AdminAPI {
             let archiveLimits = configuration.archiveLimits
             let limits = limits
             let prepared = try await uploads.withPermit { () async throws(APIError) -> PreparedUpload in
-                try await BlockingQueue.onOwnThread(name: "livery.upload") { () throws(APIError) -> PreparedUpload in
+                try await BlockingWorkRunner.onOwnThread(name: "livery.upload") { () throws(APIError) -> PreparedUpload in
                     try Self.prepare(archive: archive, archiveLimits: archiveLimits, limits: limits)
                 }
             }

@@ -53,7 +53,7 @@ struct SkinImporter {
         guard try await isPending() else { return summary }
         summary.ran = true
         let skinsDirectory = skinsDirectory
-        let folders = await BlockingQueue.onOwnThread(name: "livery.import") { () -> [String]? in
+        let folders = await BlockingWorkRunner.onOwnThread(name: "livery.import") { () -> [String]? in
             guard let names = try? FileManager.default.contentsOfDirectory(atPath: skinsDirectory).sorted() else {
                 return nil
             }
@@ -80,7 +80,7 @@ struct SkinImporter {
         ]
         let markerPath = markerPath
         do {
-            try await BlockingQueue.onOwnThread(name: "livery.import") { () throws(DurableFile.Failure) in
+            try await BlockingWorkRunner.onOwnThread(name: "livery.import") { () throws(DurableFile.Failure) in
                 try DurableFile.replace(markerPath, with: note.serialized(.pretty))
             }
         } catch {
@@ -115,7 +115,7 @@ struct SkinImporter {
         _ folder: String, name: String, seen: inout Set<String>, summary: inout Summary
     ) async throws(StoreError) {
         let limits = limits
-        let candidate = await BlockingQueue.onOwnThread(name: "livery.import") { Self.read(folder, limits: limits) }
+        let candidate = await BlockingWorkRunner.onOwnThread(name: "livery.import") { Self.read(folder, limits: limits) }
         let skin: ValidatedSkin
         let report: ValidationReport
         let files: [String: [UInt8]]

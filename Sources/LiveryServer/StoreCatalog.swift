@@ -84,7 +84,7 @@ final class StoreCatalog: Sendable {
             throw .unreadable(error.description)
         }
         let limits = limits
-        let packager = try await BlockingQueue.onOwnThread(name: "livery.validate") { () throws(ServingError) -> SkinPackager in
+        let packager = try await BlockingWorkRunner.onOwnThread(name: "livery.validate") { () throws(ServingError) -> SkinPackager in
             let report = SkinValidator(limits: limits).validate(source)
             guard let skin = report.skin else { throw .invalidVersion(report) }
             do throws(SkinPackageError) {
