@@ -78,8 +78,8 @@ let package = Package(
 
         // The thin executable: configuration, logging bootstrap, signals, subcommands.
         .executableTarget(name: "livery", dependencies: [
-            "LiveryServer", "LiveryHTTP", "SkinModel", "SkinPackage", "ZipArchive", "LiveryCrypto",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "LiveryServer", "LiveryHTTP", "SkinModel", "SkinPackage", "ZipArchive", "LiveryCrypto", "PostgresClient",
+            "PostgresSkinStore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "CoreMetrics", package: "swift-metrics"),
         ]),
@@ -124,6 +124,8 @@ let package = Package(
         .executableTarget(
             name: "store-torture", dependencies: ["SkinStore", "TestSupport"], path: "Tests/StoreTorture"),
         .testTarget(
-            name: "EndToEndTests", dependencies: ["LiveryCrypto", "HTTPTestSupport", "TestSupport", "ZipArchive"]),
+            name: "EndToEndTests", dependencies: [
+                "LiveryCrypto", "HTTPTestSupport", "TestSupport", "ZipArchive", "PostgresTestSupport",
+            ]),
     ]
 )
