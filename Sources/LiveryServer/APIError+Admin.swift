@@ -156,8 +156,8 @@ extension APIError {
         case .unavailable:
             return APIError(
                 .serviceUnavailable, code: "store_unavailable",
-                message: "The store is unreachable; nothing was changed. Try again shortly.",
-                details: [("field", "store"), ("reason", "unreachable")])
+                message: "The store is unreachable; nothing was changed. Retry later.",
+                details: fields(field ?? "store", "unreachable"), headers: HTTPHeaders([("Retry-After", "5")]))
         case .corruptFile, .io, .locked:
             return .internalError
         }
