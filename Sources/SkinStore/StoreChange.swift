@@ -121,39 +121,34 @@ package enum StoreChanges {
         skinID: String, version: Int, document: [UInt8], expectedRevision: Int?, actor: String, action: String,
         current: StoreSnapshot, now: Date, revision: Int
     ) throws(StoreError) -> StoreChange<SkinState> {
-        guard let skin = current.skins[skinID] else { throw .unknownSkin(skinID) }
-        if let expectedRevision, expectedRevision != skin.revision {
-            throw .revisionMismatch(current: skin.revision)
-        }
+        let skin = try liveSkin(skinID, expectedRevision: expectedRevision, in: current)
         guard skin.version(version) != nil else { throw .unknownVersion(skinID: skinID, version: version) }
         let release = Release(version: version, document: document, releasedAt: now, actor: actor)
-        let updated = SkinState(id: skinID, revision: revision, versions: skin.versions, release: release)
-        var skins = current.skins
-        skins[skinID] = updated
-        return StoreChange(
-            snapshot: StoreSnapshot(
-                revision: revision, skins: skins, killSwitches: current.killSwitches, tombstones: current.tombstones),
-            actor: actor, action: action, skinID: skinID, before: skin.release.map(auditJSON),
-            after: auditJSON(release), result: updated)
+        return releaseChange(skin, release: release, actor: actor, action: action, current: current, revision: revision)
     }
 
     /// `clearRelease`.
     package static func clearRelease(
         skinID: String, expectedRevision: Int?, actor: String, current: StoreSnapshot, revision: Int
     ) throws(StoreError) -> StoreChange<SkinState> {
-        guard let skin = current.skins[skinID] else { throw .unknownSkin(skinID) }
-        if let expectedRevision, expectedRevision != skin.revision {
-            throw .revisionMismatch(current: skin.revision)
-        }
-        guard let release = skin.release else { return .unchanged(skin) }
-        let updated = SkinState(id: skinID, revision: revision, versions: skin.versions, release: nil)
+        let skin = try liveSkin(skinID, expectedRevision: expectedRevision, in: current)
+        guard skin.release != nil else { return .unchanged(skin) }
+        return releaseChange(
+            skin, release: nil, actor: actor, action: AuditAction.clearRelease, current: current, revision: revision)
+    }
+
+    /// `skin` with `release` (nil: none) in place of its current one, as change number `revision`.
+    private static func releaseChange(
+        _ skin: SkinState, release: Release?, actor: String, action: String, current: StoreSnapshot, revision: Int
+    ) -> StoreChange<SkinState> {
+        let updated = SkinState(id: skin.id, revision: revision, versions: skin.versions, release: release)
         var skins = current.skins
-        skins[skinID] = updated
+        skins[skin.id] = updated
         return StoreChange(
             snapshot: StoreSnapshot(
                 revision: revision, skins: skins, killSwitches: current.killSwitches, tombstones: current.tombstones),
-            actor: actor, action: AuditAction.clearRelease, skinID: skinID, before: auditJSON(release),
-            after: nil, result: updated)
+            actor: actor, action: action, skinID: skin.id, before: skin.release.map(auditJSON),
+            after: release.map(auditJSON), result: updated)
     }
 
     /// Checks the arguments of `setKillSwitch`.
@@ -204,10 +199,7 @@ package enum StoreChanges {
     package static func deleteSkin(
         skinID: String, force: Bool, expectedRevision: Int?, actor: String, current: StoreSnapshot, revision: Int
     ) throws(StoreError) -> StoreChange<Int> {
-        guard let skin = current.skins[skinID] else { throw .unknownSkin(skinID) }
-        if let expectedRevision, expectedRevision != skin.revision {
-            throw .revisionMismatch(current: skin.revision)
-        }
+        let skin = try liveSkin(skinID, expectedRevision: expectedRevision, in: current)
         if let release = skin.release, !force {
             throw .skinReleased(skinID: skinID, version: release.version)
         }
@@ -224,6 +216,19 @@ package enum StoreChanges {
                 revision: revision, skins: skins, killSwitches: current.killSwitches, tombstones: tombstones),
             actor: actor, action: AuditAction.deleteSkin, skinID: skinID, before: before, after: nil,
             result: revision)
+    }
+
+    /// The live skin `skinID` of `current`, checked against the caller's revision.
+    ///
+    /// - Throws: `unknownSkin`, `revisionMismatch`.
+    private static func liveSkin(
+        _ skinID: String, expectedRevision: Int?, in current: StoreSnapshot
+    ) throws(StoreError) -> SkinState {
+        guard let skin = current.skins[skinID] else { throw .unknownSkin(skinID) }
+        if let expectedRevision, expectedRevision != skin.revision {
+            throw .revisionMismatch(current: skin.revision)
+        }
+        return skin
     }
 
     /// The stored file at `path` of version `version` of `skinID` in `snapshot`.
