@@ -45,9 +45,9 @@ bench_build() {  # [peer]
 }
 
 # Generates a valid skin of MB megabytes (real PNGs and Lottie JSON) in DIR, released for app "demo" on iOS and
-# Android from an hour ago for two days.
-bench_demo_skin() {  # dir mb
-    python3 "$ROOT/bench/pack/make-skin.py" "$1" "$2" >/dev/null
+# Android from an hour ago for two days. SEED picks other images (make-skin.py's default when not given).
+bench_demo_skin() {  # dir mb [seed]
+    python3 "$ROOT/bench/pack/make-skin.py" "$1" "$2" ${3:+"$3"} >/dev/null
     python3 - "$1/skin.json" <<'PY'
 import datetime, json, sys
 path = sys.argv[1]
