@@ -227,12 +227,15 @@ final class HTTPConnection: @unchecked Sendable {
     private func processPending(_ input: inout [UInt8]) {
         let consumed = input.withUnsafeBytes { process($0) }
         guard acceptsInputOrWaiting else { return }
-        if consumed == input.count {
-            pendingInput = []
-        } else {
-            if consumed > 0 { input.removeFirst(consumed) }
-            pendingInput = input
-        }
+        pendingInput = Self.unconsumed(input, after: consumed)
+    }
+
+    /// What of `input` is left after `consumed` bytes, in storage sized to it: a connection keeps no buffer when
+    /// all was consumed, and never the capacity a large pipelined burst grew (memory per idle connection).
+    static func unconsumed(_ input: [UInt8], after consumed: Int) -> [UInt8] {
+        if consumed >= input.count { return [] }
+        if consumed == 0 && input.capacity <= 2 * input.count { return input }
+        return Array(input[consumed...])
     }
 
     /// Runs the parser over `input` for as long as requests can be answered.

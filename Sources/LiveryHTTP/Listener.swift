@@ -133,8 +133,6 @@ final class Listener: @unchecked Sendable {
     private func pauseAccepting(_ error: SyscallError) {
         guard !paused, let source else { return }
         context.descriptors.failed("accepting a connection", errno: error.errno)
-        // Files kept open for downloads are the descriptors the process can give back at once.
-        context.openFiles.removeAll()
         paused = true
         source.suspend()
         queue.asyncAfter(deadline: .now() + .milliseconds(100)) { [weak self] in

@@ -66,11 +66,18 @@ public final class OpenFileCache: Sendable {
         }
     }
 
-    private struct Entry {
-        var file: OpenFile
+    /// A reference, so a hit costs one hash of the path; its fields change only under the cache's lock.
+    private final class Entry: @unchecked Sendable {
+        let file: OpenFile
         /// Monotonic nanoseconds of the last check that the path still names `file`.
         var checkedAt: UInt64
         var lastUse: UInt64
+
+        init(file: OpenFile, checkedAt: UInt64, lastUse: UInt64) {
+            self.file = file
+            self.checkedAt = checkedAt
+            self.lastUse = lastUse
+        }
     }
 
     private struct State {
@@ -123,19 +130,17 @@ public final class OpenFileCache: Sendable {
         let now = clock()
         let validity = self.validity
         let cached: (file: OpenFile, fresh: Bool)? = state.withLock { state in
-            guard var entry = state.entries[path] else { return nil }
+            guard let entry = state.entries[path] else { return nil }
             state.uses &+= 1
             entry.lastUse = state.uses
-            let fresh = now &- entry.checkedAt < validity
-            state.entries[path] = entry
-            return (entry.file, fresh)
+            return (entry.file, now &- entry.checkedAt < validity)
         }
         if let cached {
             if cached.fresh { return cached.file }
             // Due for a check: is the path still the file we hold open?
             if let info = try? Syscall.pathStatus(path), Identity(info) == cached.file.identity {
                 state.withLock { state in
-                    if state.entries[path]?.file === cached.file { state.entries[path]?.checkedAt = now }
+                    if let entry = state.entries[path], entry.file === cached.file { entry.checkedAt = now }
                 }
                 return cached.file
             }

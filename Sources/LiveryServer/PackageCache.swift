@@ -35,18 +35,10 @@ public actor PackageCache {
     private var inFlight: [String: Task<PackageRecord, any Error>] = [:]
     /// Packages recorded in this process (by any catalog), by sign; read without the actor, so a download of a
     /// built package can be answered on an event-loop thread.
-    private nonisolated let known = Mutex<[String: KnownPackage]>([:])
+    private nonisolated let known = Mutex<[String: PackageRecord]>([:])
     /// Told the path of every package file this cache removes or (re)writes, so files kept open for downloads
     /// (the server's `OpenFileCache`) are never served stale.
     private nonisolated let fileChanged: @Sendable (String) -> Void
-    /// How long a known package's file is taken to be in place without looking again.
-    static let presenceValidity: Duration = .seconds(1)
-
-    private struct KnownPackage {
-        var record: PackageRecord
-        /// When the file was last seen in place.
-        var seenAt: ContinuousClock.Instant
-    }
     private let builds: AsyncSemaphore
     /// How many archives this cache has written (not counting files reused from disk).
     public private(set) var buildCount = 0
@@ -87,23 +79,16 @@ public actor PackageCache {
     public nonisolated func path(for sign: String) -> String { directory + "/" + sign + ".zip" }
 
     /// A package recorded earlier in this process (by any catalog), if any.
-    public nonisolated func knownRecord(sign: String) -> PackageRecord? { known.withLock { $0[sign]?.record } }
+    public nonisolated func knownRecord(sign: String) -> PackageRecord? { known.withLock { $0[sign] } }
 
     /// A package recorded earlier in this process whose file is still in place, without waiting for the actor:
     /// what a download of an already built package needs, answered on the calling thread. nil means "ask
     /// `record(…)`" (the package may need building, or its file was removed).
-    ///
-    /// The file is looked for at most once per `presenceValidity` (1 s) per package, as the server's open-file
-    /// cache checks its files: a file removed behind the cache's back is noticed within that time.
     public nonisolated func readyRecord(sign: String) -> PackageRecord? {
-        let now = ContinuousClock.now
-        guard let known = known.withLock({ $0[sign] }) else { return nil }
-        if now - known.seenAt >= Self.presenceValidity {
-            guard access(known.record.path, F_OK) == 0 else { return nil }
-            self.known.withLock { $0[sign]?.seenAt = now }
-        }
+        // One `access`: cheaper than FileManager's check, and a removed file is noticed at once.
+        guard let record = knownRecord(sign: sign), access(record.path, F_OK) == 0 else { return nil }
         metrics.countHit()
-        return known.record
+        return record
     }
 
     /// Returns the package for `sign`, reusing the file on disk or building it with `packager` exactly once.
@@ -138,7 +123,7 @@ public actor PackageCache {
         inFlight[sign] = task
         defer { inFlight[sign] = nil }
         let record = try await task.value
-        known.withLock { $0[sign] = KnownPackage(record: record, seenAt: ContinuousClock.now) }
+        known.withLock { $0[sign] = record }
         return record
     }
 

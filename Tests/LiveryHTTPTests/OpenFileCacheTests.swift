@@ -213,3 +213,27 @@ import TestSupport
         }
     }
 }
+
+/// What a connection keeps between reads: only the unconsumed bytes, in storage sized to them.
+@Suite struct ConnectionBufferTests {
+    @Test func consumedInputLeavesNoBuffer() {
+        var input = [UInt8](repeating: 0x41, count: 40_000)
+        input.reserveCapacity(64 << 10)
+        let kept = HTTPConnection.unconsumed(input, after: input.count)
+        #expect(kept.isEmpty)
+        #expect(kept.capacity == 0, "an idle connection holds no read buffer")
+    }
+
+    @Test func remainderOfALargeBurstIsKeptInAStorageSizedToIt() {
+        var input = [UInt8](repeating: 0x41, count: 60_000)
+        input.append(contentsOf: Array("GET /next HT".utf8))
+        let kept = HTTPConnection.unconsumed(input, after: 60_000)
+        #expect(kept == Array("GET /next HT".utf8))
+        #expect(kept.capacity < 1024, "not the 60 KB the burst needed: capacity \(kept.capacity)")
+    }
+
+    @Test func untouchedInputIsKeptAsIs() {
+        let input = Array("GET / HTTP/1.1\r\nHo".utf8)
+        #expect(HTTPConnection.unconsumed(input, after: 0) == input)
+    }
+}
