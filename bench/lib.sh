@@ -60,6 +60,24 @@ json.dump(manifest, open(path, "w"), indent=2)
 PY
 }
 
+# Starts livery on 127.0.0.1 and a free port with WORK/skins and WORK/data (created if missing) and the given extra
+# flags, logging to WORK/livery.log; returns once it listens and is ready. Sets LIVERY_PID and LIVERY_PORT.
+bench_start_livery() {  # work [flags...]
+    local work=$1
+    shift
+    mkdir -p "$work/skins" "$work/data"
+    "$LIVERY" serve --host 127.0.0.1 --port 0 --log-level warning --skins-dir "$work/skins" \
+        --data-dir "$work/data" "$@" >"$work/livery.log" 2>&1 &
+    LIVERY_PID=$!
+    PIDS+=("$LIVERY_PID")
+    for _ in $(seq 1 600); do
+        LIVERY_PORT=$(sed -n 's/^LIVERY_LISTENING .*:\([0-9]*\)$/\1/p' "$work/livery.log")
+        [ -n "$LIVERY_PORT" ] && curl -fs -o /dev/null "http://127.0.0.1:$LIVERY_PORT/readyz" && return 0
+        sleep 0.05
+    done
+    echo "livery did not start" >&2; cat "$work/livery.log" >&2; return 1
+}
+
 free_port() {
     python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
 }

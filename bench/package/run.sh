@@ -25,24 +25,9 @@ WORK=$BENCH_WORK
 ulimit -n "$(ulimit -Hn)"
 bench_build
 
-# Starts Livery with the given extra flags; sets LIVERY_PID and LIVERY_PORT.
-start_livery() {  # [flags...]
-    : >"$WORK/livery.log"
-    "$LIVERY" serve --host 127.0.0.1 --port 0 --log-level warning --skins-dir "$WORK/skins" \
-        --data-dir "$WORK/data" "$@" >"$WORK/livery.log" 2>&1 &
-    LIVERY_PID=$!
-    PIDS+=("$LIVERY_PID")
-    for _ in $(seq 1 600); do
-        LIVERY_PORT=$(sed -n 's/^LIVERY_LISTENING .*:\([0-9]*\)$/\1/p' "$WORK/livery.log")
-        [ -n "$LIVERY_PORT" ] && curl -fs -o /dev/null "http://127.0.0.1:$LIVERY_PORT/readyz" && return 0
-        sleep 0.05
-    done
-    echo "livery did not start" >&2; cat "$WORK/livery.log" >&2; return 1
-}
-
 echo "== generating a ${PACKAGE_KB} KB skin (seed $SKIN_SEED)" >&2
 bench_demo_skin "$WORK/skins/bench" "$(python3 -c "print($PACKAGE_KB / 1000)")" "$SKIN_SEED"
-start_livery
+bench_start_livery "$WORK"
 LIVERY_BASE="http://127.0.0.1:$LIVERY_PORT"
 
 mkdir -p "$WORK/www"
@@ -93,8 +78,7 @@ echo "load average after the runs:$(uptime | sed 's/.*load average//')"
 kill "$LIVERY_PID"
 wait "$LIVERY_PID" 2>/dev/null || true
 rm -rf "$WORK/skins" "$WORK/data"
-mkdir -p "$WORK/skins" "$WORK/data"
-start_livery --bench-body "$ROOT/bench/http/body.json"
+bench_start_livery "$WORK" --bench-body "$ROOT/bench/http/body.json"
 echo
 echo "== holding $IDLE idle keep-alive connections (one request each) on a fresh livery" >&2
 IDLE_RESULT=$(python3 "$ROOT/bench/http/idle_connections.py" "$LIVERY_PORT" "$IDLE" "$LIVERY_PID" /bench)
