@@ -5,32 +5,17 @@ import Musl
 #endif
 import Logging
 
-/// One accepted TCP connection: reads requests, runs handlers, writes responses in order.
+/// One accepted TCP connection: carries out what its `HTTPConnectionStateMachine` decides, doing the I/O, the
+/// routing and the handler calls.
 ///
 /// Driven by its event loop's thread: readiness to read (and to write, only while a response is waiting for the
 /// socket). Bytes are parsed straight out of the loop's read buffer; only an incomplete request is copied
-/// into `pendingInput`. Responses are encoded into the loop's output buffer and sent once per round; what the
+/// into the machine. Responses are encoded into the loop's output buffer and sent once per round; what the
 /// socket does not take waits in `outbound`, and reading pauses until it has drained (backpressure), so a client
 /// that pipelines without reading cannot make the server buffer without bound.
 final class HTTPConnection: @unchecked Sendable {
     // Invariant: every mutable property is used only on the loop's thread. The only other place holding the
     // connection is an async handler's Task, which touches nothing but hops back with `loop.execute`.
-
-    private enum Phase {
-        /// Between requests, nothing of the next one received.
-        case idle
-        /// Part of a request head received.
-        case readingHead
-        /// Head complete, body arriving.
-        case readingBody
-        /// An async handler is running.
-        case awaitingHandler
-        /// The final response is queued; close once it has been written.
-        case closing
-        /// Output shut down; discarding client bytes until EOF or the linger timeout.
-        case lingering
-        case closed
-    }
 
     private struct Exchange {
         var head: HTTPRequestHead
@@ -45,32 +30,19 @@ final class HTTPConnection: @unchecked Sendable {
     /// Position in the loop's connection list; maintained by `EventLoop`.
     var loopSlot = -1
     /// Monotonic nanoseconds after which `deadlineExpired` runs; `UInt64.max` for none.
-    private(set) var deadline: UInt64 = .max
+    var deadline: UInt64 { machine.deadline }
 
     private let context: ServerContext
     private let refused: Bool
-    private var phase: Phase = .idle
-    private var parser: HTTPRequestParser
-    private var pendingInput: [UInt8] = []
-    /// Set when processing stopped with input possibly left in `pendingInput` (waiting on output or a handler).
-    private var processingBlocked = false
+    private var machine: HTTPConnectionStateMachine
     private var outbound = OutboundQueue()
     private var exchange: Exchange?
-    private var interest = EventLoop.Interest(read: true, write: false)
-    private var peerClosedInput = false
-    private var draining = false
-    private var lingerDiscarded = 0
-    /// The deadline of the current phase; `deadline` uses it unless output is stalled.
-    private var phaseDeadline: UInt64 = .max
-    private var writeDeadline: UInt64 = .max
+    /// What the loop watches the socket for (the machine's `interest` once applied).
+    private var registeredInterest: EventLoop.Interest
 
-    /// Output above which no further pipelined request is processed until the socket has taken it.
-    private static let outputHighWater = 256 * 1024
     /// Most bytes of a file body sent in one `sendfile` before the loop turns to other connections (as nginx's
     /// `sendfile_max_chunk`), so one large download cannot hold a loop for long.
     private static let fileChunkLimit = 512 << 10
-    /// Bytes a lingering close discards before giving up on the client.
-    private static let lingerDiscardLimit = 1 << 20
 
     init(fd: Int32, loop: EventLoop, remoteAddress: String, refused: Bool) {
         self.fd = fd
@@ -78,16 +50,21 @@ final class HTTPConnection: @unchecked Sendable {
         self.context = loop.context
         self.remoteAddress = remoteAddress
         self.refused = refused
-        self.parser = HTTPRequestParser(
-            configuration: loop.context.parserConfiguration, bodyLimit: loop.context.configuration.defaultBodyLimit)
+        self.machine = HTTPConnectionStateMachine(
+            timeouts: HTTPConnectionStateMachine.Timeouts(
+                header: loop.context.headerTimeout, idle: loop.context.idleTimeout,
+                linger: loop.context.lingerTimeout),
+            parserConfiguration: loop.context.parserConfiguration,
+            defaultBodyLimit: loop.context.configuration.defaultBodyLimit)
+        self.registeredInterest = machine.interest
     }
 
     // MARK: - Lifecycle
 
     /// Registers the connection with its loop and starts reading. Runs on the loop's thread.
     func open() {
-        guard loop.register(self, interest: interest) else {
-            phase = .closed
+        guard loop.register(self, interest: registeredInterest) else {
+            machine.close()
             Syscall.close(fd)
             context.connectionClosed()
             return
@@ -98,30 +75,27 @@ final class HTTPConnection: @unchecked Sendable {
                 code: "server_busy", message: "The server has too many open connections; retry shortly.")
             write(response, head: nil, routePattern: nil, requestID: loop.requestIDs.next(), start: loop.now, forceClose: true)
             flush()
+            reconcile()
         } else {
-            setPhaseDeadline(loop.now &+ context.headerTimeout)
+            machine.start(now: loop.now)
         }
-        if refused { reconcile() }
         if context.draining.load(ordering: .acquiring) { drain() }
     }
 
     /// Graceful shutdown: close now if idle, otherwise let the current exchange finish with `Connection: close`.
     func drain() {
-        draining = true
-        if phase == .idle && pendingInput.isEmpty && outbound.isEmpty { close() }
+        if machine.drain(outputQueued: !outbound.isEmpty) { close() }
     }
 
     /// Closes immediately, abandoning any exchange in progress.
     func forceClose() { close() }
 
     private func close() {
-        guard phase != .closed else { return }
-        phase = .closed
-        deadline = .max
+        guard !machine.isClosed else { return }
+        machine.close()
         // Anything this connection staged in the shared output buffer must not reach another connection.
         loop.output.removeAll()
         exchange = nil
-        pendingInput = []
         outbound.removeAll()
         loop.unregister(self)
         Syscall.close(fd)
@@ -136,41 +110,35 @@ final class HTTPConnection: @unchecked Sendable {
     }
 
     func deadlineExpired() {
-        guard phase != .closed else { return }
-        if !outbound.isEmpty {
-            // The client stopped reading our response.
-            close()
+        switch machine.deadlinePassed(now: loop.now, outputQueued: !outbound.isEmpty) {
+        case .none:
             return
-        }
-        switch phase {
-        case .readingHead, .readingBody:
-            // Slowloris defence: a request that does not arrive in time gets a 408 and the connection closes.
+        case .close:
+            close()
+        case .requestTimeout:
             respondWithError(.requestTimeout, code: "request_timeout", message: "The request took too long to arrive.")
             flush()
             reconcile()
-        case .idle, .closing, .lingering, .awaitingHandler, .closed:
-            close()
         }
     }
 
     // MARK: - Reading
 
     func handleReadable() {
-        switch phase {
-        case .closed:
+        switch machine.onReadable {
+        case .ignore:
             return
-        case .lingering:
+        case .discard:
             discardInput()
             return
-        case .awaitingHandler, .closing:
-            // Reading is switched off in these phases; an event from before that can still arrive once.
+        case .settle:
             reconcile()
             return
-        case .idle, .readingHead, .readingBody:
+        case .read:
             break
         }
         var rounds = 0
-        reading: while rounds < 4 && acceptsInput && outbound.isEmpty {
+        reading: while rounds < 4 && machine.acceptsInput && outbound.isEmpty {
             rounds += 1
             let count: Int
             do {
@@ -184,7 +152,7 @@ final class HTTPConnection: @unchecked Sendable {
                 return
             }
             if count == 0 {
-                peerClosedInput = true
+                machine.inputEnded()
                 break reading
             }
             ingest(UnsafeRawBufferPointer(rebasing: loop.readBuffer[0..<count]))
@@ -194,98 +162,47 @@ final class HTTPConnection: @unchecked Sendable {
         reconcile()
     }
 
-    private var acceptsInput: Bool {
-        switch phase {
-        case .idle, .readingHead, .readingBody: true
-        default: false
-        }
-    }
-
-    /// Parses newly received bytes, directly from the loop's buffer unless an incomplete request is pending.
+    /// Parses newly received bytes, directly from the loop's buffer unless an incomplete request is buffered.
     private func ingest(_ bytes: UnsafeRawBufferPointer) {
-        if pendingInput.isEmpty {
-            let consumed = process(bytes)
-            if consumed < bytes.count && acceptsInputOrWaiting {
-                pendingInput.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[consumed...]))
-            }
-        } else {
-            var input = pendingInput
-            pendingInput = []
-            input.append(contentsOf: bytes)
-            processPending(&input)
+        guard !machine.hasBufferedInput else {
+            machine.buffer(bytes)
+            processBuffered()
+            return
         }
-    }
-
-    /// Whether unconsumed input is still wanted (it is not once the connection is closing).
-    private var acceptsInputOrWaiting: Bool {
-        switch phase {
-        case .idle, .readingHead, .readingBody, .awaitingHandler: true
-        default: false
-        }
-    }
-
-    private func processPending(_ input: inout [UInt8]) {
-        let consumed = input.withUnsafeBytes { process($0) }
-        guard acceptsInputOrWaiting else { return }
-        pendingInput = Self.unconsumed(input, after: consumed)
-    }
-
-    /// What of `input` is left after `consumed` bytes, in storage sized to it: a connection keeps no buffer when
-    /// all was consumed, and never the capacity a large pipelined burst grew (memory per idle connection).
-    static func unconsumed(_ input: [UInt8], after consumed: Int) -> [UInt8] {
-        if consumed >= input.count { return [] }
-        if consumed == 0 && input.capacity <= 2 * input.count { return input }
-        return Array(input[consumed...])
-    }
-
-    /// Runs the parser over `input` for as long as requests can be answered.
-    /// - Returns: how many bytes were consumed.
-    private func process(_ input: UnsafeRawBufferPointer) -> Int {
         var offset = 0
-        while acceptsInput {
-            if !outbound.isEmpty || loop.output.count >= Self.outputHighWater {
-                processingBlocked = true
-                return offset
-            }
-            let event: HTTPRequestParser.Event
-            let consumed: Int
-            do {
-                (event, consumed) = try parser.next(UnsafeRawBufferPointer(rebasing: input[offset...]))
-            } catch {
-                reject(error)
-                return input.count
-            }
-            offset += consumed
-            switch event {
-            case .needMoreData:
-                if phase == .idle && offset < input.count {
-                    phase = .readingHead
-                    if exchangeCount > 0 {
-                        setPhaseDeadline(loop.now &+ context.headerTimeout)
-                    }
-                } else if phase == .readingBody && consumed > 0 {
-                    setPhaseDeadline(loop.now &+ context.idleTimeout)
-                }
-                return offset
-            case .head:
-                if let head = parser.takeHead() { beginExchange(head) }
-            case .end:
-                let (body, trailers) = parser.takeMessage()
-                finishExchange(body: body, trailers: trailers)
-            }
-        }
-        if phase == .awaitingHandler { processingBlocked = true }
-        return offset
+        while handle(machine.nextEvent(in: bytes, offset: &offset, outputBacklog: outputBacklog, now: loop.now)) {}
+        machine.keepUnconsumed(bytes, from: offset)
     }
 
-    /// Requests answered so far on this connection (the first request's head deadline runs from the opening).
-    private var exchangeCount = 0
+    /// Answers what the machine has buffered, for as long as requests can be answered.
+    private func processBuffered() {
+        while handle(machine.nextBufferedEvent(outputBacklog: outputBacklog, now: loop.now)) {}
+    }
+
+    /// Response bytes the socket has not taken yet, as the machine's high-water check counts them.
+    private var outputBacklog: Int { outbound.isEmpty ? loop.output.count : .max }
+
+    /// Carries out one input event; returns whether parsing goes on.
+    private func handle(_ event: HTTPConnectionStateMachine.InputEvent) -> Bool {
+        switch event {
+        case .head(let head):
+            beginExchange(head)
+            return true
+        case .message(let body, let trailers):
+            finishExchange(body: body, trailers: trailers)
+            return true
+        case .invalid(let error):
+            reject(error)
+            return false
+        case .stop:
+            return false
+        }
+    }
 
     private func beginExchange(_ head: consuming HTTPRequestHead) {
         let now = loop.now
-        let route = context.responder.route(method: head.method, rawPath: head.rawPath)
+        let route = context.routing.route(method: head.method, rawPath: head.rawPath)
         let limit = route.bodyLimit ?? context.defaultBodyLimit
-        parser.bodyLimit = limit
         var requestID: String?
         if context.acceptsRequestID, let incoming = head.headers["x-request-id"],
             RequestIDGenerator.isAcceptable(incoming)
@@ -295,29 +212,27 @@ final class HTTPConnection: @unchecked Sendable {
         let framing = head.framing
         let expectsContinue = head.expectsContinue
         exchange = Exchange(head: head, route: route, requestID: requestID ?? loop.requestIDs.next(), start: now)
-        phase = .readingBody
         if let headCheck = route.headCheck, let exchange,
             let early = headCheck(makeRequest(exchange, body: [], trailers: [:]))
         {
             // Answered before any of the body is read, and before a 100 Continue could invite it. If content was
             // announced, the connection closes (lingering), so the unread body is never buffered nor parsed as
             // the next request; without content the connection may stay open (the parser's `.end` that follows
-            // finds no exchange and is ignored).
+            // is not delivered).
             let hasContent = framing != .none && framing != .length(0)
             write(
                 early, head: exchange.head, routePattern: route.pattern, requestID: exchange.requestID,
                 start: exchange.start, forceClose: hasContent)
             return
         }
-        if case .length(let length) = framing, length > limit {
+        switch machine.admitBody(framing: framing, expectsContinue: expectsContinue, limit: limit, now: now) {
+        case .read:
+            break
+        case .readAfterContinue:
+            loop.output.append(ResponseEncoder.continueLine)
+        case .tooLarge:
             // Answered before any of the body is read; the connection closes, so the body is never parsed.
             reject(.contentTooLarge(limit: limit))
-            return
-        }
-        if framing != .none {
-            setPhaseDeadline(now &+ context.idleTimeout)
-            // RFC 9110 §10.1.1: tell a client waiting on 100-continue to send the body.
-            if expectsContinue { loop.output.append(ResponseEncoder.continueLine) }
         }
     }
 
@@ -325,7 +240,7 @@ final class HTTPConnection: @unchecked Sendable {
         // Moved out rather than copied: the hot path should not retain and release every field.
         guard let exchange = self.exchange.take() else { return }
         let request = makeRequest(exchange, body: body, trailers: trailers)
-        switch exchange.route.handler {
+        switch exchange.route.handler.kind {
         case .sync(let handler):
             let response = handler(request)
             write(
@@ -349,8 +264,7 @@ final class HTTPConnection: @unchecked Sendable {
         _ handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse, request: HTTPRequest, exchange: Exchange
     ) {
         self.exchange = exchange
-        phase = .awaitingHandler
-        setPhaseDeadline(.max)
+        machine.handlerStarted()
         let loop = self.loop
         Task { [self] in
             let response = await handler(request)
@@ -370,7 +284,7 @@ final class HTTPConnection: @unchecked Sendable {
     }
 
     private func asyncResponseArrived(_ response: HTTPResponse) {
-        guard phase == .awaitingHandler else { return }
+        guard machine.awaitsHandler else { return }
         respond(response)
         flush()
         reconcile()
@@ -407,9 +321,8 @@ final class HTTPConnection: @unchecked Sendable {
         forceClose: Bool
     ) {
         exchange = nil
-        exchangeCount += 1
-        let keepAlive =
-            !forceClose && (head?.keepAlive ?? false) && !draining && !context.draining.load(ordering: .relaxed)
+        let keepAlive = machine.respond(
+            forceClose: forceClose, serverDraining: context.draining.load(ordering: .relaxed), now: loop.now)
         let isHead = head?.method == .head
         var response = response
         if response.status.forbidsBody { response.body = .empty }
@@ -467,7 +380,10 @@ final class HTTPConnection: @unchecked Sendable {
         }
         if let file {
             flushStaging(more: true)
-            outbound.append(file: file.file, offset: file.offset, length: file.length)
+            // A closed connection drops the file here (its descriptor closes unless the open-file cache keeps it).
+            if !machine.isClosed {
+                outbound.append(file: file.file, offset: file.offset, length: file.length)
+            }
             bytesSent += file.length
         }
 
@@ -475,14 +391,6 @@ final class HTTPConnection: @unchecked Sendable {
             report(
                 head, routePattern: routePattern, status: response.status, bytesSent: bytesSent, requestID: requestID,
                 start: start)
-        }
-
-        if keepAlive {
-            phase = .idle
-            setPhaseDeadline(loop.now &+ context.idleTimeout)
-        } else {
-            phase = .closing
-            pendingInput = []
         }
     }
 
@@ -569,7 +477,7 @@ final class HTTPConnection: @unchecked Sendable {
     /// Sends the loop's output buffer (one `send` in the common case); the rest is copied into `outbound`.
     private func flushStaging(more: Bool) {
         let output = loop.output
-        guard !output.isEmpty, phase != .closed else {
+        guard !output.isEmpty, !machine.isClosed else {
             output.removeAll()
             return
         }
@@ -593,7 +501,7 @@ final class HTTPConnection: @unchecked Sendable {
         }
         if sent < bytes.count {
             outbound.append(bytes: Array(UnsafeRawBufferPointer(rebasing: bytes[sent...])))
-            writeDeadline = loop.now &+ context.idleTimeout
+            machine.outputProgressed(now: loop.now)
         }
     }
 
@@ -601,9 +509,9 @@ final class HTTPConnection: @unchecked Sendable {
     private func writeOutbound() {
         var progressed = false
         defer {
-            if progressed { writeDeadline = loop.now &+ context.idleTimeout }
+            if progressed { machine.outputProgressed(now: loop.now) }
         }
-        while let chunk = outbound.first, phase != .closed {
+        while let chunk = outbound.first, !machine.isClosed {
             do {
                 switch chunk {
                 case .bytes(let bytes, let offset):
@@ -646,92 +554,40 @@ final class HTTPConnection: @unchecked Sendable {
     }
 
     func handleWritable() {
-        guard phase != .closed else { return }
+        guard !machine.isClosed else { return }
         writeOutbound()
         reconcile()
     }
 
     // MARK: - State
 
-    private func setPhaseDeadline(_ value: UInt64) {
-        phaseDeadline = value
-        deadline = value
-    }
-
-    /// Brings sources, deadlines and buffered input in line with the current state after any event.
+    /// Carries out what the machine decides after any event, then watches the socket for what it wants.
     private func reconcile() {
         while true {
-            guard phase != .closed else { return }
-            if !outbound.isEmpty {
-                setReading(false)
-                setWriting(true)
-                deadline = writeDeadline
+            switch machine.settle(outputQueued: !outbound.isEmpty, now: loop.now) {
+            case .close:
+                close()
                 return
-            }
-            setWriting(false)
-            deadline = phaseDeadline
-            switch phase {
-            case .closed:
-                return
-            case .closing:
-                beginLingering()
-                return
-            case .lingering:
-                setReading(true)
-                return
-            case .awaitingHandler:
-                setReading(false)
-                return
-            case .idle, .readingHead, .readingBody:
+            case .processBuffered:
+                processBuffered()
+                flush()
+                continue
+            case .shutDownOutput:
+                Syscall.shutdownWrite(fd)
+            case .wait:
                 break
             }
-            if processingBlocked {
-                // Output drained or a handler finished: answer what is already buffered before reading more.
-                processingBlocked = false
-                if !pendingInput.isEmpty {
-                    var input = pendingInput
-                    pendingInput = []
-                    processPending(&input)
-                    flush()
-                    continue
-                }
+            guard !machine.isClosed else { return }
+            let interest = machine.interest
+            if interest != registeredInterest {
+                registeredInterest = interest
+                loop.update(self, interest: interest)
             }
-            if draining && phase == .idle && pendingInput.isEmpty {
-                close()
-                return
-            }
-            if peerClosedInput {
-                // No more bytes will come: an incomplete request can never be answered.
-                close()
-                return
-            }
-            setReading(true)
             return
         }
     }
 
-    private func setReading(_ enabled: Bool) {
-        guard interest.read != enabled, phase != .closed else { return }
-        interest.read = enabled
-        loop.update(self, interest: interest)
-    }
-
-    private func setWriting(_ enabled: Bool) {
-        guard interest.write != enabled, phase != .closed else { return }
-        interest.write = enabled
-        loop.update(self, interest: interest)
-    }
-
-    /// Closes our side for writing and drains the client's unread bytes, so the kernel does not answer them
-    /// with a reset that could destroy the response before the client reads it.
-    private func beginLingering() {
-        phase = .lingering
-        pendingInput = []
-        Syscall.shutdownWrite(fd)
-        setPhaseDeadline(loop.now &+ context.lingerTimeout)
-        setReading(true)
-    }
-
+    /// Lingering close: discards what the client still sends, until EOF or enough.
     private func discardInput() {
         while true {
             do {
@@ -739,8 +595,7 @@ final class HTTPConnection: @unchecked Sendable {
                 case .wouldBlock:
                     return
                 case .processed(let count):
-                    lingerDiscarded += count
-                    if count == 0 || lingerDiscarded > Self.lingerDiscardLimit {
+                    if machine.discarded(count) {
                         close()
                         return
                     }

@@ -188,16 +188,18 @@ import TestSupport
         let path = try scratch.write("package.zip", content)
         let openFiles = OpenFileCache()
         let routes: (Router) -> Void = { router in
-            router.get("/package") { _ in
+            router.on(.get, "/package", .sync { _ in
                 HTTPResponse(body: .immutableFile(path: path, offset: 0, length: UInt64(content.count)))
-            }
-            router.get("/part") { _ in
+            })
+            router.on(.get, "/part", .sync { _ in
                 HTTPResponse(status: .partialContent, body: .immutableFile(path: path, offset: 100, length: 50))
-            }
-            router.get("/too-long") { _ in
+            })
+            router.on(.get, "/too-long", .sync { _ in
                 HTTPResponse(body: .immutableFile(path: path, offset: 0, length: UInt64(content.count + 1)))
-            }
-            router.get("/missing") { _ in HTTPResponse(body: .immutableFile(path: path + ".gone", offset: 0, length: 1)) }
+            })
+            router.on(.get, "/missing", .sync { _ in
+                HTTPResponse(body: .immutableFile(path: path + ".gone", offset: 0, length: 1))
+            })
         }
         try await withTestServer(configure: { $0.openFiles = openFiles }, routes: routes) { server in
             try await blocking {
@@ -219,7 +221,7 @@ import TestSupport
     @Test func consumedInputLeavesNoBuffer() {
         var input = [UInt8](repeating: 0x41, count: 40_000)
         input.reserveCapacity(64 << 10)
-        let kept = HTTPConnection.unconsumed(input, after: input.count)
+        let kept = HTTPConnectionStateMachine.unconsumed(input, after: input.count)
         #expect(kept.isEmpty)
         #expect(kept.capacity == 0, "an idle connection holds no read buffer")
     }
@@ -227,13 +229,13 @@ import TestSupport
     @Test func remainderOfALargeBurstIsKeptInAStorageSizedToIt() {
         var input = [UInt8](repeating: 0x41, count: 60_000)
         input.append(contentsOf: Array("GET /next HT".utf8))
-        let kept = HTTPConnection.unconsumed(input, after: 60_000)
+        let kept = HTTPConnectionStateMachine.unconsumed(input, after: 60_000)
         #expect(kept == Array("GET /next HT".utf8))
         #expect(kept.capacity < 1024, "not the 60 KB the burst needed: capacity \(kept.capacity)")
     }
 
     @Test func untouchedInputIsKeptAsIs() {
         let input = Array("GET / HTTP/1.1\r\nHo".utf8)
-        #expect(HTTPConnection.unconsumed(input, after: 0) == input)
+        #expect(HTTPConnectionStateMachine.unconsumed(input, after: 0) == input)
     }
 }
