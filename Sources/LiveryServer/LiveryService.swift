@@ -33,8 +33,9 @@ public final class LiveryService: Sendable {
 
     public let configuration: Configuration
     public let client: ClientAPI
-    /// The durable store.
-    public let store: SkinStore
+    /// The durable store: a `FileSkinStore` under `<data-dir>/store`. The admin API and the catalog see it only
+    /// in its `SkinStore` role.
+    public let store: FileSkinStore
     /// The admin API, or nil when no tokens file is configured.
     public let admin: AdminAPI?
     /// Package files kept open for downloads; give it to the HTTP server (`HTTPServer.Configuration.openFiles`).
@@ -65,10 +66,10 @@ public final class LiveryService: Sendable {
         } catch {
             throw .packageCache(error)
         }
-        let store: SkinStore
+        let store: FileSkinStore
         do throws(StoreError) {
             try Self.checkStoreNotLost(dataDirectory: configuration.dataDirectory)
-            store = try SkinStore(directory: configuration.dataDirectory + "/store", clock: clock)
+            store = try FileSkinStore(directory: configuration.dataDirectory + "/store", clock: clock)
         } catch {
             throw .store(error)
         }
@@ -85,7 +86,7 @@ public final class LiveryService: Sendable {
         }
         let client = ClientAPI(configuration: configuration.client, cache: cache, logger: logger, clock: clock)
         let catalog = StoreCatalog(
-            store: store, cache: cache, limits: configuration.validationLimits, client: client, logger: logger)
+            store: store, cache: cache, limits: configuration.validationLimits, logger: logger, publish: client.publish)
         self.store = store
         self.client = client
         self.catalog = catalog
@@ -122,9 +123,7 @@ public final class LiveryService: Sendable {
             limits: configuration.validationLimits, logger: logger)
         let summary: SkinImporter.Summary
         do throws(StoreError) {
-            summary = try await BlockingWorkRunner.onOwnThread(name: "livery.import") { () throws(StoreError) -> SkinImporter.Summary in
-                try importer.importIfPending()
-            }
+            summary = try await importer.importIfPending()
         } catch {
             throw .store(error)
         }
