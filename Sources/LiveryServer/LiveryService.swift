@@ -38,6 +38,9 @@ public final class LiveryService: Sendable {
     public let store: FileSkinStore
     /// The admin API, or nil when no tokens file is configured.
     public let admin: AdminAPI?
+    /// Package files kept open for downloads; give it to the HTTP server (`HTTPServer.Configuration.openFiles`).
+    /// The package cache invalidates the files it removes or rebuilds.
+    public let openFiles: OpenFileCache
     let catalog: StoreCatalog
     private let logger: Logger
     private let clock: @Sendable () -> Date
@@ -54,10 +57,12 @@ public final class LiveryService: Sendable {
         self.logger = logger
         self.clock = clock
         let cache: PackageCache
+        let openFiles = OpenFileCache()
+        self.openFiles = openFiles
         do throws(PackageCacheError) {
             cache = try PackageCache(
                 directory: configuration.dataDirectory + "/packages", maxParallelBuilds: configuration.maxParallelBuilds,
-                logger: logger)
+                logger: logger, fileChanged: { openFiles.invalidate($0) })
         } catch {
             throw .packageCache(error)
         }

@@ -80,6 +80,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.idleTimeout = settings.idleTimeout
         configuration.eventLoopCount = settings.eventLoops
         configuration.observer = metrics.httpObserver
+        configuration.openFiles = service.openFiles
         let router = Self.makeRouter(service: service, benchBody: benchBytes)
         var servers: [HTTPServer] = []
         if let metricsPort = settings.metricsPort {
