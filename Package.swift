@@ -79,7 +79,7 @@ let package = Package(
         // The thin executable: configuration, logging bootstrap, signals, subcommands.
         .executableTarget(name: "livery", dependencies: [
             "LiveryServer", "LiveryHTTP", "SkinModel", "SkinPackage", "ZipArchive", "LiveryCrypto", "PostgresClient",
-            "PostgresSkinStore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "PostgresSkinStore", "SkinStore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "CoreMetrics", package: "swift-metrics"),
         ]),

@@ -57,18 +57,7 @@ public final class PostgresSkinStore: SkinStore {
         } catch {
             throw .store(error)
         }
-        let connection: PostgresConnection
-        do {
-            connection = try await PostgresConnection.connect(configuration)
-        } catch {
-            throw .connection(error)
-        }
-        do {
-            _ = try await PostgresStoreSchema.migrator().migrate(connection)
-        } catch {
-            await connection.close()
-            throw .schema(error)
-        }
+        let connection = try await migratedConnection(configuration)
         let loaded = await Self.run(on: connection) { session throws(StoreError) in
             try Self.inTransaction(session, isolation: .repeatableRead) { session throws(StoreError) in
                 try StoreRows.load(session)
@@ -82,6 +71,25 @@ public final class PostgresSkinStore: SkinStore {
             await connection.close()
             throw .store(error)
         }
+    }
+
+    /// A connection to `configuration` with the schema migrations applied.
+    private static func migratedConnection(
+        _ configuration: PostgresConfiguration
+    ) async throws(PostgresStoreError) -> PostgresConnection {
+        let connection: PostgresConnection
+        do {
+            connection = try await PostgresConnection.connect(configuration)
+        } catch {
+            throw .connection(error)
+        }
+        do {
+            _ = try await PostgresStoreSchema.migrator().migrate(connection)
+        } catch {
+            await connection.close()
+            throw .schema(error)
+        }
+        return connection
     }
 
     // MARK: Reading
@@ -335,12 +343,75 @@ public enum PostgresStoreError: Error, Sendable, Equatable, CustomStringConverti
     case schema(MigrationError)
     /// The stored state is damaged, or the cache folder cannot be created.
     case store(StoreError)
+    /// `copy(from:into:)` refused a target that already holds other data (at `revision`).
+    case targetHoldsOtherData(revision: Int)
 
     public var description: String {
         switch self {
         case .connection(let error): error.description
         case .schema(let error): error.description
         case .store(let error): error.description
+        case .targetHoldsOtherData(let revision):
+            "the target store already holds other data (revision \(revision)); copy only into an empty database"
+        }
+    }
+}
+
+extension PostgresSkinStore {
+    /// What `copy(from:into:)` did.
+    public enum CopyOutcome: Sendable, Equatable {
+        /// The target was empty and now holds the source's state and audit log, up to `revision`.
+        case copied(revision: Int)
+        /// The target already held exactly the source's state and audit log (an earlier copy): nothing was written.
+        case alreadyCopied(revision: Int)
+    }
+
+    /// Copies the whole state of `source` (skins, every version and file, releases, kill switches, deleted skins'
+    /// numbers, the audit log) into the PostgreSQL store at `configuration`, in one transaction, applying the
+    /// migrations first. Idempotent: a target holding exactly that state already is left alone.
+    ///
+    /// - Throws: `.targetHoldsOtherData` when the target holds anything else (nothing is written); `.store` when a
+    ///   stored file of the source is damaged (`corruptFile`, named) or PostgreSQL fails; `.connection`, `.schema`
+    ///   as `open` does.
+    public static func copy(
+        from source: any SkinStore, into configuration: PostgresConfiguration
+    ) async throws(PostgresStoreError) -> CopyOutcome {
+        let snapshot = source.snapshot
+        let audit: [AuditEntry]
+        var blobs = [String: [UInt8]]()
+        do throws(StoreError) {
+            audit = try await source.audit(since: nil, limit: Int.max)
+            for skin in snapshot.skins.values {
+                for version in skin.versions {
+                    blobs[version.metadataDigest] = version.metadata
+                    for file in version.files where blobs[file.sha256] == nil {
+                        blobs[file.sha256] = try await source.fileBytes(skinID: skin.id, version: version.number, path: file.path)
+                    }
+                }
+            }
+        } catch {
+            throw .store(error)
+        }
+        let connection = try await migratedConnection(configuration)
+        let blobsToWrite = blobs
+        let copied = await run(on: connection) { session throws(StoreError) -> Swift.Result<CopyOutcome, PostgresStoreError> in
+            try inTransaction(session, isolation: .readCommitted) { session throws(StoreError) in
+                if try StoreRows.isEmpty(session) {
+                    try StoreRows.writeWhole(session, snapshot: snapshot, audit: audit, blobs: blobsToWrite)
+                    return .success(.copied(revision: snapshot.revision))
+                }
+                let target = try StoreRows.load(session)
+                let targetAudit = try StoreRows.audit(session, since: nil, limit: Int.max)
+                guard target == snapshot, targetAudit == audit else {
+                    return .failure(.targetHoldsOtherData(revision: target.revision))
+                }
+                return .success(.alreadyCopied(revision: target.revision))
+            }
+        }
+        await connection.close()
+        switch copied {
+        case .success(let outcome): return try outcome.get()
+        case .failure(let error): throw .store(error)
         }
     }
 }

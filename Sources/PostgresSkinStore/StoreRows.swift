@@ -100,47 +100,90 @@ enum StoreRows {
         _ session: PostgresSession, change: StoreChange<Result>, next: StoreSnapshot, blobs: [String: [UInt8]],
         entry: AuditEntry
     ) throws(StoreError) {
+        try insertBlobs(session, blobs)
+        if let skinID = change.skinID {
+            try writeSkin(session, skinID: skinID, in: next, versions: next.skins[skinID]?.latestVersion.map { [$0] } ?? [])
+        } else {
+            try writeKillSwitches(session, next.killSwitches)
+        }
+        try insertAudit(session, entry)
+        try finish(session, at: next)
+    }
+
+    /// Writes every row of `snapshot` and `audit` into an empty schema (copying another store).
+    static func writeWhole(
+        _ session: PostgresSession, snapshot: StoreSnapshot, audit: [AuditEntry], blobs: [String: [UInt8]]
+    ) throws(StoreError) {
+        try insertBlobs(session, blobs)
+        for (skinID, skin) in snapshot.skins.sorted(by: { $0.key < $1.key }) {
+            try writeSkin(session, skinID: skinID, in: snapshot, versions: skin.versions)
+        }
+        for skinID in snapshot.tombstones.keys.sorted() {
+            try writeSkin(session, skinID: skinID, in: snapshot, versions: [])
+        }
+        try writeKillSwitches(session, snapshot.killSwitches)
+        for entry in audit { try insertAudit(session, entry) }
+        try finish(session, at: snapshot)
+    }
+
+    /// Whether the schema holds nothing yet: revision 0 and no blob.
+    static func isEmpty(_ session: PostgresSession) throws(StoreError) -> Bool {
+        let blobs = try rows(session, "SELECT count(*) FROM livery_blobs", []) { row throws(PostgresError) in try row.int(0) }
+        return try revision(session, forUpdate: true) == 0 && blobs.first == 0
+    }
+
+    private static func insertBlobs(_ session: PostgresSession, _ blobs: [String: [UInt8]]) throws(StoreError) {
         for (digest, bytes) in blobs.sorted(by: { $0.key < $1.key }) {
             try execute(session, """
                 INSERT INTO livery_blobs (sha256, size, bytes) VALUES ($1, $2, $3) ON CONFLICT (sha256) DO NOTHING
                 """, [.text(digest), .int(bytes.count), .bytes(bytes)])
         }
-        if let skinID = change.skinID {
-            try writeSkin(session, skinID: skinID, in: next)
-        } else {
-            let switches = next.killSwitches
-            var settings = switches.apps.map { ($0.key, $0.value) }
-            if let global = switches.global { settings.append(("", global)) }
-            for (app, setting) in settings {
-                try execute(session, """
-                    INSERT INTO livery_kill_switches (app, enabled, reason, actor, changed_at) VALUES ($1, $2, $3, $4, $5)
-                    ON CONFLICT (app) DO UPDATE SET enabled = $2, reason = $3, actor = $4, changed_at = $5
-                    """, [.text(app), .bool(setting.enabled), .text(setting.reason), .text(setting.actor),
-                          .int(StoreTime.millis(setting.changedAt))])
-            }
+    }
+
+    private static func writeKillSwitches(_ session: PostgresSession, _ switches: KillSwitches) throws(StoreError) {
+        var settings = switches.apps.map { ($0.key, $0.value) }
+        if let global = switches.global { settings.append(("", global)) }
+        for (app, setting) in settings {
+            try execute(session, """
+                INSERT INTO livery_kill_switches (app, enabled, reason, actor, changed_at) VALUES ($1, $2, $3, $4, $5)
+                ON CONFLICT (app) DO UPDATE SET enabled = $2, reason = $3, actor = $4, changed_at = $5
+                """, [.text(app), .bool(setting.enabled), .text(setting.reason), .text(setting.actor),
+                      .int(StoreTime.millis(setting.changedAt))])
         }
+    }
+
+    private static func insertAudit(_ session: PostgresSession, _ entry: AuditEntry) throws(StoreError) {
         try execute(session, """
             INSERT INTO livery_audit (sequence, time, actor, action, skin_id, before, after)
             VALUES ($1, $2, $3, $4, $5, $6, $7)
             """, [.int(entry.sequence), .int(StoreTime.millis(entry.time)), .text(entry.actor), .text(entry.action),
                   .optional(entry.skinID), entry.before.map(PostgresValue.bytes) ?? .null,
                   entry.after.map(PostgresValue.bytes) ?? .null])
+    }
+
+    /// Sets the revision counters to `snapshot`'s and sends the notification delivered at commit.
+    private static func finish(_ session: PostgresSession, at snapshot: StoreSnapshot) throws(StoreError) {
         try execute(session, "UPDATE livery_store SET revision = $1, kill_switch_revision = $2", [
-            .int(next.revision), .int(next.killSwitches.revision),
+            .int(snapshot.revision), .int(snapshot.killSwitches.revision),
         ])
         try execute(session, "SELECT pg_notify($1, $2)", [
-            .text(PostgresStoreSchema.changesChannel), .text(String(next.revision)),
+            .text(PostgresStoreSchema.changesChannel), .text(String(snapshot.revision)),
         ])
     }
 
-    /// Makes the rows of `skinID` match `next`: a live skin's row, its newest version (versions never change once
-    /// written) and its release; or a deleted skin's tombstone, its versions and release removed.
-    private static func writeSkin(_ session: PostgresSession, skinID: String, in next: StoreSnapshot) throws(StoreError) {
+    /// Makes the rows of `skinID` match `next`: a live skin's row, `versions` of it not written yet (versions never
+    /// change once written) and its release; or a deleted skin's tombstone, its versions and release removed.
+    private static func writeSkin(
+        _ session: PostgresSession, skinID: String, in next: StoreSnapshot, versions: [SkinVersion]
+    ) throws(StoreError) {
         guard let skin = next.skins[skinID] else {
             let tombstone = next.tombstones[skinID]
             try execute(session, "DELETE FROM livery_releases WHERE skin_id = $1", [.text(skinID)])
             try execute(session, "DELETE FROM livery_versions WHERE skin_id = $1", [.text(skinID)])
-            try execute(session, "UPDATE livery_skins SET deleted = true, revision = $2, last_version = $3 WHERE id = $1", [
+            try execute(session, """
+                INSERT INTO livery_skins (id, revision, last_version, deleted) VALUES ($1, $2, $3, true)
+                ON CONFLICT (id) DO UPDATE SET revision = $2, last_version = $3, deleted = true
+                """, [
                 .text(skinID), .int(tombstone?.revision ?? next.revision), .int(tombstone?.lastVersion ?? 0),
             ])
             return
@@ -149,7 +192,7 @@ enum StoreRows {
             INSERT INTO livery_skins (id, revision, last_version, deleted) VALUES ($1, $2, $3, false)
             ON CONFLICT (id) DO UPDATE SET revision = $2, last_version = $3, deleted = false
             """, [.text(skinID), .int(skin.revision), .int(skin.latestVersion?.number ?? 0)])
-        if let version = skin.latestVersion {
+        for version in versions {
             let inserted = try affected(session, """
                 INSERT INTO livery_versions (skin_id, number, created_at, actor, metadata_sha256, digest)
                 VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING
