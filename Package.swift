@@ -125,7 +125,7 @@ let package = Package(
             name: "store-torture", dependencies: ["SkinStore", "TestSupport"], path: "Tests/StoreTorture"),
         .testTarget(
             name: "EndToEndTests", dependencies: [
-                "LiveryCrypto", "HTTPTestSupport", "TestSupport", "ZipArchive", "PostgresTestSupport",
+                "LiveryCrypto", "HTTPTestSupport", "TestSupport", "ZipArchive", "PostgresTestSupport", "SkinStore",
             ]),
     ]
 )

@@ -1,5 +1,6 @@
 import Foundation
 import PostgresTestSupport
+import SkinStore
 import Testing
 import TestSupport
 
@@ -58,5 +59,40 @@ import TestSupport
         #expect(unreachable.status == 2)
         #expect(unreachable.standardError.contains("could not connect"), "\(unreachable.output)")
         #expect(!unreachable.output.contains("hunter2"))
+    }
+
+    @Test func copiesAFileStoreFromADataFolderOnce() async throws {
+        let server = try PostgresServer.forSuite()
+        let database = try await server.createDatabase()
+        let uri = server.uri(database: database)
+        let dataDirectory = try ScratchDirectory(prefix: "livery-migrate-data")
+        let source = try FileSkinStore(directory: dataDirectory.path("store"))
+        try await source.addVersion(
+            skinID: "spring", files: ["config.json": Array(#"{"a":1}"#.utf8)], metadata: Array("{}".utf8),
+            release: Array("{}".utf8), actor: "ops")
+        try await source.setKillSwitch(app: nil, enabled: true, reason: "r", actor: "ops")
+        await source.close()
+
+        let copied = try await blocking {
+            try LiveryProcess.runSeparately(["migrate", "--store", uri, "--from-data-dir", dataDirectory.path])
+        }
+        #expect(copied.status == 0, "\(copied.output)")
+        #expect(copied.standardOutput.contains("copied \(dataDirectory.path("store")) into store"), "\(copied.output)")
+        #expect(try await server.psql("SELECT count(*) FROM livery_audit", database: database)
+            .trimmingCharacters(in: .whitespacesAndNewlines) == "2")
+
+        let again = try await blocking {
+            try LiveryProcess.runSeparately(["migrate", "--store", uri, "--from-data-dir", dataDirectory.path])
+        }
+        #expect(again.status == 0, "\(again.output)")
+        #expect(again.standardOutput.contains("nothing to copy"), "\(again.output)")
+
+        let empty = try ScratchDirectory(prefix: "livery-migrate-empty")
+        let missing = try await blocking {
+            try LiveryProcess.runSeparately(["migrate", "--store", uri, "--from-data-dir", empty.path])
+        }
+        #expect(missing.status == 2)
+        #expect(missing.standardError.contains("no file store there"), "\(missing.output)")
+        #expect(!FileManager.default.fileExists(atPath: empty.path("store")), "a missing store is not created")
     }
 }
