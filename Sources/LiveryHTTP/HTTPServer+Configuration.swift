@@ -44,6 +44,9 @@ extension HTTPServer {
         public var acceptsRequestID: Bool = true
         /// Receives per-request and per-connection events. Default none.
         public var observer: (any HTTPServerObserver)?
+        /// Serve HTTPS with this certificate chain and key (read by `start()`, again by `reloadTLS()`); nil for
+        /// plain HTTP. TLS 1.2 minimum, ALPN `http/1.1`, no renegotiation. Default nil.
+        public var tls: TLSConfiguration?
 
         public init() {}
 
