@@ -14,7 +14,7 @@
 ///   closed each (it must, at its header timeout).
 /// - `reload PORT CA PID CERT KEY NEWCERT NEWKEY`: keeps a connection open and a stream of new connections going
 ///   while it copies NEWCERT/NEWKEY over CERT/KEY and sends SIGHUP to PID; waits until new connections see the
-///   new certificate, then checks the first connection still answers and nothing failed.
+///   new certificate, then checks the first connection still answers and nothing failed (asks GET /healthz).
 public enum TLSProbe {
     public static let script = #"""
 import hashlib, json, os, random, shutil, signal, socket, ssl, sys, threading, time
@@ -26,8 +26,12 @@ def context(ca, maxversion=None):
         ctx.maximum_version = ssl.TLSVersion.TLSv1_2
     return ctx
 
-def connect(port, ctx, session=None):
-    raw = socket.create_connection(("127.0.0.1", port), timeout=10)
+def connect(port, ctx, session=None, receive_buffer=None):
+    raw = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    if receive_buffer:
+        raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+    raw.settimeout(10)
+    raw.connect(("127.0.0.1", port))
     return ctx.wrap_socket(raw, server_hostname="localhost", session=session)
 
 def read_response(sock, pace=None):
@@ -87,10 +91,10 @@ def closed_by_server(sock, seconds):
         while sock.recv(65536):
             pass
         return True
-    except (ConnectionResetError, BrokenPipeError):
-        return True
     except socket.timeout:
         return False
+    except OSError:
+        return True
 
 command, args = sys.argv[1], sys.argv[2:]
 if command == "get":
@@ -111,8 +115,7 @@ elif command == "resume":
     print(json.dumps({"status": status, "reused": second.session_reused, "version": second.version()}))
 elif command == "slow":
     port, ca, path = int(args[0]), args[1], args[2]
-    sock = connect(port, context(ca))
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock = connect(port, context(ca), receive_buffer=65536)
     status, digest, length = request(sock, path, pace=0.0005)
     print(json.dumps({"status": status, "sha256": digest, "length": length}))
 elif command == "dribble":
@@ -202,7 +205,8 @@ elif command == "fuzz":
         try:
             raw.sendall(payload)
             raw.shutdown(socket.SHUT_WR)
-        except (ConnectionResetError, BrokenPipeError):
+        except OSError:
+            # The server already closed (and reset) the connection.
             pass
         if not closed_by_server(raw, 5):
             open_after += 1
@@ -227,7 +231,7 @@ elif command == "reload":
     cert, key, new_cert, new_key = args[3:7]
     ctx = context(ca)
     kept = connect(port, ctx)
-    request(kept, "/hello")
+    request(kept, "/healthz")
     before = common_name(kept)
     failures, rounds, seen = [], [0], set()
     stop = threading.Event()
@@ -235,7 +239,7 @@ elif command == "reload":
         while not stop.is_set():
             try:
                 sock = connect(port, ctx)
-                status, _, _ = request(sock, "/hello")
+                status, _, _ = request(sock, "/healthz")
                 if status != 200:
                     failures.append("status %d" % status)
                 seen.add(common_name(sock))
@@ -246,7 +250,7 @@ elif command == "reload":
     worker = threading.Thread(target=traffic)
     worker.start()
     time.sleep(0.2)
-    shutil.copyfile(new_key + "", key + ".next")
+    shutil.copyfile(new_key, key + ".next")
     shutil.copyfile(new_cert, cert + ".next")
     os.replace(key + ".next", key)
     os.replace(cert + ".next", cert)
@@ -255,7 +259,7 @@ elif command == "reload":
     after = None
     while time.monotonic() < deadline:
         sock = connect(port, ctx)
-        request(sock, "/hello")
+        request(sock, "/healthz")
         after = common_name(sock)
         sock.close()
         if after != before:
@@ -264,7 +268,7 @@ elif command == "reload":
     time.sleep(0.2)
     stop.set()
     worker.join()
-    status, _, _ = request(kept, "/hello")
+    status, _, _ = request(kept, "/healthz")
     print(json.dumps({"before": before, "after": after, "keptStatus": status, "keptCertificate": common_name(kept),
                       "failures": failures[:5], "rounds": rounds[0]}))
 """#

@@ -12,6 +12,11 @@ public struct TestCertificates: Sendable {
     public struct Pair: Sendable {
         public let certificate: String
         public let key: String
+
+        public init(certificate: String, key: String) {
+            self.certificate = certificate
+            self.key = key
+        }
     }
 
     public enum Failure: Error, CustomStringConvertible {
