@@ -70,7 +70,7 @@ let package = Package(
 
         // The thin executable: configuration, logging bootstrap, signals, subcommands.
         .executableTarget(name: "livery", dependencies: [
-            "LiveryServer", "LiveryHTTP", "SkinModel", "SkinPackage", "ZipArchive", "LiveryCrypto",
+            "LiveryServer", "LiveryHTTP", "SkinModel", "SkinPackage", "ZipArchive", "LiveryCrypto", "COpenSSL",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "CoreMetrics", package: "swift-metrics"),

@@ -95,4 +95,11 @@ static inline int livery_SSL_set_socket(SSL *ssl, BIO_METHOD *method, int fd) {
     SSL_set_bio(ssl, bio, bio);
     return 1;
 }
+
+// MARK: - TLS client (the ops CLI)
+
+/// SSL_set_tlsext_host_name is a macro.
+static inline int livery_SSL_set_server_name(SSL *ssl, const char *name) {
+    return (int)SSL_set_tlsext_host_name(ssl, name);
+}
 #endif

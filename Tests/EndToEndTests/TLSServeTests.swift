@@ -78,6 +78,46 @@ import TestSupport
         #expect(try livery.stop(signal: SIGTERM) == 0)
     }
 
+    @Test func theOpsCLISpeaksHTTPSTrustingAPrivateCAFromCaFile() async throws {
+        let certificates = try await TestCertificates.make()
+        let pair = certificates.pair("server")
+        let workspace = try AdminWorkspace()
+        var environment = workspace.environment
+        environment["LIVERY_TLS_CERT"] = pair.certificate
+        environment["LIVERY_TLS_KEY"] = pair.key
+        let serveEnvironment = environment
+        let livery = try await blocking {
+            try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0"], environment: serveEnvironment)
+        }
+        let token = ["LIVERY_TOKEN": AdminWorkspace.editorToken]
+        let byName = "https://localhost:\(livery.port)"
+        let byAddress = "https://127.0.0.1:\(livery.port)"
+        try await blocking {
+            // The flag, or the variable; a host name (checked with SNI) or an address (checked against the IP SAN).
+            let flag = try LiveryProcess.run(
+                ["killswitch", "status", "--server", byName, "--ca-file", certificates.caFile], environment: token)
+            #expect(flag.status == 0, "\(flag.output)")
+            let variable = try LiveryProcess.run(
+                ["killswitch", "status"],
+                environment: token.merging(["LIVERY_SERVER": byAddress, "LIVERY_CA_FILE": certificates.caFile]) { $1 })
+            #expect(variable.status == 0, "\(variable.output)")
+            // The system's CAs do not know the private CA: refused, with the fix named.
+            let system = try LiveryProcess.run(["killswitch", "status", "--server", byName], environment: token)
+            #expect(system.status == 3, "\(system.output)")
+            #expect(system.output.contains("not trusted") && system.output.contains("--ca-file"), "\(system.output)")
+            // A CA file that does not sign the server's certificate is refused too.
+            let other = try LiveryProcess.run(
+                ["killswitch", "status", "--server", byName, "--ca-file", certificates.folder.path("other-ca.crt")],
+                environment: token)
+            #expect(other.status == 3 && other.output.contains("not trusted"), "\(other.output)")
+            let missing = try LiveryProcess.run(
+                ["killswitch", "status", "--server", byName, "--ca-file", certificates.folder.path("none.pem")],
+                environment: token)
+            #expect(missing.status == 2 && missing.output.contains("none.pem"), "\(missing.output)")
+        }
+        #expect(try livery.stop(signal: SIGTERM) == 0)
+    }
+
     @Test func tlsSettingsThatCannotWorkStopTheStartNamingTheSetting() async throws {
         let certificates = try await TestCertificates.make()
         let pair = certificates.pair("server")
