@@ -34,6 +34,13 @@ import TestSupport
             ["--cacert", certificates.caFile, "-o", "/dev/null", "-w", "%{http_code}", "https://127.0.0.1:\(livery.port)\(poll)"])
         let plainPoll = try await Self.curl(["-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:\(plainPort)\(poll)"])
         #expect(securePoll.standardOutput == plainPoll.standardOutput, "\(securePoll.transcript) \(plainPoll.transcript)")
+        // The image's health check, configured as the server is, probes the plain port.
+        let health = try await blocking {
+            try LiveryProcess.run(
+                ["healthcheck"],
+                environment: ["LIVERY_PORT": "\(livery.port)", "LIVERY_TLS_CERT": pair.certificate, "LIVERY_PLAIN_PORT": "\(plainPort)"])
+        }
+        #expect(health.status == 0 && health.output.contains(":\(plainPort)/healthz"), "\(health.output)")
         // Plain HTTP on the TLS port gets no answer.
         let mixedUp = try await Self.curl(["http://127.0.0.1:\(livery.port)/healthz"])
         #expect(mixedUp.status != 0)
