@@ -4,7 +4,7 @@ import PackageDescription
 /// Livery: a holiday skin package server.
 ///
 /// Targets have one job each and depend one way:
-/// system shims → LiveryCrypto / LiveryHTTP / SkinModel / ZipArchive / SkinStore / PostgresClient → SkinPackage →
+/// system shims, JSONWriting → LiveryCrypto / LiveryHTTP / SkinModel / ZipArchive / SkinStore / PostgresClient → SkinPackage →
 /// LiveryServer → livery.
 /// The HTTP layer knows nothing about skins; the model, archive and packaging targets never import HTTP.
 let package = Package(
@@ -25,6 +25,9 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
+        // The one JSON writer (string escaping rule, fragments) every target that writes JSON uses. Depends on nothing.
+        .target(name: "JSONWriting"),
+
         // Hashing, constant-time comparison, randomness, and answer signing (keys, signatures, the
         // Livery-Signature header, a caching signer, key rings) on OpenSSL's EVP API.
         .target(name: "LiveryCrypto", dependencies: ["COpenSSL"]),
@@ -36,17 +39,18 @@ let package = Package(
         // Release builds skip the run-time exclusivity checks on its per-connection state (a few percent of a
         // poll's CPU); debug builds, which the tests run, keep them.
         .target(
-            name: "LiveryHTTP", dependencies: ["CLiveryHTTP", "COpenSSL", .product(name: "Logging", package: "swift-log")],
+            name: "LiveryHTTP",
+            dependencies: ["CLiveryHTTP", "COpenSSL", "JSONWriting", .product(name: "Logging", package: "swift-log")],
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
 
         // skin.json / config.json values, color and image parsing, validation, identifier fallback, variants.
-        .target(name: "SkinModel"),
+        .target(name: "SkinModel", dependencies: ["JSONWriting"]),
 
         // Deterministic zip writer (and hostile-first reader) on zlib. No HTTP, no skins.
         .target(name: "ZipArchive", dependencies: ["CZlib", "LiveryCrypto"]),
 
         // Durable state under the data directory: content-addressed blobs, skin versions, release state, audit log.
-        .target(name: "SkinStore", dependencies: ["LiveryCrypto"]),
+        .target(name: "SkinStore", dependencies: ["LiveryCrypto", "JSONWriting"]),
 
         // PostgreSQL through libpq: connections on threads of their own, parameterized queries, typed SQLSTATE
         // errors, transactions, advisory locks, LISTEN/NOTIFY, versioned migrations. Knows nothing of skins or HTTP.
@@ -55,15 +59,15 @@ let package = Package(
         // Turns a validated skin and a variant into a deterministic zip package.
         .target(name: "SkinPackage", dependencies: ["SkinModel", "ZipArchive", "LiveryCrypto"]),
 
-        // The ops console's static files (www/), embedded as Swift string literals by embed.py so the binary needs no
-        // files next to it (SwiftPM resources need a bundle folder beside the binary; embedInCode compiles huge array
-        // literals slowly).
-        .target(name: "LiveryConsole", exclude: ["www", "embed.py"]),
+        // The ops console's static files (www/), compiled into the binary by SwiftPM so it needs no files next to it
+        // (copied resources would need a bundle folder beside the binary). The byte-array literals cost about 20 s
+        // of CPU when www/ changes; in exchange no generated copy of www/ is kept in the repository.
+        .target(name: "LiveryConsole", resources: [.embedInCode("www")]),
 
         // Routes (client API, admin API with auth), resolution, caching; the catalog from the store; maps errors to HTTP.
         .target(name: "LiveryServer", dependencies: [
             "LiveryHTTP", "LiveryConsole", "SkinModel", "SkinPackage", "LiveryCrypto", "SkinStore", "ZipArchive",
-            .product(name: "Logging", package: "swift-log"),
+            "JSONWriting", .product(name: "Logging", package: "swift-log"),
             .product(name: "CoreMetrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
         ]),
@@ -80,9 +84,13 @@ let package = Package(
         .executableTarget(name: "zip-bench", dependencies: ["ZipArchive"], path: "bench/zip/zip-bench"),
 
         // Helpers every test target may share: scratch folders, SplitMix64, RawZip, running child processes,
-        // blocking work off the cooperative pool. Never shipped; depends on nothing of Livery's.
-        .target(name: "TestSupport", dependencies: ["CZlib"], path: "Tests/TestSupport"),
-        .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"]),
+        // blocking work off the cooperative pool, capturing log records. Never shipped; depends on nothing of Livery's.
+        .target(
+            name: "TestSupport", dependencies: ["CZlib", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/TestSupport"),
+        .testTarget(
+            name: "TestSupportTests", dependencies: ["TestSupport", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "JSONWritingTests", dependencies: ["JSONWriting"]),
         .testTarget(name: "LiveryCryptoTests", dependencies: ["LiveryCrypto", "TestSupport"]),
         .testTarget(name: "LiveryHTTPTests", dependencies: [
             "LiveryHTTP", "HTTPTestSupport", "TestSupport", .product(name: "Logging", package: "swift-log"),
@@ -94,7 +102,7 @@ let package = Package(
         .target(name: "HTTPTestSupport", path: "Tests/HTTPTestSupport"),
         .testTarget(name: "LiveryServerTests", dependencies: [
             "LiveryServer", "LiveryConsole", "LiveryHTTP", "SkinModel", "SkinPackage", "HTTPTestSupport", "TestSupport", "LiveryCrypto",
-            "SkinStore", "ZipArchive", .product(name: "MetricsTestKit", package: "swift-metrics"),
+            "SkinStore", "ZipArchive", "JSONWriting", .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
         // A real PostgreSQL server per suite or test (initdb as an unprivileged user, Unix socket only). Never shipped.
         .target(name: "PostgresTestSupport", dependencies: ["TestSupport"], path: "Tests/PostgresTestSupport"),

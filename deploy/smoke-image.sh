@@ -385,10 +385,6 @@ status, _, _ = get("/admin/")
 assert status == 404, status
 print("smoke: /admin/ 404 (the console is off with the admin API: no tokens file)")
 PY
-# The ops console is compiled into the binary (Sources/LiveryConsole), so the image needs no file for it.
-grep -q "<title>Livery console</title>" "$ROOT/usr/local/bin/livery" || fail "the binary does not carry the console"
-say "the binary carries the console"
-
 # A package download checked against `livery pack` run inside the image on the same sample, so it does not depend
 # on which sample's window is open today.
 PACKED=$(in_image -- /usr/local/bin/livery pack /srv/livery/skins/christmas-2026 -o /tmp/smoke-pack.zip --json) ||
@@ -443,4 +439,35 @@ for number, line in enumerate(open(sys.argv[1]), 1):
     assert {"timestamp", "level", "label", "message"} <= record.keys(), (number, line)
 ' "$LOG_FILE" || fail "the image's log is not one JSON object per line"
 say "SIGTERM: exit 0 after ${ELAPSED_MS} ms (drain timeout ${DRAIN_TIMEOUT} s); log is JSON lines"
+# The ops console is compiled into the binary (Sources/LiveryConsole), so the image needs no file for it: a second
+# server in the image, with the admin API on (a tokens file under /tmp), serves it at /admin/.
+printf 'smoke editor %s\n' "$(printf 'smoke-token' | sha256sum | cut -d' ' -f1)" >"$ROOT/tmp/smoke-tokens"
+chmod 644 "$ROOT/tmp/smoke-tokens"
+CONSOLE_LOG="$WORK/console.log"
+in_image LIVERY_HOST=127.0.0.1 LIVERY_PORT=0 LIVERY_TOKENS_FILE=/tmp/smoke-tokens LIVERY_DATA_DIR=/tmp/smoke-console-data \
+    -- "${ENTRY[@]}" >"$CONSOLE_LOG" 2>&1 &
+SERVER_PID=$!
+PORT=""
+for _ in $(seq 1 300); do
+    PORT=$(grep -o 'LIVERY_LISTENING [^" ]*' "$CONSOLE_LOG" 2>/dev/null | head -n 1 | sed 's/.*://' || true)
+    [ -n "$PORT" ] && break
+    kill -0 "$SERVER_PID" 2>/dev/null || fail "the server with the admin API on exited before listening"
+    sleep 0.1
+done
+[ -n "$PORT" ] || fail "the server with the admin API on did not report listening within 30 s"
+python3 - "$PORT" <<'PY' || fail "the image does not serve the console"
+import http.client, sys
+connection = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]), timeout=30)
+connection.request("GET", "/admin/")
+response = connection.getresponse()
+body = response.read()
+assert response.status == 200, response.status
+assert b"<title>Livery console</title>" in body, body[:200]
+assert "script-src 'self'" in response.getheader("Content-Security-Policy", ""), response.getheaders()
+print("smoke: /admin/ 200 with the console and its Content-Security-Policy (admin API on)")
+PY
+kill -TERM "$SERVER_PID"
+wait "$SERVER_PID" || fail "the server with the admin API on did not exit 0 after SIGTERM"
+SERVER_PID=""
+
 say "PASS ($MODE) in $(($(date +%s) - STARTED)) s"

@@ -4,13 +4,13 @@ import Glibc
 import Musl
 #endif
 
-/// The immutable, `Sendable` form of a `Router`: a tree of path segments answering `HTTPResponder.route`.
+/// The immutable, `Sendable` form of a `Router`: a tree of path segments answering `HTTPRouting.route`.
 ///
 /// Lookup walks the path once per candidate branch: literal children first, then the parameter child, with
 /// backtracking, so `/a/b` registered for GET and `/a/:x` for POST both work for their methods. Cost is linear
 /// in the number of segments for typical route sets and allocates only for decoded segments longer than 15
 /// bytes and for parameter values.
-public final class FrozenRouter: HTTPResponder {
+public final class FrozenRouter: HTTPRouting {
     final class Entry: Sendable {
         let method: HTTPMethod
         let pattern: String

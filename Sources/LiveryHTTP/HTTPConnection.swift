@@ -243,7 +243,7 @@ final class HTTPConnection: @unchecked Sendable {
 
     private func beginExchange(_ head: consuming HTTPRequestHead) {
         let now = loop.now
-        let route = context.responder.route(method: head.method, rawPath: head.rawPath)
+        let route = context.routing.route(method: head.method, rawPath: head.rawPath)
         let limit = route.bodyLimit ?? context.defaultBodyLimit
         var requestID: String?
         if context.acceptsRequestID, let incoming = head.headers["x-request-id"],
@@ -282,7 +282,7 @@ final class HTTPConnection: @unchecked Sendable {
         // Moved out rather than copied: the hot path should not retain and release every field.
         guard let exchange = self.exchange.take() else { return }
         let request = makeRequest(exchange, body: body, trailers: trailers)
-        switch exchange.route.handler {
+        switch exchange.route.handler.kind {
         case .sync(let handler):
             let response = handler(request)
             write(

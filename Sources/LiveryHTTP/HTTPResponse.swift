@@ -1,3 +1,5 @@
+import JSONWriting
+
 /// A response as handlers produce it.
 ///
 /// The server owns framing and connection management: it adds `Content-Length`, `Date`, `Server`,
@@ -47,54 +49,22 @@ public struct HTTPResponse: Sendable {
         _ status: HTTPStatus, code: String, message: String, details: [(String, String)] = [],
         encodedDetails: [UInt8]? = nil, headers: HTTPHeaders = HTTPHeaders()
     ) -> HTTPResponse {
-        var text = #"{"error":{"code":"#
-        JSONText.appendString(code, to: &text)
-        text += #","message":"#
-        JSONText.appendString(message, to: &text)
-        var bytes: [UInt8]
+        var json = JSONWriter(capacity: 64 + message.utf8.count)
+        json.raw(#"{"error":{"code":"#.utf8)
+        json.string(code)
+        json.raw(#","message":"#.utf8)
+        json.string(message)
         if let encodedDetails, encodedDetails.count > 2 {
-            text += #","details":"#
-            bytes = Array(text.utf8)
-            bytes.append(contentsOf: encodedDetails)
-        } else {
-            if !details.isEmpty {
-                text += #","details":{"#
-                for (index, member) in details.enumerated() {
-                    if index > 0 { text += "," }
-                    JSONText.appendString(member.0, to: &text)
-                    text += ":"
-                    JSONText.appendString(member.1, to: &text)
-                }
-                text += "}"
-            }
-            bytes = Array(text.utf8)
+            json.raw(#","details":"#.utf8)
+            json.raw(encodedDetails)
+        } else if !details.isEmpty {
+            json.raw(#","details":"#.utf8)
+            json.raw(JSONWriter.object(details.map { ($0.0, JSONWriter.string($0.1)) }))
         }
-        bytes.append(contentsOf: Array("}}".utf8))
+        json.raw("}}".utf8)
         var fields = headers
         fields.add(name: "Content-Type", value: "application/json")
         fields.add(name: "Cache-Control", value: "no-store")
-        return HTTPResponse(status: status, headers: fields, body: .bytes(bytes))
-    }
-}
-
-/// Minimal JSON string encoding for error bodies (RFC 8259 §7).
-enum JSONText {
-    static func appendString(_ value: String, to text: inout String) {
-        text += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            case let control where control.value < 0x20:
-                let hex = String(control.value, radix: 16)
-                text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default:
-                text.unicodeScalars.append(scalar)
-            }
-        }
-        text += "\""
+        return HTTPResponse(status: status, headers: fields, body: .bytes(json.bytes))
     }
 }

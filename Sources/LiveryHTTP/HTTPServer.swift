@@ -32,15 +32,15 @@ public final class HTTPServer: Sendable {
 
     /// - Parameters:
     ///   - configuration: limits, timeouts and the listen address; validated by `start()`.
-    ///   - responder: chooses the handler for each request, usually `router.freeze()`.
+    ///   - routing: chooses the route (handler, body limit, head check) for each request, usually `router.freeze()`.
     ///   - logger: receives the per-request lines and server events; the server never builds its own.
-    public init(configuration: Configuration = Configuration(), responder: some HTTPResponder, logger: Logger) {
-        context = ServerContext(configuration: configuration, responder: responder, logger: logger)
+    public init(configuration: Configuration = Configuration(), routing: some HTTPRouting, logger: Logger) {
+        context = ServerContext(configuration: configuration, routing: routing, logger: logger)
     }
 
     /// A server answering with `router`'s routes (frozen now; later registrations are not seen).
     public convenience init(configuration: Configuration = Configuration(), router: Router, logger: Logger) {
-        self.init(configuration: configuration, responder: router.freeze(), logger: logger)
+        self.init(configuration: configuration, routing: router.freeze(), logger: logger)
     }
 
     /// The configuration the server was created with.

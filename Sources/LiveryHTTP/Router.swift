@@ -20,7 +20,7 @@ public final class Router: RouteRegistrar {
     /// An empty router.
     public init() {}
 
-    public func on(
+    public func register(
         _ method: HTTPMethod, _ pattern: String, bodyLimit: Int?, headCheck: HTTPHeadCheck?, handler: HTTPHandler
     ) {
         guard let parsed = RoutePattern(pattern) else {
@@ -40,7 +40,7 @@ public final class Router: RouteRegistrar {
         RouteGroup(router: self, prefix: prefix, middleware: middleware)
     }
 
-    /// The immutable responder for the routes registered so far. Later registrations do not affect it.
+    /// The immutable routing for the routes registered so far. Later registrations do not affect it.
     public func freeze() -> FrozenRouter {
         FrozenRouter(registrations: registrations)
     }
@@ -55,12 +55,12 @@ public struct RouteGroup: RouteRegistrar {
     let prefix: String
     let middleware: [HTTPMiddleware]
 
-    public func on(
+    public func register(
         _ method: HTTPMethod, _ pattern: String, bodyLimit: Int?, headCheck: HTTPHeadCheck?, handler: HTTPHandler
     ) {
         let wrapped = middleware.reversed().reduce(handler) { handler, middleware in middleware.apply(to: handler) }
         let checks = middleware.compactMap(\.headCheck) + (headCheck.map { [$0] } ?? [])
-        router.on(
+        router.register(
             method, RoutePattern.join(prefix, pattern), bodyLimit: bodyLimit, headCheck: HTTPHeadCheck.chain(checks),
             handler: wrapped)
     }

@@ -1,11 +1,11 @@
 import Logging
 import Synchronization
 
-/// What every connection of one server shares: configuration turned into ready-to-use values, the responder,
+/// What every connection of one server shares: configuration turned into ready-to-use values, the routing,
 /// the logger, the observer and the connection count. Immutable apart from atomics and a mutex.
 final class ServerContext: Sendable {
     let configuration: HTTPServer.Configuration
-    let responder: any HTTPResponder
+    let routing: any HTTPRouting
     let logger: Logger
     let observer: (any HTTPServerObserver)?
     /// Checked before touching `observer`, which costs a retain and release of the existential on every access.
@@ -38,9 +38,9 @@ final class ServerContext: Sendable {
         var onStopped: [@Sendable () -> Void] = []
     }
 
-    init(configuration: HTTPServer.Configuration, responder: any HTTPResponder, logger: Logger) {
+    init(configuration: HTTPServer.Configuration, routing: any HTTPRouting, logger: Logger) {
         self.configuration = configuration
-        self.responder = responder
+        self.routing = routing
         self.logger = logger
         self.observer = configuration.observer
         self.hasObserver = configuration.observer != nil

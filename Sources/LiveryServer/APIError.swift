@@ -8,8 +8,9 @@ import SkinModel
 /// non-empty). For 4xx answers the details name the offending input in `field` (a parameter, a body key such
 /// as `rollout`, a header such as `If-Match`, or `body`) and say why in `reason`; some carry more structure, such
 /// as the whole validation report on 422. Clients never see file paths, errno values or internal error text
-/// (those go to the log).
-public struct APIError: Error, Sendable {
+/// (those go to the log). Handlers may throw it (`.sync { request throws(APIError) in … }`); the HTTP layer sends its
+/// `response`.
+public struct APIError: HTTPResponseError, Sendable {
     public let status: HTTPStatus
     /// A stable snake_case identifier clients may match on.
     public let code: String

@@ -73,7 +73,7 @@ extension AdminAPI {
             let archiveLimits = configuration.archiveLimits
             let limits = limits
             let prepared = try await uploads.withPermit { () async throws(APIError) -> PreparedUpload in
-                try await BlockingQueue.onOwnThread(name: "livery.upload") { () throws(APIError) -> PreparedUpload in
+                try await BlockingWorkRunner.onOwnThread(name: "livery.upload") { () throws(APIError) -> PreparedUpload in
                     try Self.prepare(archive: archive, archiveLimits: archiveLimits, limits: limits)
                 }
             }
@@ -91,7 +91,7 @@ extension AdminAPI {
                 let store = store
                 let outcome: (version: SkinVersion, added: Bool)
                 do throws(StoreError) {
-                    outcome = try await storeQueue.run { () throws(StoreError) -> (version: SkinVersion, added: Bool) in
+                    outcome = try await storeRunner.run { () throws(StoreError) -> (version: SkinVersion, added: Bool) in
                         try store.addVersionUnlessUnchanged(
                             skinID: prepared.skinID, files: prepared.files, metadata: prepared.metadata,
                             expectedRevision: expected, actor: actor)
@@ -193,7 +193,7 @@ extension AdminAPI {
         let store = store
         let updated: SkinState
         do throws(StoreError) {
-            updated = try await storeQueue.run { () throws(StoreError) -> SkinState in
+            updated = try await storeRunner.run { () throws(StoreError) -> SkinState in
                 try store.setRelease(
                     skinID: id, version: version.number, document: document, expectedRevision: expected, actor: actor,
                     action: action)
@@ -296,7 +296,7 @@ extension AdminAPI {
                 let store = store
                 let updated: SkinState
                 do throws(StoreError) {
-                    updated = try await storeQueue.run { () throws(StoreError) -> SkinState in
+                    updated = try await storeRunner.run { () throws(StoreError) -> SkinState in
                         try store.clearRelease(skinID: id, expectedRevision: expected, actor: actor)
                     }
                 } catch {
@@ -325,7 +325,7 @@ extension AdminAPI {
                 let store = store
                 let revision: Int
                 do throws(StoreError) {
-                    revision = try await storeQueue.run { () throws(StoreError) -> Int in
+                    revision = try await storeRunner.run { () throws(StoreError) -> Int in
                         try store.deleteSkin(skinID: id, force: force, expectedRevision: expected, actor: actor)
                     }
                 } catch {
@@ -368,7 +368,7 @@ extension AdminAPI {
                 let store = store
                 let switches: KillSwitches
                 do throws(StoreError) {
-                    switches = try await storeQueue.run { () throws(StoreError) -> KillSwitches in
+                    switches = try await storeRunner.run { () throws(StoreError) -> KillSwitches in
                         try store.setKillSwitch(
                             app: app, enabled: enabled, reason: reason, expectedRevision: expected, actor: actor)
                     }

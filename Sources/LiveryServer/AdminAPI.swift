@@ -70,7 +70,7 @@ public final class AdminAPI: Sendable {
     /// `livery_admin_changes_total{action}`, counted once a change is committed and published.
     let changes = AdminChangeCounter()
     let uploads: AsyncSemaphore
-    let storeQueue = BlockingQueue(label: "livery.store")
+    let storeRunner = BlockingWorkRunner(label: "livery.store")
     /// The data folder, as configured: named in the answers to writes it cannot take (full, read-only).
     let dataDirectory: String
 
@@ -96,33 +96,33 @@ public final class AdminAPI: Sendable {
     func register(on router: Router, isReady: @escaping @Sendable () -> Bool) {
         let auth = AdminAuth(tokens: tokens, logger: logger, isReady: isReady)
         let admin = router.group(Self.prefix, middleware: [auth.middleware])
-        admin.post("/skins", bodyLimit: configuration.uploadLimit) { [self] request in await upload(request) }
-        admin.get("/skins") { [self] _ in listSkins() }
-        admin.get("/skins/:id") { [self] request in respond { () throws(APIError) in try skin(request) } }
-        admin.delete("/skins/:id") { [self] request in await deleteSkin(request) }
-        admin.get("/skins/:id/versions") { [self] request in respond { () throws(APIError) in try versions(request) } }
-        admin.get("/skins/:id/versions/:n") { [self] request in respond { () throws(APIError) in try version(request) } }
-        admin.get("/skins/:id/versions/:n/config.json") { [self] request in
+        admin.on(.post, "/skins", bodyLimit: configuration.uploadLimit, .async { [self] request in await upload(request) })
+        admin.on(.get, "/skins", .sync { [self] _ in listSkins() })
+        admin.on(.get, "/skins/:id", .sync { [self] request throws(APIError) in try skin(request) })
+        admin.on(.delete, "/skins/:id", .async { [self] request in await deleteSkin(request) })
+        admin.on(.get, "/skins/:id/versions", .sync { [self] request throws(APIError) in try versions(request) })
+        admin.on(.get, "/skins/:id/versions/:n", .sync { [self] request throws(APIError) in try version(request) })
+        admin.on(.get, "/skins/:id/versions/:n/config.json", .async { [self] request in
             await respond { () async throws(APIError) in try await file(request, path: "config.json") }
-        }
+        })
         // File paths contain "/": one route per depth (a %2F-encoded path also works at depth 1).
         for depth in 1...ZipArchiveReader.Limits().maxPathDepth {
             let names = (1...depth).map { "p\($0)" }
             let pattern = "/skins/:id/versions/:n/files/" + names.map { ":" + $0 }.joined(separator: "/")
-            admin.get(pattern) { [self] request in
+            admin.on(.get, pattern, .async { [self] request in
                 let path = names.compactMap { request.pathParameters[$0] }.joined(separator: "/")
                 return await respond { () async throws(APIError) in try await file(request, path: path) }
-            }
+            })
         }
-        admin.put("/skins/:id/release") { [self] request in await putRelease(request) }
-        admin.patch("/skins/:id/release") { [self] request in await patchRelease(request) }
-        admin.delete("/skins/:id/release") { [self] request in await deleteRelease(request) }
-        admin.post("/skins/:id/rollback") { [self] request in await rollback(request) }
-        admin.get("/killswitch") { [self] _ in killSwitch() }
-        admin.put("/killswitch") { [self] request in await putKillSwitch(request) }
-        admin.get("/preview") { [self] request in respond { () throws(APIError) in try preview(request) } }
-        admin.get("/audit") { [self] request in respond { () throws(APIError) in try audit(request) } }
-        admin.get("/whoami") { request in Self.whoami(request) }
+        admin.on(.put, "/skins/:id/release", .async { [self] request in await putRelease(request) })
+        admin.on(.patch, "/skins/:id/release", .async { [self] request in await patchRelease(request) })
+        admin.on(.delete, "/skins/:id/release", .async { [self] request in await deleteRelease(request) })
+        admin.on(.post, "/skins/:id/rollback", .async { [self] request in await rollback(request) })
+        admin.on(.get, "/killswitch", .sync { [self] _ in killSwitch() })
+        admin.on(.put, "/killswitch", .async { [self] request in await putKillSwitch(request) })
+        admin.on(.get, "/preview", .sync { [self] request throws(APIError) in try preview(request) })
+        admin.on(.get, "/audit", .sync { [self] request throws(APIError) in try audit(request) })
+        admin.on(.get, "/whoami", .sync { request in Self.whoami(request) })
     }
 
     // MARK: - Answers
@@ -136,16 +136,7 @@ public final class AdminAPI: Sendable {
         return HTTPResponse(status: status, headers: headers, body: .bytes(value.serialized(.compact)))
     }
 
-    /// Runs `body`, turning a thrown `APIError` into its response.
-    func respond(_ body: () throws(APIError) -> HTTPResponse) -> HTTPResponse {
-        do {
-            return try body()
-        } catch {
-            return error.response
-        }
-    }
-
-    /// Async form of `respond` (the one writes use). A bare 500 whose cause was not kept (a package build that
+    /// Runs a write, turning a thrown `APIError` into its response. A bare 500 whose cause was not kept (a package build that
     /// could not write) is told apart when the data folder is full or not writable (507, 503).
     func respond(_ body: () async throws(APIError) -> HTTPResponse) async -> HTTPResponse {
         do {
@@ -297,7 +288,7 @@ public final class AdminAPI: Sendable {
         do throws(StoreError) {
             let store = store
             let skinID = skin.id
-            blob = try await BlockingQueue.onOwnThread(name: "livery.verify") { () throws(StoreError) -> String in
+            blob = try await BlockingWorkRunner.onOwnThread(name: "livery.verify") { () throws(StoreError) -> String in
                 try store.verifiedBlobPath(of: stored, skinID: skinID, version: number)
             }
         } catch {

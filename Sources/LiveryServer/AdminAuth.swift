@@ -35,39 +35,14 @@ struct AdminAuth: Sendable {
     /// The middleware for the admin route group: the token and role checks as its head check, then the full
     /// `check` around the handler.
     var middleware: HTTPMiddleware {
-        HTTPMiddleware(headCheck: HTTPHeadCheck { request in checkHead(request) }) { handler in
-            switch handler {
-            case .sync(let next):
-                .sync { request in
-                    switch check(request) {
-                    case .reject(let response): response
-                    case .proceed(let forwarded): next(forwarded)
-                    }
+        HTTPMiddleware(
+            headCheck: HTTPHeadCheck { request in checkHead(request) },
+            before: { request in
+                switch check(request) {
+                case .reject(let response): .respond(response)
+                case .proceed(let forwarded): .forward(forwarded)
                 }
-            case .async(let next):
-                .async { request in
-                    switch check(request) {
-                    case .reject(let response): response
-                    case .proceed(let forwarded): await next(forwarded)
-                    }
-                }
-            case .syncOrAsync(let immediate, let otherwise):
-                // The slow path gets the original request, so it checks again (and forwards its own copy).
-                .syncOrAsync(
-                    immediate: { request in
-                        switch check(request) {
-                        case .reject(let response): response
-                        case .proceed(let forwarded): immediate(forwarded)
-                        }
-                    },
-                    otherwise: { request in
-                        switch check(request) {
-                        case .reject(let response): response
-                        case .proceed(let forwarded): await otherwise(forwarded)
-                        }
-                    })
-            }
-        }
+            })
     }
 
     /// The authenticated token's name on a request that passed the middleware.

@@ -20,16 +20,16 @@ enum AdminConsole {
 
     /// Adds `GET /admin` (308 to `/admin/`), `GET /admin/` (the page) and `GET /admin/<file>` for each asset.
     static func register(on router: Router) {
-        router.get("/admin") { _ in
+        router.on(.get, "/admin", .sync { _ in
             var headers = HTTPHeaders()
             headers.add(name: "Location", value: path)
             headers.add(name: "Cache-Control", value: "no-store")
             return HTTPResponse(status: .permanentRedirect, headers: headers)
-        }
+        })
         for asset in ConsoleAssets.all {
             let response = answer(asset)
-            router.get(path + asset.name) { _ in response }
-            if asset.name == "index.html" { router.get(path) { _ in response } }
+            router.on(.get, path + asset.name, .sync { _ in response })
+            if asset.name == "index.html" { router.on(.get, path, .sync { _ in response }) }
         }
     }
 
@@ -43,6 +43,6 @@ enum AdminConsole {
         headers.add(name: "X-Frame-Options", value: "DENY")
         headers.add(name: "Referrer-Policy", value: "no-referrer")
         headers.add(name: "Cache-Control", value: "no-cache")
-        return HTTPResponse(status: .ok, headers: headers, body: .bytes(Array(asset.text.utf8)))
+        return HTTPResponse(status: .ok, headers: headers, body: .bytes(asset.bytes))
     }
 }

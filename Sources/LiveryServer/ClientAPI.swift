@@ -127,10 +127,12 @@ public final class ClientAPI: Sendable {
 
     /// Adds the client routes to `router`.
     public func register(on router: Router) {
-        router.get("/api/v1/skin") { [self] request in skin(request) }
-        router.get(
-            "/api/v1/packages/:file", immediate: { [self] request in packageIfReady(request) },
-            otherwise: { [self] request in await package(request) })
+        router.on(.get, "/api/v1/skin", .sync { [self] request in skin(request) })
+        router.on(
+            .get, "/api/v1/packages/:file",
+            .syncOrAsync(
+                immediate: { [self] request in packageIfReady(request) },
+                otherwise: { [self] request in await package(request) }))
     }
 
     // MARK: - GET /api/v1/skin

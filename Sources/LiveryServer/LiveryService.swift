@@ -117,7 +117,7 @@ public final class LiveryService: Sendable {
             limits: configuration.validationLimits, logger: logger)
         let summary: SkinImporter.Summary
         do throws(StoreError) {
-            summary = try await BlockingQueue.onOwnThread(name: "livery.import") { () throws(StoreError) -> SkinImporter.Summary in
+            summary = try await BlockingWorkRunner.onOwnThread(name: "livery.import") { () throws(StoreError) -> SkinImporter.Summary in
                 try importer.importIfPending()
             }
         } catch {
@@ -161,8 +161,8 @@ public final class LiveryService: Sendable {
     /// loaded and while the data folder is writable, else 503 with `loading`, `draining` (after `beginDraining()`)
     /// or `data-dir-not-writable`.
     public func register(on router: Router) {
-        router.get("/healthz") { _ in Self.status("ok", .ok) }
-        router.get("/readyz") { [self] _ in
+        router.on(.get, "/healthz", .sync { _ in Self.status("ok", .ok) })
+        router.on(.get, "/readyz", .sync { [self] _ in
             if draining.load(ordering: .acquiring) { return Self.status("draining", .serviceUnavailable) }
             guard ready.load(ordering: .acquiring) else { return Self.status("loading", .serviceUnavailable) }
             // One access(2) call: no disk write on a probe path, yet a read-only remount or lost permission shows.
@@ -170,7 +170,7 @@ public final class LiveryService: Sendable {
                 return Self.status("data-dir-not-writable", .serviceUnavailable)
             }
             return Self.status("ready", .ok)
-        }
+        })
         client.register(on: router)
         if let admin {
             admin.register(on: router) { [self] in ready.load(ordering: .acquiring) }

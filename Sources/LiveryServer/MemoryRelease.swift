@@ -24,6 +24,6 @@ enum MemoryRelease {
     /// Returns free heap pages to the system, off the caller's thread; returns once done.
     static func returnFreedMemory() async {
         guard let trim = mallocTrim else { return }
-        await BlockingQueue.onOwnThread(name: "livery.trim") { _ = trim(0) }
+        await BlockingWorkRunner.onOwnThread(name: "livery.trim") { _ = trim(0) }
     }
 }

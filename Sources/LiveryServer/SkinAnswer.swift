@@ -1,4 +1,5 @@
 import Foundation
+import JSONWriting
 import LiveryCrypto
 import LiveryHTTP
 import SkinModel
@@ -176,21 +177,7 @@ public struct AnswerFragments: Sendable {
     }
 
     /// A JSON string literal for `text`.
-    static func quote(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
+    static func quote(_ text: String) -> String { JSONWriter.quoted(text) }
 }
 
 /// Identifies an answer by the releases it describes and the variant asked for. Releases are immutable objects

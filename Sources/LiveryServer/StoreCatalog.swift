@@ -74,7 +74,7 @@ final class StoreCatalog: Sendable {
         if let known = packagers.withLock({ $0[version.digest] }) { return known }
         let store = store
         let limits = limits
-        let packager = try await BlockingQueue.onOwnThread(name: "livery.validate") { () throws(ServingError) -> SkinPackager in
+        let packager = try await BlockingWorkRunner.onOwnThread(name: "livery.validate") { () throws(ServingError) -> SkinPackager in
             let source: StoredSkinSource
             do throws(StoreError) {
                 source = try StoredSkinSource(version: version, store: store)

@@ -1,3 +1,5 @@
+import JSONWriting
+
 extension JSONValue {
     /// How ``serialized(_:)`` lays out its output.
     public enum SerializationStyle: Sendable {
@@ -9,8 +11,8 @@ extension JSONValue {
 
     /// The value as UTF-8 JSON bytes. Deterministic: the same value always gives the same bytes.
     ///
-    /// Objects keep member order, numbers are written as their source text, strings escape only `"`, `\` and
-    /// control characters (as `\n`, `\t`, … or `\u00XX`) and keep every other character as UTF-8.
+    /// Objects keep member order, numbers are written as their source text, strings are escaped by
+    /// `JSONWriter`'s one rule (only `"`, `\` and U+0000–U+001F; DEL and every other character kept as UTF-8).
     public func serialized(_ style: SerializationStyle = .compact) -> [UInt8] {
         var output: [UInt8] = []
         write(into: &output, style: style, indent: 0)
@@ -56,7 +58,7 @@ extension JSONValue {
         case .null: output.append(contentsOf: "null".utf8)
         case .bool(let flag): output.append(contentsOf: (flag ? "true" : "false").utf8)
         case .number(let number): output.append(contentsOf: number.text.utf8)
-        case .string(let text): JSONValue.writeString(text, into: &output)
+        case .string(let text): JSONWriter.appendString(text, to: &output)
         case .array(let elements):
             output.append(UInt8(ascii: "["))
             for (position, element) in elements.enumerated() {
@@ -72,7 +74,7 @@ extension JSONValue {
             for (position, member) in object.members.enumerated() {
                 if position > 0 { output.append(UInt8(ascii: ",")) }
                 JSONValue.newline(into: &output, style: style, indent: indent + 1)
-                JSONValue.writeString(member.key, into: &output)
+                JSONWriter.appendString(member.key, to: &output)
                 output.append(UInt8(ascii: ":"))
                 if style == .pretty { output.append(UInt8(ascii: " ")) }
                 member.value.write(into: &output, style: style, indent: indent + 1, flush: flush)
@@ -87,23 +89,5 @@ extension JSONValue {
         guard style == .pretty else { return }
         output.append(0x0A)
         output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: indent * 2))
-    }
-
-    private static func writeString(_ text: String, into output: inout [UInt8]) {
-        output.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): output.append(contentsOf: "\\\"".utf8)
-            case UInt8(ascii: "\\"): output.append(contentsOf: "\\\\".utf8)
-            case 0x0A: output.append(contentsOf: "\\n".utf8)
-            case 0x0D: output.append(contentsOf: "\\r".utf8)
-            case 0x09: output.append(contentsOf: "\\t".utf8)
-            case 0x08: output.append(contentsOf: "\\b".utf8)
-            case 0x0C: output.append(contentsOf: "\\f".utf8)
-            case 0x00..<0x20: output.append(contentsOf: "\\u00\(hex2(byte).lowercased())".utf8)
-            default: output.append(byte)
-            }
-        }
-        output.append(UInt8(ascii: "\""))
     }
 }

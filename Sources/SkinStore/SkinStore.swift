@@ -1,4 +1,5 @@
 import Foundation
+import JSONWriting
 import LiveryCrypto
 import Synchronization
 
@@ -315,11 +316,11 @@ public final class SkinStore: Sendable {
             var tombstones = current.tombstones
             tombstones[skinID] = nil
             var summary = [
-                ("version", AuditJSON.number(version.number)), ("digest", AuditJSON.string(digest)),
-                ("files", AuditJSON.number(stored.count)), ("size", AuditJSON.number(version.totalSize)),
+                ("version", JSONWriter.number(version.number)), ("digest", JSONWriter.string(digest)),
+                ("files", JSONWriter.number(stored.count)), ("size", JSONWriter.number(version.totalSize)),
             ]
             if let release { summary.append(("release", Self.auditJSON(release))) }
-            let after = AuditJSON.object(summary)
+            let after = JSONWriter.object(summary)
             return Change(
                 snapshot: StoreSnapshot(
                     revision: revision, skins: skins, killSwitches: current.killSwitches, tombstones: tombstones),
@@ -430,9 +431,9 @@ public final class SkinStore: Sendable {
                 updated = KillSwitches(global: setting, apps: switches.apps, revision: revision)
             }
             func describe(_ setting: KillSwitch) -> [UInt8] {
-                AuditJSON.object([
-                    ("app", app.map(AuditJSON.string) ?? AuditJSON.null), ("enabled", AuditJSON.bool(setting.enabled)),
-                    ("reason", AuditJSON.string(setting.reason)),
+                JSONWriter.object([
+                    ("app", app.map(JSONWriter.string) ?? JSONWriter.null), ("enabled", JSONWriter.bool(setting.enabled)),
+                    ("reason", JSONWriter.string(setting.reason)),
                 ])
             }
             return Change(
@@ -468,9 +469,9 @@ public final class SkinStore: Sendable {
             skins[skinID] = nil
             var tombstones = current.tombstones
             tombstones[skinID] = Tombstone(revision: revision, lastVersion: skin.versions.last?.number ?? 0)
-            let before = AuditJSON.object([
-                ("versions", AuditJSON.array(skin.versions.map { AuditJSON.number($0.number) })),
-                ("release", skin.release.map(Self.auditJSON) ?? AuditJSON.null),
+            let before = JSONWriter.object([
+                ("versions", JSONWriter.array(skin.versions.map { JSONWriter.number($0.number) })),
+                ("release", skin.release.map(Self.auditJSON) ?? JSONWriter.null),
             ])
             return Change(
                 snapshot: StoreSnapshot(
@@ -564,7 +565,7 @@ public final class SkinStore: Sendable {
 
     /// Release as audit JSON: `{"version": n, "document": <document>}`.
     private static func auditJSON(_ release: Release) -> [UInt8] {
-        AuditJSON.object([("version", AuditJSON.number(release.version)), ("document", release.document)])
+        JSONWriter.object([("version", JSONWriter.number(release.version)), ("document", release.document)])
     }
 
     /// Throws unless `bytes` is one well-formed JSON value in UTF-8 (no byte-order mark, no NUL), so it can be

@@ -186,7 +186,7 @@ struct ServeCommand: AsyncParsableCommand {
         service.register(on: router)
         if let benchBody {
             let bench = HTTPResponse.json(.ok, benchBody)
-            router.get("/bench") { _ in bench }
+            router.on(.get, "/bench", .sync { _ in bench })
         }
         return router
     }

@@ -17,19 +17,19 @@ import TestSupport
     static func guardedRoutes(calls: CallCounter) -> @Sendable (Router) -> Void {
         { router in
             TestServer.standardRoutes(router)
-            let guarded = router.group("/guarded", middleware: [HTTPMiddleware(headCheck: requireKey) { $0 }])
-            guarded.post("/upload", bodyLimit: 64 << 20) { request in
+            let guarded = router.group("/guarded", middleware: [HTTPMiddleware(headCheck: requireKey)])
+            guarded.on(.post, "/upload", bodyLimit: 64 << 20, .sync { request in
                 calls.increment()
                 return HTTPResponse(body: .bytes(Array("got \(request.body.count)".utf8)))
-            }
-            guarded.post("/small", bodyLimit: 16) { request in
+            })
+            guarded.on(.post, "/small", bodyLimit: 16, .sync { request in
                 calls.increment()
                 return HTTPResponse(body: .bytes(request.body))
-            }
-            guarded.get("/page") { _ in
+            })
+            guarded.on(.get, "/page", .sync { _ in
                 calls.increment()
                 return HTTPResponse(body: .bytes(Array("page".utf8)))
-            }
+            })
         }
     }
 
@@ -169,7 +169,7 @@ import TestSupport
                             + "rid=\(request.requestID)")
                     return nil
                 },
-                handler: .sync { request in HTTPResponse(body: .bytes(request.body)) })
+                .sync { request in HTTPResponse(body: .bytes(request.body)) })
         }) { server in
             try await blocking {
                 let client = try server.client()
@@ -192,11 +192,11 @@ import TestSupport
                 return refuses ? .error(.forbidden, code: label, message: label) : nil
             }
         }
-        let outer = router.group("/a", middleware: [HTTPMiddleware(headCheck: check("outer", refuses: false)) { $0 }])
-        let inner = outer.group("/b", middleware: [HTTPMiddleware(headCheck: check("inner", refuses: false)) { $0 }])
-        inner.on(.get, "/open", bodyLimit: nil, headCheck: check("route", refuses: false), handler: .sync { _ in HTTPResponse() })
-        inner.on(.get, "/shut", bodyLimit: nil, headCheck: check("shut", refuses: true), handler: .sync { _ in HTTPResponse() })
-        router.get("/plain") { _ in HTTPResponse() }
+        let outer = router.group("/a", middleware: [HTTPMiddleware(headCheck: check("outer", refuses: false))])
+        let inner = outer.group("/b", middleware: [HTTPMiddleware(headCheck: check("inner", refuses: false))])
+        inner.on(.get, "/open", bodyLimit: nil, headCheck: check("route", refuses: false), .sync { _ in HTTPResponse() })
+        inner.on(.get, "/shut", bodyLimit: nil, headCheck: check("shut", refuses: true), .sync { _ in HTTPResponse() })
+        router.on(.get, "/plain", .sync { _ in HTTPResponse() })
         let responder = router.freeze()
 
         let open = responder.route(method: .get, rawPath: "/a/b/open")

@@ -7,12 +7,12 @@ import Testing
     static func text(_ value: String) -> HTTPResponse { HTTPResponse(body: .bytes(Array(value.utf8))) }
 
     /// Resolves and runs a request the way the server does.
-    static func respond(_ responder: some HTTPResponder, _ method: HTTPMethod, _ target: String) async -> (HTTPRoute, HTTPResponse) {
+    static func respond(_ responder: some HTTPRouting, _ method: HTTPMethod, _ target: String) async -> (HTTPRoute, HTTPResponse) {
         let (rawPath, _) = RequestTarget.split(target)
         let route = responder.route(method: method, rawPath: rawPath)
         var request = HTTPRequest(method: method, target: target)
         request.pathParameters = route.pathParameters
-        switch route.handler {
+        switch route.handler.kind {
         case .sync(let handler): return (route, handler(request))
         case .async(let handler): return (route, await handler(request))
         case .syncOrAsync(let immediate, let otherwise):
@@ -28,10 +28,10 @@ import Testing
 
     @Test func matchesLiteralAndParameterSegments() async {
         let router = Router()
-        router.get("/api/v1/packages/:sign") { request in Self.text("package \(request.pathParameters["sign"] ?? "?")") }
-        router.get("/api/v1/packages/:sign/files/:name") { request in
+        router.on(.get, "/api/v1/packages/:sign", .sync { request in Self.text("package \(request.pathParameters["sign"] ?? "?")") })
+        router.on(.get, "/api/v1/packages/:sign/files/:name", .sync { request in
             Self.text("\(request.pathParameters["sign"] ?? "?")/\(request.pathParameters["name"] ?? "?")")
-        }
+        })
         let responder = router.freeze()
         let (route, response) = await Self.respond(responder, .get, "/api/v1/packages/xmas-2026")
         #expect(route.pattern == "/api/v1/packages/:sign")
@@ -43,7 +43,7 @@ import Testing
 
     @Test func decodesParametersPerSegmentSoEncodedSlashesStayInside() async {
         let router = Router()
-        router.get("/files/:name") { request in Self.text(request.pathParameters["name"] ?? "?") }
+        router.on(.get, "/files/:name", .sync { request in Self.text(request.pathParameters["name"] ?? "?") })
         let (route, response) = await Self.respond(router.freeze(), .get, "/files/a%2Fb%20c")
         #expect(route.pattern == "/files/:name")
         #expect(Self.bodyText(response) == "a/b c")
@@ -51,11 +51,11 @@ import Testing
 
     @Test func prefersLiteralOverParameterAndBacktracks() async {
         let router = Router()
-        router.get("/a/b") { _ in Self.text("literal") }
-        router.get("/a/:x") { _ in Self.text("parameter") }
-        router.get("/a/b/c") { _ in Self.text("deep literal") }
-        router.get("/a/:x/d") { _ in Self.text("deep parameter") }
-        router.post("/a/:x") { _ in Self.text("post parameter") }
+        router.on(.get, "/a/b", .sync { _ in Self.text("literal") })
+        router.on(.get, "/a/:x", .sync { _ in Self.text("parameter") })
+        router.on(.get, "/a/b/c", .sync { _ in Self.text("deep literal") })
+        router.on(.get, "/a/:x/d", .sync { _ in Self.text("deep parameter") })
+        router.on(.post, "/a/:x", .sync { _ in Self.text("post parameter") })
         let responder = router.freeze()
         #expect(Self.bodyText(await Self.respond(responder, .get, "/a/b").1) == "literal")
         #expect(Self.bodyText(await Self.respond(responder, .get, "/a/z").1) == "parameter")
@@ -69,7 +69,7 @@ import Testing
 
     @Test func unknownPathIsNotFoundJSON() async {
         let router = Router()
-        router.get("/known") { _ in Self.text("ok") }
+        router.on(.get, "/known", .sync { _ in Self.text("ok") })
         let responder = router.freeze()
         for target in ["/unknown", "/known/extra", "/", "/known/", "//known", "*"] {
             let (route, response) = await Self.respond(responder, .get, target)
@@ -85,14 +85,14 @@ import Testing
 
     @Test func parametersNeverMatchEmptySegments() async {
         let router = Router()
-        router.get("/items/:id") { _ in Self.text("item") }
+        router.on(.get, "/items/:id", .sync { _ in Self.text("item") })
         #expect(await Self.respond(router.freeze(), .get, "/items/").1.status == .notFound)
     }
 
     @Test func wrongMethodIsMethodNotAllowedWithAllow() async {
         let router = Router()
-        router.get("/thing") { _ in Self.text("get") }
-        router.put("/thing") { _ in Self.text("put") }
+        router.on(.get, "/thing", .sync { _ in Self.text("get") })
+        router.on(.put, "/thing", .sync { _ in Self.text("put") })
         let (route, response) = await Self.respond(router.freeze(), .delete, "/thing")
         #expect(route.pattern == nil)
         #expect(response.status == .methodNotAllowed)
@@ -102,9 +102,9 @@ import Testing
 
     @Test func headIsServedByGetUnlessRegistered() async {
         let router = Router()
-        router.get("/g") { _ in Self.text("from get") }
-        router.get("/h") { _ in Self.text("from get") }
-        router.head("/h") { _ in Self.text("from head") }
+        router.on(.get, "/g", .sync { _ in Self.text("from get") })
+        router.on(.get, "/h", .sync { _ in Self.text("from get") })
+        router.on(.head, "/h", .sync { _ in Self.text("from head") })
         let responder = router.freeze()
         #expect(Self.bodyText(await Self.respond(responder, .head, "/g").1) == "from get")
         #expect(Self.bodyText(await Self.respond(responder, .head, "/h").1) == "from head")
@@ -113,8 +113,8 @@ import Testing
 
     @Test func routesCarryTheirBodyLimit() {
         let router = Router()
-        router.post("/upload", bodyLimit: 64 << 20) { _ in Self.text("ok") }
-        router.post("/default") { _ in Self.text("ok") }
+        router.on(.post, "/upload", bodyLimit: 64 << 20, .sync { _ in Self.text("ok") })
+        router.on(.post, "/default", .sync { _ in Self.text("ok") })
         let responder = router.freeze()
         #expect(responder.route(method: .post, rawPath: "/upload").bodyLimit == 64 << 20)
         #expect(responder.route(method: .post, rawPath: "/default").bodyLimit == nil)
@@ -123,12 +123,12 @@ import Testing
 
     @Test func asyncHandlersAreKeptAsync() async {
         let router = Router()
-        router.get("/slow") { _ async in
+        router.on(.get, "/slow", .async { _ async in
             await Task.yield()
             return Self.text("slow")
-        }
+        })
         let responder = router.freeze()
-        guard case .async = responder.route(method: .get, rawPath: "/slow").handler else {
+        guard case .async = responder.route(method: .get, rawPath: "/slow").handler.kind else {
             Issue.record("expected an async handler")
             return
         }
@@ -146,8 +146,8 @@ import Testing
         }
         let admin = router.group("/admin", middleware: [tag("outer")])
         let users = admin.group("/users", middleware: [tag("inner")])
-        users.get("/:id") { request in Self.text("user \(request.pathParameters["id"] ?? "?")") }
-        admin.get("/") { _ in Self.text("admin root") }
+        users.on(.get, "/:id", .sync { request in Self.text("user \(request.pathParameters["id"] ?? "?")") })
+        admin.on(.get, "/", .sync { _ in Self.text("admin root") })
         let responder = router.freeze()
         let (route, response) = await Self.respond(responder, .get, "/admin/users/7")
         #expect(route.pattern == "/admin/users/:id")
@@ -164,15 +164,15 @@ import Testing
                 ? nil : .error(.unauthorized, code: "unauthorized", message: "Missing or wrong token.")
         }
         let admin = router.group("/admin", middleware: [requireToken])
-        admin.get("/stats") { _ in Self.text("stats") }
-        admin.post("/rebuild") { _ async in Self.text("rebuilt") }
+        admin.on(.get, "/stats", .sync { _ in Self.text("stats") })
+        admin.on(.post, "/rebuild", .async { _ async in Self.text("rebuilt") })
         let responder = router.freeze()
 
         #expect(await Self.respond(responder, .get, "/admin/stats").1.status == .unauthorized)
         #expect(await Self.respond(responder, .post, "/admin/rebuild").1.status == .unauthorized)
 
         let route = responder.route(method: .get, rawPath: "/admin/stats")
-        guard case .sync(let handler) = route.handler else {
+        guard case .sync(let handler) = route.handler.kind else {
             Issue.record("a filter must keep a synchronous handler synchronous")
             return
         }
@@ -192,12 +192,14 @@ import Testing
             return response
         }
         let group = router.group("/files", middleware: [requireToken, tag])
-        group.get(
-            "/:name", immediate: { request in request.pathParameters["name"] == "ready" ? Self.text("now") : nil },
-            otherwise: { _ in Self.text("later") })
+        group.on(
+            .get, "/:name",
+            .syncOrAsync(
+                immediate: { request in request.pathParameters["name"] == "ready" ? Self.text("now") : nil },
+                otherwise: { _ in Self.text("later") }))
         let responder = router.freeze()
         let route = responder.route(method: .get, rawPath: "/files/ready")
-        guard case .syncOrAsync(let immediate, _) = route.handler else {
+        guard case .syncOrAsync(let immediate, _) = route.handler.kind else {
             Issue.record("middleware must keep a sync-or-async handler's fast path")
             return
         }
@@ -226,9 +228,9 @@ import Testing
 
     @Test func freezingSnapshotsTheRoutes() {
         let router = Router()
-        router.get("/before") { _ in Self.text("ok") }
+        router.on(.get, "/before", .sync { _ in Self.text("ok") })
         let frozen = router.freeze()
-        router.get("/after") { _ in Self.text("ok") }
+        router.on(.get, "/after", .sync { _ in Self.text("ok") })
         #expect(frozen.route(method: .get, rawPath: "/before").pattern == "/before")
         #expect(frozen.route(method: .get, rawPath: "/after").pattern == nil)
     }

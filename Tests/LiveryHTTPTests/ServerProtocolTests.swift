@@ -284,8 +284,8 @@ import TestSupport
 
     @Test func replacesResponsesWithInvalidHeadersByA500() async throws {
         let routes: (Router) -> Void = { router in
-            router.get("/bad") { _ in HTTPResponse(headers: ["X-Evil": "a\r\nSet-Cookie: x=1"], body: .bytes([1])) }
-            router.get("/hello") { _ in HTTPResponse(body: .bytes(Array("hello".utf8))) }
+            router.on(.get, "/bad", .sync { _ in HTTPResponse(headers: ["X-Evil": "a\r\nSet-Cookie: x=1"], body: .bytes([1])) })
+            router.on(.get, "/hello", .sync { _ in HTTPResponse(body: .bytes(Array("hello".utf8))) })
         }
         try await withTestServer(routes: routes) { server in
             try await blocking {
@@ -305,15 +305,15 @@ import TestSupport
         let content = (0..<(3 << 20)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
         let path = try directory.write("blob.bin", content)
         let routes: (Router) -> Void = { router in
-            router.get("/whole") { _ in HTTPResponse(body: .file(path: path, offset: 0, length: UInt64(content.count))) }
-            router.get("/range") { _ in HTTPResponse(status: .partialContent, body: .file(path: path, offset: 1000, length: 5000)) }
+            router.on(.get, "/whole", .sync { _ in HTTPResponse(body: .file(path: path, offset: 0, length: UInt64(content.count))) })
+            router.on(.get, "/range", .sync { _ in HTTPResponse(status: .partialContent, body: .file(path: path, offset: 1000, length: 5000)) })
             // Crosses the boundaries of the chunks a file body is sent in, at odd offsets.
-            router.get("/wide-range") { _ in
+            router.on(.get, "/wide-range", .sync { _ in
                 HTTPResponse(status: .partialContent, body: .file(path: path, offset: 524_287, length: 1_600_003))
-            }
-            router.get("/missing") { _ in HTTPResponse(body: .file(path: path + ".nope", offset: 0, length: 1)) }
-            router.get("/too-long") { _ in HTTPResponse(body: .file(path: path, offset: 0, length: UInt64(content.count + 1))) }
-            router.get("/directory") { _ in HTTPResponse(body: .file(path: directory.path, offset: 0, length: 1)) }
+            })
+            router.on(.get, "/missing", .sync { _ in HTTPResponse(body: .file(path: path + ".nope", offset: 0, length: 1)) })
+            router.on(.get, "/too-long", .sync { _ in HTTPResponse(body: .file(path: path, offset: 0, length: UInt64(content.count + 1))) })
+            router.on(.get, "/directory", .sync { _ in HTTPResponse(body: .file(path: directory.path, offset: 0, length: 1)) })
         }
         try await withTestServer(routes: routes) { server in
             try await blocking {
@@ -341,8 +341,8 @@ import TestSupport
         // 8 MiB response to a client that does not read at first: the server must queue, not block or drop.
         let big = [UInt8](repeating: 0x61, count: 8 << 20)
         let routes: (Router) -> Void = { router in
-            router.get("/big") { _ in HTTPResponse(body: .bytes(big)) }
-            router.get("/hello") { _ in HTTPResponse(body: .bytes(Array("hello".utf8))) }
+            router.on(.get, "/big", .sync { _ in HTTPResponse(body: .bytes(big)) })
+            router.on(.get, "/hello", .sync { _ in HTTPResponse(body: .bytes(Array("hello".utf8))) })
         }
         try await withTestServer(routes: routes) { server in
             try await blocking {
@@ -379,7 +379,7 @@ import TestSupport
     }
 
     @Test func logsOneLinePerRequestWithoutQueryOrSecrets() async throws {
-        let handler = CapturingLogHandler()
+        let handler = LogCapture()
         let logger = Logger(label: "test", factory: { _ in handler })
         try await withTestServer(logger: logger) { server in
             try await blocking {
@@ -388,12 +388,12 @@ import TestSupport
                 _ = try client.get("/hello")
             }
         }
-        let lines = handler.captured.filter { $0.metadata["request.id"] != nil }
+        let lines = handler.records.filter { $0.metadata["request.id"] != nil }
         #expect(lines.count == 2)
         let first = try #require(lines.first)
         #expect(first.message.hasPrefix("GET /query 200 "))
         #expect(first.level == .info)
-        #expect(!handler.captured.contains { record in
+        #expect(!handler.records.contains { record in
             (record.message + record.metadata.values.joined()).contains("s3cret")
         })
     }

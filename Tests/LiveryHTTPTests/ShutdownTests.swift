@@ -16,12 +16,12 @@ import TestSupport
     /// A route whose async handler reports that it started, then takes `delay`.
     static func slowRoutes(started: DispatchSemaphore, delay: Duration) -> (Router) -> Void {
         { router in
-            router.get("/slow") { _ async in
+            router.on(.get, "/slow", .async { _ async in
                 started.signal()
                 try? await Task.sleep(for: delay)
                 return HTTPResponse(body: .bytes(Array("done".utf8)))
-            }
-            router.get("/hello") { _ in HTTPResponse(body: .bytes(Array("hello".utf8))) }
+            })
+            router.on(.get, "/hello", .sync { _ in HTTPResponse(body: .bytes(Array("hello".utf8))) })
         }
     }
 

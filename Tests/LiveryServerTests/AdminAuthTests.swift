@@ -63,8 +63,8 @@ import TestSupport
         let capture = LogCapture()
         let store = try TokenStore(path: path, logger: capture.logger)
         store.reload(reason: "SIGHUP")
-        let errors = capture.captured.filter { $0.hasPrefix("error tokens file is not empty but holds no usable token") }
-        #expect(errors.count == (isError ? 2 : 0), "\(capture.captured)")
+        let errors = capture.lines.filter { $0.hasPrefix("error tokens file is not empty but holds no usable token") }
+        #expect(errors.count == (isError ? 2 : 0), "\(capture.lines)")
         #expect(errors.allSatisfy { $0.contains("tokens.file=\(path)") })
     }
 
@@ -239,7 +239,7 @@ struct AdminRoute: Sendable, CustomTestStringConvertible {
         _ = try await harness.request("PUT", "/admin/v1/killswitch", token: AdminHarness.viewerToken)
         _ = try await harness.send("PUT", "/admin/v1/killswitch", json: #"{"enabled": true}"#)
         await harness.stop()
-        let lines = capture.captured
+        let lines = capture.lines
         #expect(lines.contains { $0.contains("admin request refused") })
         for secret in [AdminHarness.editorToken, AdminHarness.viewerToken, AdminHarness.wrongToken, "Bearer "] {
             #expect(!lines.contains { $0.contains(secret) }, "\(secret) logged")
@@ -257,10 +257,10 @@ struct AdminRoute: Sendable, CustomTestStringConvertible {
             "PUT", "http://ops:hunter2@test/admin/v1/killswitch?x=1", json: #"{"enabled": true}"#, token: token)
         #expect(response.status == 401 || response.status == 403)
         await harness.stop()
-        let refused = capture.captured.filter { $0.contains("admin request refused") }
+        let refused = capture.lines.filter { $0.contains("admin request refused") }
         #expect(refused.count == 1)
         #expect(refused.allSatisfy { $0.contains("http.path=/admin/v1/killswitch ") }, "\(refused)")
-        #expect(!capture.captured.contains { $0.contains("hunter2") || $0.contains("ops:") }, "\(capture.captured)")
+        #expect(!capture.lines.contains { $0.contains("hunter2") || $0.contains("ops:") }, "\(capture.lines)")
     }
 
     @Test func withoutATokensFileTheAdminAPIIsAbsentAndTheLogSaysSo() async throws {
@@ -279,7 +279,7 @@ struct AdminRoute: Sendable, CustomTestStringConvertible {
         for (method, path) in [(HTTPMethod.get, "/admin/v1/skins"), (.post, "/admin/v1/skins"), (.put, "/admin/v1/killswitch")] {
             #expect(frozen.route(method: method, rawPath: Substring(path)).pattern == nil, "\(path) must not be routed")
         }
-        #expect(capture.captured.filter { $0.contains("admin API disabled") }.count == 1)
+        #expect(capture.lines.filter { $0.contains("admin API disabled") }.count == 1)
         service.close()
     }
 
@@ -338,7 +338,7 @@ struct AdminRoute: Sendable, CustomTestStringConvertible {
         #expect(closed, "the connection closes instead of reading the announced body")
         await harness.stop()
         #expect(harness.mark() == before)
-        #expect(capture.captured.filter { $0.contains("admin request refused") }.count == 1, "logged once")
+        #expect(capture.lines.filter { $0.contains("admin request refused") }.count == 1, "logged once")
     }
 
     @Test func uploadWithAnUnknownTokenIsRefusedBeforeItsBodyIsSent() async throws {
@@ -365,7 +365,7 @@ struct AdminRoute: Sendable, CustomTestStringConvertible {
         #expect(closed)
         await harness.stop()
         #expect(harness.mark() == before)
-        let refusals = capture.captured.filter { $0.contains("admin request refused") }
+        let refusals = capture.lines.filter { $0.contains("admin request refused") }
         #expect(refusals.count == 1)
         #expect(refusals.allSatisfy { $0.contains("token.name=auditor") && !$0.contains(AdminHarness.viewerToken) })
     }

@@ -84,21 +84,15 @@ import Testing
         }
     }
 
-    /// `ConsoleAssets.swift` is generated from `www/` by `embed.py`; editing one without the other fails here.
-    @Test func embeddedConsoleMatchesItsSourceFiles() throws {
+    /// Every file of `www/` is served, byte for byte: a file added there but not to `ConsoleAssets.all` fails here.
+    @Test func everyConsoleFileIsEmbeddedByteForByte() throws {
         let www = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Sources/LiveryConsole/www")
         let names = try FileManager.default.contentsOfDirectory(atPath: www.path).sorted()
-        #expect(ConsoleAssets.all.map(\.name) == names, "rerun python3 Sources/LiveryConsole/embed.py")
+        #expect(ConsoleAssets.all.map(\.name) == names, "list every file of www/ in ConsoleAssets.all")
         for asset in ConsoleAssets.all {
-            let source = try String(contentsOf: www.appendingPathComponent(asset.name), encoding: .utf8)
-            // Compared line by line so a failure names the first differing line, not both whole files.
-            let embedded = asset.text.split(separator: "\n", omittingEmptySubsequences: false)
-            let written = source.split(separator: "\n", omittingEmptySubsequences: false)
-            let differingLine = embedded == written
-                ? nil : (zip(embedded, written).enumerated().first { $0.element.0 != $0.element.1 }?.offset
-                    ?? min(embedded.count, written.count)) + 1
-            #expect(differingLine == nil, "\(asset.name) differs from www/: rerun python3 Sources/LiveryConsole/embed.py")
+            let source = try Data(contentsOf: www.appendingPathComponent(asset.name))
+            #expect(asset.bytes == Array(source), "\(asset.name) differs from www/")
         }
     }
 }

@@ -21,10 +21,10 @@ import TestSupport
 
         init() throws {
             let router = Router()
-            router.get("/hello/:name") { request in
+            router.on(.get, "/hello/:name", .sync { request in
                 .json(.ok, Array(#"{"hello":"\#(request.pathParameters["name"] ?? "")"}"#.utf8))
-            }
-            router.get("/fail") { _ in .json(.internalServerError, Array("{}".utf8)) }
+            })
+            router.on(.get, "/fail", .sync { _ in .json(.internalServerError, Array("{}".utf8)) })
             metrics.register(on: router)
             var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: 0)
             configuration.eventLoopCount = 2

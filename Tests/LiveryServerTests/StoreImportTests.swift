@@ -40,7 +40,7 @@ import TestSupport
         let capture = LogCapture()
         let harness = try await AdminHarness(root: root, logger: capture.logger)
         #expect(harness.store.snapshot.skinIDs == ["christmas-2026"])
-        #expect(capture.captured.contains { $0.contains("skin not imported: invalid") && $0.contains("broken") })
+        #expect(capture.lines.contains { $0.contains("skin not imported: invalid") && $0.contains("broken") })
         await harness.stop()
     }
 

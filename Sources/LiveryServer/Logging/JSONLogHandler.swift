@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import JSONWriting
 import Logging
 
 /// A swift-log handler writing one JSON object per line:
@@ -141,24 +142,8 @@ public struct JSONLogHandler: LogHandler {
         }
     }
 
-    /// A JSON string: `"` and `\` escaped, control characters as `\n`, `\r`, `\t` or `\u00XX`, the rest as UTF-8.
+    /// A JSON string, escaped by `JSONWriter`'s one rule.
     static func appendString(_ text: String, to line: inout [UInt8]) {
-        let hex: [UInt8] = Array("0123456789abcdef".utf8)
-        line.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): line.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): line.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case 0x0A: line.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D: line.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: line.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0x00..<0x20, 0x7F:
-                line.append(contentsOf: Array(#"\u00"#.utf8))
-                line.append(hex[Int(byte >> 4)])
-                line.append(hex[Int(byte & 0x0F)])
-            default: line.append(byte)
-            }
-        }
-        line.append(UInt8(ascii: "\""))
+        JSONWriter.appendString(text, to: &line)
     }
 }

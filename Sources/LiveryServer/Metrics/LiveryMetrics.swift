@@ -72,6 +72,6 @@ public final class LiveryMetrics: Sendable {
 
     /// Adds `GET /metrics` to `router`.
     public func register(on router: Router) {
-        router.get("/metrics") { [self] _ in exposition() }
+        router.on(.get, "/metrics", .sync { [self] _ in exposition() })
     }
 }

@@ -34,24 +34,24 @@ struct TestServer: Sendable {
 
     /// Routes most protocol tests use.
     static func standardRoutes(_ router: Router) {
-        router.get("/hello") { _ in HTTPResponse(headers: ["Content-Type": "text/plain"], body: .bytes(Array("hello".utf8))) }
-        router.post("/echo", bodyLimit: 1 << 20) { request in
+        router.on(.get, "/hello", .sync { _ in HTTPResponse(headers: ["Content-Type": "text/plain"], body: .bytes(Array("hello".utf8))) })
+        router.on(.post, "/echo", bodyLimit: 1 << 20, .sync { request in
             var headers: HTTPHeaders = ["Content-Type": "application/octet-stream"]
             headers.add(name: "X-Trailers", value: request.trailers.map { "\($0.name)=\($0.value)" }.joined(separator: ","))
             return HTTPResponse(headers: headers, body: .bytes(request.body))
-        }
-        router.post("/small", bodyLimit: 16) { request in HTTPResponse(body: .bytes(request.body)) }
-        router.get("/seq/:n") { request in HTTPResponse(body: .bytes(Array("seq \(request.pathParameters["n"] ?? "")".utf8))) }
-        router.get("/async/:n") { request async in
+        })
+        router.on(.post, "/small", bodyLimit: 16, .sync { request in HTTPResponse(body: .bytes(request.body)) })
+        router.on(.get, "/seq/:n", .sync { request in HTTPResponse(body: .bytes(Array("seq \(request.pathParameters["n"] ?? "")".utf8))) })
+        router.on(.get, "/async/:n", .async { request async in
             // Later requests finish sooner, so order is only right if the server keeps it.
             let n = Int(request.pathParameters["n"] ?? "") ?? 0
             try? await Task.sleep(for: .milliseconds(max(0, 30 - 3 * n)))
             return HTTPResponse(body: .bytes(Array("async \(n)".utf8)))
-        }
-        router.get(
-            "/either/:n",
+        })
+        router.on(
+            .get, "/either/:n",
             // Even numbers are answered on the event loop; odd ones need the slow path.
-            immediate: { request in
+            .syncOrAsync(immediate: { request in
                 let n = Int(request.pathParameters["n"] ?? "") ?? 0
                 return n % 2 == 0 ? HTTPResponse(body: .bytes(Array("now \(n)".utf8))) : nil
             },
@@ -59,12 +59,12 @@ struct TestServer: Sendable {
                 let n = Int(request.pathParameters["n"] ?? "") ?? 0
                 try? await Task.sleep(for: .milliseconds(10))
                 return HTTPResponse(body: .bytes(Array("later \(n)".utf8)))
-            })
-        router.get("/query") { request in
+            }))
+        router.on(.get, "/query", .sync { request in
             HTTPResponse(body: .bytes(Array(request.query.map { "\($0.name)=\($0.value)" }.joined(separator: "&").utf8)))
-        }
-        router.get("/request-id") { request in HTTPResponse(body: .bytes(Array(request.requestID.utf8))) }
-        router.get("/empty") { _ in HTTPResponse(status: .noContent) }
+        })
+        router.on(.get, "/request-id", .sync { request in HTTPResponse(body: .bytes(Array(request.requestID.utf8))) })
+        router.on(.get, "/empty", .sync { _ in HTTPResponse(status: .noContent) })
     }
 }
 
@@ -96,33 +96,4 @@ final class RecordingObserver: HTTPServerObserver {
     func connectionOpened(_ event: HTTPConnectionEvent) { opened.add(1, ordering: .relaxed) }
     func connectionClosed(_ event: HTTPConnectionEvent) { closed.add(1, ordering: .relaxed) }
     func requestCompleted(_ event: HTTPRequestEvent) { requests.withLock { $0.append(event) } }
-}
-
-/// Captures log records.
-final class CapturingLogHandler: LogHandler, @unchecked Sendable {
-    // Invariant: `records` is guarded by `lock`; the value-type LogHandler fields are only set before use.
-    struct Record: Sendable {
-        var level: Logger.Level
-        var message: String
-        var metadata: [String: String]
-    }
-
-    private let lock = NSLock()
-    private var records: [Record] = []
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        var merged: [String: String] = [:]
-        for (key, value) in metadata { merged[key] = "\(value)" }
-        for (key, value) in event.metadata ?? [:] { merged[key] = "\(value)" }
-        lock.withLock { records.append(Record(level: event.level, message: "\(event.message)", metadata: merged)) }
-    }
-
-    var captured: [Record] { lock.withLock { records } }
 }

@@ -7,7 +7,7 @@ import Foundation
 /// A serial Dispatch queue is "overcommit": it gets a thread even when every core is busy, so a job never waits
 /// behind the cooperative pool. (Concurrent Dispatch queues do not have that property, hence `onOwnThread` for
 /// work that may run in parallel; callers bound how much.)
-struct BlockingQueue: Sendable {
+struct BlockingWorkRunner: Sendable {
     private let queue: DispatchQueue
 
     /// - Parameter label: the queue's name, shown in debuggers and crash logs.

@@ -2,7 +2,7 @@
 ///
 /// Asked as soon as the head is parsed, before the body is read, so the answer's head check and body limit are
 /// applied without reading the body. `FrozenRouter` is the usual implementation.
-public protocol HTTPResponder: Sendable {
+public protocol HTTPRouting: Sendable {
     /// Chooses the route for a request.
     ///
     /// - Parameters:
@@ -12,7 +12,7 @@ public protocol HTTPResponder: Sendable {
     func route(method: HTTPMethod, rawPath: Substring) -> HTTPRoute
 }
 
-/// The answer of an `HTTPResponder`: which handler runs, with which parameters, body limit and head check.
+/// The answer of an `HTTPRouting`: which handler runs, with which parameters, body limit and head check.
 public struct HTTPRoute: Sendable {
     /// The registered pattern, such as `/api/v1/packages/:sign`; nil when no route matched (404 or 405).
     /// Reported to observers, so metrics are labelled by pattern rather than by raw path.
