@@ -31,9 +31,9 @@ import TestSupport
                 },
                 routes: { router in
                     TestServer.standardRoutes(router)
-                    router.get("/file") { _ in
+                    router.on(.get, "/file", .sync { _ in
                         HTTPResponse(body: .file(path: file, offset: 0, length: UInt64(content.count)))
-                    }
+                    })
                 })
             let digest = try await ExternalProcess.run("sha256sum", [file]).standardOutput.prefix(64)
             return Fixture(certificates: certificates, server: server, fileDigest: String(digest), fileLength: content.count)
