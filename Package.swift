@@ -49,7 +49,8 @@ let package = Package(
         // Deterministic zip writer (and hostile-first reader) on zlib. No HTTP, no skins.
         .target(name: "ZipArchive", dependencies: ["CZlib", "LiveryCrypto"]),
 
-        // Durable state under the data directory: content-addressed blobs, skin versions, release state, audit log.
+        // Durable state: the SkinStore role (snapshot, revision-checked changes, content-addressed files, audit log,
+        // kill switches) and FileSkinStore, its implementation under the data directory (blobs, state.json, audit.log).
         .target(name: "SkinStore", dependencies: ["LiveryCrypto", "JSONWriting"]),
 
         // PostgreSQL through libpq: connections on threads of their own, parameterized queries, typed SQLSTATE
@@ -107,7 +108,12 @@ let package = Package(
         // A real PostgreSQL server per suite or test (initdb as an unprivileged user, Unix socket only). Never shipped.
         .target(name: "PostgresTestSupport", dependencies: ["TestSupport"], path: "Tests/PostgresTestSupport"),
         .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "PostgresTestSupport", "TestSupport"]),
-        .testTarget(name: "SkinStoreTests", dependencies: ["SkinStore", "LiveryCrypto", "TestSupport"]),
+        // The checks every `SkinStore` implementation must pass, run by each implementation's tests with a factory of
+        // its stores (FileSkinStore's in SkinStoreTests; PostgreSQL's next). Imports Testing. Never shipped.
+        .target(
+            name: "SkinStoreConformance", dependencies: ["SkinStore", "LiveryCrypto"], path: "Tests/SkinStoreConformance"),
+        .testTarget(
+            name: "SkinStoreTests", dependencies: ["SkinStore", "SkinStoreConformance", "LiveryCrypto", "TestSupport"]),
         // Child process for SkinStoreTests' crash-safety test (killed with SIGKILL mid-change). Not shipped.
         .executableTarget(
             name: "store-torture", dependencies: ["SkinStore", "TestSupport"], path: "Tests/StoreTorture"),

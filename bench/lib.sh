@@ -45,9 +45,9 @@ bench_build() {  # [peer]
 }
 
 # Generates a valid skin of MB megabytes (real PNGs and Lottie JSON) in DIR, released for app "demo" on iOS and
-# Android from an hour ago for two days.
-bench_demo_skin() {  # dir mb
-    python3 "$ROOT/bench/pack/make-skin.py" "$1" "$2" >/dev/null
+# Android from an hour ago for two days. SEED picks other images (make-skin.py's default when not given).
+bench_demo_skin() {  # dir mb [seed]
+    python3 "$ROOT/bench/pack/make-skin.py" "$1" "$2" ${3:+"$3"} >/dev/null
     python3 - "$1/skin.json" <<'PY'
 import datetime, json, sys
 path = sys.argv[1]
@@ -58,6 +58,24 @@ manifest["release"] = {"startsAt": (now - datetime.timedelta(hours=1)).isoformat
                        "endsAt": (now + datetime.timedelta(days=2)).isoformat(), "platforms": ["ios", "android"]}
 json.dump(manifest, open(path, "w"), indent=2)
 PY
+}
+
+# Starts livery on 127.0.0.1 and a free port with WORK/skins and WORK/data (created if missing) and the given extra
+# flags, logging to WORK/livery.log; returns once it listens and is ready. Sets LIVERY_PID and LIVERY_PORT.
+bench_start_livery() {  # work [flags...]
+    local work=$1
+    shift
+    mkdir -p "$work/skins" "$work/data"
+    "$LIVERY" serve --host 127.0.0.1 --port 0 --log-level warning --skins-dir "$work/skins" \
+        --data-dir "$work/data" "$@" >"$work/livery.log" 2>&1 &
+    LIVERY_PID=$!
+    PIDS+=("$LIVERY_PID")
+    for _ in $(seq 1 600); do
+        LIVERY_PORT=$(sed -n 's/^LIVERY_LISTENING .*:\([0-9]*\)$/\1/p' "$work/livery.log")
+        [ -n "$LIVERY_PORT" ] && curl -fs -o /dev/null "http://127.0.0.1:$LIVERY_PORT/readyz" && return 0
+        sleep 0.05
+    done
+    echo "livery did not start" >&2; cat "$work/livery.log" >&2; return 1
 }
 
 free_port() {

@@ -370,9 +370,16 @@ final class HTTPConnection: @unchecked Sendable {
         if response.status.forbidsBody { response.body = .empty }
 
         // Open a file body before writing the head, so a missing file can still become a 500.
-        var file: (descriptor: Int32, offset: Int, length: Int)?
-        if case .file(let path, let offset, let length) = response.body, !isHead {
-            switch openFileBody(path: path, offset: offset, length: length) {
+        var file: (file: OpenFile, offset: Int, length: Int)?
+        let fileBody: (path: String, offset: UInt64, length: UInt64, cached: Bool)? =
+            switch response.body {
+            case .file(let path, let offset, let length): (path, offset, length, false)
+            case .immutableFile(let path, let offset, let length): (path, offset, length, true)
+            case .empty, .bytes: nil
+            }
+        if let fileBody, !isHead {
+            let path = fileBody.path
+            switch openFileBody(path: path, offset: fileBody.offset, length: fileBody.length, cached: fileBody.cached) {
             case .success(let opened):
                 file = opened
                 context.descriptors.obtained()
@@ -401,7 +408,6 @@ final class HTTPConnection: @unchecked Sendable {
         } catch {
             context.logger.error(
                 "handler response has an invalid header", metadata: ["request.id": "\(requestID)", "header": "\(error.name)"])
-            if let file { Syscall.close(file.descriptor) }
             file = nil
             response = .error(.internalServerError, code: "internal_error", message: "The server failed to respond.")
             // Cannot fail: the error response's headers are valid.
@@ -416,10 +422,9 @@ final class HTTPConnection: @unchecked Sendable {
         }
         if let file {
             flushStaging(more: true)
-            if machine.isClosed {
-                Syscall.close(file.descriptor)
-            } else {
-                outbound.append(file: file.descriptor, offset: file.offset, length: file.length)
+            // A closed connection drops the file here (its descriptor closes unless the open-file cache keeps it).
+            if !machine.isClosed {
+                outbound.append(file: file.file, offset: file.offset, length: file.length)
             }
             bytesSent += file.length
         }
@@ -431,31 +436,35 @@ final class HTTPConnection: @unchecked Sendable {
         }
     }
 
+    /// Opens a file body (from the server's open-file cache when `cached`). Out of descriptors, the cache gives
+    /// its idle ones back and the open is tried once more.
     private func openFileBody(
-        path: String, offset: UInt64, length: UInt64
-    ) -> Result<(descriptor: Int32, offset: Int, length: Int), FileBodyError> {
+        path: String, offset: UInt64, length: UInt64, cached: Bool
+    ) -> Result<(file: OpenFile, offset: Int, length: Int), FileBodyError> {
         guard offset <= UInt64(Int.max), length <= UInt64(Int.max) - offset else { return .failure(.rangeTooLarge) }
-        let descriptor: Int32
-        do {
-            descriptor = try Syscall.openForReading(path)
-        } catch {
-            return .failure(.open(error))
-        }
-        do {
-            let info = try Syscall.fileStatus(descriptor)
-            guard info.st_mode & S_IFMT == S_IFREG else {
-                Syscall.close(descriptor)
-                return .failure(.notRegularFile)
+        let openFiles = context.openFiles
+        let attempt = { () -> Result<OpenFile, OpenFileCache.Failure> in
+            Result { () throws(OpenFileCache.Failure) in
+                cached ? try openFiles.open(path) : try OpenFileCache.openRegular(path)
             }
-            guard UInt64(info.st_size) >= offset + length else {
-                Syscall.close(descriptor)
-                return .failure(.shorterThanRange)
-            }
-        } catch {
-            Syscall.close(descriptor)
-            return .failure(.open(error))
         }
-        return .success((descriptor, Int(offset), Int(length)))
+        var opened = attempt()
+        if case .failure(.system(let error)) = opened, DescriptorExhaustion.isExhaustion(error.errno),
+            openFiles.removeAll() > 0
+        {
+            opened = attempt()
+        }
+        let file: OpenFile
+        switch opened {
+        case .success(let value): file = value
+        case .failure(.system(let error)): return .failure(.open(error))
+        case .failure(.notRegularFile): return .failure(.notRegularFile)
+        }
+        guard file.size >= offset + length else {
+            if cached { context.openFiles.invalidate(path) }
+            return .failure(.shorterThanRange)
+        }
+        return .success((file, Int(offset), Int(length)))
     }
 
     private enum FileBodyError: Error, CustomStringConvertible {
@@ -558,9 +567,9 @@ final class HTTPConnection: @unchecked Sendable {
                     } else {
                         outbound.updateFirst(.bytes(bytes, offset: offset + count))
                     }
-                case .file(let descriptor, let offset, let remaining):
+                case .file(let file, let offset, let remaining):
                     var position = offset
-                    let result = try sendFile(descriptor, offset: &position, count: min(remaining, Self.fileChunkLimit))
+                    let result = try sendFile(file.descriptor, offset: &position, count: min(remaining, Self.fileChunkLimit))
                     guard case .processed(let count) = result else { return }
                     if count == 0 {
                         // The file shrank after we announced its length: the response cannot be completed.
@@ -572,7 +581,7 @@ final class HTTPConnection: @unchecked Sendable {
                     if count == remaining {
                         outbound.removeFirst()
                     } else {
-                        outbound.updateFirst(.file(descriptor: descriptor, offset: position, remaining: remaining - count))
+                        outbound.updateFirst(.file(file, offset: position, remaining: remaining - count))
                         // A whole chunk went out: let the loop serve other connections before the next one (the
                         // socket stays writable, so the next round comes back here).
                         if count == Self.fileChunkLimit { return }

@@ -285,7 +285,7 @@ struct HTTPConnectionStateMachine {
     /// Parses the buffered input up to the next event (see `nextEvent(in:offset:…)`).
     mutating func nextBufferedEvent(outputBacklog: Int, now: UInt64) -> InputEvent {
         // Moved out while parsing (the parser borrows its bytes while the machine changes), then back.
-        var input = pendingInput
+        let input = pendingInput
         pendingInput = []
         var offset = pendingOffset
         let event = input.withUnsafeBytes { nextEvent(in: $0, offset: &offset, outputBacklog: outputBacklog, now: now) }
@@ -297,12 +297,17 @@ struct HTTPConnectionStateMachine {
                 pendingOffset = offset
             }
         case .stop, .invalid:
-            if offset < input.count && keepsInput {
-                input.removeFirst(offset)
-                pendingInput = input
-            }
+            if keepsInput { pendingInput = Self.unconsumed(input, after: offset) }
         }
         return event
+    }
+
+    /// What of `input` is left after `consumed` bytes, in storage sized to it: nothing is kept when all was
+    /// consumed, and never the capacity a large pipelined burst grew (memory held by a waiting connection).
+    static func unconsumed(_ input: [UInt8], after consumed: Int) -> [UInt8] {
+        if consumed >= input.count { return [] }
+        if consumed == 0 && input.capacity <= 2 * input.count { return input }
+        return Array(input[consumed...])
     }
 
     /// The delivered head was routed and not answered: decides on its body, whose size may not exceed `limit`.

@@ -44,6 +44,10 @@ extension HTTPServer {
         public var acceptsRequestID: Bool = true
         /// Receives per-request and per-connection events. Default none.
         public var observer: (any HTTPServerObserver)?
+        /// Where the files of `.immutableFile` bodies stay open between responses; pass one to invalidate its
+        /// paths when the files are replaced or removed. Default: a cache of the server's own, with
+        /// `OpenFileCache`'s defaults (1,024 files, checked at most once a second).
+        public var openFiles: OpenFileCache?
         /// Serve HTTPS with this certificate chain and key (read by `start()`, again by `reloadTLS()`); nil for
         /// plain HTTP. TLS 1.2 minimum, ALPN `http/1.1`, no renegotiation. Default nil.
         public var tls: TLSConfiguration?

@@ -24,6 +24,8 @@ final class Listener: @unchecked Sendable {
     private let context: ServerContext
     private var source: DispatchSourceRead?
     private var paused = false
+    /// Signalled by the source's cancel handler once the socket is closed.
+    private let closed = DispatchSemaphore(value: 0)
     private var nextLoop = 0
 
     /// Creates, binds and listens.
@@ -75,23 +77,32 @@ final class Listener: @unchecked Sendable {
             // object that started it is gone.
             source.setEventHandler { [self] in acceptAll() }
             let fd = self.fd
-            source.setCancelHandler { Syscall.close(fd) }
+            let closed = self.closed
+            source.setCancelHandler {
+                Syscall.close(fd)
+                closed.signal()
+            }
             self.source = source
             source.activate()
         }
     }
 
-    /// Stops accepting and closes the socket; returns once no accept handler is running.
+    /// Stops accepting and closes the socket; returns once no accept handler is running and the socket is closed, so
+    /// a connection attempt after it is refused rather than left in the listen backlog.
+    ///
+    /// Must not be called on the listener's own queue (the cancel handler that closes the socket runs there).
     func stop() {
-        queue.sync {
-            guard let source else { return }
+        let cancelled = queue.sync { () -> Bool in
+            guard let source else { return false }
             if paused {
                 paused = false
                 source.resume()
             }
             source.cancel()
             self.source = nil
+            return true
         }
+        if cancelled { closed.wait() }
     }
 
     private func acceptAll() {

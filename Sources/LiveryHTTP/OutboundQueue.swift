@@ -1,11 +1,11 @@
 /// Response data a connection could not write yet: byte runs and file ranges, in order.
 ///
-/// Empty (and allocation-free) on the hot path, where a response goes out with one `send`. File ranges own
-/// their descriptor and close it when written or discarded.
+/// Empty (and allocation-free) on the hot path, where a response goes out with one `send`. File ranges hold a
+/// reference to their open file, released when written or discarded (the descriptor closes with the last one).
 struct OutboundQueue {
     enum Chunk {
         case bytes([UInt8], offset: Int)
-        case file(descriptor: Int32, offset: Int, remaining: Int)
+        case file(OpenFile, offset: Int, remaining: Int)
     }
 
     private var chunks: [Chunk] = []
@@ -18,12 +18,9 @@ struct OutboundQueue {
         chunks.append(.bytes(bytes, offset: 0))
     }
 
-    mutating func append(file descriptor: Int32, offset: Int, length: Int) {
-        guard length > 0 else {
-            Syscall.close(descriptor)
-            return
-        }
-        chunks.append(.file(descriptor: descriptor, offset: offset, remaining: length))
+    mutating func append(file: OpenFile, offset: Int, length: Int) {
+        guard length > 0 else { return }
+        chunks.append(.file(file, offset: offset, remaining: length))
     }
 
     var first: Chunk? { isEmpty ? nil : chunks[head] }
@@ -31,18 +28,20 @@ struct OutboundQueue {
     /// Replaces the first chunk after partial progress.
     mutating func updateFirst(_ chunk: Chunk) { chunks[head] = chunk }
 
-    /// Drops the first chunk (closing its file, if any).
+    /// Drops the first chunk (releasing its file, if any).
     mutating func removeFirst() {
-        if case .file(let descriptor, _, _) = chunks[head] { Syscall.close(descriptor) }
+        chunks[head] = .bytes([], offset: 0)
         head += 1
         if head == chunks.count {
-            chunks.removeAll()
+            // Gives the storage back too: an idle connection holds no queue memory.
+            chunks = []
             head = 0
         }
     }
 
-    /// Discards everything, closing files.
+    /// Discards everything, releasing files.
     mutating func removeAll() {
-        while !isEmpty { removeFirst() }
+        chunks = []
+        head = 0
     }
 }

@@ -26,6 +26,8 @@ final class ServerContext: Sendable {
     let openConnections = Atomic<Int>(0)
     /// Episodes of running out of descriptors, shared by the accept loop and file bodies.
     let descriptors: DescriptorExhaustion
+    /// Files of `.immutableFile` bodies kept open across responses.
+    let openFiles: OpenFileCache
     /// Set once shutdown begins; responses then carry `Connection: close`.
     let draining = Atomic<Bool>(false)
     private let stopWaiters = Mutex<StopState>(StopState())
@@ -56,6 +58,7 @@ final class ServerContext: Sendable {
         self.acceptsRequestID = configuration.acceptsRequestID
         self.defaultBodyLimit = configuration.defaultBodyLimit
         self.descriptors = DescriptorExhaustion(logger: logger)
+        self.openFiles = configuration.openFiles ?? OpenFileCache()
     }
 
     /// Called by a connection once it is fully closed.

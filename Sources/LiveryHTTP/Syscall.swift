@@ -158,6 +158,13 @@ enum Syscall {
         return info
     }
 
+    static func pathStatus(_ path: String) throws(SyscallError) -> stat {
+        var info = stat()
+        let result = path.withCString { fstatat(AT_FDCWD, $0, &info, 0) }
+        guard result == 0 else { throw SyscallError(call: "stat", errno: errno) }
+        return info
+    }
+
     /// Monotonic time in nanoseconds; never goes backwards, unaffected by wall-clock changes.
     static func monotonicNanoseconds() -> UInt64 {
         var spec = timespec()

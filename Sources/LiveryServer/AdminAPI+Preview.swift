@@ -71,7 +71,7 @@ extension AdminAPI {
     /// `GET /audit?since=&limit=`: committed changes, oldest first. `since` is a sequence number (entries after
     /// it; page with the answer's `nextSince`) or an ISO 8601 instant (entries at or after it); `limit` is 1 to
     /// `Configuration.maxAuditPage` (default 100).
-    func audit(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+    func audit(_ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
         var cursor: AuditCursor?
         if let text = request.query["since"], !text.isEmpty {
             if let sequence = Int(text), sequence >= 0 {
@@ -90,7 +90,12 @@ extension AdminAPI {
             }
             limit = parsed
         }
-        let entries = store.audit(since: cursor, limit: limit)
+        let entries: [AuditEntry]
+        do throws(StoreError) {
+            entries = try await store.audit(since: cursor, limit: limit)
+        } catch {
+            throw failure(error, request: request)
+        }
         return Self.json([
             "entries": .array(entries.map(AdminJSON.auditEntry)),
             "nextSince": entries.last.map { AdminJSON.number($0.sequence) } ?? .null,

@@ -88,14 +88,11 @@ extension AdminAPI {
                 let current = snapshot.revision(ofSkin: prepared.skinID)
                 if condition == .any && current == 0 { throw APIError.preconditionFailed(current: 0) }
                 let expected = try AdminETag.expectedRevision(condition, current: current)
-                let store = store
                 let outcome: (version: SkinVersion, added: Bool)
                 do throws(StoreError) {
-                    outcome = try await storeRunner.run { () throws(StoreError) -> (version: SkinVersion, added: Bool) in
-                        try store.addVersionUnlessUnchanged(
-                            skinID: prepared.skinID, files: prepared.files, metadata: prepared.metadata,
-                            expectedRevision: expected, actor: actor)
-                    }
+                    outcome = try await store.addVersionUnlessUnchanged(
+                        skinID: prepared.skinID, files: prepared.files, metadata: prepared.metadata,
+                        expectedRevision: expected, actor: actor)
                 } catch {
                     throw failure(error, field: "body", request: request)
                 }
@@ -190,14 +187,11 @@ extension AdminAPI {
         }
         let document = plan.jsonValue.serialized(.compact)
         let actor = AdminAuth.actor(of: request)
-        let store = store
         let updated: SkinState
         do throws(StoreError) {
-            updated = try await storeRunner.run { () throws(StoreError) -> SkinState in
-                try store.setRelease(
-                    skinID: id, version: version.number, document: document, expectedRevision: expected, actor: actor,
-                    action: action)
-            }
+            updated = try await store.setRelease(
+                skinID: id, version: version.number, document: document, expectedRevision: expected, actor: actor,
+                action: action)
         } catch {
             throw failure(error, field: "version", request: request)
         }
@@ -293,12 +287,9 @@ extension AdminAPI {
             let skin = try await writes.withPermit { () async throws(APIError) -> SkinState in
                 let current = try Self.skin(id, in: store.snapshot)
                 let expected = try AdminETag.expectedRevision(condition, current: current.revision)
-                let store = store
                 let updated: SkinState
                 do throws(StoreError) {
-                    updated = try await storeRunner.run { () throws(StoreError) -> SkinState in
-                        try store.clearRelease(skinID: id, expectedRevision: expected, actor: actor)
-                    }
+                    updated = try await store.clearRelease(skinID: id, expectedRevision: expected, actor: actor)
                 } catch {
                     throw failure(error, request: request)
                 }
@@ -322,12 +313,9 @@ extension AdminAPI {
             let revision = try await writes.withPermit { () async throws(APIError) -> Int in
                 let current = try Self.skin(id, in: store.snapshot)
                 let expected = try AdminETag.expectedRevision(condition, current: current.revision)
-                let store = store
                 let revision: Int
                 do throws(StoreError) {
-                    revision = try await storeRunner.run { () throws(StoreError) -> Int in
-                        try store.deleteSkin(skinID: id, force: force, expectedRevision: expected, actor: actor)
-                    }
+                    revision = try await store.deleteSkin(skinID: id, force: force, expectedRevision: expected, actor: actor)
                 } catch {
                     throw failure(error, request: request)
                 }
@@ -365,13 +353,10 @@ extension AdminAPI {
             let actor = AdminAuth.actor(of: request)
             let switches = try await writes.withPermit { () async throws(APIError) -> KillSwitches in
                 let expected = try AdminETag.expectedRevision(condition, current: store.snapshot.killSwitches.revision)
-                let store = store
                 let switches: KillSwitches
                 do throws(StoreError) {
-                    switches = try await storeRunner.run { () throws(StoreError) -> KillSwitches in
-                        try store.setKillSwitch(
-                            app: app, enabled: enabled, reason: reason, expectedRevision: expected, actor: actor)
-                    }
+                    switches = try await store.setKillSwitch(
+                        app: app, enabled: enabled, reason: reason, expectedRevision: expected, actor: actor)
                 } catch {
                     throw failure(error, request: request)
                 }

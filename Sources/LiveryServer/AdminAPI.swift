@@ -59,7 +59,7 @@ public final class AdminAPI: Sendable {
     public static let prefix = "/admin/v1"
 
     public let configuration: Configuration
-    let store: SkinStore
+    let store: any SkinStore
     let catalog: StoreCatalog
     let client: ClientAPI
     let tokens: TokenStore
@@ -70,12 +70,11 @@ public final class AdminAPI: Sendable {
     /// `livery_admin_changes_total{action}`, counted once a change is committed and published.
     let changes = AdminChangeCounter()
     let uploads: AsyncSemaphore
-    let storeRunner = BlockingWorkRunner(label: "livery.store")
     /// The data folder, as configured: named in the answers to writes it cannot take (full, read-only).
     let dataDirectory: String
 
     init(
-        configuration: Configuration, store: SkinStore, catalog: StoreCatalog, client: ClientAPI, tokens: TokenStore,
+        configuration: Configuration, store: any SkinStore, catalog: StoreCatalog, client: ClientAPI, tokens: TokenStore,
         limits: ValidationLimits, dataDirectory: String, logger: Logger, clock: @escaping @Sendable () -> Date
     ) {
         self.configuration = configuration
@@ -121,7 +120,7 @@ public final class AdminAPI: Sendable {
         admin.on(.get, "/killswitch", .sync { [self] _ in killSwitch() })
         admin.on(.put, "/killswitch", .async { [self] request in await putKillSwitch(request) })
         admin.on(.get, "/preview", .sync { [self] request throws(APIError) in try preview(request) })
-        admin.on(.get, "/audit", .sync { [self] request throws(APIError) in try audit(request) })
+        admin.on(.get, "/audit", .async { [self] request throws(APIError) in try await audit(request) })
         admin.on(.get, "/whoami", .sync { request in Self.whoami(request) })
     }
 
@@ -286,11 +285,7 @@ public final class AdminAPI: Sendable {
         }
         let blob: String
         do throws(StoreError) {
-            let store = store
-            let skinID = skin.id
-            blob = try await BlockingWorkRunner.onOwnThread(name: "livery.verify") { () throws(StoreError) -> String in
-                try store.verifiedBlobPath(of: stored, skinID: skinID, version: number)
-            }
+            blob = try await store.verifiedFilePath(of: stored, skinID: skin.id, version: number)
         } catch {
             let mapped = failure(error, field: "path", request: request)
             if case .corruptFile = error { throw APIError.storedFileCorrupt(path: path) }

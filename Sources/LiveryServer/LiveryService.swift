@@ -33,10 +33,14 @@ public final class LiveryService: Sendable {
 
     public let configuration: Configuration
     public let client: ClientAPI
-    /// The durable store.
-    public let store: SkinStore
+    /// The durable store: a `FileSkinStore` under `<data-dir>/store`. The admin API and the catalog see it only
+    /// in its `SkinStore` role.
+    public let store: FileSkinStore
     /// The admin API, or nil when no tokens file is configured.
     public let admin: AdminAPI?
+    /// Package files kept open for downloads; give it to the HTTP server (`HTTPServer.Configuration.openFiles`).
+    /// The package cache invalidates the files it removes or rebuilds.
+    public let openFiles: OpenFileCache
     let catalog: StoreCatalog
     private let logger: Logger
     private let clock: @Sendable () -> Date
@@ -53,17 +57,19 @@ public final class LiveryService: Sendable {
         self.logger = logger
         self.clock = clock
         let cache: PackageCache
+        let openFiles = OpenFileCache()
+        self.openFiles = openFiles
         do throws(PackageCacheError) {
             cache = try PackageCache(
                 directory: configuration.dataDirectory + "/packages", maxParallelBuilds: configuration.maxParallelBuilds,
-                logger: logger)
+                logger: logger, fileChanged: { openFiles.invalidate($0) })
         } catch {
             throw .packageCache(error)
         }
-        let store: SkinStore
+        let store: FileSkinStore
         do throws(StoreError) {
             try Self.checkStoreNotLost(dataDirectory: configuration.dataDirectory)
-            store = try SkinStore(directory: configuration.dataDirectory + "/store", clock: clock)
+            store = try FileSkinStore(directory: configuration.dataDirectory + "/store", clock: clock)
         } catch {
             throw .store(error)
         }
@@ -80,7 +86,7 @@ public final class LiveryService: Sendable {
         }
         let client = ClientAPI(configuration: configuration.client, cache: cache, logger: logger, clock: clock)
         let catalog = StoreCatalog(
-            store: store, cache: cache, limits: configuration.validationLimits, client: client, logger: logger)
+            store: store, cache: cache, limits: configuration.validationLimits, logger: logger, publish: client.publish)
         self.store = store
         self.client = client
         self.catalog = catalog
@@ -117,9 +123,7 @@ public final class LiveryService: Sendable {
             limits: configuration.validationLimits, logger: logger)
         let summary: SkinImporter.Summary
         do throws(StoreError) {
-            summary = try await BlockingWorkRunner.onOwnThread(name: "livery.import") { () throws(StoreError) -> SkinImporter.Summary in
-                try importer.importIfPending()
-            }
+            summary = try await importer.importIfPending()
         } catch {
             throw .store(error)
         }

@@ -21,12 +21,12 @@ enum PackageResponder {
         switch ByteRange.evaluate(rangeHeader, length: record.size) {
         case .full:
             return HTTPResponse(
-                status: .ok, headers: headers, body: .file(path: record.path, offset: 0, length: record.size))
+                status: .ok, headers: headers, body: .immutableFile(path: record.path, offset: 0, length: record.size))
         case .partial(let range):
             headers.add(name: "Content-Range", value: "bytes \(range.first)-\(range.last)/\(record.size)")
             return HTTPResponse(
                 status: .partialContent, headers: headers,
-                body: .file(path: record.path, offset: range.first, length: range.length))
+                body: .immutableFile(path: record.path, offset: range.first, length: range.length))
         case .unsatisfiable:
             var error = APIError(
                 .rangeNotSatisfiable, code: "range_not_satisfiable",

@@ -21,7 +21,7 @@ struct SkinImporter {
     /// The marker's file name inside the data directory.
     static let markerName = "import-complete"
 
-    let store: SkinStore
+    let store: any SkinStore
     let skinsDirectory: String
     let dataDirectory: String
     let limits: ValidationLimits
@@ -38,42 +38,51 @@ struct SkinImporter {
     var markerPath: String { dataDirectory + "/" + Self.markerName }
 
     /// Whether the import still has to run (see the type's documentation).
-    func isPending() -> Bool {
+    func isPending() async throws(StoreError) -> Bool {
         if FileManager.default.fileExists(atPath: markerPath) { return false }
-        return store.audit(since: nil, limit: Int.max).allSatisfy { $0.actor == Self.actor }
+        return try await store.audit(since: nil, limit: Int.max).allSatisfy { $0.actor == Self.actor }
     }
 
-    /// Runs the import if it is pending. Blocks on disk: call it off the cooperative pool.
+    /// Runs the import if it is pending. Reading and validating the folders, and writing the marker, block on disk
+    /// and run on a thread of their own; the store keeps its own work off the cooperative pool.
     ///
     /// A skins folder that cannot be read imports nothing and leaves the import pending (logged as a warning), so
     /// fixing `--skins-dir` before the first change still seeds the store.
-    func importIfPending() throws(StoreError) -> Summary {
+    func importIfPending() async throws(StoreError) -> Summary {
         var summary = Summary()
-        guard isPending() else { return summary }
+        guard try await isPending() else { return summary }
         summary.ran = true
-        let names: [String]
-        do {
-            names = try FileManager.default.contentsOfDirectory(atPath: skinsDirectory).sorted()
-        } catch {
+        let skinsDirectory = skinsDirectory
+        let folders = await BlockingWorkRunner.onOwnThread(name: "livery.import") { () -> [String]? in
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: skinsDirectory).sorted() else {
+                return nil
+            }
+            return names.filter { name in
+                let folder = skinsDirectory + "/" + name
+                var isDirectory: ObjCBool = false
+                return !name.hasPrefix(".")
+                    && FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) && isDirectory.boolValue
+                    && FileManager.default.fileExists(atPath: folder + "/skin.json")
+            }
+        }
+        guard let folders else {
             logger.warning(
                 "skins folder cannot be read; nothing imported (--skins-dir / LIVERY_SKINS_DIR)",
                 metadata: ["skins.dir": "\(skinsDirectory)"])
             return summary
         }
         var seen = Set<String>()
-        for name in names where !name.hasPrefix(".") {
-            let folder = skinsDirectory + "/" + name
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue,
-                FileManager.default.fileExists(atPath: folder + "/skin.json")
-            else { continue }
-            try importFolder(folder, name: name, seen: &seen, summary: &summary)
+        for name in folders {
+            try await importFolder(skinsDirectory + "/" + name, name: name, seen: &seen, summary: &summary)
         }
+        let note: JSONValue = [
+            "skinsDirectory": .string(skinsDirectory), "imported": .array(summary.imported.map { .string($0) }),
+        ]
+        let markerPath = markerPath
         do {
-            let note: JSONValue = [
-                "skinsDirectory": .string(skinsDirectory), "imported": .array(summary.imported.map { .string($0) }),
-            ]
-            try DurableFile.replace(markerPath, with: note.serialized(.pretty))
+            try await BlockingWorkRunner.onOwnThread(name: "livery.import") { () throws(DurableFile.Failure) in
+                try DurableFile.replace(markerPath, with: note.serialized(.pretty))
+            }
         } catch {
             // The import itself is durable; without the marker it runs again next start and skips every skin.
             logger.error("cannot write the import marker", metadata: ["error": "\(error)"])
@@ -81,17 +90,48 @@ struct SkinImporter {
         return summary
     }
 
-    private func importFolder(
-        _ folder: String, name: String, seen: inout Set<String>, summary: inout Summary
-    ) throws(StoreError) {
+    /// A folder read and validated: the skin to store, or why not.
+    private enum Candidate: Sendable {
+        case skin(ValidatedSkin, report: ValidationReport, files: [String: [UInt8]])
+        case invalid(ValidationReport)
+        case unreadable(String)
+    }
+
+    /// Validates the skin in `folder` and reads its files (blocking).
+    private static func read(_ folder: String, limits: ValidationLimits) -> Candidate {
         let source = DirectorySkinSource(path: folder)
         let report = SkinValidator(limits: limits).validate(source)
-        guard let skin = report.skin else {
+        guard let skin = report.skin else { return .invalid(report) }
+        var files: [String: [UInt8]] = [:]
+        do {
+            for file in try source.listFiles() { files[file.path] = try source.read(file.path) }
+        } catch {
+            return .unreadable("\(error)")
+        }
+        return .skin(skin, report: report, files: files)
+    }
+
+    private func importFolder(
+        _ folder: String, name: String, seen: inout Set<String>, summary: inout Summary
+    ) async throws(StoreError) {
+        let limits = limits
+        let candidate = await BlockingWorkRunner.onOwnThread(name: "livery.import") { Self.read(folder, limits: limits) }
+        let skin: ValidatedSkin
+        let report: ValidationReport
+        let files: [String: [UInt8]]
+        switch candidate {
+        case .invalid(let invalid):
             summary.rejected.append(name)
             logger.error(
                 "skin not imported: invalid",
-                metadata: ["skin.folder": "\(folder)", "report": "\(report.renderedText(name: folder))"])
+                metadata: ["skin.folder": "\(folder)", "report": "\(invalid.renderedText(name: folder))"])
             return
+        case .unreadable(let error):
+            summary.rejected.append(name)
+            logger.error("skin not imported: unreadable", metadata: ["skin.folder": "\(folder)", "error": "\(error)"])
+            return
+        case .skin(let valid, let validReport, let read):
+            (skin, report, files) = (valid, validReport, read)
         }
         let id = skin.manifest.id.rawValue
         guard seen.insert(id).inserted else {
@@ -103,20 +143,12 @@ struct SkinImporter {
             summary.alreadyStored.append(id)
             return
         }
-        var files: [String: [UInt8]] = [:]
-        do {
-            for file in try source.listFiles() { files[file.path] = try source.read(file.path) }
-        } catch {
-            summary.rejected.append(name)
-            logger.error("skin not imported: unreadable", metadata: ["skin.folder": "\(folder)", "error": "\(error)"])
-            return
-        }
         let metadata: JSONValue = [
             "source": "import", "folder": .string(name), "skin": skin.manifest.jsonValue, "report": report.jsonValue,
         ]
         let release = skin.manifest.release.map { $0.jsonValue.serialized(.compact) }
         do throws(StoreError) {
-            try store.addVersion(
+            try await store.addVersion(
                 skinID: id, files: files, metadata: metadata.serialized(.compact), expectedRevision: 0,
                 release: release, actor: Self.actor)
         } catch .revisionMismatch {

@@ -7,30 +7,35 @@ import Synchronization
 
 /// Builds the client API's catalog from store snapshots: every released skin becomes a `ReleaseInput` (its
 /// stored version, validated and packed from the store's blobs, with the release plan parsed from the stored
-/// release document), and the store's kill switches become the catalog's.
+/// release document), and the store's kill switches become the catalog's. Each catalog built is handed to
+/// `publish` (the client API's, in the server), so building knows nothing of who serves it.
 ///
 /// Validating and hashing a version costs a read of its files, so packagers are cached by version digest
 /// (versions never change); package files are cached by `PackageCache`. Rebuilding the catalog after a change
 /// that touches no new version therefore does no validation and builds no package.
 final class StoreCatalog: Sendable {
-    let store: SkinStore
+    let store: any SkinStore
     let cache: PackageCache
     let limits: ValidationLimits
-    private let client: ClientAPI
+    private let publish: @Sendable (CatalogState) -> Void
     private let logger: Logger
     private let packagers = Mutex<[String: SkinPackager]>([:])
     /// The store revision of the catalog last published (-1 before the first).
     private let publishedRevision = Mutex(-1)
 
-    init(store: SkinStore, cache: PackageCache, limits: ValidationLimits, client: ClientAPI, logger: Logger) {
+    /// - Parameter publish: receives each catalog built, in revision order, never concurrently with itself.
+    init(
+        store: any SkinStore, cache: PackageCache, limits: ValidationLimits, logger: Logger,
+        publish: @escaping @Sendable (CatalogState) -> Void
+    ) {
         self.store = store
         self.cache = cache
         self.limits = limits
-        self.client = client
+        self.publish = publish
         self.logger = logger
     }
 
-    /// Builds the catalog of the store's current snapshot and publishes it to the client API, unless a catalog of
+    /// Builds the catalog of the store's current snapshot and publishes it, unless a catalog of
     /// a later revision was published meanwhile (so publishes never go back in time, whatever their order of
     /// completion). Skins that cannot be served are logged and left out.
     ///
@@ -47,7 +52,7 @@ final class StoreCatalog: Sendable {
         return publishedRevision.withLock { published in
             guard snapshot.revision >= published else { return published }
             // Publishing under this lock keeps the order of publishes the order of revisions.
-            client.publish(state)
+            publish(state)
             published = snapshot.revision
             return published
         }
@@ -72,15 +77,14 @@ final class StoreCatalog: Sendable {
     /// The packager of `version`, validating it (once per version) from its blobs on a thread of its own.
     func packager(for version: SkinVersion) async throws(ServingError) -> SkinPackager {
         if let known = packagers.withLock({ $0[version.digest] }) { return known }
-        let store = store
+        let source: StoredSkinSource
+        do throws(StoreError) {
+            source = try await StoredSkinSource(version: version, store: store)
+        } catch {
+            throw .unreadable(error.description)
+        }
         let limits = limits
         let packager = try await BlockingWorkRunner.onOwnThread(name: "livery.validate") { () throws(ServingError) -> SkinPackager in
-            let source: StoredSkinSource
-            do throws(StoreError) {
-                source = try StoredSkinSource(version: version, store: store)
-            } catch {
-                throw .unreadable(error.description)
-            }
             let report = SkinValidator(limits: limits).validate(source)
             guard let skin = report.skin else { throw .invalidVersion(report) }
             do throws(SkinPackageError) {

@@ -13,17 +13,17 @@ public struct StoredSkinSource: SkinSource {
     public let version: SkinVersion
     private let blobPaths: [String: String]
 
-    /// Reads every blob of the version once and checks it against its content address, so a package is never
-    /// built (nor a skin validated) from bytes damaged on disk: a blob flipped in place keeps its size, and only
-    /// its digest shows the damage.
+    /// Reads every stored file of the version once (the store does it off the cooperative pool) and checks it
+    /// against its content address, so a package is never built (nor a skin validated) from bytes damaged on
+    /// disk: a blob flipped in place keeps its size, and only its digest shows the damage.
     ///
     /// - Throws: `StoreError.corruptFile` naming the first blob that is missing or does not match its address;
     ///   `.invalidDigest` if the version names a malformed digest (a damaged state record); `.io`.
-    public init(version: SkinVersion, store: SkinStore) throws(StoreError) {
+    public init(version: SkinVersion, store: any SkinStore) async throws(StoreError) {
         self.version = version
         var paths: [String: String] = [:]
         for file in version.files {
-            paths[file.path] = try store.verifiedBlobPath(of: file, skinID: version.skinID, version: version.number)
+            paths[file.path] = try await store.verifiedFilePath(of: file, skinID: version.skinID, version: version.number)
         }
         self.blobPaths = paths
     }

@@ -10,7 +10,7 @@ import Darwin
 /// write all, `fsync`, `rename` over the target, `fsync` the directory. Nothing else in the store writes files
 /// in place except the audit log, which is append-only and reconciled on open.
 enum FileIO {
-    /// Prefix of every temporary file the store creates; `SkinStore.init` removes leftovers.
+    /// Prefix of every temporary file the store creates; `FileSkinStore.init` removes leftovers.
     static let temporaryPrefix = ".tmp-"
 
     /// Opens `path` with `flags`, retrying `EINTR`.

@@ -36,7 +36,7 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case corruptFile(path: String, reason: String)
     /// A system call failed. `operation` names the call, `path` the file it was about.
     case io(operation: String, path: String, errno: Int32)
-    /// Another process (or another `SkinStore` in this one) has the directory open.
+    /// Another process (or another `FileSkinStore` in this one) has the directory open.
     case locked(path: String)
     /// `close()` was called; the store accepts no more changes.
     case closed

@@ -3,7 +3,7 @@
 /// Snapshots are values: holding one never blocks writers, and a snapshot never changes. `SkinStore` swaps the
 /// published snapshot atomically after each committed change, so a reader sees every change entirely or not at all.
 /// Blobs are never deleted while a store is open, so the files of any snapshot stay readable through
-/// `SkinStore.blobPath(digest:)` even after a later snapshot no longer lists them.
+/// `FileSkinStore.blobPath(digest:)` even after a later snapshot no longer lists them.
 public struct StoreSnapshot: Sendable, Equatable {
     /// Number of changes committed since the store was created (0 for an empty store). Change number N is
     /// audit entry N.

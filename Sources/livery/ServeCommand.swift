@@ -78,6 +78,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.idleTimeout = settings.idleTimeout
         configuration.eventLoopCount = settings.eventLoops
         configuration.observer = metrics.httpObserver
+        configuration.openFiles = service.openFiles
         var plainConfiguration = configuration
         if let certificate = settings.tlsCert, let key = settings.tlsKey {
             configuration.tls = HTTPServer.TLSConfiguration(certificatePath: certificate, privateKeyPath: key)

@@ -226,7 +226,7 @@ struct AdminRoute: Sendable, CustomTestStringConvertible {
         let response = try await harness.upload(
             try SkinArchives.zip(SkinArchives.tiny()), headers: [("X-Livery-Actor", "mallory")])
         #expect(response.status == 201)
-        #expect(harness.store.audit().last?.actor == "ops")
+        #expect(try await harness.store.audit().last?.actor == "ops")
         await harness.stop()
     }
 
@@ -388,7 +388,7 @@ struct AdminRoute: Sendable, CustomTestStringConvertible {
         #expect(interim.status == 100)
         #expect(response.status == 201, "\(response.text)")
         #expect(harness.store.snapshot.skins["tiny"]?.version(1) != nil)
-        #expect(harness.store.audit().last?.actor == "ops")
+        #expect(try await harness.store.audit().last?.actor == "ops")
         await harness.stop()
     }
 }

@@ -38,7 +38,7 @@ import Testing
         let latest = try await harness.release("tiny", #""version": 3"#)
         #expect((try AdminHarness.object(latest)["release"] as? [String: Any])?["version"] as? Int == 3)
         #expect(try await harness.poll()["skinSign"] as? String == Self.standardSign(third))
-        #expect(harness.store.audit().last?.action == "release.set")
+        #expect(try await harness.store.audit().last?.action == "release.set")
         await harness.stop()
     }
 
@@ -156,7 +156,7 @@ import Testing
         #expect(release["version"] as? Int == 1)
         #expect(release["priority"] as? Int == 4)
         #expect(try await harness.poll()["skinSign"] as? String == Self.standardSign(first))
-        #expect(harness.store.audit().last?.action == "release.rollback")
+        #expect(try await harness.store.audit().last?.action == "release.rollback")
 
         let oldest = try await harness.request("POST", "/admin/v1/skins/tiny/rollback")
         #expect(oldest.status == 409)
@@ -197,8 +197,8 @@ import Testing
         #expect(deleted.status == 200)
         #expect(try await harness.poll()["skinSign"] as? String == "")
         #expect(try await harness.request("GET", "/admin/v1/skins/tiny").status == 404)
-        #expect(harness.store.audit().last?.action == "skin.delete")
-        #expect(harness.store.audit().contains { $0.action == "version.add" && $0.skinID == "tiny" })
+        #expect(try await harness.store.audit().last?.action == "skin.delete")
+        #expect(try await harness.store.audit().contains { $0.action == "version.add" && $0.skinID == "tiny" })
         // Version numbers are never reused.
         #expect(try await harness.uploadTiny(marker: "again")["version"] as? Int == 2)
         #expect(try await harness.request("DELETE", "/admin/v1/skins/missing").status == 404)

@@ -124,10 +124,10 @@ import TestSupport
         let stored = try #require(harness.store.snapshot.skins["christmas-2026"]?.version(1))
         #expect(stored.files.count == files.count)
         for (path, bytes) in files {
-            #expect(try harness.store.fileBytes(skinID: "christmas-2026", version: 1, path: path) == bytes, "\(path)")
+            #expect(try await harness.store.fileBytes(skinID: "christmas-2026", version: 1, path: path) == bytes, "\(path)")
         }
         #expect(harness.store.snapshot.skins["christmas-2026"]?.release == nil, "an upload is not a release")
-        #expect(harness.store.audit().last?.action == "version.add")
+        #expect(try await harness.store.audit().last?.action == "version.add")
 
         var changed = files
         changed["config.json"] = (files["config.json"] ?? []) + Array(" ".utf8)
@@ -167,7 +167,7 @@ import TestSupport
         let back = try await harness.upload(try SkinArchives.zip(files))
         #expect(back.status == 201)
         #expect(try AdminHarness.object(back)["version"] as? Int == 3)
-        #expect(harness.store.audit().filter { $0.action == "version.add" }.count == 3)
+        #expect(try await harness.store.audit().filter { $0.action == "version.add" }.count == 3)
         await harness.stop()
     }
 
@@ -216,7 +216,7 @@ import TestSupport
         try #require(run.status == 0, "\(run.transcript)")
         let response = try await harness.upload(try scratch.read("skin.zip"))
         #expect(response.status == 201, "\(response.text)")
-        #expect(try harness.store.fileBytes(skinID: "chunjie", version: 1, path: "动画/灯笼.json") == files["动画/灯笼.json"])
+        #expect(try await harness.store.fileBytes(skinID: "chunjie", version: 1, path: "动画/灯笼.json") == files["动画/灯笼.json"])
         await harness.stop()
     }
 

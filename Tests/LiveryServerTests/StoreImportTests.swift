@@ -62,12 +62,12 @@ import TestSupport
         try ClientAPIHarness.makeSkins(in: root, sample: "christmas-2026")
         try ClientAPIHarness.makeSkins(in: root, sample: "double-11-2026")
         // A crash after the first skin's commit: the store holds it, the marker is missing.
-        let store = try SkinStore(directory: root + "/data/store")
+        let store = try FileSkinStore(directory: root + "/data/store")
         let metadata = Array(#"{"source": "import"}"#.utf8)
-        try store.addVersion(
+        try await store.addVersion(
             skinID: "christmas-2026", files: ["skin.json": Array("{}".utf8)], metadata: metadata, expectedRevision: 0,
             release: Array("{}".utf8), actor: SkinImporter.actor)
-        store.close()
+        await store.close()
 
         let harness = try await AdminHarness(root: root)
         let snapshot = harness.store.snapshot
@@ -82,9 +82,9 @@ import TestSupport
         let scratch = try ScratchDirectory(prefix: "livery-import")
         let root = scratch.path
         try ClientAPIHarness.makeSkins(in: root, sample: "christmas-2026")
-        let store = try SkinStore(directory: root + "/data/store")
-        try store.setKillSwitch(app: nil, enabled: false, reason: "", actor: "ops")
-        store.close()
+        let store = try FileSkinStore(directory: root + "/data/store")
+        try await store.setKillSwitch(app: nil, enabled: false, reason: "", actor: "ops")
+        await store.close()
         let harness = try await AdminHarness(root: root)
         #expect(harness.store.snapshot.skinIDs == [])
         await harness.stop()

@@ -97,12 +97,12 @@ struct CrashSafetyTests {
 
             let leftovers = Self.temporaryFiles(in: directory.path)
             let logSize = Self.size(of: directory.path + "/audit.log")
-            let store = try SkinStore(directory: directory.path)
+            let store = try FileSkinStore(directory: directory.path)
             if !leftovers.isEmpty { interruptedWrites += 1 }
             if Self.size(of: directory.path + "/audit.log") != logSize { interruptedCommits += 1 }
             #expect(Self.temporaryFiles(in: directory.path).isEmpty)
             try Self.check(store, acknowledged: acks, round: rounds)
-            store.close()
+            await store.close()
         }
         #expect(kills >= 50, "only \(kills) kills in \(rounds) rounds")
         #expect(acks.count >= kills, "the writer barely got anything done: \(acks.count) changes")
@@ -113,7 +113,7 @@ struct CrashSafetyTests {
     }
 
     /// The store holds every acknowledged change, and its state is exactly what its audit log replays to.
-    static func check(_ store: SkinStore, acknowledged acks: [Ack], round: Int) throws {
+    static func check(_ store: FileSkinStore, acknowledged acks: [Ack], round: Int) throws {
         let snapshot = store.snapshot
         let audit = store.audit(limit: Int.max)
         #expect(audit.map(\.sequence) == Array(0..<snapshot.revision).map { $0 + 1 })

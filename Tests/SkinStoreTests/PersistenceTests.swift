@@ -11,7 +11,7 @@ struct PersistenceTests {
         let directory = try ScratchDirectory.forStore()
         let nested = try ScratchDirectory.forStore()
         for path in [directory.path, nested.path + "/data/store"] {
-            let store = try SkinStore(directory: path)
+            let store = try FileSkinStore(directory: path)
             #expect(store.snapshot.revision == 0)
             #expect(store.snapshot.skins.isEmpty)
             #expect(store.snapshot.killSwitches == .none)

@@ -163,7 +163,7 @@ struct KillSwitchTests {
         }
         #expect {
             try store.setKillSwitch(
-                app: nil, enabled: true, reason: String(repeating: "x", count: SkinStore.maximumTextLength + 1),
+                app: nil, enabled: true, reason: String(repeating: "x", count: FileSkinStore.maximumTextLength + 1),
                 actor: Make.actor)
         } throws: { error in
             if case .invalidText = error as? StoreError { return true }

@@ -40,7 +40,7 @@ struct RevisionTests {
     enum StaleChange: String, CaseIterable {
         case addVersion, setRelease, clearRelease, deleteSkin, setKillSwitch
 
-        func apply(to store: SkinStore, expectedRevision: Int) throws {
+        func apply(to store: FileSkinStore, expectedRevision: Int) throws {
             switch self {
             case .addVersion:
                 try store.addVersion(
@@ -65,7 +65,7 @@ struct RevisionTests {
         }
     }
 
-    static func prepared(_ directory: ScratchDirectory) throws -> SkinStore {
+    static func prepared(_ directory: ScratchDirectory) throws -> FileSkinStore {
         let store = try directory.open()
         try Make.versions(2, in: store)
         try store.setKillSwitch(app: nil, enabled: false, reason: "", actor: Make.actor)

@@ -11,8 +11,8 @@ extension ScratchDirectory {
     }
 
     /// Opens a store in this folder with `clock`.
-    func open(clock: TestClock = TestClock()) throws(StoreError) -> SkinStore {
-        try SkinStore(directory: path, clock: clock.read)
+    func open(clock: TestClock = TestClock()) throws(StoreError) -> FileSkinStore {
+        try FileSkinStore(directory: path, clock: clock.read)
     }
 }
 
@@ -58,7 +58,7 @@ enum Make {
 
     /// The store with `skinID` holding `count` versions.
     @discardableResult
-    static func versions(_ count: Int, of skinID: String = "spring", in store: SkinStore) throws -> [SkinVersion] {
+    static func versions(_ count: Int, of skinID: String = "spring", in store: FileSkinStore) throws -> [SkinVersion] {
         var added = [SkinVersion]()
         for index in 0..<count {
             added.append(try store.addVersion(

@@ -44,9 +44,9 @@ guard arguments.count == 4, let seed = UInt64(arguments[2]), let maxChanges = In
     fail("usage: store-torture DIRECTORY SEED MAX_CHANGES")
 }
 
-let store: SkinStore
+let store: FileSkinStore
 do {
-    store = try SkinStore(directory: arguments[1])
+    store = try FileSkinStore(directory: arguments[1])
 } catch {
     fail("open: \(error)")
 }

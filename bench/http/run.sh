@@ -20,22 +20,9 @@ WORK=$BENCH_WORK
 ulimit -n "$(ulimit -Hn)"
 bench_build peer
 
-# Starts Livery; sets LIVERY_PID and LIVERY_PORT.
-start_livery() {
-    # An empty skins folder and a scratch data folder: the run measures the HTTP server and writes nothing into
-    # the working tree.
-    mkdir -p "$WORK/skins" "$WORK/data"
-    "$LIVERY" serve --host 127.0.0.1 --port 0 --log-level warning --bench-body "$BODY" \
-        --skins-dir "$WORK/skins" --data-dir "$WORK/data" >"$WORK/livery.log" 2>&1 &
-    LIVERY_PID=$!
-    PIDS+=("$LIVERY_PID")
-    for _ in $(seq 1 200); do
-        LIVERY_PORT=$(sed -n 's/^LIVERY_LISTENING .*:\([0-9]*\)$/\1/p' "$WORK/livery.log")
-        [ -n "$LIVERY_PORT" ] && return 0
-        sleep 0.05
-    done
-    echo "livery did not start" >&2; cat "$WORK/livery.log" >&2; return 1
-}
+# Starts Livery; sets LIVERY_PID and LIVERY_PORT. An empty skins folder and a scratch data folder: the run measures
+# the HTTP server and writes nothing into the working tree.
+start_livery() { bench_start_livery "$WORK" --bench-body "$BODY"; }
 
 start_livery
 LIVERY_URL="http://127.0.0.1:$LIVERY_PORT/bench"

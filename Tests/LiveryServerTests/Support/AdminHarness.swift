@@ -82,7 +82,7 @@ final class AdminHarness: Sendable {
 
     func removeFiles() { try? FileManager.default.removeItem(atPath: root) }
 
-    var store: SkinStore { service.store }
+    var store: FileSkinStore { service.store }
 
     /// Sends one request on a new connection and reads the answer.
     func request(

@@ -6,7 +6,7 @@ import Glibc
 import Darwin
 #endif
 
-extension SkinStore {
+extension FileSkinStore {
     /// The path of the blob holding `file` of version `version` of `skinID`, after reading it whole and checking
     /// that it holds exactly the bytes its content address (SHA-256 and size) names: what to call before building a
     /// package from a stored file or serving it, so bytes damaged on disk are never passed on as good.

@@ -1,0 +1,90 @@
+/// `FileSkinStore` in the `SkinStore` role: each method that touches the disk runs the blocking method of the
+/// same name on the store's own serial queue (never on Swift's cooperative pool) and resumes the caller with its
+/// result. Changes are serialized by the store itself, so the queue only keeps fsyncs off the pool.
+extension FileSkinStore: SkinStore {
+    @discardableResult
+    public func addVersion(
+        skinID: String, files: [String: [UInt8]], metadata: [UInt8], expectedRevision: Int? = nil,
+        release: [UInt8]? = nil, actor: String
+    ) async throws(StoreError) -> SkinVersion {
+        try await offPool { () throws(StoreError) in
+            try self.addVersion(
+                skinID: skinID, files: files, metadata: metadata, expectedRevision: expectedRevision, release: release,
+                actor: actor)
+        }
+    }
+
+    public func addVersionUnlessUnchanged(
+        skinID: String, files: [String: [UInt8]], metadata: [UInt8], expectedRevision: Int? = nil, actor: String
+    ) async throws(StoreError) -> (version: SkinVersion, added: Bool) {
+        try await offPool { () throws(StoreError) in
+            try self.addVersionUnlessUnchanged(
+                skinID: skinID, files: files, metadata: metadata, expectedRevision: expectedRevision, actor: actor)
+        }
+    }
+
+    @discardableResult
+    public func setRelease(
+        skinID: String, version: Int, document: [UInt8], expectedRevision: Int? = nil, actor: String,
+        action: String = AuditAction.setRelease
+    ) async throws(StoreError) -> SkinState {
+        try await offPool { () throws(StoreError) in
+            try self.setRelease(
+                skinID: skinID, version: version, document: document, expectedRevision: expectedRevision, actor: actor,
+                action: action)
+        }
+    }
+
+    @discardableResult
+    public func clearRelease(
+        skinID: String, expectedRevision: Int? = nil, actor: String
+    ) async throws(StoreError) -> SkinState {
+        try await offPool { () throws(StoreError) in
+            try self.clearRelease(skinID: skinID, expectedRevision: expectedRevision, actor: actor)
+        }
+    }
+
+    @discardableResult
+    public func setKillSwitch(
+        app: String?, enabled: Bool, reason: String, expectedRevision: Int? = nil, actor: String
+    ) async throws(StoreError) -> KillSwitches {
+        try await offPool { () throws(StoreError) in
+            try self.setKillSwitch(
+                app: app, enabled: enabled, reason: reason, expectedRevision: expectedRevision, actor: actor)
+        }
+    }
+
+    @discardableResult
+    public func deleteSkin(
+        skinID: String, force: Bool = false, expectedRevision: Int? = nil, actor: String
+    ) async throws(StoreError) -> Int {
+        try await offPool { () throws(StoreError) in
+            try self.deleteSkin(skinID: skinID, force: force, expectedRevision: expectedRevision, actor: actor)
+        }
+    }
+
+    /// In memory: no queue hop.
+    public func audit(since: AuditCursor? = nil, limit: Int = 100) async throws(StoreError) -> [AuditEntry] {
+        // A synchronous closure picks the synchronous overload.
+        let read = { () -> [AuditEntry] in self.audit(since: since, limit: limit) }
+        return read()
+    }
+
+    public func fileBytes(skinID: String, version: Int, path: String) async throws(StoreError) -> [UInt8] {
+        try await offPool(reading: true) { () throws(StoreError) in
+            try self.fileBytes(skinID: skinID, version: version, path: path)
+        }
+    }
+
+    public func verifiedFilePath(
+        of file: StoredFile, skinID: String, version: Int
+    ) async throws(StoreError) -> String {
+        try await offPool(reading: true) { () throws(StoreError) in
+            try self.verifiedBlobPath(of: file, skinID: skinID, version: version)
+        }
+    }
+
+    public func close() async {
+        await offPool { () in self.close() }
+    }
+}

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Package download benchmark (not a test), issue 13 point 9: a ~30 KB package from Livery's real download route
+# (`/api/v1/packages/<sign>.zip`) against nginx serving the same zip with sendfile and `open_file_cache`, both on
+# 127.0.0.1 and measured with wrk in one run (rounds interleaved); then Livery's RSS with 10,000 idle keep-alive
+# connections, as `bench/http/run.sh` measures it (a fresh process, one request on each connection).
+#
+#   bench/package/run.sh            (builds the release binary first; SKIP_BUILD=1 to reuse it)
+#
+# Knobs: DURATION (10s), CONNECTIONS (16), THREADS (2), ROUNDS (3, interleaved; the median round by req/s is
+# reported), PACKAGE_KB and SKIN_SEED (25 and 7: a generated skin whose package is about 30 KB; make-skin.py
+# draws a large banner first for most seeds), IDLE (10000; 0 skips the idle part).
+source "$(dirname "$0")/../lib.sh"
+
+DURATION=${DURATION:-10s}
+CONNECTIONS=${CONNECTIONS:-16}
+THREADS=${THREADS:-2}
+ROUNDS=${ROUNDS:-3}
+PACKAGE_KB=${PACKAGE_KB:-25}
+SKIN_SEED=${SKIN_SEED:-7}
+IDLE=${IDLE:-10000}
+
+bench_require wrk nginx python3 curl
+bench_workdir livery-package-bench
+WORK=$BENCH_WORK
+ulimit -n "$(ulimit -Hn)"
+bench_build
+
+echo "== generating a ${PACKAGE_KB} KB skin (seed $SKIN_SEED)" >&2
+bench_demo_skin "$WORK/skins/bench" "$(python3 -c "print($PACKAGE_KB / 1000)")" "$SKIN_SEED"
+bench_start_livery "$WORK"
+LIVERY_BASE="http://127.0.0.1:$LIVERY_PORT"
+
+mkdir -p "$WORK/www"
+POLL_QUERY="?app=demo&platform=ios&appVersion=7.2.0&deviceId=device-1&scale=3"
+curl -fs "$LIVERY_BASE/api/v1/skin$POLL_QUERY" >"$WORK/www/answer.json"
+PACKAGE_PATH=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["packageUrl"])' "$WORK/www/answer.json")
+[ -n "$PACKAGE_PATH" ] || { echo "no skin in the answer: $(cat "$WORK/www/answer.json")" >&2; exit 1; }
+curl -fs "$LIVERY_BASE$PACKAGE_PATH" >"$WORK/www/package.zip"
+chmod 644 "$WORK/www/"*
+
+# The same nginx peer as bench/client (2 workers, sendfile, open_file_cache).
+NGINX_PORT=$(free_port)
+sed -e "s|@WORK@|$WORK|g" -e "s|@PORT@|$NGINX_PORT|g" "$ROOT/bench/client/nginx.conf" >"$WORK/nginx.conf"
+nginx -p "$WORK" -c "$WORK/nginx.conf" -e "$WORK/error.log" &
+PIDS+=($!)
+NGINX_BASE="http://127.0.0.1:$NGINX_PORT"
+wait_for_http "$NGINX_BASE/package.zip"
+curl -fs "$NGINX_BASE/package.zip" | cmp -s - "$WORK/www/package.zip" || { echo "nginx zip differs" >&2; exit 1; }
+
+echo "== package: $(wc -c <"$WORK/www/package.zip") bytes; wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency; $ROUNDS interleaved rounds" >&2
+echo "== machine: $(nproc) cores, load average$(uptime | sed 's/.*load average//')" >&2
+
+measure() { wrk_measure "$THREADS" "$CONNECTIONS" "$DURATION" "$1" | awk '{ print $1, $3, $4 }'; }
+
+declare -A RESULTS
+for round in $(seq 1 "$ROUNDS"); do
+    for name in livery nginx; do
+        case $name in
+            livery) result=$(measure "$LIVERY_BASE$PACKAGE_PATH") ;;
+            nginx) result=$(measure "$NGINX_BASE/package.zip") ;;
+        esac
+        echo "   round $round $name: $result" >&2
+        RESULTS[$name]+="$result"$'\n'
+    done
+done
+read -r L_RPS L_P99 L_MB <<<"$(median_row "${RESULTS[livery]}")"
+read -r N_RPS N_P99 N_MB <<<"$(median_row "${RESULTS[nginx]}")"
+
+echo
+printf '%-32s %10s %9s %10s\n' "server" "req/s" "p99 ms" "MB/s"
+printf '%-32s %10s %9s %10s\n' "livery package download" "$L_RPS" "$L_P99" "$L_MB"
+printf '%-32s %10s %9s %10s\n' "nginx package (sendfile)" "$N_RPS" "$N_P99" "$N_MB"
+python3 -c "print(f'package livery/nginx req/s {$L_RPS / $N_RPS:.2f}x   (target >= 0.9x)')"
+echo "load average after the runs:$(uptime | sed 's/.*load average//')"
+
+[ "$IDLE" -gt 0 ] || exit 0
+# Idle connections on a fresh Livery serving bench/http's body, exactly as bench/http/run.sh measures them.
+kill "$LIVERY_PID"
+wait "$LIVERY_PID" 2>/dev/null || true
+rm -rf "$WORK/skins" "$WORK/data"
+bench_start_livery "$WORK" --bench-body "$ROOT/bench/http/body.json"
+echo
+echo "== holding $IDLE idle keep-alive connections (one request each) on a fresh livery" >&2
+IDLE_RESULT=$(python3 "$ROOT/bench/http/idle_connections.py" "$LIVERY_PORT" "$IDLE" "$LIVERY_PID" /bench)
+echo "$IDLE_RESULT"
+eval "$(echo "$IDLE_RESULT" | tr ' ' '\n' | grep -E '^(rss_held_kb|rss_before_kb|idle_connections)=')"
+python3 -c "print(f'livery RSS with {$idle_connections} idle connections: {$rss_held_kb / 1024:.1f} MiB (fresh process: {$rss_before_kb / 1024:.1f} MiB; target < 40 MB)')"
