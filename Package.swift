@@ -35,11 +35,12 @@ let package = Package(
         // Linux calls (epoll, eventfd, accept4) that Swift's Glibc module does not export, for LiveryHTTP.
         .target(name: "CLiveryHTTP"),
 
-        // HTTP/1.1 server on BSD sockets, epoll and Dispatch. Knows nothing of skins.
+        // HTTP/1.1 server (and HTTPS, on OpenSSL) on BSD sockets, epoll and Dispatch. Knows nothing of skins.
         // Release builds skip the run-time exclusivity checks on its per-connection state (a few percent of a
         // poll's CPU); debug builds, which the tests run, keep them.
         .target(
-            name: "LiveryHTTP", dependencies: ["CLiveryHTTP", "JSONWriting", .product(name: "Logging", package: "swift-log")],
+            name: "LiveryHTTP",
+            dependencies: ["CLiveryHTTP", "COpenSSL", "JSONWriting", .product(name: "Logging", package: "swift-log")],
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
 
         // skin.json / config.json values, color and image parsing, validation, identifier fallback, variants.
@@ -78,8 +79,9 @@ let package = Package(
 
         // The thin executable: configuration, logging bootstrap, signals, subcommands.
         .executableTarget(name: "livery", dependencies: [
-            "LiveryServer", "LiveryHTTP", "SkinModel", "SkinPackage", "ZipArchive", "LiveryCrypto", "PostgresClient",
-            "PostgresSkinStore", "SkinStore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "LiveryServer", "LiveryHTTP", "SkinModel", "SkinPackage", "ZipArchive", "LiveryCrypto", "COpenSSL",
+            "PostgresClient", "PostgresSkinStore", "SkinStore",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "CoreMetrics", package: "swift-metrics"),
         ]),

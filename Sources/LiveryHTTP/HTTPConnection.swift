@@ -13,6 +13,10 @@ import Logging
 /// into the machine. Responses are encoded into the loop's output buffer and sent once per round; what the
 /// socket does not take waits in `outbound`, and reading pauses until it has drained (backpressure), so a client
 /// that pipelines without reading cannot make the server buffer without bound.
+///
+/// On a TLS listener the connection has a `TLSSession`: the handshake runs first (see the machine's `handshaking`
+/// phase), then every read and write goes through it, and file bodies are read and encrypted in chunks
+/// (`sendfile` cannot encrypt).
 final class HTTPConnection: @unchecked Sendable {
     // Invariant: every mutable property is used only on the loop's thread. The only other place holding the
     // connection is an async handler's Task, which touches nothing but hops back with `loop.execute`.
@@ -34,6 +38,7 @@ final class HTTPConnection: @unchecked Sendable {
 
     private let context: ServerContext
     private let refused: Bool
+    private let tls: TLSSession?
     private var machine: HTTPConnectionStateMachine
     private var outbound = OutboundQueue()
     private var exchange: Exchange?
@@ -44,8 +49,9 @@ final class HTTPConnection: @unchecked Sendable {
     /// `sendfile_max_chunk`), so one large download cannot hold a loop for long.
     private static let fileChunkLimit = 512 << 10
 
-    init(fd: Int32, loop: EventLoop, remoteAddress: String, refused: Bool) {
+    init(fd: Int32, loop: EventLoop, remoteAddress: String, refused: Bool, tls: TLSSession? = nil) {
         self.fd = fd
+        self.tls = tls
         self.loop = loop
         self.context = loop.context
         self.remoteAddress = remoteAddress
@@ -70,16 +76,48 @@ final class HTTPConnection: @unchecked Sendable {
             return
         }
         context.observer?.connectionOpened(HTTPConnectionEvent(remoteAddress: remoteAddress, refused: refused))
-        if refused {
-            let response = HTTPResponse.overloaded(
-                code: "server_busy", message: "The server has too many open connections; retry shortly.")
-            write(response, head: nil, routePattern: nil, requestID: loop.requestIDs.next(), start: loop.now, forceClose: true)
-            flush()
-            reconcile()
+        if tls != nil {
+            // A refusal waits for the handshake: the 503 must reach the client encrypted.
+            machine.startHandshake(now: loop.now)
+        } else if refused {
+            refuse()
         } else {
             machine.start(now: loop.now)
         }
         if context.draining.load(ordering: .acquiring) { drain() }
+    }
+
+    /// Answers 503 (too many connections) and closes.
+    private func refuse() {
+        let response = HTTPResponse.overloaded(
+            code: "server_busy", message: "The server has too many open connections; retry shortly.")
+        write(response, head: nil, routePattern: nil, requestID: loop.requestIDs.next(), start: loop.now, forceClose: true)
+        flush()
+        reconcile()
+    }
+
+    /// Drives the TLS handshake one step; once done, the connection goes on as plain HTTP over the session.
+    /// A client that sends no TLS (plain HTTP, garbage, a broken ClientHello) fails it and is closed.
+    private func continueHandshake() {
+        guard let tls else { return }
+        switch tls.handshake() {
+        case .done:
+            machine.handshakeFinished()
+            if refused {
+                refuse()
+            } else {
+                // The first request may already be waiting in the socket (or in the session).
+                handleReadable()
+            }
+        case .wantRead:
+            machine.handshakeWaits(forWrite: false)
+            reconcile()
+        case .wantWrite:
+            machine.handshakeWaits(forWrite: true)
+            reconcile()
+        case .failed:
+            close()
+        }
     }
 
     /// Graceful shutdown: close now if idle, otherwise let the current exchange finish with `Connection: close`.
@@ -98,6 +136,7 @@ final class HTTPConnection: @unchecked Sendable {
         exchange = nil
         outbound.removeAll()
         loop.unregister(self)
+        tls?.release()
         Syscall.close(fd)
         // Reported once the slot is really free, so a closed event means a new connection fits under the cap.
         context.connectionClosed()
@@ -134,6 +173,9 @@ final class HTTPConnection: @unchecked Sendable {
         case .settle:
             reconcile()
             return
+        case .handshake:
+            continueHandshake()
+            return
         case .read:
             break
         }
@@ -142,7 +184,7 @@ final class HTTPConnection: @unchecked Sendable {
             rounds += 1
             let count: Int
             do {
-                switch try Syscall.receive(fd, into: loop.readBuffer) {
+                switch try receive() {
                 case .wouldBlock: break reading
                 case .processed(let received): count = received
                 }
@@ -156,7 +198,7 @@ final class HTTPConnection: @unchecked Sendable {
                 break reading
             }
             ingest(UnsafeRawBufferPointer(rebasing: loop.readBuffer[0..<count]))
-            if count < loop.readBuffer.count { break reading }
+            if count < loop.readBuffer.count && !(tls?.hasPendingInput ?? false) { break reading }
         }
         flush()
         reconcile()
@@ -490,7 +532,7 @@ final class HTTPConnection: @unchecked Sendable {
         let bytes = output.bytes
         sending: while sent < bytes.count {
             do {
-                switch try Syscall.send(fd, UnsafeRawBufferPointer(rebasing: bytes[sent...]), more: more) {
+                switch try send(UnsafeRawBufferPointer(rebasing: bytes[sent...]), more: more) {
                 case .processed(let count): sent += count
                 case .wouldBlock: break sending
                 }
@@ -516,7 +558,7 @@ final class HTTPConnection: @unchecked Sendable {
                 switch chunk {
                 case .bytes(let bytes, let offset):
                     let result = try bytes.withUnsafeBytes { buffer throws(SyscallError) in
-                        try Syscall.send(fd, UnsafeRawBufferPointer(rebasing: buffer[offset...]))
+                        try send(UnsafeRawBufferPointer(rebasing: buffer[offset...]), more: false)
                     }
                     guard case .processed(let count) = result else { return }
                     progressed = true
@@ -527,8 +569,7 @@ final class HTTPConnection: @unchecked Sendable {
                     }
                 case .file(let file, let offset, let remaining):
                     var position = offset
-                    let result = try Syscall.sendFile(
-                        to: fd, from: file.descriptor, offset: &position, count: min(remaining, Self.fileChunkLimit))
+                    let result = try sendFile(file.descriptor, offset: &position, count: min(remaining, Self.fileChunkLimit))
                     guard case .processed(let count) = result else { return }
                     if count == 0 {
                         // The file shrank after we announced its length: the response cannot be completed.
@@ -555,6 +596,10 @@ final class HTTPConnection: @unchecked Sendable {
 
     func handleWritable() {
         guard !machine.isClosed else { return }
+        if machine.isHandshaking {
+            continueHandshake()
+            return
+        }
         writeOutbound()
         reconcile()
     }
@@ -573,6 +618,7 @@ final class HTTPConnection: @unchecked Sendable {
                 flush()
                 continue
             case .shutDownOutput:
+                tls?.shutdown()
                 Syscall.shutdownWrite(fd)
             case .wait:
                 break
@@ -583,8 +629,36 @@ final class HTTPConnection: @unchecked Sendable {
                 registeredInterest = interest
                 loop.update(self, interest: interest)
             }
+            // Bytes TLS already decrypted do not make the socket readable: read them on the next turn.
+            if interest.read, machine.acceptsInput, let tls, tls.hasPendingInput {
+                loop.execute { [self] in handleReadable() }
+            }
             return
         }
+    }
+
+    // MARK: - Transport
+
+    private func receive() throws(SyscallError) -> IOResult<Int> {
+        if let tls { return try tls.read(into: loop.readBuffer) }
+        return try Syscall.receive(fd, into: loop.readBuffer)
+    }
+
+    private func send(_ bytes: UnsafeRawBufferPointer, more: Bool) throws(SyscallError) -> IOResult<Int> {
+        if let tls { return try tls.write(bytes) }
+        return try Syscall.send(fd, bytes, more: more)
+    }
+
+    /// `sendfile`, or under TLS a read of up to one read buffer at `offset` and its encryption. A TLS write
+    /// that would block is retried later from the same offset, so the same bytes are offered again.
+    private func sendFile(_ descriptor: Int32, offset: inout Int, count: Int) throws(SyscallError) -> IOResult<Int> {
+        guard let tls else { return try Syscall.sendFile(to: fd, from: descriptor, offset: &offset, count: count) }
+        let chunk = UnsafeMutableRawBufferPointer(rebasing: loop.readBuffer[0..<min(count, loop.readBuffer.count)])
+        let read = try Syscall.readFile(descriptor, into: chunk, at: offset)
+        guard read > 0 else { return .processed(0) }
+        let result = try tls.write(UnsafeRawBufferPointer(rebasing: chunk[0..<read]))
+        if case .processed(let written) = result { offset += written }
+        return result
     }
 
     /// Lingering close: discards what the client still sends, until EOF or enough.

@@ -22,6 +22,8 @@ struct HTTPConnectionStateMachine {
     }
 
     enum Phase: Equatable {
+        /// A TLS connection's handshake is under way (before its first request; bounded by the header timeout).
+        case handshaking
         /// Between requests, nothing of the next one received.
         case idle
         /// Part of a request head received.
@@ -63,6 +65,9 @@ struct HTTPConnectionStateMachine {
     enum Readiness: Equatable {
         /// Receive and parse.
         case read
+        /// Continue the TLS handshake (also when the socket is writable), then report with `handshakeWaits` or
+        /// `handshakeFinished`.
+        case handshake
         /// Receive and discard (lingering close): report each count to `discarded`.
         case discard
         /// Reading is off in this phase (an event from before can still arrive once): just `settle`.
@@ -124,6 +129,8 @@ struct HTTPConnectionStateMachine {
     private var processingBlocked = false
     private var peerClosedInput = false
     private var draining = false
+    /// During the handshake: whether TLS waits for the socket to be writable (otherwise readable).
+    private var handshakeWantsWrite = false
 
     init(timeouts: Timeouts, parserConfiguration: HTTPRequestParser.Configuration, defaultBodyLimit: Int) {
         self.timeouts = timeouts
@@ -137,10 +144,34 @@ struct HTTPConnectionStateMachine {
         setPhaseDeadline(now &+ timeouts.header)
     }
 
+    /// A TLS connection is open: its handshake comes first, and it and the first request's head must both arrive
+    /// within the header timeout from now (a handshake that is not done by then closes the connection).
+    mutating func startHandshake(now: UInt64) {
+        phase = .handshaking
+        handshakeWantsWrite = false
+        setPhaseDeadline(now &+ timeouts.header)
+    }
+
+    /// The handshake needs the socket writable (`true`) or readable (`false`) to go on.
+    mutating func handshakeWaits(forWrite: Bool) {
+        guard phase == .handshaking else { return }
+        handshakeWantsWrite = forWrite
+    }
+
+    /// The handshake is done: the connection waits for its first request, whose head deadline still runs from
+    /// the opening.
+    mutating func handshakeFinished() {
+        guard phase == .handshaking else { return }
+        phase = .idle
+    }
+
+    var isHandshaking: Bool { phase == .handshaking }
+
     /// Graceful shutdown: true if the connection should close now (idle, nothing buffered, nothing to write);
     /// otherwise the current exchange finishes and its response carries `Connection: close`.
     mutating func drain(outputQueued: Bool) -> Bool {
         draining = true
+        if phase == .handshaking { return true }
         return phase == .idle && !hasBufferedInput && !outputQueued
     }
 
@@ -160,6 +191,7 @@ struct HTTPConnectionStateMachine {
     var onReadable: Readiness {
         switch phase {
         case .closed: .ignore
+        case .handshaking: .handshake
         case .lingering: .discard
         case .awaitingHandler, .closing: .settle
         case .idle, .readingHead, .readingBody: .read
@@ -346,7 +378,7 @@ struct HTTPConnectionStateMachine {
         if outputQueued { return .close }
         switch phase {
         case .readingHead, .readingBody: return .requestTimeout
-        case .idle, .closing, .lingering, .awaitingHandler, .closed: return .close
+        case .handshaking, .idle, .closing, .lingering, .awaitingHandler, .closed: return .close
         }
     }
 
@@ -362,6 +394,9 @@ struct HTTPConnectionStateMachine {
         deadline = phaseDeadline
         switch phase {
         case .closed:
+            return .wait
+        case .handshaking:
+            interest = EventLoop.Interest(read: !handshakeWantsWrite, write: handshakeWantsWrite)
             return .wait
         case .closing:
             // Closes our side for writing and drains the client's unread bytes, so the kernel does not answer

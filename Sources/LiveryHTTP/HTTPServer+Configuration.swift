@@ -48,6 +48,9 @@ extension HTTPServer {
         /// paths when the files are replaced or removed. Default: a cache of the server's own, with
         /// `OpenFileCache`'s defaults (1,024 files, checked at most once a second).
         public var openFiles: OpenFileCache?
+        /// Serve HTTPS with this certificate chain and key (read by `start()`, again by `reloadTLS()`); nil for
+        /// plain HTTP. TLS 1.2 minimum, ALPN `http/1.1`, no renegotiation. Default nil.
+        public var tls: TLSConfiguration?
 
         public init() {}
 

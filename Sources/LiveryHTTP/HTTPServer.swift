@@ -56,6 +56,7 @@ public final class HTTPServer: Sendable {
     @discardableResult
     public func start() throws(HTTPServerError) -> SocketAddress {
         try context.configuration.validate()
+        try reloadTLS()
         signal(SIGPIPE, SIG_IGN)
         var loops: [EventLoop] = []
         for index in 0..<context.configuration.eventLoopCount {
@@ -73,6 +74,20 @@ public final class HTTPServer: Sendable {
             "listening on \(listener.address)",
             metadata: ["http.host": "\(listener.address.host)", "http.port": "\(listener.address.port)"])
         return listener.address
+    }
+
+    /// Reads the TLS certificate chain and key again (after a renewal, on SIGHUP): connections accepted from now
+    /// on use them, connections already open keep the ones they started with, none is dropped. On failure the
+    /// current ones stay and the error names the file. Does nothing without TLS.
+    public func reloadTLS() throws(HTTPServerError) {
+        guard let tls = context.configuration.tls else { return }
+        let loaded: TLSContext
+        do {
+            loaded = try TLSContext(tls)
+        } catch {
+            throw .tls(error)
+        }
+        context.tls.withLock { $0 = loaded }
     }
 
     /// The bound address while the server runs, nil before `start()` and after shutdown.

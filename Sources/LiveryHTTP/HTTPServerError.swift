@@ -18,6 +18,8 @@ public enum HTTPServerError: Error, Equatable, CustomStringConvertible {
     case alreadyStarted
     /// A configuration value is out of range; the message names it.
     case invalidConfiguration(String)
+    /// The TLS certificate or key cannot be used; names the file and OpenSSL's reason.
+    case tls(TLSSetupError)
 
     public var description: String {
         switch self {
@@ -27,6 +29,7 @@ public enum HTTPServerError: Error, Equatable, CustomStringConvertible {
         case .socket(let call, let code): "\(call) failed: \(String(cString: strerror(code)))"
         case .alreadyStarted: "the server was already started"
         case .invalidConfiguration(let message): "invalid server configuration: \(message)"
+        case .tls(let error): "TLS: \(error)"
         }
     }
 }

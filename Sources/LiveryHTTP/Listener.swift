@@ -128,6 +128,17 @@ final class Listener: @unchecked Sendable {
     }
 
     private func admit(_ connectionFD: Int32, peer: sockaddr_storage) {
+        let session: TLSSession?
+        if let tls = context.tls.withLock({ $0 }) {
+            guard let made = tls.makeSession(fd: connectionFD) else {
+                context.logger.warning("cannot allocate a TLS session; connection closed")
+                Syscall.close(connectionFD)
+                return
+            }
+            session = made
+        } else {
+            session = nil
+        }
         let open = context.openConnections.add(1, ordering: .acquiringAndReleasing).newValue
         let maximum = context.configuration.maxConnections
         // Responses go out in one send each, so Nagle's algorithm would only add delayed-ACK stalls.
@@ -137,7 +148,7 @@ final class Listener: @unchecked Sendable {
         nextLoop = (nextLoop + 1) % loops.count
         let refused = open > maximum
         loop.execute {
-            HTTPConnection(fd: connectionFD, loop: loop, remoteAddress: remote, refused: refused).open()
+            HTTPConnection(fd: connectionFD, loop: loop, remoteAddress: remote, refused: refused, tls: session).open()
         }
     }
 

@@ -31,6 +31,8 @@ final class ServerContext: Sendable {
     /// Set once shutdown begins; responses then carry `Connection: close`.
     let draining = Atomic<Bool>(false)
     private let stopWaiters = Mutex<StopState>(StopState())
+    /// The TLS context new connections use; nil without TLS. Set by `start()`, replaced by `reloadTLS()`.
+    let tls = Mutex<TLSContext?>(nil)
 
     private struct StopState {
         var stopped = false

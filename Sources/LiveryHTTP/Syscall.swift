@@ -126,6 +126,13 @@ enum Syscall {
         return checked
     }
 
+    /// Reads up to `buffer.count` bytes of a file at `offset` (`pread`); 0 at its end.
+    static func readFile(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(SyscallError) -> Int {
+        let result = retrying { pread(fd, buffer.baseAddress, buffer.count, off_t(offset)) }
+        guard result >= 0 else { throw SyscallError(call: "pread", errno: errno) }
+        return result
+    }
+
     static func shutdownWrite(_ fd: Int32) {
         // ENOTCONN (peer already gone) is the only expected failure and needs no handling.
         _ = Glibc.shutdown(fd, Int32(SHUT_WR))

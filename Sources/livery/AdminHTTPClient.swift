@@ -5,12 +5,16 @@ import Darwin
 #endif
 
 /// A small blocking HTTP/1.1 client for the ops commands: one request per connection (`Connection: close`),
-/// plain `http://` only (put TLS in front of the admin port with a tunnel or a sidecar), bounded waits.
+/// `http://` or `https://` (OpenSSL, `AdminTLSStream`: the system's CAs, or `caFile` for a private CA), bounded
+/// waits.
 ///
-/// Written on sockets rather than `URLSession` so the CLI needs no libcurl and behaves the same everywhere.
+/// Written on sockets rather than `URLSession` so the CLI needs no libcurl and behaves the same everywhere; on
+/// Linux `URLSession` also cannot trust a private CA file (see `AdminTLSStream`).
 struct AdminHTTPClient {
-    /// Where the server is: `http://HOST[:PORT][/PREFIX]`.
+    /// Where the server is: `http[s]://HOST[:PORT][/PREFIX]`.
     struct Server: Equatable, CustomStringConvertible {
+        /// Whether the URL is `https://` (TLS).
+        var isSecure: Bool
         var host: String
         var port: Int
         /// A path prefix the server is mounted under (empty, or starting with `/` without a trailing one).
@@ -18,20 +22,19 @@ struct AdminHTTPClient {
 
         /// Parses a server URL.
         ///
-        /// - Throws: `AdminClientError.usage` naming the problem (https, missing host, bad port).
+        /// - Throws: `AdminClientError.usage` naming the problem (another scheme, missing host, bad port).
         init(parsing text: String) throws(AdminClientError) {
-            guard text.hasPrefix("http://") else {
-                if text.hasPrefix("https://") {
-                    throw .usage("--server \(text): only http:// is supported; reach the admin port through a TLS tunnel or sidecar")
-                }
-                throw .usage("--server \(text): expected http://HOST[:PORT], such as http://127.0.0.1:8080")
+            let scheme = ["http://", "https://"].first { text.hasPrefix($0) }
+            guard let scheme else {
+                throw .usage("--server \(text): expected http[s]://HOST[:PORT], such as https://livery.example.com")
             }
-            let rest = text.dropFirst("http://".count)
+            isSecure = scheme == "https://"
+            let rest = text.dropFirst(scheme.count)
             let authority = rest.prefix { $0 != "/" }
             var path = String(rest.dropFirst(authority.count))
             while path.hasSuffix("/") { path.removeLast() }
             var host = String(authority)
-            var port = 80
+            var port = isSecure ? 443 : 80
             if host.hasPrefix("[") {
                 guard let close = host.firstIndex(of: "]") else { throw .usage("--server \(text): unclosed [ in the host") }
                 let after = host[host.index(after: close)...]
@@ -57,7 +60,7 @@ struct AdminHTTPClient {
 
         var description: String {
             let shownHost = host.contains(":") ? "[\(host)]" : host
-            return "http://\(shownHost):\(port)\(prefix)"
+            return "\(isSecure ? "https" : "http")://\(shownHost):\(port)\(prefix)"
         }
     }
 
@@ -69,6 +72,8 @@ struct AdminHTTPClient {
     }
 
     let server: Server
+    /// PEM file of the CAs trusted for `https://` instead of the system's (a private CA). Default nil.
+    var caFile: String?
     /// Seconds to wait for connecting, sending, and each read. Default 120 (large uploads are validated before
     /// the answer).
     var timeout: Int = 120
@@ -82,14 +87,16 @@ struct AdminHTTPClient {
     ) throws(AdminClientError) -> Response {
         let fd = try connect()
         defer { close(fd) }
+        let tls = server.isSecure
+            ? try AdminTLSStream(fd: fd, host: server.host, caFile: caFile, server: "\(server)") : nil
         var head = "\(method) \(server.prefix)\(target) HTTP/1.1\r\n"
         let shownHost = server.host.contains(":") ? "[\(server.host)]" : server.host
         head += "Host: \(shownHost):\(server.port)\r\nUser-Agent: livery-cli\r\nConnection: close\r\n"
         head += "Content-Length: \(body.count)\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         head += "\r\n"
-        try sendAll(fd, Array(head.utf8) + body)
-        return try Self.parse(try receiveAll(fd))
+        try sendAll(fd, tls, Array(head.utf8) + body)
+        return try Self.parse(try receiveAll(fd, tls))
     }
 
     private func connect() throws(AdminClientError) -> Int32 {
@@ -125,11 +132,12 @@ struct AdminHTTPClient {
         throw .unreachable("cannot connect to \(server): \(String(cString: strerror(lastError)))")
     }
 
-    private func sendAll(_ fd: Int32, _ bytes: [UInt8]) throws(AdminClientError) {
+    private func sendAll(_ fd: Int32, _ tls: AdminTLSStream?, _ bytes: [UInt8]) throws(AdminClientError) {
         var sent = 0
         while sent < bytes.count {
             let result = bytes.withUnsafeBytes { buffer in
-                Glibc.send(fd, buffer.baseAddress.map { $0 + sent }, buffer.count - sent, Int32(MSG_NOSIGNAL))
+                if let tls { return tls.send(UnsafeRawBufferPointer(rebasing: buffer[sent...])) }
+                return Glibc.send(fd, buffer.baseAddress.map { $0 + sent }, buffer.count - sent, Int32(MSG_NOSIGNAL))
             }
             if result < 0 {
                 if errno == EINTR { continue }
@@ -141,11 +149,14 @@ struct AdminHTTPClient {
         }
     }
 
-    private func receiveAll(_ fd: Int32) throws(AdminClientError) -> [UInt8] {
+    private func receiveAll(_ fd: Int32, _ tls: AdminTLSStream?) throws(AdminClientError) -> [UInt8] {
         var received: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
-            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            let count = chunk.withUnsafeMutableBytes { buffer in
+                if let tls { return tls.receive(buffer) }
+                return recv(fd, buffer.baseAddress, buffer.count, 0)
+            }
             if count > 0 {
                 received += chunk[0..<count]
             } else if count == 0 {

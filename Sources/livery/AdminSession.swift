@@ -6,13 +6,19 @@ import SkinModel
 struct ServerOptions: ParsableArguments {
     static let defaultServer = "http://127.0.0.1:8080"
 
-    @Option(help: "The Livery server, http://HOST[:PORT]. Env LIVERY_SERVER. Default http://127.0.0.1:8080. The admin token comes from LIVERY_TOKEN.")
+    @Option(help: "The Livery server, http[s]://HOST[:PORT]. Env LIVERY_SERVER. Default http://127.0.0.1:8080. The admin token comes from LIVERY_TOKEN.")
     var server: String?
+
+    @Option(help: ArgumentHelp(
+        "For https:// servers: trust only the CAs in this PEM file (a private CA) instead of the system's. Env LIVERY_CA_FILE.",
+        valueName: "file"))
+    var caFile: String?
 
     /// A session with the server and the token from `LIVERY_TOKEN` (never from a flag: flags show up in `ps`).
     func session(environment: [String: String] = ProcessInfo.processInfo.environment) throws(AdminClientError) -> AdminSession {
         let url = server ?? environment["LIVERY_SERVER"] ?? Self.defaultServer
-        let client = AdminHTTPClient(server: try AdminHTTPClient.Server(parsing: url))
+        var client = AdminHTTPClient(server: try AdminHTTPClient.Server(parsing: url))
+        client.caFile = caFile ?? environment["LIVERY_CA_FILE"].flatMap { $0.isEmpty ? nil : $0 }
         guard let token = environment["LIVERY_TOKEN"], !token.isEmpty else {
             throw .usage("LIVERY_TOKEN is not set: export LIVERY_TOKEN=<token> (make one with `livery token create NAME --role editor`)")
         }

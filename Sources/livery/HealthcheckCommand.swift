@@ -40,9 +40,12 @@ struct HealthcheckCommand: ParsableCommand {
         }
     }
 
-    /// The health URL of a server started with the same environment.
+    /// The health URL of a server started with the same environment: with TLS (`LIVERY_TLS_CERT`) its plain port
+    /// (`LIVERY_PLAIN_PORT`), since the probe speaks plain HTTP only.
     static func defaultURL(environment: [String: String]) -> String {
-        let port = environment["LIVERY_PORT"].flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil } ?? 8080
+        func port(_ name: String) -> Int? { environment[name].flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil } }
+        let usesTLS = !(environment["LIVERY_TLS_CERT"] ?? "").isEmpty
+        let port = (usesTLS ? port("LIVERY_PLAIN_PORT") : nil) ?? port("LIVERY_PORT") ?? 8080
         let host: String
         switch environment["LIVERY_HOST"] ?? "" {
         case "", "0.0.0.0": host = "127.0.0.1"

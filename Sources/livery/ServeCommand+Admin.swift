@@ -1,7 +1,9 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import LiveryHTTP
 import LiveryServer
+import Logging
 
 extension ServeCommand {
     /// The admin API's settings: `--tokens-file` / `LIVERY_TOKENS_FILE` and `--upload-limit` / `LIVERY_UPLOAD_LIMIT`,
@@ -15,14 +17,26 @@ extension ServeCommand {
 }
 
 /// SIGHUP as a Dispatch source: re-reads the admin tokens file, so a leaked token can be revoked without a
-/// restart. The signal is ignored first so its default action (terminating the process) never runs.
-final class TokenReloadSignal {
+/// restart, and the TLS certificate and key of `tlsServer`, so a renewed certificate is served without dropping a
+/// connection (new connections get it; open ones keep theirs). A certificate or key that cannot be used is logged
+/// with its file and the one in use stays. The signal is ignored first so its default action (terminating the
+/// process) never runs.
+final class ReloadSignal {
     private let source: any DispatchSourceSignal
 
-    init(service: LiveryService) {
+    init(service: LiveryService, tlsServer: HTTPServer?, logger: Logger) {
         signal(SIGHUP, SIG_IGN)
         source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: DispatchQueue(label: "livery.sighup"))
-        source.setEventHandler { service.reloadTokens(reason: "SIGHUP") }
+        source.setEventHandler {
+            service.reloadTokens(reason: "SIGHUP")
+            guard let tlsServer else { return }
+            do {
+                try tlsServer.reloadTLS()
+                logger.notice("SIGHUP: TLS certificate and key reloaded; new connections use them")
+            } catch {
+                logger.error("SIGHUP: TLS certificate and key not reloaded, the current ones stay: \(error)")
+            }
+        }
         source.activate()
     }
 }

@@ -70,8 +70,6 @@ struct ServeCommand: AsyncParsableCommand {
             }
             Self.failStartup(settings.error(.dataDir, settings.dataDirectory, "\(error)"))
         }
-        let reload = TokenReloadSignal(service: service)
-
         var configuration = HTTPServer.Configuration(host: settings.host, port: settings.port)
         configuration.drainTimeout = settings.drainTimeout
         configuration.maxConnections = settings.maxConnections
@@ -81,6 +79,10 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.eventLoopCount = settings.eventLoops
         configuration.observer = metrics.httpObserver
         configuration.openFiles = service.openFiles
+        var plainConfiguration = configuration
+        if let certificate = settings.tlsCert, let key = settings.tlsKey {
+            configuration.tls = HTTPServer.TLSConfiguration(certificatePath: certificate, privateKeyPath: key)
+        }
         let router = Self.makeRouter(service: service, benchBody: benchBytes)
         var servers: [HTTPServer] = []
         if let metricsPort = settings.metricsPort {
@@ -107,9 +109,32 @@ struct ServeCommand: AsyncParsableCommand {
             address = try server.start()
         } catch {
             if case .invalidAddress = error { Self.failStartup(settings.error(.host, settings.host, "\(error)")) }
+            if case .tls(let problem) = error {
+                let isKey = problem.path == settings.tlsKey && problem.path != settings.tlsCert
+                Self.failStartup(
+                    isKey
+                        ? settings.error(.tlsKey, settings.tlsKey ?? "", problem.reason)
+                        : settings.error(.tlsCert, settings.tlsCert ?? "", "\(problem)"))
+            }
             Self.failStartup(settings.error(.port, "\(settings.port)", "\(error)"))
         }
+        if let plainPort = settings.plainPort {
+            // The same routes in plain HTTP, for a TLS-terminating proxy's health checks (and traffic, if it
+            // forwards unencrypted). One loop: it is not the main path.
+            plainConfiguration.port = plainPort
+            plainConfiguration.eventLoopCount = 1
+            let plainServer = HTTPServer(configuration: plainConfiguration, router: router, logger: logger)
+            do {
+                let plainAddress = try plainServer.start()
+                output.announce("LIVERY_PLAIN_LISTENING \(plainAddress)", metadata: ["http.address": "\(plainAddress)"])
+            } catch {
+                Self.failStartup(settings.error(.plainPort, "\(plainPort)", "\(error)"))
+            }
+            servers.append(plainServer)
+        }
         servers.insert(server, at: 0)
+        let reload = ReloadSignal(
+            service: service, tlsServer: configuration.tls == nil ? nil : server, logger: logger)
         let running = servers
         let signals = ShutdownSignals(
             servers: running, service: service, shutdownDelay: settings.shutdownDelay, logger: logger)

@@ -36,6 +36,15 @@ struct ServeOptions: ParsableArguments {
     @Option(name: .customLong(Setting.metricsPort.flagName), help: Self.help(.metricsPort))
     var metricsPort: String?
 
+    @Option(name: .customLong(Setting.tlsCert.flagName), help: Self.help(.tlsCert))
+    var tlsCert: String?
+
+    @Option(name: .customLong(Setting.tlsKey.flagName), help: Self.help(.tlsKey))
+    var tlsKey: String?
+
+    @Option(name: .customLong(Setting.plainPort.flagName), help: Self.help(.plainPort))
+    var plainPort: String?
+
     @Option(name: .customLong(Setting.drainTimeout.flagName), help: Self.help(.drainTimeout))
     var drainTimeout: String?
 
@@ -76,6 +85,9 @@ struct ServeOptions: ParsableArguments {
             (.logLevel, logLevel),
             (.logFormat, logFormat),
             (.metricsPort, metricsPort),
+            (.tlsCert, tlsCert),
+            (.tlsKey, tlsKey),
+            (.plainPort, plainPort),
             (.drainTimeout, drainTimeout),
             (.shutdownDelay, shutdownDelay),
             (.maxConnections, maxConnections),

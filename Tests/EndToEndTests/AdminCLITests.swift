@@ -135,8 +135,8 @@ import TestSupport
             #expect(missingArgument.status == 2, "\(missingArgument.output)")
             let unknownOption = try LiveryProcess.run(["killswitch", "on", "--everywhere"], environment: editor)
             #expect(unknownOption.status == 2, "\(unknownOption.output)")
-            let https = try LiveryProcess.run(["killswitch", "status", "--server", "https://livery.example"], environment: editor)
-            #expect(https.status == 2 && https.output.contains("only http://"))
+            let ftp = try LiveryProcess.run(["killswitch", "status", "--server", "ftp://livery.example"], environment: editor)
+            #expect(ftp.status == 2 && ftp.output.contains("expected http[s]://"), "\(ftp.output)")
             #expect(try livery.stop(signal: SIGTERM) == 0)
 
             // Nobody listening: exit 3.

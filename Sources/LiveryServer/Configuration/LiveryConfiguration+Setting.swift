@@ -14,6 +14,9 @@ extension LiveryConfiguration {
         case logLevel
         case logFormat
         case metricsPort
+        case tlsCert
+        case tlsKey
+        case plainPort
         case drainTimeout
         case shutdownDelay
         case maxConnections
@@ -49,9 +52,9 @@ extension LiveryConfiguration {
         public var valueName: String {
             switch self {
             case .host: "address"
-            case .port, .metricsPort: "port"
+            case .port, .metricsPort, .plainPort: "port"
             case .skinsDir, .dataDir: "folder"
-            case .tokensFile, .benchBody: "file"
+            case .tokensFile, .benchBody, .tlsCert, .tlsKey: "file"
             case .cacheMaxAge, .drainTimeout, .shutdownDelay, .headerTimeout, .idleTimeout: "seconds"
             case .logLevel: "level"
             case .logFormat: "format"
@@ -73,6 +76,8 @@ extension LiveryConfiguration {
             case .logLevel: "info"
             case .logFormat: "text"
             case .metricsPort: "none (/metrics on the main port)"
+            case .tlsCert, .tlsKey: "none (plain HTTP)"
+            case .plainPort: "none"
             case .drainTimeout: "10"
             case .shutdownDelay: "0"
             case .maxConnections: "16384"
@@ -108,6 +113,14 @@ extension LiveryConfiguration {
                 "Log format: text (human-readable) or json (one object per line)."
             case .metricsPort:
                 "Serve GET /metrics on this separate port instead of the main one; 0 picks a free port."
+            case .tlsCert:
+                "Serve HTTPS on --port with this PEM certificate chain (server certificate first); needs --tls-key. "
+                    + "Reloaded on SIGHUP."
+            case .tlsKey:
+                "The unencrypted PEM private key of --tls-cert. Reloaded on SIGHUP."
+            case .plainPort:
+                "With TLS, also serve the same routes over plain HTTP on this port (for health checks from a "
+                    + "TLS-terminating proxy); 0 picks a free port."
             case .drainTimeout:
                 "Seconds in-flight requests get to finish once the server stops accepting on shutdown."
             case .shutdownDelay:

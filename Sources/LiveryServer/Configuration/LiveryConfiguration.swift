@@ -33,6 +33,12 @@ public struct LiveryConfiguration: Sendable, Equatable {
     public var logFormat: LogFormat = .text
     /// Separate port for `/metrics`; nil serves it on the main port. Default nil.
     public var metricsPort: Int?
+    /// PEM certificate chain for HTTPS on `port`; set together with `tlsKey`. Default nil (plain HTTP).
+    public var tlsCert: String?
+    /// PEM private key of `tlsCert`. Default nil.
+    public var tlsKey: String?
+    /// With TLS, a second port serving the same routes in plain HTTP. Default nil.
+    public var plainPort: Int?
     /// How long in-flight requests may finish on shutdown. Default 10 s.
     public var drainTimeout: Duration = .seconds(10)
     /// How long after SIGTERM the listener stays open while `/readyz` answers 503. Default 0.
@@ -144,6 +150,9 @@ public struct LiveryConfiguration: Sendable, Equatable {
             }
             logFormat = format
         case .metricsPort: metricsPort = try integer(0...65535, "the metrics port")
+        case .tlsCert: tlsCert = try path("the TLS certificate file")
+        case .tlsKey: tlsKey = try path("the TLS key file")
+        case .plainPort: plainPort = try integer(0...65535, "the plain HTTP port")
         case .drainTimeout: drainTimeout = try seconds(0...3600, "the drain timeout")
         case .shutdownDelay: shutdownDelay = try seconds(0...3600, "the shutdown delay")
         case .maxConnections: maxConnections = try integer(1...1_000_000, "the connection limit")
@@ -162,16 +171,37 @@ public struct LiveryConfiguration: Sendable, Equatable {
 
     // MARK: - Files
 
+    /// TLS settings come as a pair (`--tls-cert` with `--tls-key`), and `--plain-port` only with them, on a port
+    /// of its own. Part of `checkFiles`.
+    public func checkTLSSettings() throws(ConfigurationError) {
+        if (tlsCert == nil) != (tlsKey == nil) {
+            let missing: Setting = tlsCert == nil ? .tlsCert : .tlsKey
+            let given: Setting = missing == .tlsCert ? .tlsKey : .tlsCert
+            throw error(
+                given, (given == .tlsCert ? tlsCert : tlsKey) ?? "",
+                "needs \(missing.flag) (\(missing.environmentVariable)) as well")
+        }
+        if let plainPort = plainPort {
+            guard tlsCert != nil else {
+                throw error(.plainPort, "\(plainPort)", "needs \(Setting.tlsCert.flag) and \(Setting.tlsKey.flag)")
+            }
+            if plainPort != 0, plainPort == port || plainPort == metricsPort {
+                throw error(.plainPort, "\(plainPort)", "must differ from the other ports")
+            }
+        }
+    }
+
     /// Checks the folders and files the settings name: the skins folder exists and can be listed, the data folder
     /// exists (it is created if missing) and accepts a new file, the tokens and benchmark files can be read.
     ///
     /// Writes and removes one empty probe file, `.livery-write-probe-<pid>`, in the data folder.
     public func checkFiles() throws(ConfigurationError) {
+        try checkTLSSettings()
         if let problem = Self.folderProblem(skinsDirectory) { throw error(.skinsDir, skinsDirectory, problem) }
         if let problem = Self.writableFolderProblem(dataDirectory) {
             throw error(.dataDir, dataDirectory, problem)
         }
-        for (setting, file) in [(Setting.tokensFile, tokensFile), (.benchBody, benchBody)] {
+        for (setting, file) in [(Setting.tokensFile, tokensFile), (.benchBody, benchBody), (.tlsCert, tlsCert), (.tlsKey, tlsKey)] {
             if let file, let problem = Self.readableFileProblem(file) { throw error(setting, file, problem) }
         }
     }
