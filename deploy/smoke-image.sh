@@ -332,14 +332,18 @@ in_image() {
 LOG_FILE="$WORK/livery.log"
 in_image LIVERY_HOST=127.0.0.1 LIVERY_PORT=0 -- "${ENTRY[@]}" >"$LOG_FILE" 2>&1 &
 SERVER_PID=$!
-PORT=""
-for _ in $(seq 1 300); do
-    PORT=$(grep -o 'LIVERY_LISTENING [^" ]*' "$LOG_FILE" 2>/dev/null | head -n 1 | sed 's/.*://' || true)
-    [ -n "$PORT" ] && break
-    kill -0 "$SERVER_PID" 2>/dev/null || fail "the server exited before listening"
-    sleep 0.1
-done
-[ -n "$PORT" ] || fail "the server did not report listening within 30 s"
+# listening_port LOG WHAT: the port the server started as $SERVER_PID reports in LOG, waiting up to 30 s.
+listening_port() {
+    local port=""
+    for _ in $(seq 1 300); do
+        port=$(grep -o 'LIVERY_LISTENING [^" ]*' "$1" 2>/dev/null | head -n 1 | sed 's/.*://' || true)
+        [ -n "$port" ] && { echo "$port"; return 0; }
+        kill -0 "$SERVER_PID" 2>/dev/null || fail "$2 exited before listening"
+        sleep 0.1
+    done
+    fail "$2 did not report listening within 30 s"
+}
+PORT=$(listening_port "$LOG_FILE" "the server")
 say "serving on 127.0.0.1:$PORT as pid $SERVER_PID"
 RUNNING_UID=$(awk '/^Uid:/ { print $2 }' "/proc/$SERVER_PID/status")
 if [ "$RUN_AS_IMAGE_USER" = 1 ]; then
@@ -447,14 +451,7 @@ CONSOLE_LOG="$WORK/console.log"
 in_image LIVERY_HOST=127.0.0.1 LIVERY_PORT=0 LIVERY_TOKENS_FILE=/tmp/smoke-tokens LIVERY_DATA_DIR=/tmp/smoke-console-data \
     -- "${ENTRY[@]}" >"$CONSOLE_LOG" 2>&1 &
 SERVER_PID=$!
-PORT=""
-for _ in $(seq 1 300); do
-    PORT=$(grep -o 'LIVERY_LISTENING [^" ]*' "$CONSOLE_LOG" 2>/dev/null | head -n 1 | sed 's/.*://' || true)
-    [ -n "$PORT" ] && break
-    kill -0 "$SERVER_PID" 2>/dev/null || fail "the server with the admin API on exited before listening"
-    sleep 0.1
-done
-[ -n "$PORT" ] || fail "the server with the admin API on did not report listening within 30 s"
+PORT=$(listening_port "$CONSOLE_LOG" "the server with the admin API on")
 python3 - "$PORT" <<'PY' || fail "the image does not serve the console"
 import http.client, sys
 connection = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]), timeout=30)
