@@ -57,6 +57,10 @@ let package = Package(
         // errors, transactions, advisory locks, LISTEN/NOTIFY, versioned migrations. Knows nothing of skins or HTTP.
         .target(name: "PostgresClient", dependencies: ["CLibPQ", "LiveryCrypto"]),
 
+        // The SkinStore role in PostgreSQL (schema migrations, one transaction per change, NOTIFY to other replicas,
+        // a local cache of verified blobs). Never HTTP.
+        .target(name: "PostgresSkinStore", dependencies: ["SkinStore", "PostgresClient", "LiveryCrypto"]),
+
         // Turns a validated skin and a variant into a deterministic zip package.
         .target(name: "SkinPackage", dependencies: ["SkinModel", "ZipArchive", "LiveryCrypto"]),
 
@@ -76,6 +80,7 @@ let package = Package(
         // The thin executable: configuration, logging bootstrap, signals, subcommands.
         .executableTarget(name: "livery", dependencies: [
             "LiveryServer", "LiveryHTTP", "SkinModel", "SkinPackage", "ZipArchive", "LiveryCrypto", "COpenSSL",
+            "PostgresClient", "PostgresSkinStore", "SkinStore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -114,10 +119,15 @@ let package = Package(
             name: "SkinStoreConformance", dependencies: ["SkinStore", "LiveryCrypto"], path: "Tests/SkinStoreConformance"),
         .testTarget(
             name: "SkinStoreTests", dependencies: ["SkinStore", "SkinStoreConformance", "LiveryCrypto", "TestSupport"]),
+        .testTarget(name: "PostgresSkinStoreTests", dependencies: [
+            "PostgresSkinStore", "SkinStore", "SkinStoreConformance", "PostgresClient", "PostgresTestSupport", "TestSupport",
+        ]),
         // Child process for SkinStoreTests' crash-safety test (killed with SIGKILL mid-change). Not shipped.
         .executableTarget(
             name: "store-torture", dependencies: ["SkinStore", "TestSupport"], path: "Tests/StoreTorture"),
         .testTarget(
-            name: "EndToEndTests", dependencies: ["LiveryCrypto", "HTTPTestSupport", "TestSupport", "ZipArchive"]),
+            name: "EndToEndTests", dependencies: [
+                "LiveryCrypto", "HTTPTestSupport", "TestSupport", "ZipArchive", "PostgresTestSupport", "SkinStore",
+            ]),
     ]
 )

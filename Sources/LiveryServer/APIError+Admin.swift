@@ -153,6 +153,11 @@ extension APIError {
             return APIError(
                 .serviceUnavailable, code: "shutting_down", message: "The server is shutting down.",
                 details: [("field", "server"), ("reason", "shutting down")])
+        case .unavailable:
+            return APIError(
+                .serviceUnavailable, code: "store_unavailable",
+                message: "The store is unreachable; nothing was changed. Retry later.",
+                details: fields(field ?? "store", "unreachable"), headers: HTTPHeaders([("Retry-After", "5")]))
         case .corruptFile, .io, .locked:
             return .internalError
         }

@@ -1,3 +1,5 @@
+import LiveryCrypto
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -9,12 +11,12 @@ import Darwin
 /// The durable-write recipe lives here (`writeAtomically`): temporary file in the target's directory,
 /// write all, `fsync`, `rename` over the target, `fsync` the directory. Nothing else in the store writes files
 /// in place except the audit log, which is append-only and reconciled on open.
-enum FileIO {
+package enum FileIO {
     /// Prefix of every temporary file the store creates; `FileSkinStore.init` removes leftovers.
-    static let temporaryPrefix = ".tmp-"
+    package static let temporaryPrefix = ".tmp-"
 
     /// Opens `path` with `flags`, retrying `EINTR`.
-    static func openFile(_ path: String, _ flags: Int32, mode: mode_t = 0o644) throws(StoreError) -> Int32 {
+    package static func openFile(_ path: String, _ flags: Int32, mode: mode_t = 0o644) throws(StoreError) -> Int32 {
         while true {
             let fd = open(path, flags | O_CLOEXEC, mode)
             if fd >= 0 { return fd }
@@ -24,12 +26,12 @@ enum FileIO {
     }
 
     /// Closes `fd`, ignoring errors (a failed close after a successful fsync loses nothing).
-    static func closeFile(_ fd: Int32) {
+    package static func closeFile(_ fd: Int32) {
         _ = close(fd)
     }
 
     /// Writes all of `bytes` to `fd` at `offset` (or at the current position when `offset` is nil).
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8], offset: Int? = nil, path: String) throws(StoreError) {
+    package static func writeAll(_ fd: Int32, _ bytes: [UInt8], offset: Int? = nil, path: String) throws(StoreError) {
         var done = 0
         while done < bytes.count {
             let result = bytes.withUnsafeBytes { buffer -> Int in
@@ -48,7 +50,7 @@ enum FileIO {
     }
 
     /// Flushes `fd`'s data and metadata to the device.
-    static func sync(_ fd: Int32, path: String) throws(StoreError) {
+    package static func sync(_ fd: Int32, path: String) throws(StoreError) {
         while fsync(fd) != 0 {
             if errno == EINTR { continue }
             throw .io(operation: "fsync", path: path, errno: errno)
@@ -56,7 +58,7 @@ enum FileIO {
     }
 
     /// Makes the directory entries of `directory` (creations, renames, removals) durable.
-    static func syncDirectory(_ directory: String) throws(StoreError) {
+    package static func syncDirectory(_ directory: String) throws(StoreError) {
         let fd = try openFile(directory, O_RDONLY | O_DIRECTORY)
         defer { closeFile(fd) }
         try sync(fd, path: directory)
@@ -67,7 +69,7 @@ enum FileIO {
     ///
     /// - Parameter syncDirectory: pass `false` only when the caller syncs `path`'s directory itself afterwards
     ///   (to batch many files of one directory); until then the rename may not survive a power loss.
-    static func writeAtomically(_ bytes: [UInt8], to path: String, syncDirectory shouldSyncDirectory: Bool = true) throws(StoreError) {
+    package static func writeAtomically(_ bytes: [UInt8], to path: String, syncDirectory shouldSyncDirectory: Bool = true) throws(StoreError) {
         let temporary = try writeTemporary(bytes, in: parent(of: path))
         try replace(path, with: temporary)
         if shouldSyncDirectory { try syncDirectory(parent(of: path)) }
@@ -75,7 +77,7 @@ enum FileIO {
 
     /// Writes `bytes` to a new temporary file in `directory` and fsyncs it; returns its path.
     /// On failure nothing is left behind.
-    static func writeTemporary(_ bytes: [UInt8], in directory: String) throws(StoreError) -> String {
+    package static func writeTemporary(_ bytes: [UInt8], in directory: String) throws(StoreError) -> String {
         let temporary = directory + "/" + temporaryPrefix + String(UInt64.random(in: 0...UInt64.max), radix: 36)
         let fd = try openFile(temporary, O_WRONLY | O_CREAT | O_EXCL)
         do throws(StoreError) {
@@ -92,7 +94,7 @@ enum FileIO {
 
     /// Renames `temporary` over `path` (atomic on POSIX file systems); removes `temporary` if that fails.
     /// The new name is durable only once the directory is synced.
-    static func replace(_ path: String, with temporary: String) throws(StoreError) {
+    package static func replace(_ path: String, with temporary: String) throws(StoreError) {
         if rename(temporary, path) != 0 {
             let code = errno
             _ = unlink(temporary)
@@ -101,7 +103,7 @@ enum FileIO {
     }
 
     /// The whole content of `path`, or nil if it does not exist.
-    static func readIfExists(_ path: String) throws(StoreError) -> [UInt8]? {
+    package static func readIfExists(_ path: String) throws(StoreError) -> [UInt8]? {
         let fd: Int32
         do { fd = try openFile(path, O_RDONLY) } catch {
             if case .io(_, _, let code) = error, code == ENOENT { return nil }
@@ -122,7 +124,7 @@ enum FileIO {
     }
 
     /// Calls `body` with successive chunks of `path` (at most `chunkSize` bytes each), without loading it whole.
-    static func forEachChunk(of path: String, chunkSize: Int = 1 << 20, _ body: (UnsafeRawBufferPointer) -> Void) throws(StoreError) {
+    package static func forEachChunk(of path: String, chunkSize: Int = 1 << 20, _ body: (UnsafeRawBufferPointer) -> Void) throws(StoreError) {
         let fd = try openFile(path, O_RDONLY)
         defer { closeFile(fd) }
         var chunk = [UInt8](repeating: 0, count: chunkSize)
@@ -138,7 +140,22 @@ enum FileIO {
     }
 
     /// The size of the regular file at `path`, or nil if nothing is there.
-    static func fileSize(_ path: String) throws(StoreError) -> Int? {
+    /// The size and lowercase hex SHA-256 of the file at `path`, read whole; nil if it does not exist.
+    package static func contentAddress(of path: String) throws(StoreError) -> (size: Int, sha256: String)? {
+        var hasher = SHA256()
+        var size = 0
+        do throws(StoreError) {
+            try forEachChunk(of: path) { chunk in
+                hasher.update(chunk)
+                size += chunk.count
+            }
+        } catch .io(_, _, ENOENT) {
+            return nil
+        }
+        return (size, Hex.encode(hasher.finalize()))
+    }
+
+    package static func fileSize(_ path: String) throws(StoreError) -> Int? {
         var info = stat()
         if stat(path, &info) != 0 {
             if errno == ENOENT { return nil }
@@ -149,7 +166,7 @@ enum FileIO {
 
     /// Creates `path` as a directory if it is missing, making the creation durable in its parent.
     /// Missing parents are created the same way.
-    static func makeDirectory(_ path: String) throws(StoreError) {
+    package static func makeDirectory(_ path: String) throws(StoreError) {
         var info = stat()
         if stat(path, &info) == 0 {
             guard info.st_mode & S_IFMT == S_IFDIR else { throw .io(operation: "mkdir", path: path, errno: ENOTDIR) }
@@ -164,7 +181,7 @@ enum FileIO {
     }
 
     /// Names in `directory` (without `.` and `..`); empty if it does not exist.
-    static func list(_ directory: String) throws(StoreError) -> [String] {
+    package static func list(_ directory: String) throws(StoreError) -> [String] {
         guard let handle = opendir(directory) else {
             if errno == ENOENT { return [] }
             throw .io(operation: "opendir", path: directory, errno: errno)
@@ -181,7 +198,7 @@ enum FileIO {
     }
 
     /// Names in `directory`, or nil if `directory` is not a directory.
-    static func listIfDirectory(_ directory: String) throws(StoreError) -> [String]? {
+    package static func listIfDirectory(_ directory: String) throws(StoreError) -> [String]? {
         do {
             return try list(directory)
         } catch {
@@ -191,14 +208,14 @@ enum FileIO {
     }
 
     /// Removes the file at `path`; a missing file is not an error.
-    static func remove(_ path: String) throws(StoreError) {
+    package static func remove(_ path: String) throws(StoreError) {
         if unlink(path) != 0 && errno != ENOENT {
             throw .io(operation: "unlink", path: path, errno: errno)
         }
     }
 
     /// Truncates `fd` to `length` bytes.
-    static func truncate(_ fd: Int32, to length: Int, path: String) throws(StoreError) {
+    package static func truncate(_ fd: Int32, to length: Int, path: String) throws(StoreError) {
         while ftruncate(fd, off_t(length)) != 0 {
             if errno == EINTR { continue }
             throw .io(operation: "ftruncate", path: path, errno: errno)
@@ -206,7 +223,7 @@ enum FileIO {
     }
 
     /// Takes an exclusive advisory lock on `fd` without waiting; false if someone else holds it.
-    static func tryLock(_ fd: Int32, path: String) throws(StoreError) -> Bool {
+    package static func tryLock(_ fd: Int32, path: String) throws(StoreError) -> Bool {
         while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             if errno == EINTR { continue }
             if errno == EWOULDBLOCK { return false }
@@ -216,7 +233,7 @@ enum FileIO {
     }
 
     /// The directory part of `path` (`.` for a bare name, `/` for a root child).
-    static func parent(of path: String) -> String {
+    package static func parent(of path: String) -> String {
         guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "." }
         if slash == path.utf8.startIndex { return "/" }
         return String(path[..<slash])

@@ -18,17 +18,10 @@ extension FileSkinStore {
     ///   has another size or another digest; `invalidDigest` for a malformed digest; `io` if it cannot be read.
     public func verifiedBlobPath(of file: StoredFile, skinID: String, version: Int) throws(StoreError) -> String {
         let path = try blobPath(digest: file.sha256)
-        var hasher = SHA256()
-        var size = 0
-        do throws(StoreError) {
-            try FileIO.forEachChunk(of: path) { chunk in
-                hasher.update(chunk)
-                size += chunk.count
-            }
-        } catch .io(_, _, ENOENT) {
+        guard let (size, digest) = try FileIO.contentAddress(of: path) else {
             throw .corruptFile(path: path, reason: "blob of \(skinID) v\(version) \(file.path) is missing")
         }
-        guard size == file.size, Hex.encode(hasher.finalize()) == file.sha256 else {
+        guard size == file.size, digest == file.sha256 else {
             throw .corruptFile(path: path, reason: Self.mismatch(skinID: skinID, version: version, file: file))
         }
         return path
@@ -36,8 +29,7 @@ extension FileSkinStore {
 
     /// Why a blob is refused: it does not hold what its name promises.
     static func mismatch(skinID: String, version: Int, file: StoredFile) -> String {
-        "blob of \(skinID) v\(version) \(file.path) does not match its content address (\(file.size) bytes, sha256 \(file.sha256)): "
-            + "the file was changed on disk; restore it from a backup"
+        StoreChanges.mismatch(skinID: skinID, version: version, file: file)
     }
 
     /// What `verify()` found.

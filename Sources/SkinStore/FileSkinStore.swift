@@ -86,7 +86,7 @@ public final class FileSkinStore: Sendable {
     }
 
     /// Longest accepted free-text field (kill switch reason), in UTF-8 bytes.
-    public static let maximumTextLength = 4096
+    public static let maximumTextLength = StoreChanges.maximumTextLength
 
     /// Opens the store in `directory`, creating the directory if needed.
     ///
@@ -219,13 +219,7 @@ public final class FileSkinStore: Sendable {
     }
 
     private func storedFile(skinID: String, version: Int, path: String) throws(StoreError) -> StoredFile {
-        let current = snapshot
-        guard let skin = current.skins[skinID] else { throw .unknownSkin(skinID) }
-        guard let stored = skin.version(version) else { throw .unknownVersion(skinID: skinID, version: version) }
-        guard let file = stored.file(at: path) else {
-            throw .unknownFile(skinID: skinID, version: version, path: path)
-        }
-        return file
+        try StoreChanges.storedFile(in: snapshot, skinID: skinID, version: version, path: path)
     }
 
     // MARK: Changing
@@ -274,65 +268,24 @@ public final class FileSkinStore: Sendable {
         skinID: String, files: [String: [UInt8]], metadata: [UInt8], expectedRevision: Int?,
         release releaseDocument: [UInt8]?, actor: String, unlessUnchanged: Bool
     ) throws(StoreError) -> (version: SkinVersion, added: Bool) {
-        try StoreNames.checkName(skinID)
-        try StoreNames.checkName(actor)
-        for path in files.keys { try StoreNames.checkPath(path) }
-        try Self.checkJSON(metadata)
-        if let releaseDocument { try Self.checkJSON(releaseDocument) }
+        let upload = try PreparedUpload(
+            skinID: skinID, files: files, metadata: metadata, release: releaseDocument, actor: actor)
         try checkOpen()
-
-        var stored = [StoredFile]()
-        var blobs = [String: [UInt8]]()
-        for (path, bytes) in files {
-            let digest = SHA256.hexHash(bytes)
-            stored.append(StoredFile(path: path, size: bytes.count, sha256: digest))
-            blobs[digest] = bytes
-        }
-        stored.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
-        let metadataDigest = SHA256.hexHash(metadata)
+        var blobs = upload.fileBlobs
         // A likely unchanged upload writes no metadata blob (its file blobs are present, so writing them costs a
         // size check each); should the skin change before the commit, the commit writes it.
-        let metadataPending = unlessUnchanged && snapshot.skins[skinID]?.versions.last?.files == stored
-        if !metadataPending { blobs[metadataDigest] = metadata }
+        let metadataPending = unlessUnchanged && snapshot.skins[skinID]?.versions.last?.files == upload.files
+        if !metadataPending { blobs[upload.metadataDigest] = metadata }
         // Outside the writer lock: content-addressed writes are idempotent, and nothing refers to these blobs
         // until the version record below is committed.
         try writeBlobs(blobs)
-        let digest = SkinVersion.digest(files: stored, metadataDigest: metadataDigest)
 
         return try commit { (current, now, revision) throws(StoreError) in
-            let skinRevision = current.revision(ofSkin: skinID)
-            if let expectedRevision, expectedRevision != skinRevision {
-                throw .revisionMismatch(current: skinRevision)
-            }
-            let existing = current.skins[skinID]
-            if unlessUnchanged, let latest = existing?.versions.last, latest.files == stored {
-                return .unchanged((latest, false))
-            }
-            if metadataPending { try writeBlobs([metadataDigest: metadata]) }
-            let lastNumber = existing?.versions.last?.number ?? current.tombstones[skinID]?.lastVersion ?? 0
-            let version = SkinVersion(
-                skinID: skinID, number: lastNumber + 1, createdAt: now, actor: actor, files: stored,
-                metadata: metadata, metadataDigest: metadataDigest, digest: digest)
-            let release = releaseDocument.map {
-                Release(version: version.number, document: $0, releasedAt: now, actor: actor)
-            }
-            var skins = current.skins
-            skins[skinID] = SkinState(
-                id: skinID, revision: revision, versions: (existing?.versions ?? []) + [version],
-                release: release ?? existing?.release)
-            var tombstones = current.tombstones
-            tombstones[skinID] = nil
-            var summary = [
-                ("version", JSONWriter.number(version.number)), ("digest", JSONWriter.string(digest)),
-                ("files", JSONWriter.number(stored.count)), ("size", JSONWriter.number(version.totalSize)),
-            ]
-            if let release { summary.append(("release", Self.auditJSON(release))) }
-            let after = JSONWriter.object(summary)
-            return Change(
-                snapshot: StoreSnapshot(
-                    revision: revision, skins: skins, killSwitches: current.killSwitches, tombstones: tombstones),
-                actor: actor, action: AuditAction.addVersion, skinID: skinID, before: nil, after: after,
-                result: (version, true))
+            let change = try StoreChanges.addVersion(
+                skinID: skinID, upload: upload, expectedRevision: expectedRevision, release: releaseDocument,
+                actor: actor, unlessUnchanged: unlessUnchanged, current: current, now: now, revision: revision)
+            if metadataPending, change.snapshot != nil { try writeBlobs([upload.metadataDigest: metadata]) }
+            return change
         }
     }
 
@@ -352,26 +305,11 @@ public final class FileSkinStore: Sendable {
         skinID: String, version: Int, document: [UInt8], expectedRevision: Int? = nil, actor: String,
         action: String = AuditAction.setRelease
     ) throws(StoreError) -> SkinState {
-        try StoreNames.checkName(skinID)
-        try StoreNames.checkName(actor)
-        try StoreNames.checkName(action)
-        try Self.checkJSON(document)
+        try StoreChanges.checkSetRelease(skinID: skinID, document: document, actor: actor, action: action)
         return try commit { (current, now, revision) throws(StoreError) in
-            guard let skin = current.skins[skinID] else { throw .unknownSkin(skinID) }
-            if let expectedRevision, expectedRevision != skin.revision {
-                throw .revisionMismatch(current: skin.revision)
-            }
-            guard skin.version(version) != nil else { throw .unknownVersion(skinID: skinID, version: version) }
-            let release = Release(version: version, document: document, releasedAt: now, actor: actor)
-            let updated = SkinState(id: skinID, revision: revision, versions: skin.versions, release: release)
-            var skins = current.skins
-            skins[skinID] = updated
-            return Change(
-                snapshot: StoreSnapshot(
-                    revision: revision, skins: skins, killSwitches: current.killSwitches,
-                    tombstones: current.tombstones),
-                actor: actor, action: action, skinID: skinID, before: skin.release.map(Self.auditJSON),
-                after: Self.auditJSON(release), result: updated)
+            try StoreChanges.setRelease(
+                skinID: skinID, version: version, document: document, expectedRevision: expectedRevision,
+                actor: actor, action: action, current: current, now: now, revision: revision)
         }
     }
 
@@ -385,20 +323,8 @@ public final class FileSkinStore: Sendable {
         try StoreNames.checkName(skinID)
         try StoreNames.checkName(actor)
         return try commit { (current, _, revision) throws(StoreError) in
-            guard let skin = current.skins[skinID] else { throw .unknownSkin(skinID) }
-            if let expectedRevision, expectedRevision != skin.revision {
-                throw .revisionMismatch(current: skin.revision)
-            }
-            guard let release = skin.release else { return .unchanged(skin) }
-            let updated = SkinState(id: skinID, revision: revision, versions: skin.versions, release: nil)
-            var skins = current.skins
-            skins[skinID] = updated
-            return Change(
-                snapshot: StoreSnapshot(
-                    revision: revision, skins: skins, killSwitches: current.killSwitches,
-                    tombstones: current.tombstones),
-                actor: actor, action: AuditAction.clearRelease, skinID: skinID, before: Self.auditJSON(release),
-                after: nil, result: updated)
+            try StoreChanges.clearRelease(
+                skinID: skinID, expectedRevision: expectedRevision, actor: actor, current: current, revision: revision)
         }
     }
 
@@ -414,40 +340,11 @@ public final class FileSkinStore: Sendable {
     public func setKillSwitch(
         app: String?, enabled: Bool, reason: String, expectedRevision: Int? = nil, actor: String
     ) throws(StoreError) -> KillSwitches {
-        if let app { try StoreNames.checkName(app) }
-        try StoreNames.checkName(actor)
-        guard reason.utf8.count <= Self.maximumTextLength else {
-            throw .invalidText(field: "reason", reason: "longer than \(Self.maximumTextLength) bytes")
-        }
-        guard !reason.utf8.contains(0) else { throw .invalidText(field: "reason", reason: "contains NUL") }
+        try StoreChanges.checkKillSwitch(app: app, reason: reason, actor: actor)
         return try commit { (current, now, revision) throws(StoreError) in
-            let switches = current.killSwitches
-            if let expectedRevision, expectedRevision != switches.revision {
-                throw .revisionMismatch(current: switches.revision)
-            }
-            let setting = KillSwitch(enabled: enabled, reason: reason, actor: actor, changedAt: now)
-            let previous: KillSwitch?
-            let updated: KillSwitches
-            if let app {
-                previous = switches.apps[app]
-                var apps = switches.apps
-                apps[app] = setting
-                updated = KillSwitches(global: switches.global, apps: apps, revision: revision)
-            } else {
-                previous = switches.global
-                updated = KillSwitches(global: setting, apps: switches.apps, revision: revision)
-            }
-            func describe(_ setting: KillSwitch) -> [UInt8] {
-                JSONWriter.object([
-                    ("app", app.map(JSONWriter.string) ?? JSONWriter.null), ("enabled", JSONWriter.bool(setting.enabled)),
-                    ("reason", JSONWriter.string(setting.reason)),
-                ])
-            }
-            return Change(
-                snapshot: StoreSnapshot(
-                    revision: revision, skins: current.skins, killSwitches: updated, tombstones: current.tombstones),
-                actor: actor, action: AuditAction.setKillSwitch, skinID: nil, before: previous.map(describe),
-                after: describe(setting), result: updated)
+            try StoreChanges.setKillSwitch(
+                app: app, enabled: enabled, reason: reason, expectedRevision: expectedRevision, actor: actor,
+                current: current, now: now, revision: revision)
         }
     }
 
@@ -465,52 +362,19 @@ public final class FileSkinStore: Sendable {
         try StoreNames.checkName(skinID)
         try StoreNames.checkName(actor)
         return try commit { (current, _, revision) throws(StoreError) in
-            guard let skin = current.skins[skinID] else { throw .unknownSkin(skinID) }
-            if let expectedRevision, expectedRevision != skin.revision {
-                throw .revisionMismatch(current: skin.revision)
-            }
-            if let release = skin.release, !force {
-                throw .skinReleased(skinID: skinID, version: release.version)
-            }
-            var skins = current.skins
-            skins[skinID] = nil
-            var tombstones = current.tombstones
-            tombstones[skinID] = Tombstone(revision: revision, lastVersion: skin.versions.last?.number ?? 0)
-            let before = JSONWriter.object([
-                ("versions", JSONWriter.array(skin.versions.map { JSONWriter.number($0.number) })),
-                ("release", skin.release.map(Self.auditJSON) ?? JSONWriter.null),
-            ])
-            return Change(
-                snapshot: StoreSnapshot(
-                    revision: revision, skins: skins, killSwitches: current.killSwitches, tombstones: tombstones),
-                actor: actor, action: AuditAction.deleteSkin, skinID: skinID, before: before, after: nil,
-                result: revision)
+            try StoreChanges.deleteSkin(
+                skinID: skinID, force: force, expectedRevision: expectedRevision, actor: actor, current: current,
+                revision: revision)
         }
     }
 
     // MARK: Committing
 
-    /// A change computed by a mutator from the current snapshot: the next snapshot, its audit entry, and what
-    /// the mutator returns. `snapshot` nil means "nothing to change".
-    private struct Change<Result: Sendable> {
-        var snapshot: StoreSnapshot?
-        var actor = ""
-        var action = ""
-        var skinID: String?
-        var before: [UInt8]?
-        var after: [UInt8]?
-        var result: Result
-
-        static func unchanged(_ result: Result) -> Change {
-            Change(snapshot: nil, result: result)
-        }
-    }
-
     /// Runs `body` with the current snapshot, the time, and the revision the change will get, then commits what
     /// it returns (audit entry, then state record; see the type's documentation), publishes the new snapshot and
     /// calls `onChange`. Serialized with every other change.
     private func commit<Result: Sendable>(
-        _ body: (StoreSnapshot, Date, Int) throws(StoreError) -> Change<Result>
+        _ body: (StoreSnapshot, Date, Int) throws(StoreError) -> StoreChange<Result>
     ) throws(StoreError) -> Result {
         try writer.withLock { (writer) throws(StoreError) -> Result in
             guard let audit = writer.audit else { throw .closed }
@@ -520,9 +384,7 @@ public final class FileSkinStore: Sendable {
             let change = try body(current, now, revision)
             guard let next = change.snapshot else { return change.result }
 
-            let entry = AuditEntry(
-                sequence: revision, time: now, actor: change.actor, action: change.action, skinID: change.skinID,
-                before: change.before, after: change.after)
+            let entry = change.auditEntry(sequence: revision, time: now)
             try audit.append(entry)
             let temporary = try FileIO.writeTemporary(PersistedState(next).encoded(), in: directory)
             try FileIO.replace(directory + "/state.json", with: temporary)
@@ -579,24 +441,6 @@ public final class FileSkinStore: Sendable {
     static func blobPath(digest: String, in blobs: String) -> String {
         let split = digest.index(digest.startIndex, offsetBy: 2)
         return blobs + "/" + digest[..<split] + "/" + digest[split...]
-    }
-
-    /// Release as audit JSON: `{"version": n, "document": <document>}`.
-    private static func auditJSON(_ release: Release) -> [UInt8] {
-        JSONWriter.object([("version", JSONWriter.number(release.version)), ("document", release.document)])
-    }
-
-    /// Throws unless `bytes` is one well-formed JSON value in UTF-8 (no byte-order mark, no NUL), so it can be
-    /// embedded as is in audit JSON.
-    static func checkJSON(_ bytes: [UInt8]) throws(StoreError) {
-        guard !bytes.contains(0) else { throw .invalidDocument(reason: "contains NUL") }
-        guard !bytes.starts(with: [0xEF, 0xBB, 0xBF]) else { throw .invalidDocument(reason: "starts with a byte-order mark") }
-        guard String(validating: bytes, as: UTF8.self) != nil else { throw .invalidDocument(reason: "not UTF-8") }
-        do {
-            _ = try JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])
-        } catch {
-            throw .invalidDocument(reason: "\(error)")
-        }
     }
 
     private static func absolutePath(_ directory: String) throws(StoreError) -> String {

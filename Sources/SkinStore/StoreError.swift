@@ -40,6 +40,9 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case locked(path: String)
     /// `close()` was called; the store accepts no more changes.
     case closed
+    /// The store's database cannot be reached or failed the request (a network store's connection broke, the
+    /// server is down). Nothing was changed; retry later. `reason` never holds a password.
+    case unavailable(reason: String)
 
     public var description: String {
         switch self {
@@ -59,6 +62,7 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
             "\(operation) \(path): \(String(cString: strerror(code))) (errno \(code))"
         case .locked(let path): "store \(path) is in use by another process"
         case .closed: "the store is closed"
+        case .unavailable(let reason): "the store is unavailable: \(reason)"
         }
     }
 

@@ -15,7 +15,7 @@ public struct StoreSnapshot: Sendable, Equatable {
 
     /// Deleted skins: id → (revision of the deletion, last version number used), kept so numbers and revisions
     /// keep increasing if the skin is uploaded again.
-    let tombstones: [String: Tombstone]
+    package let tombstones: [String: Tombstone]
 
     /// A snapshot value without deleted-skin history, for code and tests that consume snapshots (the store
     /// builds its own).
@@ -23,7 +23,7 @@ public struct StoreSnapshot: Sendable, Equatable {
         self.init(revision: revision, skins: skins, killSwitches: killSwitches, tombstones: [:])
     }
 
-    init(revision: Int, skins: [String: SkinState], killSwitches: KillSwitches, tombstones: [String: Tombstone]) {
+    package init(revision: Int, skins: [String: SkinState], killSwitches: KillSwitches, tombstones: [String: Tombstone]) {
         self.revision = revision
         self.skins = skins
         self.killSwitches = killSwitches
@@ -31,7 +31,7 @@ public struct StoreSnapshot: Sendable, Equatable {
     }
 
     /// The empty store.
-    static let empty = StoreSnapshot(revision: 0, skins: [:], killSwitches: .none, tombstones: [:])
+    package static let empty = StoreSnapshot(revision: 0, skins: [:], killSwitches: .none, tombstones: [:])
 
     /// Live skin ids in ascending order.
     public var skinIDs: [String] { skins.keys.sorted() }
@@ -44,7 +44,12 @@ public struct StoreSnapshot: Sendable, Equatable {
 }
 
 /// What remains of a deleted skin in the state.
-struct Tombstone: Sendable, Equatable {
-    var revision: Int
-    var lastVersion: Int
+package struct Tombstone: Sendable, Equatable {
+    package var revision: Int
+    package var lastVersion: Int
+
+    package init(revision: Int, lastVersion: Int) {
+        self.revision = revision
+        self.lastVersion = lastVersion
+    }
 }

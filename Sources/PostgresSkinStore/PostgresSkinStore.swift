@@ -1,0 +1,417 @@
+import Foundation
+import LiveryCrypto
+import PostgresClient
+import SkinStore
+import Synchronization
+
+/// A `SkinStore` in PostgreSQL, shared by several replicas.
+///
+/// Each change is one transaction: it locks the store's revision row (`SELECT … FOR UPDATE`, so changes from every
+/// replica are serialized by the database), reloads the state if another replica committed since this one last
+/// looked, checks the caller's revision, writes the rows, the audit entry and the new revision, and sends
+/// `NOTIFY livery_changes, '<revision>'` (delivered at commit) so other replicas can `refresh()`. A change is
+/// acknowledged only after its `COMMIT` returned, so it is as durable as PostgreSQL makes commits.
+///
+/// The snapshot is kept in memory and published after each own change and by `refresh()`. File bytes live in
+/// `livery_blobs` and are checked against their SHA-256 on every read; `verifiedFilePath` writes verified copies
+/// into a local cache folder. Blocking libpq calls run on the connection's own thread, never on the caller's.
+public final class PostgresSkinStore: SkinStore {
+    /// The database, for logs (the password is redacted).
+    public let redactedURI: String
+    /// Where `verifiedFilePath` keeps verified copies of blobs (one file per digest).
+    public let cacheDirectory: String
+
+    private let connection: PostgresConnection
+    private let clock: @Sendable () -> Date
+    private let published: Mutex<StoreSnapshot>
+    private let isClosed = Atomic<Bool>(false)
+
+    /// How many times a change is retried after a serialization failure or deadlock before giving up.
+    static let transientRetries = 3
+
+    private init(
+        connection: PostgresConnection, snapshot: StoreSnapshot, cacheDirectory: String,
+        clock: @escaping @Sendable () -> Date
+    ) {
+        self.connection = connection
+        self.redactedURI = connection.configuration.redactedURI
+        self.cacheDirectory = cacheDirectory
+        self.clock = clock
+        self.published = Mutex(snapshot)
+    }
+
+    /// Connects, applies the schema migrations (under an advisory lock), and loads the state.
+    ///
+    /// - Parameters:
+    ///   - cacheDirectory: a local folder for verified blob copies (created if missing), e.g.
+    ///     `<data-dir>/blobs-cache`.
+    ///   - clock: the time recorded for changes, kept with millisecond precision.
+    /// - Throws: `PostgresStoreError.schema(.databaseNewer)` when the database's schema is newer than this binary;
+    ///   `.connection` when PostgreSQL cannot be reached; `.store` for a damaged row or an unusable cache folder.
+    public static func open(
+        _ configuration: PostgresConfiguration, cacheDirectory: String,
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) async throws(PostgresStoreError) -> PostgresSkinStore {
+        do throws(StoreError) {
+            try FileIO.makeDirectory(cacheDirectory)
+        } catch {
+            throw .store(error)
+        }
+        let connection = try await migratedConnection(configuration)
+        let loaded = await Self.run(on: connection) { session throws(StoreError) in
+            try Self.inTransaction(session, isolation: .repeatableRead) { session throws(StoreError) in
+                try StoreRows.load(session)
+            }
+        }
+        switch loaded {
+        case .success(let snapshot):
+            return PostgresSkinStore(
+                connection: connection, snapshot: snapshot, cacheDirectory: cacheDirectory, clock: clock)
+        case .failure(let error):
+            await connection.close()
+            throw .store(error)
+        }
+    }
+
+    /// A connection to `configuration` with the schema migrations applied.
+    private static func migratedConnection(
+        _ configuration: PostgresConfiguration
+    ) async throws(PostgresStoreError) -> PostgresConnection {
+        let connection: PostgresConnection
+        do {
+            connection = try await PostgresConnection.connect(configuration)
+        } catch {
+            throw .connection(error)
+        }
+        do {
+            _ = try await PostgresStoreSchema.migrator().migrate(connection)
+        } catch {
+            await connection.close()
+            throw .schema(error)
+        }
+        return connection
+    }
+
+    // MARK: Reading
+
+    public var snapshot: StoreSnapshot { published.withLock { $0 } }
+
+    /// Reads the store revision and, if another replica committed since this store last looked, reloads the state
+    /// and publishes it. Call it on a `livery_changes` notification and on a timer (notifications are lost while
+    /// disconnected).
+    ///
+    /// - Returns: true when a newer snapshot was published.
+    /// - Throws: `unavailable` when PostgreSQL cannot be reached; `corruptFile` naming a damaged row.
+    @discardableResult
+    public func refresh() async throws(StoreError) -> Bool {
+        let known = snapshot.revision
+        let loaded = try await run { session throws(StoreError) -> StoreSnapshot? in
+            try Self.inTransaction(session, isolation: .repeatableRead) { session throws(StoreError) in
+                try StoreRows.revision(session, forUpdate: false) == known ? nil : try StoreRows.load(session)
+            }
+        }
+        guard let loaded else { return false }
+        return publish(loaded)
+    }
+
+    public func audit(since: AuditCursor?, limit: Int) async throws(StoreError) -> [AuditEntry] {
+        try await run { session throws(StoreError) in try StoreRows.audit(session, since: since, limit: max(0, limit)) }
+    }
+
+    public func fileBytes(skinID: String, version: Int, path: String) async throws(StoreError) -> [UInt8] {
+        let file = try StoreChanges.storedFile(in: snapshot, skinID: skinID, version: version, path: path)
+        return try await verifiedBytes(of: file, skinID: skinID, version: version)
+    }
+
+    public func verifiedFilePath(of file: StoredFile, skinID: String, version: Int) async throws(StoreError) -> String {
+        try StoreNames.checkDigest(file.sha256)
+        let path = cacheDirectory + "/" + file.sha256
+        if let cached = try FileIO.contentAddress(of: path), cached.size == file.size, cached.sha256 == file.sha256 {
+            return path
+        }
+        let bytes = try await verifiedBytes(of: file, skinID: skinID, version: version)
+        try FileIO.writeAtomically(bytes, to: path)
+        return path
+    }
+
+    /// The bytes of blob `file.sha256`, checked against its size and digest.
+    private func verifiedBytes(of file: StoredFile, skinID: String, version: Int) async throws(StoreError) -> [UInt8] {
+        let bytes = try await run { session throws(StoreError) in try StoreRows.blob(session, digest: file.sha256) }
+        let name = StoreRows.blobName(file.sha256)
+        guard let bytes else {
+            throw .corruptFile(path: name, reason: "blob of \(skinID) v\(version) \(file.path) is missing")
+        }
+        guard bytes.count == file.size, SHA256.hexHash(bytes) == file.sha256 else {
+            throw .corruptFile(path: name, reason: StoreChanges.mismatch(skinID: skinID, version: version, file: file))
+        }
+        return bytes
+    }
+
+    // MARK: Changing
+
+    @discardableResult
+    public func addVersion(
+        skinID: String, files: [String: [UInt8]], metadata: [UInt8], expectedRevision: Int?, release: [UInt8]?,
+        actor: String
+    ) async throws(StoreError) -> SkinVersion {
+        try await addVersion(
+            skinID: skinID, files: files, metadata: metadata, expectedRevision: expectedRevision, release: release,
+            actor: actor, unlessUnchanged: false
+        ).version
+    }
+
+    public func addVersionUnlessUnchanged(
+        skinID: String, files: [String: [UInt8]], metadata: [UInt8], expectedRevision: Int?, actor: String
+    ) async throws(StoreError) -> (version: SkinVersion, added: Bool) {
+        try await addVersion(
+            skinID: skinID, files: files, metadata: metadata, expectedRevision: expectedRevision, release: nil,
+            actor: actor, unlessUnchanged: true)
+    }
+
+    private func addVersion(
+        skinID: String, files: [String: [UInt8]], metadata: [UInt8], expectedRevision: Int?, release: [UInt8]?,
+        actor: String, unlessUnchanged: Bool
+    ) async throws(StoreError) -> (version: SkinVersion, added: Bool) {
+        let upload = try PreparedUpload(skinID: skinID, files: files, metadata: metadata, release: release, actor: actor)
+        var blobs = upload.fileBlobs
+        blobs[upload.metadataDigest] = metadata
+        return try await commit(blobs: blobs) { (current, now, revision) throws(StoreError) in
+            try StoreChanges.addVersion(
+                skinID: skinID, upload: upload, expectedRevision: expectedRevision, release: release, actor: actor,
+                unlessUnchanged: unlessUnchanged, current: current, now: now, revision: revision)
+        }
+    }
+
+    @discardableResult
+    public func setRelease(
+        skinID: String, version: Int, document: [UInt8], expectedRevision: Int?, actor: String, action: String
+    ) async throws(StoreError) -> SkinState {
+        try StoreChanges.checkSetRelease(skinID: skinID, document: document, actor: actor, action: action)
+        return try await commit { (current, now, revision) throws(StoreError) in
+            try StoreChanges.setRelease(
+                skinID: skinID, version: version, document: document, expectedRevision: expectedRevision,
+                actor: actor, action: action, current: current, now: now, revision: revision)
+        }
+    }
+
+    @discardableResult
+    public func clearRelease(skinID: String, expectedRevision: Int?, actor: String) async throws(StoreError) -> SkinState {
+        try StoreNames.checkName(skinID)
+        try StoreNames.checkName(actor)
+        return try await commit { (current, _, revision) throws(StoreError) in
+            try StoreChanges.clearRelease(
+                skinID: skinID, expectedRevision: expectedRevision, actor: actor, current: current, revision: revision)
+        }
+    }
+
+    @discardableResult
+    public func setKillSwitch(
+        app: String?, enabled: Bool, reason: String, expectedRevision: Int?, actor: String
+    ) async throws(StoreError) -> KillSwitches {
+        try StoreChanges.checkKillSwitch(app: app, reason: reason, actor: actor)
+        return try await commit { (current, now, revision) throws(StoreError) in
+            try StoreChanges.setKillSwitch(
+                app: app, enabled: enabled, reason: reason, expectedRevision: expectedRevision, actor: actor,
+                current: current, now: now, revision: revision)
+        }
+    }
+
+    @discardableResult
+    public func deleteSkin(skinID: String, force: Bool, expectedRevision: Int?, actor: String) async throws(StoreError) -> Int {
+        try StoreNames.checkName(skinID)
+        try StoreNames.checkName(actor)
+        return try await commit { (current, _, revision) throws(StoreError) in
+            try StoreChanges.deleteSkin(
+                skinID: skinID, force: force, expectedRevision: expectedRevision, actor: actor, current: current,
+                revision: revision)
+        }
+    }
+
+    public func close() async {
+        guard !isClosed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        await connection.close()
+    }
+
+    // MARK: Committing
+
+    /// Runs `body` with the current state (reloaded under the revision row's lock if another replica committed),
+    /// the time and the next revision, and commits what it returns in the same transaction: the blobs, the rows
+    /// of the changed skin or kill switch, the audit entry, the revision, the notification. Retries serialization
+    /// failures and deadlocks a few times. Publishes the new snapshot after the commit.
+    private func commit<Result: Sendable>(
+        blobs: [String: [UInt8]] = [:],
+        _ body: @escaping @Sendable (StoreSnapshot, Date, Int) throws(StoreError) -> StoreChange<Result>
+    ) async throws(StoreError) -> Result {
+        if isClosed.load(ordering: .acquiring) { throw .closed }
+        let known = snapshot
+        let now = StoreTime.date(StoreTime.millis(clock()))
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                // A refused change writes nothing: its transaction commits having only read (and locked) rows.
+                let (state, outcome) = try await run { session throws(StoreError) in
+                    try Self.inTransaction(session, isolation: .readCommitted) {
+                        session throws(StoreError) -> (StoreSnapshot, Swift.Result<Result, StoreError>) in
+                        let revision = try StoreRows.revision(session, forUpdate: true)
+                        let current = revision == known.revision ? known : try StoreRows.load(session)
+                        let change: StoreChange<Result>
+                        do throws(StoreError) {
+                            change = try body(current, now, revision + 1)
+                        } catch {
+                            return (current, .failure(error))
+                        }
+                        guard let next = change.snapshot else { return (current, .success(change.result)) }
+                        try StoreRows.write(
+                            session, change: change, next: next, blobs: blobs,
+                            entry: change.auditEntry(sequence: next.revision, time: now))
+                        return (next, .success(change.result))
+                    }
+                }
+                // What this replica learned is published even when the change was refused.
+                publish(state)
+                return try outcome.get()
+            } catch .unavailable(let reason) where reason.hasPrefix(Self.transientPrefix) && attempt <= Self.transientRetries {
+                continue
+            }
+        }
+    }
+
+    /// Publishes `snapshot` unless a newer one is already published; true when it was.
+    @discardableResult
+    private func publish(_ snapshot: StoreSnapshot) -> Bool {
+        published.withLock { current in
+            guard snapshot.revision > current.revision else { return false }
+            current = snapshot
+            return true
+        }
+    }
+
+    // MARK: Running on the connection
+
+    static let transientPrefix = "transient: "
+
+    /// Runs `work` on the connection's thread. PostgreSQL errors become `unavailable` (transient ones, which the
+    /// change loop retries, prefixed with `transientPrefix`); `StoreError`s come back as they are.
+    private func run<T: Sendable>(
+        _ work: @escaping @Sendable (PostgresSession) throws(StoreError) -> T
+    ) async throws(StoreError) -> T {
+        if isClosed.load(ordering: .acquiring) { throw .closed }
+        return try await Self.run(on: connection, work).get()
+    }
+
+    private static func run<T: Sendable>(
+        on connection: PostgresConnection, _ work: @escaping @Sendable (PostgresSession) throws(StoreError) -> T
+    ) async -> Swift.Result<T, StoreError> {
+        do {
+            return try await connection.withSession { session in
+                Swift.Result { () throws(StoreError) in try work(session) }
+            }
+        } catch {
+            return .failure(storeError(error))
+        }
+    }
+
+    /// `body` in a transaction on `session`, with PostgreSQL's errors turned into `StoreError`s.
+    fileprivate static func inTransaction<T>(
+        _ session: PostgresSession, isolation: IsolationLevel, _ body: (PostgresSession) throws(StoreError) -> T
+    ) throws(StoreError) -> T {
+        do {
+            return try session.transaction(isolation: isolation) { session in try body(session) }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw storeError(error)
+        }
+    }
+
+    static func storeError(_ error: any Error) -> StoreError {
+        if let error = error as? StoreError { return error }
+        let postgres = (error as? PostgresError) ?? .connectionLost("unexpected error: \(error)")
+        if let state = postgres.sqlState, state.isTransient {
+            return .unavailable(reason: transientPrefix + postgres.description)
+        }
+        return .unavailable(reason: postgres.description)
+    }
+}
+
+/// Why `PostgresSkinStore.open` failed.
+public enum PostgresStoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// PostgreSQL could not be reached (or refused the login). Never holds the password.
+    case connection(PostgresError)
+    /// The schema could not be brought up to date, or is newer than this binary (`databaseNewer`).
+    case schema(MigrationError)
+    /// The stored state is damaged, or the cache folder cannot be created.
+    case store(StoreError)
+    /// `copy(from:into:)` refused a target that already holds other data (at `revision`).
+    case targetHoldsOtherData(revision: Int)
+
+    public var description: String {
+        switch self {
+        case .connection(let error): error.description
+        case .schema(let error): error.description
+        case .store(let error): error.description
+        case .targetHoldsOtherData(let revision):
+            "the target store already holds other data (revision \(revision)); copy only into an empty database"
+        }
+    }
+}
+
+extension PostgresSkinStore {
+    /// What `copy(from:into:)` did.
+    public enum CopyOutcome: Sendable, Equatable {
+        /// The target was empty and now holds the source's state and audit log, up to `revision`.
+        case copied(revision: Int)
+        /// The target already held exactly the source's state and audit log (an earlier copy): nothing was written.
+        case alreadyCopied(revision: Int)
+    }
+
+    /// Copies the whole state of `source` (skins, every version and file, releases, kill switches, deleted skins'
+    /// numbers, the audit log) into the PostgreSQL store at `configuration`, in one transaction, applying the
+    /// migrations first. Idempotent: a target holding exactly that state already is left alone.
+    ///
+    /// - Throws: `.targetHoldsOtherData` when the target holds anything else (nothing is written); `.store` when a
+    ///   stored file of the source is damaged (`corruptFile`, named) or PostgreSQL fails; `.connection`, `.schema`
+    ///   as `open` does.
+    public static func copy(
+        from source: any SkinStore, into configuration: PostgresConfiguration
+    ) async throws(PostgresStoreError) -> CopyOutcome {
+        let snapshot = source.snapshot
+        let audit: [AuditEntry]
+        var blobs = [String: [UInt8]]()
+        do throws(StoreError) {
+            audit = try await source.audit(since: nil, limit: Int.max)
+            for skin in snapshot.skins.values {
+                for version in skin.versions {
+                    blobs[version.metadataDigest] = version.metadata
+                    for file in version.files where blobs[file.sha256] == nil {
+                        blobs[file.sha256] = try await source.fileBytes(skinID: skin.id, version: version.number, path: file.path)
+                    }
+                }
+            }
+        } catch {
+            throw .store(error)
+        }
+        let connection = try await migratedConnection(configuration)
+        let blobsToWrite = blobs
+        let copied = await run(on: connection) { session throws(StoreError) -> Swift.Result<CopyOutcome, PostgresStoreError> in
+            try inTransaction(session, isolation: .readCommitted) { session throws(StoreError) in
+                if try StoreRows.isEmpty(session) {
+                    try StoreRows.writeWhole(session, snapshot: snapshot, audit: audit, blobs: blobsToWrite)
+                    return .success(.copied(revision: snapshot.revision))
+                }
+                let target = try StoreRows.load(session)
+                let targetAudit = try StoreRows.audit(session, since: nil, limit: Int.max)
+                guard target == snapshot, targetAudit == audit else {
+                    return .failure(.targetHoldsOtherData(revision: target.revision))
+                }
+                return .success(.alreadyCopied(revision: target.revision))
+            }
+        }
+        await connection.close()
+        switch copied {
+        case .success(let outcome): return try outcome.get()
+        case .failure(let error): throw .store(error)
+        }
+    }
+}

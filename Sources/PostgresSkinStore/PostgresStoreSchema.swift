@@ -1,0 +1,88 @@
+import PostgresClient
+
+/// The PostgreSQL schema of `PostgresSkinStore`, as versioned migrations (applied under an advisory lock, so
+/// replicas starting together migrate once). Never edit a released step: add one.
+///
+/// - `livery_store`: one row, the store revision and the kill switches' revision (the counter every change locks).
+/// - `livery_blobs`: content-addressed bytes (file contents and version metadata) keyed by SHA-256, with size.
+/// - `livery_skins`: every skin ever created, live or deleted (a tombstone keeps its revision and last number).
+/// - `livery_versions`, `livery_version_files`: the versions of live skins and their files.
+/// - `livery_releases`, `livery_kill_switches` (`app` '' is the global switch), `livery_audit` (one row per change,
+///   `sequence` = the revision it made).
+///
+/// Times are milliseconds since 1970 (`bigint`), as the file store keeps them.
+public enum PostgresStoreSchema {
+    /// The steps, oldest first.
+    public static let migrations = [
+        Migration(version: 1, sql: """
+            CREATE TABLE livery_store (
+                singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+                revision bigint NOT NULL,
+                kill_switch_revision bigint NOT NULL
+            );
+            INSERT INTO livery_store (revision, kill_switch_revision) VALUES (0, 0);
+            CREATE TABLE livery_blobs (
+                sha256 text PRIMARY KEY,
+                size bigint NOT NULL,
+                bytes bytea NOT NULL
+            );
+            CREATE TABLE livery_skins (
+                id text PRIMARY KEY,
+                revision bigint NOT NULL,
+                last_version integer NOT NULL,
+                deleted boolean NOT NULL
+            );
+            CREATE TABLE livery_versions (
+                skin_id text NOT NULL REFERENCES livery_skins (id),
+                number integer NOT NULL,
+                created_at bigint NOT NULL,
+                actor text NOT NULL,
+                metadata_sha256 text NOT NULL REFERENCES livery_blobs (sha256),
+                digest text NOT NULL,
+                PRIMARY KEY (skin_id, number)
+            );
+            CREATE TABLE livery_version_files (
+                skin_id text NOT NULL,
+                number integer NOT NULL,
+                path text NOT NULL,
+                sha256 text NOT NULL REFERENCES livery_blobs (sha256),
+                size bigint NOT NULL,
+                PRIMARY KEY (skin_id, number, path),
+                FOREIGN KEY (skin_id, number) REFERENCES livery_versions ON DELETE CASCADE
+            );
+            CREATE TABLE livery_releases (
+                skin_id text PRIMARY KEY,
+                version integer NOT NULL,
+                document bytea NOT NULL,
+                released_at bigint NOT NULL,
+                actor text NOT NULL,
+                FOREIGN KEY (skin_id, version) REFERENCES livery_versions
+            );
+            CREATE TABLE livery_kill_switches (
+                app text PRIMARY KEY,
+                enabled boolean NOT NULL,
+                reason text NOT NULL,
+                actor text NOT NULL,
+                changed_at bigint NOT NULL
+            );
+            CREATE TABLE livery_audit (
+                sequence bigint PRIMARY KEY,
+                time bigint NOT NULL,
+                actor text NOT NULL,
+                action text NOT NULL,
+                skin_id text,
+                before bytea,
+                after bytea
+            );
+            CREATE INDEX livery_audit_time ON livery_audit (time);
+            """),
+    ]
+
+    /// The migrator of this schema (table `livery_schema_version`).
+    public static func migrator() throws(MigrationError) -> Migrator {
+        try Migrator(migrations: migrations, table: "livery_schema_version")
+    }
+
+    /// The channel each change notifies, with the new revision as payload.
+    public static let changesChannel = "livery_changes"
+}
