@@ -115,6 +115,13 @@ print(f"{rps:.0f} {p50:.3f} {p99:.3f} {rate:.1f}")
 '
 }
 
+# Runs wrk once with the script's THREADS and DURATION; prints "req_per_sec p99_ms mb_per_sec".
+measure() {  # connections url [wrk args...]
+    local connections=$1 url=$2
+    shift 2
+    wrk_measure "$THREADS" "$connections" "$DURATION" "$url" "$@" | awk '{ print $1, $3, $4 }'
+}
+
 # The median row by its first column (req/s) of newline-separated rows.
 median_row() {  # rows
     printf '%s' "$1" | sort -n -k1,1 | awk '{ rows[NR] = $0 } END { print rows[int((NR + 1) / 2)] }'

@@ -69,13 +69,6 @@ echo "== poll: wrk -t$THREADS -c$POLL_CONNECTIONS -d$DURATION --latency -s bench
 echo "== package: wrk -t$THREADS -c$PACKAGE_CONNECTIONS -d$DURATION --latency; $ROUNDS interleaved rounds" >&2
 echo "== machine: $(nproc) cores, load average$(uptime | sed 's/.*load average//')" >&2
 
-# Runs wrk once; prints "req_per_sec p99_ms mb_per_sec".
-measure() {  # connections url [wrk args...]
-    local connections=$1 url=$2
-    shift 2
-    wrk_measure "$THREADS" "$connections" "$DURATION" "$url" "$@" | awk '{ print $1, $3, $4 }'
-}
-
 declare -A RESULTS
 for round in $(seq 1 "$ROUNDS"); do
     for name in livery-poll nginx-poll hummingbird-poll livery-package nginx-package; do

@@ -50,14 +50,12 @@ curl -fs "$NGINX_BASE/package.zip" | cmp -s - "$WORK/www/package.zip" || { echo 
 echo "== package: $(wc -c <"$WORK/www/package.zip") bytes; wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency; $ROUNDS interleaved rounds" >&2
 echo "== machine: $(nproc) cores, load average$(uptime | sed 's/.*load average//')" >&2
 
-measure() { wrk_measure "$THREADS" "$CONNECTIONS" "$DURATION" "$1" | awk '{ print $1, $3, $4 }'; }
-
 declare -A RESULTS
 for round in $(seq 1 "$ROUNDS"); do
     for name in livery nginx; do
         case $name in
-            livery) result=$(measure "$LIVERY_BASE$PACKAGE_PATH") ;;
-            nginx) result=$(measure "$NGINX_BASE/package.zip") ;;
+            livery) result=$(measure "$CONNECTIONS" "$LIVERY_BASE$PACKAGE_PATH") ;;
+            nginx) result=$(measure "$CONNECTIONS" "$NGINX_BASE/package.zip") ;;
         esac
         echo "   round $round $name: $result" >&2
         RESULTS[$name]+="$result"$'\n'

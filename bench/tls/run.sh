@@ -73,13 +73,6 @@ for _ in $(seq 1 400); do "${CURL[@]}" -o /dev/null "$NGINX_BASE/bench" && break
 echo "== machine: $(nproc) cores, load average$(uptime | sed 's/.*load average//') (shared with other builds)" >&2
 echo "== $ROUNDS interleaved rounds of $DURATION each; wrk -t$THREADS; median round reported" >&2
 
-# Runs wrk once; prints "req_per_sec p99_ms mb_per_sec".
-measure() {  # connections url [wrk args...]
-    local connections=$1 url=$2
-    shift 2
-    wrk_measure "$THREADS" "$connections" "$DURATION" "$url" "$@" | awk '{ print $1, $3, $4 }'
-}
-
 declare -A RESULTS
 for round in $(seq 1 "$ROUNDS"); do
     for server in livery nginx; do
