@@ -56,7 +56,16 @@ public struct HTTPHandler: Sendable {
 
     /// Tries `immediate` on the event-loop thread (under the same rules as ``sync(_:)``); when it returns nil (the
     /// answer needs slow work, such as building a file that is not there yet), runs `otherwise` as ``async(_:)``
-    /// does. For routes whose common case is quick but whose rare case may block.
+    /// does. For routes whose common case is quick but whose rare case may block. Handlers that cannot fail are
+    /// run as they are, with no wrapper, as for ``sync(_:)`` (the package download is such a route).
+    public static func syncOrAsync(
+        immediate: @escaping @Sendable (HTTPRequest) -> HTTPResponse?,
+        otherwise: @escaping @Sendable (HTTPRequest) async -> HTTPResponse
+    ) -> HTTPHandler {
+        HTTPHandler(kind: .syncOrAsync(immediate: immediate, otherwise: otherwise))
+    }
+
+    /// ``syncOrAsync(immediate:otherwise:)`` for handlers that may throw: each error becomes its response.
     @inlinable
     public static func syncOrAsync<Quick: HTTPResponseError, Slow: HTTPResponseError>(
         immediate: @escaping @Sendable (HTTPRequest) throws(Quick) -> HTTPResponse?,
