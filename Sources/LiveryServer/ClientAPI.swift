@@ -205,9 +205,7 @@ public final class ClientAPI: Sendable {
             if let known = state.catalog.packages[sign], let origin = state.origins[sign] {
                 record = try await cache.record(
                     sign: sign, variant: known.variant, packager: origin.packager)
-            } else if let retired = cache.knownRecord(sign: sign),
-                FileManager.default.fileExists(atPath: retired.path)
-            {
+            } else if let retired = cache.readyRecord(sign: sign) {
                 record = retired
             } else {
                 return APIError.packageNotFound.response
