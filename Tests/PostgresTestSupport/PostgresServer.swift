@@ -40,12 +40,28 @@ public final class PostgresServer: Sendable {
     private let databaseCounter = Atomic<Int>(0)
 
     /// Creates a cluster and starts it (a few seconds on a loaded machine).
+    ///
+    /// A cluster that fails to come up is removed and a fresh one is made, up to three times: a whole test
+    /// suite starts a dozen clusters at once on two cores, and one of them once failed where nobody could see
+    /// why. Each failed attempt is written to standard error with the server's log, so a retry is never silent;
+    /// the error thrown after the third names all three.
     public static func start() async throws -> PostgresServer {
-        let server = try PostgresServer()
-        try await server.initialize()
-        try await server.start()
-        try await server.psql("CREATE ROLE \(passwordRole) NOLOGIN")
-        return server
+        var failures: [String] = []
+        for attempt in 1...3 {
+            let server = try PostgresServer()
+            do {
+                try await server.initialize()
+                try await server.start()
+                try await server.psql("CREATE ROLE \(passwordRole) NOLOGIN")
+                return server
+            } catch {
+                let failure = "PostgreSQL for tests, attempt \(attempt) of 3 failed: \(error)\n\(server.log)"
+                FileHandle.standardError.write(Data((failure + "\n").utf8))
+                failures.append(failure)
+                await server.shutdown()
+            }
+        }
+        throw Failure(description: failures.joined(separator: "\n"))
     }
 
     private init() throws {
