@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import SkinModel
 import SkinStore
+import SystemCalls
 
 /// Seeds an empty store from the skins folder: every valid skin becomes version 1, released as its `skin.json`
 /// says (a skin without `release` is stored but not served).
@@ -80,7 +81,7 @@ struct SkinImporter {
         ]
         let markerPath = markerPath
         do {
-            try await BlockingWorkRunner.onOwnThread(name: "livery.import") { () throws(DurableFile.Failure) in
+            try await BlockingWorkRunner.onOwnThread(name: "livery.import") { () throws(SystemCallError) in
                 try DurableFile.replace(markerPath, with: note.serialized(.pretty))
             }
         } catch {
