@@ -133,17 +133,14 @@ public enum Syscall {
     /// Receives up to `buffer.count` bytes; 0 when the peer closed its side.
     @inlinable
     public static func receive(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemCallError) -> IOResult<Int> {
-        let result = retryingInterrupts { recv(fd, buffer.baseAddress, buffer.count, 0) }
-        return try checked("recv", result)
+        try checked("recv", livery_recv(fd, buffer.baseAddress, buffer.count))
     }
 
     /// Sends bytes; `more` sets `MSG_MORE` so the kernel may coalesce them with the next call (used before
     /// `sendfile`, which would otherwise put the response head in a packet of its own).
     @inlinable
     public static func send(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, more: Bool = false) throws(SystemCallError) -> IOResult<Int> {
-        let flags = Int32(MSG_NOSIGNAL) | (more ? Int32(MSG_MORE) : 0)
-        let result = retryingInterrupts { Glibc.send(fd, buffer.baseAddress, buffer.count, flags) }
-        return try checked("send", result)
+        try checked("send", livery_send(fd, buffer.baseAddress, buffer.count, more ? Int32(MSG_MORE) : 0))
     }
 
     /// Sends up to `count` bytes of `file` from `offset`, advancing `offset` by what was sent.
@@ -162,18 +159,22 @@ public enum Syscall {
     }
 
     /// Waits until one of `descriptors` is ready or `timeoutMilliseconds` pass (-1: no limit); the number of ready
-    /// descriptors, 0 on timeout. An interrupted wait returns 0 early, so callers recompute their deadline and
-    /// wait again rather than wait the whole timeout anew.
+    /// descriptors, 0 on timeout. An interrupted wait goes on for the time that is left.
     public static func poll(_ descriptors: inout [pollfd], timeoutMilliseconds: Int32) throws(SystemCallError) -> Int {
-        let result = descriptors.withUnsafeMutableBufferPointer {
-            Glibc.poll($0.baseAddress, nfds_t($0.count), timeoutMilliseconds)
-        }
-        if result < 0 {
+        let start = monotonicNanoseconds()
+        var wait = timeoutMilliseconds
+        while true {
+            let result = descriptors.withUnsafeMutableBufferPointer {
+                Glibc.poll($0.baseAddress, nfds_t($0.count), wait)
+            }
+            if result >= 0 { return Int(result) }
             let code = SystemCallError.currentErrno()
-            if code == EINTR { return 0 }
-            throw failure("poll", errno: code)
+            guard code == EINTR else { throw failure("poll", errno: code) }
+            if timeoutMilliseconds >= 0 {
+                let elapsed = Int64((monotonicNanoseconds() &- start) / 1_000_000)
+                wait = Int32(clamping: max(0, Int64(timeoutMilliseconds) - elapsed))
+            }
         }
-        return Int(result)
     }
 
     // MARK: Any descriptor
@@ -236,7 +237,7 @@ public enum Syscall {
         guard let base = bytes.baseAddress else { return }
         var sent = 0
         while sent < bytes.count {
-            let count = retryingInterrupts { Glibc.send(fd, base + sent, bytes.count - sent, Int32(MSG_NOSIGNAL)) }
+            let count = livery_send(fd, base + sent, bytes.count - sent, 0)
             if count < 0 { throw lastFailure("send") }
             sent += count
         }

@@ -15,7 +15,7 @@ public struct SystemCallError: Error, Equatable, Sendable, CustomStringConvertib
     public let operation: String
     /// The path the call was about, if any.
     public let path: String?
-    /// The call's `errno`.
+    /// The call's `errno` (for `getaddrinfo`, its `EAI_` code).
     public let errno: Int32
 
     @inlinable
@@ -25,8 +25,11 @@ public struct SystemCallError: Error, Equatable, Sendable, CustomStringConvertib
         self.errno = errno
     }
 
-    /// `strerror` of `errno`.
-    public var reason: String { Self.text(errno) }
+    /// `strerror` of `errno` (`gai_strerror` for `getaddrinfo`, whose `errno` is its `EAI_` code).
+    public var reason: String {
+        if operation == "getaddrinfo", let text = gai_strerror(errno) { return String(cString: text) }
+        return Self.text(errno)
+    }
 
     /// `open /srv/x: No such file or directory (errno 2)`.
     public var description: String {
