@@ -67,7 +67,7 @@ import Glibc
         try FileManager.default.removeItem(atPath: root + "/" + component)
         try FileManager.default.createSymbolicLink(atPath: root + "/" + component, withDestinationPath: scratch.path("outside/" + component))
 
-        let error = #expect(throws: SystemCallError.self) { try SystemFile.openBeneath("a/b/file.txt", in: root) }
+        let error = #expect(throws: SystemCallError.self) { _ = try SystemFile.openBeneath("a/b/file.txt", in: root) }
         #expect(error?.errno == ELOOP || error?.errno == ENOTDIR, "\(String(describing: error))")
         #expect(error?.path == root + "/" + component)
         #expect(error?.description.contains(root + "/" + component) == true)
@@ -78,7 +78,7 @@ import Glibc
         let scratch = try ScratchDirectory()
         _ = try scratch.write("skin/a/b", Array("x".utf8))
         _ = try scratch.write("outside/file.txt", Array("SECRET".utf8))
-        let error = #expect(throws: SystemCallError.self) { try SystemFile.openBeneath(path, in: scratch.path("skin")) }
+        let error = #expect(throws: SystemCallError.self) { _ = try SystemFile.openBeneath(path, in: scratch.path("skin")) }
         #expect(error?.errno == EINVAL)
     }
 
@@ -144,7 +144,7 @@ import Glibc
     @Test func anErrorNamesTheOperationThePathAndTheErrno() throws {
         let scratch = try ScratchDirectory()
         let missing = scratch.path("missing.txt")
-        let error = #expect(throws: SystemCallError.self) { try SystemFile.open(missing, O_RDONLY) }
+        let error = #expect(throws: SystemCallError.self) { _ = try SystemFile.open(missing, O_RDONLY) }
         #expect(error == SystemCallError("open", path: missing, errno: ENOENT))
         #expect(error?.description == "open \(missing): No such file or directory (errno 2)")
     }
@@ -216,6 +216,11 @@ private enum InterruptedRead {
         let reader = Reader()
         let readFD = fds[0]
         Thread {
+            // Threads may start with signals blocked (Dispatch's do); this one must receive SIGUSR1.
+            var unblocked = sigset_t()
+            sigemptyset(&unblocked)
+            sigaddset(&unblocked, SIGUSR1)
+            pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
             reader.tid = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self"))
                 .map { String($0.split(separator: "/").last ?? "") } ?? ""
             reader.thread = pthread_self()
