@@ -143,7 +143,7 @@ import TestSupport
 
     /// The README's configuration table has a row per setting with its flag, variable and default.
     @Test func readmeTableListsEverySetting() throws {
-        let readme = try String(contentsOfFile: ClientAPIHarness.repository.path + "/README.md", encoding: .utf8)
+        let readme = try String(contentsOfFile: LiveryHarness.repository.path + "/README.md", encoding: .utf8)
         let rows = readme.split(separator: "\n").filter { $0.hasPrefix("| `--") }
         #expect(rows.count == Setting.allCases.count)
         for setting in Setting.allCases {

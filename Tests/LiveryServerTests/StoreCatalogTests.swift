@@ -12,10 +12,10 @@ import TestSupport
         let scratch = try ScratchDirectory(prefix: "livery-store-catalog")
         let fileStore = try FileSkinStore(directory: scratch.path + "/store")
         let store: any SkinStore = fileStore
-        let cache = try PackageCache(directory: scratch.path + "/packages", logger: ClientAPIHarness.quiet)
+        let cache = try PackageCache(directory: scratch.path + "/packages", logger: LiveryHarness.quiet)
         let published = Mutex<[CatalogState]>([])
         let catalog = StoreCatalog(
-            store: store, cache: cache, limits: ValidationLimits(), logger: ClientAPIHarness.quiet,
+            store: store, cache: cache, limits: ValidationLimits(), logger: LiveryHarness.quiet,
             publish: { state in published.withLock { $0.append(state) } })
 
         #expect(await catalog.publishLatest() == 0)
