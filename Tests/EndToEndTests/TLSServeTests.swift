@@ -24,6 +24,8 @@ import TestSupport
         let plainAddress = try #require(
             LiveryProcess.announcedAddress("LIVERY_PLAIN_LISTENING ", in: livery.standardOutput), "\(livery.output)")
         let plainPort = Int(plainAddress.split(separator: ":").last ?? "") ?? 0
+        // Polls answer 503 until the catalog is loaded; the plain port tells when it is.
+        try await blocking { try LiveryProcess.waitUntilReady(port: plainPort) }
         let secure = try await Self.curl(["--cacert", certificates.caFile, "https://localhost:\(livery.port)/healthz"])
         #expect(secure.status == 0 && secure.standardOutput.contains("ok"), "\(secure.transcript)")
         let plain = try await Self.curl(["http://127.0.0.1:\(plainPort)/healthz"])

@@ -101,15 +101,24 @@ import TestSupport
         #expect(Self.body(await routing.respond(to: HTTPRequest(method: .post, target: "/default", body: [1]))) == "1")
     }
 
-    /// The same requests through `TestEndpoint` in memory and over a real server give the same answers.
+    /// The same requests through `TestEndpoint` in memory and over a real server give the same answers, file
+    /// bodies and HEAD included.
     @Test func answersInMemoryAreTheServersAnswers() async throws {
-        let memory = try TestEndpoint(.memory, routes: Self.routes(Runs()))
-        let socket = try TestEndpoint(.socket, routes: Self.routes(Runs()))
+        let scratch = try ScratchDirectory(prefix: "livery-in-memory")
+        let file = try scratch.write("body.bin", Array("0123456789".utf8))
+        let routes: (Router) -> Void = { router in
+            Self.routes(Runs())(router)
+            router.on(.get, "/file", .sync { _ in HTTPResponse(body: .file(path: file, offset: 2, length: 5)) })
+            router.on(.get, "/kept", .sync { _ in HTTPResponse(body: .immutableFile(path: file, offset: 0, length: 10)) })
+        }
+        let memory = try TestEndpoint(.memory, routes: routes)
+        let socket = try TestEndpoint(.socket, routes: routes)
         let requests: [(String, String, [(String, String)], [UInt8])] = [
             ("GET", "/sync/a", [], []), ("HEAD", "/sync/a", [], []), ("POST", "/async", [], Array("hi".utf8)),
             ("POST", "/async", [], Array(repeating: 1, count: 9)), ("GET", "/either/slow", [], []),
             ("PUT", "/guarded/x", [], [1]), ("PUT", "/guarded/x", [("X-Key", "open")], [1, 2, 3, 4, 5]),
             ("PUT", "/guarded/x", [("X-Key", "open")], [1]), ("GET", "/nowhere", [], []), ("DELETE", "/sync/a", [], []),
+            ("GET", "/file", [], []), ("HEAD", "/file", [], []), ("GET", "/kept", [], []),
         ]
         for (method, target, headers, body) in requests {
             let inMemory = try await memory.request(method, target, headers: headers + [("X-Request-Id", "same")], body: body)
