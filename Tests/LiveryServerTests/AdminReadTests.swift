@@ -4,6 +4,7 @@ import LiveryCrypto
 import Testing
 
 @testable import LiveryServer
+@testable import SkinServing
 
 /// Listings, versions, stored files, preview and audit.
 @Suite struct AdminReadTests {

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import LiveryServer
+@testable import SkinServing
 
 @Suite struct ByteRangeTests {
     @Test(arguments: [

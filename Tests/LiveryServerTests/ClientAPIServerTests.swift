@@ -9,6 +9,7 @@ import Testing
 import TestSupport
 
 @testable import LiveryServer
+@testable import SkinServing
 
 /// A clock tests move by hand.
 final class TestClock: Sendable {
