@@ -210,17 +210,12 @@ public final class ClientAPI: Sendable {
         guard let sign = Self.sign(ofPackageFile: request.pathParameters["file"] ?? "") else {
             return APIError.packageNotFound.response
         }
-        let catalog = current
         let record: PackageRecord
         do {
-            if let known = catalog.packages[sign], let origin = catalog.origins[sign] {
-                record = try await cache.record(
-                    sign: sign, variant: known.variant, packager: origin.packager)
-            } else if let retired = cache.readyRecord(sign: sign) {
-                record = retired
-            } else {
+            guard let found = try await cache.package(sign: sign, in: current) else {
                 return APIError.packageNotFound.response
             }
+            record = found
         } catch {
             logger.error("package build failed", metadata: ["package.sign": "\(sign)", "error": "\(error)"])
             return APIError.internalError.response

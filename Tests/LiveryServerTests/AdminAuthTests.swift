@@ -6,7 +6,6 @@ import Testing
 import TestSupport
 
 @testable import LiveryServer
-@testable import SkinServing
 
 /// The tokens file, bearer parsing, and the auth matrix of every admin route.
 @Suite struct TokenFileTests {

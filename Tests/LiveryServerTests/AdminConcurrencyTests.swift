@@ -5,7 +5,6 @@ import Testing
 import TestSupport
 
 @testable import LiveryServer
-@testable import SkinServing
 
 /// Clients polling under load while releases flip: every answer is the old or the new skin, never an error.
 @Suite struct AdminConcurrencyTests {

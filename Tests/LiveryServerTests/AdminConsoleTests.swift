@@ -4,7 +4,6 @@ import LiveryConsole
 import Testing
 
 @testable import LiveryServer
-@testable import SkinServing
 
 /// The ops console at `/admin/` and the `whoami` endpoint it signs in with.
 @Suite struct AdminConsoleTests {

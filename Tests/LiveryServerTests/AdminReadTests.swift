@@ -4,7 +4,6 @@ import LiveryCrypto
 import Testing
 
 @testable import LiveryServer
-@testable import SkinServing
 
 /// Listings, versions, stored files, preview and audit.
 @Suite struct AdminReadTests {

@@ -3,7 +3,6 @@ import HTTPTestSupport
 import Testing
 
 @testable import LiveryServer
-@testable import SkinServing
 
 /// Releases, rollout changes, rollback, stopping, deleting and kill switches: each served by the client API
 /// before its 2xx arrives, each refusal naming its field and changing nothing.

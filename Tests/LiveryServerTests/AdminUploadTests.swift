@@ -5,7 +5,6 @@ import Testing
 import TestSupport
 
 @testable import LiveryServer
-@testable import SkinServing
 
 /// `POST /admin/v1/skins`: what is stored, and the hostile corpus, each refused with its own code and nothing
 /// stored.

@@ -1,7 +1,6 @@
 import Testing
 
 @testable import LiveryServer
-@testable import SkinServing
 
 @Suite struct ByteRangeTests {
     @Test(arguments: [

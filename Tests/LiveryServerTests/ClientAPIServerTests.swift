@@ -9,7 +9,6 @@ import Testing
 import TestSupport
 
 @testable import LiveryServer
-@testable import SkinServing
 
 /// A clock tests move by hand.
 final class TestClock: Sendable {

@@ -3,7 +3,6 @@ import HTTPTestSupport
 import Testing
 
 @testable import LiveryServer
-@testable import SkinServing
 
 /// Ops commands that cannot silently do the wrong thing, at the admin API: a release keeps what is not given,
 /// typos in app names, windows in the past and skins moving between apps are refused, and the preview names the

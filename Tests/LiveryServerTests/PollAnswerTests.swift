@@ -5,7 +5,6 @@ import Testing
 import TestSupport
 
 @testable import LiveryServer
-@testable import SkinServing
 
 /// Every poll answer right: answers built from the release that was selected, no answer before the catalog is
 /// loaded, entity tags that follow every byte of the body, errors no cache keeps.

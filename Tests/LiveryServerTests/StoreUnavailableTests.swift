@@ -2,7 +2,6 @@ import LiveryHTTP
 import SkinStore
 import Testing
 @testable import LiveryServer
-@testable import SkinServing
 
 /// An admin change the store could not make because its database is unreachable is a 503 the client may retry,
 /// never a 500 or a "not found".

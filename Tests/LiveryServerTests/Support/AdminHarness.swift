@@ -8,7 +8,6 @@ import Testing
 import TestSupport
 
 @testable import LiveryServer
-@testable import SkinServing
 
 /// A Livery service with the admin API enabled (an editor and a viewer token), served on 127.0.0.1 with an
 /// injected clock. The tokens file is checked on every request (`tokenCheckInterval` zero), so tests that edit
