@@ -35,7 +35,7 @@ final class LiveryHarness: Sendable {
     static let window = #"{"startsAt": "2027-01-15T07:00:00Z", "endsAt": "2027-01-15T10:00:00Z"}"#
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
-    static let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+    static let quiet = TestServer.quietLogger
     /// The window every sample skin gets: 2027-01-15T08:00:00Z ..< +2 h.
     static let start = Fixtures.t0
     static let end = Fixtures.t0.addingTimeInterval(7200)
