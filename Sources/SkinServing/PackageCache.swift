@@ -40,6 +40,8 @@ public actor PackageCache {
     /// Told the path of every package file this cache removes or (re)writes, so files kept open for downloads
     /// (the server's `OpenFileCache`) are never served stale.
     private nonisolated let fileChanged: @Sendable (String) -> Void
+    /// Writes each build record (`DurableWrite`).
+    private nonisolated let writeDurably: DurableWrite
     private let builds: AsyncSemaphore
     /// How many archives this cache has written (not counting files reused from disk).
     public private(set) var buildCount = 0
@@ -52,10 +54,13 @@ public actor PackageCache {
     ///   - metricsFactory: where the `livery_package_*` series go (the process-wide factory by default).
     ///   - fileChanged: told the path of each package file the cache removes or writes (to invalidate files kept
     ///     open for downloads).
+    ///   - writeDurably: writes each build record so a crash leaves the old record or the new one
+    ///     (`DurableFile.replace` by default).
     public init(
         directory: String, maxParallelBuilds: Int = 2, logger: Logger,
         metricsFactory: any MetricsFactory = MetricsSystem.factory,
-        fileChanged: @escaping @Sendable (String) -> Void = { _ in }
+        fileChanged: @escaping @Sendable (String) -> Void = { _ in },
+        writeDurably: @escaping DurableWrite = DurableFile.writer
     ) throws(PackageCacheError) {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -73,6 +78,7 @@ public actor PackageCache {
         self.builds = AsyncSemaphore(limit: maxParallelBuilds)
         self.logger = logger
         self.fileChanged = fileChanged
+        self.writeDurably = writeDurably
         self.metrics = PackageCacheMetrics(factory: metricsFactory)
     }
 
@@ -102,10 +108,13 @@ public actor PackageCache {
         let path = path(for: sign)
         let logger = logger
         let fileChanged = fileChanged
+        let writeDurably = writeDurably
         let task = Task<PackageRecord, any Error> {
             let outcome: Result<BuildOutcome, any Error> = await self.builds.withPermit {
                 await Self.onBuildThread {
-                    try Self.reuseOrBuild(sign: sign, at: path, logger: logger, fileChanged: fileChanged) {
+                    try Self.reuseOrBuild(
+                        sign: sign, at: path, logger: logger, fileChanged: fileChanged, writeDurably: writeDurably
+                    ) {
                         try packager.build(variant, to: path)
                     }
                 }
@@ -141,7 +150,7 @@ public actor PackageCache {
     ///   removed: the sign must not be advertised with other bytes); whatever `build` or the disk throws.
     static func reuseOrBuild(
         sign: String, at path: String, logger: Logger, fileChanged: (String) -> Void = { _ in },
-        build: () throws -> ZipArchiveSummary
+        writeDurably: DurableWrite, build: () throws -> ZipArchiveSummary
     ) throws -> BuildOutcome {
         let recordPath = path + ".sha256"
         let recorded = BuildRecord.read(recordPath, sign: sign)
@@ -175,7 +184,7 @@ public actor PackageCache {
         } else {
             let record = BuildRecord(sign: sign, sha256: outcome.sha256, size: outcome.size)
             do {
-                try DurableFile.replace(recordPath, with: record.encoded)
+                try writeDurably(recordPath, record.encoded)
             } catch {
                 // Without a record the package is rebuilt next time; serving it now is still right.
                 logger.error("cannot record a package build", metadata: ["package.sign": "\(sign)", "error": "\(error)"])
