@@ -95,6 +95,7 @@ extension Platform {
         case .ios: 1
         case .android: 2
         case .harmony: 4
+        case .macos: 8
         }
     }
 }

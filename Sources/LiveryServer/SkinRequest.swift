@@ -65,7 +65,7 @@ public struct SkinRequest: Sendable, Equatable {
         }
         guard let platform else {
             throw InvalidParameter(
-                "platform", "must be one of ios, android, harmony (in any case)", value: values[Parameter.platform.rawValue])
+                "platform", "must be one of ios, android, harmony, macos (in any case)", value: values[Parameter.platform.rawValue])
         }
         guard let versionText = values[Parameter.appVersion.rawValue] else {
             throw InvalidParameter("appVersion", "is required")

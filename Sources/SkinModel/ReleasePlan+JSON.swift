@@ -9,7 +9,7 @@ extension ReleasePlan {
     /// Parses a release object (`skin.json`'s `release`, or an admin `PUT …/release` body).
     ///
     /// Required: `startsAt`, `endsAt`. Optional: `timeZone` (IANA name, required when a date-time has no offset),
-    /// `priority` (integer, default 0), `platforms` (non-empty array of `ios`/`android`/`harmony`, default all),
+    /// `priority` (integer, default 0), `platforms` (non-empty array of `ios`/`android`/`harmony`/`macos`, default all),
     /// `minAppVersion`/`maxAppVersion` (dotted versions or null), `rollout` (integer 0–100, default 100).
     /// Keys outside ``knownKeys`` and `extraKeys` are errors, so a typo never silently changes a schedule.
     ///
@@ -128,7 +128,7 @@ extension ReleasePlan {
                     guard let name = element.stringValue, let platform = Platform(rawValue: name) else {
                         issues.error(.releasePlatformInvalid, place, value: element,
                             "\(element.compactText) is not a platform.",
-                            fix: "Use \"ios\", \"android\" or \"harmony\" (lowercase).")
+                            fix: "Use \"ios\", \"android\", \"harmony\" or \"macos\" (lowercase).")
                         continue
                     }
                     if !chosen.insert(platform).inserted {
@@ -139,7 +139,7 @@ extension ReleasePlan {
                 if elements.isEmpty {
                     issues.error(.releasePlatformInvalid, pointer.appending("platforms"), value: field,
                         "platforms is empty, so no client would ever get the skin.",
-                        fix: "List at least one of \"ios\", \"android\", \"harmony\", or remove platforms to target all.")
+                        fix: "List at least one of \"ios\", \"android\", \"harmony\", \"macos\", or remove platforms to target all.")
                 }
                 platforms = chosen
             } else {
@@ -187,7 +187,7 @@ extension ReleasePlan {
     /// The plan as a release JSON object that ``parse(_:file:pointer:allowingExtraKeys:)`` reads back to an equal plan.
     ///
     /// Keys in a fixed order (`startsAt`, `endsAt`, `timeZone` when set, `priority`, `platforms` in
-    /// ios/android/harmony order, `minAppVersion`, `maxAppVersion`, `rollout`); date-times as originally written.
+    /// ios/android/harmony/macos order, `minAppVersion`, `maxAppVersion`, `rollout`); date-times as originally written.
     public var jsonValue: JSONValue {
         var object = JSONObject()
         object["startsAt"] = .string(startsAtText)

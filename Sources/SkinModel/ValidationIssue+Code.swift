@@ -87,7 +87,7 @@ extension ValidationIssue {
         public static let releaseTimeZoneUnused: Code = "release.timezone-unused"
         /// `endsAt` is not after `startsAt`.
         public static let releaseWindowEmpty: Code = "release.window-empty"
-        /// `platforms` names something other than ios, android, harmony, or is empty, or repeats one.
+        /// `platforms` names something other than ios, android, harmony, macos, or is empty, or repeats one.
         public static let releasePlatformInvalid: Code = "release.platform-invalid"
         /// `minAppVersion` / `maxAppVersion` is not a dotted version, or min is not below max.
         public static let releaseVersionInvalid: Code = "release.version-invalid"

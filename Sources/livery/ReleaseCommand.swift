@@ -44,7 +44,7 @@ struct ReleaseCommand: ParsableCommand {
     @Option(help: "Priority when windows overlap (higher wins).")
     var priority: Int?
 
-    @Option(help: "Comma-separated platforms: ios, android, harmony.")
+    @Option(help: "Comma-separated platforms: ios, android, harmony, macos.")
     var platforms: String?
 
     @Option(help: "Lowest app version served (inclusive); 'none' removes the bound.")
@@ -97,7 +97,7 @@ struct ReleaseCommand: ParsableCommand {
         var lines: [String] = []
         if timeZone == nil { lines.append("--time-zone → none (--from/--until must carry an offset)") }
         if priority == nil { lines.append("--priority → 0") }
-        if platforms == nil { lines.append("--platforms → ios,android,harmony") }
+        if platforms == nil { lines.append("--platforms → ios,android,harmony,macos") }
         if minAppVersion == nil { lines.append("--min-app-version → none") }
         if maxAppVersion == nil { lines.append("--max-app-version → none") }
         if rollout == nil { lines.append("--rollout → 100") }

@@ -42,6 +42,19 @@ import Testing
         await harness.stop()
     }
 
+    /// Chameleon skins iOS and macOS apps: a release may target macOS, and only Mac clients then get it.
+    @Test func aReleaseForMacOSIsServedToMacClientsOnly() async throws {
+        let harness = try await AdminHarness()
+        defer { harness.removeFiles() }
+        let upload = try await harness.uploadTiny()
+        let released = try await harness.release("tiny", #""platforms": ["macos"]"#)
+        #expect((try AdminHarness.object(released)["release"] as? [String: Any])?["platforms"] as? [String] == ["macos"])
+        let mac = try await harness.poll("/api/v1/skin?app=demo&platform=macOS&appVersion=7.0.0")
+        #expect(mac["skinSign"] as? String == Self.standardSign(upload))
+        #expect(try await harness.poll()["skinSign"] as? String == "", "an iOS client is not targeted")
+        await harness.stop()
+    }
+
     @Test func aStaleIfMatchGets412AndChangesNothing() async throws {
         let harness = try await AdminHarness()
         defer { harness.removeFiles() }

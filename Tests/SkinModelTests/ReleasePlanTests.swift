@@ -35,6 +35,16 @@ import Testing
         #expect(plan.rollout == 100)
     }
 
+    @Test func macOSIsAPlatformAReleaseMayTarget() throws {
+        let plan = try #require(
+            try Self.parse(#"{"startsAt": "2026-12-20T00:00:00Z", "endsAt": "2026-12-27T00:00:00Z", "platforms": ["macos", "ios"]}"#).value)
+        #expect(plan.platforms == [.macos, .ios])
+        #expect(plan.jsonValue.objectValue?["platforms"] == .array([.string("ios"), .string("macos")]))
+        let version = try #require(AppVersion("1.0"))
+        #expect(plan.targets(platform: .macos, appVersion: version))
+        #expect(!plan.targets(platform: .android, appVersion: version))
+    }
+
     @Test func defaultsArePriorityZeroAllPlatformsFullRollout() throws {
         let plan = try #require(try Self.parse(#"{"startsAt": "2026-12-20T00:00:00Z", "endsAt": "2026-12-27T00:00:00Z"}"#).value)
         #expect(plan.priority == 0)
