@@ -27,7 +27,7 @@ public struct ValidatedSkin: Sendable, Equatable {
     /// scale, or the nearest available scale, preferring the higher (see ``ImageAsset/file(forScale:)``).
     /// Images named with an explicit `@Nx` keep that file. Unreferenced files are left out.
     public func packagePlan(for variant: PackageVariant) -> PackagePlan {
-        var entries = [PlannedEntry(name: "config.json", content: .bytes(config.effectiveConfigBytes(for: variant.appearance)))]
+        var entries = [PlannedEntry(name: "config.json", content: .bytes(packagedConfig(for: variant).serialized(.pretty)))]
         for path in referencedFiles(for: variant) {
             entries.append(PlannedEntry(name: path.rawValue, content: .sourceFile(relativePath: path.rawValue)))
         }
@@ -42,13 +42,44 @@ public struct ValidatedSkin: Sendable, Equatable {
         for variant: PackageVariant, fileIdentity: (String) throws(Failure) -> [UInt8],
         into consume: (UnsafeRawBufferPointer) -> Void
     ) throws(Failure) {
-        let document = config.effectiveDocument(for: variant.appearance)
+        let document = packagedConfig(for: variant)
         var parts = [PackagePlan.DigestPart.generated(
             name: "config.json", count: document.serializedCount(.pretty), write: { document.serialize(.pretty, into: $0) })]
         for path in referencedFiles(for: variant) {
             parts.append(.file(name: path.rawValue, identity: try fileIdentity(path.rawValue)))
         }
         PackagePlan.feedContentDigestInput(parts, into: consume)
+    }
+
+    /// The `config.json` document `variant`'s package holds: the effective document for its appearance, with
+    /// each reference to an image file rewritten to the file that package holds when the manifest asks for
+    /// ``ImageReferenceStyle/filePath`` (a string becomes the path, `file://` dropped; an image object's
+    /// `name` or `file` value becomes the path; solid colors and remote images stay as written).
+    public func packagedConfig(for variant: PackageVariant) -> JSONValue {
+        let document = config.effectiveDocument(for: variant.appearance)
+        guard manifest.imageReferences == .filePath, var root = document.objectValue else { return document }
+        for module in config.modules(for: variant.appearance) where !module.images.isEmpty {
+            guard var sections = root[module.name]?.objectValue,
+                var images = sections[ConfigSection.images.rawValue]?.objectValue
+            else { continue }
+            for entry in module.images {
+                guard case .asset(let asset) = entry.value, let file = asset.file(forScale: variant.scale),
+                    let written = images[entry.identifier]
+                else { continue }
+                images[entry.identifier] = Self.reference(written, rewrittenTo: file.rawValue)
+            }
+            sections[ConfigSection.images.rawValue] = .object(images)
+            root[module.name] = .object(sections)
+        }
+        return .object(root)
+    }
+
+    /// An image value naming `path` instead of the file it named: a string is replaced; in an object the key
+    /// holding the file name (`name` or `file`, AUUTheme's `name` for types 0 and 1) is.
+    private static func reference(_ written: JSONValue, rewrittenTo path: String) -> JSONValue {
+        guard var object = written.objectValue else { return .string(path) }
+        for key in ["name", "file"] where object[key] != nil { object[key] = .string(path) }
+        return .object(object)
     }
 
     /// The skin files `variant`'s package holds besides `config.json`, each once, in config order: the plan's
