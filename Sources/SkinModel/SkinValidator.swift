@@ -56,10 +56,18 @@ public struct SkinValidator: Sendable {
             "The skin has no config.json.",
             "Add config.json with the modules the app reads, such as {\"home_tabbar\": {\"colors\": {\"color_background\": \"#F9F9F9\"}}}."))
         {
-            configDocument = document
-            var parser = ConfigParser(index: index)
-            config = parser.parse(document)
-            issues.append(contentsOf: parser.issues.issues)
+            if let format = ForeignThemeFormat.detect(document) {
+                // One error with the way out, rather than one per top-level key suggesting to wrap it in a module.
+                issues.append(ValidationIssue(
+                    severity: .error, code: .configForeignTheme, file: "config.json",
+                    message: "config.json is \(format.articleName) theme (\(format.shape)), not a Livery config of modules.",
+                    fix: "Convert it into a skin folder with `\(format.importCommand)` (FILE: this file; DIR: a new folder), then validate or push DIR."))
+            } else {
+                configDocument = document
+                var parser = ConfigParser(index: index)
+                config = parser.parse(document)
+                issues.append(contentsOf: parser.issues.issues)
+            }
         }
 
         checkContents(source, inventory, issues: &issues)

@@ -101,6 +101,9 @@ extension ValidationIssue {
         public static let configNotObject: Code = "config.not-object"
         /// Warning: `config.json` has no modules, so the skin changes nothing.
         public static let configEmpty: Code = "config.empty"
+        /// `config.json` is a theme written for another client (AUUTheme's flat `colors`/`images`, Chameleon's
+        /// nested `color`/`image`): one error naming the converter, `livery import --from …`.
+        public static let configForeignTheme: Code = "config.foreign-theme"
         /// A module is not an object of sections.
         public static let configModuleInvalid: Code = "config.module-invalid"
         /// A module has a section other than colors, images, values, resources.
