@@ -119,8 +119,11 @@ public struct KillSwitch: Sendable, Equatable, Codable {
 /// An immutable view of everything the client API serves. Requests read one catalog from start to end;
 /// changes build a new catalog and swap it in whole.
 public struct Catalog: Sendable {
-    /// Released skins per app, in precedence order: priority descending, then latest start, then id.
+    /// Released holiday skins per app, in precedence order: priority descending, then latest start, then id.
+    /// Themes are never among them, so the poll never answers with a theme.
     public let releases: [String: [ReleasedSkin]]
+    /// Every released skin the catalog was made from, themes included (their packages stay downloadable).
+    public let allReleases: [ReleasedSkin]
     /// Every servable package by sign.
     public let packages: [String: PackageRecord]
     public let killSwitch: KillSwitch
@@ -135,9 +138,11 @@ public struct Catalog: Sendable {
         var byApp: [String: [ReleasedSkin]] = [:]
         var packages: [String: PackageRecord] = [:]
         for skin in releases {
-            byApp[skin.app, default: []].append(skin)
             for record in skin.packages.values { packages[record.sign] = record }
+            guard skin.release.kind == .holiday else { continue }
+            byApp[skin.app, default: []].append(skin)
         }
+        self.allReleases = releases
         self.releases = byApp.mapValues { $0.sorted(by: Self.precedes) }
         self.packages = packages
         self.killSwitch = killSwitch
@@ -148,7 +153,7 @@ public struct Catalog: Sendable {
 
     /// This catalog with another kill switch.
     public func with(killSwitch: KillSwitch) -> Catalog {
-        Catalog(releases: releases.values.flatMap { $0 }, killSwitch: killSwitch)
+        Catalog(releases: allReleases, killSwitch: killSwitch)
     }
 
     /// Overlapping windows: highest priority wins, then the latest start; the id makes the order total.

@@ -137,7 +137,7 @@ final class StoreCatalog: Sendable {
                 } catch {
                     throw .packaging(String(describing: error))
                 }
-                released.append(contentsOf: part.catalog.releases.values.joined())
+                released.append(contentsOf: part.catalog.allReleases)
                 origins.merge(part.origins) { first, _ in first }
             } catch {
                 problems.append(Problem(skinID: id, version: release.version, error: error))
