@@ -12,11 +12,14 @@ public struct SkinManifest: Sendable, Equatable {
     public var release: ReleasePlan?
     /// How packaged `config.json` files spell image references. Default ``ImageReferenceStyle/asWritten``.
     public var imageReferences: ImageReferenceStyle
+    /// The preview images theme lists show, if any (checked against the skin's files by ``SkinValidator``).
+    public var preview: PreviewImages?
 
     public init(
         id: SkinID, title: String, app: String, description: String = "", release: ReleasePlan? = nil,
-        imageReferences: ImageReferenceStyle = .asWritten
+        imageReferences: ImageReferenceStyle = .asWritten, preview: PreviewImages? = nil
     ) {
+        self.preview = preview
         self.id = id
         self.title = title
         self.app = app
@@ -26,7 +29,7 @@ public struct SkinManifest: Sendable, Equatable {
     }
 
     /// The keys `skin.json` may hold; others are reported as warnings and ignored.
-    public static let knownKeys = ["id", "title", "app", "description", "release", "imageReferences"]
+    public static let knownKeys = ["id", "title", "app", "description", "release", "imageReferences", "preview"]
 
     /// Parses `skin.json`'s value. `id`, `title` and `app` are required; `description` and `release` optional.
     public static func parse(_ value: JSONValue, file: String = "skin.json") -> ParseResult<SkinManifest> {
@@ -94,6 +97,8 @@ public struct SkinManifest: Sendable, Equatable {
                     fix: "Write \"imageReferences\": \"file-path\" for clients that open path + \"/\" + value, or remove it to keep references as written.")
             }
         }
+        var preview: PreviewImages?
+        if let field = object["preview"], !field.isNull { preview = PreviewImages.parse(field, issues: &issues) }
         var release: ReleasePlan?
         if let field = object["release"], !field.isNull {
             let parsed = ReleasePlan.parse(field, file: file, pointer: root.appending("release"))
@@ -103,12 +108,13 @@ public struct SkinManifest: Sendable, Equatable {
         guard !issues.hasErrors, let id, let title, let app else { return ParseResult(value: nil, issues: issues.issues) }
         return ParseResult(
             value: SkinManifest(
-                id: id, title: title, app: app, description: description, release: release, imageReferences: imageReferences),
+                id: id, title: title, app: app, description: description, release: release, imageReferences: imageReferences,
+                preview: preview),
             issues: issues.issues)
     }
 
     /// `skin.json`'s value: keys in the order id, title, app, description, release (omitted when `nil`),
-    /// imageReferences (omitted when it is the default).
+    /// imageReferences (omitted when it is the default), preview (omitted when `nil`).
     public var jsonValue: JSONValue {
         var object = JSONObject()
         object["id"] = .string(id.rawValue)
@@ -117,6 +123,7 @@ public struct SkinManifest: Sendable, Equatable {
         object["description"] = .string(description)
         if let release { object["release"] = release.jsonValue }
         if imageReferences != .asWritten { object["imageReferences"] = .string(imageReferences.rawValue) }
+        if let preview { object["preview"] = preview.jsonValue }
         return .object(object)
     }
 }

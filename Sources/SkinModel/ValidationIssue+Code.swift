@@ -66,6 +66,16 @@ extension ValidationIssue {
         /// Warning: `skin.json` has a key Livery does not know (likely a typo; it is ignored).
         public static let manifestKeyUnknown: Code = "manifest.key-unknown"
 
+        // MARK: preview
+        /// `preview` in `skin.json` is not a path or `{"light", "dark"}`, or a path is unusable.
+        public static let previewInvalid: Code = "preview.invalid"
+        /// A preview names a file the skin does not contain.
+        public static let previewMissing: Code = "preview.missing"
+        /// A preview is not a PNG, JPEG or WebP file, or its header is malformed.
+        public static let previewTypeUnsupported: Code = "preview.type-unsupported"
+        /// A preview's declared size is outside ``PreviewImages/minimumSide``…``PreviewImages/maximumSide`` per side.
+        public static let previewDimensions: Code = "preview.dimensions"
+
         // MARK: release
         /// `release` is not an object.
         public static let releaseNotObject: Code = "release.not-object"
