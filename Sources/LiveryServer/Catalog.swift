@@ -82,10 +82,17 @@ public final class ReleasedSkin: Sendable {
 
 extension PackageVariant {
     /// Number of distinct `slot` values.
-    static let slotCount = 6
+    static let slotCount = 9
 
-    /// A dense index in `0..<slotCount`: scale-major, light before dark (the order of `PackageVariant.all`).
-    var slot: Int { (scale - 1) * 2 + (appearance == .dark ? 1 : 0) }
+    /// A dense index in `0..<slotCount`: scale-major, then light, dark, any (`PackageVariant.all` fills the
+    /// light and dark slots; the both-appearances variants have their own, unused until the catalog builds them).
+    var slot: Int {
+        switch appearance {
+        case .light: (scale - 1) * 3
+        case .dark: (scale - 1) * 3 + 1
+        case .any: (scale - 1) * 3 + 2
+        }
+    }
 }
 
 extension Platform {

@@ -287,7 +287,7 @@ struct ConfigParser {
         if AssetIndex.reservedPaths.contains(path.rawValue) {
             issues.error(.pathReserved, place, value: value,
                 "\"\(text)\" is the skin's own \(text), not an asset.",
-                fix: "Reference an asset file instead; skin.json and config.json are not shipped as assets.")
+                fix: "Reference an asset file instead; skin.json, config.json and config-dark.json (the dark config of packages holding both appearances) are not shipped as assets.")
             return nil
         }
         return path
