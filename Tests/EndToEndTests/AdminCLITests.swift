@@ -17,6 +17,14 @@ import TestSupport
         return object?["skinId"] as? String ?? ""
     }
 
+    /// A ready server on a fresh workspace, and the environment that makes the ops commands its editor.
+    static func servingEditor() throws -> (workspace: AdminWorkspace, livery: LiveryProcess, env: [String: String]) {
+        let workspace = try AdminWorkspace()
+        let livery = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0"], environment: workspace.environment)
+        try AdminCall(port: livery.port).waitUntilReady()
+        return (workspace, livery, ["LIVERY_TOKEN": AdminWorkspace.editorToken, "LIVERY_SERVER": "http://127.0.0.1:\(livery.port)"])
+    }
+
     @Test func theRunbookWorksFromTheCommandLine() async throws {
         try await blocking {
             let workspace = try AdminWorkspace()
@@ -149,10 +157,7 @@ import TestSupport
     /// never what the poll answers.
     @Test func themesAreReleasedWithKindAndOrder() async throws {
         try await blocking {
-            let workspace = try AdminWorkspace()
-            let livery = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0"], environment: workspace.environment)
-            try AdminCall(port: livery.port).waitUntilReady()
-            let env = ["LIVERY_TOKEN": AdminWorkspace.editorToken, "LIVERY_SERVER": "http://127.0.0.1:\(livery.port)"]
+            let (workspace, livery, env) = try Self.servingEditor()
             let folder = workspace.root + "/work/tiny"
             try AdminWorkspace.write(AdminWorkspace.tinySkin(id: "tiny", marker: "1"), into: folder)
             #expect(try LiveryProcess.run(["push", folder], environment: env).status == 0)
@@ -177,10 +182,7 @@ import TestSupport
 
     @Test func opsCommandsRefuseWhatWouldSilentlyDoTheWrongThing() async throws {
         try await blocking {
-            let workspace = try AdminWorkspace()
-            let livery = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0"], environment: workspace.environment)
-            try AdminCall(port: livery.port).waitUntilReady()
-            let env = ["LIVERY_TOKEN": AdminWorkspace.editorToken, "LIVERY_SERVER": "http://127.0.0.1:\(livery.port)"]
+            let (workspace, livery, env) = try Self.servingEditor()
             let folder = workspace.root + "/work/tiny"
             for marker in ["1", "2"] {
                 try AdminWorkspace.write(AdminWorkspace.tinySkin(id: "tiny", marker: marker), into: folder)

@@ -56,7 +56,7 @@ import TestSupport
     @Test func packWritesTheBothAppearancesVariantFromTheCommandLine() async throws {
         let scratch = try ScratchDirectory(prefix: "livery-any")
         let folder = Samples.folder("christmas-2026")
-        let run = try await LiveryCommand.run(["pack", folder, "-o", scratch.path("any.zip"), "--scale", "2", "--appearance", "any"])
+        let run = try await BuiltProduct.runLivery(["pack", folder, "-o", scratch.path("any.zip"), "--scale", "2", "--appearance", "any"])
         try #require(run.status == 0, "\(run.transcript)")
         let fields = LiveryCommand.fields(of: run.standardOutput)
         #expect(fields["variant"] == "@2x-any")
