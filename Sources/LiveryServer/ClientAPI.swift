@@ -7,7 +7,8 @@ import SkinModel
 import SkinServing
 import Synchronization
 
-/// The public, unauthenticated API apps call: `GET /api/v1/skin` and `GET|HEAD /api/v1/packages/{sign}.zip`.
+/// The public, unauthenticated API apps call: `GET /api/v1/skin`, `GET /api/v1/themes`,
+/// `GET|HEAD /api/v1/packages/{sign}.zip` and `GET|HEAD /api/v1/previews/{sha256}.{ext}`.
 ///
 /// The poll path reads one immutable catalog snapshot, resolves, and concatenates precomputed bytes: no disk I/O,
 /// no JSON encoding, no thread hop. Catalog changes are published with `publish(_:)` and seen atomically.
@@ -20,6 +21,8 @@ public final class ClientAPI: Sendable {
         public var horizon: TimeInterval = SkinResolver.defaultHorizon
         /// Prefix of `packageUrl` (before `<sign>.zip`). Default `/api/v1/packages/`.
         public var packageURLPrefix: String = "/api/v1/packages/"
+        /// Prefix of a theme's `previewUrl` (before `<sha256>.<ext>`). Default `/api/v1/previews/`.
+        public var previewURLPrefix: String = "/api/v1/previews/"
 
         public init() {}
     }
@@ -37,13 +40,19 @@ public final class ClientAPI: Sendable {
         /// Each app's skins, boundaries and answer counters, found with one lookup per poll. Apps the kill switch
         /// turns off are left out, so their polls get no skin.
         let apps: [String: PollTarget]
+        /// Theme list answers, assembled once per distinct list.
+        let themeLists: ThemeListFragments
         /// Counts answers without a skin.
         let noSkin: Counter
         /// Counts polls whose client already held the sign it was given.
         let upToDate: Counter
 
-        init(catalog: Catalog, fragments: AnswerFragments, metrics: ClientMetrics, loaded: Bool = true) {
+        init(
+            catalog: Catalog, fragments: AnswerFragments, themeLists: ThemeListFragments, metrics: ClientMetrics,
+            loaded: Bool = true
+        ) {
             self.loaded = loaded
+            self.themeLists = themeLists
             self.catalog = catalog
             self.fragments = fragments
             self.headers = fragments.precomputed.map { AnswerHeaders($0, maxAge: fragments.maxAge) }
@@ -107,7 +116,8 @@ public final class ClientAPI: Sendable {
         self.snapshot = Mutex(
             Snapshot(
                 catalog: .empty, fragments: AnswerFragments(catalog: .empty, maxAge: configuration.maxAge),
-                metrics: metrics, loaded: false))
+                themeLists: ThemeListFragments(catalog: .empty, maxAge: configuration.maxAge), metrics: metrics,
+                loaded: false))
     }
 
     /// Makes `catalog` the catalog every following request sees.
@@ -117,6 +127,9 @@ public final class ClientAPI: Sendable {
             fragments: AnswerFragments(
                 catalog: catalog, packageURLPrefix: configuration.packageURLPrefix,
                 maxAge: configuration.maxAge),
+            themeLists: ThemeListFragments(
+                catalog: catalog, packageURLPrefix: configuration.packageURLPrefix,
+                previewURLPrefix: configuration.previewURLPrefix, maxAge: configuration.maxAge),
             metrics: metrics)
         snapshot.withLock { $0 = fresh }
         loaded.store(true, ordering: .releasing)
@@ -131,6 +144,8 @@ public final class ClientAPI: Sendable {
     /// Adds the client routes to `router`.
     public func register(on router: Router) {
         router.on(.get, "/api/v1/skin", .sync { [self] request in skin(request) })
+        router.on(.get, "/api/v1/themes", .sync { [self] request in themes(request) })
+        router.on(.get, "/api/v1/previews/:file", .sync { [self] request in preview(request) })
         router.on(
             .get, "/api/v1/packages/:file",
             .syncOrAsync(
@@ -171,16 +186,75 @@ public final class ClientAPI: Sendable {
         counter.increment()
         if query.sign == answer.skinSign { current.upToDate.increment() }
 
-        let notModified = request.headers["If-None-Match"].map { EntityTag.matches($0, answer.etag) } ?? false
-        var headers = notModified ? prepared.notModified : prepared.ok
-        if let boundary = decision.nextBoundary {
-            let untilBoundary = max(0, Int(boundary.timeIntervalSince(now).rounded(.down)))
-            if untilBoundary < current.fragments.maxAge {
-                headers = AnswerHeaders.fields(etag: answer.etag, maxAge: untilBoundary, notModified: notModified)
+        return Self.cacheable(
+            request, body: answer.body, etag: answer.etag, prepared: prepared, maxAge: current.fragments.maxAge,
+            boundary: decision.nextBoundary, now: now)
+    }
+
+    /// A poll or theme list answer with its caching fields: 304 without a body when `If-None-Match` matches
+    /// `etag`; `max-age` bounded by the time left until `boundary`.
+    static func cacheable(
+        _ request: HTTPRequest, body: [UInt8], etag: String, prepared: AnswerHeaders?, maxAge: Int, boundary: Date?,
+        now: Date
+    ) -> HTTPResponse {
+        let notModified = request.headers["If-None-Match"].map { EntityTag.matches($0, etag) } ?? false
+        var age = maxAge
+        if let boundary { age = min(age, max(0, Int(boundary.timeIntervalSince(now).rounded(.down)))) }
+        let headers =
+            if let prepared, age == maxAge { notModified ? prepared.notModified : prepared.ok } else {
+                AnswerHeaders.fields(etag: etag, maxAge: age, notModified: notModified)
             }
-        }
         if notModified { return HTTPResponse(status: .notModified, headers: headers, body: .empty) }
-        return HTTPResponse(status: .ok, headers: headers, body: .bytes(answer.body))
+        return HTTPResponse(status: .ok, headers: headers, body: .bytes(body))
+    }
+
+    // MARK: - GET /api/v1/themes
+
+    /// Answers a theme list: the themes this client may pick, in list order. Same parameters and errors as a
+    /// poll; ETag, 304 and `Cache-Control` as for a poll, `max-age` bounded by the next theme window boundary.
+    public func themes(_ request: HTTPRequest) -> HTTPResponse {
+        let query: SkinRequest
+        do {
+            query = try SkinRequest.parse(request.query.firstValues(of: SkinRequest.queryNames))
+        } catch {
+            return APIError.invalidParameter(error).response
+        }
+        let now = clock()
+        let current = snapshot.withLock { $0 }
+        guard current.loaded else { return APIError.notReady.response }
+        let decision = SkinResolver.themes(query, in: current.catalog, at: now)
+        let answer = current.themeLists.answer(for: decision)
+        return Self.cacheable(
+            request, body: answer.body, etag: answer.etag, prepared: nil, maxAge: current.themeLists.maxAge,
+            boundary: decision.nextBoundary, now: now)
+    }
+
+    /// What a theme list for `query` holds at `now` from the catalog requests see now, with that catalog.
+    func themesPreview(_ query: SkinRequest, at now: Date) -> (answer: ThemeListAnswer, decision: ThemeDecision, catalog: Catalog) {
+        let current = snapshot.withLock { $0 }
+        let decision = SkinResolver.themes(query, in: current.catalog, at: now)
+        return (current.themeLists.answer(for: decision), decision, current.catalog)
+    }
+
+    // MARK: - GET|HEAD /api/v1/previews/{sha256}.{ext}
+
+    /// Serves a preview image by its content-addressed name: immutable, cacheable for a year; 404
+    /// `preview_not_found` for a name no released skin's preview has.
+    public func preview(_ request: HTTPRequest) -> HTTPResponse {
+        let current = snapshot.withLock { $0 }
+        guard current.loaded else { return APIError.notReady.response }
+        guard let image = current.catalog.previews[request.pathParameters["file"] ?? ""] else {
+            return APIError.previewNotFound.response
+        }
+        let etag = "\"" + image.sha256.prefix(32) + "\""
+        var headers = HTTPHeaders()
+        headers.add(name: "ETag", value: etag)
+        headers.add(name: "Cache-Control", value: "public, max-age=31536000, immutable")
+        if request.headers["If-None-Match"].map({ EntityTag.matches($0, etag) }) ?? false {
+            return HTTPResponse(status: .notModified, headers: headers, body: .empty)
+        }
+        headers.add(name: "Content-Type", value: image.mediaType)
+        return HTTPResponse(status: .ok, headers: headers, body: .bytes(image.bytes))
     }
 
     /// What a poll for `query` gets at `now` from the catalog requests see now: the answer, the decision it came

@@ -133,7 +133,7 @@ public struct AnswerFragments: Sendable {
         var index: [AnswerKey: Int] = [:]
         index.reserveCapacity(count)
         for skins in catalog.releases.values {
-            for variant in PackageVariant.all {
+            for variant in PackageVariant.all + PackageVariant.bothAppearances {
                 let releases = [nil] + skins
                 for current in releases {
                     for next in releases {

@@ -1,0 +1,138 @@
+import Foundation
+import LiveryCrypto
+import SkinModel
+import Synchronization
+
+/// The themes a client may pick, as resolved: in list order, with the variant asked for.
+public struct ThemeDecision: Sendable {
+    /// The themes listed, in list order (`Catalog.themes`).
+    public var themes: [ReleasedSkin] = []
+    /// The earliest instant after `now` at which the list could change (a theme window starting or ending).
+    public var nextBoundary: Date?
+    /// The package variant asked for.
+    public var variant: PackageVariant = .standard
+
+    public init() {}
+}
+
+extension SkinResolver {
+    /// The themes `request` may pick at `now` from `catalog`: every theme of the app whose targeting (platform,
+    /// app version, rollout) and window (if it has one) let it through, in list order. The kill switch empties the
+    /// list.
+    public static func themes(_ request: SkinRequest, in catalog: Catalog, at now: Date) -> ThemeDecision {
+        guard !catalog.killSwitch.blocks(app: request.app), let themes = catalog.themes[request.app] else {
+            var decision = ThemeDecision()
+            decision.variant = request.variant
+            return decision
+        }
+        return self.themes(request, among: themes, boundaries: catalog.themeBoundaries[request.app] ?? [], at: now)
+    }
+
+    /// The themes `request` may pick among one app's themes (in list order) with their window boundaries (sorted,
+    /// without repeats), as a catalog holds them; the kill switch is the caller's to check.
+    public static func themes(
+        _ request: SkinRequest, among themes: [ReleasedSkin], boundaries: [Date], at now: Date
+    ) -> ThemeDecision {
+        var decision = ThemeDecision()
+        decision.variant = request.variant
+        let firstAhead = firstIndex(after: now, in: boundaries)
+        decision.nextBoundary = firstAhead < boundaries.count ? boundaries[firstAhead] : nil
+        decision.themes = themes.filter { theme in
+            theme.release.startsAt <= now && now < theme.release.endsAt
+                && targetingExclusion(of: theme, for: request) == nil
+        }
+        return decision
+    }
+}
+
+/// The body of a theme list answer and its entity tag (a digest of the body).
+public struct ThemeListAnswer: Sendable, Equatable {
+    /// `{"themes":[…]}`.
+    public let body: [UInt8]
+    /// A strong entity tag for the body, quoted.
+    public let etag: String
+
+    init(body: [UInt8]) {
+        self.body = body
+        self.etag = "\"" + SHA256.hexHash(body).prefix(32) + "\""
+    }
+}
+
+/// Theme list answers of one catalog: each theme's entry is rendered once per variant when the catalog is
+/// published, and each distinct list (which themes, which variant) is assembled and tagged once, then kept, so
+/// answering a list costs the lookup of its themes' identities, like a poll.
+///
+/// An entry: `{"id":…,"title":…,"description":…,"previewUrl":…,"sign":…,"packageUrl":…,"sha256":…,"size":…}`,
+/// `previewUrl` being the preview for the variant's appearance (the light one for both appearances), or `null`.
+public final class ThemeListFragments: Sendable {
+    /// Entries by the theme's identity, then by `PackageVariant.slot`.
+    private let entries: [ObjectIdentifier: [[UInt8]?]]
+    /// The themes whose identities key `entries` and `answers`, kept alive so no other object takes their addresses.
+    private let keyedThemes: [ReleasedSkin]
+    /// Lists already assembled.
+    private let answers = Mutex<[ThemeListKey: ThemeListAnswer]>([:])
+    /// The longest time an answer may be cached, in seconds (shorter when a window boundary comes sooner).
+    public let maxAge: Int
+
+    /// Most distinct lists kept per catalog; beyond it, lists are assembled per request, which stays correct.
+    static let keptLimit = 4096
+
+    /// - Parameters:
+    ///   - packageURLPrefix: prepended to `<sign>.zip`.
+    ///   - previewURLPrefix: prepended to a preview's `<sha256>.<ext>`.
+    public init(
+        catalog: Catalog, packageURLPrefix: String = "/api/v1/packages/",
+        previewURLPrefix: String = "/api/v1/previews/", maxAge: Int = 60
+    ) {
+        self.maxAge = max(0, maxAge)
+        var entries: [ObjectIdentifier: [[UInt8]?]] = [:]
+        var themes: [ReleasedSkin] = []
+        for app in catalog.themes.values {
+            for theme in app {
+                var slots = [[UInt8]?](repeating: nil, count: PackageVariant.slotCount)
+                for (variant, record) in theme.packages {
+                    let preview = theme.previews.map { AnswerFragments.quote(previewURLPrefix + $0.image(for: variant.appearance).fileName) }
+                    let text =
+                        #"{"id":\#(AnswerFragments.quote(theme.skinID.rawValue)),"#
+                        + #""title":\#(AnswerFragments.quote(theme.title)),"#
+                        + #""description":\#(AnswerFragments.quote(theme.description)),"#
+                        + #""previewUrl":\#(preview ?? "null"),"sign":\#(AnswerFragments.quote(record.sign)),"#
+                        + #""packageUrl":\#(AnswerFragments.quote(packageURLPrefix + record.sign + ".zip")),"#
+                        + #""sha256":\#(AnswerFragments.quote(record.sha256)),"size":\#(record.size)}"#
+                    slots[variant.slot] = Array(text.utf8)
+                }
+                entries[ObjectIdentifier(theme)] = slots
+                themes.append(theme)
+            }
+        }
+        self.entries = entries
+        self.keyedThemes = themes
+    }
+
+    /// The answer listing `decision`'s themes in its variant.
+    public func answer(for decision: ThemeDecision) -> ThemeListAnswer {
+        let key = ThemeListKey(themes: decision.themes.map(ObjectIdentifier.init), slot: decision.variant.slot)
+        if let known = answers.withLock({ $0[key] }) { return known }
+        var body = Array(#"{"themes":["#.utf8)
+        var first = true
+        for theme in decision.themes {
+            guard let entry = entries[ObjectIdentifier(theme)]?[decision.variant.slot] else { continue }
+            if !first { body.append(UInt8(ascii: ",")) }
+            body.append(contentsOf: entry)
+            first = false
+        }
+        body.append(contentsOf: Array("]}".utf8))
+        let answer = ThemeListAnswer(body: body)
+        answers.withLock { kept in
+            if kept.count < Self.keptLimit { kept[key] = answer }
+        }
+        return answer
+    }
+}
+
+/// Identifies a theme list by its themes' identities (objects of the catalog the list was built from) and the
+/// variant's slot.
+struct ThemeListKey: Hashable, Sendable {
+    let themes: [ObjectIdentifier]
+    let slot: Int
+}
