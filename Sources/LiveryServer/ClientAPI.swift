@@ -157,6 +157,15 @@ public final class ClientAPI: Sendable {
 
     /// Answers a poll.
     public func skin(_ request: HTTPRequest) -> HTTPResponse {
+        answering(request) { query, current, now in poll(request, query, current, now) }
+    }
+
+    /// Reads a poll's or theme list's query and answers it with `answer` from the published snapshot at the
+    /// current instant: 400 `invalid_parameter` for a bad query, 503 `not_ready` before the first catalog.
+    @inline(__always)
+    private func answering(
+        _ request: HTTPRequest, _ answer: (SkinRequest, Snapshot, Date) -> HTTPResponse
+    ) -> HTTPResponse {
         let query: SkinRequest
         do {
             query = try SkinRequest.parse(request.query.firstValues(of: SkinRequest.queryNames))
@@ -166,6 +175,10 @@ public final class ClientAPI: Sendable {
         let now = clock()
         let current = snapshot.withLock { $0 }
         guard current.loaded else { return APIError.notReady.response }
+        return answer(query, current, now)
+    }
+
+    private func poll(_ request: HTTPRequest, _ query: SkinRequest, _ current: Snapshot, _ now: Date) -> HTTPResponse {
         var decision = SkinDecision()
         decision.variant = query.variant
         var counter = current.noSkin
@@ -213,20 +226,13 @@ public final class ClientAPI: Sendable {
     /// Answers a theme list: the themes this client may pick, in list order. Same parameters and errors as a
     /// poll; ETag, 304 and `Cache-Control` as for a poll, `max-age` bounded by the next theme window boundary.
     public func themes(_ request: HTTPRequest) -> HTTPResponse {
-        let query: SkinRequest
-        do {
-            query = try SkinRequest.parse(request.query.firstValues(of: SkinRequest.queryNames))
-        } catch {
-            return APIError.invalidParameter(error).response
+        answering(request) { query, current, now in
+            let decision = SkinResolver.themes(query, in: current.catalog, at: now)
+            let answer = current.themeLists.answer(for: decision)
+            return Self.cacheable(
+                request, body: answer.body, etag: answer.etag, prepared: nil, maxAge: current.themeLists.maxAge,
+                boundary: decision.nextBoundary, now: now)
         }
-        let now = clock()
-        let current = snapshot.withLock { $0 }
-        guard current.loaded else { return APIError.notReady.response }
-        let decision = SkinResolver.themes(query, in: current.catalog, at: now)
-        let answer = current.themeLists.answer(for: decision)
-        return Self.cacheable(
-            request, body: answer.body, etag: answer.etag, prepared: nil, maxAge: current.themeLists.maxAge,
-            boundary: decision.nextBoundary, now: now)
     }
 
     /// What a theme list for `query` holds at `now` from the catalog requests see now, with that catalog.

@@ -85,28 +85,16 @@ public final class ThemeListFragments: Sendable {
         previewURLPrefix: String = "/api/v1/previews/", maxAge: Int = 60
     ) {
         self.maxAge = max(0, maxAge)
-        var entries: [ObjectIdentifier: [[UInt8]?]] = [:]
-        var themes: [ReleasedSkin] = []
-        for app in catalog.themes.values {
-            for theme in app {
-                var slots = [[UInt8]?](repeating: nil, count: PackageVariant.slotCount)
-                for (variant, record) in theme.packages {
-                    let preview = theme.previews.map { AnswerFragments.quote(previewURLPrefix + $0.image(for: variant.appearance).fileName) }
-                    let text =
-                        #"{"id":\#(AnswerFragments.quote(theme.skinID.rawValue)),"#
-                        + #""title":\#(AnswerFragments.quote(theme.title)),"#
-                        + #""description":\#(AnswerFragments.quote(theme.description)),"#
-                        + #""previewUrl":\#(preview ?? "null"),"sign":\#(AnswerFragments.quote(record.sign)),"#
-                        + #""packageUrl":\#(AnswerFragments.quote(packageURLPrefix + record.sign + ".zip")),"#
-                        + #""sha256":\#(AnswerFragments.quote(record.sha256)),"size":\#(record.size)}"#
-                    slots[variant.slot] = Array(text.utf8)
-                }
-                entries[ObjectIdentifier(theme)] = slots
-                themes.append(theme)
+        (entries, keyedThemes) = AnswerFragments.render(catalog.themes.values.joined()) { theme in
+            { variant, record in
+                let quote = AnswerFragments.quote
+                let preview = theme.previews.map { quote(previewURLPrefix + $0.image(for: variant.appearance).fileName) }
+                return #"{"id":\#(quote(theme.skinID.rawValue)),"title":\#(quote(theme.title)),"#
+                    + #""description":\#(quote(theme.description)),"previewUrl":\#(preview ?? "null"),"#
+                    + #""sign":\#(quote(record.sign)),"packageUrl":\#(quote(packageURLPrefix + record.sign + ".zip")),"#
+                    + #""sha256":\#(quote(record.sha256)),"size":\#(record.size)}"#
             }
         }
-        self.entries = entries
-        self.keyedThemes = themes
     }
 
     /// The answer listing `decision`'s themes in its variant.

@@ -27,6 +27,22 @@ struct ClientQueryOptions: ParsableArguments {
     @Flag(help: "Preview an app no stored skin belongs to (otherwise refused as unknown_app).")
     var force = false
 
+    @Flag(help: "Print the server's JSON answer.")
+    var json = false
+
+    /// Asks the server for this client's preview and prints it: as JSON with `--json`, else the lines `describe`
+    /// makes of the answer.
+    func show(_ server: ServerOptions, _ describe: (JSONObject?) -> [String]) throws {
+        try OpsCommand.run { () throws(AdminClientError) in
+            let answer = try preview(server)
+            if json {
+                CommandInput.writeStandardOutput(answer.serialized(.pretty))
+            } else {
+                OpsCommand.print(describe(answer.objectValue).joined(separator: "\n"))
+            }
+        }
+    }
+
     /// The server's preview for this client.
     func preview(_ server: ServerOptions) throws(AdminClientError) -> JSONValue {
         var query = [("app", app), ("platform", platform), ("appVersion", appVersion)]
@@ -37,6 +53,13 @@ struct ClientQueryOptions: ParsableArguments {
         if force { query.append(("force", "true")) }
         let text = query.map { "\($0.0)=\(OpsCommand.queryValue($0.1))" }.joined(separator: "&")
         return try server.session().call("GET", "/preview?" + text).json
+    }
+
+    /// `  <id> v<version>: <outcome> (<reason>)`: one considered skin or theme of a preview.
+    static func outcome(of entry: JSONObject, id key: String) -> String {
+        var line = "  \(entry[key]?.stringValue ?? "?") v\(entry["version"]?.intValue ?? 0): \(entry["outcome"]?.stringValue ?? "?")"
+        if let reason = entry["reason"]?.stringValue { line += " (\(reason))" }
+        return line
     }
 }
 
@@ -56,30 +79,18 @@ struct PreviewCommand: ParsableCommand {
 
     @OptionGroup var client: ClientQueryOptions
 
-    @Flag(help: "Print the server's JSON answer.")
-    var json = false
-
     @OptionGroup var server: ServerOptions
 
     func run() throws {
-        try OpsCommand.run { () throws(AdminClientError) in
-            let answer = try client.preview(server)
-            if json {
-                CommandInput.writeStandardOutput(answer.serialized(.pretty))
-                return
-            }
-            let body = answer.objectValue
+        try client.show(server) { body in
             var lines = ["at \(body?["at"]?.stringValue ?? "?"): \(body?["answer"]?.compactText ?? "?")"]
             if body?["killSwitch"] == .bool(true) { lines.append("kill switch: ON for this app") }
             for skin in body?["considered"]?.arrayValue ?? [] {
                 guard let skin = skin.objectValue else { continue }
-                var line = "  \(skin["skinId"]?.stringValue ?? "?") v\(skin["version"]?.intValue ?? 0): \(skin["outcome"]?.stringValue ?? "?")"
-                if let reason = skin["reason"]?.stringValue { line += " (\(reason))" }
-                if skin["next"] == .bool(true) { line += " [next]" }
-                lines.append(line)
+                lines.append(ClientQueryOptions.outcome(of: skin, id: "skinId") + (skin["next"] == .bool(true) ? " [next]" : ""))
             }
             if body?["considered"]?.arrayValue?.isEmpty ?? true { lines.append("  no skin is released for this app") }
-            OpsCommand.print(lines.joined(separator: "\n"))
+            return lines
         }
     }
 }
@@ -100,19 +111,10 @@ struct ThemesCommand: ParsableCommand {
 
     @OptionGroup var client: ClientQueryOptions
 
-    @Flag(help: "Print the server's JSON answer.")
-    var json = false
-
     @OptionGroup var server: ServerOptions
 
     func run() throws {
-        try OpsCommand.run { () throws(AdminClientError) in
-            let answer = try client.preview(server)
-            if json {
-                CommandInput.writeStandardOutput(answer.serialized(.pretty))
-                return
-            }
-            let body = answer.objectValue
+        try client.show(server) { body in
             let listed = body?["themeList"]?.objectValue?["themes"]?.arrayValue ?? []
             var lines = ["at \(body?["at"]?.stringValue ?? "?"): \(listed.count) theme(s) listed"]
             if body?["killSwitch"] == .bool(true) { lines.append("kill switch: ON for this app") }
@@ -125,12 +127,10 @@ struct ThemesCommand: ParsableCommand {
             lines.append("considered:")
             for theme in body?["themes"]?.arrayValue ?? [] {
                 guard let theme = theme.objectValue else { continue }
-                var line = "  \(theme["themeId"]?.stringValue ?? "?") v\(theme["version"]?.intValue ?? 0): \(theme["outcome"]?.stringValue ?? "?")"
-                if let reason = theme["reason"]?.stringValue { line += " (\(reason))" }
-                lines.append(line)
+                lines.append(ClientQueryOptions.outcome(of: theme, id: "themeId"))
             }
             if body?["themes"]?.arrayValue?.isEmpty ?? true { lines.append("  no theme is released for this app") }
-            OpsCommand.print(lines.joined(separator: "\n"))
+            return lines
         }
     }
 }
