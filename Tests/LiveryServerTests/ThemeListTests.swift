@@ -142,6 +142,8 @@ import TestSupport
             let etag = try #require(image.header("ETag"))
             let cached = try await harness.get(target, headers: "If-None-Match: \(etag)\r\n")
             #expect(cached.status == 304 && cached.body.isEmpty)
+            let head = try await harness.get(target, head: true)
+            #expect(head.status == 200 && head.body.isEmpty && head.header("Content-Length") == "\(bytes.count)")
         }
         for unknown in ["/api/v1/previews/\(String(repeating: "0", count: 64)).png", "/api/v1/previews/skin.json"] {
             let missing = try await harness.get(unknown)
