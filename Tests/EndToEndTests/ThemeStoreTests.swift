@@ -31,6 +31,7 @@ print("ok", sorted(names))
     @Test func twoThemesAndAHolidaySkinFromReleaseToDownload() async throws {
         let scratch = try ScratchDirectory(prefix: "livery-themes-e2e")
         let zipPath = scratch.path + "/any.zip"
+        let polledZipPath = scratch.path + "/polled-any.zip"
         let day = TestImages.png(width: 750, height: 1334)
         try await blocking {
             let (workspace, livery, env) = try AdminCLITests.servingEditor()
@@ -76,6 +77,13 @@ print("ok", sorted(names))
             let anyPackage = try client.get(try #require(both.first?["packageUrl"] as? String))
             #expect(anyPackage.status == 200)
             try Data(anyPackage.body).write(to: URL(fileURLWithPath: zipPath))
+            // And for the holiday skin the poll answers.
+            let polled = try Self.object(client.get(AdminCLITests.poll + "&appearance=any&scale=1"))
+            let light = try Self.object(client.get(AdminCLITests.poll + "&scale=1"))
+            #expect(polled["skinId"] as? String == "xmas" && polled["skinSign"] as? String != light["skinSign"] as? String)
+            let polledPackage = try client.get(try #require(polled["packageUrl"] as? String))
+            #expect(polledPackage.status == 200 && SHA256.hexHash(polledPackage.body) == polled["sha256"] as? String)
+            try Data(polledPackage.body).write(to: URL(fileURLWithPath: polledZipPath))
 
             // What ops see for that client.
             let themes = try LiveryProcess.run(["themes", "--app", "demo", "--platform", "ios", "--app-version", "7.0.0"], environment: env)
@@ -94,9 +102,11 @@ print("ok", sorted(names))
             #expect(off.output.contains("0 theme(s) listed") && off.output.contains("aurora v1: excluded (kill switch is on)"), "\(off.output)")
             #expect(try livery.stop(signal: SIGTERM) == 0)
         }
-        let python = try await ExternalProcess.run("python3", ["-c", Self.pythonCheck, zipPath])
-        #expect(python.status == 0, "\(python.transcript)")
-        let unzip = try await ExternalProcess.run("unzip", ["-t", zipPath])
-        #expect(unzip.status == 0, "\(unzip.transcript)")
+        for path in [zipPath, polledZipPath] {
+            let python = try await ExternalProcess.run("python3", ["-c", Self.pythonCheck, path])
+            #expect(python.status == 0, "\(python.transcript)")
+            let unzip = try await ExternalProcess.run("unzip", ["-t", path])
+            #expect(unzip.status == 0, "\(unzip.transcript)")
+        }
     }
 }
