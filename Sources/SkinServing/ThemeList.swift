@@ -67,15 +67,17 @@ public struct ThemeListAnswer: Sendable, Equatable {
 public final class ThemeListFragments: Sendable {
     /// Entries by the theme's identity, then by `PackageVariant.slot`.
     private let entries: [ObjectIdentifier: [[UInt8]?]]
-    /// The themes whose identities key `entries` and `answers`, kept alive so no other object takes their addresses.
+    /// The themes whose identities key `entries` and `kept`, kept alive so no other object takes their addresses.
     private let keyedThemes: [ReleasedSkin]
-    /// Lists already assembled.
-    private let answers = Mutex<[ThemeListKey: ThemeListAnswer]>([:])
+    /// Lists already assembled, and the bytes of their bodies.
+    private let kept = Mutex<(answers: [ThemeListKey: ThemeListAnswer], bytes: Int)>(([:], 0))
     /// The longest time an answer may be cached, in seconds (shorter when a window boundary comes sooner).
     public let maxAge: Int
 
-    /// Most distinct lists kept per catalog; beyond it, lists are assembled per request, which stays correct.
+    /// Most distinct lists kept per catalog, and most bytes of their bodies; beyond either, lists are assembled
+    /// per request, which stays correct.
     static let keptLimit = 4096
+    static let keptBytesLimit = 16 << 20
 
     /// - Parameters:
     ///   - packageURLPrefix: prepended to `<sign>.zip`.
@@ -100,7 +102,7 @@ public final class ThemeListFragments: Sendable {
     /// The answer listing `decision`'s themes in its variant.
     public func answer(for decision: ThemeDecision) -> ThemeListAnswer {
         let key = ThemeListKey(themes: decision.themes.map(ObjectIdentifier.init), slot: decision.variant.slot)
-        if let known = answers.withLock({ $0[key] }) { return known }
+        if let known = kept.withLock({ $0.answers[key] }) { return known }
         var body = Array(#"{"themes":["#.utf8)
         var first = true
         for theme in decision.themes {
@@ -111,8 +113,12 @@ public final class ThemeListFragments: Sendable {
         }
         body.append(contentsOf: Array("]}".utf8))
         let answer = ThemeListAnswer(body: body)
-        answers.withLock { kept in
-            if kept.count < Self.keptLimit { kept[key] = answer }
+        kept.withLock { kept in
+            guard kept.answers[key] == nil, kept.answers.count < Self.keptLimit,
+                kept.bytes + body.count <= Self.keptBytesLimit
+            else { return }
+            kept.answers[key] = answer
+            kept.bytes += body.count
         }
         return answer
     }
