@@ -19,6 +19,9 @@ public final class ClientAPI: Sendable {
         public var horizon: TimeInterval = SkinResolver.defaultHorizon
         /// Prefix of `packageUrl` (before `<sign>.zip`). Default `/api/v1/packages/`.
         public var packageURLPrefix: String = "/api/v1/packages/"
+        /// The key that signs every poll answer (`--signing-key`); nil sends answers unsigned, without `expiresAt`.
+        /// Default nil. See `AnswerSigner`.
+        public var signingKey: (any BodySigner)?
 
         public init() {}
     }
@@ -31,6 +34,8 @@ public final class ClientAPI: Sendable {
         let loaded: Bool
         let state: CatalogState
         let fragments: AnswerFragments
+        /// This catalog's signed answers for the current step; nil when answers are not signed.
+        let signed: SignedAnswers?
         /// Each app's skins, boundaries and answer counters, found with one lookup per poll. Apps the kill switch
         /// turns off are left out, so their polls get no skin.
         let apps: [String: PollTarget]
@@ -39,10 +44,14 @@ public final class ClientAPI: Sendable {
         /// Counts polls whose client already held the sign it was given.
         let upToDate: Counter
 
-        init(state: CatalogState, fragments: AnswerFragments, metrics: ClientMetrics, loaded: Bool = true) {
+        init(
+            state: CatalogState, fragments: AnswerFragments, signer: AnswerSigner?, metrics: ClientMetrics,
+            loaded: Bool = true
+        ) {
             self.loaded = loaded
             self.state = state
             self.fragments = fragments
+            self.signed = signer.map(SignedAnswers.init)
             let catalog = state.catalog
             var apps: [String: PollTarget] = [:]
             for (app, skins) in catalog.releases {
@@ -80,6 +89,9 @@ public final class ClientAPI: Sendable {
 
     public let configuration: Configuration
     let cache: PackageCache
+    /// Signs answers when `configuration.signingKey` is set; one for every catalog, so a body that a new catalog
+    /// leaves unchanged keeps its signature within a step.
+    let signer: AnswerSigner?
     private let clock: @Sendable () -> Date
     private let snapshot: Mutex<Snapshot>
     /// Whether a catalog has been published (`Snapshot.loaded` of the current snapshot), readable without the lock.
@@ -101,10 +113,12 @@ public final class ClientAPI: Sendable {
         self.logger = logger
         let metrics = ClientMetrics(factory: metricsFactory)
         self.metrics = metrics
+        let signer = configuration.signingKey.map { AnswerSigner(key: $0, maxAge: configuration.maxAge) }
+        self.signer = signer
         self.snapshot = Mutex(
             Snapshot(
                 state: .empty, fragments: AnswerFragments(catalog: .empty, maxAge: configuration.maxAge),
-                metrics: metrics, loaded: false))
+                signer: signer, metrics: metrics, loaded: false))
     }
 
     /// Makes `state` the catalog every following request sees.
@@ -114,7 +128,7 @@ public final class ClientAPI: Sendable {
             fragments: AnswerFragments(
                 catalog: state.catalog, packageURLPrefix: configuration.packageURLPrefix,
                 maxAge: configuration.maxAge),
-            metrics: metrics)
+            signer: signer, metrics: metrics)
         snapshot.withLock { $0 = fresh }
         loaded.store(true, ordering: .releasing)
     }
@@ -156,16 +170,26 @@ public final class ClientAPI: Sendable {
                 query, among: target.skins, boundaries: target.boundaries, at: now, horizon: configuration.horizon)
             if let skin = decision.current, let skinCounter = target.counter(for: skin) { counter = skinCounter }
         }
-        let answer = current.fragments.answer(for: decision)
+        let answer: SkinAnswer
+        let expiresAt: Date?
+        do {
+            (answer, expiresAt) = try current.answer(for: decision, at: now)
+        } catch {
+            logger.error("poll answer not signed: OpenSSL failed; answering 503")
+            return error.response
+        }
         counter.increment()
         if query.sign == answer.skinSign { current.upToDate.increment() }
 
         let notModified = request.headers["If-None-Match"].map { EntityTag.matches($0, answer.etag) } ?? false
         var headers = notModified ? answer.notModifiedHeaders : answer.headers
-        if let boundary = decision.nextBoundary {
-            let untilBoundary = max(0, Int(boundary.timeIntervalSince(now).rounded(.down)))
-            if untilBoundary < current.fragments.maxAge {
-                headers = SkinAnswer.headers(etag: answer.etag, maxAge: untilBoundary, notModified: notModified)
+        // No cache may keep the answer past the next schedule boundary, nor past its expiresAt.
+        var limit = decision.nextBoundary
+        if let expiresAt, limit.map({ expiresAt < $0 }) ?? true { limit = expiresAt }
+        if let limit {
+            let untilLimit = max(0, Int(limit.timeIntervalSince(now).rounded(.down)))
+            if untilLimit < current.fragments.maxAge {
+                headers.replaceOrAdd(name: "Cache-Control", value: "public, max-age=\(untilLimit)")
             }
         }
         if notModified { return HTTPResponse(status: .notModified, headers: headers, body: .empty) }

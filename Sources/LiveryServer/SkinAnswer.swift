@@ -47,11 +47,14 @@ public struct SkinAnswer: Sendable, Equatable {
         }
         body.append(UInt8(ascii: "}"))
         self.body = body
-        self.etag = "\"" + SHA256.hexHash(body).prefix(32) + "\""
+        self.etag = Self.etag(of: body)
         self.headers = Self.headers(etag: etag, maxAge: fragments.maxAge).encodedForReuse()
         self.notModifiedHeaders = Self.headers(etag: etag, maxAge: fragments.maxAge, notModified: true)
             .encodedForReuse()
     }
+
+    /// A strong entity tag for `body`: a digest of every byte, quoted.
+    static func etag(of body: [UInt8]) -> String { "\"" + SHA256.hexHash(body).prefix(32) + "\"" }
 
     /// The header fields of an answer tagged `etag` that may be cached for `maxAge` seconds; without
     /// `Content-Type` when `notModified` (a 304).

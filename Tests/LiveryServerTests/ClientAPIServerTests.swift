@@ -49,7 +49,11 @@ final class ClientAPIHarness: Sendable {
         try JSONSerialization.data(withJSONObject: manifest, options: [.sortedKeys]).write(to: URL(fileURLWithPath: manifestPath))
     }
 
-    init(root: String? = nil, at instant: Date = Fixtures.t0.addingTimeInterval(60)) async throws {
+    /// - Parameter configure: changes to the service's settings (a signing key, a max-age) before it starts.
+    init(
+        root: String? = nil, at instant: Date = Fixtures.t0.addingTimeInterval(60),
+        configure: (inout LiveryService.Configuration) -> Void = { _ in }
+    ) async throws {
         let root = root ?? FileManager.default.temporaryDirectory.appendingPathComponent("livery-client-\(UUID().uuidString)").path
         if !FileManager.default.fileExists(atPath: root + "/skins") { try Self.makeSkins(in: root) }
         self.root = root
@@ -58,6 +62,7 @@ final class ClientAPIHarness: Sendable {
         var configuration = LiveryService.Configuration()
         configuration.skinsDirectory = root + "/skins"
         configuration.dataDirectory = root + "/data"
+        configure(&configuration)
         service = try LiveryService(configuration: configuration, logger: Self.quiet, clock: { clock.now })
         try await service.loadCatalog()
         let router = Router()
