@@ -1,9 +1,10 @@
 import CoreMetrics
 import Foundation
+import LiveryCrypto
 import LiveryHTTP
 import Logging
-import LiveryCrypto
 import SkinModel
+import SkinServing
 import Synchronization
 
 /// The public, unauthenticated API apps call: `GET /api/v1/skin` and `GET|HEAD /api/v1/packages/{sign}.zip`.
@@ -32,10 +33,12 @@ public final class ClientAPI: Sendable {
         /// False only for the snapshot before the first `publish(_:)`: no catalog is loaded yet, so no answer
         /// can be given (polls get 503 `not_ready`, never "no skin").
         let loaded: Bool
-        let state: CatalogState
+        let catalog: Catalog
         let fragments: AnswerFragments
+        /// The header fields of each answer in `fragments.precomputed`, by position.
+        let headers: [AnswerHeaders]
         /// This catalog's signed answers for the current step; nil when answers are not signed.
-        let signed: SignedAnswers?
+        let signed: SignedAnswers<PreparedAnswer>?
         /// Each app's skins, boundaries and answer counters, found with one lookup per poll. Apps the kill switch
         /// turns off are left out, so their polls get no skin.
         let apps: [String: PollTarget]
@@ -45,14 +48,14 @@ public final class ClientAPI: Sendable {
         let upToDate: Counter
 
         init(
-            state: CatalogState, fragments: AnswerFragments, signer: AnswerSigner?, metrics: ClientMetrics,
+            catalog: Catalog, fragments: AnswerFragments, signer: AnswerSigner?, metrics: ClientMetrics,
             loaded: Bool = true
         ) {
             self.loaded = loaded
-            self.state = state
+            self.catalog = catalog
             self.fragments = fragments
-            self.signed = signer.map(SignedAnswers.init)
-            let catalog = state.catalog
+            self.headers = fragments.precomputed.map { AnswerHeaders($0, maxAge: fragments.maxAge) }
+            self.signed = signer.map { PreparedAnswer.table(signer: $0, maxAge: fragments.maxAge) }
             var apps: [String: PollTarget] = [:]
             for (app, skins) in catalog.releases {
                 // Made for every released skin, so each series exists (at zero) from the moment its skin does.
@@ -117,16 +120,16 @@ public final class ClientAPI: Sendable {
         self.signer = signer
         self.snapshot = Mutex(
             Snapshot(
-                state: .empty, fragments: AnswerFragments(catalog: .empty, maxAge: configuration.maxAge),
+                catalog: .empty, fragments: AnswerFragments(catalog: .empty, maxAge: configuration.maxAge),
                 signer: signer, metrics: metrics, loaded: false))
     }
 
-    /// Makes `state` the catalog every following request sees.
-    public func publish(_ state: CatalogState) {
+    /// Makes `catalog` the catalog every following request sees.
+    public func publish(_ catalog: Catalog) {
         let fresh = Snapshot(
-            state: state,
+            catalog: catalog,
             fragments: AnswerFragments(
-                catalog: state.catalog, packageURLPrefix: configuration.packageURLPrefix,
+                catalog: catalog, packageURLPrefix: configuration.packageURLPrefix,
                 maxAge: configuration.maxAge),
             signer: signer, metrics: metrics)
         snapshot.withLock { $0 = fresh }
@@ -136,8 +139,8 @@ public final class ClientAPI: Sendable {
     /// Whether a catalog has been published: until then every answer that depends on it is 503 `not_ready`.
     public var isLoaded: Bool { loaded.load(ordering: .acquiring) }
 
-    /// The catalog state requests currently see.
-    public var current: CatalogState { snapshot.withLock { $0.state } }
+    /// The catalog requests currently see.
+    public var current: Catalog { snapshot.withLock { $0.catalog } }
 
     /// Adds the client routes to `router`.
     public func register(on router: Router) {
@@ -170,22 +173,22 @@ public final class ClientAPI: Sendable {
                 query, among: target.skins, boundaries: target.boundaries, at: now, horizon: configuration.horizon)
             if let skin = decision.current, let skinCounter = target.counter(for: skin) { counter = skinCounter }
         }
-        let answer: SkinAnswer
-        let expiresAt: Date?
+        let prepared: PreparedAnswer
         do {
-            (answer, expiresAt) = try current.answer(for: decision, at: now)
+            prepared = try current.answer(for: decision, at: now)
         } catch {
             logger.error("poll answer not signed: OpenSSL failed; answering 503")
             return error.response
         }
+        let answer = prepared.answer
         counter.increment()
         if query.sign == answer.skinSign { current.upToDate.increment() }
 
         let notModified = request.headers["If-None-Match"].map { EntityTag.matches($0, answer.etag) } ?? false
-        var headers = notModified ? answer.notModifiedHeaders : answer.headers
+        var headers = notModified ? prepared.headers.notModified : prepared.headers.ok
         // No cache may keep the answer past the next schedule boundary, nor past its expiresAt.
         var limit = decision.nextBoundary
-        if let expiresAt, limit.map({ expiresAt < $0 }) ?? true { limit = expiresAt }
+        if let expiresAt = prepared.expiresAt, limit.map({ expiresAt < $0 }) ?? true { limit = expiresAt }
         if let limit {
             let untilLimit = max(0, Int(limit.timeIntervalSince(now).rounded(.down)))
             if untilLimit < current.fragments.maxAge {
@@ -200,8 +203,8 @@ public final class ClientAPI: Sendable {
     /// from, and that catalog (so the admin preview can explain it with the same snapshot).
     func preview(_ query: SkinRequest, at now: Date) -> (answer: SkinAnswer, decision: SkinDecision, catalog: Catalog) {
         let current = snapshot.withLock { $0 }
-        let decision = SkinResolver.resolve(query, in: current.state.catalog, at: now, horizon: configuration.horizon)
-        return (SkinAnswer(decision: decision, fragments: current.fragments), decision, current.state.catalog)
+        let decision = SkinResolver.resolve(query, in: current.catalog, at: now, horizon: configuration.horizon)
+        return (SkinAnswer(decision: decision, fragments: current.fragments), decision, current.catalog)
     }
 
     // MARK: - GET|HEAD /api/v1/packages/{sign}.zip
@@ -223,17 +226,12 @@ public final class ClientAPI: Sendable {
         guard let sign = Self.sign(ofPackageFile: request.pathParameters["file"] ?? "") else {
             return APIError.packageNotFound.response
         }
-        let state = current
         let record: PackageRecord
         do {
-            if let known = state.catalog.packages[sign], let origin = state.origins[sign] {
-                record = try await cache.record(
-                    sign: sign, variant: known.variant, packager: origin.packager)
-            } else if let retired = cache.readyRecord(sign: sign) {
-                record = retired
-            } else {
+            guard let found = try await cache.package(sign: sign, in: current) else {
                 return APIError.packageNotFound.response
             }
+            record = found
         } catch {
             logger.error("package build failed", metadata: ["package.sign": "\(sign)", "error": "\(error)"])
             return APIError.internalError.response

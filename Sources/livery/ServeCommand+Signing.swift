@@ -1,5 +1,6 @@
 import LiveryCrypto
 import LiveryServer
+import LiverySetup
 import Logging
 
 extension ServeCommand {

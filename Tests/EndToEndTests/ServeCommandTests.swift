@@ -215,12 +215,17 @@ final class LiveryProcess: @unchecked Sendable {
         for (pipe, isError) in [(outputPipe, false), (errorPipe, true)] {
             let handle = pipe.fileHandleForReading
             // Weak: a test that fails before stopping the process must still reach `deinit`, which terminates it.
+            // read(2) with EINTR retried: FileHandle's availableData traps on EINTR, which Foundation's own SIGCHLD
+            // handling (Process) delivers to any thread blocked in a read while some child of the test process ends.
             Thread { [weak self] in
+                var buffer = [UInt8](repeating: 0, count: 65_536)
                 while true {
-                    let data = handle.availableData
-                    if data.isEmpty { break }
-                    self?.take(data, fromStandardError: isError)
+                    let count = buffer.withUnsafeMutableBytes { read(handle.fileDescriptor, $0.baseAddress, $0.count) }
+                    if count < 0 && errno == EINTR { continue }
+                    guard count > 0 else { break }
+                    self?.take(Data(buffer[0..<count]), fromStandardError: isError)
                 }
+                withExtendedLifetime(handle) {}
                 self?.drained.signal()
             }.start()
         }

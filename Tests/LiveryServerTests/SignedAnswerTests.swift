@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTestSupport
 import LiveryCrypto
+import SkinServing
 import Synchronization
 import Testing
 
