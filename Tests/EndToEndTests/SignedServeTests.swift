@@ -72,7 +72,7 @@ import TestSupport
         try await blocking {
             let livery = try LiveryProcess.start(
                 ["serve", "--host", "127.0.0.1", "--port", "0"] + arguments, environment: environment)
-            try AppFlowTests.waitUntilReady(port: livery.port)
+            try LiveryProcess.waitUntilReady(port: livery.port)
             return livery
         }
     }
@@ -90,7 +90,7 @@ import TestSupport
             scratch.path("answer.body"), signature: signature, publicKey: scratch.path("k1.pub"), in: scratch))
         let expiresAt = try #require(saved.expiresAt)
         let key = scratch.path("k1.pub")
-        let valid = try await SigningCLITests.livery(["verify", "--public-key", key, scratch.path("answer")])
+        let valid = try await BuiltProduct.runLivery(["verify", "--public-key", key, scratch.path("answer")])
         #expect(valid.status == 0 && valid.standardOutput.contains("signed by keyid 'k1'"), "\(valid.transcript)")
 
         // One byte of the body changed: openssl and livery verify both refuse it.
@@ -102,13 +102,13 @@ import TestSupport
         var response = try scratch.read("answer")
         response[response.count - saved.body.count + index + 2] ^= 0x01
         try scratch.write("changed", response)
-        let refused = try await SigningCLITests.livery(["verify", "--public-key", key, scratch.path("changed")])
+        let refused = try await BuiltProduct.runLivery(["verify", "--public-key", key, scratch.path("changed")])
         #expect(refused.status == 1 && refused.standardOutput.hasPrefix("invalid: body changed"), "\(refused.transcript)")
 
         // Only another key trusted: unknown keyid. After expiresAt: expired.
-        let unknown = try await SigningCLITests.livery(["verify", "--public-key", scratch.path("k2.pub"), scratch.path("answer")])
+        let unknown = try await BuiltProduct.runLivery(["verify", "--public-key", scratch.path("k2.pub"), scratch.path("answer")])
         #expect(unknown.status == 1 && unknown.standardOutput.hasPrefix("invalid: unknown keyid 'k1'"), "\(unknown.transcript)")
-        let expired = try await SigningCLITests.livery(["verify", "--public-key", key, "--at", expiresAt, scratch.path("answer")])
+        let expired = try await BuiltProduct.runLivery(["verify", "--public-key", key, "--at", expiresAt, scratch.path("answer")])
         #expect(expired.status == 1 && expired.standardOutput.hasPrefix("invalid: expired: "), "\(expired.transcript)")
 
         #expect(try livery.stop(signal: SIGTERM) == 0)
@@ -127,7 +127,7 @@ import TestSupport
             let livery = try await Self.serve([], environment: ["LIVERY_SIGNING_KEY": scratch.path("\(id).pem")])
             let saved = try await Self.savePoll(livery.port, as: "answer\(index)", in: scratch)
             #expect(saved.keyID == id, "\(saved.head)")
-            let verified = try await SigningCLITests.livery(["verify"] + both + [scratch.path("answer\(index)")])
+            let verified = try await BuiltProduct.runLivery(["verify"] + both + [scratch.path("answer\(index)")])
             #expect(verified.status == 0 && verified.standardOutput.contains("keyid '\(id)'"), "\(verified.transcript)")
             #expect(try livery.stop(signal: SIGTERM) == 0)
         }

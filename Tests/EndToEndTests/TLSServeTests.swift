@@ -29,7 +29,7 @@ import TestSupport
         let plain = try await Self.curl(["http://127.0.0.1:\(plainPort)/healthz"])
         #expect(plain.status == 0 && plain.standardOutput.contains("ok"), "\(plain.transcript)")
         // The same routes: a poll answers on both (once the catalog is loaded: until then both answer 503).
-        try await blocking { try AppFlowTests.waitUntilReady(port: plainPort) }
+        try await blocking { try LiveryProcess.waitUntilReady(port: plainPort) }
         let poll = "/api/v1/skin?app=demo&platform=ios&appVersion=7.2.0"
         let securePoll = try await Self.curl(
             ["--cacert", certificates.caFile, "-o", "/dev/null", "-w", "%{http_code}", "https://127.0.0.1:\(livery.port)\(poll)"])

@@ -39,8 +39,8 @@ final class CountingKey: BodySigner {
     /// A harness whose answers `key` signs, with `maxAge` (default 60 s), its clock at `instant` (default 08:01:00Z).
     static func harness(
         _ key: CountingKey, maxAge: Int = 60, at instant: Date = Fixtures.t0.addingTimeInterval(60)
-    ) async throws -> ClientAPIHarness {
-        try await ClientAPIHarness(at: instant) { configuration in
+    ) async throws -> LiveryHarness {
+        try await LiveryHarness(samples: ["christmas-2026"], at: instant) { configuration in
             configuration.client.signingKey = key
             configuration.client.maxAge = maxAge
         }
@@ -55,7 +55,7 @@ final class CountingKey: BodySigner {
         let key = try CountingKey(id: "holiday-2026")
         let harness = try await Self.harness(key)
         defer { harness.removeFiles() }
-        let response = try await harness.get(ClientAPIHarness.poll)
+        let response = try await harness.get(LiveryHarness.poll)
         #expect(response.status == 200)
         let signature = try #require(response.header("Livery-Signature"))
         let header = try key.ring.verify(body: response.body, headerValue: signature)
@@ -77,24 +77,24 @@ final class CountingKey: BodySigner {
         let key = try CountingKey()
         let harness = try await Self.harness(key)
         defer { harness.removeFiles() }
-        let first = try await harness.get(ClientAPIHarness.poll)
+        let first = try await harness.get(LiveryHarness.poll)
         for second in [15.0, 30, 59.9] {
             harness.clock.set(Fixtures.t0.addingTimeInterval(60 + second))
-            let again = try await harness.get(ClientAPIHarness.poll)
+            let again = try await harness.get(LiveryHarness.poll)
             #expect(again.body == first.body && again.header("ETag") == first.header("ETag"))
             #expect(again.header("Livery-Signature") == first.header("Livery-Signature"))
         }
         let etag = try #require(first.header("ETag"))
-        let notModified = try await harness.get(ClientAPIHarness.poll, headers: "If-None-Match: \(etag)\r\n")
+        let notModified = try await harness.get(LiveryHarness.poll, headers: "If-None-Match: \(etag)\r\n")
         #expect(notModified.status == 304 && notModified.body.isEmpty && notModified.header("ETag") == etag)
         #expect(key.count == 1, "one signature for every poll of the step")
 
         harness.clock.set(Fixtures.t0.addingTimeInterval(120))  // the next step
-        let moved = try await harness.get(ClientAPIHarness.poll)
+        let moved = try await harness.get(LiveryHarness.poll)
         #expect(try Self.expiresAt(moved) == "2027-01-15T08:08:00Z")
         #expect(moved.header("ETag") != etag && moved.header("Livery-Signature") != first.header("Livery-Signature"))
         _ = try key.ring.verify(body: moved.body, headerValue: try #require(moved.header("Livery-Signature")))
-        let stale = try await harness.get(ClientAPIHarness.poll, headers: "If-None-Match: \(etag)\r\n")
+        let stale = try await harness.get(LiveryHarness.poll, headers: "If-None-Match: \(etag)\r\n")
         #expect(stale.status == 200 && stale.body == moved.body)
         #expect(key.count == 2)
         await harness.stop()
@@ -104,7 +104,7 @@ final class CountingKey: BodySigner {
         let key = try CountingKey()
         let harness = try await Self.harness(key)
         defer { harness.removeFiles() }
-        let queries = [1, 2, 3].map { ClientAPIHarness.poll + "&scale=\($0)" } + [
+        let queries = [1, 2, 3].map { LiveryHarness.poll + "&scale=\($0)" } + [
             "/api/v1/skin?app=unknown&platform=ios&appVersion=7.0.0",
             "/api/v1/skin?app=demo&platform=harmony&appVersion=7.0.0",  // not a platform of the skin: no skin
         ]
@@ -136,15 +136,15 @@ final class CountingKey: BodySigner {
         let key = try CountingKey()
         let harness = try await Self.harness(key, maxAge: 3600, at: Fixtures.t0.addingTimeInterval(1800))
         defer { harness.removeFiles() }
-        let response = try await harness.get(ClientAPIHarness.poll)
+        let response = try await harness.get(LiveryHarness.poll)
         #expect(try Self.expiresAt(response) == "2027-01-15T09:05:00Z")
         #expect(response.header("Cache-Control") == "public, max-age=2100")
         harness.clock.set(Fixtures.t0.addingTimeInterval(60))
-        let early = try await harness.get(ClientAPIHarness.poll)
+        let early = try await harness.get(LiveryHarness.poll)
         #expect(early.header("Cache-Control") == "public, max-age=3600")
         // The schedule's boundary still wins when it comes first (the window ends at 10:00).
         harness.clock.set(Fixtures.t0.addingTimeInterval(7200 - 10))
-        let late = try await harness.get(ClientAPIHarness.poll)
+        let late = try await harness.get(LiveryHarness.poll)
         #expect(late.header("Cache-Control") == "public, max-age=10")
         #expect(late.header("Livery-Signature") != nil)
         await harness.stop()
@@ -155,20 +155,20 @@ final class CountingKey: BodySigner {
         key.failing.store(true, ordering: .relaxed)
         let harness = try await Self.harness(key)
         defer { harness.removeFiles() }
-        let failed = try await harness.get(ClientAPIHarness.poll)
+        let failed = try await harness.get(LiveryHarness.poll)
         #expect(failed.status == 503)
         #expect(failed.header("Retry-After") == "1" && failed.header("Cache-Control") == "no-store")
         #expect(failed.text.contains(#""code":"signing_failed""#) && failed.header("Livery-Signature") == nil)
         key.failing.store(false, ordering: .relaxed)
-        let recovered = try await harness.get(ClientAPIHarness.poll)
+        let recovered = try await harness.get(LiveryHarness.poll)
         #expect(recovered.status == 200 && recovered.header("Livery-Signature") != nil)
         await harness.stop()
     }
 
     @Test func withoutASigningKeyAnswersAreUnsignedAndStateNoExpiry() async throws {
-        let harness = try await ClientAPIHarness()
+        let harness = try await LiveryHarness(samples: ["christmas-2026"])
         defer { harness.removeFiles() }
-        let response = try await harness.get(ClientAPIHarness.poll)
+        let response = try await harness.get(LiveryHarness.poll)
         #expect(response.status == 200 && response.header("Livery-Signature") == nil)
         #expect(try Self.expiresAt(response) == nil)
         #expect(response.text.hasSuffix(#""endsAt":"2027-01-15T10:00:00Z"}"#))
