@@ -23,6 +23,9 @@ public final class ClientAPI: Sendable {
         public var packageURLPrefix: String = "/api/v1/packages/"
         /// Prefix of a theme's `previewUrl` (before `<sha256>.<ext>`). Default `/api/v1/previews/`.
         public var previewURLPrefix: String = "/api/v1/previews/"
+        /// The key that signs every poll answer and theme list (`--signing-key`); nil sends answers unsigned,
+        /// without `expiresAt`. Default nil. See `AnswerSigner`.
+        public var signingKey: (any BodySigner)?
 
         public init() {}
     }
@@ -37,6 +40,8 @@ public final class ClientAPI: Sendable {
         let fragments: AnswerFragments
         /// The header fields of each answer in `fragments.precomputed`, by position.
         let headers: [AnswerHeaders]
+        /// This catalog's signed answers for the current step; nil when answers are not signed.
+        let signed: SignedAnswers<PreparedAnswer>?
         /// Each app's skins, boundaries and answer counters, found with one lookup per poll. Apps the kill switch
         /// turns off are left out, so their polls get no skin.
         let apps: [String: PollTarget]
@@ -48,7 +53,8 @@ public final class ClientAPI: Sendable {
         let upToDate: Counter
 
         init(
-            catalog: Catalog, fragments: AnswerFragments, themeLists: ThemeListFragments, metrics: ClientMetrics,
+            catalog: Catalog, fragments: AnswerFragments, themeLists: ThemeListFragments, signer: AnswerSigner?,
+            metrics: ClientMetrics,
             loaded: Bool = true
         ) {
             self.loaded = loaded
@@ -56,6 +62,7 @@ public final class ClientAPI: Sendable {
             self.catalog = catalog
             self.fragments = fragments
             self.headers = fragments.precomputed.map { AnswerHeaders($0, maxAge: fragments.maxAge) }
+            self.signed = signer.map { PreparedAnswer.table(signer: $0, maxAge: fragments.maxAge) }
             var apps: [String: PollTarget] = [:]
             for (app, skins) in catalog.releases {
                 // Made for every released skin, so each series exists (at zero) from the moment its skin does.
@@ -92,6 +99,9 @@ public final class ClientAPI: Sendable {
 
     public let configuration: Configuration
     let cache: PackageCache
+    /// Signs answers when `configuration.signingKey` is set; one for every catalog, so a body that a new catalog
+    /// leaves unchanged keeps its signature within a step.
+    let signer: AnswerSigner?
     private let clock: @Sendable () -> Date
     private let snapshot: Mutex<Snapshot>
     /// Whether a catalog has been published (`Snapshot.loaded` of the current snapshot), readable without the lock.
@@ -113,11 +123,13 @@ public final class ClientAPI: Sendable {
         self.logger = logger
         let metrics = ClientMetrics(factory: metricsFactory)
         self.metrics = metrics
+        let signer = configuration.signingKey.map { AnswerSigner(key: $0, maxAge: configuration.maxAge) }
+        self.signer = signer
         self.snapshot = Mutex(
             Snapshot(
                 catalog: .empty, fragments: AnswerFragments(catalog: .empty, maxAge: configuration.maxAge),
-                themeLists: ThemeListFragments(catalog: .empty, maxAge: configuration.maxAge), metrics: metrics,
-                loaded: false))
+                themeLists: ThemeListFragments(catalog: .empty, maxAge: configuration.maxAge), signer: signer,
+                metrics: metrics, loaded: false))
     }
 
     /// Makes `catalog` the catalog every following request sees.
@@ -130,7 +142,7 @@ public final class ClientAPI: Sendable {
             themeLists: ThemeListFragments(
                 catalog: catalog, packageURLPrefix: configuration.packageURLPrefix,
                 previewURLPrefix: configuration.previewURLPrefix, maxAge: configuration.maxAge),
-            metrics: metrics)
+            signer: signer, metrics: metrics)
         snapshot.withLock { $0 = fresh }
         loaded.store(true, ordering: .releasing)
     }
@@ -187,36 +199,41 @@ public final class ClientAPI: Sendable {
                 query, among: target.skins, boundaries: target.boundaries, at: now, horizon: configuration.horizon)
             if let skin = decision.current, let skinCounter = target.counter(for: skin) { counter = skinCounter }
         }
-        let answer: SkinAnswer
-        let prepared: AnswerHeaders
-        if let index = current.fragments.precomputedIndex(for: decision) {
-            answer = current.fragments.precomputed[index]
-            prepared = current.headers[index]
-        } else {
-            answer = SkinAnswer(decision: decision, fragments: current.fragments)
-            prepared = AnswerHeaders(answer, maxAge: current.fragments.maxAge)
+        let prepared: PreparedAnswer
+        do {
+            prepared = try current.answer(for: decision, at: now)
+        } catch {
+            logger.error("poll answer not signed: OpenSSL failed; answering 503")
+            return error.response
         }
+        let answer = prepared.answer
         counter.increment()
         if query.sign == answer.skinSign { current.upToDate.increment() }
 
+        // No cache may keep the answer past the next schedule boundary, nor past its expiresAt.
         return Self.cacheable(
-            request, body: answer.body, etag: answer.etag, prepared: prepared, maxAge: current.fragments.maxAge,
-            boundary: decision.nextBoundary, now: now)
+            request, body: answer.body, etag: answer.etag, prepared: prepared.headers, maxAge: current.fragments.maxAge,
+            limit: Self.earlier(decision.nextBoundary, prepared.expiresAt), now: now)
     }
 
-    /// A poll or theme list answer with its caching fields: 304 without a body when `If-None-Match` matches
-    /// `etag`; `max-age` bounded by the time left until `boundary`.
+    /// The earlier of two optional instants.
+    static func earlier(_ a: Date?, _ b: Date?) -> Date? {
+        guard let a, let b else { return a ?? b }
+        return min(a, b)
+    }
+
+    /// A poll or theme list answer with its prepared header fields: 304 without a body when `If-None-Match`
+    /// matches `etag`; `max-age` bounded by the time left until `limit`.
     static func cacheable(
-        _ request: HTTPRequest, body: [UInt8], etag: String, prepared: AnswerHeaders?, maxAge: Int, boundary: Date?,
+        _ request: HTTPRequest, body: [UInt8], etag: String, prepared: AnswerHeaders, maxAge: Int, limit: Date?,
         now: Date
     ) -> HTTPResponse {
         let notModified = request.headers["If-None-Match"].map { EntityTag.matches($0, etag) } ?? false
-        var age = maxAge
-        if let boundary { age = min(age, max(0, Int(boundary.timeIntervalSince(now).rounded(.down)))) }
-        let headers =
-            if let prepared, age == maxAge { notModified ? prepared.notModified : prepared.ok } else {
-                AnswerHeaders.fields(etag: etag, maxAge: age, notModified: notModified)
-            }
+        var headers = notModified ? prepared.notModified : prepared.ok
+        if let limit {
+            let untilLimit = max(0, Int(limit.timeIntervalSince(now).rounded(.down)))
+            if untilLimit < maxAge { headers.replaceOrAdd(name: "Cache-Control", value: "public, max-age=\(untilLimit)") }
+        }
         if notModified { return HTTPResponse(status: .notModified, headers: headers, body: .empty) }
         return HTTPResponse(status: .ok, headers: headers, body: .bytes(body))
     }
@@ -224,14 +241,28 @@ public final class ClientAPI: Sendable {
     // MARK: - GET /api/v1/themes
 
     /// Answers a theme list: the themes this client may pick, in list order. Same parameters and errors as a
-    /// poll; ETag, 304 and `Cache-Control` as for a poll, `max-age` bounded by the next theme window boundary.
+    /// poll; ETag, 304 and `Cache-Control` as for a poll, `max-age` bounded by the next theme window boundary;
+    /// signed as a poll answer is when a signing key is set (`expiresAt`, `Livery-Signature`).
     public func themes(_ request: HTTPRequest) -> HTTPResponse {
         answering(request) { query, current, now in
             let decision = SkinResolver.themes(query, in: current.catalog, at: now)
-            let answer = current.themeLists.answer(for: decision)
+            var answer = current.themeLists.answer(for: decision)
+            var signature: String?
+            var expiresAt: Date?
+            if let signer {
+                do {
+                    let signed = try current.themeLists.signedAnswer(for: decision, by: signer, at: now)
+                    (answer, signature, expiresAt) = (signed.answer, signed.signature, signed.expiresAt)
+                } catch {
+                    logger.error("theme list not signed: OpenSSL failed; answering 503")
+                    return APIError.signingFailed.response
+                }
+            }
+            let maxAge = current.themeLists.maxAge
             return Self.cacheable(
-                request, body: answer.body, etag: answer.etag, prepared: nil, maxAge: current.themeLists.maxAge,
-                boundary: decision.nextBoundary, now: now)
+                request, body: answer.body, etag: answer.etag,
+                prepared: AnswerHeaders(etag: answer.etag, maxAge: maxAge, signature: signature), maxAge: maxAge,
+                limit: Self.earlier(decision.nextBoundary, expiresAt), now: now)
         }
     }
 

@@ -54,8 +54,18 @@ public struct ThemeListAnswer: Sendable, Equatable {
 
     init(body: [UInt8]) {
         self.body = body
-        self.etag = "\"" + SHA256.hexHash(body).prefix(32) + "\""
+        self.etag = SkinAnswer.etag(of: body)
     }
+}
+
+/// A theme list signed for one step of an `AnswerSigner`: its body ends with `"expiresAt"`, its entity tag follows
+/// that body, and `signature` is the `Livery-Signature` value over it.
+public struct SignedThemeList: Sendable, Equatable {
+    public let answer: ThemeListAnswer
+    /// The `Livery-Signature` header value.
+    public let signature: String
+    /// The body's `expiresAt`.
+    public let expiresAt: Date
 }
 
 /// Theme list answers of one catalog: each theme's entry is rendered once per variant when the catalog is
@@ -69,6 +79,9 @@ public final class ThemeListFragments: Sendable {
     private let entries: [ObjectIdentifier: [[UInt8]?]]
     /// The themes whose identities key `entries` and `kept`, kept alive so no other object takes their addresses.
     private let keyedThemes: [ReleasedSkin]
+    /// Lists signed for the current step of the signer (bodies with `expiresAt`), as `SignedAnswers` keeps poll
+    /// answers: each signed once per step, at most `keptLimit`.
+    private let signed = StepTable<ThemeListKey, SignedThemeList>(limit: ThemeListFragments.keptLimit)
     /// Lists already assembled, and the bytes of their bodies.
     private let kept = Mutex<(answers: [ThemeListKey: ThemeListAnswer], bytes: Int)>(([:], 0))
     /// The longest time an answer may be cached, in seconds (shorter when a window boundary comes sooner).
@@ -121,6 +134,23 @@ public final class ThemeListFragments: Sendable {
             kept.bytes += body.count
         }
         return answer
+    }
+}
+
+extension ThemeListFragments {
+    /// The list for `decision` signed by `signer` for now's step: kept for the step, so every request within it gets
+    /// the same bytes, ETag and signature (304s and caches keep working).
+    ///
+    /// - Throws: `KeyError.cryptoFailure` when OpenSSL cannot sign; nothing is kept, so the next request retries.
+    public func signedAnswer(for decision: ThemeDecision, by signer: AnswerSigner, at now: Date) throws(KeyError)
+        -> SignedThemeList
+    {
+        let step = signer.step(at: now)
+        let key = ThemeListKey(themes: decision.themes.map(ObjectIdentifier.init), slot: decision.variant.slot)
+        return try signed.value(step: step, key: key) { () throws(KeyError) -> SignedThemeList in
+            let body = try signer.sign(jsonObject: answer(for: decision).body, step: step)
+            return SignedThemeList(answer: ThemeListAnswer(body: body.body), signature: body.signature, expiresAt: body.expiresAt)
+        }
     }
 }
 

@@ -46,6 +46,9 @@ struct ServeOptions: ParsableArguments {
     @Option(name: .customLong(Setting.plainPort.flagName), help: Self.help(.plainPort))
     var plainPort: String?
 
+    @Option(name: .customLong(Setting.signingKey.flagName), help: Self.help(.signingKey))
+    var signingKey: String?
+
     @Option(name: .customLong(Setting.drainTimeout.flagName), help: Self.help(.drainTimeout))
     var drainTimeout: String?
 
@@ -89,6 +92,7 @@ struct ServeOptions: ParsableArguments {
             (.tlsCert, tlsCert),
             (.tlsKey, tlsKey),
             (.plainPort, plainPort),
+            (.signingKey, signingKey),
             (.drainTimeout, drainTimeout),
             (.shutdownDelay, shutdownDelay),
             (.maxConnections, maxConnections),

@@ -1,0 +1,100 @@
+import Foundation
+import LiveryCrypto
+import Synchronization
+
+/// A poll answer signed for one step of an `AnswerSigner`: its body ends with `"expiresAt"`, its entity tag follows
+/// that body, and `signature` is the `Livery-Signature` value over it.
+public struct SignedAnswer: Sendable, Equatable {
+    /// The signed answer (`skinSign` as unsigned; `body` and `etag` with `expiresAt`).
+    public let answer: SkinAnswer
+    /// The `Livery-Signature` header value.
+    public let signature: String
+    /// The body's `expiresAt`.
+    public let expiresAt: Date
+}
+
+/// The signed poll answers of one published catalog for the current step of an `AnswerSigner`, each kept with what
+/// an adapter derives from it (`Prepared`, such as its encoded header fields).
+///
+/// Each answer is signed the first time a poll needs it within a step and kept until the step moves: a poll that
+/// finds its answer takes a lock, looks up two object identities and a variant, and copies what was prepared, with
+/// no signing, hashing or allocation. When the step moves, the first poll of each answer signs it again (bodies
+/// carry the step's `expiresAt`, so they change). Two polls signing the same answer at once keep the first one
+/// stored, so every poll within a step gets the same signature. At most `AnswerFragments.precomputedLimit` answers
+/// are kept; past that the table starts over.
+public final class SignedAnswers<Prepared: Sendable>: Sendable {
+    public let signer: AnswerSigner
+    private let prepare: @Sendable (SignedAnswer) -> Prepared
+
+    private let table = StepTable<AnswerKey, Prepared>(limit: AnswerFragments.precomputedLimit)
+
+    /// - Parameters:
+    ///   - signer: signs the bodies (one for every catalog, so unchanged bodies keep their signatures).
+    ///   - prepare: what to keep for each signed answer; called once per answer and step.
+    public init(signer: AnswerSigner, prepare: @escaping @Sendable (SignedAnswer) -> Prepared) {
+        self.signer = signer
+        self.prepare = prepare
+    }
+
+    /// What was prepared for the signed answer to `decision` at `now`: from the table, or `fragments`' answer signed
+    /// for now's step.
+    ///
+    /// - Throws: `KeyError.cryptoFailure` when OpenSSL cannot sign; nothing is stored, so the next poll retries.
+    public func answer(for decision: SkinDecision, from fragments: AnswerFragments, at now: Date) throws(KeyError) -> Prepared {
+        let step = signer.step(at: now)
+        let key = AnswerKey(current: decision.current, next: decision.next, variant: decision.variant)
+        return try table.value(step: step, key: key) { () throws(KeyError) -> Prepared in
+            let unsigned = fragments.answer(for: decision)
+            let signed = try signer.sign(jsonObject: unsigned.body, step: step)
+            return prepare(
+                SignedAnswer(
+                    answer: SkinAnswer(skinSign: unsigned.skinSign, body: signed.body), signature: signed.signature,
+                    expiresAt: signed.expiresAt))
+        }
+    }
+}
+
+/// Values made for the current step of an `AnswerSigner`, by key: each made the first time it is asked for within a
+/// step and kept until the step moves (then the table starts over). Two callers making the same value at once keep
+/// the first one stored, so every caller within a step gets the same value; a step older than the table's (a clock
+/// that went back) gets its value once, without replacing the newer step's. At most `limit` values are kept; past
+/// that the table starts over.
+final class StepTable<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    private struct Table: ~Copyable {
+        var step: Int64 = .min
+        var values: [Key: Value] = [:]
+    }
+
+    private let table = Mutex(Table())
+    private let limit: Int
+
+    init(limit: Int) { self.limit = limit }
+
+    /// The value for `key` in `step`: kept, or made by `make` (outside the lock) and kept.
+    ///
+    /// - Throws: what `make` throws; nothing is kept, so the next call retries.
+    func value(step: Int64, key: Key, make: () throws(KeyError) -> Value) throws(KeyError) -> Value {
+        if let found = table.withLock({ $0.step == step ? $0.values[key] : nil }) { return found }
+        let made = try make()
+        return table.withLock { table in
+            if table.step != step {
+                guard step > table.step else { return made }
+                table.step = step
+                table.values.removeAll(keepingCapacity: true)
+            }
+            if let stored = table.values[key] { return stored }
+            if table.values.count >= limit { table.values.removeAll(keepingCapacity: true) }
+            table.values[key] = made
+            return made
+        }
+    }
+}
+
+extension SkinAnswer {
+    /// An answer whose body is `body` as it is (a signed body), tagged with its digest.
+    init(skinSign: String, body: [UInt8]) {
+        self.skinSign = skinSign
+        self.body = body
+        self.etag = Self.etag(of: body)
+    }
+}
