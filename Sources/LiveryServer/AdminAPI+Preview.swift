@@ -9,7 +9,9 @@ extension AdminAPI {
     /// `GET /preview?app=&platform=&appVersion=&deviceId=&scale=&appearance=&at=`: exactly the body
     /// `/api/v1/skin` would answer at instant `at` (default: now) from the catalog clients see now, plus why: every
     /// released skin of the app, in precedence order, with its outcome (`selected`, `outranked` or `excluded`) and,
-    /// when excluded, the rule that excluded it.
+    /// when excluded, the rule that excluded it. The same for themes: exactly the body `/api/v1/themes` would
+    /// answer (`themeList`), and every released theme of the app in list order, `listed` or `excluded` with the
+    /// rule (`themes`).
     func preview(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         let query: SkinRequest
         do throws(InvalidParameter) {
@@ -66,6 +68,21 @@ extension AdminAPI {
         body["etag"] = .string(answer.etag)
         body["killSwitch"] = .bool(catalog.killSwitch.blocks(app: query.app))
         body["considered"] = .array(considered)
+        let themes = client.themesPreview(query, at: at)
+        body["themeList"] = (try? JSONValue.parse(themes.answer.body)) ?? .null
+        body["themes"] = .array(
+            (themes.catalog.themes[query.app] ?? []).map { theme in
+                let exclusion = SkinResolver.exclusion(of: theme, for: query, at: at, killSwitch: themes.catalog.killSwitch)
+                var entry = JSONObject()
+                entry["themeId"] = .string(theme.skinID.rawValue)
+                entry["version"] =
+                    snapshot.skins[theme.skinID.rawValue]?.release.map { AdminJSON.number($0.version) } ?? .null
+                entry["order"] = theme.release.order.map(AdminJSON.number) ?? .null
+                entry["outcome"] = .string(exclusion == nil ? "listed" : "excluded")
+                entry["reason"] = exclusion.map { .string($0.rawValue) } ?? .null
+                entry["sign"] = theme.package(for: query.variant).map { .string($0.sign) } ?? .null
+                return .object(entry)
+            })
         return Self.json(.object(body))
     }
 

@@ -44,7 +44,7 @@ extension AdminAPI {
             // An in-memory source always reads; this is a bug, not bad input.
             throw APIError.internalError
         }
-        let signs = PackageVariant.all.map { ($0, packager.sign(for: $0)) }
+        let signs = (PackageVariant.all + PackageVariant.bothAppearances).map { ($0, packager.sign(for: $0)) }
         let metadata: JSONValue = [
             "source": "upload", "archiveSha256": .string(SHA256.hexHash(archive)),
             "archiveBytes": AdminJSON.number(archive.count), "skipped": .array(upload.skipped.map { .string($0) }),

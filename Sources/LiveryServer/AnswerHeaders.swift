@@ -13,10 +13,15 @@ struct AnswerHeaders: Sendable {
 
     /// - Parameter signature: the `Livery-Signature` value of a signed answer, sent with the body (not on a 304).
     init(_ answer: SkinAnswer, maxAge: Int, signature: String? = nil) {
-        var ok = Self.fields(etag: answer.etag, maxAge: maxAge)
+        self.init(etag: answer.etag, maxAge: maxAge, signature: signature)
+    }
+
+    /// The header fields of an answer (a poll's or a theme list's) tagged `etag`.
+    init(etag: String, maxAge: Int, signature: String? = nil) {
+        var ok = Self.fields(etag: etag, maxAge: maxAge)
         if let signature { ok.add(name: SignatureHeader.name, value: signature) }
         self.ok = ok.encodedForReuse()
-        notModified = Self.fields(etag: answer.etag, maxAge: maxAge, notModified: true).encodedForReuse()
+        notModified = Self.fields(etag: etag, maxAge: maxAge, notModified: true).encodedForReuse()
     }
 
     /// The header fields of an answer tagged `etag` that may be cached for `maxAge` seconds; without

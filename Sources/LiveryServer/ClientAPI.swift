@@ -7,7 +7,8 @@ import SkinModel
 import SkinServing
 import Synchronization
 
-/// The public, unauthenticated API apps call: `GET /api/v1/skin` and `GET|HEAD /api/v1/packages/{sign}.zip`.
+/// The public, unauthenticated API apps call: `GET /api/v1/skin`, `GET /api/v1/themes`,
+/// `GET|HEAD /api/v1/packages/{sign}.zip` and `GET|HEAD /api/v1/previews/{sha256}.{ext}`.
 ///
 /// The poll path reads one immutable catalog snapshot, resolves, and concatenates precomputed bytes: no disk I/O,
 /// no JSON encoding, no thread hop. Catalog changes are published with `publish(_:)` and seen atomically.
@@ -20,8 +21,10 @@ public final class ClientAPI: Sendable {
         public var horizon: TimeInterval = SkinResolver.defaultHorizon
         /// Prefix of `packageUrl` (before `<sign>.zip`). Default `/api/v1/packages/`.
         public var packageURLPrefix: String = "/api/v1/packages/"
-        /// The key that signs every poll answer (`--signing-key`); nil sends answers unsigned, without `expiresAt`.
-        /// Default nil. See `AnswerSigner`.
+        /// Prefix of a theme's `previewUrl` (before `<sha256>.<ext>`). Default `/api/v1/previews/`.
+        public var previewURLPrefix: String = "/api/v1/previews/"
+        /// The key that signs every poll answer and theme list (`--signing-key`); nil sends answers unsigned,
+        /// without `expiresAt`. Default nil. See `AnswerSigner`.
         public var signingKey: (any BodySigner)?
 
         public init() {}
@@ -42,16 +45,20 @@ public final class ClientAPI: Sendable {
         /// Each app's skins, boundaries and answer counters, found with one lookup per poll. Apps the kill switch
         /// turns off are left out, so their polls get no skin.
         let apps: [String: PollTarget]
+        /// Theme list answers, assembled once per distinct list.
+        let themeLists: ThemeListFragments
         /// Counts answers without a skin.
         let noSkin: Counter
         /// Counts polls whose client already held the sign it was given.
         let upToDate: Counter
 
         init(
-            catalog: Catalog, fragments: AnswerFragments, signer: AnswerSigner?, metrics: ClientMetrics,
+            catalog: Catalog, fragments: AnswerFragments, themeLists: ThemeListFragments, signer: AnswerSigner?,
+            metrics: ClientMetrics,
             loaded: Bool = true
         ) {
             self.loaded = loaded
+            self.themeLists = themeLists
             self.catalog = catalog
             self.fragments = fragments
             self.headers = fragments.precomputed.map { AnswerHeaders($0, maxAge: fragments.maxAge) }
@@ -121,7 +128,8 @@ public final class ClientAPI: Sendable {
         self.snapshot = Mutex(
             Snapshot(
                 catalog: .empty, fragments: AnswerFragments(catalog: .empty, maxAge: configuration.maxAge),
-                signer: signer, metrics: metrics, loaded: false))
+                themeLists: ThemeListFragments(catalog: .empty, maxAge: configuration.maxAge), signer: signer,
+                metrics: metrics, loaded: false))
     }
 
     /// Makes `catalog` the catalog every following request sees.
@@ -131,6 +139,9 @@ public final class ClientAPI: Sendable {
             fragments: AnswerFragments(
                 catalog: catalog, packageURLPrefix: configuration.packageURLPrefix,
                 maxAge: configuration.maxAge),
+            themeLists: ThemeListFragments(
+                catalog: catalog, packageURLPrefix: configuration.packageURLPrefix,
+                previewURLPrefix: configuration.previewURLPrefix, maxAge: configuration.maxAge),
             signer: signer, metrics: metrics)
         snapshot.withLock { $0 = fresh }
         loaded.store(true, ordering: .releasing)
@@ -145,6 +156,8 @@ public final class ClientAPI: Sendable {
     /// Adds the client routes to `router`.
     public func register(on router: Router) {
         router.on(.get, "/api/v1/skin", .sync { [self] request in skin(request) })
+        router.on(.get, "/api/v1/themes", .sync { [self] request in themes(request) })
+        router.on(.get, "/api/v1/previews/:file", .sync { [self] request in preview(request) })
         router.on(
             .get, "/api/v1/packages/:file",
             .syncOrAsync(
@@ -156,6 +169,15 @@ public final class ClientAPI: Sendable {
 
     /// Answers a poll.
     public func skin(_ request: HTTPRequest) -> HTTPResponse {
+        answering(request) { query, current, now in poll(request, query, current, now) }
+    }
+
+    /// Reads a poll's or theme list's query and answers it with `answer` from the published snapshot at the
+    /// current instant: 400 `invalid_parameter` for a bad query, 503 `not_ready` before the first catalog.
+    @inline(__always)
+    private func answering(
+        _ request: HTTPRequest, _ answer: (SkinRequest, Snapshot, Date) -> HTTPResponse
+    ) -> HTTPResponse {
         let query: SkinRequest
         do {
             query = try SkinRequest.parse(request.query.firstValues(of: SkinRequest.queryNames))
@@ -165,6 +187,10 @@ public final class ClientAPI: Sendable {
         let now = clock()
         let current = snapshot.withLock { $0 }
         guard current.loaded else { return APIError.notReady.response }
+        return answer(query, current, now)
+    }
+
+    private func poll(_ request: HTTPRequest, _ query: SkinRequest, _ current: Snapshot, _ now: Date) -> HTTPResponse {
         var decision = SkinDecision()
         decision.variant = query.variant
         var counter = current.noSkin
@@ -184,19 +210,88 @@ public final class ClientAPI: Sendable {
         counter.increment()
         if query.sign == answer.skinSign { current.upToDate.increment() }
 
-        let notModified = request.headers["If-None-Match"].map { EntityTag.matches($0, answer.etag) } ?? false
-        var headers = notModified ? prepared.headers.notModified : prepared.headers.ok
         // No cache may keep the answer past the next schedule boundary, nor past its expiresAt.
-        var limit = decision.nextBoundary
-        if let expiresAt = prepared.expiresAt, limit.map({ expiresAt < $0 }) ?? true { limit = expiresAt }
+        return Self.cacheable(
+            request, body: answer.body, etag: answer.etag, prepared: prepared.headers, maxAge: current.fragments.maxAge,
+            limit: Self.earlier(decision.nextBoundary, prepared.expiresAt), now: now)
+    }
+
+    /// The earlier of two optional instants.
+    static func earlier(_ a: Date?, _ b: Date?) -> Date? {
+        guard let a, let b else { return a ?? b }
+        return min(a, b)
+    }
+
+    /// A poll or theme list answer with its prepared header fields: 304 without a body when `If-None-Match`
+    /// matches `etag`; `max-age` bounded by the time left until `limit`.
+    static func cacheable(
+        _ request: HTTPRequest, body: [UInt8], etag: String, prepared: AnswerHeaders, maxAge: Int, limit: Date?,
+        now: Date
+    ) -> HTTPResponse {
+        let notModified = request.headers["If-None-Match"].map { EntityTag.matches($0, etag) } ?? false
+        var headers = notModified ? prepared.notModified : prepared.ok
         if let limit {
             let untilLimit = max(0, Int(limit.timeIntervalSince(now).rounded(.down)))
-            if untilLimit < current.fragments.maxAge {
-                headers.replaceOrAdd(name: "Cache-Control", value: "public, max-age=\(untilLimit)")
-            }
+            if untilLimit < maxAge { headers.replaceOrAdd(name: "Cache-Control", value: "public, max-age=\(untilLimit)") }
         }
         if notModified { return HTTPResponse(status: .notModified, headers: headers, body: .empty) }
-        return HTTPResponse(status: .ok, headers: headers, body: .bytes(answer.body))
+        return HTTPResponse(status: .ok, headers: headers, body: .bytes(body))
+    }
+
+    // MARK: - GET /api/v1/themes
+
+    /// Answers a theme list: the themes this client may pick, in list order. Same parameters and errors as a
+    /// poll; ETag, 304 and `Cache-Control` as for a poll, `max-age` bounded by the next theme window boundary;
+    /// signed as a poll answer is when a signing key is set (`expiresAt`, `Livery-Signature`).
+    public func themes(_ request: HTTPRequest) -> HTTPResponse {
+        answering(request) { query, current, now in
+            let decision = SkinResolver.themes(query, in: current.catalog, at: now)
+            var answer = current.themeLists.answer(for: decision)
+            var signature: String?
+            var expiresAt: Date?
+            if let signer {
+                do {
+                    let signed = try current.themeLists.signedAnswer(for: decision, by: signer, at: now)
+                    (answer, signature, expiresAt) = (signed.answer, signed.signature, signed.expiresAt)
+                } catch {
+                    logger.error("theme list not signed: OpenSSL failed; answering 503")
+                    return APIError.signingFailed.response
+                }
+            }
+            let maxAge = current.themeLists.maxAge
+            return Self.cacheable(
+                request, body: answer.body, etag: answer.etag,
+                prepared: AnswerHeaders(etag: answer.etag, maxAge: maxAge, signature: signature), maxAge: maxAge,
+                limit: Self.earlier(decision.nextBoundary, expiresAt), now: now)
+        }
+    }
+
+    /// What a theme list for `query` holds at `now` from the catalog requests see now, with that catalog.
+    func themesPreview(_ query: SkinRequest, at now: Date) -> (answer: ThemeListAnswer, decision: ThemeDecision, catalog: Catalog) {
+        let current = snapshot.withLock { $0 }
+        let decision = SkinResolver.themes(query, in: current.catalog, at: now)
+        return (current.themeLists.answer(for: decision), decision, current.catalog)
+    }
+
+    // MARK: - GET|HEAD /api/v1/previews/{sha256}.{ext}
+
+    /// Serves a preview image by its content-addressed name: immutable, cacheable for a year; 404
+    /// `preview_not_found` for a name no released skin's preview has.
+    public func preview(_ request: HTTPRequest) -> HTTPResponse {
+        let current = snapshot.withLock { $0 }
+        guard current.loaded else { return APIError.notReady.response }
+        guard let image = current.catalog.previews[request.pathParameters["file"] ?? ""] else {
+            return APIError.previewNotFound.response
+        }
+        let etag = "\"" + image.sha256.prefix(32) + "\""
+        var headers = HTTPHeaders()
+        headers.add(name: "ETag", value: etag)
+        headers.add(name: "Cache-Control", value: "public, max-age=31536000, immutable")
+        if request.headers["If-None-Match"].map({ EntityTag.matches($0, etag) }) ?? false {
+            return HTTPResponse(status: .notModified, headers: headers, body: .empty)
+        }
+        headers.add(name: "Content-Type", value: image.mediaType)
+        return HTTPResponse(status: .ok, headers: headers, body: .bytes(image.bytes))
     }
 
     /// What a poll for `query` gets at `now` from the catalog requests see now: the answer, the decision it came

@@ -2,7 +2,7 @@ import Foundation
 import LiveryCrypto
 import SkinModel
 
-/// Signs JSON answers (poll answers now, the themes list later): the one entry point for a signed body.
+/// Signs JSON answers (poll answers and theme lists): the one entry point for a signed body.
 ///
 /// Time is cut into steps of `period` seconds (the answers' max-age, at least 1 s). A body signed in step `k` gets
 /// `"expiresAt"` = the end of step `k` plus `clockSkew` (5 minutes), so it is never more than max-age + 5 minutes

@@ -55,19 +55,30 @@ public final class ReleasedSkin: Sendable {
     public let skinID: SkinID
     public let app: String
     public let release: ReleasePlan
-    /// One record per variant in `PackageVariant.all`.
+    /// One record per variant in `PackageVariant.all` and `PackageVariant.bothAppearances`.
     public let packages: [PackageVariant: PackageRecord]
+    /// The skin's title and description from `skin.json` (what a theme list shows).
+    public let title: String
+    public let description: String
+    /// The preview images `skin.json` names, if any.
+    public let previews: SkinPreviews?
 
     /// `packages` by `PackageVariant.slot`, so a poll finds its variant's record by index, without hashing.
     private let packageSlots: [PackageRecord?]
     /// `release.platforms` as bits of `Platform.bit`.
     private let platformBits: UInt8
 
-    public init(skinID: SkinID, app: String, release: ReleasePlan, packages: [PackageVariant: PackageRecord]) {
+    public init(
+        skinID: SkinID, app: String, release: ReleasePlan, packages: [PackageVariant: PackageRecord],
+        title: String = "", description: String = "", previews: SkinPreviews? = nil
+    ) {
         self.skinID = skinID
         self.app = app
         self.release = release
         self.packages = packages
+        self.title = title
+        self.description = description
+        self.previews = previews
         var slots = [PackageRecord?](repeating: nil, count: PackageVariant.slotCount)
         for (variant, record) in packages { slots[variant.slot] = record }
         self.packageSlots = slots
@@ -85,8 +96,7 @@ extension PackageVariant {
     /// Number of distinct `slot` values.
     static let slotCount = 9
 
-    /// A dense index in `0..<slotCount`: scale-major, then light, dark, any (`PackageVariant.all` fills the
-    /// light and dark slots; the both-appearances variants have their own, unused until the catalog builds them).
+    /// A dense index in `0..<slotCount`: scale-major, then light, dark, any.
     var slot: Int {
         switch appearance {
         case .light: (scale - 1) * 3
@@ -142,6 +152,13 @@ public struct Catalog: Sendable {
     /// Released holiday skins per app, in precedence order: priority descending, then latest start, then id.
     /// Themes are never among them, so the poll never answers with a theme.
     public let releases: [String: [ReleasedSkin]]
+    /// Released themes per app, in list order: `order` ascending (themes without one last), then id. Holiday
+    /// skins are never among them, so a theme list never holds one.
+    public let themes: [String: [ReleasedSkin]]
+    /// Per app, every window start and end of its themes that have a window, sorted ascending without repeats.
+    public let themeBoundaries: [String: [Date]]
+    /// Every preview image of a released skin, by its file name (`<sha256>.<ext>`).
+    public let previews: [String: PreviewImage]
     /// Every released skin the catalog was made from, themes included (their packages stay downloadable).
     public let allReleases: [ReleasedSkin]
     /// Every servable package by sign.
@@ -158,12 +175,22 @@ public struct Catalog: Sendable {
 
     public init(releases: [ReleasedSkin], killSwitch: KillSwitch, origins: [String: PackageOrigin] = [:]) {
         var byApp: [String: [ReleasedSkin]] = [:]
+        var themes: [String: [ReleasedSkin]] = [:]
         var packages: [String: PackageRecord] = [:]
+        var previews: [String: PreviewImage] = [:]
         for skin in releases {
             for record in skin.packages.values { packages[record.sign] = record }
-            guard skin.release.kind == .holiday else { continue }
-            byApp[skin.app, default: []].append(skin)
+            for image in skin.previews?.images ?? [] { previews[image.fileName] = image }
+            switch skin.release.kind {
+            case .holiday: byApp[skin.app, default: []].append(skin)
+            case .theme: themes[skin.app, default: []].append(skin)
+            }
         }
+        self.themes = themes.mapValues { $0.sorted(by: Self.listedBefore) }
+        self.themeBoundaries = themes.mapValues { skins in
+            Array(Set(skins.filter(\.release.hasWindow).flatMap { [$0.release.startsAt, $0.release.endsAt] })).sorted()
+        }
+        self.previews = previews
         self.allReleases = releases
         self.releases = byApp.mapValues { $0.sorted(by: Self.precedes) }
         self.packages = packages
@@ -177,6 +204,17 @@ public struct Catalog: Sendable {
     /// This catalog with another kill switch.
     public func with(killSwitch: KillSwitch) -> Catalog {
         Catalog(releases: allReleases, killSwitch: killSwitch, origins: origins)
+    }
+
+    /// Theme list order: `order` ascending, themes without one after every ordered theme; the id makes the
+    /// order total.
+    static func listedBefore(_ a: ReleasedSkin, _ b: ReleasedSkin) -> Bool {
+        switch (a.release.order, b.release.order) {
+        case (let x?, let y?) where x != y: return x < y
+        case (.some, nil): return true
+        case (nil, .some): return false
+        default: return a.skinID < b.skinID
+        }
     }
 
     /// Overlapping windows: highest priority wins, then the latest start; the id makes the order total.

@@ -17,6 +17,9 @@ public final class CatalogBuilder: Sendable {
     public let cache: PackageCache
     public let limits: ValidationLimits
     private let packagers = Mutex<[String: SkinPackager]>([:])
+    /// Preview images by packager (packagers are kept in `packagers` for good, one per version, so an identity
+    /// names one version).
+    private let previewCache = Mutex<[ObjectIdentifier: SkinPreviews?]>([:])
 
     public init(store: any SkinStore, cache: PackageCache, limits: ValidationLimits) {
         self.store = store
@@ -63,6 +66,15 @@ public final class CatalogBuilder: Sendable {
         return packager
     }
 
+    /// The preview images of `packager`'s skin, read once per version.
+    private func previews(of packager: SkinPackager) -> SkinPreviews? {
+        let key = ObjectIdentifier(packager)
+        if let known = previewCache.withLock({ $0[key] }) { return known }
+        let read = SkinPreviews.read(packager.skin.manifest, from: packager.source)
+        previewCache.withLock { $0[key] = read }
+        return read
+    }
+
     /// Makes sure every package of `version` released with `plan` is built, so a catalog serving it can be
     /// published without building anything. Called before a release is committed.
     public func prepare(version: SkinVersion, plan: ReleasePlan) async throws(ServingError) {
@@ -77,7 +89,7 @@ public final class CatalogBuilder: Sendable {
         var packages: [PackageVariant: PackageRecord] = [:]
         var origins: [String: PackageOrigin] = [:]
         do {
-            for variant in PackageVariant.all {
+            for variant in PackageVariant.all + PackageVariant.bothAppearances {
                 let sign = packager.sign(for: variant)
                 packages[variant] = try await cache.record(sign: sign, variant: variant, packager: packager)
                 origins[sign] = PackageOrigin(packager: packager, variant: variant)
@@ -86,7 +98,10 @@ public final class CatalogBuilder: Sendable {
             throw .packaging(String(describing: error))
         }
         let manifest = packager.skin.manifest
-        return (ReleasedSkin(skinID: manifest.id, app: manifest.app, release: plan, packages: packages), origins)
+        let skin = ReleasedSkin(
+            skinID: manifest.id, app: manifest.app, release: plan, packages: packages, title: manifest.title,
+            description: manifest.description, previews: previews(of: packager))
+        return (skin, origins)
     }
 
     /// A released skin that could not be served, with why.

@@ -26,12 +26,7 @@ public final class SignedAnswers<Prepared: Sendable>: Sendable {
     public let signer: AnswerSigner
     private let prepare: @Sendable (SignedAnswer) -> Prepared
 
-    private struct Table: ~Copyable {
-        var step: Int64 = .min
-        var answers: [AnswerKey: Prepared] = [:]
-    }
-
-    private let table = Mutex(Table())
+    private let table = StepTable<AnswerKey, Prepared>(limit: AnswerFragments.precomputedLimit)
 
     /// - Parameters:
     ///   - signer: signs the bodies (one for every catalog, so unchanged bodies keep their signatures).
@@ -48,24 +43,49 @@ public final class SignedAnswers<Prepared: Sendable>: Sendable {
     public func answer(for decision: SkinDecision, from fragments: AnswerFragments, at now: Date) throws(KeyError) -> Prepared {
         let step = signer.step(at: now)
         let key = AnswerKey(current: decision.current, next: decision.next, variant: decision.variant)
-        if let found = table.withLock({ $0.step == step ? $0.answers[key] : nil }) { return found }
-        let unsigned = fragments.answer(for: decision)
-        let signed = try signer.sign(jsonObject: unsigned.body, step: step)
-        let prepared = prepare(
-            SignedAnswer(
-                answer: SkinAnswer(skinSign: unsigned.skinSign, body: signed.body), signature: signed.signature,
-                expiresAt: signed.expiresAt))
+        return try table.value(step: step, key: key) { () throws(KeyError) -> Prepared in
+            let unsigned = fragments.answer(for: decision)
+            let signed = try signer.sign(jsonObject: unsigned.body, step: step)
+            return prepare(
+                SignedAnswer(
+                    answer: SkinAnswer(skinSign: unsigned.skinSign, body: signed.body), signature: signed.signature,
+                    expiresAt: signed.expiresAt))
+        }
+    }
+}
+
+/// Values made for the current step of an `AnswerSigner`, by key: each made the first time it is asked for within a
+/// step and kept until the step moves (then the table starts over). Two callers making the same value at once keep
+/// the first one stored, so every caller within a step gets the same value; a step older than the table's (a clock
+/// that went back) gets its value once, without replacing the newer step's. At most `limit` values are kept; past
+/// that the table starts over.
+final class StepTable<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    private struct Table: ~Copyable {
+        var step: Int64 = .min
+        var values: [Key: Value] = [:]
+    }
+
+    private let table = Mutex(Table())
+    private let limit: Int
+
+    init(limit: Int) { self.limit = limit }
+
+    /// The value for `key` in `step`: kept, or made by `make` (outside the lock) and kept.
+    ///
+    /// - Throws: what `make` throws; nothing is kept, so the next call retries.
+    func value(step: Int64, key: Key, make: () throws(KeyError) -> Value) throws(KeyError) -> Value {
+        if let found = table.withLock({ $0.step == step ? $0.values[key] : nil }) { return found }
+        let made = try make()
         return table.withLock { table in
             if table.step != step {
-                // A clock that went back keeps the newer step's table; this answer is used once.
-                guard step > table.step else { return prepared }
+                guard step > table.step else { return made }
                 table.step = step
-                table.answers.removeAll(keepingCapacity: true)
+                table.values.removeAll(keepingCapacity: true)
             }
-            if let stored = table.answers[key] { return stored }
-            if table.answers.count >= AnswerFragments.precomputedLimit { table.answers.removeAll(keepingCapacity: true) }
-            table.answers[key] = prepared
-            return prepared
+            if let stored = table.values[key] { return stored }
+            if table.values.count >= limit { table.values.removeAll(keepingCapacity: true) }
+            table.values[key] = made
+            return made
         }
     }
 }

@@ -80,28 +80,36 @@ public struct AnswerFragments: Sendable {
     /// - Parameter maxAge: the longest `Cache-Control: max-age` of an answer, in seconds (default 60).
     public init(catalog: Catalog, packageURLPrefix: String = "/api/v1/packages/", maxAge: Int = 60) {
         self.maxAge = max(0, maxAge)
-        var byRelease: [ObjectIdentifier: [[UInt8]?]] = [:]
-        var releases: [ReleasedSkin] = []
-        for skins in catalog.releases.values {
-            for skin in skins {
-                let startsAt = Self.instantText(skin.release.startsAt, written: skin.release.startsAtText, skin.release.timeZone)
-                let endsAt = Self.instantText(skin.release.endsAt, written: skin.release.endsAtText, skin.release.timeZone)
-                var slots = [[UInt8]?](repeating: nil, count: PackageVariant.slotCount)
-                for (variant, record) in skin.packages {
-                    let text =
-                        #""skinSign":\#(Self.quote(record.sign)),"skinId":\#(Self.quote(skin.skinID.rawValue)),"#
-                        + #""packageUrl":\#(Self.quote(packageURLPrefix + record.sign + ".zip")),"#
-                        + #""sha256":\#(Self.quote(record.sha256)),"size":\#(record.size),"#
-                        + #""startsAt":\#(Self.quote(startsAt)),"endsAt":\#(Self.quote(endsAt))"#
-                    slots[variant.slot] = Array(text.utf8)
-                }
-                byRelease[ObjectIdentifier(skin)] = slots
-                releases.append(skin)
+        let (byRelease, releases) = Self.render(catalog.releases.values.joined()) { skin in
+            let startsAt = Self.instantText(skin.release.startsAt, written: skin.release.startsAtText, skin.release.timeZone)
+            let endsAt = Self.instantText(skin.release.endsAt, written: skin.release.endsAtText, skin.release.timeZone)
+            return { _, record in
+                #""skinSign":\#(Self.quote(record.sign)),"skinId":\#(Self.quote(skin.skinID.rawValue)),"#
+                    + #""packageUrl":\#(Self.quote(packageURLPrefix + record.sign + ".zip")),"#
+                    + #""sha256":\#(Self.quote(record.sha256)),"size":\#(record.size),"#
+                    + #""startsAt":\#(Self.quote(startsAt)),"endsAt":\#(Self.quote(endsAt))"#
             }
         }
         self.byRelease = byRelease
         self.keyedReleases = releases
         (self.precomputed, self.answerIndex) = Self.precompute(catalog, byRelease: byRelease, maxAge: self.maxAge)
+    }
+
+    /// The bytes `entry(skin)(variant, record)` renders for each package of each of `skins`, by the skin's identity then by
+    /// `PackageVariant.slot`, and the skins (to keep their identities alive).
+    static func render(
+        _ skins: some Sequence<ReleasedSkin>, entry: (ReleasedSkin) -> (PackageVariant, PackageRecord) -> String
+    ) -> ([ObjectIdentifier: [[UInt8]?]], [ReleasedSkin]) {
+        var rendered: [ObjectIdentifier: [[UInt8]?]] = [:]
+        var kept: [ReleasedSkin] = []
+        for skin in skins {
+            let text = entry(skin)
+            var slots = [[UInt8]?](repeating: nil, count: PackageVariant.slotCount)
+            for (variant, record) in skin.packages { slots[variant.slot] = Array(text(variant, record).utf8) }
+            rendered[ObjectIdentifier(skin)] = slots
+            kept.append(skin)
+        }
+        return (rendered, kept)
     }
 
     /// The fragment describing `skin` with `record`, one of its packages.
@@ -136,7 +144,7 @@ public struct AnswerFragments: Sendable {
         var index: [AnswerKey: Int] = [:]
         index.reserveCapacity(count)
         for skins in catalog.releases.values {
-            for variant in PackageVariant.all {
+            for variant in PackageVariant.all + PackageVariant.bothAppearances {
                 let releases = [nil] + skins
                 for current in releases {
                     for next in releases {

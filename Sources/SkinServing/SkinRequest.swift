@@ -61,7 +61,7 @@ public struct SkinRequest: Sendable, Equatable {
     /// - Throws: `InvalidParameter` naming the first bad or missing parameter and why.
     public static func checked(
         app: String?, platform: Platform??, appVersion: String?, deviceID: String?, sign: String?, scale: Int??,
-        appearance: Appearance??, sent: (Parameter) -> String?
+        appearance: PackageAppearance??, sent: (Parameter) -> String?
     ) throws(InvalidParameter) -> SkinRequest {
         guard let app, !app.isEmpty else { throw InvalidParameter("app", "is required") }
         guard isAppID(app) else {
@@ -85,18 +85,19 @@ public struct SkinRequest: Sendable, Equatable {
         guard let scale = scale ?? 3 else { throw InvalidParameter("scale", "must be 1, 2 or 3", value: sent(.scale)) }
         guard let appearance = appearance ?? .light else {
             throw InvalidParameter(
-                "appearance", "must be light, dark or unspecified (in any case)", value: sent(.appearance))
+                "appearance", "must be light, dark, unspecified or any (in any case)", value: sent(.appearance))
         }
         return SkinRequest(
             app: app, platform: platform, appVersion: appVersion, deviceID: deviceID, sign: sign,
-            variant: PackageVariant(scale: scale, appearance: appearance) ?? .standard)
+            variant: PackageVariant(scale: scale, contents: appearance) ?? .standard)
     }
 
     /// The platform named by `bytes` in any ASCII case (`iOS`, `Android`), or nil; reads the bytes in place.
     public static func platform(in bytes: UnsafeBufferPointer<UInt8>) -> Platform? { named(bytes, in: platformNames) }
 
-    /// The appearance named by `bytes` in any ASCII case (`Dark`, `unspecified` meaning light), or nil.
-    public static func appearance(in bytes: UnsafeBufferPointer<UInt8>) -> Appearance? {
+    /// The appearance named by `bytes` in any ASCII case (`Dark`, `unspecified` meaning light, `any` meaning both
+    /// in one package), or nil.
+    public static func appearance(in bytes: UnsafeBufferPointer<UInt8>) -> PackageAppearance? {
         named(bytes, in: appearanceNames)
     }
 
@@ -108,8 +109,8 @@ public struct SkinRequest: Sendable, Equatable {
     /// strings. `unspecified` is iOS's `UIUserInterfaceStyleUnspecified`, which means light.
     private static let platformNames = Platform.allCases.map { (name: Array($0.rawValue.utf8), value: $0) }
     private static let appearanceNames =
-        Appearance.allCases.map { (name: Array($0.rawValue.utf8), value: $0) }
-        + [(name: Array("unspecified".utf8), value: Appearance.light)]
+        PackageAppearance.allCases.map { (name: Array($0.rawValue.utf8), value: $0) }
+        + [(name: Array("unspecified".utf8), value: PackageAppearance.light)]
 
     /// The value whose lowercase name is spelled by `bytes` in any ASCII case (`iOS`, `Android`, `Dark`), or nil.
     private static func named<Value>(

@@ -509,6 +509,19 @@ def run(args, root, shots):
         check("the global kill switch is off after the console turned it off", (switches.get("global") or {}).get("enabled") is False)
 
         # --- Preview as a device ----------------------------------------------------------------------------
+        # A theme of the app (listed) and one for Android only (excluded on iOS, with the rule).
+        for theme_id, release in (("ink-theme", {"kind": "theme", "order": 1}), ("droid-theme", {"kind": "theme", "order": 2, "platforms": ["android"]})):
+            archive = io.BytesIO()
+            with zipfile.ZipFile(archive, "w") as theme_zip:
+                theme_zip.writestr("skin.json", json.dumps({"id": theme_id, "title": theme_id, "app": "demo"}))
+                theme_zip.writestr("config.json", json.dumps({"home": {"colors": {"color_background": "#FFFFFF"}}}))
+            request = urllib.request.Request(server.base + "/admin/v1/skins", data=archive.getvalue(), method="POST")
+            request.add_header("Authorization", "Bearer " + editor)
+            request.add_header("Content-Type", "application/zip")
+            with urllib.request.urlopen(request, timeout=WAIT) as response:
+                check(f"the theme {theme_id} uploads", response.status == 201)
+            status, _, _ = call(server, "PUT", f"/admin/v1/skins/{theme_id}/release", editor, release)
+            check(f"the theme {theme_id} is released", status == 200)
         browser.go("#/device", "form[aria-label=Device]")
         check("device preview controls have labels", not browser.unlabelled_controls(), str(browser.unlabelled_controls()))
         device = driver.find_element(By.XPATH, "//label[text()='Device id']/following-sibling::input")
@@ -516,6 +529,10 @@ def run(args, root, shots):
         browser.find("table[aria-label='Skins considered'] tbody tr")
         outcomes = [e.get_attribute("textContent") for e in driver.find_elements(By.CSS_SELECTOR, "table[aria-label='Skins considered'] .status")]
         check("the device preview lists each skin with its outcome and reason", len(outcomes) >= 2 and all(o in ("selected", "outranked", "excluded") for o in outcomes), str(outcomes))
+        themes = [[c.get_attribute("textContent") for c in row.find_elements(By.CSS_SELECTOR, "td")]
+                  for row in driver.find_elements(By.CSS_SELECTOR, "table[aria-label='Themes considered'] tbody tr")]
+        check("the device preview lists the app's themes in order, listed or excluded with the rule",
+              [(t[0], t[3], t[4]) for t in themes] == [("ink-theme", "listed", "matches every rule"), ("droid-theme", "excluded", "platform not targeted")], str(themes))
         browser.shot("08-device-preview")
 
         # --- Roll back --------------------------------------------------------------------------------------

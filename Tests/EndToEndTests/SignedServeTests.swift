@@ -10,10 +10,12 @@ import TestSupport
 @Suite struct SignedServeTests {
     static let poll = "/api/v1/skin?app=demo&platform=ios&appVersion=7.2.0"
 
-    /// `curl -si` of the poll into `name`, and the body alone into `name.body`.
-    static func savePoll(_ port: Int, as name: String, in scratch: ScratchDirectory) async throws -> SavedPoll {
+    /// `curl -si` of the poll (or `target`) into `name`, and the body alone into `name.body`.
+    static func savePoll(
+        _ port: Int, as name: String, in scratch: ScratchDirectory, target: String = poll
+    ) async throws -> SavedPoll {
         let saved = try await ExternalProcess.run(
-            "curl", ["-si", "--max-time", "10", "-o", scratch.path(name), "http://127.0.0.1:\(port)\(poll)"])
+            "curl", ["-si", "--max-time", "10", "-o", scratch.path(name), "http://127.0.0.1:\(port)\(target)"])
         try #require(saved.status == 0, "\(saved.transcript)")
         let bytes = try scratch.read(name)
         let text = String(decoding: bytes, as: UTF8.self)
@@ -75,6 +77,27 @@ import TestSupport
             try LiveryProcess.waitUntilReady(port: livery.port)
             return livery
         }
+    }
+
+    /// The themes list is signed the same way: `expiresAt`, `Livery-Signature` over the exact body, checked by
+    /// openssl and `livery verify`.
+    @Test func themeListsVerifyWithOpenSSLAndLiveryVerify() async throws {
+        let scratch = try ScratchDirectory(prefix: "livery-signed-themes")
+        try await SigningCLITests.makeKey("k1", in: scratch)
+        try scratch.write("skins/ink/skin.json", Array(#"{"id":"ink","title":"Ink","app":"demo","release":{"kind":"theme","order":1}}"#.utf8))
+        try scratch.write("skins/ink/config.json", Array(##"{"home":{"colors":{"color_background":"#FFFFFF"}}}"##.utf8))
+        let livery = try await Self.serve(["--signing-key", scratch.path("k1.pem"), "--skins-dir", scratch.path("skins")])
+        let saved = try await Self.savePoll(
+            livery.port, as: "themes", in: scratch, target: "/api/v1/themes?app=demo&platform=ios&appVersion=7.2.0")
+        #expect(saved.head.hasPrefix("HTTP/1.1 200 "), "\(saved.head)")
+        #expect(String(decoding: saved.body, as: UTF8.self).hasPrefix(#"{"themes":[{"id":"ink","#))
+        #expect(saved.keyID == "k1" && saved.expiresAt != nil, "\(saved.head)")
+        let signature = try #require(saved.signature)
+        #expect(try await Self.opensslVerifies(
+            scratch.path("themes.body"), signature: signature, publicKey: scratch.path("k1.pub"), in: scratch))
+        let valid = try await BuiltProduct.runLivery(["verify", "--public-key", scratch.path("k1.pub"), scratch.path("themes")])
+        #expect(valid.status == 0 && valid.standardOutput.contains("signed by keyid 'k1'"), "\(valid.transcript)")
+        #expect(try livery.stop(signal: SIGTERM) == 0)
     }
 
     @Test func pollAnswersVerifyWithOpenSSLAndLiveryVerifyAndAChangedByteIsRefused() async throws {

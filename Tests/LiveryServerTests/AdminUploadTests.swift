@@ -122,7 +122,9 @@ import TestSupport
         #expect(body["version"] as? Int == 1)
         #expect(body["fileCount"] as? Int == files.count)
         let signs = try #require(body["signs"] as? [String: String])
-        #expect(Set(signs.keys) == ["@1x-light", "@1x-dark", "@2x-light", "@2x-dark", "@3x-light", "@3x-dark"])
+        #expect(Set(signs.keys) == [
+            "@1x-light", "@1x-dark", "@2x-light", "@2x-dark", "@3x-light", "@3x-dark", "@1x-any", "@2x-any", "@3x-any",
+        ], "every variant served, both appearances in one package included")
         #expect(signs.values.allSatisfy { $0.count == 32 })
         let report = try #require(body["report"] as? [String: Any])
         #expect(report["valid"] as? Bool == true)

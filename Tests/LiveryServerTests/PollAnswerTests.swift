@@ -98,7 +98,10 @@ import TestSupport
         let endpoint = try TestEndpoint(.memory) { service.register(on: $0) }
         func get(_ target: String) async throws -> TestResponse { try await endpoint.request("GET", target) }
 
-        for target in [LiveryHarness.poll, "/api/v1/packages/\(String(repeating: "a", count: 32)).zip"] {
+        for target in [
+            LiveryHarness.poll, "/api/v1/packages/\(String(repeating: "a", count: 32)).zip",
+            "/api/v1/themes?app=demo&platform=ios&appVersion=7.0.0", "/api/v1/previews/\(String(repeating: "a", count: 64)).png",
+        ] {
             let early = try await get(target)
             #expect(early.status == 503, "\(target): never \"no skin\" for want of a catalog")
             #expect(early.header("Retry-After") == "1")

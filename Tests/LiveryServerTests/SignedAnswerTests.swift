@@ -130,6 +130,29 @@ final class CountingKey: BodySigner {
         await harness.stop()
     }
 
+    /// The themes list is signed as poll answers are: over its exact body with `expiresAt`, once per list and step,
+    /// the same bytes, tag and signature for every request within a step.
+    @Test func aThemeListIsSignedOncePerStepWithItsExpiry() async throws {
+        let key = try CountingKey()
+        let harness = try await Self.harness(key)
+        defer { harness.removeFiles() }
+        try await ThemeListTests.upload(harness, "aurora")
+        try await ThemeListTests.releaseTheme(harness, "aurora", #""order": 1"#)
+        let signedBefore = key.count
+        let first = try await harness.get(ThemeListTests.list)
+        let again = try await harness.get(ThemeListTests.list)
+        #expect(first.status == 200 && first.body == again.body)
+        let signature = try #require(first.header("Livery-Signature"))
+        _ = try key.ring.verify(body: first.body, headerValue: signature)
+        #expect(again.header("Livery-Signature") == signature && key.count == signedBefore + 1)
+        #expect(first.text.hasPrefix(#"{"themes":[{"id":"aurora","#))
+        #expect(first.text.hasSuffix(#"],"expiresAt":"2027-01-15T08:07:00Z"}"#), "\(first.text)")
+        #expect(first.header("ETag") == SkinAnswer.etag(of: first.body), "the tag follows the signed bytes")
+        let cached = try await harness.get(ThemeListTests.list, headers: "If-None-Match: \(first.header("ETag") ?? "")\r\n")
+        #expect(cached.status == 304 && cached.header("Livery-Signature") == nil)
+        await harness.stop()
+    }
+
     @Test func noCacheKeepsASignedAnswerPastItsExpiry() async throws {
         // With an hour of max-age, steps last an hour (08:00 ..< 09:00, expiring 09:05): at 08:30 a copy may be
         // kept 35 minutes, not an hour.

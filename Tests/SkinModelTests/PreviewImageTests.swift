@@ -8,17 +8,8 @@ import TestSupport
 @Suite struct PreviewImageTests {
     // Headers written by hand from the formats' specifications; only the bytes a header reader needs.
 
-    static func png(width: UInt32, height: UInt32) -> [UInt8] {
-        [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13] + Array("IHDR".utf8) + bigEndian(width) + bigEndian(height)
-            + [8, 6, 0, 0, 0] + [0, 0, 0, 0] + [0, 0, 0, 0] + Array("IEND".utf8) + [0xAE, 0x42, 0x60, 0x82]
-    }
-
-    /// SOI, an APP0 (JFIF) segment, then a baseline SOF0 with the size, then EOI.
-    static func jpeg(width: UInt16, height: UInt16) -> [UInt8] {
-        [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10] + Array("JFIF".utf8) + [0, 1, 1, 0, 0, 1, 0, 1, 0, 0]
-            + [0xFF, 0xC0, 0x00, 0x11, 0x08] + bigEndian16(height) + bigEndian16(width) + [3, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1]
-            + [0xFF, 0xD9]
-    }
+    static func png(width: UInt32, height: UInt32) -> [UInt8] { TestImages.png(width: width, height: height) }
+    static func jpeg(width: UInt16, height: UInt16) -> [UInt8] { TestImages.jpeg(width: width, height: height) }
 
     /// RIFF/WEBP with a VP8X chunk (24-bit canvas width and height minus one).
     static func webpExtended(width: Int, height: Int) -> [UInt8] {
@@ -39,8 +30,6 @@ import TestSupport
             + [UInt8(width & 0xFF), UInt8(width >> 8), UInt8(height & 0xFF), UInt8(height >> 8)] + [0, 0]
     }
 
-    static func bigEndian(_ value: UInt32) -> [UInt8] { [24, 16, 8, 0].map { UInt8(value >> UInt32($0) & 0xFF) } }
-    static func bigEndian16(_ value: UInt16) -> [UInt8] { [UInt8(value >> 8), UInt8(value & 0xFF)] }
     static func littleEndian24(_ value: Int) -> [UInt8] { [UInt8(value & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value >> 16 & 0xFF)] }
 
     static func skin(preview: String, files: [String: [UInt8]]) -> InMemorySkinSource {

@@ -113,7 +113,7 @@ import TestSupport
 /// A poll's rules live in the core: an adapter hands over the values it read, and the core names what is wrong.
 @Suite struct SkinRequestRuleTests {
     static func check(
-        platform: Platform?? = .some(.ios), scale: Int?? = nil, appearance: Appearance?? = nil
+        platform: Platform?? = .some(.ios), scale: Int?? = nil, appearance: PackageAppearance?? = nil
     ) -> Result<SkinRequest, InvalidParameter> {
         let sent: [SkinRequest.Parameter: String] = [.platform: "beos", .scale: "4", .appearance: "sepia"]
         return Result { () throws(InvalidParameter) in
@@ -128,12 +128,13 @@ import TestSupport
             "platform", "must be one of ios, android, harmony, macos (in any case)", value: "beos")))
         #expect(Self.check(scale: .some(nil)) == .failure(InvalidParameter("scale", "must be 1, 2 or 3", value: "4")))
         #expect(Self.check(appearance: .some(nil)) == .failure(InvalidParameter(
-            "appearance", "must be light, dark or unspecified (in any case)", value: "sepia")))
+            "appearance", "must be light, dark, unspecified or any (in any case)", value: "sepia")))
     }
 
     @Test func aMissingPlatformIsRequiredAndMissingVariantPartsTakeTheirDefaults() throws {
         #expect(Self.check(platform: nil) == .failure(InvalidParameter("platform", "is required")))
         #expect(try Self.check().get().variant == PackageVariant(scale: 3, appearance: .light))
+        #expect(try Self.check(appearance: .any).get().variant == PackageVariant(scale: 3, contents: .any))
     }
 
     @Test func valuesAreReadFromTheirBytesInAnyCase() {
@@ -142,6 +143,7 @@ import TestSupport
         }
         #expect(read("HarmonY", SkinRequest.platform(in:)) == .harmony)
         #expect(read("Unspecified", SkinRequest.appearance(in:)) == .light)
+        #expect(read("ANY", SkinRequest.appearance(in:)) == .any, "both appearances in one package")
         #expect(read("+02", SkinRequest.scale(in:)) == 2)
         #expect(read("0", SkinRequest.scale(in:)) == nil)
     }

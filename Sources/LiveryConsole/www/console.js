@@ -1124,7 +1124,7 @@
       var appVersion = h("input", { type: "text", required: true, value: params.appVersion || "7.2.0", autocomplete: "off" });
       var deviceId = h("input", { type: "text", value: params.deviceId || "", placeholder: "optional: without it only 100 % rollouts apply", autocomplete: "off" });
       var scale = h("select", null, [1, 2, 3].map(function (s) { return h("option", { value: s, text: "@" + s + "x", selected: s === 3 }); }));
-      var appearance = h("select", null, ["light", "dark"].map(function (a) { return h("option", { value: a, text: a }); }));
+      var appearance = h("select", null, ["light", "dark", "any"].map(function (a) { return h("option", { value: a, text: a === "any" ? "any (both in one package)" : a }); }));
       var at = h("input", { type: "datetime-local", step: "1", value: params.at || "" });
       var result = h("div", { "aria-live": "polite" });
       var form = h("form", { class: "card form", "aria-label": "Device", novalidate: true },
@@ -1153,6 +1153,20 @@
                 h("td", null, h("span", { class: "status outcome-" + c.outcome, text: c.outcome })), h("td", { text: c.reason || (c.outcome === "selected" ? "matches every rule and ranks first" : "—") }),
                 h("td", { text: c.next ? "yes" : "" }), h("td", null, windowCell(c.release)));
             }) : h("tr", null, h("td", { colspan: "6", class: "muted", text: "No released skin for this app." }))))));
+          var themes = data.themes || [];
+          if (themes.length) {
+            var listed = ((data.themeList || {}).themes || []).length;
+            result.appendChild(h("div", { class: "card table-card" },
+              h("p", { class: "muted small", text: "Themes the user may pick: " + listed + " listed by /api/v1/themes, in this order." }),
+              h("table", { class: "table", "aria-label": "Themes considered" },
+                h("thead", null, h("tr", null, ["Theme", "Version", "Order", "Outcome", "Reason"].map(function (t) { return h("th", { scope: "col", text: t }); }))),
+                h("tbody", null, themes.map(function (t) {
+                  return h("tr", null, h("td", null, h("a", { href: "#/skins/" + encodeURIComponent(t.themeId), text: t.themeId })), h("td", { class: "num", text: t.version ? "v" + t.version : "—" }),
+                    h("td", { class: "num", text: t.order === null || t.order === undefined ? "—" : String(t.order) }),
+                    h("td", null, h("span", { class: "status outcome-" + (t.outcome === "listed" ? "selected" : t.outcome), text: t.outcome })),
+                    h("td", { text: t.reason || "matches every rule" }));
+                })))));
+          }
         }, function (error) { result.appendChild(errorBox(error)); });
       });
       root.appendChild(form);
