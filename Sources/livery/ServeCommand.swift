@@ -61,9 +61,10 @@ struct ServeCommand: AsyncParsableCommand {
         serviceConfiguration.maxParallelBuilds = settings.maxParallelBuilds
         serviceConfiguration.client.maxAge = settings.cacheMaxAge
         serviceConfiguration.admin = Self.adminConfiguration(settings)
+        let sharedStore = Self.sharedStore(settings, logger: logger)
         let service: LiveryService
         do {
-            service = try LiveryService(configuration: serviceConfiguration, logger: logger)
+            service = try LiveryService(configuration: serviceConfiguration, store: sharedStore, logger: logger)
         } catch {
             if case .tokens = error {
                 Self.failStartup(settings.error(.tokensFile, settings.tokensFile ?? "", "\(error)"))
@@ -140,6 +141,13 @@ struct ServeCommand: AsyncParsableCommand {
             servers: running, service: service, shutdownDelay: settings.shutdownDelay, logger: logger)
         output.announce("LIVERY_LISTENING \(address)", metadata: ["http.address": "\(address)"])
         let loading = Task {
+            if let sharedStore {
+                // Until PostgreSQL answers, polls get 503 not_ready and /readyz 503 (never "no skin").
+                guard await Self.connect(sharedStore, logger: logger) else {
+                    for server in running { server.beginShutdown(drainTimeout: .zero) }
+                    return false
+                }
+            }
             do {
                 try await service.loadCatalog()
             } catch {
@@ -149,11 +157,19 @@ struct ServeCommand: AsyncParsableCommand {
             }
             return true
         }
+        // Changes committed through other replicas: served within a poll interval (500 ms), or at once on NOTIFY.
+        let following = Task {
+            guard let sharedStore, await loading.value else { return }
+            await sharedStore.follow { await service.publishStoreChanges() }
+        }
         for server in running { await server.waitUntilStopped() }
         withExtendedLifetime((signals, reload)) {}
         let loaded = await loading.value
+        following.cancel()
+        await following.value
         // After the load (an import in progress must finish its change), so the store is released cleanly.
         service.close()
+        await sharedStore?.close()
         if !loaded { throw ExitCode(2) }
     }
 

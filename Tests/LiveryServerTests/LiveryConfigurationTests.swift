@@ -17,6 +17,8 @@ import TestSupport
         case .port: ("8081", "8082")
         case .skinsDir: ("/srv/a", "/srv/b")
         case .dataDir: ("/data/a", "/data/b")
+        case .store: ("postgres://livery@db-a/livery", "postgresql:///livery?host=/run/postgresql")
+        case .storePasswordFile: ("/run/secrets/pg-a", "/run/secrets/pg-b")
         case .tokensFile: ("/run/secrets/a", "/run/secrets/b")
         case .uploadLimit: ("1048576", "2097152")
         case .cacheMaxAge: ("30", "45")

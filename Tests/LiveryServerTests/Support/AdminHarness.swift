@@ -65,6 +65,7 @@ final class AdminHarness: Sendable {
         configuration.admin.tokenCheckInterval = .zero
         configure(&configuration)
         service = try LiveryService(configuration: configuration, logger: logger, clock: { clock.now })
+        store = try #require(service.fileStore)
         try await service.loadCatalog()
         let router = Router()
         service.register(on: router)
@@ -82,7 +83,8 @@ final class AdminHarness: Sendable {
 
     func removeFiles() { try? FileManager.default.removeItem(atPath: root) }
 
-    var store: FileSkinStore { service.store }
+    /// The service's own file store.
+    let store: FileSkinStore
 
     /// Sends one request on a new connection and reads the answer.
     func request(
