@@ -13,17 +13,25 @@ extension PostgresSkinStore {
     /// - Parameters:
     ///   - pollInterval: time between two reads of the revision. Default 500 ms.
     ///   - reconnect: delays between listener reconnection attempts. Default 100 ms doubling up to 2 s.
+    ///   - healthCheck: how the listener notices a silently dead connection. Default 5 s and 5 s.
+    ///   - reachability: told `isReachable` each time a poll finds it changed (for logs).
     ///   - changed: called after each newer snapshot is published; calls may overlap.
     public func follow(
         pollInterval: Duration = .milliseconds(500),
         reconnect: Backoff = Backoff(initial: .milliseconds(100), maximum: .seconds(2)),
         healthCheck: PostgresListener.HealthCheck = PostgresListener.HealthCheck(interval: .seconds(5), timeout: .seconds(5)),
+        reachability: @escaping @Sendable (Bool) -> Void = { _ in },
         changed: @escaping @Sendable () async -> Void
     ) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
+                var wasReachable = self.isReachable
                 while !Task.isCancelled {
                     await self.catchUp(changed)
+                    if self.isReachable != wasReachable {
+                        wasReachable.toggle()
+                        reachability(wasReachable)
+                    }
                     do { try await Task.sleep(for: pollInterval) } catch { return }
                 }
             }

@@ -15,6 +15,9 @@ import Synchronization
 /// The snapshot is kept in memory and published after each own change and by `refresh()`. File bytes live in
 /// `livery_blobs` and are checked against their SHA-256 on every read; `verifiedFilePath` writes verified copies
 /// into a local cache folder. Blocking libpq calls run on the connection's own thread, never on the caller's.
+///
+/// While PostgreSQL is unreachable, `snapshot` keeps the last state and everything else fails with `unavailable`;
+/// the store reconnects by itself (see `init`), and `follow` keeps a replica's snapshot current.
 public final class PostgresSkinStore: SharedSkinStore {
     /// The database, for logs (the password is redacted).
     public let redactedURI: String

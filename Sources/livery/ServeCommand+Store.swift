@@ -30,11 +30,16 @@ extension ServeCommand {
     /// be reached. False (logged as critical) when it can never work: a schema newer than this binary, damaged
     /// rows.
     static func connect(_ store: PostgresSkinStore, logger: Logger) async -> Bool {
+        var attempts = 0
         do {
             try await store.connectRetrying { error, delay in
+                attempts += 1
+                // The 1st, 2nd, 4th, 8th… failure: an outage is logged without flooding the log.
+                guard attempts & (attempts - 1) == 0 else { return }
                 logger.warning(
                     "PostgreSQL unreachable; not ready until it answers",
-                    metadata: ["store": "\(store.redactedURI)", "error": "\(error)", "retry.in": "\(delay)"])
+                    metadata: ["store": "\(store.redactedURI)", "error": "\(error)", "attempts": "\(attempts)",
+                               "retry.in": "\(delay)"])
             }
             logger.info("connected to PostgreSQL", metadata: ["store": "\(store.redactedURI)", "store.revision": "\(store.snapshot.revision)"])
             return true

@@ -160,7 +160,17 @@ struct ServeCommand: AsyncParsableCommand {
         // Changes committed through other replicas: served within a poll interval (500 ms), or at once on NOTIFY.
         let following = Task {
             guard let sharedStore, await loading.value else { return }
-            await sharedStore.follow { await service.publishStoreChanges() }
+            await sharedStore.follow(reachability: { reachable in
+                if reachable {
+                    logger.notice("PostgreSQL answers again; following changes", metadata: ["store": "\(sharedStore.redactedURI)"])
+                } else {
+                    logger.warning(
+                        "PostgreSQL unreachable: serving the last catalog, admin writes answer 503 store_unavailable",
+                        metadata: ["store": "\(sharedStore.redactedURI)"])
+                }
+            }) {
+                await service.publishStoreChanges()
+            }
         }
         for server in running { await server.waitUntilStopped() }
         withExtendedLifetime((signals, reload)) {}

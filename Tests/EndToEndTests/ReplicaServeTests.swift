@@ -201,11 +201,22 @@ import TestSupport
             let packageURL = try #require(
                 (try JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any])?["packageUrl"] as? String)
 
+            // Polling traffic on the second replica from before the stop until after the catch-up: every poll is
+            // answered 200 with a skin.
+            let tally = Tally()
+            let traffic = Thread {
+                while !tally.isStopped {
+                    let skin = Replicas.polledSkin(port: second.port)
+                    tally.count(skin == "steady" || skin == "late")
+                }
+            }
+            traffic.start()
             try await server.stop()
             try await blocking {
                 #expect(Replicas.eventually(seconds: 10) {
                     (try? other.send("GET", "/readyz"))?.text.contains(#""store":"unreachable""#) == true
                 })
+                #expect(Replicas.eventually(seconds: 5) { second.output.contains("PostgreSQL unreachable: serving the last catalog") })
                 let ready = try other.send("GET", "/readyz")
                 #expect(ready.status == 200 && ready.text.contains(#""status":"ready""#), "\(ready.text)")
                 for _ in 0..<50 {
@@ -230,6 +241,9 @@ import TestSupport
                 #expect(Replicas.timeUntilServed("late", port: second.port, within: 10) != nil)
                 #expect(Date().timeIntervalSince(restarted) < 10)
                 #expect(try other.send("GET", "/readyz").text == #"{"status":"ready","store":"reachable"}"#)
+                tally.stop()
+                let (served, failed) = tally.counts
+                #expect(served > 100 && failed == 0, "polls during the outage: \(served) served, \(failed) failed")
                 for livery in [first, second] { #expect(try livery.stop(signal: SIGTERM) == 0) }
             }
         }
