@@ -26,10 +26,28 @@ extension ServeCommand {
         }
     }
 
+    /// Connects `store` and loads the service's catalog from it (importing the skins folder into an empty store),
+    /// starting over while PostgreSQL cannot be reached (it may go away between the two).
+    ///
+    /// - Throws: what can never work: a schema newer than this binary, damaged rows (`PostgresStoreError`), an
+    ///   import the store refuses (`LiveryServiceError`).
+    static func load(_ service: LiveryService, from store: PostgresSkinStore, logger: Logger) async throws {
+        while true {
+            try await connect(store, logger: logger)
+            do throws(LiveryServiceError) {
+                try await service.loadCatalog()
+                return
+            } catch .store(.unavailable(let reason)) {
+                logger.warning("PostgreSQL went away while loading; starting over", metadata: ["error": "\(reason)"])
+                try await Task.sleep(for: .milliseconds(500))
+            }
+        }
+    }
+
     /// Connects `store` (migrating its schema and loading its state), waiting with backoff while PostgreSQL cannot
-    /// be reached. False (logged as critical) when it can never work: a schema newer than this binary, damaged
+    /// be reached. Throws (and logs as critical) when it can never work: a schema newer than this binary, damaged
     /// rows.
-    static func connect(_ store: PostgresSkinStore, logger: Logger) async -> Bool {
+    static func connect(_ store: PostgresSkinStore, logger: Logger) async throws(PostgresStoreError) {
         var attempts = 0
         do {
             try await store.connectRetrying { error, delay in
@@ -42,12 +60,11 @@ extension ServeCommand {
                                "retry.in": "\(delay)"])
             }
             logger.info("connected to PostgreSQL", metadata: ["store": "\(store.redactedURI)", "store.revision": "\(store.snapshot.revision)"])
-            return true
         } catch {
             logger.critical(
                 "cannot use the PostgreSQL store: \(error) (\(LiveryConfiguration.Setting.store.flag))",
                 metadata: ["store": "\(store.redactedURI)"])
-            return false
+            throw error
         }
     }
 }

@@ -4,6 +4,7 @@ import Foundation
 import LiveryHTTP
 import LiveryServer
 import Logging
+import PostgresSkinStore
 import CoreMetrics
 
 /// `livery serve`: runs the HTTP server until SIGTERM or SIGINT, then drains and exits 0.
@@ -141,17 +142,18 @@ struct ServeCommand: AsyncParsableCommand {
             servers: running, service: service, shutdownDelay: settings.shutdownDelay, logger: logger)
         output.announce("LIVERY_LISTENING \(address)", metadata: ["http.address": "\(address)"])
         let loading = Task {
-            if let sharedStore {
-                // Until PostgreSQL answers, polls get 503 not_ready and /readyz 503 (never "no skin").
-                guard await Self.connect(sharedStore, logger: logger) else {
-                    for server in running { server.beginShutdown(drainTimeout: .zero) }
-                    return false
-                }
-            }
             do {
-                try await service.loadCatalog()
+                if let sharedStore {
+                    // Until PostgreSQL answers and the catalog is loaded, polls get 503 not_ready (never "no skin").
+                    try await Self.load(service, from: sharedStore, logger: logger)
+                } else {
+                    try await service.loadCatalog()
+                }
             } catch {
-                logger.critical("cannot load the catalog: \(error) (\(LiveryConfiguration.Setting.skinsDir.flag))")
+                // A PostgreSQL store's own failure was logged naming --store.
+                if !(error is PostgresStoreError) {
+                    logger.critical("cannot load the catalog: \(error) (\(LiveryConfiguration.Setting.skinsDir.flag))")
+                }
                 for server in running { server.beginShutdown(drainTimeout: .zero) }
                 return false
             }

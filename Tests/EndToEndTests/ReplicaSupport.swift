@@ -12,6 +12,14 @@ struct Replicas {
     static let window = #""startsAt": "2000-01-01T00:00:00Z", "endsAt": "2100-01-01T00:00:00Z""#
     static let poll = "/api/v1/skin?app=demo&platform=ios&appVersion=7.0.0"
 
+    /// A workspace whose skins folder holds one tiny skin `id`, released for app `demo` over `window`.
+    static func workspace(releasing id: String) throws -> AdminWorkspace {
+        let workspace = try AdminWorkspace()
+        try AdminWorkspace.write(
+            AdminWorkspace.tinySkin(id: id, marker: id, release: "{\(window)}"), into: workspace.skins + "/" + id)
+        return workspace
+    }
+
     /// Starts one replica on a free port of 127.0.0.1 (not waiting for it to be ready).
     static func start(
         store uri: String, workspace: AdminWorkspace, environment: [String: String] = [:]
