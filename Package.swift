@@ -5,8 +5,9 @@ import PackageDescription
 ///
 /// Targets have one job each and depend one way:
 /// system shims, JSONWriting → LiveryCrypto / LiveryHTTP / SkinModel / ZipArchive / SkinStore / PostgresClient → SkinPackage →
-/// LiveryServer → livery.
-/// The HTTP layer knows nothing about skins; the model, archive and packaging targets never import HTTP.
+/// SkinServing → LiveryServer → livery (LiverySetup beside it).
+/// The HTTP layer knows nothing about skins; the model, archive, packaging, store and serving-core targets never import
+/// HTTP. LiveryServer holds only the HTTP adapters of the serving core.
 let package = Package(
     name: "Livery",
     platforms: [.macOS(.v15)],
@@ -69,17 +70,30 @@ let package = Package(
         // of CPU when www/ changes; in exchange no generated copy of www/ is kept in the repository.
         .target(name: "LiveryConsole", resources: [.embedInCode("www")]),
 
-        // Routes (client API, admin API with auth), resolution, caching; the catalog from the store; maps errors to HTTP.
+        // The serving core, without HTTP: the catalog (what is served), building it from the store and publishing it
+        // to a closure, request values, resolution, rollout buckets, answer bodies, the package cache, the importer
+        // and upload reading. Never imports LiveryHTTP.
+        .target(name: "SkinServing", dependencies: [
+            "SkinModel", "SkinPackage", "SkinStore", "LiveryCrypto", "ZipArchive", "JSONWriting",
+            .product(name: "Logging", package: "swift-log"), .product(name: "CoreMetrics", package: "swift-metrics"),
+        ]),
+
+        // How a Livery process is set up: the settings of `livery serve` (flag > environment > default, checked) and
+        // the log handler (text or JSON lines). No HTTP, no skins.
+        .target(name: "LiverySetup", dependencies: ["JSONWriting", .product(name: "Logging", package: "swift-log")]),
+
+        // The HTTP adapters of the serving core: client routes, the package responder, admin routes and auth, the one
+        // mapping of errors to HTTP (APIError), metrics; LiveryService assembles them.
         .target(name: "LiveryServer", dependencies: [
-            "LiveryHTTP", "LiveryConsole", "SkinModel", "SkinPackage", "LiveryCrypto", "SkinStore", "ZipArchive",
-            "JSONWriting", .product(name: "Logging", package: "swift-log"),
+            "SkinServing", "LiveryHTTP", "LiveryConsole", "SkinModel", "SkinPackage", "LiveryCrypto", "SkinStore",
+            "ZipArchive", "JSONWriting", .product(name: "Logging", package: "swift-log"),
             .product(name: "CoreMetrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
         ]),
 
         // The thin executable: configuration, logging bootstrap, signals, subcommands.
         .executableTarget(name: "livery", dependencies: [
-            "LiveryServer", "LiveryHTTP", "SkinModel", "SkinPackage", "ZipArchive", "LiveryCrypto", "COpenSSL",
+            "LiveryServer", "LiverySetup", "LiveryHTTP", "SkinModel", "SkinPackage", "ZipArchive", "LiveryCrypto", "COpenSSL",
             "PostgresClient", "PostgresSkinStore", "SkinStore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
@@ -106,8 +120,15 @@ let package = Package(
         .testTarget(name: "SkinPackageTests", dependencies: ["SkinPackage", "SkinModel", "ZipArchive", "TestSupport"]),
         // A raw-socket HTTP/1.1 client for tests (127.0.0.1 only). Never shipped.
         .target(name: "HTTPTestSupport", path: "Tests/HTTPTestSupport"),
+        .testTarget(name: "SkinServingTests", dependencies: [
+            "SkinServing", "SkinModel", "SkinPackage", "SkinStore", "LiveryCrypto", "TestSupport",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .testTarget(name: "LiverySetupTests", dependencies: [
+            "LiverySetup", "TestSupport", .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "LiveryServerTests", dependencies: [
-            "LiveryServer", "LiveryConsole", "LiveryHTTP", "SkinModel", "SkinPackage", "HTTPTestSupport", "TestSupport", "LiveryCrypto",
+            "LiveryServer", "SkinServing", "LiverySetup", "LiveryConsole", "LiveryHTTP", "SkinModel", "SkinPackage", "HTTPTestSupport", "TestSupport", "LiveryCrypto",
             "SkinStore", "ZipArchive", "JSONWriting", .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
         // A real PostgreSQL server per suite or test (initdb as an unprivileged user, Unix socket only). Never shipped.

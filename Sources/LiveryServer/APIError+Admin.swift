@@ -1,5 +1,6 @@
 import LiveryHTTP
 import SkinModel
+import SkinServing
 import SkinStore
 import ZipArchive
 

@@ -1,5 +1,6 @@
 import LiveryHTTP
 import SkinModel
+import SkinServing
 
 /// Errors the client and admin APIs return, mapped to HTTP in this one place (this file and
 /// `APIError+Admin.swift`, which maps store, archive, upload and validation errors).

@@ -1,6 +1,7 @@
 import Foundation
 import LiveryHTTP
 import SkinModel
+import SkinServing
 import SkinStore
 
 /// `GET /preview` and `GET /audit`: read-only answers computed from the current catalog and store.

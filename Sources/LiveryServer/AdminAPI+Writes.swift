@@ -3,6 +3,7 @@ import LiveryCrypto
 import LiveryHTTP
 import SkinModel
 import SkinPackage
+import SkinServing
 import SkinStore
 import ZipArchive
 
@@ -176,7 +177,7 @@ extension AdminAPI {
             throw APIError.windowInPast(endsAt: AnswerFragments.instantText(plan.endsAt, written: plan.endsAtText, plan.timeZone))
         }
         do throws(ServingError) {
-            try await catalog.prepare(version: version, plan: plan)
+            try await catalog.builder.prepare(version: version, plan: plan)
         } catch {
             if case .invalidVersion = error {} else {
                 logger.error(
@@ -265,7 +266,7 @@ extension AdminAPI {
                 }
                 let plan: ReleasePlan
                 do throws(ServingError) {
-                    plan = try StoreCatalog.plan(of: release)
+                    plan = try CatalogBuilder.plan(of: release)
                 } catch {
                     logger.error("stored release unusable", metadata: ["skin.id": "\(id)", "error": "\(error)"])
                     throw APIError.internalError

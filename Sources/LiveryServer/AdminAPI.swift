@@ -2,6 +2,7 @@ import Foundation
 import LiveryHTTP
 import Logging
 import SkinModel
+import SkinServing
 import SkinStore
 import ZipArchive
 
@@ -60,7 +61,7 @@ public final class AdminAPI: Sendable {
 
     public let configuration: Configuration
     let store: any SkinStore
-    let catalog: StoreCatalog
+    let catalog: CatalogPublisher
     let client: ClientAPI
     let tokens: TokenStore
     let limits: ValidationLimits
@@ -74,7 +75,7 @@ public final class AdminAPI: Sendable {
     let dataDirectory: String
 
     init(
-        configuration: Configuration, store: any SkinStore, catalog: StoreCatalog, client: ClientAPI, tokens: TokenStore,
+        configuration: Configuration, store: any SkinStore, catalog: CatalogPublisher, client: ClientAPI, tokens: TokenStore,
         limits: ValidationLimits, dataDirectory: String, logger: Logger, clock: @escaping @Sendable () -> Date
     ) {
         self.configuration = configuration

@@ -1,9 +1,10 @@
 import CoreMetrics
 import Foundation
+import LiveryCrypto
 import LiveryHTTP
 import Logging
-import LiveryCrypto
 import SkinModel
+import SkinServing
 import Synchronization
 
 /// The public, unauthenticated API apps call: `GET /api/v1/skin` and `GET|HEAD /api/v1/packages/{sign}.zip`.
@@ -29,8 +30,10 @@ public final class ClientAPI: Sendable {
         /// False only for the snapshot before the first `publish(_:)`: no catalog is loaded yet, so no answer
         /// can be given (polls get 503 `not_ready`, never "no skin").
         let loaded: Bool
-        let state: CatalogState
+        let catalog: Catalog
         let fragments: AnswerFragments
+        /// The header fields of each answer in `fragments.precomputed`, by position.
+        let headers: [AnswerHeaders]
         /// Each app's skins, boundaries and answer counters, found with one lookup per poll. Apps the kill switch
         /// turns off are left out, so their polls get no skin.
         let apps: [String: PollTarget]
@@ -39,11 +42,11 @@ public final class ClientAPI: Sendable {
         /// Counts polls whose client already held the sign it was given.
         let upToDate: Counter
 
-        init(state: CatalogState, fragments: AnswerFragments, metrics: ClientMetrics, loaded: Bool = true) {
+        init(catalog: Catalog, fragments: AnswerFragments, metrics: ClientMetrics, loaded: Bool = true) {
             self.loaded = loaded
-            self.state = state
+            self.catalog = catalog
             self.fragments = fragments
-            let catalog = state.catalog
+            self.headers = fragments.precomputed.map { AnswerHeaders($0, maxAge: fragments.maxAge) }
             var apps: [String: PollTarget] = [:]
             for (app, skins) in catalog.releases {
                 // Made for every released skin, so each series exists (at zero) from the moment its skin does.
@@ -103,16 +106,16 @@ public final class ClientAPI: Sendable {
         self.metrics = metrics
         self.snapshot = Mutex(
             Snapshot(
-                state: .empty, fragments: AnswerFragments(catalog: .empty, maxAge: configuration.maxAge),
+                catalog: .empty, fragments: AnswerFragments(catalog: .empty, maxAge: configuration.maxAge),
                 metrics: metrics, loaded: false))
     }
 
-    /// Makes `state` the catalog every following request sees.
-    public func publish(_ state: CatalogState) {
+    /// Makes `catalog` the catalog every following request sees.
+    public func publish(_ catalog: Catalog) {
         let fresh = Snapshot(
-            state: state,
+            catalog: catalog,
             fragments: AnswerFragments(
-                catalog: state.catalog, packageURLPrefix: configuration.packageURLPrefix,
+                catalog: catalog, packageURLPrefix: configuration.packageURLPrefix,
                 maxAge: configuration.maxAge),
             metrics: metrics)
         snapshot.withLock { $0 = fresh }
@@ -122,8 +125,8 @@ public final class ClientAPI: Sendable {
     /// Whether a catalog has been published: until then every answer that depends on it is 503 `not_ready`.
     public var isLoaded: Bool { loaded.load(ordering: .acquiring) }
 
-    /// The catalog state requests currently see.
-    public var current: CatalogState { snapshot.withLock { $0.state } }
+    /// The catalog requests currently see.
+    public var current: Catalog { snapshot.withLock { $0.catalog } }
 
     /// Adds the client routes to `router`.
     public func register(on router: Router) {
@@ -156,16 +159,24 @@ public final class ClientAPI: Sendable {
                 query, among: target.skins, boundaries: target.boundaries, at: now, horizon: configuration.horizon)
             if let skin = decision.current, let skinCounter = target.counter(for: skin) { counter = skinCounter }
         }
-        let answer = current.fragments.answer(for: decision)
+        let answer: SkinAnswer
+        let prepared: AnswerHeaders
+        if let index = current.fragments.precomputedIndex(for: decision) {
+            answer = current.fragments.precomputed[index]
+            prepared = current.headers[index]
+        } else {
+            answer = SkinAnswer(decision: decision, fragments: current.fragments)
+            prepared = AnswerHeaders(answer, maxAge: current.fragments.maxAge)
+        }
         counter.increment()
         if query.sign == answer.skinSign { current.upToDate.increment() }
 
         let notModified = request.headers["If-None-Match"].map { EntityTag.matches($0, answer.etag) } ?? false
-        var headers = notModified ? answer.notModifiedHeaders : answer.headers
+        var headers = notModified ? prepared.notModified : prepared.ok
         if let boundary = decision.nextBoundary {
             let untilBoundary = max(0, Int(boundary.timeIntervalSince(now).rounded(.down)))
             if untilBoundary < current.fragments.maxAge {
-                headers = SkinAnswer.headers(etag: answer.etag, maxAge: untilBoundary, notModified: notModified)
+                headers = AnswerHeaders.fields(etag: answer.etag, maxAge: untilBoundary, notModified: notModified)
             }
         }
         if notModified { return HTTPResponse(status: .notModified, headers: headers, body: .empty) }
@@ -176,8 +187,8 @@ public final class ClientAPI: Sendable {
     /// from, and that catalog (so the admin preview can explain it with the same snapshot).
     func preview(_ query: SkinRequest, at now: Date) -> (answer: SkinAnswer, decision: SkinDecision, catalog: Catalog) {
         let current = snapshot.withLock { $0 }
-        let decision = SkinResolver.resolve(query, in: current.state.catalog, at: now, horizon: configuration.horizon)
-        return (SkinAnswer(decision: decision, fragments: current.fragments), decision, current.state.catalog)
+        let decision = SkinResolver.resolve(query, in: current.catalog, at: now, horizon: configuration.horizon)
+        return (SkinAnswer(decision: decision, fragments: current.fragments), decision, current.catalog)
     }
 
     // MARK: - GET|HEAD /api/v1/packages/{sign}.zip
@@ -199,17 +210,12 @@ public final class ClientAPI: Sendable {
         guard let sign = Self.sign(ofPackageFile: request.pathParameters["file"] ?? "") else {
             return APIError.packageNotFound.response
         }
-        let state = current
         let record: PackageRecord
         do {
-            if let known = state.catalog.packages[sign], let origin = state.origins[sign] {
-                record = try await cache.record(
-                    sign: sign, variant: known.variant, packager: origin.packager)
-            } else if let retired = cache.readyRecord(sign: sign) {
-                record = retired
-            } else {
+            guard let found = try await cache.package(sign: sign, in: current) else {
                 return APIError.packageNotFound.response
             }
+            record = found
         } catch {
             logger.error("package build failed", metadata: ["package.sign": "\(sign)", "error": "\(error)"])
             return APIError.internalError.response

@@ -3,6 +3,7 @@ import LiveryHTTP
 import Logging
 import SkinModel
 import SkinPackage
+import SkinServing
 import SkinStore
 import Synchronization
 
@@ -46,7 +47,7 @@ public final class LiveryService: Sendable {
     /// Package files kept open for downloads; give it to the HTTP server (`HTTPServer.Configuration.openFiles`).
     /// The package cache invalidates the files it removes or rebuilds.
     public let openFiles: OpenFileCache
-    let catalog: StoreCatalog
+    let catalog: CatalogPublisher
     private let logger: Logger
     private let clock: @Sendable () -> Date
     private let ready = Atomic<Bool>(false)
@@ -99,7 +100,7 @@ public final class LiveryService: Sendable {
             logger.notice("admin API disabled: no tokens file (--tokens-file / LIVERY_TOKENS_FILE); /admin/v1 answers 404")
         }
         let client = ClientAPI(configuration: configuration.client, cache: cache, logger: logger, clock: clock)
-        let catalog = StoreCatalog(
+        let catalog = CatalogPublisher(
             store: store, cache: cache, limits: configuration.validationLimits, logger: logger, publish: client.publish)
         self.store = store
         self.ownStore = ownStore
@@ -135,7 +136,7 @@ public final class LiveryService: Sendable {
     public func loadCatalog() async throws(LiveryServiceError) {
         let importer = SkinImporter(
             store: store, skinsDirectory: configuration.skinsDirectory, dataDirectory: configuration.dataDirectory,
-            limits: configuration.validationLimits, logger: logger)
+            limits: configuration.validationLimits, logger: logger, writeDurably: DurableFile.writer)
         let summary: SkinImporter.Summary
         do throws(StoreError) {
             if let shared = store as? any SharedSkinStore {
@@ -155,12 +156,12 @@ public final class LiveryService: Sendable {
         }
         let revision = await catalog.publishLatest()
         ready.store(true, ordering: .releasing)
-        let state = client.current
+        let catalog = client.current
         logger.info(
             "catalog loaded",
             metadata: ["store.revision": "\(revision)", "skins.stored": "\(store.snapshot.skins.count)",
-                       "skins.served": "\(state.catalog.releases.values.reduce(0) { $0 + $1.count })",
-                       "packages": "\(state.catalog.packages.count)"])
+                       "skins.served": "\(catalog.releases.values.reduce(0) { $0 + $1.count })",
+                       "packages": "\(catalog.packages.count)"])
     }
 
     /// Rebuilds the catalog from the store's snapshot and publishes it, if the snapshot is newer than the catalog

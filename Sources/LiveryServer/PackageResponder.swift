@@ -1,4 +1,5 @@
 import LiveryHTTP
+import SkinServing
 
 /// Builds responses for package downloads: whole files, single ranges, conditional requests.
 enum PackageResponder {

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import LiveryHTTP
 import LiveryServer
+import LiverySetup
 import Logging
 import PostgresSkinStore
 import CoreMetrics

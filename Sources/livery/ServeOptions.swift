@@ -1,5 +1,6 @@
 import ArgumentParser
 import LiveryServer
+import LiverySetup
 
 /// The flags of `livery serve`, one per `LiveryConfiguration.Setting`, taken as text.
 ///

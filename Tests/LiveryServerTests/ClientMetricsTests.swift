@@ -6,6 +6,7 @@ import Testing
 import TestSupport
 
 @testable import LiveryServer
+@testable import SkinServing
 
 @Suite struct ClientMetricsTests {
     typealias F = Fixtures
@@ -14,7 +15,7 @@ import TestSupport
     static func api(metrics: TestMetrics, cacheIn scratch: ScratchDirectory) throws -> ClientAPI {
         let cache = try PackageCache(directory: scratch.path, logger: ClientAPIHarness.quiet)
         let api = ClientAPI(cache: cache, logger: ClientAPIHarness.quiet, clock: { F.t0 }, metricsFactory: metrics)
-        api.publish(CatalogState(catalog: F.catalog(F.skin("xmas")), origins: [:]))
+        api.publish(F.catalog(F.skin("xmas")))
         return api
     }
 
@@ -40,10 +41,7 @@ import TestSupport
         let scratch = try ScratchDirectory(prefix: "livery-metrics")
         let cache = try PackageCache(directory: scratch.path, logger: ClientAPIHarness.quiet)
         let api = ClientAPI(cache: cache, logger: ClientAPIHarness.quiet, clock: { F.t0 }, metricsFactory: metrics)
-        api.publish(
-            CatalogState(
-                catalog: F.catalog(F.skin("look-a", content: "same"), F.skin("look-b", app: "other", content: "same")),
-                origins: [:]))
+        api.publish(F.catalog(F.skin("look-a", content: "same"), F.skin("look-b", app: "other", content: "same")))
         for (app, skin) in [("demo", "look-a"), ("other", "look-b"), ("other", "look-b")] {
             let answer = api.skin(HTTPRequest(method: .get, target: "/api/v1/skin?app=\(app)&platform=ios&appVersion=7.0"))
             let body = try #require(try JSONSerialization.jsonObject(with: Data(answer.bodyBytes)) as? [String: Any])
@@ -60,7 +58,7 @@ import TestSupport
         let early = api.skin(HTTPRequest(method: .get, target: "/api/v1/skin?app=demo&platform=ios&appVersion=7.0"))
         #expect(early.status == .serviceUnavailable)
         #expect(early.headers["Retry-After"] == "1" && early.headers["Cache-Control"] == "no-store")
-        api.publish(CatalogState(catalog: .empty, origins: [:]))
+        api.publish(.empty)
         let answered = api.skin(HTTPRequest(method: .get, target: "/api/v1/skin?app=demo&platform=ios&appVersion=7.0"))
         #expect(answered.status == .ok, "an empty published catalog is the rules' \"no skin\"")
         #expect(String(decoding: answered.bodyBytes, as: UTF8.self) == #"{"skinSign":""}"#)

@@ -2,6 +2,7 @@ import Foundation
 import SkinModel
 
 @testable import LiveryServer
+@testable import SkinServing
 
 /// Builders for resolver inputs: released skins with fake package records (no disk).
 enum Fixtures {

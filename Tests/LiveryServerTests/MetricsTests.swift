@@ -9,6 +9,7 @@ import Testing
 import TestSupport
 
 @testable import LiveryServer
+@testable import SkinServing
 
 /// The metrics of one process, in-process: the HTTP observer over real sockets, the package cache counters, and the
 /// test parser's own strictness.

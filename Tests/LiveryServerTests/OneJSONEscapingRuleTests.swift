@@ -3,6 +3,8 @@ import SkinModel
 import Testing
 
 @testable import LiveryServer
+@testable import LiverySetup
+@testable import SkinServing
 
 /// Issue 13 point 4: every JSON Livery writes escapes strings by one rule: `"` and `\`, U+0000–U+001F (with the
 /// short forms `\b \t \n \f \r`), and nothing else (DEL and non-ASCII as UTF-8, so package signs stay stable).

@@ -6,6 +6,7 @@ import TestSupport
 
 @testable import LiveryHTTP
 @testable import LiveryServer
+@testable import SkinServing
 
 /// The package cache trusts a file on disk only if it matches what was built, and never pairs a sign with other
 /// bytes than those it was first built with.

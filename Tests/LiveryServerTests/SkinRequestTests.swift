@@ -3,6 +3,7 @@ import SkinModel
 import Testing
 
 @testable import LiveryServer
+@testable import SkinServing
 
 @Suite struct SkinRequestTests {
     static func parse(_ pairs: [String: String]) -> Result<SkinRequest, InvalidParameter> {

@@ -3,6 +3,7 @@ import SkinModel
 import Testing
 
 @testable import LiveryServer
+@testable import SkinServing
 
 @Suite struct SkinResolverTests {
     typealias F = Fixtures

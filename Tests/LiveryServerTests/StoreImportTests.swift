@@ -6,6 +6,7 @@ import Testing
 import TestSupport
 
 @testable import LiveryServer
+@testable import SkinServing
 
 /// The store as the source of truth: the first-start import, its crash-safe resumption, and catalogs rebuilt from
 /// the store after a restart.
@@ -24,7 +25,7 @@ import TestSupport
             let manifest = try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: harness.root + "/skins/\(id)/skin.json"))))
             let written = try #require(manifest.objectValue?["release"])
             let expected = try #require(ReleasePlan.parse(written).value)
-            #expect(try StoreCatalog.plan(of: release) == expected)
+            #expect(try CatalogBuilder.plan(of: release) == expected)
         }
         #expect(FileManager.default.fileExists(atPath: harness.dataDirectory + "/" + SkinImporter.markerName))
         #expect(try await harness.poll()["skinId"] as? String == "christmas-2026")
@@ -103,7 +104,7 @@ import TestSupport
         let second = try await AdminHarness(root: first.root)
         #expect(try await second.poll()["skinSign"] as? String == sign)
         #expect(await second.service.client.cache.buildCount == 0)
-        #expect(second.service.client.current.catalog.killSwitch.apps == ["other"])
+        #expect(second.service.client.current.killSwitch.apps == ["other"])
         await second.stop()
     }
 }

@@ -2,6 +2,7 @@ import CoreMetrics
 import Foundation
 import LiveryHTTP
 import Prometheus
+import SkinServing
 
 /// The process's metrics: a Prometheus registry fed through swift-metrics, and the `GET /metrics` route.
 ///

@@ -10,7 +10,7 @@ import Glibc
 /// accepted one large upload kept most of its peak resident until exit. `malloc_trim(0)` walks every arena and
 /// returns each free page (`madvise(MADV_DONTNEED)`); it costs a few milliseconds for hundreds of megabytes, so it
 /// runs once per upload, on a thread of its own. Elsewhere (not glibc) it does nothing.
-enum MemoryRelease {
+package enum MemoryRelease {
     /// glibc's `malloc_trim`, which Swift's Glibc module does not export; looked up once.
     private static let mallocTrim: (@convention(c) (Int) -> Int32)? = {
         #if canImport(Glibc)
@@ -22,7 +22,7 @@ enum MemoryRelease {
     }()
 
     /// Returns free heap pages to the system, off the caller's thread; returns once done.
-    static func returnFreedMemory() async {
+    package static func returnFreedMemory() async {
         guard let trim = mallocTrim else { return }
         await BlockingWorkRunner.onOwnThread(name: "livery.trim") { _ = trim(0) }
     }

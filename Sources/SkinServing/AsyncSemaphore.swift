@@ -1,17 +1,17 @@
 /// Limits how many tasks run a section at once, waking waiters in FIFO order. With a limit of 1 it is an
 /// async mutex that, unlike an actor, stays held across `await`s inside the section.
-actor AsyncSemaphore {
+package actor AsyncSemaphore {
     private let limit: Int
     private var running = 0
     private var waiting: [CheckedContinuation<Void, Never>] = []
 
     /// - Parameter limit: tasks allowed in at once; at least 1.
-    init(limit: Int) {
+    package init(limit: Int) {
         self.limit = max(1, limit)
     }
 
     /// Runs `body` once a slot is free, and frees the slot afterwards (also when `body` throws).
-    nonisolated func withPermit<T: Sendable, E: Error>(
+    package nonisolated func withPermit<T: Sendable, E: Error>(
         _ body: @Sendable () async throws(E) -> T
     ) async throws(E) -> T {
         await acquire()

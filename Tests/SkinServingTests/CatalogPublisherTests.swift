@@ -4,19 +4,19 @@ import SkinStore
 import Synchronization
 import Testing
 import TestSupport
-@testable import LiveryServer
+@testable import SkinServing
 
 /// The catalog is built from the store through its role and handed to whoever publishes it: no HTTP type involved.
-@Suite struct StoreCatalogTests {
+@Suite struct CatalogPublisherTests {
     @Test func eachCatalogBuiltIsHandedToThePublishClosureInRevisionOrder() async throws {
         let scratch = try ScratchDirectory(prefix: "livery-store-catalog")
         let fileStore = try FileSkinStore(directory: scratch.path + "/store")
         let store: any SkinStore = fileStore
-        let cache = try PackageCache(directory: scratch.path + "/packages", logger: ClientAPIHarness.quiet)
-        let published = Mutex<[CatalogState]>([])
-        let catalog = StoreCatalog(
-            store: store, cache: cache, limits: ValidationLimits(), logger: ClientAPIHarness.quiet,
-            publish: { state in published.withLock { $0.append(state) } })
+        let cache = try ServingFixtures.cache(scratch.path + "/packages")
+        let published = Mutex<[Catalog]>([])
+        let catalog = CatalogPublisher(
+            store: store, cache: cache, limits: ValidationLimits(), logger: ServingFixtures.quiet,
+            publish: { catalog in published.withLock { $0.append(catalog) } })
 
         #expect(await catalog.publishLatest() == 0)
         try await store.setKillSwitch(app: nil, enabled: true, reason: "drill", expectedRevision: nil, actor: "ops")
@@ -24,8 +24,8 @@ import TestSupport
 
         let states = published.withLock { $0 }
         #expect(states.count == 2)
-        #expect(states.first?.catalog.killSwitch.blocks(app: "com.example.app") == false)
-        #expect(states.last?.catalog.killSwitch.blocks(app: "com.example.app") == true)
+        #expect(states.first?.killSwitch.blocks(app: "com.example.app") == false)
+        #expect(states.last?.killSwitch.blocks(app: "com.example.app") == true)
         await store.close()
     }
 }

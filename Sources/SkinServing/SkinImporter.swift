@@ -15,30 +15,44 @@ import SkinStore
 /// Each skin is added with `addVersion(…, expectedRevision: 0, release: …)`, only if the store has never seen its
 /// id: the version and its release are one change, so a crash leaves the skin entirely imported or not at all,
 /// and a resumed import skips what is already there. The marker is written (durably) only after every skin is in.
-struct SkinImporter {
+public struct SkinImporter: Sendable {
     /// The audit actor of imported versions.
-    static let actor = "livery:import"
+    public static let actor = "livery:import"
     /// The marker's file name inside the data directory.
-    static let markerName = "import-complete"
+    public static let markerName = "import-complete"
 
     let store: any SkinStore
     let skinsDirectory: String
     let dataDirectory: String
     let limits: ValidationLimits
     let logger: Logger
+    /// Writes the marker (`DurableWrite`).
+    let writeDurably: DurableWrite
+
+    public init(
+        store: any SkinStore, skinsDirectory: String, dataDirectory: String, limits: ValidationLimits, logger: Logger,
+        writeDurably: @escaping DurableWrite
+    ) {
+        self.store = store
+        self.skinsDirectory = skinsDirectory
+        self.dataDirectory = dataDirectory
+        self.limits = limits
+        self.logger = logger
+        self.writeDurably = writeDurably
+    }
 
     /// What an import did.
-    struct Summary: Equatable {
-        var imported: [String] = []
-        var alreadyStored: [String] = []
-        var rejected: [String] = []
-        var ran = false
+    public struct Summary: Equatable, Sendable {
+        public var imported: [String] = []
+        public var alreadyStored: [String] = []
+        public var rejected: [String] = []
+        public var ran = false
     }
 
     var markerPath: String { dataDirectory + "/" + Self.markerName }
 
     /// Whether the import still has to run (see the type's documentation).
-    func isPending() async throws(StoreError) -> Bool {
+    public func isPending() async throws(StoreError) -> Bool {
         if FileManager.default.fileExists(atPath: markerPath) { return false }
         return try await store.audit(since: nil, limit: Int.max).allSatisfy { $0.actor == Self.actor }
     }
@@ -48,7 +62,7 @@ struct SkinImporter {
     ///
     /// A skins folder that cannot be read imports nothing and leaves the import pending (logged as a warning), so
     /// fixing `--skins-dir` before the first change still seeds the store.
-    func importIfPending() async throws(StoreError) -> Summary {
+    public func importIfPending() async throws(StoreError) -> Summary {
         var summary = Summary()
         guard try await isPending() else { return summary }
         summary.ran = true
@@ -79,9 +93,10 @@ struct SkinImporter {
             "skinsDirectory": .string(skinsDirectory), "imported": .array(summary.imported.map { .string($0) }),
         ]
         let markerPath = markerPath
+        let writeDurably = writeDurably
         do {
-            try await BlockingWorkRunner.onOwnThread(name: "livery.import") { () throws(DurableFile.Failure) in
-                try DurableFile.replace(markerPath, with: note.serialized(.pretty))
+            try await BlockingWorkRunner.onOwnThread(name: "livery.import") { () throws in
+                try writeDurably(markerPath, note.serialized(.pretty))
             }
         } catch {
             // The import itself is durable; without the marker it runs again next start and skips every skin.

@@ -7,16 +7,16 @@ import Foundation
 /// A serial Dispatch queue is "overcommit": it gets a thread even when every core is busy, so a job never waits
 /// behind the cooperative pool. (Concurrent Dispatch queues do not have that property, hence `onOwnThread` for
 /// work that may run in parallel; callers bound how much.)
-struct BlockingWorkRunner: Sendable {
+package struct BlockingWorkRunner: Sendable {
     private let queue: DispatchQueue
 
     /// - Parameter label: the queue's name, shown in debuggers and crash logs.
-    init(label: String) {
+    package init(label: String) {
         queue = DispatchQueue(label: label)
     }
 
     /// Runs `work` on the queue, after every job queued before it, and returns what it returns or throws.
-    func run<T: Sendable, E: Error>(_ work: @escaping @Sendable () throws(E) -> T) async throws(E) -> T {
+    package func run<T: Sendable, E: Error>(_ work: @escaping @Sendable () throws(E) -> T) async throws(E) -> T {
         let result: Result<T, E> = await withCheckedContinuation { continuation in
             queue.async { continuation.resume(returning: Result { () throws(E) -> T in try work() }) }
         }
@@ -24,7 +24,7 @@ struct BlockingWorkRunner: Sendable {
     }
 
     /// Runs `work` on a thread of its own and returns what it returns or throws.
-    static func onOwnThread<T: Sendable, E: Error>(
+    package static func onOwnThread<T: Sendable, E: Error>(
         name: String, _ work: @escaping @Sendable () throws(E) -> T
     ) async throws(E) -> T {
         let result: Result<T, E> = await withCheckedContinuation { continuation in

@@ -1,5 +1,6 @@
 import Foundation
 import SkinModel
+import SkinPackage
 
 /// One built skin package variant that can be served: a package's identity, which is its bytes.
 ///
@@ -115,8 +116,20 @@ public struct KillSwitch: Sendable, Equatable, Codable {
     public func blocks(app: String) -> Bool { global || apps.contains(app) }
 }
 
-/// An immutable view of everything the client API serves. Requests read one catalog from start to end;
-/// changes build a new catalog and swap it in whole.
+/// How a package was made, so it can be rebuilt if its file disappears from the cache.
+public struct PackageOrigin: Sendable {
+    public let packager: SkinPackager
+    public let variant: PackageVariant
+
+    public init(packager: SkinPackager, variant: PackageVariant) {
+        self.packager = packager
+        self.variant = variant
+    }
+}
+
+/// The snapshot of what is served: an immutable view of everything the client API answers. Requests read one
+/// catalog from start to end; changes build a new catalog (`CatalogBuilder`) and publish it whole
+/// (`CatalogPublisher`).
 public struct Catalog: Sendable {
     /// Released skins per app, in precedence order: priority descending, then latest start, then id.
     public let releases: [String: [ReleasedSkin]]
@@ -126,11 +139,13 @@ public struct Catalog: Sendable {
     /// Per app, every window start and end of its skins, sorted ascending without repeats: the instants at which an
     /// answer for that app can change.
     public let boundaries: [String: [Date]]
+    /// How each package of `packages` was made, by sign, so a download can rebuild a file that disappeared.
+    public let origins: [String: PackageOrigin]
 
     /// An empty catalog: every answer is "no skin".
     public static let empty = Catalog(releases: [], killSwitch: KillSwitch())
 
-    public init(releases: [ReleasedSkin], killSwitch: KillSwitch) {
+    public init(releases: [ReleasedSkin], killSwitch: KillSwitch, origins: [String: PackageOrigin] = [:]) {
         var byApp: [String: [ReleasedSkin]] = [:]
         var packages: [String: PackageRecord] = [:]
         for skin in releases {
@@ -140,6 +155,7 @@ public struct Catalog: Sendable {
         self.releases = byApp.mapValues { $0.sorted(by: Self.precedes) }
         self.packages = packages
         self.killSwitch = killSwitch
+        self.origins = origins
         self.boundaries = byApp.mapValues { skins in
             Array(Set(skins.flatMap { [$0.release.startsAt, $0.release.endsAt] })).sorted()
         }
@@ -147,7 +163,7 @@ public struct Catalog: Sendable {
 
     /// This catalog with another kill switch.
     public func with(killSwitch: KillSwitch) -> Catalog {
-        Catalog(releases: releases.values.flatMap { $0 }, killSwitch: killSwitch)
+        Catalog(releases: releases.values.flatMap { $0 }, killSwitch: killSwitch, origins: origins)
     }
 
     /// Overlapping windows: highest priority wins, then the latest start; the id makes the order total.

@@ -26,6 +26,9 @@ public struct SkinDecision: Sendable {
     public var nextBoundary: Date?
     /// The package variant the request asked for (the packages above are of this variant).
     public var variant: PackageVariant = .standard
+
+    /// No skin, no boundary, the standard variant.
+    public init() {}
 }
 
 /// Decides which skin a client gets. A pure function of (catalog, request, now): no clock, no I/O.
@@ -80,7 +83,7 @@ public enum SkinResolver {
 
     /// Resolves `request` against one app's released skins (in precedence order) and their window boundaries
     /// (sorted, without repeats), as a catalog holds them; the kill switch is the caller's to check.
-    static func resolve(
+    public static func resolve(
         _ request: SkinRequest, among skins: [ReleasedSkin], boundaries: [Date], at now: Date, horizon: TimeInterval
     ) -> SkinDecision {
         var decision = SkinDecision()

@@ -1,5 +1,4 @@
 import Foundation
-import LiveryHTTP
 import SkinModel
 
 /// A client's poll, checked: every field is valid by construction.
@@ -27,71 +26,83 @@ public struct SkinRequest: Sendable, Equatable {
     }
 
     /// The query parameters a poll reads; each case is spelled as its parameter, and indexes `parameterNames`.
-    private enum Parameter: Int, CaseIterable {
+    public enum Parameter: Int, CaseIterable, Sendable {
         case app, platform, appVersion, deviceId, sign, scale, appearance
     }
 
-    /// The query parameters a poll reads, in the order of `queryNames`.
+    /// The query parameters a poll reads, in the order of `Parameter`.
     public static let parameterNames = Parameter.allCases.map { "\($0)" }
-    /// `parameterNames`, encoded for `QueryParameters.firstValues(of:)`.
-    public static let queryNames = QueryParameterNames(parameterNames)
 
-    /// Parses query parameters (`app`, `platform`, `appVersion`, `deviceId`, `sign`, `scale`, `appearance`).
+    /// Parses parameters (`app`, `platform`, `appVersion`, `deviceId`, `sign`, `scale`, `appearance`) looked up by
+    /// name.
     ///
     /// - Parameter value: looks a parameter up by name (first value wins).
     /// - Throws: `InvalidParameter` naming the first bad or missing parameter and why.
     public static func parse(_ value: (String) -> String?) throws(InvalidParameter) -> SkinRequest {
-        // Spelled as the query an app would send, so there is one parser.
-        var query = ""
-        for name in parameterNames {
-            guard let text = value(name) else { continue }
-            query += "\(query.isEmpty ? "" : "&")\(name)=\(percentEncoded(text))"
+        func lookUp<Value>(_ parameter: Parameter, _ read: (UnsafeBufferPointer<UInt8>) -> Value?) -> Value?? {
+            guard let text = value(parameter.name) else { return nil }
+            return .some(Array(text.utf8).withUnsafeBufferPointer(read))
         }
-        return try parse(QueryParameters(parsing: query[...]).firstValues(of: queryNames))
+        return try checked(
+            app: value(Parameter.app.name), platform: lookUp(.platform, platform(in:)),
+            appVersion: value(Parameter.appVersion.name), deviceID: value(Parameter.deviceId.name),
+            sign: value(Parameter.sign.name), scale: lookUp(.scale, scale(in:)),
+            appearance: lookUp(.appearance, appearance(in:)), sent: { value($0.name) })
     }
 
-    /// Parses the first values of `queryNames` in a poll's query.
+    /// The request that a poll's parameter values make, with every rule checked in one fixed order (`app`,
+    /// `platform`, `appVersion`, `deviceId`, `sign`, `scale`, `appearance`). Adapters read the values however their
+    /// protocol carries them (the server reads the query in place) and leave the rules to this function.
     ///
-    /// Reads the bytes of the values in place where it can: a poll makes strings only for `app`, `appVersion`,
-    /// `deviceId` and `sign`.
+    /// - Parameters:
+    ///   - platform, scale, appearance: nil when the parameter is absent; `.some(nil)` when it is present but names
+    ///     no value (`platform(in:)`, `scale(in:)`, `appearance(in:)` read them from their bytes).
+    ///   - sent: the value of a parameter as sent, echoed in the error; called only for a rejected parameter.
     /// - Throws: `InvalidParameter` naming the first bad or missing parameter and why.
-    public static func parse(_ values: FirstQueryValues) throws(InvalidParameter) -> SkinRequest {
-        guard let app = values[Parameter.app.rawValue], !app.isEmpty else { throw InvalidParameter("app", "is required") }
+    public static func checked(
+        app: String?, platform: Platform??, appVersion: String?, deviceID: String?, sign: String?, scale: Int??,
+        appearance: Appearance??, sent: (Parameter) -> String?
+    ) throws(InvalidParameter) -> SkinRequest {
+        guard let app, !app.isEmpty else { throw InvalidParameter("app", "is required") }
         guard isAppID(app) else {
             throw InvalidParameter("app", "must be 1–64 characters of letters, digits, '.', '_' or '-'", value: app)
         }
-        guard let platform = values.withBytes(Parameter.platform.rawValue, { named($0, in: platformNames) }) else {
-            throw InvalidParameter("platform", "is required")
-        }
+        guard let platform else { throw InvalidParameter("platform", "is required") }
         guard let platform else {
-            throw InvalidParameter(
-                "platform", "must be one of ios, android, harmony (in any case)", value: values[Parameter.platform.rawValue])
+            throw InvalidParameter("platform", "must be one of ios, android, harmony (in any case)", value: sent(.platform))
         }
-        guard let versionText = values[Parameter.appVersion.rawValue] else {
-            throw InvalidParameter("appVersion", "is required")
-        }
+        guard let versionText = appVersion else { throw InvalidParameter("appVersion", "is required") }
         guard let appVersion = AppVersion(versionText) else {
             throw InvalidParameter("appVersion", "must be dotted numbers such as 7.2.0", value: versionText)
         }
-        let deviceID = values[Parameter.deviceId.rawValue].flatMap { $0.isEmpty ? nil : $0 }
+        let deviceID = deviceID.flatMap { $0.isEmpty ? nil : $0 }
         if let deviceID, deviceID.utf8.count > 128 || !allBytes(of: deviceID, satisfy: { $0 > 0x20 && $0 < 0x7F }) {
             throw InvalidParameter(
                 "deviceId", "must be at most 128 printable ASCII characters without spaces", value: deviceID)
         }
-        let sign = values[Parameter.sign.rawValue].flatMap { $0.isEmpty ? nil : $0 }
+        let sign = sign.flatMap { $0.isEmpty ? nil : $0 }
         if let sign, sign.utf8.count > 128 { throw InvalidParameter("sign", "is too long") }
-        let scale = values.withBytes(Parameter.scale.rawValue) { scaleValue($0) } ?? 3
-        guard let scale else { throw InvalidParameter("scale", "must be 1, 2 or 3", value: values[Parameter.scale.rawValue]) }
-        let appearance = values.withBytes(Parameter.appearance.rawValue) { named($0, in: appearanceNames) } ?? .light
-        guard let appearance else {
+        guard let scale = scale ?? 3 else { throw InvalidParameter("scale", "must be 1, 2 or 3", value: sent(.scale)) }
+        guard let appearance = appearance ?? .light else {
             throw InvalidParameter(
-                "appearance", "must be light, dark or unspecified (in any case)",
-                value: values[Parameter.appearance.rawValue])
+                "appearance", "must be light, dark or unspecified (in any case)", value: sent(.appearance))
         }
         return SkinRequest(
             app: app, platform: platform, appVersion: appVersion, deviceID: deviceID, sign: sign,
             variant: PackageVariant(scale: scale, appearance: appearance) ?? .standard)
     }
+
+    /// The platform named by `bytes` in any ASCII case (`iOS`, `Android`), or nil; reads the bytes in place.
+    public static func platform(in bytes: UnsafeBufferPointer<UInt8>) -> Platform? { named(bytes, in: platformNames) }
+
+    /// The appearance named by `bytes` in any ASCII case (`Dark`, `unspecified` meaning light), or nil.
+    public static func appearance(in bytes: UnsafeBufferPointer<UInt8>) -> Appearance? {
+        named(bytes, in: appearanceNames)
+    }
+
+    /// The scale 1, 2 or 3 spelled by `bytes` as `Int(_:)` reads a decimal integer (an optional `+`, leading zeros
+    /// allowed), or nil.
+    public static func scale(in bytes: UnsafeBufferPointer<UInt8>) -> Int? { scaleValue(bytes) }
 
     /// Platforms and appearances by the bytes of their lowercase names, for matching query values without making
     /// strings. `unspecified` is iOS's `UIUserInterfaceStyleUnspecified`, which means light.
@@ -133,22 +144,14 @@ public struct SkinRequest: Sendable, Equatable {
         return (1...3).contains(value) ? value : nil
     }
 
-    /// `text` with every character other than an unreserved one (RFC 3986 §2.3: ASCII letters, digits, `-._~`)
-    /// percent-encoded, so `+` and `&` in a value stay part of it.
-    private static func percentEncoded(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
-    }
-
-    private static let unreserved = CharacterSet(
-        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-
     /// Whether every UTF-8 byte of `text` passes `test`, read in place when the bytes are contiguous (as they are
     /// for strings made from request bytes): cheaper than walking `String.UTF8View` on every poll.
     private static func allBytes(of text: String, satisfy test: (UInt8) -> Bool) -> Bool {
         text.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(test) } ?? text.utf8.allSatisfy(test)
     }
 
-    static func isAppID(_ text: String) -> Bool {
+    /// Whether `text` is a valid app id: 1–64 characters of ASCII letters, digits, `.`, `_` or `-`.
+    public static func isAppID(_ text: String) -> Bool {
         let bytes = text.utf8
         guard (1...64).contains(bytes.count) else { return false }
         return allBytes(of: text) { byte in
@@ -160,6 +163,11 @@ public struct SkinRequest: Sendable, Equatable {
             }
         }
     }
+}
+
+extension SkinRequest.Parameter {
+    /// The parameter's name in a query.
+    public var name: String { SkinRequest.parameterNames[rawValue] }
 }
 
 /// A query parameter that is missing or malformed.

@@ -5,7 +5,7 @@ import Foundation
 import Logging
 import Testing
 
-@testable import LiveryServer
+@testable import LiverySetup
 
 /// The JSON log format: one object per line that any JSON parser reads back exactly.
 @Suite struct JSONLogHandlerTests {
@@ -52,7 +52,7 @@ import Testing
         #expect(record["level"] as? String == "info")
         #expect(record["label"] as? String == "livery")
         #expect(record["message"] as? String == "GET /healthz 200 120B 0.041ms")
-        #expect(record["source"] as? String == "LiveryServerTests")
+        #expect(record["source"] as? String == "LiverySetupTests", "the module that logged")
         let metadata = try #require(record["metadata"] as? [String: String])
         #expect(metadata == ["request.id": "abc-1", "handler.key": "handler"])
     }

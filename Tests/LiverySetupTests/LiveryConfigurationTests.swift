@@ -3,7 +3,7 @@ import Logging
 import Testing
 import TestSupport
 
-@testable import LiveryServer
+@testable import LiverySetup
 
 /// Resolution of `livery serve` settings without a process: precedence, parsing, file checks, and the README table.
 @Suite struct LiveryConfigurationTests {
@@ -145,7 +145,9 @@ import TestSupport
 
     /// The README's configuration table has a row per setting with its flag, variable and default.
     @Test func readmeTableListsEverySetting() throws {
-        let readme = try String(contentsOfFile: ClientAPIHarness.repository.path + "/README.md", encoding: .utf8)
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let readme = try String(contentsOfFile: repository.path + "/README.md", encoding: .utf8)
         let rows = readme.split(separator: "\n").filter { $0.hasPrefix("| `--") }
         #expect(rows.count == Setting.allCases.count)
         for setting in Setting.allCases {

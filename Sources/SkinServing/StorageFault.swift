@@ -7,12 +7,12 @@ import Darwin
 /// A write to the data folder failed because of the folder itself: it is full, or it cannot be written
 /// (read-only volume, lost permission). Such failures get their own answers (507, 503) instead of a bare 500,
 /// since the operator's fix is on the volume, not in Livery.
-enum StorageFault: Sendable, Equatable {
+package enum StorageFault: Sendable, Equatable {
     case full
     case notWritable
 
     /// The fault a system error names, or nil for any other error.
-    init?(errno code: Int32) {
+    package init?(errno code: Int32) {
         switch code {
         case ENOSPC, EDQUOT: self = .full
         case EROFS, EACCES, EPERM: self = .notWritable
@@ -23,7 +23,7 @@ enum StorageFault: Sendable, Equatable {
     /// Looks at `directory` after a write failed whose system error was not kept (a package build reports only a
     /// message): not writable or mounted read-only → `.notWritable`; no block left for an unprivileged writer →
     /// `.full`; otherwise nil (the failure had another cause).
-    static func probe(_ directory: String) -> StorageFault? {
+    package static func probe(_ directory: String) -> StorageFault? {
         if access(directory, W_OK) != 0 { return .notWritable }
         var info = statvfs()
         guard statvfs(directory, &info) == 0 else { return nil }

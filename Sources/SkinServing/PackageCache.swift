@@ -39,6 +39,8 @@ public actor PackageCache {
     /// Told the path of every package file this cache removes or (re)writes, so files kept open for downloads
     /// (the server's `OpenFileCache`) are never served stale.
     private nonisolated let fileChanged: @Sendable (String) -> Void
+    /// Writes each build record (`DurableWrite`).
+    private nonisolated let writeDurably: DurableWrite
     private let builds: AsyncSemaphore
     /// How many archives this cache has written (not counting files reused from disk).
     public private(set) var buildCount = 0
@@ -51,10 +53,11 @@ public actor PackageCache {
     ///   - metricsFactory: where the `livery_package_*` series go (the process-wide factory by default).
     ///   - fileChanged: told the path of each package file the cache removes or writes (to invalidate files kept
     ///     open for downloads).
+    ///   - writeDurably: writes each build record so a crash leaves the old record or the new one.
     public init(
         directory: String, maxParallelBuilds: Int = 2, logger: Logger,
         metricsFactory: any MetricsFactory = MetricsSystem.factory,
-        fileChanged: @escaping @Sendable (String) -> Void = { _ in }
+        fileChanged: @escaping @Sendable (String) -> Void = { _ in }, writeDurably: @escaping DurableWrite
     ) throws(PackageCacheError) {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -72,6 +75,7 @@ public actor PackageCache {
         self.builds = AsyncSemaphore(limit: maxParallelBuilds)
         self.logger = logger
         self.fileChanged = fileChanged
+        self.writeDurably = writeDurably
         self.metrics = PackageCacheMetrics(factory: metricsFactory)
     }
 
@@ -101,10 +105,13 @@ public actor PackageCache {
         let path = path(for: sign)
         let logger = logger
         let fileChanged = fileChanged
+        let writeDurably = writeDurably
         let task = Task<PackageRecord, any Error> {
             let outcome: Result<BuildOutcome, any Error> = await self.builds.withPermit {
                 await Self.onBuildThread {
-                    try Self.reuseOrBuild(sign: sign, at: path, logger: logger, fileChanged: fileChanged) {
+                    try Self.reuseOrBuild(
+                        sign: sign, at: path, logger: logger, fileChanged: fileChanged, writeDurably: writeDurably
+                    ) {
                         try packager.build(variant, to: path)
                     }
                 }
@@ -140,7 +147,7 @@ public actor PackageCache {
     ///   removed: the sign must not be advertised with other bytes); whatever `build` or the disk throws.
     static func reuseOrBuild(
         sign: String, at path: String, logger: Logger, fileChanged: (String) -> Void = { _ in },
-        build: () throws -> ZipArchiveSummary
+        writeDurably: DurableWrite, build: () throws -> ZipArchiveSummary
     ) throws -> BuildOutcome {
         let recordPath = path + ".sha256"
         let recorded = BuildRecord.read(recordPath, sign: sign)
@@ -174,7 +181,7 @@ public actor PackageCache {
         } else {
             let record = BuildRecord(sign: sign, sha256: outcome.sha256, size: outcome.size)
             do {
-                try DurableFile.replace(recordPath, with: record.encoded)
+                try writeDurably(recordPath, record.encoded)
             } catch {
                 // Without a record the package is rebuilt next time; serving it now is still right.
                 logger.error("cannot record a package build", metadata: ["package.sign": "\(sign)", "error": "\(error)"])

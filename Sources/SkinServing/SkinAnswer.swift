@@ -1,10 +1,11 @@
 import Foundation
 import JSONWriting
 import LiveryCrypto
-import LiveryHTTP
 import SkinModel
 
-/// The client API's answer to a poll: JSON body bytes plus the values its caching headers need.
+/// The answer to a poll: the JSON body bytes plus the facts an adapter's caching headers need (the entity tag, a
+/// digest of the body; the longest max-age is `AnswerFragments.maxAge`). No protocol's types: the server encodes its
+/// header fields once per precomputed answer (`AnswerFragments.precomputed`).
 ///
 /// Bodies are assembled from per-package JSON fragments precomputed when the catalog is built
 /// (`AnswerFragments`), so answering does no JSON encoding.
@@ -15,11 +16,6 @@ public struct SkinAnswer: Sendable, Equatable {
     public let body: [UInt8]
     /// A strong entity tag for the body, quoted.
     public let etag: String
-    /// The response's header fields when the answer may be cached for the longest max-age (no schedule boundary
-    /// comes sooner): `Content-Type`, `ETag` and `Cache-Control`, encoded once (`HTTPHeaders.encodedForReuse()`).
-    public let headers: HTTPHeaders
-    /// `headers` without `Content-Type`, for a 304 (which has no content to describe).
-    public let notModifiedHeaders: HTTPHeaders
 
     /// Builds the answer for `decision`: every value describing a skin (`skinId`, `startsAt`, `endsAt`) comes from
     /// the release that was selected, every value describing its package (`skinSign`, `packageUrl`, `sha256`,
@@ -48,20 +44,6 @@ public struct SkinAnswer: Sendable, Equatable {
         body.append(UInt8(ascii: "}"))
         self.body = body
         self.etag = "\"" + SHA256.hexHash(body).prefix(32) + "\""
-        self.headers = Self.headers(etag: etag, maxAge: fragments.maxAge).encodedForReuse()
-        self.notModifiedHeaders = Self.headers(etag: etag, maxAge: fragments.maxAge, notModified: true)
-            .encodedForReuse()
-    }
-
-    /// The header fields of an answer tagged `etag` that may be cached for `maxAge` seconds; without
-    /// `Content-Type` when `notModified` (a 304).
-    public static func headers(etag: String, maxAge: Int, notModified: Bool = false) -> HTTPHeaders {
-        var headers = HTTPHeaders()
-        headers.reserveCapacity(3)
-        if !notModified { headers.add(name: "Content-Type", value: "application/json") }
-        headers.add(name: "ETag", value: etag)
-        headers.add(name: "Cache-Control", value: "public, max-age=\(maxAge)")
-        return headers
     }
 }
 
@@ -73,14 +55,16 @@ public struct SkinAnswer: Sendable, Equatable {
 public struct AnswerFragments: Sendable {
     /// Fragments by the release's identity, then by `PackageVariant.slot`.
     private let byRelease: [ObjectIdentifier: [[UInt8]?]]
-    /// Every answer a poll can get from this catalog, keyed by the identities of its (current, next) releases and
-    /// the variant; built once, read without locks. Empty when the catalog would need more than `precomputedLimit`.
-    private let answers: [AnswerKey: SkinAnswer]
+    /// Every answer a poll can get from this catalog, built once, read without locks; found by `precomputedIndex`.
+    /// Empty when the catalog would need more than `precomputedLimit`.
+    public let precomputed: [SkinAnswer]
+    /// Positions in `precomputed`, keyed by the identities of an answer's (current, next) releases and the variant.
+    private let answerIndex: [AnswerKey: Int]
     /// The releases whose identities key `byRelease` and `answers`, kept alive so no other object can take their
     /// addresses.
     private let keyedReleases: [ReleasedSkin]
-    /// The longest `Cache-Control: max-age` of an answer, in seconds (`SkinAnswer.headers`).
-    let maxAge: Int
+    /// The longest time an answer may be cached, in seconds (shorter when a window boundary comes sooner).
+    public let maxAge: Int
 
     /// Most answers precomputed per catalog. An app with n released skins has at most (n + 1)² answers per
     /// variant; beyond this limit (hundreds of skins) answers are assembled per poll instead, which stays correct.
@@ -114,7 +98,7 @@ public struct AnswerFragments: Sendable {
         }
         self.byRelease = byRelease
         self.keyedReleases = releases
-        self.answers = Self.precompute(catalog, byRelease: byRelease, maxAge: self.maxAge)
+        (self.precomputed, self.answerIndex) = Self.precompute(catalog, byRelease: byRelease, maxAge: self.maxAge)
     }
 
     /// The fragment describing `skin` with `record`, one of its packages.
@@ -125,20 +109,29 @@ public struct AnswerFragments: Sendable {
     /// The answer for `decision`: precomputed when the catalog was published, so a poll costs a lookup of two
     /// object identities instead of assembling bytes.
     public func answer(for decision: SkinDecision) -> SkinAnswer {
-        let key = AnswerKey(current: decision.current, next: decision.next, variant: decision.variant)
-        return answers[key] ?? SkinAnswer(decision: decision, fragments: self)
+        guard let index = precomputedIndex(for: decision) else { return SkinAnswer(decision: decision, fragments: self) }
+        return precomputed[index]
+    }
+
+    /// The position in `precomputed` of the answer for `decision` (one lookup of two object identities), nil when
+    /// it was not precomputed (then `SkinAnswer(decision:fragments:)` assembles it). Lets an adapter keep what it
+    /// derives from each answer (encoded header fields) in an array beside `precomputed`.
+    public func precomputedIndex(for decision: SkinDecision) -> Int? {
+        answerIndex[AnswerKey(current: decision.current, next: decision.next, variant: decision.variant)]
     }
 
     private static func precompute(
         _ catalog: Catalog, byRelease: [ObjectIdentifier: [[UInt8]?]], maxAge: Int
-    ) -> [AnswerKey: SkinAnswer] {
+    ) -> ([SkinAnswer], [AnswerKey: Int]) {
         let count = catalog.releases.values.reduce(0) { total, skins in
             total + (skins.count + 1) * (skins.count + 1) * PackageVariant.slotCount
         }
-        guard count <= precomputedLimit else { return [:] }
+        guard count <= precomputedLimit else { return ([], [:]) }
         let assembler = AnswerFragments(byRelease: byRelease, maxAge: maxAge)
-        var answers: [AnswerKey: SkinAnswer] = [:]
+        var answers: [SkinAnswer] = []
         answers.reserveCapacity(count)
+        var index: [AnswerKey: Int] = [:]
+        index.reserveCapacity(count)
         for skins in catalog.releases.values {
             for variant in PackageVariant.all {
                 let releases = [nil] + skins
@@ -150,25 +143,26 @@ public struct AnswerFragments: Sendable {
                         decision.currentPackage = current?.package(for: variant)
                         decision.next = next
                         decision.nextPackage = next?.package(for: variant)
-                        answers[AnswerKey(current: current, next: next, variant: variant)] =
-                            SkinAnswer(decision: decision, fragments: assembler)
+                        index[AnswerKey(current: current, next: next, variant: variant)] = answers.count
+                        answers.append(SkinAnswer(decision: decision, fragments: assembler))
                     }
                 }
             }
         }
-        return answers
+        return (answers, index)
     }
 
     private init(byRelease: [ObjectIdentifier: [[UInt8]?]], maxAge: Int) {
         self.maxAge = maxAge
         self.byRelease = byRelease
-        self.answers = [:]
+        self.precomputed = []
+        self.answerIndex = [:]
         self.keyedReleases = []
     }
 
     /// An instant as ISO 8601 with an offset: as written when `skin.json` gave an offset, otherwise (a local
     /// date-time with a `timeZone`) with that zone's offset at that instant.
-    static func instantText(_ date: Date, written: String, _ timeZone: String?) -> String {
+    public static func instantText(_ date: Date, written: String, _ timeZone: String?) -> String {
         guard let name = timeZone, let zone = TimeZone(identifier: name) else { return written }
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime]

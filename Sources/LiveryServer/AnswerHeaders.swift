@@ -1,0 +1,28 @@
+import LiveryHTTP
+import SkinServing
+
+/// The header fields of a poll answer (`SkinAnswer`), encoded once per published catalog for each precomputed
+/// answer, so a poll writes prebuilt bytes.
+struct AnswerHeaders: Sendable {
+    /// `Content-Type`, `ETag` and `Cache-Control` with the longest max-age (no schedule boundary comes sooner),
+    /// encoded once (`HTTPHeaders.encodedForReuse()`).
+    let ok: HTTPHeaders
+    /// `ok` without `Content-Type`, for a 304 (which has no content to describe).
+    let notModified: HTTPHeaders
+
+    init(_ answer: SkinAnswer, maxAge: Int) {
+        ok = Self.fields(etag: answer.etag, maxAge: maxAge).encodedForReuse()
+        notModified = Self.fields(etag: answer.etag, maxAge: maxAge, notModified: true).encodedForReuse()
+    }
+
+    /// The header fields of an answer tagged `etag` that may be cached for `maxAge` seconds; without
+    /// `Content-Type` when `notModified` (a 304).
+    static func fields(etag: String, maxAge: Int, notModified: Bool = false) -> HTTPHeaders {
+        var headers = HTTPHeaders()
+        headers.reserveCapacity(3)
+        if !notModified { headers.add(name: "Content-Type", value: "application/json") }
+        headers.add(name: "ETag", value: etag)
+        headers.add(name: "Cache-Control", value: "public, max-age=\(maxAge)")
+        return headers
+    }
+}

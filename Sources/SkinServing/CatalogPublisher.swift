@@ -1,0 +1,53 @@
+import Logging
+import SkinModel
+import SkinStore
+import Synchronization
+
+/// Keeps the served catalog current: builds the catalog of the store's latest snapshot (`CatalogBuilder`) and hands
+/// it to `publish` (the client API's, in the server), so neither building nor publishing knows who serves it.
+public final class CatalogPublisher: Sendable {
+    /// Builds each catalog published.
+    public let builder: CatalogBuilder
+    private let publish: @Sendable (Catalog) -> Void
+    private let logger: Logger
+    /// The store revision of the catalog last published (-1 before the first).
+    private let publishedRevision = Mutex(-1)
+
+    /// - Parameter publish: receives each catalog built, in revision order, never concurrently with itself.
+    public init(builder: CatalogBuilder, logger: Logger, publish: @escaping @Sendable (Catalog) -> Void) {
+        self.builder = builder
+        self.publish = publish
+        self.logger = logger
+    }
+
+    /// A publisher with a builder of its own for `store`, `cache` and `limits`.
+    public convenience init(
+        store: any SkinStore, cache: PackageCache, limits: ValidationLimits, logger: Logger,
+        publish: @escaping @Sendable (Catalog) -> Void
+    ) {
+        self.init(builder: CatalogBuilder(store: store, cache: cache, limits: limits), logger: logger, publish: publish)
+    }
+
+    /// Builds the catalog of the store's current snapshot and publishes it, unless a catalog of
+    /// a later revision was published meanwhile (so publishes never go back in time, whatever their order of
+    /// completion). Skins that cannot be served are logged and left out.
+    ///
+    /// - Returns: the revision now published.
+    @discardableResult
+    public func publishLatest() async -> Int {
+        let snapshot = builder.store.snapshot
+        let (catalog, problems) = await builder.build(snapshot)
+        for problem in problems {
+            logger.error(
+                "released skin not served",
+                metadata: ["skin.id": "\(problem.skinID)", "skin.version": "\(problem.version)", "reason": "\(problem.error)"])
+        }
+        return publishedRevision.withLock { published in
+            guard snapshot.revision >= published else { return published }
+            // Publishing under this lock keeps the order of publishes the order of revisions.
+            publish(catalog)
+            published = snapshot.revision
+            return published
+        }
+    }
+}
