@@ -1,5 +1,6 @@
 import Foundation
 import LiveryServer
+import LiverySetup
 import Logging
 import PostgresClient
 import PostgresSkinStore
