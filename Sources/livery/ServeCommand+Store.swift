@@ -62,6 +62,7 @@ extension ServeCommand {
             }
             logger.info("connected to PostgreSQL", metadata: ["store": "\(store.redactedURI)", "store.revision": "\(store.snapshot.revision)"])
         } catch {
+            guard !Task.isCancelled else { throw error }
             logger.critical(
                 "cannot use the PostgreSQL store: \(error) (\(LiveryConfiguration.Setting.store.flag))",
                 metadata: ["store": "\(store.redactedURI)"])

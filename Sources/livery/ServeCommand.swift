@@ -151,6 +151,8 @@ struct ServeCommand: AsyncParsableCommand {
                     try await service.loadCatalog()
                 }
             } catch {
+                // Stopped (SIGTERM) while waiting for PostgreSQL: a clean shutdown, not a failure.
+                if Task.isCancelled { return true }
                 // A PostgreSQL store's own failure was logged naming --store.
                 if !(error is PostgresStoreError) {
                     logger.critical("cannot load the catalog: \(error) (\(LiveryConfiguration.Setting.skinsDir.flag))")
@@ -177,10 +179,12 @@ struct ServeCommand: AsyncParsableCommand {
         }
         for server in running { await server.waitUntilStopped() }
         withExtendedLifetime((signals, reload)) {}
+        // Waiting for PostgreSQL ends with the server; a file store's import in progress must finish its change.
+        if sharedStore != nil { loading.cancel() }
         let loaded = await loading.value
         following.cancel()
         await following.value
-        // After the load (an import in progress must finish its change), so the store is released cleanly.
+        // After the load, so the store is released cleanly.
         service.close()
         await sharedStore?.close()
         if !loaded { throw ExitCode(2) }

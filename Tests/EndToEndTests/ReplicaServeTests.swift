@@ -269,6 +269,9 @@ import TestSupport
                     usleep(50_000)
                 }
             }
+            // One more replica, stopped while it still waits: SIGTERM ends it cleanly.
+            let waiting = try await blocking { try Replicas.start(store: uri, workspace: workspace) }
+            #expect(try await blocking { try waiting.stop(signal: SIGTERM) } == 0, "\(waiting.output)")
             try await server.start()
             try await blocking {
                 try AdminCall(port: livery.port).waitUntilReady(seconds: 10)
