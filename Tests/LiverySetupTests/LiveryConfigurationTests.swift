@@ -143,6 +143,28 @@ import TestSupport
         #expect(throws: ConfigurationError.self) { try missingBench.checkFiles() }
     }
 
+    @Test func aStoreMustBeAPostgresURIAndIsNeverEchoed() throws {
+        for uri in ["postgres://a@db/x", "postgresql:///livery?host=/run/postgresql"] {
+            #expect(try LiveryConfiguration.resolve(flags: [.store: uri], environment: [:]).store == uri)
+        }
+        #expect {
+            try LiveryConfiguration.resolve(flags: [:], environment: ["LIVERY_STORE": "mysql://ops:hunter2@db/livery"])
+        } throws: { error in
+            let text = "\(error)"
+            return text.hasPrefix("LIVERY_STORE='mysql…': the store must be a postgres://") && !text.contains("hunter2")
+        }
+
+        let scratch = try ScratchDirectory(prefix: "livery-store-settings")
+        try FileManager.default.createDirectory(atPath: scratch.path("skins"), withIntermediateDirectories: true)
+        var passwordAlone = LiveryConfiguration()
+        passwordAlone.skinsDirectory = scratch.path("skins")
+        passwordAlone.dataDirectory = scratch.path("data")
+        passwordAlone.storePasswordFile = scratch.path("skins")
+        #expect(throws: ConfigurationError.self) { try passwordAlone.checkFiles() }
+        passwordAlone.store = "postgres://a@db/x"
+        #expect(throws: ConfigurationError.self, "a folder is not a password file") { try passwordAlone.checkFiles() }
+    }
+
     /// The README's configuration table has a row per setting with its flag, variable and default.
     @Test func readmeTableListsEverySetting() throws {
         let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
