@@ -162,7 +162,8 @@ public final class PostgresSkinStore: SharedSkinStore {
 
     /// Runs `body` holding the PostgreSQL advisory lock `exclusiveLockKey` on a connection of its own (a session-level
     /// lock lives as long as its session, and the store's own connection stays free for `body`'s calls). Closing
-    /// that connection releases the lock, as does the death of this process.
+    /// that connection releases the lock, as does the death of this process. Once the lock is held the snapshot is
+    /// refreshed, so `body` sees what the previous holder committed.
     public func exclusively<T: Sendable>(
         _ body: @Sendable () async throws(StoreError) -> T
     ) async throws(StoreError) -> T {
@@ -176,6 +177,7 @@ public final class PostgresSkinStore: SharedSkinStore {
         }
         let result: Swift.Result<T, StoreError>
         do throws(StoreError) {
+            try await refresh()
             result = .success(try await body())
         } catch {
             result = .failure(error)

@@ -57,6 +57,22 @@ import Testing
     }
 }
 
+extension FollowTests {
+    @Test func exclusivelyShowsWhatThePreviousHolderCommitted() async throws {
+        let storage = try await PostgresStoreStorage()
+        let first = try await storage.openReplica("a")
+        let second = try await storage.openReplica("b")
+        _ = try await first.exclusively { () throws(StoreError) in
+            try await first.setKillSwitch(app: nil, enabled: true, reason: "import", expectedRevision: nil, actor: ReplicaTests.actor)
+        }
+        #expect(second.snapshot.revision == 0, "no refresh yet")
+        let seen = try await second.exclusively { () throws(StoreError) in second.snapshot.revision }
+        #expect(seen == 1)
+        await first.close()
+        await second.close()
+    }
+}
+
 /// A store whose PostgreSQL stops and starts again. (A suite of its own, one test at a time: they stop its server.)
 @Suite(.postgresServer, .serialized) struct ReconnectTests {
     @Test func aStoreRefusesChangesWhilePostgreSQLIsDownAndReconnectsWhenItIsBack() async throws {
