@@ -118,8 +118,12 @@ let package = Package(
         .testTarget(name: "SkinModelTests", dependencies: ["SkinModel", "TestSupport"]),
         .testTarget(name: "ZipArchiveTests", dependencies: ["ZipArchive", "LiveryCrypto", "TestSupport"]),
         .testTarget(name: "SkinPackageTests", dependencies: ["SkinPackage", "SkinModel", "ZipArchive", "TestSupport"]),
-        // A raw-socket HTTP/1.1 client for tests (127.0.0.1 only). Never shipped.
-        .target(name: "HTTPTestSupport", path: "Tests/HTTPTestSupport"),
+        // How tests reach HTTP routes: a raw-socket HTTP/1.1 client (127.0.0.1 only), the one in-process test server
+        // (`TestServer`), and `TestEndpoint`, which answers the same requests in memory or over that server. Never
+        // shipped.
+        .target(
+            name: "HTTPTestSupport", dependencies: ["LiveryHTTP", "TestSupport", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/HTTPTestSupport"),
         .testTarget(name: "SkinServingTests", dependencies: [
             "SkinServing", "SkinModel", "SkinPackage", "SkinStore", "LiveryCrypto", "TestSupport",
             .product(name: "Logging", package: "swift-log"),

@@ -155,7 +155,8 @@ final class HTTPConnection: @unchecked Sendable {
         case .close:
             close()
         case .requestTimeout:
-            respondWithError(.requestTimeout, code: "request_timeout", message: "The request took too long to arrive.")
+            respondWithError(
+                .error(.requestTimeout, code: "request_timeout", message: "The request took too long to arrive."))
             flush()
             reconcile()
         }
@@ -342,16 +343,11 @@ final class HTTPConnection: @unchecked Sendable {
     }
 
     private func reject(_ error: HTTPParseError) {
-        respondWithError(
-            error.status, code: error.code, message: error.message,
-            details: [("field", error.field), ("reason", error.message)])
+        respondWithError(error.response)
     }
 
     /// Sends a JSON error and closes the connection afterwards.
-    private func respondWithError(
-        _ status: HTTPStatus, code: String, message: String, details: [(String, String)] = []
-    ) {
-        let response = HTTPResponse.error(status, code: code, message: message, details: details)
+    private func respondWithError(_ response: HTTPResponse) {
         let requestID = exchange?.requestID ?? loop.requestIDs.next()
         write(
             response, head: exchange?.head, routePattern: exchange?.route.pattern, requestID: requestID,

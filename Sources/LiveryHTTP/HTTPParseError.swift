@@ -112,6 +112,11 @@ enum HTTPParseError: Error, Equatable {
         }
     }
 
+    /// The JSON error answer for this error (`details.field` names the part at fault, `details.reason` says why).
+    var response: HTTPResponse {
+        .error(status, code: code, message: message, details: [("field", field), ("reason", message)])
+    }
+
     var message: String {
         switch self {
         case .invalidLineEnding: "Lines must end with CRLF."

@@ -68,12 +68,10 @@ struct AdminCall {
     func send(
         _ method: String, _ target: String, body: [UInt8] = [], contentType: String? = nil, timeout: Double = 10
     ) throws -> TestResponse {
-        let client = try TestClient(port: port, timeout: timeout)
-        var head = "\(method) \(target) HTTP/1.1\r\nHost: e2e\r\nContent-Length: \(body.count)\r\n"
-        if let token { head += "Authorization: Bearer \(token)\r\n" }
-        if let contentType { head += "Content-Type: \(contentType)\r\n" }
-        try client.send(Array((head + "\r\n").utf8) + body)
-        return try client.readResponse(forHead: method == "HEAD")
+        var headers: [(String, String)] = []
+        if let token { headers.append(("Authorization", "Bearer \(token)")) }
+        if let contentType { headers.append(("Content-Type", contentType)) }
+        return try TestClient(port: port, timeout: timeout).request(method, target, host: "e2e", headers: headers, body: body)
     }
 
     func json(_ method: String, _ target: String, body: String? = nil) throws -> (status: Int, object: [String: Any]) {
@@ -83,12 +81,5 @@ struct AdminCall {
     }
 
     /// Waits (bounded: up to `seconds`) until `/readyz` answers 200.
-    func waitUntilReady(seconds: Double = 20) throws {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if let response = try? send("GET", "/readyz"), response.status == 200 { return }
-            usleep(10_000)
-        }
-        throw E2EError(description: "livery did not become ready within \(seconds) s")
-    }
+    func waitUntilReady(seconds: Double = 30) throws { try LiveryProcess.waitUntilReady(port: port, seconds: seconds) }
 }

@@ -24,16 +24,6 @@ import TestSupport
         return skins
     }
 
-    static func waitUntilReady(port: Int) throws {
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline {
-            let client = try TestClient(port: port)
-            if try client.get("/readyz").status == 200 { return }
-            usleep(50_000)
-        }
-        throw E2EError(description: "livery never became ready")
-    }
-
     /// Runs a Python check on the downloaded zip: CRCs (testzip), config.json parses, every referenced file is in.
     static let pythonCheck = #"""
 import json, os, re, sys, zipfile
@@ -68,7 +58,7 @@ print(f"ok {len(names)} entries, {len(refs)} references")
             let livery = try LiveryProcess.start(
                 ["serve", "--host", "127.0.0.1", "--port", "0", "--skins-dir", skins, "--log-level", "warning"])
             defer { _ = try? livery.stop(signal: SIGTERM) }
-            try Self.waitUntilReady(port: livery.port)
+            try livery.waitUntilReady()
 
             let client = try TestClient(port: livery.port)
             let poll = try client.get("/api/v1/skin?app=demo&platform=android&appVersion=7.3.0&scale=2&deviceId=e2e")
@@ -104,7 +94,7 @@ print(f"ok {len(names)} entries, {len(refs)} references")
         try await blocking {
             let livery = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0", "--skins-dir", skins])
             defer { _ = try? livery.stop(signal: SIGTERM) }
-            try Self.waitUntilReady(port: livery.port)
+            try livery.waitUntilReady()
             let poll = try TestClient(port: livery.port).get("/api/v1/skin?app=demo&platform=ios&appVersion=7.3.0")
             #expect(String(decoding: poll.body, as: UTF8.self).contains("double-11-2026"), "the valid skin is served")
             #expect(livery.output.contains("skin not imported: invalid"))

@@ -25,33 +25,14 @@ import TestSupport
 
     /// A raw client with a small receive buffer, so the server's sends block while it does not read.
     final class SlowReader {
-        let fd: Int32
+        private let client: TestClient
+        var fd: Int32 { client.fd }
         private(set) var received: [UInt8] = []
 
         init(port: Int, target: String) throws {
-            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            guard fd >= 0 else { throw E2EError(description: "socket failed") }
-            var small: Int32 = 16 * 1024
-            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
-            var timeout = timeval(tv_sec: 10, tv_usec: 0)
-            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = UInt16(port).bigEndian
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-            guard connected == 0 else { throw E2EError(description: "connect failed: errno \(errno)") }
-            let request = Array("GET \(target) HTTP/1.1\r\nHost: test\r\n\r\n".utf8)
-            guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count else {
-                throw E2EError(description: "send failed")
-            }
+            client = try TestClient(port: port, timeout: 10, receiveBufferSize: 16 * 1024)
+            try client.send("GET \(target) HTTP/1.1\r\nHost: test\r\n\r\n")
         }
-
-        deinit { close(fd) }
 
         /// Receives at most `limit` more bytes (one `recv`); false at end of stream.
         @discardableResult
@@ -97,7 +78,7 @@ import TestSupport
             let livery = try LiveryProcess.start(
                 ["serve", "--host", "127.0.0.1", "--port", "0", "--drain-timeout", "30", "--log-level", "warning"],
                 environment: ["LIVERY_SKINS_DIR": skins])
-            try AppFlowTests.waitUntilReady(port: livery.port)
+            try livery.waitUntilReady()
             let answer = try TestClient(port: livery.port).get("/api/v1/skin?app=demo&platform=ios&appVersion=7.2.0")
             let json = try #require(try JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any])
             let url = try #require(json["packageUrl"] as? String)
@@ -131,7 +112,7 @@ import TestSupport
         try await blocking {
             let livery = try LiveryProcess.start(
                 ["serve", "--host", "127.0.0.1", "--port", "0", "--shutdown-delay", "2"])
-            try AppFlowTests.waitUntilReady(port: livery.port)
+            try livery.waitUntilReady()
             let signalled = Date()
             #expect(kill(livery.processIdentifier, SIGTERM) == 0)
             var readiness: TestResponse?

@@ -39,7 +39,7 @@ import TestSupport
             let implicit = try LiveryProcess.run(["healthcheck"], environment: ["LIVERY_PORT": "\(livery.port)"])
             #expect(implicit.status == 0)
             #expect(implicit.output == "healthy: 200 from http://127.0.0.1:\(livery.port)/healthz\n")
-            try AppFlowTests.waitUntilReady(port: livery.port)
+            try livery.waitUntilReady()
             let explicit = try LiveryProcess.run(["healthcheck", "--url", "http://localhost:\(livery.port)/readyz"])
             #expect(explicit.status == 0, "\(explicit.output)")
             let missing = try LiveryProcess.run(["healthcheck", "--url", "http://127.0.0.1:\(livery.port)/nope"])

@@ -39,7 +39,7 @@ import TestSupport
     @Test func jsonLogsParseLineByLineAndCarryRequestIDs() async throws {
         try await blocking {
             let livery = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0", "--log-format", "json"])
-            try AppFlowTests.waitUntilReady(port: livery.port)
+            try livery.waitUntilReady()
             let ids = try Self.sendCredentials(port: livery.port)
             #expect(try livery.stop(signal: SIGTERM) == 0)
 
@@ -78,7 +78,7 @@ import TestSupport
             let livery = try LiveryProcess.start(
                 ["serve", "--host", "127.0.0.1", "--port", "0", "--log-level", "trace"],
                 environment: ["LIVERY_LOG_FORMAT": format])
-            try AppFlowTests.waitUntilReady(port: livery.port)
+            try livery.waitUntilReady()
             _ = try Self.sendCredentials(port: livery.port)
             #expect(try livery.stop(signal: SIGTERM) == 0)
             let log = livery.output

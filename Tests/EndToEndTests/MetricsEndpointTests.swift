@@ -25,7 +25,7 @@ import TestSupport
             let livery = try LiveryProcess.start(
                 ["serve", "--host", "127.0.0.1", "--port", "0", "--log-level", "warning"],
                 environment: ["LIVERY_SKINS_DIR": skins])
-            try AppFlowTests.waitUntilReady(port: livery.port)
+            try livery.waitUntilReady()
             let before = try Self.scrape(port: livery.port)
 
             // Every family is declared and present from the start.

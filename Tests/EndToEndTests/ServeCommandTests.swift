@@ -141,7 +141,7 @@ final class LiveryProcess: @unchecked Sendable {
 
     /// The built `livery` (or the one `LIVERY_BINARY` names).
     static var binary: URL {
-        get throws { URL(fileURLWithPath: try BuiltProduct.path("livery", environmentOverride: "LIVERY_BINARY")) }
+        get throws { URL(fileURLWithPath: try BuiltProduct.livery()) }
     }
 
     private init(
@@ -186,6 +186,22 @@ final class LiveryProcess: @unchecked Sendable {
         return livery
     }
 
+    /// Waits (bounded: up to `seconds`) until `/readyz` on 127.0.0.1:`port` answers 200: the one readiness wait of
+    /// these tests, whoever started the server.
+    static func waitUntilReady(port: Int, seconds: Double = 30) throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if let client = try? TestClient(port: port), let response = try? client.get("/readyz"), response.status == 200 {
+                return
+            }
+            usleep(10_000)
+        }
+        throw E2EError(description: "livery did not become ready within \(seconds) s")
+    }
+
+    /// Waits (up to `seconds`) until this process answers `/readyz` with 200.
+    func waitUntilReady(seconds: Double = 30) throws { try Self.waitUntilReady(port: port, seconds: seconds) }
+
     /// Runs `livery` to completion (up to 20 s) and returns its exit status and combined output.
     static func run(
         _ arguments: [String], environment: [String: String] = [:], directory: String? = nil
@@ -215,12 +231,17 @@ final class LiveryProcess: @unchecked Sendable {
         for (pipe, isError) in [(outputPipe, false), (errorPipe, true)] {
             let handle = pipe.fileHandleForReading
             // Weak: a test that fails before stopping the process must still reach `deinit`, which terminates it.
+            // read(2) with EINTR retried: FileHandle's availableData traps on EINTR, which Foundation's own SIGCHLD
+            // handling (Process) delivers to any thread blocked in a read while some child of the test process ends.
             Thread { [weak self] in
+                var buffer = [UInt8](repeating: 0, count: 65_536)
                 while true {
-                    let data = handle.availableData
-                    if data.isEmpty { break }
-                    self?.take(data, fromStandardError: isError)
+                    let count = buffer.withUnsafeMutableBytes { read(handle.fileDescriptor, $0.baseAddress, $0.count) }
+                    if count < 0 && errno == EINTR { continue }
+                    guard count > 0 else { break }
+                    self?.take(Data(buffer[0..<count]), fromStandardError: isError)
                 }
+                withExtendedLifetime(handle) {}
                 self?.drained.signal()
             }.start()
         }
@@ -297,35 +318,8 @@ final class LiveryProcess: @unchecked Sendable {
 /// One HTTP/1.1 request over a raw socket to 127.0.0.1, read until the server closes.
 enum RawHTTP {
     static func get(port: Int, path: String) throws -> String {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw E2EError(description: "socket failed") }
-        defer { close(fd) }
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw E2EError(description: "connect failed: errno \(errno)") }
-        let request = Array("GET \(path) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".utf8)
-        guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count else {
-            throw E2EError(description: "send failed")
-        }
-        var received: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count > 0 {
-                received += chunk[0..<count]
-            } else if count == 0 {
-                break
-            } else if errno != EINTR {
-                throw E2EError(description: "recv failed: errno \(errno)")
-            }
-        }
-        return String(decoding: received, as: UTF8.self)
+        let client = try TestClient(port: port)
+        try client.send("GET \(path) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+        return String(decoding: try client.readUntilClosed(), as: UTF8.self)
     }
 }

@@ -9,13 +9,9 @@ import TestSupport
     static let body = #"{"skinSign":"3f6c","skinId":"christmas-2026","expiresAt":"2026-12-24T08:05:00Z"}"#
     static let beforeExpiry = "2026-12-24T08:00:00Z"
 
-    static func livery(_ arguments: [String]) async throws -> ExternalProcess.Output {
-        try await ExternalProcess.run(try BuiltProduct.path("livery", environmentOverride: "LIVERY_BINARY"), arguments)
-    }
-
     /// A scratch folder holding the key `id` (`ID.pem`) and its public key file (`ID.pub`), made by the binary.
     static func makeKey(_ id: String, in scratch: ScratchDirectory) async throws {
-        let created = try await livery(["keys", "create", "--id", id, "--out", scratch.path("\(id).pem")])
+        let created = try await BuiltProduct.runLivery(["keys", "create", "--id", id, "--out", scratch.path("\(id).pem")])
         try #require(created.status == 0, "\(created.transcript)")
         try scratch.write("\(id).pub", Array(created.standardOutput.utf8))
     }
@@ -64,11 +60,11 @@ import TestSupport
     @Test func keysCreateNeverOverwritesAFileAndChecksTheID() async throws {
         let scratch = try ScratchDirectory(prefix: "livery-signing")
         let existing = try scratch.write("k1.pem", Array("precious".utf8))
-        let again = try await Self.livery(["keys", "create", "--id", "k1", "--out", existing])
+        let again = try await BuiltProduct.runLivery(["keys", "create", "--id", "k1", "--out", existing])
         #expect(again.status == 2)
         #expect(again.standardError.contains("\(existing): the file already exists"), "\(again.transcript)")
         #expect(try scratch.read("k1.pem") == Array("precious".utf8))
-        let badID = try await Self.livery(["keys", "create", "--id", "no/slash", "--out", scratch.path("x.pem")])
+        let badID = try await BuiltProduct.runLivery(["keys", "create", "--id", "no/slash", "--out", scratch.path("x.pem")])
         #expect(badID.status == 2 && badID.standardError.contains("--id 'no/slash' is not a key id."), "\(badID.transcript)")
         #expect(try scratch.listing() == ["k1.pem"])
     }
@@ -78,7 +74,7 @@ import TestSupport
         let scratch = try ScratchDirectory(prefix: "livery-signing")
         try await Self.makeKey("k1", in: scratch)
         try scratch.write("response", try await Self.signedResponse(key: "k1", lineEnd: lineEnd, in: scratch))
-        let run = try await Self.livery(["verify", "--public-key", scratch.path("k1.pub"), "--at", Self.beforeExpiry, scratch.path("response")])
+        let run = try await BuiltProduct.runLivery(["verify", "--public-key", scratch.path("k1.pub"), "--at", Self.beforeExpiry, scratch.path("response")])
         #expect(run.status == 0, "\(run.transcript)")
         #expect(run.standardOutput.hasPrefix("valid: signed by keyid 'k1' (ecdsa-p256-sha256) over \(Self.body.utf8.count) bytes, expires at 2026-12-24T08:05:00Z"))
     }
@@ -95,7 +91,7 @@ import TestSupport
         ]
         for response in variants {
             try scratch.write("response", Array(response.utf8))
-            let run = try await Self.livery(["verify", "--public-key", scratch.path("k1.pub"), "--at", Self.beforeExpiry, scratch.path("response")])
+            let run = try await BuiltProduct.runLivery(["verify", "--public-key", scratch.path("k1.pub"), "--at", Self.beforeExpiry, scratch.path("response")])
             #expect(run.status == 0, "\(run.transcript)")
         }
     }
@@ -107,11 +103,11 @@ import TestSupport
         let index = try #require(response.lastIndex(of: UInt8(ascii: "3")), "the 3 of the body's \"3f6c\"")
         response[index] = UInt8(ascii: "4")
         try scratch.write("response", response)
-        let run = try await Self.livery(["verify", "--public-key", scratch.path("k1.pub"), "--at", Self.beforeExpiry, scratch.path("response")])
+        let run = try await BuiltProduct.runLivery(["verify", "--public-key", scratch.path("k1.pub"), "--at", Self.beforeExpiry, scratch.path("response")])
         #expect(run.status == 1, "\(run.transcript)")
         #expect(run.standardOutput == "invalid: body changed: the signature by keyid 'k1' does not match the body's bytes\n")
         try scratch.write("longer", response + [0x0A])
-        let longer = try await Self.livery(["verify", "--public-key", scratch.path("k1.pub"), "--at", Self.beforeExpiry, scratch.path("longer")])
+        let longer = try await BuiltProduct.runLivery(["verify", "--public-key", scratch.path("k1.pub"), "--at", Self.beforeExpiry, scratch.path("longer")])
         #expect(longer.status == 1 && longer.standardOutput.contains("Content-Length says"), "\(longer.transcript)")
     }
 
@@ -121,10 +117,10 @@ import TestSupport
         try await Self.makeKey("k2", in: scratch)
         // Signed by k1 but naming k2, and signed by k1 while only k2 is trusted.
         try scratch.write("misnamed", try await Self.signedResponse(key: "k1", keyID: "k2", in: scratch))
-        let misnamed = try await Self.livery(["verify", "--public-key", scratch.path("k2.pub"), "--at", Self.beforeExpiry, scratch.path("misnamed")])
+        let misnamed = try await BuiltProduct.runLivery(["verify", "--public-key", scratch.path("k2.pub"), "--at", Self.beforeExpiry, scratch.path("misnamed")])
         #expect(misnamed.status == 1 && misnamed.standardOutput.hasPrefix("invalid: body changed"), "\(misnamed.transcript)")
         try scratch.write("response", try await Self.signedResponse(key: "k1", in: scratch))
-        let run = try await Self.livery(["verify", "--public-key", scratch.path("k2.pub"), "--at", Self.beforeExpiry, scratch.path("response")])
+        let run = try await BuiltProduct.runLivery(["verify", "--public-key", scratch.path("k2.pub"), "--at", Self.beforeExpiry, scratch.path("response")])
         #expect(run.status == 1, "\(run.transcript)")
         #expect(run.standardOutput == "invalid: unknown keyid 'k1': the public keys given are 'k2'\n")
     }
@@ -135,7 +131,7 @@ import TestSupport
         try await Self.makeKey("2026-b", in: scratch)
         for key in ["2026-a", "2026-b"] {
             try scratch.write("response", try await Self.signedResponse(key: key, in: scratch))
-            let run = try await Self.livery([
+            let run = try await BuiltProduct.runLivery([
                 "verify", "--public-key", scratch.path("2026-a.pub"), "--public-key", scratch.path("2026-b.pub"),
                 "--at", Self.beforeExpiry, scratch.path("response"),
             ])
@@ -147,15 +143,15 @@ import TestSupport
         let scratch = try ScratchDirectory(prefix: "livery-signing")
         try await Self.makeKey("k1", in: scratch)
         try scratch.write("response", try await Self.signedResponse(key: "k1", in: scratch))
-        let run = try await Self.livery(["verify", "--public-key", scratch.path("k1.pub"), "--at", "2026-12-24T16:05:00+08:00", scratch.path("response")])
+        let run = try await BuiltProduct.runLivery(["verify", "--public-key", scratch.path("k1.pub"), "--at", "2026-12-24T16:05:00+08:00", scratch.path("response")])
         #expect(run.status == 1, "\(run.transcript)")
         #expect(run.standardOutput.hasPrefix("invalid: expired: expiresAt 2026-12-24T08:05:00Z is not after 2026-12-24T08:05:00Z"))
         // Without --at the clock decides: long past and far future.
         try scratch.write("past", try await Self.signedResponse(body: #"{"skinSign":"","expiresAt":"2001-01-01T00:00:00Z"}"#, key: "k1", in: scratch))
-        let past = try await Self.livery(["verify", "--public-key", scratch.path("k1.pub"), scratch.path("past")])
+        let past = try await BuiltProduct.runLivery(["verify", "--public-key", scratch.path("k1.pub"), scratch.path("past")])
         #expect(past.status == 1 && past.standardOutput.hasPrefix("invalid: expired: "), "\(past.transcript)")
         try scratch.write("future", try await Self.signedResponse(body: #"{"skinSign":"","expiresAt":"2999-01-01T00:00:00Z"}"#, key: "k1", in: scratch))
-        let future = try await Self.livery(["verify", "--public-key", scratch.path("k1.pub"), scratch.path("future")])
+        let future = try await BuiltProduct.runLivery(["verify", "--public-key", scratch.path("k1.pub"), scratch.path("future")])
         #expect(future.status == 0, "\(future.transcript)")
     }
 
@@ -168,7 +164,7 @@ import TestSupport
         let scratch = try ScratchDirectory(prefix: "livery-signing")
         try await Self.makeKey("k1", in: scratch)
         try scratch.write("response", try await Self.signedResponse(body: body, key: "k1", in: scratch))
-        let run = try await Self.livery(["verify", "--public-key", scratch.path("k1.pub"), "--at", Self.beforeExpiry, scratch.path("response")])
+        let run = try await BuiltProduct.runLivery(["verify", "--public-key", scratch.path("k1.pub"), "--at", Self.beforeExpiry, scratch.path("response")])
         #expect(run.status == 1 && run.standardOutput.contains(reason), "\(run.transcript)")
     }
 
@@ -186,7 +182,7 @@ import TestSupport
         ]
         for (response, expected) in cases {
             try scratch.write("response", Array(response.utf8))
-            let run = try await Self.livery(["verify", "--public-key", scratch.path("k1.pub"), "--at", Self.beforeExpiry, scratch.path("response")])
+            let run = try await BuiltProduct.runLivery(["verify", "--public-key", scratch.path("k1.pub"), "--at", Self.beforeExpiry, scratch.path("response")])
             #expect(run.status == 1 && run.standardOutput.hasPrefix(expected), "\(expected): \(run.transcript)")
         }
     }
@@ -216,7 +212,7 @@ import TestSupport
             ([response], "no public key given."),
         ]
         for (arguments, expected) in cases {
-            let run = try await Self.livery(["verify"] + arguments)
+            let run = try await BuiltProduct.runLivery(["verify"] + arguments)
             #expect(run.status == 2 && run.standardError.contains(expected), "\(expected): \(run.transcript)")
         }
     }
@@ -231,7 +227,7 @@ import TestSupport
         let body = Array(SigningCLITests.body.utf8)
         let head = "HTTP/1.1 200 OK\r\n\(SignatureHeader.name): \(try signer.headerValue(for: body))\r\n\r\n"
         try scratch.write("response", Array(head.utf8) + body)
-        let run = try await SigningCLITests.livery(
+        let run = try await BuiltProduct.runLivery(
             ["verify", "--public-key", scratch.path("k1.pub"), "--at", SigningCLITests.beforeExpiry, scratch.path("response")])
         #expect(run.status == 0, "\(run.transcript)")
     }

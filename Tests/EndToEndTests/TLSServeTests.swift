@@ -28,7 +28,8 @@ import TestSupport
         #expect(secure.status == 0 && secure.standardOutput.contains("ok"), "\(secure.transcript)")
         let plain = try await Self.curl(["http://127.0.0.1:\(plainPort)/healthz"])
         #expect(plain.status == 0 && plain.standardOutput.contains("ok"), "\(plain.transcript)")
-        // The same routes: a poll answers on both.
+        // The same routes: a poll answers on both (once the catalog is loaded: until then both answer 503).
+        try await blocking { try LiveryProcess.waitUntilReady(port: plainPort) }
         let poll = "/api/v1/skin?app=demo&platform=ios&appVersion=7.2.0"
         let securePoll = try await Self.curl(
             ["--cacert", certificates.caFile, "-o", "/dev/null", "-w", "%{http_code}", "https://127.0.0.1:\(livery.port)\(poll)"])

@@ -39,9 +39,18 @@ public final class TestClient: @unchecked Sendable {
     public private(set) var sawEOF = false
     private var closed = false
 
-    public init(port: Int, timeout: Double = 5) throws {
+    /// Connects to 127.0.0.1:`port`.
+    ///
+    /// - Parameters:
+    ///   - timeout: seconds each send and receive may wait.
+    ///   - receiveBufferSize: the socket's `SO_RCVBUF`, set before connecting (a small one makes the server's
+    ///     sends block while the test does not read); nil for the system's default.
+    public init(port: Int, timeout: Double = 5, receiveBufferSize: Int32? = nil) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw TestClientError("socket: errno \(errno)") }
+        if var size = receiveBufferSize {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = UInt16(port).bigEndian
@@ -174,6 +183,27 @@ public final class TestClient: @unchecked Sendable {
 
     /// Unconsumed received bytes (for tests that inspect raw output).
     public var unreadBytes: [UInt8] { buffer }
+
+    /// Sends one request and reads its response: `Host` first, then `Content-Length` unless the request is a GET or
+    /// HEAD without a body, then `headers` in order, then `body`. Send errors are ignored (a server may answer and
+    /// close before reading a refused body), so the response is what tells.
+    public func request(
+        _ method: String, _ target: String, host: String = "test", headers: [(String, String)] = [], body: [UInt8] = []
+    ) throws -> TestResponse {
+        var head = "\(method) \(target) HTTP/1.1\r\n"
+        for (name, value) in Self.fields(method, host: host, headers: headers, body: body) { head += "\(name): \(value)\r\n" }
+        sendIgnoringErrors(Array((head + "\r\n").utf8) + body)
+        return try readResponse(forHead: method == "HEAD")
+    }
+
+    /// The header fields `request` sends, in order.
+    public static func fields(
+        _ method: String, host: String = "test", headers: [(String, String)], body: [UInt8]
+    ) -> [(String, String)] {
+        var fields = [("Host", host)]
+        if !body.isEmpty || (method != "GET" && method != "HEAD") { fields.append(("Content-Length", "\(body.count)")) }
+        return fields + headers
+    }
 
     /// `GET path` with keep-alive; returns the response.
     public func get(_ path: String, headers: String = "") throws -> TestResponse {

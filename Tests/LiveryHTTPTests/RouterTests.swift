@@ -8,17 +8,8 @@ import Testing
 
     /// Resolves and runs a request the way the server does.
     static func respond(_ responder: some HTTPRouting, _ method: HTTPMethod, _ target: String) async -> (HTTPRoute, HTTPResponse) {
-        let (rawPath, _) = RequestTarget.split(target)
-        let route = responder.route(method: method, rawPath: rawPath)
-        var request = HTTPRequest(method: method, target: target)
-        request.pathParameters = route.pathParameters
-        switch route.handler.kind {
-        case .sync(let handler): return (route, handler(request))
-        case .async(let handler): return (route, await handler(request))
-        case .syncOrAsync(let immediate, let otherwise):
-            if let response = immediate(request) { return (route, response) }
-            return (route, await otherwise(request))
-        }
+        let request = HTTPRequest(method: method, target: target)
+        return (responder.route(method: method, rawPath: request.rawPath), await responder.respond(to: request))
     }
 
     static func bodyText(_ response: HTTPResponse) -> String {

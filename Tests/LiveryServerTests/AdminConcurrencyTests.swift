@@ -24,7 +24,7 @@ import TestSupport
 
     @Test(.timeLimit(.minutes(1)))
     func pollsDuringReleaseFlipsSeeTheOldOrTheNewSkinOnly() async throws {
-        let harness = try await AdminHarness()
+        let harness = try await LiveryHarness(transport: .socket)
         defer { harness.removeFiles() }
         let one = try #require(AdminReleaseTests.standardSign(try await harness.uploadTiny(marker: "one")))
         let two = try #require(AdminReleaseTests.standardSign(try await harness.uploadTiny(marker: "two")))
@@ -42,7 +42,7 @@ import TestSupport
                     while !stop.isSet && tally.polls < 200_000 {
                         let response: TestResponse
                         do {
-                            response = try client.get(ClientAPIHarness.poll)
+                            response = try client.get(LiveryHarness.poll)
                         } catch {
                             tally.problems.append("\(error)")
                             client = try TestClient(port: port)

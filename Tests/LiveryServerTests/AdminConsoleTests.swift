@@ -8,25 +8,25 @@ import Testing
 /// The ops console at `/admin/` and the `whoami` endpoint it signs in with.
 @Suite struct AdminConsoleTests {
     @Test func whoamiAnswersTheTokensNameAndRole() async throws {
-        let harness = try await AdminHarness()
+        let harness = try await LiveryHarness()
         defer { harness.removeFiles() }
         let editor = try await harness.request("GET", "/admin/v1/whoami")
         #expect(editor.status == 200)
         #expect(editor.header("Cache-Control") == "no-store")
-        #expect(try AdminHarness.object(editor) as NSDictionary == ["name": "ops", "role": "editor"])
+        #expect(try LiveryHarness.object(editor) as NSDictionary == ["name": "ops", "role": "editor"])
         // A role header sent by the client is replaced by the token's own.
         let viewer = try await harness.request(
-            "GET", "/admin/v1/whoami", token: AdminHarness.viewerToken,
+            "GET", "/admin/v1/whoami", token: LiveryHarness.viewerToken,
             headers: [("X-Livery-Role", "editor"), ("X-Livery-Actor", "ops")])
-        #expect(try AdminHarness.object(viewer) as NSDictionary == ["name": "auditor", "role": "viewer"])
-        let wrong = try await harness.request("GET", "/admin/v1/whoami", token: AdminHarness.wrongToken)
+        #expect(try LiveryHarness.object(viewer) as NSDictionary == ["name": "auditor", "role": "viewer"])
+        let wrong = try await harness.request("GET", "/admin/v1/whoami", token: LiveryHarness.wrongToken)
         #expect(wrong.status == 401)
-        #expect(try AdminHarness.code(wrong) == "unauthorized Authorization")
+        #expect(try LiveryHarness.code(wrong) == "unauthorized Authorization")
         await harness.stop()
     }
 
     @Test func consoleIsServedAtAdminWithAStrictContentSecurityPolicy() async throws {
-        let harness = try await AdminHarness()
+        let harness = try await LiveryHarness()
         defer { harness.removeFiles() }
         let page = try await harness.request("GET", "/admin/", token: nil)
         #expect(page.status == 200)
@@ -62,7 +62,7 @@ import Testing
     }
 
     @Test func consoleIsOffWhenTheAdminAPIIsOff() async throws {
-        let harness = try await AdminHarness { $0.admin.tokensFile = nil }
+        let harness = try await LiveryHarness { $0.admin.tokensFile = nil }
         defer { harness.removeFiles() }
         for path in ["/admin/", "/admin", "/admin/console.js", "/admin/v1/whoami"] {
             #expect(try await harness.request("GET", path, token: nil).status == 404, "\(path)")

@@ -8,13 +8,13 @@ import Testing
 /// Listings, versions, stored files, preview and audit.
 @Suite struct AdminReadTests {
     @Test func listsSkinsWithTheirReleaseAndETag() async throws {
-        let harness = try await AdminHarness()
+        let harness = try await LiveryHarness()
         defer { harness.removeFiles() }
         try await harness.uploadTiny(id: "alpha")
         try await harness.uploadTiny(id: "beta", marker: "b")
         try await harness.uploadTiny(id: "beta", marker: "b2")
         try await harness.release("beta")
-        let list = try AdminHarness.object(try await harness.request("GET", "/admin/v1/skins", token: AdminHarness.viewerToken))
+        let list = try LiveryHarness.object(try await harness.request("GET", "/admin/v1/skins", token: LiveryHarness.viewerToken))
         let skins = try #require(list["skins"] as? [[String: Any]])
         #expect(skins.map { $0["id"] as? String } == ["alpha", "beta"])
         #expect(skins[0]["release"] is NSNull)
@@ -22,22 +22,22 @@ import Testing
         #expect((skins[1]["release"] as? [String: Any])?["releasedBy"] as? String == "ops")
         #expect(skins[1]["title"] as? String == "Tiny b2")
 
-        let detail = try await harness.request("GET", "/admin/v1/skins/beta", token: AdminHarness.viewerToken)
+        let detail = try await harness.request("GET", "/admin/v1/skins/beta", token: LiveryHarness.viewerToken)
         #expect(detail.header("ETag") == "\"\(harness.store.snapshot.revision(ofSkin: "beta"))\"")
-        let versions = try #require(try AdminHarness.object(detail)["versions"] as? [[String: Any]])
+        let versions = try #require(try LiveryHarness.object(detail)["versions"] as? [[String: Any]])
         #expect(versions.map { $0["version"] as? Int } == [1, 2])
         #expect(versions[0]["createdBy"] as? String == "ops" && versions[0]["source"] as? String == "upload")
 
-        let listed = try AdminHarness.object(try await harness.request("GET", "/admin/v1/skins/beta/versions"))
+        let listed = try LiveryHarness.object(try await harness.request("GET", "/admin/v1/skins/beta/versions"))
         #expect((listed["versions"] as? [[String: Any]])?.count == 2)
         for target in ["/admin/v1/skins/gamma", "/admin/v1/skins/gamma/versions", "/admin/v1/skins/gamma/versions/1"] {
             let missing = try await harness.request("GET", target)
             #expect(missing.status == 404, "\(target)")
-            #expect(try AdminHarness.code(missing) == "skin_not_found id")
+            #expect(try LiveryHarness.code(missing) == "skin_not_found id")
         }
         let noVersion = try await harness.request("GET", "/admin/v1/skins/beta/versions/3")
-        #expect(try AdminHarness.code(noVersion) == "version_not_found n")
-        let one = try AdminHarness.object(try await harness.request("GET", "/admin/v1/skins/beta/versions/2"))
+        #expect(try LiveryHarness.code(noVersion) == "version_not_found n")
+        let one = try LiveryHarness.object(try await harness.request("GET", "/admin/v1/skins/beta/versions/2"))
         let files = try #require(one["files"] as? [[String: Any]])
         #expect(files.map { $0["path"] as? String } == ["config.json", "skin.json"])
         #expect(files[0]["sha256"] as? String == SHA256.hexHash(SkinArchives.tiny(marker: "b2")["config.json"] ?? []))
@@ -45,13 +45,13 @@ import Testing
     }
 
     @Test func servesStoredFilesByteForByte() async throws {
-        let harness = try await AdminHarness()
+        let harness = try await LiveryHarness()
         defer { harness.removeFiles() }
         let files = try SkinArchives.sample("spring-festival-2027")
         #expect(try await harness.upload(try SkinArchives.zip(files)).status == 201)
         let base = "/admin/v1/skins/spring-festival-2027/versions/1"
 
-        let config = try await harness.request("GET", base + "/config.json", token: AdminHarness.viewerToken)
+        let config = try await harness.request("GET", base + "/config.json", token: LiveryHarness.viewerToken)
         #expect(config.status == 200)
         #expect(config.header("Content-Type") == "application/json")
         #expect(config.body == files["config.json"])
@@ -70,17 +70,17 @@ import Testing
 
         let missing = try await harness.request("GET", base + "/files/images/none.png")
         #expect(missing.status == 404)
-        #expect(try AdminHarness.code(missing) == "file_not_found path")
+        #expect(try LiveryHarness.code(missing) == "file_not_found path")
         let badVersion = try await harness.request("GET", "/admin/v1/skins/spring-festival-2027/versions/0/config.json")
-        #expect(try AdminHarness.code(badVersion) == "invalid_field n")
+        #expect(try LiveryHarness.code(badVersion) == "invalid_field n")
         let noVersion = try await harness.request("GET", "/admin/v1/skins/spring-festival-2027/versions/7/config.json")
         #expect(noVersion.status == 404)
-        #expect(try AdminHarness.code(noVersion) == "version_not_found n")
+        #expect(try LiveryHarness.code(noVersion) == "version_not_found n")
         await harness.stop()
     }
 
     @Test func previewIsExactlyThePollAnswerWithTheReasons() async throws {
-        let harness = try await AdminHarness()
+        let harness = try await LiveryHarness()
         defer { harness.removeFiles() }
         try await harness.uploadTiny(id: "low", marker: "low")
         try await harness.uploadTiny(id: "high", marker: "high")
@@ -94,9 +94,9 @@ import Testing
 
         let query = "app=demo&platform=ios&appVersion=7.0.0&deviceId=d1"
         let poll = try await harness.request("GET", "/api/v1/skin?" + query, token: nil)
-        let preview = try AdminHarness.object(try await harness.request("GET", "/admin/v1/preview?" + query, token: AdminHarness.viewerToken))
+        let preview = try LiveryHarness.object(try await harness.request("GET", "/admin/v1/preview?" + query, token: LiveryHarness.viewerToken))
         let answer = try #require(preview["answer"] as? [String: Any])
-        let pollObject = try AdminHarness.object(poll)
+        let pollObject = try LiveryHarness.object(poll)
         #expect(NSDictionary(dictionary: answer).isEqual(to: pollObject), "preview answer \(answer) != poll \(pollObject)")
         #expect(preview["etag"] as? String == poll.header("ETag"))
         #expect(answer["skinId"] as? String == "high")
@@ -114,29 +114,29 @@ import Testing
         #expect(considered.first { $0["skinId"] as? String == "later" }?["next"] as? Bool == true)
 
         // At another instant: the later skin wins; after every window nothing applies.
-        let atLater = try AdminHarness.object(try await harness.request("GET", "/admin/v1/preview?\(query)&at=2027-01-16T08:00:00%2B08:00"))
+        let atLater = try LiveryHarness.object(try await harness.request("GET", "/admin/v1/preview?\(query)&at=2027-01-16T08:00:00%2B08:00"))
         #expect((atLater["answer"] as? [String: Any])?["skinId"] as? String == "later")
-        let after = try AdminHarness.object(try await harness.request("GET", "/admin/v1/preview?\(query)&at=2030-01-01T00:00:00Z"))
+        let after = try LiveryHarness.object(try await harness.request("GET", "/admin/v1/preview?\(query)&at=2030-01-01T00:00:00Z"))
         #expect((after["answer"] as? [String: Any])?["skinSign"] as? String == "")
         let reasonsAfter = (after["considered"] as? [[String: Any]])?.map { $0["reason"] as? String ?? "-" } ?? []
         // The window is tried before the platform: an ended skin is reported as ended on every platform.
         #expect(reasonsAfter == ["window ended", "window ended", "window ended", "window ended"])
 
         _ = try await harness.send("PUT", "/admin/v1/killswitch", json: #"{"app": "demo", "enabled": true}"#)
-        let killed = try AdminHarness.object(try await harness.request("GET", "/admin/v1/preview?" + query))
+        let killed = try LiveryHarness.object(try await harness.request("GET", "/admin/v1/preview?" + query))
         #expect(killed["killSwitch"] as? Bool == true)
         #expect((killed["considered"] as? [[String: Any]])?.allSatisfy { $0["reason"] as? String == "kill switch is on" } == true)
 
         let badAt = try await harness.request("GET", "/admin/v1/preview?\(query)&at=tomorrow")
-        #expect(try AdminHarness.code(badAt) == "invalid_field at")
+        #expect(try LiveryHarness.code(badAt) == "invalid_field at")
         let badPlatform = try await harness.request("GET", "/admin/v1/preview?app=demo&platform=symbian&appVersion=7")
         #expect(badPlatform.status == 400)
-        #expect(try AdminHarness.code(badPlatform) == "invalid_parameter platform")
+        #expect(try LiveryHarness.code(badPlatform) == "invalid_parameter platform")
         await harness.stop()
     }
 
     @Test func auditListsEveryChangeAndPages() async throws {
-        let harness = try await AdminHarness()
+        let harness = try await LiveryHarness()
         defer { harness.removeFiles() }
         try await harness.uploadTiny()
         harness.clock.set(Fixtures.t0.addingTimeInterval(3600))
@@ -144,7 +144,7 @@ import Testing
         _ = try await harness.send("PATCH", "/admin/v1/skins/tiny/release", json: #"{"rollout": 60}"#)
         _ = try await harness.send("PUT", "/admin/v1/killswitch", json: #"{"enabled": true, "reason": "drill"}"#)
 
-        let all = try AdminHarness.object(try await harness.request("GET", "/admin/v1/audit", token: AdminHarness.viewerToken))
+        let all = try LiveryHarness.object(try await harness.request("GET", "/admin/v1/audit", token: LiveryHarness.viewerToken))
         let entries = try #require(all["entries"] as? [[String: Any]])
         #expect(entries.map { $0["action"] as? String } == ["version.add", "release.set", "release.set", "killswitch.set"])
         #expect(entries.map { $0["sequence"] as? Int } == [1, 2, 3, 4])
@@ -154,16 +154,16 @@ import Testing
         #expect(((entries[2]["before"] as? [String: Any])?["document"] as? [String: Any])?["rollout"] as? Int == 30)
         #expect(entries[0]["time"] as? String == "2027-01-15T08:01:00.000Z")
 
-        let page = try AdminHarness.object(try await harness.request("GET", "/admin/v1/audit?since=1&limit=2"))
+        let page = try LiveryHarness.object(try await harness.request("GET", "/admin/v1/audit?since=1&limit=2"))
         #expect((page["entries"] as? [[String: Any]])?.map { $0["sequence"] as? Int } == [2, 3])
         #expect(page["nextSince"] as? Int == 3)
-        let byTime = try AdminHarness.object(try await harness.request("GET", "/admin/v1/audit?since=2027-01-15T09:00:00Z"))
+        let byTime = try LiveryHarness.object(try await harness.request("GET", "/admin/v1/audit?since=2027-01-15T09:00:00Z"))
         #expect((byTime["entries"] as? [[String: Any]])?.count == 3)
 
         for (query, field) in [("since=yesterday", "since"), ("limit=0", "limit"), ("limit=100000", "limit")] {
             let response = try await harness.request("GET", "/admin/v1/audit?" + query)
             #expect(response.status == 400)
-            #expect(try AdminHarness.code(response) == "invalid_field \(field)")
+            #expect(try LiveryHarness.code(response) == "invalid_field \(field)")
         }
         await harness.stop()
     }

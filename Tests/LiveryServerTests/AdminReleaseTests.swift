@@ -15,7 +15,7 @@ import Testing
     }
 
     @Test func aReleaseIsServedBeforeItsAnswerArrives() async throws {
-        let harness = try await AdminHarness()
+        let harness = try await LiveryHarness()
         defer { harness.removeFiles() }
         let first = try await harness.uploadTiny(marker: "1")
         #expect(try await harness.poll()["skinSign"] as? String == "", "uploading serves nothing")
@@ -33,17 +33,17 @@ import Testing
         // Without "version" the released version stays: a new window must not ship the latest upload by itself.
         let third = try await harness.uploadTiny(marker: "3")
         let kept = try await harness.release("tiny")
-        #expect((try AdminHarness.object(kept)["release"] as? [String: Any])?["version"] as? Int == 2)
+        #expect((try LiveryHarness.object(kept)["release"] as? [String: Any])?["version"] as? Int == 2)
         #expect(try await harness.poll()["skinSign"] as? String == Self.standardSign(second))
         let latest = try await harness.release("tiny", #""version": 3"#)
-        #expect((try AdminHarness.object(latest)["release"] as? [String: Any])?["version"] as? Int == 3)
+        #expect((try LiveryHarness.object(latest)["release"] as? [String: Any])?["version"] as? Int == 3)
         #expect(try await harness.poll()["skinSign"] as? String == Self.standardSign(third))
         #expect(try await harness.store.audit().last?.action == "release.set")
         await harness.stop()
     }
 
     @Test func aStaleIfMatchGets412AndChangesNothing() async throws {
-        let harness = try await AdminHarness()
+        let harness = try await LiveryHarness()
         defer { harness.removeFiles() }
         try await harness.uploadTiny()
         let read = try await harness.request("GET", "/admin/v1/skins/tiny")
@@ -58,7 +58,7 @@ import Testing
         let stale = try await harness.send("PUT", Self.releasePath, json: #"{"startsAt": "2027-01-15T07:00:00Z", "endsAt": "2027-01-15T09:00:00Z"}"#, headers: [("If-Match", etag)])
         #expect(stale.status == 412)
         #expect(stale.header("ETag") == newTag)
-        #expect(try AdminHarness.code(stale) == "precondition_failed If-Match")
+        #expect(try LiveryHarness.code(stale) == "precondition_failed If-Match")
         let patch = try await harness.send("PATCH", Self.releasePath, json: #"{"rollout": 1}"#, headers: [("If-Match", etag)])
         #expect(patch.status == 412)
         let delete = try await harness.request("DELETE", Self.releasePath, headers: [("If-Match", etag)])
@@ -67,20 +67,20 @@ import Testing
 
         let malformed = try await harness.send("PUT", Self.releasePath, json: body, headers: [("If-Match", "7")])
         #expect(malformed.status == 400)
-        #expect(try AdminHarness.code(malformed) == "invalid_header If-Match")
+        #expect(try LiveryHarness.code(malformed) == "invalid_header If-Match")
         let listed = try await harness.send("PUT", Self.releasePath, json: body, headers: [("If-Match", "\"999\", \(newTag)")])
         #expect(listed.status == 200)
         await harness.stop()
     }
 
     @Test func theRolloutChangesAloneWithPatch() async throws {
-        let harness = try await AdminHarness()
+        let harness = try await LiveryHarness()
         defer { harness.removeFiles() }
         try await harness.uploadTiny()
         try await harness.release("tiny", #""priority": 7, "platforms": ["ios"], "rollout": 30, "minAppVersion": "6.0""#)
         let patched = try await harness.send("PATCH", Self.releasePath, json: #"{"rollout": 60}"#)
         #expect(patched.status == 200, "\(patched.text)")
-        let release = try #require(try AdminHarness.object(patched)["release"] as? [String: Any])
+        let release = try #require(try LiveryHarness.object(patched)["release"] as? [String: Any])
         #expect(release["rollout"] as? Int == 60)
         #expect(release["priority"] as? Int == 7)
         #expect(release["platforms"] as? [String] == ["ios"])
@@ -90,19 +90,19 @@ import Testing
 
         // null removes a field: the bound goes, the default applies.
         let unbounded = try await harness.send("PATCH", Self.releasePath, json: #"{"minAppVersion": null, "rollout": 100}"#)
-        let after = try #require(try AdminHarness.object(unbounded)["release"] as? [String: Any])
+        let after = try #require(try LiveryHarness.object(unbounded)["release"] as? [String: Any])
         #expect(after["minAppVersion"] is NSNull)
         #expect(after["rollout"] as? Int == 100)
         #expect(try await harness.poll()["skinId"] as? String == "tiny")
 
         let bad = try await harness.send("PATCH", Self.releasePath, json: #"{"rollout": 101}"#)
         #expect(bad.status == 422)
-        #expect(try AdminHarness.code(bad) == "invalid_release rollout")
+        #expect(try LiveryHarness.code(bad) == "invalid_release rollout")
 
         try await harness.uploadTiny(id: "other")
         let unreleased = try await harness.send("PATCH", "/admin/v1/skins/other/release", json: #"{"rollout": 5}"#)
         #expect(unreleased.status == 409)
-        #expect(try AdminHarness.code(unreleased) == "not_released id")
+        #expect(try LiveryHarness.code(unreleased) == "not_released id")
         await harness.stop()
     }
 
@@ -119,25 +119,25 @@ import Testing
         (#"[1, 2]"#, 400, "invalid_field body"),
     ])
     func invalidReleasesNameTheFieldAndChangeNothing(body: String, status: Int, code: String) async throws {
-        let harness = try await AdminHarness()
+        let harness = try await LiveryHarness()
         defer { harness.removeFiles() }
         try await harness.uploadTiny()
         let before = harness.mark()
         let response = try await harness.send("PUT", Self.releasePath, json: body)
         #expect(response.status == status, "\(response.text)")
-        #expect(try AdminHarness.code(response) == code)
+        #expect(try LiveryHarness.code(response) == code)
         #expect(harness.mark() == before)
         await harness.stop()
     }
 
     @Test func unknownSkinsAndBadIdsAre404NamingTheId() async throws {
-        let harness = try await AdminHarness()
+        let harness = try await LiveryHarness()
         defer { harness.removeFiles() }
         let body = #"{"startsAt": "2027-01-15T07:00:00Z", "endsAt": "2027-01-15T10:00:00Z"}"#
         for id in ["nope", "Bad.ID", "..%2F..%2Fetc"] {
             let response = try await harness.send("PUT", "/admin/v1/skins/\(id)/release", json: body)
             #expect(response.status == 404, "\(id)")
-            #expect(try AdminHarness.code(response) == "skin_not_found id")
+            #expect(try LiveryHarness.code(response) == "skin_not_found id")
         }
         let wrongType = try await harness.request("PUT", Self.releasePath, body: Array(body.utf8), contentType: "text/plain")
         #expect(wrongType.status == 415)
@@ -145,14 +145,14 @@ import Testing
     }
 
     @Test func rollbackServesThePreviousVersionWithTheSameSettings() async throws {
-        let harness = try await AdminHarness()
+        let harness = try await LiveryHarness()
         defer { harness.removeFiles() }
         let first = try await harness.uploadTiny(marker: "1")
         try await harness.uploadTiny(marker: "2")
         try await harness.release("tiny", #""priority": 4, "rollout": 100, "version": 2"#)
         let rolled = try await harness.request("POST", "/admin/v1/skins/tiny/rollback")
         #expect(rolled.status == 200, "\(rolled.text)")
-        let release = try #require(try AdminHarness.object(rolled)["release"] as? [String: Any])
+        let release = try #require(try LiveryHarness.object(rolled)["release"] as? [String: Any])
         #expect(release["version"] as? Int == 1)
         #expect(release["priority"] as? Int == 4)
         #expect(try await harness.poll()["skinSign"] as? String == Self.standardSign(first))
@@ -160,22 +160,22 @@ import Testing
 
         let oldest = try await harness.request("POST", "/admin/v1/skins/tiny/rollback")
         #expect(oldest.status == 409)
-        #expect(try AdminHarness.code(oldest) == "no_previous_version version")
+        #expect(try LiveryHarness.code(oldest) == "no_previous_version version")
         _ = try await harness.request("DELETE", Self.releasePath)
         let unreleased = try await harness.request("POST", "/admin/v1/skins/tiny/rollback")
-        #expect(try AdminHarness.code(unreleased) == "not_released id")
+        #expect(try LiveryHarness.code(unreleased) == "not_released id")
         await harness.stop()
     }
 
     @Test func stoppingAReleaseEmptiesTheAnswerAtOnceAndRepeatingIsHarmless() async throws {
-        let harness = try await AdminHarness()
+        let harness = try await LiveryHarness()
         defer { harness.removeFiles() }
         try await harness.uploadTiny()
         try await harness.release("tiny")
         #expect(try await harness.poll()["skinId"] as? String == "tiny")
         let stopped = try await harness.request("DELETE", Self.releasePath)
         #expect(stopped.status == 200)
-        #expect(try AdminHarness.object(stopped)["release"] is NSNull)
+        #expect(try LiveryHarness.object(stopped)["release"] is NSNull)
         #expect(try await harness.poll()["skinSign"] as? String == "")
         let revision = harness.store.snapshot.revision
         #expect(try await harness.request("DELETE", Self.releasePath).status == 200)
@@ -184,13 +184,13 @@ import Testing
     }
 
     @Test func deletingAReleasedSkinNeedsForceAndKeepsItsHistory() async throws {
-        let harness = try await AdminHarness()
+        let harness = try await LiveryHarness()
         defer { harness.removeFiles() }
         try await harness.uploadTiny()
         try await harness.release("tiny")
         let refused = try await harness.request("DELETE", "/admin/v1/skins/tiny")
         #expect(refused.status == 409)
-        #expect(try AdminHarness.code(refused) == "skin_released force")
+        #expect(try LiveryHarness.code(refused) == "skin_released force")
         #expect(try await harness.request("DELETE", "/admin/v1/skins/tiny?force=maybe").status == 400)
 
         let deleted = try await harness.request("DELETE", "/admin/v1/skins/tiny?force=true")
@@ -206,7 +206,7 @@ import Testing
     }
 
     @Test func theKillSwitchEmptiesEveryAnswerBeforeItsAnswerArrives() async throws {
-        let harness = try await AdminHarness()
+        let harness = try await LiveryHarness()
         defer { harness.removeFiles() }
         try await harness.uploadTiny()
         try await harness.release("tiny")
@@ -218,7 +218,7 @@ import Testing
         let app = try await harness.send("PUT", "/admin/v1/killswitch", json: #"{"app": "demo", "enabled": true, "reason": "bad banner"}"#)
         #expect(app.status == 200)
         #expect(try await harness.poll()["skinSign"] as? String == "")
-        let shown = try AdminHarness.object(try await harness.request("GET", "/admin/v1/killswitch", token: AdminHarness.viewerToken))
+        let shown = try LiveryHarness.object(try await harness.request("GET", "/admin/v1/killswitch", token: LiveryHarness.viewerToken))
         let demo = try #require((shown["apps"] as? [String: Any])?["demo"] as? [String: Any])
         #expect(demo["enabled"] as? Bool == true && demo["reason"] as? String == "bad banner" && demo["changedBy"] as? String == "ops")
 
@@ -243,18 +243,18 @@ import Testing
         (#"{"enabled": true, "scope": "all"}"#, "invalid_field scope"),
     ])
     func invalidKillSwitchBodiesNameTheField(body: String, code: String) async throws {
-        let harness = try await AdminHarness()
+        let harness = try await LiveryHarness()
         defer { harness.removeFiles() }
         let before = harness.mark()
         let response = try await harness.send("PUT", "/admin/v1/killswitch", json: body)
         #expect(response.status == 400)
-        #expect(try AdminHarness.code(response) == code)
+        #expect(try LiveryHarness.code(response) == code)
         #expect(harness.mark() == before)
         await harness.stop()
     }
 
     @Test func aReleaseWhosePackagesCannotBeBuiltFailsBeforeAnythingIsCommitted() async throws {
-        let harness = try await AdminHarness()
+        let harness = try await LiveryHarness()
         defer { harness.removeFiles() }
         try await harness.uploadTiny()
         // A file where the package folder was: every package write fails.
@@ -265,22 +265,22 @@ import Testing
         let response = try await harness.send(
             "PUT", Self.releasePath, json: #"{"startsAt": "2027-01-15T07:00:00Z", "endsAt": "2027-01-15T10:00:00Z"}"#)
         #expect(response.status == 500)
-        #expect(try AdminHarness.code(response) == "internal_error -")
+        #expect(try LiveryHarness.code(response) == "internal_error -")
         #expect(harness.mark() == before)
         #expect(try await harness.poll()["skinSign"] as? String == "")
         await harness.stop()
     }
 
     @Test func aVersionThatNoLongerPassesTheLimitsCannotBeReleased() async throws {
-        let first = try await AdminHarness()
+        let first = try await LiveryHarness()
         defer { first.removeFiles() }
         try await first.uploadTiny()
         await first.stop()
-        let second = try await AdminHarness(root: first.root) { $0.validationLimits.maxFileCount = 1 }
+        let second = try await LiveryHarness(root: first.root) { $0.validationLimits.maxFileCount = 1 }
         let response = try await second.send(
             "PUT", Self.releasePath, json: #"{"startsAt": "2027-01-15T07:00:00Z", "endsAt": "2027-01-15T10:00:00Z"}"#)
         #expect(response.status == 422)
-        #expect(try AdminHarness.code(response) == "version_not_servable version")
+        #expect(try LiveryHarness.code(response) == "version_not_servable version")
         await second.stop()
     }
 }

@@ -80,13 +80,13 @@ import TestSupport
 
     @Test(arguments: corpus)
     func hostileUploadsAreRefusedWithTheirOwnCodeAndStoreNothing(upload: HostileUpload) async throws {
-        let harness = try await AdminHarness()
+        let harness = try await LiveryHarness()
         defer { harness.removeFiles() }
         try await harness.uploadTiny(id: "existing")
         let before = harness.mark()
         let response = try await harness.upload(try upload.archive())
         #expect(response.status == upload.status, "\(response.text)")
-        let error = try AdminHarness.error(response)
+        let error = try LiveryHarness.error(response)
         #expect(error["code"] as? String == upload.code, "\(response.text)")
         let details = try #require(error["details"] as? [String: Any])
         #expect(details["field"] as? String == "body")
@@ -103,13 +103,13 @@ import TestSupport
     }
 
     @Test func storesAValidSkinAndAnswersWithVersionReportAndSigns() async throws {
-        let harness = try await AdminHarness()
+        let harness = try await LiveryHarness()
         defer { harness.removeFiles() }
         let files = try SkinArchives.sample("christmas-2026")
         let response = try await harness.upload(try SkinArchives.zip(files))
         #expect(response.status == 201, "\(response.text)")
         #expect(response.header("Location") == "/admin/v1/skins/christmas-2026/versions/1")
-        let body = try AdminHarness.object(response)
+        let body = try LiveryHarness.object(response)
         #expect(body["skinId"] as? String == "christmas-2026")
         #expect(body["version"] as? Int == 1)
         #expect(body["fileCount"] as? Int == files.count)
@@ -133,25 +133,25 @@ import TestSupport
         changed["config.json"] = (files["config.json"] ?? []) + Array(" ".utf8)
         let second = try await harness.upload(try SkinArchives.zip(changed))
         #expect(second.status == 201)
-        #expect(try AdminHarness.object(second)["version"] as? Int == 2)
+        #expect(try LiveryHarness.object(second)["version"] as? Int == 2)
         await harness.stop()
     }
 
     @Test func aRetriedPushOfTheSameFilesAnswersTheExistingVersionAndWritesNothing() async throws {
-        let harness = try await AdminHarness()
+        let harness = try await LiveryHarness()
         defer { harness.removeFiles() }
         let files = SkinArchives.tiny()
         let first = try await harness.upload(try SkinArchives.zip(files))
         #expect(first.status == 201)
-        #expect(try AdminHarness.object(first)["unchanged"] as? Bool == false)
+        #expect(try LiveryHarness.object(first)["unchanged"] as? Bool == false)
         let before = harness.mark()
         let blobs = try Self.fileCount(under: harness.dataDirectory + "/store/blobs")
 
         // The same files, zipped again (in a wrapping folder, so the archive's bytes differ).
         let again = try await harness.upload(try SkinArchives.zip(files, folder: "tiny"))
         #expect(again.status == 200, "\(again.text)")
-        let body = try AdminHarness.object(again)
-        let firstBody = try AdminHarness.object(first)
+        let body = try LiveryHarness.object(again)
+        let firstBody = try LiveryHarness.object(first)
         #expect(body["unchanged"] as? Bool == true)
         #expect(body["version"] as? Int == 1)
         #expect(body["digest"] as? String == firstBody["digest"] as? String)
@@ -163,10 +163,10 @@ import TestSupport
         // Changed content is a new version; going back to earlier content is one too (only the latest counts).
         let changed = try await harness.upload(try SkinArchives.zip(SkinArchives.tiny(marker: "2")))
         #expect(changed.status == 201)
-        #expect(try AdminHarness.object(changed)["version"] as? Int == 2)
+        #expect(try LiveryHarness.object(changed)["version"] as? Int == 2)
         let back = try await harness.upload(try SkinArchives.zip(files))
         #expect(back.status == 201)
-        #expect(try AdminHarness.object(back)["version"] as? Int == 3)
+        #expect(try LiveryHarness.object(back)["version"] as? Int == 3)
         #expect(try await harness.store.audit().filter { $0.action == "version.add" }.count == 3)
         await harness.stop()
     }
@@ -185,7 +185,7 @@ import TestSupport
     }
 
     @Test func stripsOneWrappingFolderAndSkipsArchiverJunk() async throws {
-        let harness = try await AdminHarness()
+        let harness = try await LiveryHarness()
         defer { harness.removeFiles() }
         // What macOS "Compress" makes: the folder, a .DS_Store inside it, resource forks under __MACOSX.
         var wrapped: [String: [UInt8]] = [:]
@@ -195,7 +195,7 @@ import TestSupport
         let archive = try SkinArchives.zip(wrapped)
         let response = try await harness.upload(archive)
         #expect(response.status == 201, "\(response.text)")
-        let body = try AdminHarness.object(response)
+        let body = try LiveryHarness.object(response)
         #expect(body["strippedFolder"] as? String == "tiny-folder")
         #expect(Set(body["skipped"] as? [String] ?? []) == ["tiny-folder/.DS_Store", "__MACOSX/tiny-folder/._skin.json"])
         let stored = try #require(harness.store.snapshot.skins["tiny"]?.version(1))
@@ -204,7 +204,7 @@ import TestSupport
     }
 
     @Test func acceptsASkinZippedWithInfoZipWhoseUTF8NamesLackTheFlag() async throws {
-        let harness = try await AdminHarness()
+        let harness = try await LiveryHarness()
         defer { harness.removeFiles() }
         let scratch = try ScratchDirectory(prefix: "livery-infozip")
         var files = SkinArchives.tiny(id: "chunjie")
@@ -221,7 +221,7 @@ import TestSupport
     }
 
     @Test func refusesANameInALegacyCodePageAndSaysWhatToDo() async throws {
-        let harness = try await AdminHarness()
+        let harness = try await LiveryHarness()
         defer { harness.removeFiles() }
         var entries = [RawZip.Entry.stored("skin.json", SkinArchives.tiny()["skin.json"] ?? [])]
         var legacy = RawZip.Entry.stored("x", Array("{}".utf8))
@@ -230,48 +230,49 @@ import TestSupport
         entries.append(legacy)
         let response = try await harness.upload(RawZip(entries: entries).build())
         #expect(response.status == 400)
-        let error = try AdminHarness.error(response)
+        let error = try LiveryHarness.error(response)
         #expect(error["code"] as? String == "non_utf8_name")
         #expect((error["message"] as? String)?.contains("re-create the archive with a tool that stores UTF-8 names") == true)
         await harness.stop()
     }
 
     @Test func refusesBodiesOverTheUploadLimitBeforeReadingThem() async throws {
-        let harness = try await AdminHarness { $0.admin.uploadLimit = 2048 }
+        // Over a socket: the server enforces the route's limit on the announced length.
+        let harness = try await LiveryHarness(transport: .socket) { $0.admin.uploadLimit = 2048 }
         defer { harness.removeFiles() }
         let before = harness.mark()
         let response = try await harness.upload([UInt8](repeating: 0x50, count: 4096))
         #expect(response.status == 413)
-        #expect(try AdminHarness.code(response) == "content_too_large body", "every admin 4xx names the input")
+        #expect(try LiveryHarness.code(response) == "content_too_large body", "every admin 4xx names the input")
         #expect(harness.mark() == before)
         await harness.stop()
     }
 
     @Test func refusesArchivesWithMoreEntriesThanConfigured() async throws {
-        let harness = try await AdminHarness { $0.admin.archiveLimits.maxEntries = 3 }
+        let harness = try await LiveryHarness { $0.admin.archiveLimits.maxEntries = 3 }
         defer { harness.removeFiles() }
         var files = SkinArchives.tiny()
         for index in 0..<3 { files["extra\(index).json"] = Array("{}".utf8) }
         let response = try await harness.upload(try SkinArchives.zip(files))
         #expect(response.status == 413)
-        #expect(try AdminHarness.code(response) == "too_many_entries body")
+        #expect(try LiveryHarness.code(response) == "too_many_entries body")
         await harness.stop()
     }
 
     @Test func refusesOtherContentTypes() async throws {
-        let harness = try await AdminHarness()
+        let harness = try await LiveryHarness()
         defer { harness.removeFiles() }
         let archive = try SkinArchives.zip(SkinArchives.tiny())
         let response = try await harness.request("POST", "/admin/v1/skins", body: archive, contentType: "application/json")
         #expect(response.status == 415)
-        #expect(try AdminHarness.code(response) == "unsupported_media_type Content-Type")
+        #expect(try LiveryHarness.code(response) == "unsupported_media_type Content-Type")
         let none = try await harness.request("POST", "/admin/v1/skins", body: archive)
         #expect(none.status == 415)
         await harness.stop()
     }
 
     @Test func aStaleIfMatchOnUploadIsRefused() async throws {
-        let harness = try await AdminHarness()
+        let harness = try await LiveryHarness()
         defer { harness.removeFiles() }
         let first = try await harness.upload(try SkinArchives.zip(SkinArchives.tiny()))
         let etag = try #require(first.header("ETag"))
@@ -279,7 +280,7 @@ import TestSupport
         let before = harness.mark()
         let stale = try await harness.upload(try SkinArchives.zip(SkinArchives.tiny(marker: "3")), headers: [("If-Match", etag)])
         #expect(stale.status == 412)
-        #expect(try AdminHarness.code(stale) == "precondition_failed If-Match")
+        #expect(try LiveryHarness.code(stale) == "precondition_failed If-Match")
         #expect(harness.mark() == before)
         let mustExist = try await harness.upload(try SkinArchives.zip(SkinArchives.tiny(id: "new")), headers: [("If-Match", "*")])
         #expect(mustExist.status == 412)

@@ -10,95 +10,11 @@ import TestSupport
 
 @testable import LiveryServer
 
-/// A clock tests move by hand.
-final class TestClock: Sendable {
-    private let instant: Mutex<Date>
-    init(_ start: Date) { instant = Mutex(start) }
-    var now: Date { instant.withLock { $0 } }
-    func set(_ date: Date) { instant.withLock { $0 = date } }
-}
-
-/// A Livery service over a temporary skins folder, served on 127.0.0.1 with an injected clock.
-final class ClientAPIHarness: Sendable {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    static let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
-    /// The window every harness skin gets: 2027-01-15T08:00:00Z ..< +2 h.
-    static let start = Fixtures.t0
-    static let end = Fixtures.t0.addingTimeInterval(7200)
-
-    let root: String
-    let clock: TestClock
-    let service: LiveryService
-    let server: HTTPServer
-    let port: Int
-
-    var skinsDirectory: String { root + "/skins" }
-    var dataDirectory: String { root + "/data" }
-
-    /// Copies `sample` from the repository's skins/ with its release replaced by the harness window.
-    static func makeSkins(in root: String, sample: String = "christmas-2026", release: String? = nil) throws {
-        let folder = root + "/skins/" + sample
-        try FileManager.default.createDirectory(atPath: root + "/skins", withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: repository.path + "/skins/" + sample, toPath: folder)
-        let manifestPath = folder + "/skin.json"
-        guard var manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: manifestPath))) as? [String: Any]
-        else { throw TestClientError("sample skin.json is not an object") }
-        let window = release ?? #"{"startsAt": "2027-01-15T08:00:00Z", "endsAt": "2027-01-15T10:00:00Z", "platforms": ["ios", "android"]}"#
-        manifest["release"] = try JSONSerialization.jsonObject(with: Data(window.utf8))
-        try JSONSerialization.data(withJSONObject: manifest, options: [.sortedKeys]).write(to: URL(fileURLWithPath: manifestPath))
-    }
-
-    init(root: String? = nil, at instant: Date = Fixtures.t0.addingTimeInterval(60)) async throws {
-        let root = root ?? FileManager.default.temporaryDirectory.appendingPathComponent("livery-client-\(UUID().uuidString)").path
-        if !FileManager.default.fileExists(atPath: root + "/skins") { try Self.makeSkins(in: root) }
-        self.root = root
-        let clock = TestClock(instant)
-        self.clock = clock
-        var configuration = LiveryService.Configuration()
-        configuration.skinsDirectory = root + "/skins"
-        configuration.dataDirectory = root + "/data"
-        service = try LiveryService(configuration: configuration, logger: Self.quiet, clock: { clock.now })
-        try await service.loadCatalog()
-        let router = Router()
-        service.register(on: router)
-        var serverConfiguration = HTTPServer.Configuration(host: "127.0.0.1", port: 0)
-        serverConfiguration.eventLoopCount = 2
-        server = HTTPServer(configuration: serverConfiguration, router: router, logger: Self.quiet)
-        port = try server.start().port
-    }
-
-    /// Stops the server and closes the store, so another harness can open the same data folder.
-    func stop() async {
-        await server.shutdown(drainTimeout: .zero)
-        service.close()
-    }
-
-    func removeFiles() { try? FileManager.default.removeItem(atPath: root) }
-
-    func get(_ target: String, headers: String = "", head: Bool = false) async throws -> TestResponse {
-        let port = port
-        return try await blocking {
-            let client = try TestClient(port: port)
-            try client.send("\(head ? "HEAD" : "GET") \(target) HTTP/1.1\r\nHost: test\r\n\(headers)\r\n")
-            return try client.readResponse(forHead: head)
-        }
-    }
-
-    static let poll = "/api/v1/skin?app=demo&platform=ios&appVersion=7.0.0"
-
-    func pollJSON(_ query: String = poll) async throws -> [String: Any] {
-        let response = try await get(query)
-        #expect(response.status == 200)
-        return try #require(JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
-    }
-}
-
 @Suite(.serialized) struct ClientAPIServerTests {
     @Test func pollThenDownloadGivesTheAdvertisedBytes() async throws {
-        let harness = try await ClientAPIHarness()
+        let harness = try await LiveryHarness(samples: ["christmas-2026"], transport: .socket)
         defer { harness.removeFiles() }
-        let answer = try await harness.pollJSON()
+        let answer = try await harness.poll()
         let sign = try #require(answer["skinSign"] as? String)
         #expect(sign.count == 32)
         #expect(answer["skinId"] as? String == "christmas-2026")
@@ -114,46 +30,46 @@ final class ClientAPIHarness: Sendable {
     }
 
     @Test func matchingIfNoneMatchGets304WithoutBody() async throws {
-        let harness = try await ClientAPIHarness()
+        let harness = try await LiveryHarness(samples: ["christmas-2026"], transport: .socket)
         defer { harness.removeFiles() }
-        let first = try await harness.get(ClientAPIHarness.poll)
+        let first = try await harness.get(LiveryHarness.poll)
         let etag = try #require(first.header("ETag"))
-        let second = try await harness.get(ClientAPIHarness.poll, headers: "If-None-Match: \(etag)\r\n")
+        let second = try await harness.get(LiveryHarness.poll, headers: "If-None-Match: \(etag)\r\n")
         #expect(second.status == 304 && second.body.isEmpty)
         #expect(second.header("ETag") == etag)
-        let other = try await harness.get(ClientAPIHarness.poll, headers: "If-None-Match: \"stale\"\r\n")
+        let other = try await harness.get(LiveryHarness.poll, headers: "If-None-Match: \"stale\"\r\n")
         #expect(other.status == 200)
         await harness.stop()
     }
 
     @Test func cacheLifetimeNeverReachesPastTheNextBoundary() async throws {
-        let harness = try await ClientAPIHarness()
+        let harness = try await LiveryHarness(samples: ["christmas-2026"], transport: .socket)
         defer { harness.removeFiles() }
-        let first = try await harness.get(ClientAPIHarness.poll)
+        let first = try await harness.get(LiveryHarness.poll)
         #expect(first.header("Cache-Control") == "public, max-age=60")
         // The answer depends on the URL alone (path and query, which every cache keys on) and is never
         // content-encoded, so no request header may select it: no Vary.
         #expect(first.header("Vary") == nil)
         let sameURLOtherHeaders = try await harness.get(
-            ClientAPIHarness.poll, headers: "Accept-Encoding: gzip\r\nUser-Agent: other-app/1.0\r\nAccept-Language: zh-CN\r\n")
+            LiveryHarness.poll, headers: "Accept-Encoding: gzip\r\nUser-Agent: other-app/1.0\r\nAccept-Language: zh-CN\r\n")
         #expect(sameURLOtherHeaders.body == first.body && sameURLOtherHeaders.header("ETag") == first.header("ETag"))
-        harness.clock.set(ClientAPIHarness.end.addingTimeInterval(-10))
-        #expect(try await harness.get(ClientAPIHarness.poll).header("Cache-Control") == "public, max-age=10")
-        harness.clock.set(ClientAPIHarness.start.addingTimeInterval(-25))
-        let before = try await harness.get(ClientAPIHarness.poll)
+        harness.clock.set(LiveryHarness.end.addingTimeInterval(-10))
+        #expect(try await harness.get(LiveryHarness.poll).header("Cache-Control") == "public, max-age=10")
+        harness.clock.set(LiveryHarness.start.addingTimeInterval(-25))
+        let before = try await harness.get(LiveryHarness.poll)
         #expect(before.header("Cache-Control") == "public, max-age=25")
         #expect(before.text.hasPrefix(#"{"skinSign":"""#), "no skin before the window, with next")
-        harness.clock.set(ClientAPIHarness.end)
-        let after = try await harness.get(ClientAPIHarness.poll)
+        harness.clock.set(LiveryHarness.end)
+        let after = try await harness.get(LiveryHarness.poll)
         #expect(after.text == #"{"skinSign":""}"#)
         #expect(after.header("Cache-Control") == "public, max-age=60")
         await harness.stop()
     }
 
     @Test func nextAnnouncesTheUpcomingSkin() async throws {
-        let harness = try await ClientAPIHarness(at: ClientAPIHarness.start.addingTimeInterval(-3600))
+        let harness = try await LiveryHarness(samples: ["christmas-2026"], at: LiveryHarness.start.addingTimeInterval(-3600), transport: .socket)
         defer { harness.removeFiles() }
-        let answer = try await harness.pollJSON()
+        let answer = try await harness.poll()
         #expect(answer["skinSign"] as? String == "")
         let next = try #require(answer["next"] as? [String: Any])
         #expect(next["skinId"] as? String == "christmas-2026")
@@ -162,7 +78,7 @@ final class ClientAPIHarness: Sendable {
     }
 
     @Test func badParametersAreNamed() async throws {
-        let harness = try await ClientAPIHarness()
+        let harness = try await LiveryHarness(samples: ["christmas-2026"], transport: .socket)
         defer { harness.removeFiles() }
         let response = try await harness.get("/api/v1/skin?app=demo&platform=symbian&appVersion=7")
         #expect(response.status == 400)
@@ -174,7 +90,7 @@ final class ClientAPIHarness: Sendable {
 
     @Test(arguments: ["deviceId=%zz", "deviceId=%4", "deviceId=a%", "deviceId=<script>", "deviceId=a|b", "deviceId={x}", "sign=%G1"])
     func aPollWhoseQueryHasABadEscapeOrAForbiddenCharacterIs400LikeSuchAPath(bad: String) async throws {
-        let harness = try await ClientAPIHarness()
+        let harness = try await LiveryHarness(samples: ["christmas-2026"], transport: .socket)
         defer { harness.removeFiles() }
         let poll = try await harness.get("/api/v1/skin?app=demo&platform=ios&appVersion=7.2.0&\(bad)")
         let path = try await harness.get("/api/v1/skin/\(bad)")
@@ -185,9 +101,9 @@ final class ClientAPIHarness: Sendable {
     }
 
     @Test func rangesResumeDownloads() async throws {
-        let harness = try await ClientAPIHarness()
+        let harness = try await LiveryHarness(samples: ["christmas-2026"], transport: .socket)
         defer { harness.removeFiles() }
-        let answer = try await harness.pollJSON()
+        let answer = try await harness.poll()
         let url = try #require(answer["packageUrl"] as? String)
         let size = try #require(answer["size"] as? Int)
         let full = try await harness.get(url)
@@ -217,9 +133,9 @@ final class ClientAPIHarness: Sendable {
     }
 
     @Test func headHasTheHeadersOfGetAndNoBody() async throws {
-        let harness = try await ClientAPIHarness()
+        let harness = try await LiveryHarness(samples: ["christmas-2026"], transport: .socket)
         defer { harness.removeFiles() }
-        let url = try #require(try await harness.pollJSON()["packageUrl"] as? String)
+        let url = try #require(try await harness.poll()["packageUrl"] as? String)
         let get = try await harness.get(url)
         let head = try await harness.get(url, head: true)
         #expect(head.status == 200 && head.body.isEmpty)
@@ -229,7 +145,7 @@ final class ClientAPIHarness: Sendable {
     }
 
     @Test func unknownPackagesAre404JSON() async throws {
-        let harness = try await ClientAPIHarness()
+        let harness = try await LiveryHarness(samples: ["christmas-2026"], transport: .socket)
         defer { harness.removeFiles() }
         for target in ["/api/v1/packages/\(String(repeating: "a", count: 32)).zip", "/api/v1/packages/..%2Fetc.zip",
                        "/api/v1/packages/short.zip", "/api/v1/packages/\(String(repeating: "A", count: 32)).zip"] {
@@ -241,9 +157,9 @@ final class ClientAPIHarness: Sendable {
     }
 
     @Test func concurrentColdRequestsBuildOnce() async throws {
-        let harness = try await ClientAPIHarness()
+        let harness = try await LiveryHarness(samples: ["christmas-2026"], transport: .socket)
         defer { harness.removeFiles() }
-        let answer = try await harness.pollJSON()
+        let answer = try await harness.poll()
         let url = try #require(answer["packageUrl"] as? String)
         let sign = try #require(answer["skinSign"] as? String)
         let cache = harness.service.client.cache
@@ -263,9 +179,9 @@ final class ClientAPIHarness: Sendable {
     }
 
     @Test func builtPackagesAreServedOnTheEventLoopAndMissingOnesRebuilt() async throws {
-        let harness = try await ClientAPIHarness()
+        let harness = try await LiveryHarness(samples: ["christmas-2026"], transport: .socket)
         defer { harness.removeFiles() }
-        let answer = try await harness.pollJSON()
+        let answer = try await harness.poll()
         let url = try #require(answer["packageUrl"] as? String)
         let sign = try #require(answer["skinSign"] as? String)
         let client = harness.service.client
@@ -291,13 +207,13 @@ final class ClientAPIHarness: Sendable {
     }
 
     @Test func signIsStableAcrossRestartsAndFollowsContent() async throws {
-        let first = try await ClientAPIHarness()
+        let first = try await LiveryHarness(samples: ["christmas-2026"], transport: .socket)
         defer { first.removeFiles() }
-        let sign = try #require(try await first.pollJSON()["skinSign"] as? String)
+        let sign = try #require(try await first.poll()["skinSign"] as? String)
         await first.stop()
 
-        let second = try await ClientAPIHarness(root: first.root)
-        #expect(try await second.pollJSON()["skinSign"] as? String == sign)
+        let second = try await LiveryHarness(samples: ["christmas-2026"], root: first.root, transport: .socket)
+        #expect(try await second.poll()["skinSign"] as? String == sign)
         #expect(await second.service.client.cache.buildCount == 0, "packages on disk are reused after a restart")
         await second.stop()
 
@@ -310,8 +226,8 @@ final class ClientAPIHarness: Sendable {
         var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: asset)))
         bytes.append(0)  // trailing bytes after IEND keep it a PNG but change its content
         try Data(bytes).write(to: URL(fileURLWithPath: asset))
-        let third = try await ClientAPIHarness(root: changedRoot)
-        let changed = try #require(try await third.pollJSON()["skinSign"] as? String)
+        let third = try await LiveryHarness(samples: ["christmas-2026"], root: changedRoot, transport: .socket)
+        let changed = try #require(try await third.poll()["skinSign"] as? String)
         #expect(changed != sign)
         await third.stop()
     }

@@ -13,8 +13,8 @@ import TestSupport
 
     /// A client API whose package cache lives in `scratch`.
     static func api(metrics: TestMetrics, cacheIn scratch: ScratchDirectory) throws -> ClientAPI {
-        let cache = try PackageCache(directory: scratch.path, logger: ClientAPIHarness.quiet)
-        let api = ClientAPI(cache: cache, logger: ClientAPIHarness.quiet, clock: { F.t0 }, metricsFactory: metrics)
+        let cache = try PackageCache(directory: scratch.path, logger: LiveryHarness.quiet)
+        let api = ClientAPI(cache: cache, logger: LiveryHarness.quiet, clock: { F.t0 }, metricsFactory: metrics)
         api.publish(F.catalog(F.skin("xmas")))
         return api
     }
@@ -39,8 +39,8 @@ import TestSupport
     @Test func answersSharingAPackageAreCountedForTheSkinTheBodyNames() throws {
         let metrics = TestMetrics()
         let scratch = try ScratchDirectory(prefix: "livery-metrics")
-        let cache = try PackageCache(directory: scratch.path, logger: ClientAPIHarness.quiet)
-        let api = ClientAPI(cache: cache, logger: ClientAPIHarness.quiet, clock: { F.t0 }, metricsFactory: metrics)
+        let cache = try PackageCache(directory: scratch.path, logger: LiveryHarness.quiet)
+        let api = ClientAPI(cache: cache, logger: LiveryHarness.quiet, clock: { F.t0 }, metricsFactory: metrics)
         api.publish(F.catalog(F.skin("look-a", content: "same"), F.skin("look-b", app: "other", content: "same")))
         for (app, skin) in [("demo", "look-a"), ("other", "look-b"), ("other", "look-b")] {
             let answer = api.skin(HTTPRequest(method: .get, target: "/api/v1/skin?app=\(app)&platform=ios&appVersion=7.0"))
@@ -53,8 +53,8 @@ import TestSupport
 
     @Test func nothingIsAnsweredBeforeTheFirstCatalogIsPublished() throws {
         let scratch = try ScratchDirectory(prefix: "livery-metrics")
-        let cache = try PackageCache(directory: scratch.path, logger: ClientAPIHarness.quiet)
-        let api = ClientAPI(cache: cache, logger: ClientAPIHarness.quiet, clock: { F.t0 }, metricsFactory: TestMetrics())
+        let cache = try PackageCache(directory: scratch.path, logger: LiveryHarness.quiet)
+        let api = ClientAPI(cache: cache, logger: LiveryHarness.quiet, clock: { F.t0 }, metricsFactory: TestMetrics())
         let early = api.skin(HTTPRequest(method: .get, target: "/api/v1/skin?app=demo&platform=ios&appVersion=7.0"))
         #expect(early.status == .serviceUnavailable)
         #expect(early.headers["Retry-After"] == "1" && early.headers["Cache-Control"] == "no-store")

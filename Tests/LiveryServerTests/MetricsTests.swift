@@ -16,22 +16,20 @@ import TestSupport
 @Suite struct MetricsTests {
     /// A server with the given routes, `LiveryMetrics` as its observer and `/metrics`.
     final class Harness: Sendable {
-        let metrics = LiveryMetrics()
-        let server: HTTPServer
-        let port: Int
+        let metrics: LiveryMetrics
+        let server: TestServer
+        var port: Int { server.port }
 
         init() throws {
-            let router = Router()
-            router.on(.get, "/hello/:name", .sync { request in
-                .json(.ok, Array(#"{"hello":"\#(request.pathParameters["name"] ?? "")"}"#.utf8))
-            })
-            router.on(.get, "/fail", .sync { _ in .json(.internalServerError, Array("{}".utf8)) })
-            metrics.register(on: router)
-            var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: 0)
-            configuration.eventLoopCount = 2
-            configuration.observer = metrics.httpObserver
-            server = HTTPServer(configuration: configuration, router: router, logger: ClientAPIHarness.quiet)
-            port = try server.start().port
+            let metrics = LiveryMetrics()
+            self.metrics = metrics
+            server = try TestServer.start(logger: LiveryHarness.quiet, configure: { $0.observer = metrics.httpObserver }) { router in
+                router.on(.get, "/hello/:name", .sync { request in
+                    .json(.ok, Array(#"{"hello":"\#(request.pathParameters["name"] ?? "")"}"#.utf8))
+                })
+                router.on(.get, "/fail", .sync { _ in .json(.internalServerError, Array("{}".utf8)) })
+                metrics.register(on: router)
+            }
         }
 
         func scrape() throws -> PrometheusText {
@@ -52,7 +50,7 @@ import TestSupport
             _ = try client.readResponse()
             return try harness.scrape()
         }
-        await harness.server.shutdown(drainTimeout: .zero)
+        await harness.server.stop()
         #expect(try scraped.count("livery_http_requests_total", ["method": "GET", "route": "/hello/:name", "status": "200"]) == 3)
         #expect(try scraped.count("livery_http_requests_total", ["route": "/fail", "status": "500"]) == 1)
         #expect(try scraped.count("livery_http_requests_total", ["method": "GET", "route": "unmatched", "status": "404"]) == 3)
@@ -80,7 +78,7 @@ import TestSupport
             }
             return (during, after)
         }
-        await harness.server.shutdown(drainTimeout: .zero)
+        await harness.server.stop()
         #expect(during == 4, "three clients and the scrape")
         #expect(after == 1)
     }
@@ -93,7 +91,7 @@ import TestSupport
         counter.increment(action: "killswitch")
         let port = harness.port
         let scraped = try await blocking { try PrometheusText(TestClient(port: port).get("/metrics").text) }
-        await harness.server.shutdown(drainTimeout: .zero)
+        await harness.server.stop()
         #expect(try scraped.count(AdminChangeCounter.name, ["action": "release"]) == 2)
         #expect(try scraped.count(AdminChangeCounter.name, ["action": "killswitch"]) == 1)
         #expect(try scraped.value(AdminChangeCounter.name, ["action": "rollback"]) == 0, "declared at zero")
@@ -102,11 +100,11 @@ import TestSupport
     @Test func packageCacheCountsMissesBuildsAndHits() async throws {
         let scratch = try ScratchDirectory(prefix: "livery-cache")
         let root = scratch.path
-        let source = DirectorySkinSource(path: ClientAPIHarness.repository.path + "/skins/christmas-2026")
+        let source = DirectorySkinSource(path: LiveryHarness.repository.path + "/skins/christmas-2026")
         let skin = try #require(SkinValidator().validate(source).skin)
         let packager = try SkinPackager(skin: skin, source: source)
         let test = TestMetrics()
-        let cache = try PackageCache(directory: root, logger: ClientAPIHarness.quiet, metricsFactory: test)
+        let cache = try PackageCache(directory: root, logger: LiveryHarness.quiet, metricsFactory: test)
         let variant = PackageVariant.standard
         let sign = packager.sign(for: variant)
         async let first = cache.record(sign: sign, variant: variant, packager: packager)
@@ -125,7 +123,7 @@ import TestSupport
 
         // A new process (a new cache) finds the file on disk: a miss, but no build.
         let restarted = TestMetrics()
-        let again = try PackageCache(directory: root, logger: ClientAPIHarness.quiet, metricsFactory: restarted)
+        let again = try PackageCache(directory: root, logger: LiveryHarness.quiet, metricsFactory: restarted)
         _ = try await again.record(sign: sign, variant: variant, packager: packager)
         #expect(restarted.counterTotal(label: PackageCacheMetrics.missesName) == 1)
         #expect(restarted.counterTotal(label: PackageCacheMetrics.buildsName) == 0)

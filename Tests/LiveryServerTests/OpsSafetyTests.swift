@@ -9,11 +9,11 @@ import Testing
 /// first rule that excludes a skin.
 @Suite(.serialized) struct OpsSafetyTests {
     static func release(of response: TestResponse) throws -> [String: Any] {
-        try #require(try AdminHarness.object(response)["release"] as? [String: Any], "\(response.text)")
+        try #require(try LiveryHarness.object(response)["release"] as? [String: Any], "\(response.text)")
     }
 
     @Test func aNewWindowAfterARollbackKeepsTheRolledBackVersionAndSettings() async throws {
-        let harness = try await AdminHarness()
+        let harness = try await LiveryHarness()
         defer { harness.removeFiles() }
         let first = try await harness.uploadTiny(marker: "1")
         try await harness.uploadTiny(marker: "2")
@@ -39,21 +39,21 @@ import Testing
     }
 
     @Test func killSwitchesAndPreviewsForAnAppNeverSeenAreRefusedUnlessForced() async throws {
-        let harness = try await AdminHarness()
+        let harness = try await LiveryHarness()
         defer { harness.removeFiles() }
         try await harness.uploadTiny(app: "demo")
         let before = harness.mark()
 
         let typo = try await harness.send("PUT", "/admin/v1/killswitch", json: #"{"app": "dmeo", "enabled": true}"#)
         #expect(typo.status == 404)
-        #expect(try AdminHarness.code(typo) == "unknown_app app")
-        #expect(try (AdminHarness.error(typo)["details"] as? [String: Any])?["closest"] as? String == "demo")
-        #expect(try (AdminHarness.error(typo)["message"] as? String)?.contains(#""demo""#) == true)
+        #expect(try LiveryHarness.code(typo) == "unknown_app app")
+        #expect(try (LiveryHarness.error(typo)["details"] as? [String: Any])?["closest"] as? String == "demo")
+        #expect(try (LiveryHarness.error(typo)["message"] as? String)?.contains(#""demo""#) == true)
         #expect(harness.mark() == before, "a refused switch changes nothing")
 
         let preview = try await harness.request("GET", "/admin/v1/preview?app=dmeo&platform=ios&appVersion=7.0.0")
         #expect(preview.status == 404)
-        #expect(try AdminHarness.code(preview) == "unknown_app app")
+        #expect(try LiveryHarness.code(preview) == "unknown_app app")
 
         // An app with no skins yet: force says so.
         let forced = try await harness.send("PUT", "/admin/v1/killswitch?force=true", json: #"{"app": "new-app", "enabled": true}"#)
@@ -67,43 +67,43 @@ import Testing
     }
 
     @Test func aReleaseWhoseWindowLiesWhollyInThePastIsRefused() async throws {
-        let harness = try await AdminHarness()  // now: 2027-01-15T08:01:00Z
+        let harness = try await LiveryHarness()  // now: 2027-01-15T08:01:00Z
         defer { harness.removeFiles() }
         try await harness.uploadTiny()
         let before = harness.mark()
         let past = try await harness.send(
             "PUT", "/admin/v1/skins/tiny/release", json: #"{"startsAt": "2027-01-14T07:00:00Z", "endsAt": "2027-01-15T08:00:00Z"}"#)
         #expect(past.status == 422)
-        #expect(try AdminHarness.code(past) == "invalid_release endsAt")
+        #expect(try LiveryHarness.code(past) == "invalid_release endsAt")
         #expect(harness.mark() == before)
         try await harness.release("tiny")
         let movedIntoThePast = try await harness.send(
             "PATCH", "/admin/v1/skins/tiny/release", json: #"{"endsAt": "2027-01-15T07:30:00Z"}"#)
         #expect(movedIntoThePast.status == 422)
-        #expect(try AdminHarness.code(movedIntoThePast) == "invalid_release endsAt")
+        #expect(try LiveryHarness.code(movedIntoThePast) == "invalid_release endsAt")
         await harness.stop()
     }
 
     @Test func pushingASkinIdThatExistsUnderAnotherAppIsRefusedUnlessForced() async throws {
-        let harness = try await AdminHarness()
+        let harness = try await LiveryHarness()
         defer { harness.removeFiles() }
         try await harness.uploadTiny(app: "demo")
         let before = harness.mark()
         let archive = try SkinArchives.zip(SkinArchives.tiny(app: "other", marker: "2"))
         let moved = try await harness.upload(archive)
         #expect(moved.status == 409)
-        #expect(try AdminHarness.code(moved) == "app_mismatch app")
+        #expect(try LiveryHarness.code(moved) == "app_mismatch app")
         #expect(harness.mark() == before)
 
         let forced = try await harness.request(
             "POST", "/admin/v1/skins?force=true", body: archive, contentType: "application/zip")
         #expect(forced.status == 201, "\(forced.text)")
-        #expect(try AdminHarness.object(forced)["version"] as? Int == 2)
+        #expect(try LiveryHarness.object(forced)["version"] as? Int == 2)
         await harness.stop()
     }
 
     @Test func previewNamesTheFirstExcludingRuleInOneFixedOrder() async throws {
-        let harness = try await AdminHarness()  // now: 2027-01-15T08:01:00Z
+        let harness = try await LiveryHarness()  // now: 2027-01-15T08:01:00Z
         defer { harness.removeFiles() }
         try await harness.uploadTiny(id: "later-android", marker: "a")
         try await harness.uploadTiny(id: "later-nobody", marker: "b")
@@ -117,7 +117,7 @@ import Testing
             let response = try await harness.send("PUT", "/admin/v1/skins/\(id)/release", json: "{\(fields)}")
             #expect(response.status == 200, "\(response.text)")
         }
-        let preview = try AdminHarness.object(
+        let preview = try LiveryHarness.object(
             try await harness.request("GET", "/admin/v1/preview?app=demo&platform=ios&appVersion=7.0.0&deviceId=d1"))
         let reasons = Dictionary(uniqueKeysWithValues: (preview["considered"] as? [[String: Any]] ?? []).compactMap {
             entry -> (String, String)? in

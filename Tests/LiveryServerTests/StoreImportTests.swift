@@ -12,7 +12,7 @@ import TestSupport
 /// the store after a restart.
 @Suite struct StoreImportTests {
     @Test func theFirstStartImportsEachSampleAsVersionOneReleasedAsItsSkinJSONSays() async throws {
-        let harness = try await AdminHarness(samples: ["christmas-2026", "spring-festival-2027"])
+        let harness = try await LiveryHarness(samples: ["christmas-2026", "spring-festival-2027"])
         defer { harness.removeFiles() }
         let snapshot = harness.store.snapshot
         #expect(snapshot.skinIDs == ["christmas-2026", "spring-festival-2027"])
@@ -35,24 +35,24 @@ import TestSupport
     @Test func invalidFoldersAreLeftOutAndTheRestImported() async throws {
         let scratch = try ScratchDirectory(prefix: "livery-import")
         let root = scratch.path
-        try ClientAPIHarness.makeSkins(in: root, sample: "christmas-2026")
+        try LiveryHarness.makeSkins(in: root, sample: "christmas-2026")
         try FileManager.default.createDirectory(atPath: root + "/skins/broken", withIntermediateDirectories: true)
         try Data(#"{"id": "broken", "title": "Broken", "app": "demo"}"#.utf8).write(to: URL(fileURLWithPath: root + "/skins/broken/skin.json"))
         let capture = LogCapture()
-        let harness = try await AdminHarness(root: root, logger: capture.logger)
+        let harness = try await LiveryHarness(root: root, logger: capture.logger)
         #expect(harness.store.snapshot.skinIDs == ["christmas-2026"])
         #expect(capture.lines.contains { $0.contains("skin not imported: invalid") && $0.contains("broken") })
         await harness.stop()
     }
 
     @Test func laterStartsNeverImportAgain() async throws {
-        let first = try await AdminHarness(samples: ["christmas-2026"])
+        let first = try await LiveryHarness(samples: ["christmas-2026"])
         defer { first.removeFiles() }
         #expect(try await first.request("DELETE", "/admin/v1/skins/christmas-2026?force=true").status == 200)
         await first.stop()
         // A new folder and the deleted one are both in the skins folder at the next start: neither comes in.
-        try ClientAPIHarness.makeSkins(in: first.root, sample: "double-11-2026")
-        let second = try await AdminHarness(root: first.root)
+        try LiveryHarness.makeSkins(in: first.root, sample: "double-11-2026")
+        let second = try await LiveryHarness(root: first.root)
         #expect(second.store.snapshot.skinIDs == [])
         await second.stop()
     }
@@ -60,8 +60,8 @@ import TestSupport
     @Test func anInterruptedImportResumesWithoutDuplicating() async throws {
         let scratch = try ScratchDirectory(prefix: "livery-import")
         let root = scratch.path
-        try ClientAPIHarness.makeSkins(in: root, sample: "christmas-2026")
-        try ClientAPIHarness.makeSkins(in: root, sample: "double-11-2026")
+        try LiveryHarness.makeSkins(in: root, sample: "christmas-2026")
+        try LiveryHarness.makeSkins(in: root, sample: "double-11-2026")
         // A crash after the first skin's commit: the store holds it, the marker is missing.
         let store = try FileSkinStore(directory: root + "/data/store")
         let metadata = Array(#"{"source": "import"}"#.utf8)
@@ -70,7 +70,7 @@ import TestSupport
             release: Array("{}".utf8), actor: SkinImporter.actor)
         await store.close()
 
-        let harness = try await AdminHarness(root: root)
+        let harness = try await LiveryHarness(root: root)
         let snapshot = harness.store.snapshot
         #expect(snapshot.skinIDs == ["christmas-2026", "double-11-2026"])
         #expect(snapshot.skins["christmas-2026"]?.versions.count == 1, "the imported skin is not imported twice")
@@ -82,17 +82,17 @@ import TestSupport
     @Test func aStoreChangedByAnOperatorIsNeverSeeded() async throws {
         let scratch = try ScratchDirectory(prefix: "livery-import")
         let root = scratch.path
-        try ClientAPIHarness.makeSkins(in: root, sample: "christmas-2026")
+        try LiveryHarness.makeSkins(in: root, sample: "christmas-2026")
         let store = try FileSkinStore(directory: root + "/data/store")
         try await store.setKillSwitch(app: nil, enabled: false, reason: "", actor: "ops")
         await store.close()
-        let harness = try await AdminHarness(root: root)
+        let harness = try await LiveryHarness(root: root)
         #expect(harness.store.snapshot.skinIDs == [])
         await harness.stop()
     }
 
     @Test func aRestartServesWhatTheStoreHoldsWithoutRebuildingPackages() async throws {
-        let first = try await AdminHarness()
+        let first = try await LiveryHarness()
         defer { first.removeFiles() }
         let upload = try await first.uploadTiny(marker: "kept")
         try await first.release("tiny", #""rollout": 100"#)
@@ -101,7 +101,7 @@ import TestSupport
         #expect(sign == AdminReleaseTests.standardSign(upload))
         await first.stop()
 
-        let second = try await AdminHarness(root: first.root)
+        let second = try await LiveryHarness(root: first.root)
         #expect(try await second.poll()["skinSign"] as? String == sign)
         #expect(await second.service.client.cache.buildCount == 0)
         #expect(second.service.client.current.killSwitch.apps == ["other"])

@@ -56,7 +56,7 @@ public final class PostgresServer: Sendable {
                 return server
             } catch {
                 let failure = "PostgreSQL for tests, attempt \(attempt) of 3 failed: \(error)\n\(server.log)"
-                FileHandle.standardError.write(Data((failure + "\n").utf8))
+                try? FileHandle.standardError.write(contentsOf: Data((failure + "\n").utf8))
                 failures.append(failure)
                 await server.shutdown()
             }

@@ -7,11 +7,6 @@ import TestSupport
 @Suite struct CommandLineTests {
     static let samples = Fixture.packageRoot + "/skins"
 
-    /// Runs `livery arguments…` to completion, off the cooperative pool.
-    static func run(_ arguments: [String]) async throws -> ExternalProcess.Output {
-        try await ExternalProcess.run(try BuiltProduct.path("livery", environmentOverride: "LIVERY_BINARY"), arguments)
-    }
-
     /// A skin with an invalid color, in a scratch folder removed when the value goes away.
     static func brokenSkin() throws -> ScratchDirectory {
         try Fixture.makeDirectory([
@@ -21,14 +16,14 @@ import TestSupport
     }
 
     @Test func validateExitsZeroForAValidSkin() async throws {
-        let output = try await Self.run(["validate", Self.samples + "/christmas-2026"])
+        let output = try await BuiltProduct.runLivery(["validate", Self.samples + "/christmas-2026"])
         #expect(output.status == 0)
         #expect(output.standardOutput.contains("(christmas-2026): valid, 0 errors, 0 warnings"))
     }
 
     @Test func validateExitsOneAndNamesFilePointerAndFix() async throws {
         let skin = try Self.brokenSkin()
-        let output = try await Self.run(["validate", skin.path])
+        let output = try await BuiltProduct.runLivery(["validate", skin.path])
         #expect(output.status == 1)
         #expect(output.standardOutput.contains("error [color.invalid] config.json#/home_tabbar/colors/color_background"))
         #expect(output.standardOutput.contains("\"#GG0000\" is not a color."))
@@ -36,14 +31,14 @@ import TestSupport
     }
 
     @Test func validateExitsTwoForAMissingFolder() async throws {
-        let output = try await Self.run(["validate", "/nonexistent/skin"])
+        let output = try await BuiltProduct.runLivery(["validate", "/nonexistent/skin"])
         #expect(output.status == 2)
         #expect(output.standardError.contains("the skin folder does not exist"))
     }
 
     @Test func validatePrintsJSONOnRequest() async throws {
         let skin = try Self.brokenSkin()
-        let output = try await Self.run(["validate", skin.path, "--json"])
+        let output = try await BuiltProduct.runLivery(["validate", skin.path, "--json"])
         #expect(output.status == 1)
         let report = try #require(try JSONValue.parse(output.standardOutput).objectValue)
         #expect(report["valid"] == false)
@@ -51,7 +46,7 @@ import TestSupport
     }
 
     @Test func validateReportsCoverageAgainstABase() async throws {
-        let output = try await Self.run([
+        let output = try await BuiltProduct.runLivery([
             "validate", Self.samples + "/spring-festival-2027", "--base", Self.samples + "/tools/demo-base-config.json",
         ])
         #expect(output.status == 0)
@@ -61,23 +56,23 @@ import TestSupport
 
     @Test func validateExitsTwoForAnUnusableBase() async throws {
         let broken = try Fixture.makeDirectory(["base.json": Bytes.text("{\n  \"a\": 1,\n}")])
-        let output = try await Self.run(["validate", Self.samples + "/christmas-2026", "--base", broken.path("base.json")])
+        let output = try await BuiltProduct.runLivery(["validate", Self.samples + "/christmas-2026", "--base", broken.path("base.json")])
         #expect(output.status == 2)
         #expect(output.standardError.contains("base.json:3:1: not valid JSON"))
         #expect(output.standardError.contains("fix:"))
-        let missing = try await Self.run(["validate", Self.samples + "/christmas-2026", "--base", "/nonexistent/base.json"])
+        let missing = try await BuiltProduct.runLivery(["validate", Self.samples + "/christmas-2026", "--base", "/nonexistent/base.json"])
         #expect(missing.status == 2)
         #expect(missing.standardError.contains("/nonexistent/base.json: cannot read the file."))
     }
 
     @Test func validateHonoursSizeLimits() async throws {
-        let output = try await Self.run(["validate", Self.samples + "/spring-festival-2027", "--max-file-bytes", "10000"])
+        let output = try await BuiltProduct.runLivery(["validate", Self.samples + "/spring-festival-2027", "--max-file-bytes", "10000"])
         #expect(output.status == 1)
         #expect(output.standardOutput.contains("[file.too-large] images/banner@2x.png"))
     }
 
     @Test func resolvePrintsTheChainAndExitsZeroWhenFound() async throws {
-        let output = try await Self.run(["resolve", Self.samples + "/double-11-2026", "home/colors/color.text.title"])
+        let output = try await BuiltProduct.runLivery(["resolve", Self.samples + "/double-11-2026", "home/colors/color.text.title"])
         #expect(output.status == 0)
         #expect(output.standardOutput == """
             home/colors/color.text.title  (not set)
@@ -87,7 +82,7 @@ import TestSupport
     }
 
     @Test func resolveExitsOneWhenNothingIsSet() async throws {
-        let output = try await Self.run(["resolve", Self.samples + "/double-11-2026", "loading/resources/resource.lottie", "--json"])
+        let output = try await BuiltProduct.runLivery(["resolve", Self.samples + "/double-11-2026", "loading/resources/resource.lottie", "--json"])
         #expect(output.status == 1)
         let result = try #require(try JSONValue.parse(output.standardOutput).objectValue)
         #expect(result["chain"] == ["loading/resources/resource.lottie", "loading/resources/resource", "loading/resources/__default__"])
@@ -96,20 +91,20 @@ import TestSupport
 
     @Test func resolveAppliesDarkOverrides() async throws {
         let key = "home_tabbar/colors/color_background"
-        let light = try await Self.run(["resolve", Self.samples + "/christmas-2026", key])
-        let dark = try await Self.run(["resolve", Self.samples + "/christmas-2026", key, "--appearance", "dark"])
+        let light = try await BuiltProduct.runLivery(["resolve", Self.samples + "/christmas-2026", key])
+        let dark = try await BuiltProduct.runLivery(["resolve", Self.samples + "/christmas-2026", key, "--appearance", "dark"])
         #expect(light.standardOutput.contains("= \"#F8F8F8\""))
         #expect(dark.standardOutput.contains("= \"#1C1C1E\""))
     }
 
     @Test func resolveExitsTwoWithoutAConfig() async throws {
-        let output = try await Self.run(["resolve", "/nonexistent/skin", "m/colors/a"])
+        let output = try await BuiltProduct.runLivery(["resolve", "/nonexistent/skin", "m/colors/a"])
         #expect(output.status == 2)
         #expect(output.standardError.contains("config.json"))
     }
 
     @Test func resolveRejectsAMalformedKey() async throws {
-        let output = try await Self.run(["resolve", Self.samples + "/double-11-2026", "home/colours/a"])
+        let output = try await BuiltProduct.runLivery(["resolve", Self.samples + "/double-11-2026", "home/colours/a"])
         #expect(output.status != 0 && output.status != 1)
         #expect(output.standardError.contains("MODULE/SECTION/IDENTIFIER"))
     }

@@ -35,7 +35,7 @@ import TestSupport
         let folder = Samples.folder(sample)
         var printed: [String] = []
         for name in ["a.zip", "b.zip"] {
-            let run = try await LiveryCommand.run(["pack", folder, "-o", scratch.path(name), "--scale", "2", "--appearance", "dark"])
+            let run = try await BuiltProduct.runLivery(["pack", folder, "-o", scratch.path(name), "--scale", "2", "--appearance", "dark"])
             try #require(run.status == 0, "\(run.transcript)")
             printed.append(LiveryCommand.fields(of: run.standardOutput)["sha256"] ?? "")
         }

@@ -9,7 +9,7 @@ import TestSupport
     @Test func packsAValidSkinAndPrintsItsIdentity() async throws {
         let scratch = try ScratchDirectory(prefix: "livery-package-tests")
         let folder = Samples.folder("christmas-2026")
-        let run = try await LiveryCommand.run(["pack", folder, "-o", scratch.path("out.zip"), "--scale", "2", "--appearance", "dark"])
+        let run = try await BuiltProduct.runLivery(["pack", folder, "-o", scratch.path("out.zip"), "--scale", "2", "--appearance", "dark"])
         try #require(run.status == 0, "\(run.transcript)")
         let fields = LiveryCommand.fields(of: run.standardOutput)
         let digest = try await ExternalTool.sha256(ofFile: scratch.path("out.zip"))
@@ -26,7 +26,7 @@ import TestSupport
     @Test func defaultsToTheStandardVariantAndPrintsJSONOnRequest() async throws {
         let scratch = try ScratchDirectory(prefix: "livery-package-tests")
         let folder = Samples.folder("spring-festival-2027")
-        let run = try await LiveryCommand.run(["pack", folder, "--output", scratch.path("out.zip"), "--json"])
+        let run = try await BuiltProduct.runLivery(["pack", folder, "--output", scratch.path("out.zip"), "--json"])
         try #require(run.status == 0, "\(run.transcript)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any])
         #expect(object["variant"] as? String == "@3x-light")
@@ -60,7 +60,7 @@ import TestSupport
             try FileManager.default.removeItem(atPath: folder + "/" + file)
         }
         try FileManager.default.createDirectory(atPath: scratch.path("out"), withIntermediateDirectories: false)
-        let run = try await LiveryCommand.run(["pack", folder, "-o", scratch.path("out/package.zip")])
+        let run = try await BuiltProduct.runLivery(["pack", folder, "-o", scratch.path("out/package.zip")])
         #expect(run.status == 1, "\(what): \(run.transcript)")
         #expect(run.standardOutput.contains("INVALID"), "\(what): the report is printed")
         #expect(run.standardOutput.contains("fix:"), "\(what): the report says how to fix it")
@@ -73,7 +73,7 @@ import TestSupport
         try scratch.write("skin/config.json", Array(##"{"m": {"colors": {"c": "#GG0000"}}}"##.utf8))
         let previous = Array("the previous package".utf8)
         try scratch.write("out/package.zip", previous)
-        let run = try await LiveryCommand.run(["pack", folder, "-o", scratch.path("out/package.zip"), "--json"])
+        let run = try await BuiltProduct.runLivery(["pack", folder, "-o", scratch.path("out/package.zip"), "--json"])
         #expect(run.status == 1, "\(run.transcript)")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any])
         #expect(report["valid"] as? Bool == false)
@@ -88,12 +88,12 @@ import TestSupport
         try scratch.write("not-a-folder", Array("plain file".utf8))
         try FileManager.default.createDirectory(atPath: scratch.path("out"), withIntermediateDirectories: false)
         for input in [scratch.path("missing-skin"), scratch.path("not-a-folder")] {
-            let run = try await LiveryCommand.run(["pack", input, "-o", scratch.path("out/package.zip")])
+            let run = try await BuiltProduct.runLivery(["pack", input, "-o", scratch.path("out/package.zip")])
             #expect(run.status == 2, "\(input): \(run.transcript)")
             #expect(!run.standardError.isEmpty, "\(input): the reason goes to standard error")
             #expect(try scratch.listing("out") == [])
         }
-        let json = try await LiveryCommand.run(["pack", scratch.path("missing-skin"), "-o", scratch.path("out/package.zip"), "--json"])
+        let json = try await BuiltProduct.runLivery(["pack", scratch.path("missing-skin"), "-o", scratch.path("out/package.zip"), "--json"])
         #expect(json.status == 2, "\(json.transcript)")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
         #expect(report["valid"] as? Bool == false)
@@ -103,7 +103,7 @@ import TestSupport
     @Test func unwritableOutputExitsTwoAndSaysWhy() async throws {
         let scratch = try ScratchDirectory(prefix: "livery-package-tests")
         let output = scratch.path("missing-folder/package.zip")
-        let run = try await LiveryCommand.run(["pack", Samples.folder("double-11-2026"), "-o", output])
+        let run = try await BuiltProduct.runLivery(["pack", Samples.folder("double-11-2026"), "-o", output])
         #expect(run.status == 2, "\(run.transcript)")
         #expect(run.standardError.contains("No such file or directory"), "\(run.transcript)")
         #expect(run.standardError.contains("fix: Check that the output folder exists and is writable."))
@@ -113,7 +113,7 @@ import TestSupport
     @Test(arguments: [["--scale", "4"], ["--scale", "0"], ["--appearance", "sepia"]])
     func unknownVariantIsAUsageError(arguments: [String]) async throws {
         let scratch = try ScratchDirectory(prefix: "livery-package-tests")
-        let run = try await LiveryCommand.run(["pack", Samples.folder("double-11-2026"), "-o", scratch.path("p.zip")] + arguments)
+        let run = try await BuiltProduct.runLivery(["pack", Samples.folder("double-11-2026"), "-o", scratch.path("p.zip")] + arguments)
         #expect(run.status == 2, "bad arguments exit 2, as the README documents (not ArgumentParser's 64): \(run.transcript)")
         #expect(run.standardError.contains(arguments[0]), "\(run.transcript)")
         #expect(try scratch.listing() == [])

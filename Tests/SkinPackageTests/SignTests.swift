@@ -30,7 +30,7 @@ import TestSupport
             #expect(sign.count == 32 && sign.allSatisfy { "0123456789abcdef".contains($0) }, "\(sign)")
         }
         let scratch = try ScratchDirectory(prefix: "livery-package-tests")
-        let run = try await LiveryCommand.run(["pack", folder, "-o", scratch.path("p.zip"), "--scale", "1", "--appearance", "dark"])
+        let run = try await BuiltProduct.runLivery(["pack", folder, "-o", scratch.path("p.zip"), "--scale", "1", "--appearance", "dark"])
         try #require(run.status == 0, "\(run.transcript)")
         #expect(LiveryCommand.fields(of: run.standardOutput)["sign"] == first[try variant(1, .dark)])
     }

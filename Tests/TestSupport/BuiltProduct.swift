@@ -31,6 +31,19 @@ public enum BuiltProduct {
         return found
     }
 
+    /// The built `livery`, or the one the `LIVERY_BINARY` environment variable names: the one place tests find the
+    /// real binary (`livery serve` children and CLI runs alike).
+    public static func livery() throws(NotFound) -> String {
+        try path("livery", environmentOverride: "LIVERY_BINARY")
+    }
+
+    /// Runs the built `livery arguments…` to completion, off the cooperative pool, and returns its status and output.
+    public static func runLivery(
+        _ arguments: [String], timeout: Duration = ExternalProcess.defaultTimeout
+    ) async throws -> ExternalProcess.Output {
+        try await ExternalProcess.run(try livery(), arguments, timeout: timeout)
+    }
+
     private static var buildFolders: [URL] {
         var folders: [URL] = [URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()]
         if let executable = Bundle.main.executableURL { folders.append(executable.deletingLastPathComponent()) }

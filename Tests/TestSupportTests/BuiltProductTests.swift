@@ -28,4 +28,12 @@ import TestSupport
         #expect(try BuiltProduct.path("livery", environmentOverride: variable) == "/bin/sh")
         #expect(try BuiltProduct.path("livery", environmentOverride: "\(variable)_UNSET") != "/bin/sh")
     }
+
+    @Test func theLiveryBinaryIsFoundAndRunsToCompletionWithItsOutput() async throws {
+        #expect(URL(fileURLWithPath: try BuiltProduct.livery()).lastPathComponent == "livery")
+        let help = try await BuiltProduct.runLivery(["--help"])
+        #expect(help.status == 0 && help.standardOutput.contains("serve"), "\(help.standardError)")
+        let unknown = try await BuiltProduct.runLivery(["no-such-command"])
+        #expect(unknown.status != 0)
+    }
 }

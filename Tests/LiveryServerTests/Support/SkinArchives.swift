@@ -17,7 +17,7 @@ enum SkinArchives {
     /// The files of the repository's sample skin `name`, without its `release` (so uploads of it are not
     /// scheduled by accident).
     static func sample(_ name: String) throws -> [String: [UInt8]] {
-        let root = ClientAPIHarness.repository.path + "/skins/" + name
+        let root = LiveryHarness.repository.path + "/skins/" + name
         var files: [String: [UInt8]] = [:]
         guard let walker = FileManager.default.enumerator(atPath: root) else { throw TestClientError("no sample \(name)") }
         while let relative = walker.nextObject() as? String {

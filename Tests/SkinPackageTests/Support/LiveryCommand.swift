@@ -2,20 +2,8 @@ import Foundation
 import Testing
 import TestSupport
 
-/// The `livery` executable that `swift build --build-tests` (and so `swift test`) puts beside the test bundle.
+/// Reading what `livery pack` prints (the binary runs through `BuiltProduct.runLivery`).
 enum LiveryCommand {
-    /// The path of the built binary; fails the test (it does not skip) when it has not been built.
-    static func path(sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
-        try BuiltProduct.path("livery", environmentOverride: "LIVERY_BINARY")
-    }
-
-    /// Runs `livery arguments…` and waits for it, off the cooperative pool.
-    static func run(
-        _ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation
-    ) async throws -> ExternalProcess.Output {
-        try await ExternalProcess.run(try path(sourceLocation: sourceLocation), arguments)
-    }
-
     /// The `key value` lines `livery pack` prints, as a dictionary.
     static func fields(of output: String) -> [String: String] {
         var fields: [String: String] = [:]

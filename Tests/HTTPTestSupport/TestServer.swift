@@ -1,39 +1,47 @@
 import Foundation
-import HTTPTestSupport
+import LiveryHTTP
 import Logging
-import Synchronization
 
-@testable import LiveryHTTP
+/// The one way tests start an in-process HTTP server: a real `HTTPServer` on 127.0.0.1 with a port the kernel
+/// chose, two event loops, and the routes and configuration the test gives. Used by LiveryHTTP's protocol tests
+/// (with `standardRoutes`) and by the application's socket-level tests (with its own routes); tests that need no
+/// socket use `TestEndpoint` in memory instead.
+public struct TestServer: Sendable {
+    public let server: HTTPServer
+    public let port: Int
 
-/// A server on 127.0.0.1 with a free port, for one test.
-struct TestServer: Sendable {
-    let server: HTTPServer
-    let port: Int
-
-    static let quietLogger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+    public static let quietLogger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
 
     /// Starts a server with `routes` (default: `TestServer.standardRoutes`) and configuration tweaks.
-    static func start(
+    public static func start(
         logger: Logger = quietLogger,
         configure: (inout HTTPServer.Configuration) -> Void = { _ in },
         routes: (Router) -> Void = TestServer.standardRoutes
     ) throws -> TestServer {
+        let router = Router()
+        routes(router)
+        return try start(logger: logger, configure: configure, routing: router.freeze())
+    }
+
+    /// Starts a server answering with `routing` (for routes already frozen, as `TestEndpoint`'s).
+    public static func start(
+        logger: Logger = quietLogger, configure: (inout HTTPServer.Configuration) -> Void = { _ in },
+        routing: some HTTPRouting
+    ) throws -> TestServer {
         var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: 0)
         configuration.eventLoopCount = 2
         configure(&configuration)
-        let router = Router()
-        routes(router)
-        let server = HTTPServer(configuration: configuration, router: router, logger: logger)
+        let server = HTTPServer(configuration: configuration, routing: routing, logger: logger)
         let address = try server.start()
         return TestServer(server: server, port: address.port)
     }
 
-    func client(timeout: Double = 5) throws -> TestClient { try TestClient(port: port, timeout: timeout) }
+    public func client(timeout: Double = 5) throws -> TestClient { try TestClient(port: port, timeout: timeout) }
 
-    func stop() async { await server.shutdown(drainTimeout: .zero) }
+    public func stop() async { await server.shutdown(drainTimeout: .zero) }
 
     /// Routes most protocol tests use.
-    static func standardRoutes(_ router: Router) {
+    public static func standardRoutes(_ router: Router) {
         router.on(.get, "/hello", .sync { _ in HTTPResponse(headers: ["Content-Type": "text/plain"], body: .bytes(Array("hello".utf8))) })
         router.on(.post, "/echo", bodyLimit: 1 << 20, .sync { request in
             var headers: HTTPHeaders = ["Content-Type": "application/octet-stream"]
@@ -70,7 +78,7 @@ struct TestServer: Sendable {
 
 /// Runs `body` with a started test server and shuts the server down afterwards, even on failure.
 @discardableResult
-func withTestServer<T: Sendable>(
+public func withTestServer<T: Sendable>(
     logger: Logger = TestServer.quietLogger,
     configure: (inout HTTPServer.Configuration) -> Void = { _ in },
     routes: (Router) -> Void = TestServer.standardRoutes,
@@ -87,13 +95,3 @@ func withTestServer<T: Sendable>(
     }
 }
 
-/// Records everything an observer receives.
-final class RecordingObserver: HTTPServerObserver {
-    let requests = Mutex<[HTTPRequestEvent]>([])
-    let opened = Atomic<Int>(0)
-    let closed = Atomic<Int>(0)
-
-    func connectionOpened(_ event: HTTPConnectionEvent) { opened.add(1, ordering: .relaxed) }
-    func connectionClosed(_ event: HTTPConnectionEvent) { closed.add(1, ordering: .relaxed) }
-    func requestCompleted(_ event: HTTPRequestEvent) { requests.withLock { $0.append(event) } }
-}

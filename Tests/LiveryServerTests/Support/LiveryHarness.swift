@@ -4,29 +4,54 @@ import LiveryCrypto
 import LiveryHTTP
 import Logging
 import SkinStore
+import Synchronization
 import Testing
 import TestSupport
 
 @testable import LiveryServer
 
-/// A Livery service with the admin API enabled (an editor and a viewer token), served on 127.0.0.1 with an
-/// injected clock. The tokens file is checked on every request (`tokenCheckInterval` zero), so tests that edit
+/// A clock tests move by hand.
+final class TestClock: Sendable {
+    private let instant: Mutex<Date>
+    init(_ start: Date) { instant = Mutex(start) }
+    var now: Date { instant.withLock { $0 } }
+    func set(_ date: Date) { instant.withLock { $0 = date } }
+}
+
+/// The one Livery service of the server tests: the real router (client API and admin API, registered by
+/// `LiveryService.register(on:)` as `livery serve` does) over a scratch folder (skins, data, a tokens file with an
+/// editor and a viewer token) with an injected clock, reached in memory by default or over a socket
+/// (`TestEndpoint`). The tokens file is checked on every request (`tokenCheckInterval` zero), so tests that edit
 /// it need not wait.
-final class AdminHarness: Sendable {
+///
+/// Tests of rules (validation, auth, If-Match, releases, audit, previews, answers) use `.memory`; tests of what
+/// the socket does (framing, Range over `sendfile`, keep-alive, bodies refused before they are read,
+/// concurrency on the event loops) use `.socket`.
+final class LiveryHarness: Sendable {
     static let editorToken = "livery_test_editor_0123456789abcdef"
     static let viewerToken = "livery_test_viewer_0123456789abcdef"
     static let wrongToken = "livery_test_wrong_0123456789abcdef"
     /// A window around the harness clock: 2027-01-15T07:00:00Z ..< 2027-01-15T10:00:00Z.
     static let window = #"{"startsAt": "2027-01-15T07:00:00Z", "endsAt": "2027-01-15T10:00:00Z"}"#
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+    static let quiet = TestServer.quietLogger
+    /// The window every sample skin gets: 2027-01-15T08:00:00Z ..< +2 h.
+    static let start = Fixtures.t0
+    static let end = Fixtures.t0.addingTimeInterval(7200)
+    /// The standard poll.
+    static let poll = "/api/v1/skin?app=demo&platform=ios&appVersion=7.0.0"
 
     let root: String
     let clock: TestClock
     let service: LiveryService
-    let server: HTTPServer
-    let port: Int
+    let endpoint: TestEndpoint
 
     var tokensPath: String { root + "/tokens" }
+    var skinsDirectory: String { root + "/skins" }
     var dataDirectory: String { root + "/data" }
+    /// The server's port; only with `transport: .socket`.
+    var port: Int { endpoint.port }
 
     /// The standard tokens file: `ops` (editor) and `auditor` (viewer).
     static var tokensFile: String {
@@ -38,19 +63,35 @@ final class AdminHarness: Sendable {
         """
     }
 
+    /// Copies `sample` from the repository's skins/ with its release replaced by `release` (default: the
+    /// harness window on iOS and Android).
+    static func makeSkins(in root: String, sample: String = "christmas-2026", release: String? = nil) throws {
+        let folder = root + "/skins/" + sample
+        try FileManager.default.createDirectory(atPath: root + "/skins", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: repository.path + "/skins/" + sample, toPath: folder)
+        let manifestPath = folder + "/skin.json"
+        guard var manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: manifestPath))) as? [String: Any]
+        else { throw TestClientError("sample skin.json is not an object") }
+        let window = release ?? #"{"startsAt": "2027-01-15T08:00:00Z", "endsAt": "2027-01-15T10:00:00Z", "platforms": ["ios", "android"]}"#
+        manifest["release"] = try JSONSerialization.jsonObject(with: Data(window.utf8))
+        try JSONSerialization.data(withJSONObject: manifest, options: [.sortedKeys]).write(to: URL(fileURLWithPath: manifestPath))
+    }
+
     /// - Parameters:
     ///   - samples: repository sample skins copied into the skins folder (imported on start), each released over
-    ///     the harness window.
+    ///     the sample window.
     ///   - root: reuse a folder of an earlier harness (its data and tokens) to test restarts.
+    ///   - transport: in memory (the default) or over a server on 127.0.0.1.
     ///   - configure: changes to the service configuration.
     init(
         samples: [String] = [], root: String? = nil, at instant: Date = Fixtures.t0.addingTimeInterval(60),
-        logger: Logger = ClientAPIHarness.quiet, configure: (inout LiveryService.Configuration) -> Void = { _ in }
+        logger: Logger = LiveryHarness.quiet, transport: TestTransport = .memory,
+        configure: (inout LiveryService.Configuration) -> Void = { _ in }
     ) async throws {
-        let root = root ?? FileManager.default.temporaryDirectory.appendingPathComponent("livery-admin-\(UUID().uuidString)").path
+        let root = root ?? FileManager.default.temporaryDirectory.appendingPathComponent("livery-harness-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: root + "/skins", withIntermediateDirectories: true)
         for sample in samples where !FileManager.default.fileExists(atPath: root + "/skins/" + sample) {
-            try ClientAPIHarness.makeSkins(in: root, sample: sample)
+            try Self.makeSkins(in: root, sample: sample)
         }
         if !FileManager.default.fileExists(atPath: root + "/tokens") {
             try Data(Self.tokensFile.utf8).write(to: URL(fileURLWithPath: root + "/tokens"))
@@ -64,20 +105,16 @@ final class AdminHarness: Sendable {
         configuration.admin.tokensFile = root + "/tokens"
         configuration.admin.tokenCheckInterval = .zero
         configure(&configuration)
-        service = try LiveryService(configuration: configuration, logger: logger, clock: { clock.now })
+        let service = try LiveryService(configuration: configuration, logger: logger, clock: { clock.now })
+        self.service = service
         store = try #require(service.fileStore)
         try await service.loadCatalog()
-        let router = Router()
-        service.register(on: router)
-        var serverConfiguration = HTTPServer.Configuration(host: "127.0.0.1", port: 0)
-        serverConfiguration.eventLoopCount = 2
-        server = HTTPServer(configuration: serverConfiguration, router: router, logger: logger)
-        port = try server.start().port
+        endpoint = try TestEndpoint(transport, logger: logger) { service.register(on: $0) }
     }
 
-    /// Stops the server and closes the store (so another harness may open the same data folder).
+    /// Stops the server (if any) and closes the store (so another harness may open the same data folder).
     func stop() async {
-        await server.shutdown(drainTimeout: .zero)
+        await endpoint.stop()
         service.close()
     }
 
@@ -86,23 +123,24 @@ final class AdminHarness: Sendable {
     /// The service's own file store.
     let store: FileSkinStore
 
-    /// Sends one request on a new connection and reads the answer.
+    /// Sends one request (on a new connection over a socket) and returns the answer.
     func request(
         _ method: String, _ target: String, token: String? = editorToken, headers: [(String, String)] = [],
         body: [UInt8] = [], contentType: String? = nil
     ) async throws -> TestResponse {
-        let port = port
-        var head = "\(method) \(target) HTTP/1.1\r\nHost: test\r\nContent-Length: \(body.count)\r\n"
-        if let token { head += "Authorization: Bearer \(token)\r\n" }
-        if let contentType { head += "Content-Type: \(contentType)\r\n" }
-        for (name, value) in headers { head += "\(name): \(value)\r\n" }
-        head += "\r\n"
-        let bytes = Array(head.utf8) + body
-        return try await blocking {
-            let client = try TestClient(port: port, timeout: 30)
-            client.sendIgnoringErrors(bytes)
-            return try client.readResponse(forHead: method == "HEAD")
+        var fields: [(String, String)] = []
+        if let token { fields.append(("Authorization", "Bearer \(token)")) }
+        if let contentType { fields.append(("Content-Type", contentType)) }
+        return try await endpoint.request(method, target, headers: fields + headers, body: body)
+    }
+
+    /// A client's request without a token: `GET` (or `HEAD`) with `headers` as raw `Name: value\r\n` lines.
+    func get(_ target: String, headers: String = "", head: Bool = false) async throws -> TestResponse {
+        let fields = headers.split(separator: "\r\n").compactMap { line -> (String, String)? in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
         }
+        return try await request(head ? "HEAD" : "GET", target, token: nil, headers: fields)
     }
 
     /// Sends JSON.
@@ -135,9 +173,9 @@ final class AdminHarness: Sendable {
         return response
     }
 
-    /// The client's answer for the standard poll (or `query`).
-    func poll(_ query: String = ClientAPIHarness.poll) async throws -> [String: Any] {
-        let response = try await request("GET", query, token: nil)
+    /// The client's answer for the standard poll (or `query`), expecting 200.
+    func poll(_ query: String = LiveryHarness.poll) async throws -> [String: Any] {
+        let response = try await get(query)
         #expect(response.status == 200)
         return try Self.object(response)
     }
