@@ -144,7 +144,7 @@ import TestSupport
             // Every acknowledged version is on both survivors (the one that did not answer it within a second).
             for replica in replicas[..<2] {
                 var found: [Int: String] = [:]
-                _ = try Replicas.eventually(seconds: 5) {
+                _ = try AdminServeTests.eventually(seconds: 5) {
                     let (_, skin) = try AdminCall(port: replica.port).json("GET", "/admin/v1/skins/storm")
                     for version in (skin["versions"] as? [[String: Any]]) ?? [] {
                         if let number = version["version"] as? Int { found[number] = version["digest"] as? String }
@@ -217,10 +217,10 @@ import TestSupport
             traffic.start()
             try await server.stop()
             try await blocking {
-                #expect(Replicas.eventually(seconds: 10) {
+                #expect(AdminServeTests.eventually(seconds: 10) {
                     (try? other.send("GET", "/readyz"))?.text.contains(#""store":"unreachable""#) == true
                 })
-                #expect(Replicas.eventually(seconds: 5) { second.output.contains("PostgreSQL unreachable: serving the last catalog") })
+                #expect(AdminServeTests.eventually(seconds: 5) { second.output.contains("PostgreSQL unreachable: serving the last catalog") })
                 let ready = try other.send("GET", "/readyz")
                 #expect(ready.status == 200 && ready.text.contains(#""status":"ready""#), "\(ready.text)")
                 for _ in 0..<50 {
@@ -239,7 +239,7 @@ import TestSupport
             let restarted = Date()
             try await blocking { () throws in
                 // Within 10 s: the first replica takes a change again, and the second serves it.
-                #expect(Replicas.eventually(seconds: 10) {
+                #expect(AdminServeTests.eventually(seconds: 10) {
                     (try? Replicas.pushAndRelease(admin, id: "late", marker: "l", priority: 9)) != nil
                 })
                 #expect(Replicas.timeUntilServed("late", port: second.port, within: 10) != nil)

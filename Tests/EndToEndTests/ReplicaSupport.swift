@@ -69,16 +69,6 @@ struct Replicas {
         return nil
     }
 
-    /// Waits (bounded) until `condition` holds, checking every 20 ms.
-    static func eventually(seconds: Double, _ condition: () throws -> Bool) rethrows -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if try condition() { return true }
-            usleep(20_000)
-        }
-        return try condition()
-    }
-
     /// A role that must log in with `password`, allowed to create the store's tables in `database`; returns the
     /// URI with the password in it.
     static func passwordURI(_ server: PostgresServer, database: String, password: String) async throws -> String {
@@ -150,7 +140,7 @@ final class LoadBalancer: @unchecked Sendable {
         process.standardError = FileHandle.nullDevice
         try process.run()
         // Up once it answers a poll through a ready replica.
-        guard Replicas.eventually(seconds: 20, { Replicas.polledSkin(port: port) != nil }) else {
+        guard AdminServeTests.eventually(seconds: 20, { Replicas.polledSkin(port: port) != nil }) else {
             throw E2EError(description: "haproxy did not come up on 127.0.0.1:\(port)")
         }
     }
