@@ -4,8 +4,9 @@ import PackageDescription
 /// Livery: a holiday skin package server.
 ///
 /// Targets have one job each and depend one way:
-/// system shims, JSONWriting → LiveryCrypto / LiveryHTTP / SkinModel / ZipArchive / SkinStore / PostgresClient → SkinPackage →
-/// SkinServing → LiveryServer → livery (LiverySetup beside it).
+/// system shims → SystemCalls, JSONWriting → LiveryCrypto / LiveryHTTP / SkinModel / ZipArchive / SkinStore /
+/// PostgresClient → SkinPackage → SkinServing → LiveryServer → livery (LiverySetup beside it).
+/// Every target calls the system through SystemCalls (one error type, one crash-safe write).
 /// The HTTP layer knows nothing about skins; the model, archive, packaging, store and serving-core targets never import
 /// HTTP. LiveryServer holds only the HTTP adapters of the serving core.
 let package = Package(
@@ -26,14 +27,22 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
+        // Linux calls SystemCalls needs that Swift's Glibc module does not export (accept4).
+        .target(name: "CSystemCalls"),
+
+        // The one system-call layer for files and sockets (EINTR retried, EAGAIN a value, EBADF a bug, one
+        // SystemCallError), the O_NOFOLLOW walk beneath a trusted folder and the one crash-safe write
+        // (DurableFile). Depends on nothing of Livery's but its C shim.
+        .target(name: "SystemCalls", dependencies: ["CSystemCalls"]),
+
         // The one JSON writer (string escaping rule, fragments) every target that writes JSON uses. Depends on nothing.
         .target(name: "JSONWriting"),
 
         // Hashing, constant-time comparison, randomness, and answer signing (keys, signatures, the
         // Livery-Signature header, a caching signer, key rings) on OpenSSL's EVP API.
-        .target(name: "LiveryCrypto", dependencies: ["COpenSSL"]),
+        .target(name: "LiveryCrypto", dependencies: ["COpenSSL", "SystemCalls"]),
 
-        // Linux calls (epoll, eventfd, accept4) that Swift's Glibc module does not export, for LiveryHTTP.
+        // Linux calls (epoll, eventfd) that Swift's Glibc module does not export, for LiveryHTTP.
         .target(name: "CLiveryHTTP"),
 
         // HTTP/1.1 server (and HTTPS, on OpenSSL) on BSD sockets, epoll and Dispatch. Knows nothing of skins.
@@ -41,29 +50,29 @@ let package = Package(
         // poll's CPU); debug builds, which the tests run, keep them.
         .target(
             name: "LiveryHTTP",
-            dependencies: ["CLiveryHTTP", "COpenSSL", "JSONWriting", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CLiveryHTTP", "COpenSSL", "JSONWriting", "SystemCalls", .product(name: "Logging", package: "swift-log")],
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
 
         // skin.json / config.json values, color and image parsing, validation, identifier fallback, variants.
-        .target(name: "SkinModel", dependencies: ["JSONWriting"]),
+        .target(name: "SkinModel", dependencies: ["JSONWriting", "SystemCalls"]),
 
         // Deterministic zip writer (and hostile-first reader) on zlib. No HTTP, no skins.
-        .target(name: "ZipArchive", dependencies: ["CZlib", "LiveryCrypto"]),
+        .target(name: "ZipArchive", dependencies: ["CZlib", "LiveryCrypto", "SystemCalls"]),
 
         // Durable state: the SkinStore role (snapshot, revision-checked changes, content-addressed files, audit log,
         // kill switches) and FileSkinStore, its implementation under the data directory (blobs, state.json, audit.log).
-        .target(name: "SkinStore", dependencies: ["LiveryCrypto", "JSONWriting"]),
+        .target(name: "SkinStore", dependencies: ["LiveryCrypto", "JSONWriting", "SystemCalls"]),
 
         // PostgreSQL through libpq: connections on threads of their own, parameterized queries, typed SQLSTATE
         // errors, transactions, advisory locks, LISTEN/NOTIFY, versioned migrations. Knows nothing of skins or HTTP.
-        .target(name: "PostgresClient", dependencies: ["CLibPQ", "LiveryCrypto"]),
+        .target(name: "PostgresClient", dependencies: ["CLibPQ", "LiveryCrypto", "SystemCalls"]),
 
         // The SkinStore role in PostgreSQL (schema migrations, one transaction per change, NOTIFY to other replicas,
         // a local cache of verified blobs). Never HTTP.
         .target(name: "PostgresSkinStore", dependencies: ["SkinStore", "PostgresClient", "LiveryCrypto"]),
 
         // Turns a validated skin and a variant into a deterministic zip package.
-        .target(name: "SkinPackage", dependencies: ["SkinModel", "ZipArchive", "LiveryCrypto"]),
+        .target(name: "SkinPackage", dependencies: ["SkinModel", "ZipArchive", "LiveryCrypto", "SystemCalls"]),
 
         // The ops console's static files (www/), compiled into the binary by SwiftPM so it needs no files next to it
         // (copied resources would need a bundle folder beside the binary). The byte-array literals cost about 20 s
@@ -74,13 +83,13 @@ let package = Package(
         // to a closure, request values, resolution, rollout buckets, answer bodies, the package cache, the importer
         // and upload reading. Never imports LiveryHTTP.
         .target(name: "SkinServing", dependencies: [
-            "SkinModel", "SkinPackage", "SkinStore", "LiveryCrypto", "ZipArchive", "JSONWriting",
+            "SkinModel", "SkinPackage", "SkinStore", "LiveryCrypto", "ZipArchive", "JSONWriting", "SystemCalls",
             .product(name: "Logging", package: "swift-log"), .product(name: "CoreMetrics", package: "swift-metrics"),
         ]),
 
         // How a Livery process is set up: the settings of `livery serve` (flag > environment > default, checked) and
         // the log handler (text or JSON lines). No HTTP, no skins.
-        .target(name: "LiverySetup", dependencies: ["JSONWriting", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "LiverySetup", dependencies: ["JSONWriting", "SystemCalls", .product(name: "Logging", package: "swift-log")]),
 
         // The HTTP adapters of the serving core: client routes, the package responder, admin routes and auth, the one
         // mapping of errors to HTTP (APIError), metrics; LiveryService assembles them.
@@ -94,7 +103,7 @@ let package = Package(
         // The thin executable: configuration, logging bootstrap, signals, subcommands.
         .executableTarget(name: "livery", dependencies: [
             "LiveryServer", "LiverySetup", "LiveryHTTP", "SkinModel", "SkinPackage", "ZipArchive", "LiveryCrypto", "COpenSSL",
-            "PostgresClient", "PostgresSkinStore", "SkinStore",
+            "PostgresClient", "PostgresSkinStore", "SkinStore", "SystemCalls",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -111,6 +120,9 @@ let package = Package(
         .testTarget(
             name: "TestSupportTests", dependencies: ["TestSupport", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "JSONWritingTests", dependencies: ["JSONWriting"]),
+        .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls", "TestSupport"]),
+        // Child process for SystemCallsTests' EBADF checks (a precondition failure stops the process). Not shipped.
+        .executableTarget(name: "syscalls-probe", dependencies: ["SystemCalls"], path: "Tests/SystemCallsProbe"),
         .testTarget(name: "LiveryCryptoTests", dependencies: ["LiveryCrypto", "TestSupport"]),
         .testTarget(name: "LiveryHTTPTests", dependencies: [
             "LiveryHTTP", "HTTPTestSupport", "TestSupport", .product(name: "Logging", package: "swift-log"),

@@ -37,6 +37,3 @@ int livery_eventfd_drain(int fd) {
     return eventfd_read(fd, &value);
 }
 
-int livery_accept4(int fd, struct sockaddr *address, socklen_t *length) {
-    return accept4(fd, address, length, SOCK_NONBLOCK | SOCK_CLOEXEC);
-}

@@ -51,21 +51,24 @@ static inline void livery_SSL_CTX_use_http11_alpn(SSL_CTX *ctx) {
     SSL_CTX_set_alpn_select_cb(ctx, livery_alpn_select, NULL);
 }
 
+/// The system-call layer's socket calls (defined in Sources/CSystemCalls, linked through SystemCalls, which every
+/// target using this BIO depends on): EINTR retried, MSG_NOSIGNAL on sends.
+ssize_t livery_send(int fd, const void *data, size_t length, int flags);
+ssize_t livery_recv(int fd, void *data, size_t length);
+
 /// A socket BIO whose writes pass MSG_NOSIGNAL (OpenSSL's own socket BIO calls write(2), which raises SIGPIPE
 /// on a closed peer) and whose reads use recv(2). The descriptor is stored as the BIO's data; it is never closed here.
 static int livery_bio_write(BIO *bio, const char *data, int length) {
     int fd = (int)(intptr_t)BIO_get_data(bio);
     BIO_clear_retry_flags(bio);
-    ssize_t sent;
-    do { sent = send(fd, data, (size_t)length, MSG_NOSIGNAL); } while (sent < 0 && errno == EINTR);
+    ssize_t sent = livery_send(fd, data, (size_t)length, 0);
     if (sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) BIO_set_retry_write(bio);
     return (int)sent;
 }
 static int livery_bio_read(BIO *bio, char *data, int length) {
     int fd = (int)(intptr_t)BIO_get_data(bio);
     BIO_clear_retry_flags(bio);
-    ssize_t received;
-    do { received = recv(fd, data, (size_t)length, 0); } while (received < 0 && errno == EINTR);
+    ssize_t received = livery_recv(fd, data, (size_t)length);
     if (received < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) BIO_set_retry_read(bio);
     return (int)received;
 }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import SystemCalls
 
 /// The `Date` header line (RFC 9110 §6.6.1, IMF-fixdate), rebuilt at most once per second.
 ///

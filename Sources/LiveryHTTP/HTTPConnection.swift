@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import SystemCalls
 import Logging
 
 /// One accepted TCP connection: carries out what its `HTTPConnectionStateMachine` decides, doing the I/O, the
@@ -464,7 +465,7 @@ final class HTTPConnection: @unchecked Sendable {
     }
 
     private enum FileBodyError: Error, CustomStringConvertible {
-        case open(SyscallError)
+        case open(SystemCallError)
         case notRegularFile
         case shorterThanRange
         case rangeTooLarge
@@ -553,7 +554,7 @@ final class HTTPConnection: @unchecked Sendable {
             do {
                 switch chunk {
                 case .bytes(let bytes, let offset):
-                    let result = try bytes.withUnsafeBytes { buffer throws(SyscallError) in
+                    let result = try bytes.withUnsafeBytes { buffer throws(SystemCallError) in
                         try send(UnsafeRawBufferPointer(rebasing: buffer[offset...]), more: false)
                     }
                     guard case .processed(let count) = result else { return }
@@ -635,19 +636,19 @@ final class HTTPConnection: @unchecked Sendable {
 
     // MARK: - Transport
 
-    private func receive() throws(SyscallError) -> IOResult<Int> {
+    private func receive() throws(SystemCallError) -> IOResult<Int> {
         if let tls { return try tls.read(into: loop.readBuffer) }
         return try Syscall.receive(fd, into: loop.readBuffer)
     }
 
-    private func send(_ bytes: UnsafeRawBufferPointer, more: Bool) throws(SyscallError) -> IOResult<Int> {
+    private func send(_ bytes: UnsafeRawBufferPointer, more: Bool) throws(SystemCallError) -> IOResult<Int> {
         if let tls { return try tls.write(bytes) }
         return try Syscall.send(fd, bytes, more: more)
     }
 
     /// `sendfile`, or under TLS a read of up to one read buffer at `offset` and its encryption. A TLS write
     /// that would block is retried later from the same offset, so the same bytes are offered again.
-    private func sendFile(_ descriptor: Int32, offset: inout Int, count: Int) throws(SyscallError) -> IOResult<Int> {
+    private func sendFile(_ descriptor: Int32, offset: inout Int, count: Int) throws(SystemCallError) -> IOResult<Int> {
         guard let tls else { return try Syscall.sendFile(to: fd, from: descriptor, offset: &offset, count: count) }
         let chunk = UnsafeMutableRawBufferPointer(rebasing: loop.readBuffer[0..<min(count, loop.readBuffer.count)])
         let read = try Syscall.readFile(descriptor, into: chunk, at: offset)

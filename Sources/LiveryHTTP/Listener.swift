@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import SystemCalls
 import Dispatch
 import Logging
 
@@ -39,21 +40,21 @@ final class Listener: @unchecked Sendable {
         } catch {
             throw .socket(call: "socket", errno: error.errno)
         }
-        do throws(SyscallError) {
+        do throws(SystemCallError) {
             try Syscall.setOption(fd, level: SOL_SOCKET, name: SO_REUSEADDR, value: 1)
             if bindAddress.family == AF_INET6 {
                 // Dual-stack: "::" also accepts IPv4 (as v4-mapped addresses).
                 try Syscall.setOption(fd, level: Int32(IPPROTO_IPV6), name: IPV6_V6ONLY, value: 0)
             }
             var storage = bindAddress.storage
-            try withUnsafePointer(to: &storage) { pointer throws(SyscallError) in
-                try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address throws(SyscallError) in
+            try withUnsafePointer(to: &storage) { pointer throws(SystemCallError) in
+                try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address throws(SystemCallError) in
                     try Syscall.bind(fd, address: address, length: bindAddress.length)
                 }
             }
             try Syscall.listen(fd, backlog: Int32(clamping: configuration.backlog))
             guard let bound = SocketAddress(try Syscall.localAddress(fd)) else {
-                throw SyscallError(call: "getsockname", errno: EAFNOSUPPORT)
+                throw SystemCallError("getsockname", errno: EAFNOSUPPORT)
             }
             self.address = bound
         } catch {
@@ -62,7 +63,7 @@ final class Listener: @unchecked Sendable {
             case EADDRINUSE: throw .addressInUse(host: host, port: port)
             case EACCES, EPERM: throw .permissionDenied(host: host, port: port)
             case EADDRNOTAVAIL: throw .invalidAddress(host: host, port: port)
-            default: throw .socket(call: "\(error.call)", errno: error.errno)
+            default: throw .socket(call: error.operation, errno: error.errno)
             }
         }
         self.fd = fd
@@ -152,7 +153,7 @@ final class Listener: @unchecked Sendable {
         }
     }
 
-    private func pauseAccepting(_ error: SyscallError) {
+    private func pauseAccepting(_ error: SystemCallError) {
         guard !paused, let source else { return }
         context.descriptors.failed("accepting a connection", errno: error.errno)
         paused = true

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import SystemCalls
 import Synchronization
 
 /// An open, read-only regular file, closed when the last holder lets go of it.
@@ -87,7 +88,7 @@ public final class OpenFileCache: Sendable {
 
     /// Why a file could not be opened.
     enum Failure: Error {
-        case system(SyscallError)
+        case system(SystemCallError)
         case notRegularFile
     }
 

@@ -3,13 +3,14 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import SystemCalls
 import COpenSSL
 
 /// One connection's TLS state (an `SSL` on the connection's socket), driven non-blocking from the event loop.
 ///
 /// `handshake`, `read` and `write` never block: when OpenSSL needs the socket to become readable or writable they
 /// say so (`SSL_ERROR_WANT_READ` / `WANT_WRITE`), whichever call it was. Errors and a peer's bad bytes become a
-/// `SyscallError` (the connection closes), never a crash. Used only on its connection's loop thread.
+/// `SystemCallError` (the connection closes), never a crash. Used only on its connection's loop thread.
 final class TLSSession: @unchecked Sendable {
     // Invariant: used only on the owning connection's loop thread (made on the accept queue before that).
     private var ssl: OpaquePointer?
@@ -46,8 +47,8 @@ final class TLSSession: @unchecked Sendable {
     }
 
     /// Decrypted bytes into `buffer`; `.processed(0)` at the end of input (close_notify or EOF).
-    func read(into buffer: UnsafeMutableRawBufferPointer) throws(SyscallError) -> IOResult<Int> {
-        guard let ssl, let base = buffer.baseAddress else { throw SyscallError(call: "SSL_read", errno: EBADF) }
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(SystemCallError) -> IOResult<Int> {
+        guard let ssl, let base = buffer.baseAddress else { throw SystemCallError("SSL_read", errno: EBADF) }
         ERR_clear_error()
         let result = SSL_read(ssl, base, Int32(clamping: buffer.count))
         if result > 0 { return .processed(Int(result)) }
@@ -56,8 +57,8 @@ final class TLSSession: @unchecked Sendable {
 
     /// Encrypts and sends up to `buffer.count` bytes. After `.wouldBlock` the same bytes must be offered again
     /// (they may sit in another buffer: `SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER`).
-    func write(_ buffer: UnsafeRawBufferPointer) throws(SyscallError) -> IOResult<Int> {
-        guard let ssl else { throw SyscallError(call: "SSL_write", errno: EBADF) }
+    func write(_ buffer: UnsafeRawBufferPointer) throws(SystemCallError) -> IOResult<Int> {
+        guard let ssl else { throw SystemCallError("SSL_write", errno: EBADF) }
         guard let base = buffer.baseAddress, !buffer.isEmpty else { return .processed(0) }
         ERR_clear_error()
         let result = SSL_write(ssl, base, Int32(clamping: buffer.count))
@@ -65,9 +66,9 @@ final class TLSSession: @unchecked Sendable {
         return try outcome(of: result, call: "SSL_write")
     }
 
-    private func outcome(of result: Int32, call: StaticString) throws(SyscallError) -> IOResult<Int> {
+    private func outcome(of result: Int32, call: String) throws(SystemCallError) -> IOResult<Int> {
         let code = errno
-        guard let ssl else { throw SyscallError(call: call, errno: EBADF) }
+        guard let ssl else { throw SystemCallError(call, errno: EBADF) }
         switch SSL_get_error(ssl, result) {
         case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE:
             // Either direction: the socket is level-triggered in the loop, and renegotiation is off, so a read
@@ -79,10 +80,10 @@ final class TLSSession: @unchecked Sendable {
             ERR_clear_error()
             // With SSL_OP_IGNORE_UNEXPECTED_EOF an EOF without close_notify is ZERO_RETURN; what is left is a
             // socket error.
-            throw SyscallError(call: call, errno: code == 0 ? ECONNRESET : code)
+            throw SystemCallError(call, errno: code == 0 ? ECONNRESET : code)
         default:
             ERR_clear_error()
-            throw SyscallError(call: call, errno: EPROTO)
+            throw SystemCallError(call, errno: EPROTO)
         }
     }
 

@@ -150,7 +150,10 @@ extension AdminAPI {
             }
             version = number
         }
-        for key in ["startsAt", "endsAt"] where object[key] == nil {
+        // Only a holiday release needs a window; ReleasePlan.parse checks a theme's (both halves or none) and
+        // names a bad kind first.
+        let isHoliday = object["kind"] == nil || object["kind"] == .string(SkinKind.holiday.rawValue)
+        for key in ["startsAt", "endsAt"] where object[key] == nil && isHoliday {
             throw APIError.invalidField(
                 key, "is required: an ISO 8601 date-time such as 2027-02-05T00:00:00+08:00", code: "invalid_release",
                 status: .unprocessableContent)

@@ -136,7 +136,7 @@ public final class LiveryService: Sendable {
     public func loadCatalog() async throws(LiveryServiceError) {
         let importer = SkinImporter(
             store: store, skinsDirectory: configuration.skinsDirectory, dataDirectory: configuration.dataDirectory,
-            limits: configuration.validationLimits, logger: logger, writeDurably: DurableFile.writer)
+            limits: configuration.validationLimits, logger: logger)
         let summary: SkinImporter.Summary
         do throws(StoreError) {
             if let shared = store as? any SharedSkinStore {

@@ -1,5 +1,6 @@
 import CLibPQ
 import Foundation
+import SystemCalls
 
 /// A connection that `LISTEN`s on channels and turns each `NOTIFY` into an event, from a thread of its own that
 /// sleeps in `poll` on the connection's socket (and a wake-up pipe for `stop`).
@@ -143,10 +144,11 @@ public final class PostgresListener: Sendable {
                 pollfd(fd: wakeReader, events: Int16(POLLIN), revents: 0),
             ]
             let wait = answerDue.map { max($0 - clock.now, .zero) } ?? healthCheck.interval
-            let ready = poll(&descriptors, 2, Self.milliseconds(wait))
-            if ready < 0 {
-                if errno == EINTR { continue }
-                return disconnected("poll failed: \(String(cString: strerror(errno)))")
+            let ready: Int
+            do throws(SystemCallError) {
+                ready = try Syscall.poll(&descriptors, timeoutMilliseconds: Self.milliseconds(wait))
+            } catch {
+                return disconnected("poll failed: \(error.reason)")
             }
             if descriptors[1].revents != 0 { return }
             if ready == 0 {

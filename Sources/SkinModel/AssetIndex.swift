@@ -3,8 +3,9 @@
 struct AssetIndex: Sendable {
     /// Extensions (lowercased) treated as images.
     static let imageExtensions: Set<String> = ["png", "jpg", "jpeg", "gif", "webp"]
-    /// The files `skin.json` and `config.json`, which references may not name.
-    static let reservedPaths: Set<String> = ["skin.json", "config.json"]
+    /// The files `skin.json` and `config.json`, and the name of the dark config in packages holding both
+    /// appearances, which references may not name.
+    static let reservedPaths: Set<String> = ["skin.json", "config.json", ValidatedSkin.darkConfigName]
 
     struct GroupKey: Hashable, Sendable {
         /// Folder and base name without scale suffix or extension (`icons/tab`).

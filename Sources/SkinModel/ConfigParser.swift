@@ -126,15 +126,15 @@ struct ConfigParser {
 
     // MARK: Values
 
-    mutating func parseColor(_ value: JSONValue, at place: JSONPointer) -> SkinColor? {
+    mutating func parseColor(_ value: JSONValue, at place: JSONPointer) -> ConfigColor? {
         guard let text = value.stringValue else {
             issues.error(.colorInvalid, place, value: value,
                 "A color must be a string, not \(value.compactText).",
-                fix: "Write it as a string in one of: \(SkinColor.acceptedSpellings).")
+                fix: "Write it as a string in one of: \(ConfigColor.acceptedSpellings).")
             return nil
         }
-        guard let color = SkinColor(parsing: text) else {
-            var fix = "Write it as one of: \(SkinColor.acceptedSpellings)."
+        guard let color = ConfigColor(parsing: text) else {
+            var fix = "Write it as one of: \(ConfigColor.acceptedSpellings)."
             if text != text.trimmingCharacters(in: .whitespaces) { fix = "Remove the surrounding spaces. " + fix }
             if text.utf8.count == 9, text.hasPrefix("#") {
                 fix += " Note #RRGGBBAA puts alpha last."
@@ -287,7 +287,7 @@ struct ConfigParser {
         if AssetIndex.reservedPaths.contains(path.rawValue) {
             issues.error(.pathReserved, place, value: value,
                 "\"\(text)\" is the skin's own \(text), not an asset.",
-                fix: "Reference an asset file instead; skin.json and config.json are not shipped as assets.")
+                fix: "Reference an asset file instead; skin.json, config.json and config-dark.json (the dark config of packages holding both appearances) are not shipped as assets.")
             return nil
         }
         return path

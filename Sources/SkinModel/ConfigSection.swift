@@ -1,6 +1,6 @@
 /// The four sections a `config.json` module may hold (Ziroom's model).
 public enum ConfigSection: String, Sendable, Hashable, CaseIterable, Comparable {
-    /// Colors in any spelling ``SkinColor/init(parsing:)`` accepts.
+    /// Colors in any spelling ``ConfigColor/init(parsing:)`` accepts (``SkinColor``'s, or Chameleon's `random`).
     case colors
     /// Images: bundled names, `file://` names, solid colors or `https://` URLs (see ``ImageReference``).
     case images

@@ -2,8 +2,8 @@
 public enum ImageReference: Sendable, Hashable {
     /// Image files in the skin (one per available scale).
     case asset(ImageAsset)
-    /// A solid-color image the app draws itself (`{"color": "ffffff"}`, AUUTheme type 2).
-    case solidColor(SkinColor)
+    /// A solid-color image the app draws itself (`{"color": "ffffff"}`, AUUTheme type 2; `random` too).
+    case solidColor(ConfigColor)
     /// A remote image the app downloads itself (`https://…`, AUUTheme type 3); not part of the package.
     case remote(url: String)
 }

@@ -10,6 +10,13 @@ public struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
 
     public init(tokens: [String]) { self.tokens = tokens }
 
+    /// Reads the escaped RFC 6901 text ``description`` writes; `nil` unless it is empty or starts with `/`.
+    public init?(parsing text: String) {
+        guard text.isEmpty || text.hasPrefix("/") else { return nil }
+        tokens = text.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+            .map { String($0).replacingAll("~1", with: "/").replacingAll("~0", with: "~") }
+    }
+
     /// This pointer with `token` appended (an object key, or an array index written in decimal).
     public func appending(_ token: String) -> JSONPointer { JSONPointer(tokens: tokens + [token]) }
 

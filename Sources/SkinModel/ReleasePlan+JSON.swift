@@ -3,14 +3,17 @@ import Foundation
 extension ReleasePlan {
     /// The keys a release object may hold.
     public static let knownKeys: [String] = [
-        "startsAt", "endsAt", "timeZone", "priority", "platforms", "minAppVersion", "maxAppVersion", "rollout",
+        "startsAt", "endsAt", "timeZone", "priority", "platforms", "minAppVersion", "maxAppVersion", "rollout", "kind",
+        "order",
     ]
 
     /// Parses a release object (`skin.json`'s `release`, or an admin `PUT …/release` body).
     ///
     /// Required: `startsAt`, `endsAt`. Optional: `timeZone` (IANA name, required when a date-time has no offset),
-    /// `priority` (integer, default 0), `platforms` (non-empty array of `ios`/`android`/`harmony`, default all),
-    /// `minAppVersion`/`maxAppVersion` (dotted versions or null), `rollout` (integer 0–100, default 100).
+    /// `priority` (integer, default 0), `platforms` (non-empty array of `ios`/`android`/`harmony`/`macos`, default all),
+    /// `minAppVersion`/`maxAppVersion` (dotted versions or null), `rollout` (integer 0–100, default 100), `kind`
+    /// (`holiday`, the default, or `theme`), `order` (themes only: an integer 0–1000000, ascending). A theme's
+    /// window is optional: without `startsAt` and `endsAt` it is always active; with one, the other is required.
     /// Keys outside ``knownKeys`` and `extraKeys` are errors, so a typo never silently changes a schedule.
     ///
     /// - Parameters:
@@ -34,6 +37,33 @@ extension ReleasePlan {
                 "The release has an unknown key \"\(member.key)\".",
                 fix: "\(suggestion)Release keys are \(knownKeys.joined(separator: ", ")).")
         }
+
+        var kind = SkinKind.holiday
+        if let field = object["kind"], !field.isNull {
+            if let text = field.stringValue, let parsed = SkinKind(rawValue: text) {
+                kind = parsed
+            } else {
+                issues.error(.releaseFieldInvalid, pointer.appending("kind"), value: field,
+                    "kind must be \"holiday\" or \"theme\", not \(field.compactText).",
+                    fix: "Write \"kind\": \"theme\" for a skin users pick, or remove kind for a holiday skin (the default).")
+            }
+        }
+        var order: Int?
+        if let field = object["order"], !field.isNull {
+            if kind != .theme {
+                issues.error(.releaseFieldInvalid, pointer.appending("order"), value: field,
+                    "order places a theme in the themes list, but this release is a holiday skin.",
+                    fix: "Add \"kind\": \"theme\", or remove order.")
+            } else if let number = field.intValue, (0...1_000_000).contains(number) {
+                order = number
+            } else {
+                issues.error(.releaseFieldInvalid, pointer.appending("order"), value: field,
+                    "order must be a whole number from 0 to 1000000, not \(field.compactText).",
+                    fix: "Write order as an integer such as 1; themes are listed by order, ascending.")
+            }
+        }
+        // A theme may be permanent: no window at all. With half a window, the other half is still required.
+        let windowless = kind == .theme && object["startsAt"] == nil && object["endsAt"] == nil
 
         // Time zone first: local date-times need it.
         var zone: TimeZone?
@@ -59,7 +89,9 @@ extension ReleasePlan {
         func instant(_ key: String) -> (Date, String, Bool)? {
             let place = pointer.appending(key)
             guard let field = object[key] else {
-                issues.error(.releaseFieldMissing, pointer, value: nil,
+                if windowless { return nil }
+                // A theme's half window names the missing half (a holiday release names the release object, as always).
+                issues.error(.releaseFieldMissing, kind == .theme ? pointer.appending(key) : pointer, value: nil,
                     "The release has no \(key).",
                     fix: "Add \"\(key)\": \"2027-02-05T00:00:00+08:00\" (ISO 8601 with an offset), or a local time with \"timeZone\".")
                 return nil
@@ -128,7 +160,7 @@ extension ReleasePlan {
                     guard let name = element.stringValue, let platform = Platform(rawValue: name) else {
                         issues.error(.releasePlatformInvalid, place, value: element,
                             "\(element.compactText) is not a platform.",
-                            fix: "Use \"ios\", \"android\" or \"harmony\" (lowercase).")
+                            fix: "Use \"ios\", \"android\", \"harmony\" or \"macos\" (lowercase).")
                         continue
                     }
                     if !chosen.insert(platform).inserted {
@@ -139,7 +171,7 @@ extension ReleasePlan {
                 if elements.isEmpty {
                     issues.error(.releasePlatformInvalid, pointer.appending("platforms"), value: field,
                         "platforms is empty, so no client would ever get the skin.",
-                        fix: "List at least one of \"ios\", \"android\", \"harmony\", or remove platforms to target all.")
+                        fix: "List at least one of \"ios\", \"android\", \"harmony\", \"macos\", or remove platforms to target all.")
                 }
                 platforms = chosen
             } else {
@@ -176,28 +208,41 @@ extension ReleasePlan {
             }
         }
 
-        guard !issues.hasErrors, let start, let end else { return ParseResult(value: nil, issues: issues.issues) }
+        var window: (start: (Date, String, Bool), end: (Date, String, Bool))?
+        if windowless {
+            window = ((Date.distantPast, "", true), (Date.distantFuture, "", true))
+        } else if let start, let end {
+            window = (start, end)
+        }
+        guard !issues.hasErrors, let window else { return ParseResult(value: nil, issues: issues.issues) }
         let plan = ReleasePlan(
-            startsAt: start.0, endsAt: end.0, startsAtText: start.1, endsAtText: end.1, timeZone: zoneName,
-            priority: priority, platforms: platforms, minAppVersion: minAppVersion, maxAppVersion: maxAppVersion,
-            rollout: rollout)
+            startsAt: window.start.0, endsAt: window.end.0, startsAtText: window.start.1, endsAtText: window.end.1,
+            timeZone: zoneName, priority: priority, platforms: platforms, minAppVersion: minAppVersion,
+            maxAppVersion: maxAppVersion, rollout: rollout, kind: kind, order: order)
         return ParseResult(value: plan, issues: issues.issues)
     }
 
     /// The plan as a release JSON object that ``parse(_:file:pointer:allowingExtraKeys:)`` reads back to an equal plan.
     ///
-    /// Keys in a fixed order (`startsAt`, `endsAt`, `timeZone` when set, `priority`, `platforms` in
-    /// ios/android/harmony order, `minAppVersion`, `maxAppVersion`, `rollout`); date-times as originally written.
+    /// Keys in a fixed order (`startsAt`, `endsAt` (both absent for a theme without a window), `timeZone` when
+    /// set, `priority`, `platforms` in ios/android/harmony/macos order, `minAppVersion`, `maxAppVersion`,
+    /// `rollout`, then `kind` and `order` for themes only); date-times as originally written.
     public var jsonValue: JSONValue {
         var object = JSONObject()
-        object["startsAt"] = .string(startsAtText)
-        object["endsAt"] = .string(endsAtText)
+        if hasWindow {
+            object["startsAt"] = .string(startsAtText)
+            object["endsAt"] = .string(endsAtText)
+        }
         if let timeZone { object["timeZone"] = .string(timeZone) }
         object["priority"] = .number(JSONNumber(priority))
         object["platforms"] = .array(platforms.sorted().map { .string($0.rawValue) })
         object["minAppVersion"] = minAppVersion.map { .string($0.text) } ?? .null
         object["maxAppVersion"] = maxAppVersion.map { .string($0.text) } ?? .null
         object["rollout"] = .number(JSONNumber(rollout))
+        if kind == .theme {
+            object["kind"] = .string(kind.rawValue)
+            if let order { object["order"] = .number(JSONNumber(order)) }
+        }
         return .object(object)
     }
 }

@@ -1,10 +1,20 @@
 import Foundation
 
+/// What a released skin is to its app.
+public enum SkinKind: String, Sendable, Hashable, CaseIterable {
+    /// The server decides: the poll answers with the holiday skin whose window is open (Ziroom's model). The default.
+    case holiday
+    /// The user picks: listed among the themes an app offers (AUUTheme's theme store); never a poll's answer.
+    case theme
+}
+
 /// When and to whom a skin is served: a schedule window plus targeting.
 ///
 /// Invariants (guaranteed by ``parse(_:file:pointer:allowingExtraKeys:)`` and the initializer's contract):
 /// `startsAt < endsAt`; `platforms` is non-empty; `rollout` is 0...100; `minAppVersion < maxAppVersion` when
-/// both are set. The window is half-open: active from `startsAt` (inclusive) until `endsAt` (exclusive).
+/// both are set; `order` is `nil` unless `kind` is `.theme`. The window is half-open: active from `startsAt`
+/// (inclusive) until `endsAt` (exclusive). A theme released without a window is active always: `startsAt` is
+/// `Date.distantPast`, `endsAt` `Date.distantFuture`, and both texts are empty (``hasWindow`` is `false`).
 public struct ReleasePlan: Sendable, Equatable {
     /// First instant the skin is active (inclusive).
     public var startsAt: Date
@@ -26,6 +36,13 @@ public struct ReleasePlan: Sendable, Equatable {
     public var maxAppVersion: AppVersion?
     /// Percentage of devices served, 0...100. Default 100.
     public var rollout: Int
+    /// Holiday skin (the default) or selectable theme.
+    public var kind: SkinKind = .holiday
+    /// Where a theme is listed, ascending (1 comes first); `nil` lists it after every ordered theme. Themes only.
+    public var order: Int?
+
+    /// Whether the release has a window; only a theme may have none (it is then always active).
+    public var hasWindow: Bool { !startsAtText.isEmpty }
 
     /// A plan from instants; the texts are the UTC ISO 8601 forms of the dates and `timeZone` is `nil`.
     ///
@@ -49,8 +66,11 @@ public struct ReleasePlan: Sendable, Equatable {
 
     init(
         startsAt: Date, endsAt: Date, startsAtText: String, endsAtText: String, timeZone: String?, priority: Int,
-        platforms: Set<Platform>, minAppVersion: AppVersion?, maxAppVersion: AppVersion?, rollout: Int
+        platforms: Set<Platform>, minAppVersion: AppVersion?, maxAppVersion: AppVersion?, rollout: Int,
+        kind: SkinKind, order: Int?
     ) {
+        self.kind = kind
+        self.order = order
         self.startsAt = startsAt
         self.endsAt = endsAt
         self.startsAtText = startsAtText

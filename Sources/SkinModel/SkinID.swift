@@ -32,3 +32,25 @@ public struct SkinID: Sendable, Hashable, Comparable, CustomStringConvertible {
     static let ruleDescription =
         "1 to 64 characters: lowercase letters, digits, '.', '_' and '-', starting with a letter or digit, without '..'"
 }
+
+extension SkinID {
+    /// An id made from free text such as a file name (`Theme 0` → `theme-0`): lowercased, every character outside
+    /// the rule replaced by `-`, runs of `.` shortened, leading characters that may not start an id dropped, cut
+    /// to 64 characters; `nil` when nothing usable is left.
+    public init?(deriving text: String) {
+        var bytes: [UInt8] = []
+        for byte in text.lowercased().utf8 {
+            let allowed = (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_")
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+            let next = allowed ? byte : UInt8(ascii: "-")
+            if next == UInt8(ascii: "."), bytes.last == UInt8(ascii: ".") { continue }
+            if bytes.isEmpty, !(next >= UInt8(ascii: "a") && next <= UInt8(ascii: "z")), !(next >= UInt8(ascii: "0") && next <= UInt8(ascii: "9")) {
+                continue
+            }
+            bytes.append(next)
+        }
+        guard let id = SkinID(String(decoding: bytes.prefix(64), as: UTF8.self)) else { return nil }
+        self = id
+    }
+}

@@ -10,17 +10,26 @@ public struct SkinManifest: Sendable, Equatable {
     public var description: String
     /// The schedule and targeting, or `nil`: a skin without a release is stored but not served.
     public var release: ReleasePlan?
+    /// How packaged `config.json` files spell image references. Default ``ImageReferenceStyle/asWritten``.
+    public var imageReferences: ImageReferenceStyle
+    /// The preview images theme lists show, if any (checked against the skin's files by ``SkinValidator``).
+    public var preview: PreviewImages?
 
-    public init(id: SkinID, title: String, app: String, description: String = "", release: ReleasePlan? = nil) {
+    public init(
+        id: SkinID, title: String, app: String, description: String = "", release: ReleasePlan? = nil,
+        imageReferences: ImageReferenceStyle = .asWritten, preview: PreviewImages? = nil
+    ) {
+        self.preview = preview
         self.id = id
         self.title = title
         self.app = app
         self.description = description
         self.release = release
+        self.imageReferences = imageReferences
     }
 
     /// The keys `skin.json` may hold; others are reported as warnings and ignored.
-    public static let knownKeys = ["id", "title", "app", "description", "release"]
+    public static let knownKeys = ["id", "title", "app", "description", "release", "imageReferences", "preview"]
 
     /// Parses `skin.json`'s value. `id`, `title` and `app` are required; `description` and `release` optional.
     public static func parse(_ value: JSONValue, file: String = "skin.json") -> ParseResult<SkinManifest> {
@@ -78,6 +87,18 @@ public struct SkinManifest: Sendable, Equatable {
                     "\"description\" must be a string, not a \(field.kindName).", fix: "Write the description as a string.")
             }
         }
+        var imageReferences = ImageReferenceStyle.asWritten
+        if let field = object["imageReferences"], !field.isNull {
+            if let text = field.stringValue, let style = ImageReferenceStyle(rawValue: text) {
+                imageReferences = style
+            } else {
+                issues.error(.manifestFieldInvalid, root.appending("imageReferences"), value: field,
+                    "\"imageReferences\" must be \"as-written\" or \"file-path\", not \(field.compactText).",
+                    fix: "Write \"imageReferences\": \"file-path\" for clients that open path + \"/\" + value, or remove it to keep references as written.")
+            }
+        }
+        var preview: PreviewImages?
+        if let field = object["preview"], !field.isNull { preview = PreviewImages.parse(field, issues: &issues) }
         var release: ReleasePlan?
         if let field = object["release"], !field.isNull {
             let parsed = ReleasePlan.parse(field, file: file, pointer: root.appending("release"))
@@ -86,11 +107,14 @@ public struct SkinManifest: Sendable, Equatable {
         }
         guard !issues.hasErrors, let id, let title, let app else { return ParseResult(value: nil, issues: issues.issues) }
         return ParseResult(
-            value: SkinManifest(id: id, title: title, app: app, description: description, release: release),
+            value: SkinManifest(
+                id: id, title: title, app: app, description: description, release: release, imageReferences: imageReferences,
+                preview: preview),
             issues: issues.issues)
     }
 
-    /// `skin.json`'s value: keys in the order id, title, app, description, release (omitted when `nil`).
+    /// `skin.json`'s value: keys in the order id, title, app, description, release (omitted when `nil`),
+    /// imageReferences (omitted when it is the default), preview (omitted when `nil`).
     public var jsonValue: JSONValue {
         var object = JSONObject()
         object["id"] = .string(id.rawValue)
@@ -98,6 +122,8 @@ public struct SkinManifest: Sendable, Equatable {
         object["app"] = .string(app)
         object["description"] = .string(description)
         if let release { object["release"] = release.jsonValue }
+        if imageReferences != .asWritten { object["imageReferences"] = .string(imageReferences.rawValue) }
+        if let preview { object["preview"] = preview.jsonValue }
         return .object(object)
     }
 }

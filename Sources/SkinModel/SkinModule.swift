@@ -1,13 +1,13 @@
 /// One module of `config.json` (such as `home_tabbar`) with its parsed sections, in source order.
 public struct SkinModule: Sendable, Equatable {
     public var name: String
-    public var colors: [ConfigEntry<SkinColor>]
+    public var colors: [ConfigEntry<ConfigColor>]
     public var images: [ConfigEntry<ImageReference>]
     public var values: [ConfigEntry<JSONValue>]
     public var resources: [ConfigEntry<AssetPath>]
 
     public init(
-        name: String, colors: [ConfigEntry<SkinColor>] = [], images: [ConfigEntry<ImageReference>] = [],
+        name: String, colors: [ConfigEntry<ConfigColor>] = [], images: [ConfigEntry<ImageReference>] = [],
         values: [ConfigEntry<JSONValue>] = [], resources: [ConfigEntry<AssetPath>] = []
     ) {
         self.name = name

@@ -47,6 +47,7 @@ public struct SkinValidator: Sendable {
             let parsed = SkinManifest.parse(document)
             issues.append(contentsOf: parsed.issues)
             manifest = parsed.value
+            if let preview = parsed.value?.preview { checkPreview(preview, source, inventory, issues: &issues) }
         }
 
         // config.json
@@ -56,16 +57,25 @@ public struct SkinValidator: Sendable {
             "The skin has no config.json.",
             "Add config.json with the modules the app reads, such as {\"home_tabbar\": {\"colors\": {\"color_background\": \"#F9F9F9\"}}}."))
         {
-            configDocument = document
-            var parser = ConfigParser(index: index)
-            config = parser.parse(document)
-            issues.append(contentsOf: parser.issues.issues)
+            if let format = ForeignThemeFormat.detect(document) {
+                // One error with the way out, rather than one per top-level key suggesting to wrap it in a module.
+                issues.append(ValidationIssue(
+                    severity: .error, code: .configForeignTheme, file: "config.json",
+                    message: "config.json is \(format.articleName) theme (\(format.shape)), not a Livery config of modules.",
+                    fix: "Convert it into a skin folder with `\(format.importCommand)` (FILE: this file; DIR: a new folder), then validate or push DIR."))
+            } else {
+                configDocument = document
+                var parser = ConfigParser(index: index)
+                config = parser.parse(document)
+                issues.append(contentsOf: parser.issues.issues)
+            }
         }
 
         checkContents(source, inventory, issues: &issues)
 
         if let configDocument, configDocument.objectValue != nil {
-            warnAboutUnreferenced(configDocument, index: index, inventory: inventory, issues: &issues)
+            let previews = Set(manifest?.preview?.placed.map(\.path.rawValue) ?? [])
+            warnAboutUnreferenced(configDocument, index: index, inventory: inventory, alsoUsed: previews, issues: &issues)
         }
 
         var coverage: CoverageReport?
@@ -270,14 +280,59 @@ public struct SkinValidator: Sendable {
         }
     }
 
+    // MARK: Previews
+
+    /// Checks each preview image: present, readable, a PNG, JPEG or WebP whose header parses, and a declared size
+    /// within ``PreviewImages/minimumSide``…``PreviewImages/maximumSide`` per side. Only the header is read.
+    private func checkPreview(
+        _ preview: PreviewImages, _ source: some SkinSource, _ inventory: Inventory, issues: inout [ValidationIssue]
+    ) {
+        for (pointer, path) in preview.placed {
+            let name = path.rawValue
+            let value = JSONValue.string(name)
+            guard inventory.present.contains(path) else {
+                issues.append(ValidationIssue(
+                    severity: .error, code: .previewMissing, file: "skin.json", pointer: pointer.description, value: value,
+                    message: "The preview \"\(name)\" is not in the skin.",
+                    fix: "Add the image to the skin folder, or correct the path."))
+                continue
+            }
+            // A file refused by the file checks (too large, a link) is reported there.
+            guard inventory.readableSet.contains(name) else { continue }
+            let prefix: [UInt8]
+            do {
+                prefix = try source.readPrefix(name, maxBytes: ImageHeader.prefixLength)
+            } catch {
+                issues.append(unreadable(name, error))
+                continue
+            }
+            switch ImageHeader.read(prefix) {
+            case .failure(let problem):
+                issues.append(ValidationIssue(
+                    severity: .error, code: .previewTypeUnsupported, file: "skin.json", pointer: pointer.description,
+                    value: value, message: "The preview \"\(name)\" cannot be shown: \(problem).",
+                    fix: "Export the preview as a PNG, JPEG or WebP image."))
+            case .success(let header):
+                let sides = PreviewImages.minimumSide...PreviewImages.maximumSide
+                guard !sides.contains(header.width) || !sides.contains(header.height) else { continue }
+                issues.append(ValidationIssue(
+                    severity: .error, code: .previewDimensions, file: "skin.json", pointer: pointer.description, value: value,
+                    message: "The preview \"\(name)\" is \(header.width)×\(header.height) pixels; each side must be from \(sides.lowerBound) to \(sides.upperBound).",
+                    fix: "Export the preview at a size within \(sides.lowerBound) to \(sides.upperBound) pixels per side, such as 750×1334."))
+            }
+        }
+    }
+
     // MARK: Unreferenced files
 
+    /// Warns about files nothing uses: neither `config.json` (light or dark) nor `alsoUsed` (the previews).
     private func warnAboutUnreferenced(
-        _ document: JSONValue, index: AssetIndex, inventory: Inventory, issues: inout [ValidationIssue]
+        _ document: JSONValue, index: AssetIndex, inventory: Inventory, alsoUsed: Set<String>,
+        issues: inout [ValidationIssue]
     ) {
         // Work from the document rather than the parsed config, so a config with some errors still
         // reports its unreferenced files; any reference that resolves counts, light or dark.
-        var referenced = Set<String>()
+        var referenced = alsoUsed
         var parser = ConfigParser(index: index)
         // What an image value references depends on the value alone; light and dark mostly share values.
         var imagesSeen = Set<JSONValue>()

@@ -22,12 +22,15 @@ public struct ValidatedSkin: Sendable, Equatable {
         return found.sorted()
     }
 
-    /// The package for `variant`: the effective `config.json` for its appearance (deterministic, pretty-printed)
-    /// plus every file that config references, with each image reduced to one file, the one for the variant's
-    /// scale, or the nearest available scale, preferring the higher (see ``ImageAsset/file(forScale:)``).
-    /// Images named with an explicit `@Nx` keep that file. Unreferenced files are left out.
+    /// The package for `variant`: the effective `config.json` for its appearance (deterministic, pretty-printed;
+    /// for ``PackageAppearance/any`` the light `config.json` and the dark `config-dark.json`) plus every file
+    /// those configs reference, with each image reduced to one file, the one for the variant's scale, or the
+    /// nearest available scale, preferring the higher (see ``ImageAsset/file(forScale:)``). Images named with an
+    /// explicit `@Nx` keep that file. Unreferenced files are left out.
     public func packagePlan(for variant: PackageVariant) -> PackagePlan {
-        var entries = [PlannedEntry(name: "config.json", content: .bytes(config.effectiveConfigBytes(for: variant.appearance)))]
+        var entries = generatedConfigs(for: variant).map {
+            PlannedEntry(name: $0.name, content: .bytes($0.document.serialized(.pretty)))
+        }
         for path in referencedFiles(for: variant) {
             entries.append(PlannedEntry(name: path.rawValue, content: .sourceFile(relativePath: path.rawValue)))
         }
@@ -35,35 +38,83 @@ public struct ValidatedSkin: Sendable, Equatable {
     }
 
     /// `packagePlan(for: variant).contentDigestInput(fileIdentity:)`, passed to `consume` in pieces, without the
-    /// generated `config.json` ever being held whole: it is serialized twice, once to count its bytes and once
+    /// generated configs ever being held whole: each is serialized twice, once to count its bytes and once
     /// into `consume`. Package signs hash this, so signing a skin whose `config.json` is large costs no memory
     /// in proportion to it.
     public func feedContentDigestInput<Failure: Error>(
         for variant: PackageVariant, fileIdentity: (String) throws(Failure) -> [UInt8],
         into consume: (UnsafeRawBufferPointer) -> Void
     ) throws(Failure) {
-        let document = config.effectiveDocument(for: variant.appearance)
-        var parts = [PackagePlan.DigestPart.generated(
-            name: "config.json", count: document.serializedCount(.pretty), write: { document.serialize(.pretty, into: $0) })]
+        var parts = generatedConfigs(for: variant).map { generated in
+            PackagePlan.DigestPart.generated(
+                name: generated.name, count: generated.document.serializedCount(.pretty),
+                write: { generated.document.serialize(.pretty, into: $0) })
+        }
         for path in referencedFiles(for: variant) {
             parts.append(.file(name: path.rawValue, identity: try fileIdentity(path.rawValue)))
         }
         PackagePlan.feedContentDigestInput(parts, into: consume)
     }
 
-    /// The skin files `variant`'s package holds besides `config.json`, each once, in config order: the plan's
-    /// file entries without generating the config (which is as large as the skin's `config.json`).
+    /// The entry name of the dark config in a package holding both appearances (reserved: no skin file may
+    /// take it).
+    public static let darkConfigName = "config-dark.json"
+
+    /// The configs `variant`'s package holds, by entry name: `config.json` for its appearance, or for
+    /// ``PackageAppearance/any`` the light `config.json` and the dark ``darkConfigName``.
+    func generatedConfigs(for variant: PackageVariant) -> [(name: String, document: JSONValue)] {
+        variant.appearance.appearances.map { appearance in
+            let name = variant.appearance == .any && appearance == .dark ? Self.darkConfigName : "config.json"
+            return (name, packagedConfig(for: appearance, scale: variant.scale))
+        }
+    }
+
+    /// The `config.json` document a package of `scale` holds for `appearance`: the effective document, with
+    /// each reference to an image file rewritten to the file that package holds when the manifest asks for
+    /// ``ImageReferenceStyle/filePath`` (a string becomes the path, `file://` dropped; an image object's
+    /// `name` or `file` value becomes the path; solid colors and remote images stay as written).
+    public func packagedConfig(for appearance: Appearance, scale: Int) -> JSONValue {
+        let document = config.effectiveDocument(for: appearance)
+        guard manifest.imageReferences == .filePath, var root = document.objectValue else { return document }
+        for module in config.modules(for: appearance) where !module.images.isEmpty {
+            guard var sections = root[module.name]?.objectValue,
+                var images = sections[ConfigSection.images.rawValue]?.objectValue
+            else { continue }
+            for entry in module.images {
+                guard case .asset(let asset) = entry.value, let file = asset.file(forScale: scale),
+                    let written = images[entry.identifier]
+                else { continue }
+                images[entry.identifier] = Self.reference(written, rewrittenTo: file.rawValue)
+            }
+            sections[ConfigSection.images.rawValue] = .object(images)
+            root[module.name] = .object(sections)
+        }
+        return .object(root)
+    }
+
+    /// An image value naming `path` instead of the file it named: a string is replaced; in an object the key
+    /// holding the file name (`name` or `file`, AUUTheme's `name` for types 0 and 1) is.
+    private static func reference(_ written: JSONValue, rewrittenTo path: String) -> JSONValue {
+        guard var object = written.objectValue else { return .string(path) }
+        for key in ["name", "file"] where object[key] != nil { object[key] = .string(path) }
+        return .object(object)
+    }
+
+    /// The skin files `variant`'s package holds besides its configs, each once, in config order (light first): the
+    /// plan's file entries without generating the configs (each as large as the skin's `config.json`).
     public func referencedFiles(for variant: PackageVariant) -> [AssetPath] {
         var names = Set<String>()
         var files: [AssetPath] = []
         func add(_ path: AssetPath) {
             if names.insert(path.rawValue).inserted { files.append(path) }
         }
-        for module in config.modules(for: variant.appearance) {
-            for entry in module.images {
-                if case .asset(let asset) = entry.value, let file = asset.file(forScale: variant.scale) { add(file) }
+        for appearance in variant.appearance.appearances {
+            for module in config.modules(for: appearance) {
+                for entry in module.images {
+                    if case .asset(let asset) = entry.value, let file = asset.file(forScale: variant.scale) { add(file) }
+                }
+                for entry in module.resources { add(entry.value) }
             }
-            for entry in module.resources { add(entry.value) }
         }
         return files
     }

@@ -66,6 +66,16 @@ extension ValidationIssue {
         /// Warning: `skin.json` has a key Livery does not know (likely a typo; it is ignored).
         public static let manifestKeyUnknown: Code = "manifest.key-unknown"
 
+        // MARK: preview
+        /// `preview` in `skin.json` is not a path or `{"light", "dark"}`, or a path is unusable.
+        public static let previewInvalid: Code = "preview.invalid"
+        /// A preview names a file the skin does not contain.
+        public static let previewMissing: Code = "preview.missing"
+        /// A preview is not a PNG, JPEG or WebP file, or its header is malformed.
+        public static let previewTypeUnsupported: Code = "preview.type-unsupported"
+        /// A preview's declared size is outside ``PreviewImages/minimumSide``…``PreviewImages/maximumSide`` per side.
+        public static let previewDimensions: Code = "preview.dimensions"
+
         // MARK: release
         /// `release` is not an object.
         public static let releaseNotObject: Code = "release.not-object"
@@ -87,7 +97,7 @@ extension ValidationIssue {
         public static let releaseTimeZoneUnused: Code = "release.timezone-unused"
         /// `endsAt` is not after `startsAt`.
         public static let releaseWindowEmpty: Code = "release.window-empty"
-        /// `platforms` names something other than ios, android, harmony, or is empty, or repeats one.
+        /// `platforms` names something other than ios, android, harmony, macos, or is empty, or repeats one.
         public static let releasePlatformInvalid: Code = "release.platform-invalid"
         /// `minAppVersion` / `maxAppVersion` is not a dotted version, or min is not below max.
         public static let releaseVersionInvalid: Code = "release.version-invalid"
@@ -101,6 +111,9 @@ extension ValidationIssue {
         public static let configNotObject: Code = "config.not-object"
         /// Warning: `config.json` has no modules, so the skin changes nothing.
         public static let configEmpty: Code = "config.empty"
+        /// `config.json` is a theme written for another client (AUUTheme's flat `colors`/`images`, Chameleon's
+        /// nested `color`/`image`): one error naming the converter, `livery import --from …`.
+        public static let configForeignTheme: Code = "config.foreign-theme"
         /// A module is not an object of sections.
         public static let configModuleInvalid: Code = "config.module-invalid"
         /// A module has a section other than colors, images, values, resources.

@@ -1,5 +1,6 @@
 import LiveryCrypto
 import SkinModel
+import SystemCalls
 import ZipArchive
 
 /// Packs a validated skin into deterministic zip packages and names each package by its content.
@@ -109,21 +110,30 @@ public final class SkinPackager: Sendable {
         guard let absolute = source.filePath(of: path) else {
             return SHA256.hexHash(try read(path, in: source))
         }
-        let file: NoFollowFile
-        do {
-            file = try NoFollowFile(path: absolute)
-        } catch {
-            if error == .symbolicLink { throw .symbolicLink(path) }
-            return SHA256.hexHash(try read(path, in: source))
-        }
         var hasher = SHA256()
-        do throws(NoFollowFile.Failure) {
+        // false: not a regular file (a FIFO, device or folder planted since validation).
+        let outcome = Result { () throws(SystemCallError) -> Bool in
+            let file = try SystemFile.openForReading(absolute)
+            guard try file.status().isRegular else { return false }
             while true {
-                let count = try file.read(into: &buffer)
-                if count == 0 { break }
+                let count = try buffer.withUnsafeMutableBytes { bytes in
+                    Result { () throws(SystemCallError) in try file.read(into: bytes) }
+                }.get()
+                if count == 0 { return true }
                 buffer.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
             }
-        } catch {
+        }
+        switch outcome {
+        case .success(true):
+            break
+        case .success(false):
+            // The source stays the authority on the file's bytes.
+            return SHA256.hexHash(try read(path, in: source))
+        case .failure(let error) where error.isSymbolicLinkRefusal:
+            throw .symbolicLink(path)
+        case .failure(let error) where error.operation == "open" || error.operation == "fstat":
+            return SHA256.hexHash(try read(path, in: source))
+        case .failure:
             throw .unreadable(path)
         }
         return Hex.encode(hasher.finalize())

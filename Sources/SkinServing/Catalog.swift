@@ -83,10 +83,17 @@ public final class ReleasedSkin: Sendable {
 
 extension PackageVariant {
     /// Number of distinct `slot` values.
-    static let slotCount = 6
+    static let slotCount = 9
 
-    /// A dense index in `0..<slotCount`: scale-major, light before dark (the order of `PackageVariant.all`).
-    var slot: Int { (scale - 1) * 2 + (appearance == .dark ? 1 : 0) }
+    /// A dense index in `0..<slotCount`: scale-major, then light, dark, any (`PackageVariant.all` fills the
+    /// light and dark slots; the both-appearances variants have their own, unused until the catalog builds them).
+    var slot: Int {
+        switch appearance {
+        case .light: (scale - 1) * 3
+        case .dark: (scale - 1) * 3 + 1
+        case .any: (scale - 1) * 3 + 2
+        }
+    }
 }
 
 extension Platform {
@@ -96,6 +103,7 @@ extension Platform {
         case .ios: 1
         case .android: 2
         case .harmony: 4
+        case .macos: 8
         }
     }
 }
@@ -131,8 +139,11 @@ public struct PackageOrigin: Sendable {
 /// catalog from start to end; changes build a new catalog (`CatalogBuilder`) and publish it whole
 /// (`CatalogPublisher`).
 public struct Catalog: Sendable {
-    /// Released skins per app, in precedence order: priority descending, then latest start, then id.
+    /// Released holiday skins per app, in precedence order: priority descending, then latest start, then id.
+    /// Themes are never among them, so the poll never answers with a theme.
     public let releases: [String: [ReleasedSkin]]
+    /// Every released skin the catalog was made from, themes included (their packages stay downloadable).
+    public let allReleases: [ReleasedSkin]
     /// Every servable package by sign.
     public let packages: [String: PackageRecord]
     public let killSwitch: KillSwitch
@@ -149,9 +160,11 @@ public struct Catalog: Sendable {
         var byApp: [String: [ReleasedSkin]] = [:]
         var packages: [String: PackageRecord] = [:]
         for skin in releases {
-            byApp[skin.app, default: []].append(skin)
             for record in skin.packages.values { packages[record.sign] = record }
+            guard skin.release.kind == .holiday else { continue }
+            byApp[skin.app, default: []].append(skin)
         }
+        self.allReleases = releases
         self.releases = byApp.mapValues { $0.sorted(by: Self.precedes) }
         self.packages = packages
         self.killSwitch = killSwitch
@@ -163,7 +176,7 @@ public struct Catalog: Sendable {
 
     /// This catalog with another kill switch.
     public func with(killSwitch: KillSwitch) -> Catalog {
-        Catalog(releases: releases.values.flatMap { $0 }, killSwitch: killSwitch, origins: origins)
+        Catalog(releases: allReleases, killSwitch: killSwitch, origins: origins)
     }
 
     /// Overlapping windows: highest priority wins, then the latest start; the id makes the order total.

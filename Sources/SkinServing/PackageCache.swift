@@ -5,6 +5,7 @@ import Logging
 import SkinModel
 import SkinPackage
 import Synchronization
+import SystemCalls
 import ZipArchive
 
 #if canImport(Glibc)
@@ -25,7 +26,7 @@ import Darwin
 ///   swapped for another package) or has no record is logged, removed and rebuilt; a rebuild that does not give
 ///   the recorded bytes is refused (the sign would no longer describe the bytes), so a sign is never advertised
 ///   with bytes other than those it was first built with, across restarts.
-/// - Temporary files a killed build left behind (`.<sign>.zip.tmp-*`, `<sign>.zip.sha256.tmp-*`) are removed when
+/// - Temporary files a killed build left behind (`.tmp-<sign>.zip-*`, `.tmp-<sign>.zip.sha256-*`) are removed when
 ///   the cache is opened.
 public actor PackageCache {
     /// The folder holding packages.
@@ -53,11 +54,13 @@ public actor PackageCache {
     ///   - metricsFactory: where the `livery_package_*` series go (the process-wide factory by default).
     ///   - fileChanged: told the path of each package file the cache removes or writes (to invalidate files kept
     ///     open for downloads).
-    ///   - writeDurably: writes each build record so a crash leaves the old record or the new one.
+    ///   - writeDurably: writes each build record so a crash leaves the old record or the new one
+    ///     (`DurableFile.replace` by default).
     public init(
         directory: String, maxParallelBuilds: Int = 2, logger: Logger,
         metricsFactory: any MetricsFactory = MetricsSystem.factory,
-        fileChanged: @escaping @Sendable (String) -> Void = { _ in }, writeDurably: @escaping DurableWrite
+        fileChanged: @escaping @Sendable (String) -> Void = { _ in },
+        writeDurably: @escaping DurableWrite = DurableFile.writer
     ) throws(PackageCacheError) {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -190,8 +193,8 @@ public actor PackageCache {
         return outcome
     }
 
-    /// Removes leftovers of builds interrupted by a crash (`.<sign>.zip.tmp-*` from the zip writer,
-    /// `<sign>.zip.sha256.tmp-*` from the record writer); returns how many were removed.
+    /// Removes leftovers of builds interrupted by a crash (`.tmp-<sign>.zip-*` from the zip writer,
+    /// `.tmp-<sign>.zip.sha256-*` from the record writer: `DurableFile`'s names); returns how many were removed.
     static func removeTemporaryFiles(in directory: String, logger: Logger) -> Int {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return 0 }
         var removed = 0

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import SkinModel
 import SkinStore
+import SystemCalls
 
 /// Seeds an empty store from the skins folder: every valid skin becomes version 1, released as its `skin.json`
 /// says (a skin without `release` is stored but not served).
@@ -31,7 +32,7 @@ public struct SkinImporter: Sendable {
 
     public init(
         store: any SkinStore, skinsDirectory: String, dataDirectory: String, limits: ValidationLimits, logger: Logger,
-        writeDurably: @escaping DurableWrite
+        writeDurably: @escaping DurableWrite = DurableFile.writer
     ) {
         self.store = store
         self.skinsDirectory = skinsDirectory

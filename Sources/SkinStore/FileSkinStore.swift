@@ -386,8 +386,7 @@ public final class FileSkinStore: Sendable {
 
             let entry = change.auditEntry(sequence: revision, time: now)
             try audit.append(entry)
-            let temporary = try FileIO.writeTemporary(PersistedState(next).encoded(), in: directory)
-            try FileIO.replace(directory + "/state.json", with: temporary)
+            try FileIO.writeAtomically(PersistedState(next).encoded(), to: directory + "/state.json", syncDirectory: false)
             // The rename happened: on disk the store is now in the new state (durable once the directory is
             // synced), so memory must follow even if that sync fails.
             audit.commit()

@@ -1,4 +1,5 @@
 import LiveryCrypto
+import SystemCalls
 
 /// The writer's engine: encodes entries one at a time onto an `ArchiveStream`, remembers their central
 /// directory records, and ends the archive. Entries must arrive sorted and unique (`ZipArchiveWriter` does it).

@@ -1,4 +1,5 @@
 import LiveryCrypto
+import SystemCalls
 
 /// The archive's byte stream: buffers small writes, counts bytes (the offset of the next byte), hashes
 /// everything with SHA-256, and hands large pieces to the output without copying them.
@@ -60,8 +61,8 @@ final class ArchiveStream<Output: ZipOutput> {
         hasher?.update(bytes)
         do {
             try output.write(bytes)
-        } catch let error as SystemError {
-            throw .outputFailed(path: destination, detail: error.detail)
+        } catch let error as SystemCallError {
+            throw .outputFailed(path: destination, detail: error.description)
         } catch {
             throw .outputFailed(path: destination, detail: String(describing: error))
         }

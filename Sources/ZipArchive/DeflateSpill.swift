@@ -1,3 +1,4 @@
+import SystemCalls
 /// Holds one entry's compressed bytes until its local header (which needs their size) has been written:
 /// in memory up to a limit, then in an unlinked temporary file. Reused across entries.
 final class DeflateSpill {
@@ -23,7 +24,7 @@ final class DeflateSpill {
         memoryCount = 0
         if fileCount > 0 {
             fileCount = 0
-            do { try file?.truncateToZero() } catch { throw .temporaryStorageFailed(detail: error.detail) }
+            do { try file?.truncateToZero() } catch { throw .temporaryStorageFailed(detail: error.description) }
         }
     }
 
@@ -49,7 +50,7 @@ final class DeflateSpill {
             try file?.writeAll(rest)
             fileCount += rest.count
         } catch {
-            throw .temporaryStorageFailed(detail: error.detail)
+            throw .temporaryStorageFailed(detail: error.description)
         }
     }
 
@@ -63,7 +64,7 @@ final class DeflateSpill {
         do {
             try file?.rewind()
         } catch {
-            throw .temporaryStorageFailed(detail: error.detail)
+            throw .temporaryStorageFailed(detail: error.description)
         }
         while remaining > 0 {
             let want = min(remaining, buffer.count)
@@ -71,7 +72,7 @@ final class DeflateSpill {
             do {
                 got = try file?.readFully(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want])) ?? 0
             } catch {
-                throw .temporaryStorageFailed(detail: error.detail)
+                throw .temporaryStorageFailed(detail: error.description)
             }
             guard got == want else { throw .temporaryStorageFailed(detail: "spill file shorter than written") }
             try stream.write(UnsafeRawBufferPointer(rebasing: buffer[0..<got]))

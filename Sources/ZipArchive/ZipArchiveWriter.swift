@@ -7,6 +7,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SystemCalls
 
 /// Writes deterministic zip archives with bounded memory.
 ///
@@ -77,9 +78,9 @@ public enum ZipArchiveWriter {
 
     /// Writes `entries` as a zip archive at `path`, atomically.
     ///
-    /// The archive is built in a temporary file beside `path` (same directory, so the rename cannot cross
-    /// file systems), given mode 0644, fsynced, renamed over `path`, and the directory fsynced. On failure the
-    /// temporary file is removed and `path` is untouched.
+    /// The archive is built by `DurableFile` (the one crash-safe write): in a temporary file beside `path`,
+    /// given mode 0644, fsynced, renamed over `path`, and the directory fsynced. On failure the temporary file is
+    /// removed and `path` is untouched.
     ///
     /// - Returns: the archive's SHA-256, size and entry count.
     /// - Throws: `ZipError` (invalid or duplicate names, unreadable or changing sources, I/O failures).
@@ -88,40 +89,18 @@ public enum ZipArchiveWriter {
         -> ZipArchiveSummary
     {
         try options.validate()
-        let directory = SystemPath.directory(of: path)
-        let template = "\(directory)/.\(SystemPath.lastComponent(of: path)).tmp-XXXXXX"
-        var temporaryPath = ""
-        let created: SystemFile
-        do {
-            created = try SystemFile.createUnique(template: template, path: &temporaryPath)
-        } catch {
-            throw .outputFailed(path: path, detail: error.detail)
+        var summary: ZipArchiveSummary?
+        // The archive is rebuilt from its sources whenever it is missing, so a failed directory sync is not
+        // reported: the complete archive is already at `path`, and throwing would tell the caller it is not.
+        try DurableFile.replace(
+            path, mode: 0o644, directorySync: .bestEffort,
+            mapError: { ZipError.outputFailed(path: path, detail: $0.description) }
+        ) { file throws(ZipError) in
+            var sink = FileOutput(descriptor: file.descriptor, path: file.path)
+            summary = try build(entries, output: &sink, destination: path, options: options)
         }
-        let output = FileOutput(file: created)
-        do throws(ZipError) {
-            do {
-                try output.file.setMode(0o644)
-            } catch {
-                throw ZipError.outputFailed(path: path, detail: error.detail)
-            }
-            var sink = output
-            let summary = try build(entries, output: &sink, destination: path, options: options)
-            do {
-                try output.file.sync()
-                try SystemPath.rename(temporaryPath, to: path)
-            } catch {
-                throw ZipError.outputFailed(path: path, detail: error.detail)
-            }
-            // The rename is durable only once the directory entry is on disk. A failure here is not reported:
-            // the complete archive is already at `path`, and throwing would tell the caller it is not.
-            if let directoryFile = try? SystemFile.openDirectory(directory) {
-                try? directoryFile.sync()
-            }
-            return summary
-        } catch {
-            SystemPath.remove(temporaryPath)
-            throw error
-        }
+        guard let summary else { throw ZipError.outputFailed(path: path, detail: "nothing written") }
+        return summary
     }
 
     /// Writes `entries` as a zip archive to `output`, in order and without seeking.

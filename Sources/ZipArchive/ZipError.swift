@@ -1,3 +1,5 @@
+import SystemCalls
+
 /// Why writing an archive failed.
 ///
 /// `code` is stable and `message` is safe to show a client: neither contains a file path, an errno value or an
@@ -85,7 +87,7 @@ public enum ZipError: Error, Equatable, Sendable {
         if let entryName { parts.append("entry=\(entryName)") }
         if let path { parts.append("path=\(path)") }
         switch self {
-        case .sourceUnreadable(_, let errno): parts.append("errno=\(errno) (\(SystemError.text(errno)))")
+        case .sourceUnreadable(_, let errno): parts.append("errno=\(errno) (\(SystemCallError.text(errno)))")
         case .outputFailed(_, let detail), .temporaryStorageFailed(let detail): parts.append(detail)
         case .compressionFailed(let code): parts.append("zlib=\(code)")
         default: break

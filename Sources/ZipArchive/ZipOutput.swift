@@ -1,3 +1,5 @@
+import SystemCalls
+
 /// Where the writer sends archive bytes: a file, a socket, a hash, a test buffer.
 ///
 /// The writer calls `write` with the archive's bytes in order, in pieces of up to about
@@ -21,13 +23,13 @@ public struct ZipMemoryOutput: ZipOutput, Sendable {
     }
 }
 
-/// Writes to a file this module owns (the temporary file behind `ZipArchiveWriter.write(_:to:options:)`).
-final class FileOutput: ZipOutput {
-    let file: SystemFile
-
-    init(file: consuming SystemFile) { self.file = file }
+/// Writes to the temporary file behind `ZipArchiveWriter.write(_:to:options:)`, which `DurableFile` owns and
+/// closes; valid only while `DurableFile` runs the writer.
+struct FileOutput: ZipOutput {
+    let descriptor: Int32
+    let path: String
 
     func write(_ bytes: UnsafeRawBufferPointer) throws {
-        try file.writeAll(bytes)
+        try Syscall.writeAll(descriptor, bytes, path: path)
     }
 }

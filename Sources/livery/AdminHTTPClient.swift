@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SystemCalls
 
 /// A small blocking HTTP/1.1 client for the ops commands: one request per connection (`Connection: close`),
 /// `http://` or `https://` (OpenSSL, `AdminTLSStream`: the system's CAs, or `caFile` for a private CA), bounded
@@ -85,90 +86,84 @@ struct AdminHTTPClient {
     func send(
         _ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8] = []
     ) throws(AdminClientError) -> Response {
-        let fd = try connect()
-        defer { close(fd) }
+        let socket = try connect()
         let tls = server.isSecure
-            ? try AdminTLSStream(fd: fd, host: server.host, caFile: caFile, server: "\(server)") : nil
+            ? try AdminTLSStream(fd: socket.descriptor, host: server.host, caFile: caFile, server: "\(server)") : nil
         var head = "\(method) \(server.prefix)\(target) HTTP/1.1\r\n"
         let shownHost = server.host.contains(":") ? "[\(server.host)]" : server.host
         head += "Host: \(shownHost):\(server.port)\r\nUser-Agent: livery-cli\r\nConnection: close\r\n"
         head += "Content-Length: \(body.count)\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         head += "\r\n"
-        try sendAll(fd, tls, Array(head.utf8) + body)
-        return try Self.parse(try receiveAll(fd, tls))
+        try sendAll(socket, tls, Array(head.utf8) + body)
+        return try Self.parse(try receiveAll(socket, tls))
     }
 
-    private func connect() throws(AdminClientError) -> Int32 {
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        #if canImport(Glibc)
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        #else
-        hints.ai_socktype = SOCK_STREAM
-        #endif
-        var list: UnsafeMutablePointer<addrinfo>?
-        let status = getaddrinfo(server.host, String(server.port), &hints, &list)
-        guard status == 0, let first = list else {
-            throw .unreachable("cannot resolve \(server.host): \(String(cString: gai_strerror(status)))")
+    private func connect() throws(AdminClientError) -> ClientSocket {
+        do throws(SystemCallError) {
+            return try ClientSocket(host: server.host, port: server.port, timeout: Double(timeout))
+        } catch {
+            if error.operation == "getaddrinfo" { throw .unreachable("cannot resolve \(server.host): \(error.reason)") }
+            throw .unreachable("cannot connect to \(server): \(error.reason)")
         }
-        defer { freeaddrinfo(list) }
-        var lastError: Int32 = 0
-        var candidate: UnsafeMutablePointer<addrinfo>? = first
-        while let info = candidate {
-            candidate = info.pointee.ai_next
-            let fd = socket(info.pointee.ai_family, info.pointee.ai_socktype, info.pointee.ai_protocol)
-            guard fd >= 0 else {
-                lastError = errno
-                continue
+    }
+
+    /// One send or receive, through TLS when there is a session; `EINTR` retried, other failures thrown.
+    private func transfer(
+        _ socket: borrowing ClientSocket, _ tls: AdminTLSStream?, sending: UnsafeRawBufferPointer?,
+        receiving: UnsafeMutableRawBufferPointer?
+    ) throws(SystemCallError) -> Int {
+        guard let tls else {
+            if let receiving { return try socket.receive(into: receiving) }
+            guard let sending else { return 0 }
+            switch try Syscall.send(socket.descriptor, sending) {
+            case .processed(let count): return count
+            case .wouldBlock: throw SystemCallError("send", errno: EAGAIN)
             }
-            var interval = timeval(tv_sec: timeout, tv_usec: 0)
-            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &interval, socklen_t(MemoryLayout<timeval>.size))
-            setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &interval, socklen_t(MemoryLayout<timeval>.size))
-            if Glibc.connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 { return fd }
-            lastError = errno
-            close(fd)
         }
-        throw .unreachable("cannot connect to \(server): \(String(cString: strerror(lastError)))")
+        let count = Syscall.retryingInterrupts { receiving.map(tls.receive) ?? sending.map(tls.send) ?? 0 }
+        guard count >= 0 else { throw SystemCallError(receiving == nil ? "SSL_write" : "SSL_read", errno: errno) }
+        return count
     }
 
-    private func sendAll(_ fd: Int32, _ tls: AdminTLSStream?, _ bytes: [UInt8]) throws(AdminClientError) {
+    private func sendAll(_ socket: borrowing ClientSocket, _ tls: AdminTLSStream?, _ bytes: [UInt8]) throws(AdminClientError) {
         var sent = 0
         while sent < bytes.count {
-            let result = bytes.withUnsafeBytes { buffer in
-                if let tls { return tls.send(UnsafeRawBufferPointer(rebasing: buffer[sent...])) }
-                return Glibc.send(fd, buffer.baseAddress.map { $0 + sent }, buffer.count - sent, Int32(MSG_NOSIGNAL))
+            let outcome = bytes.withUnsafeBytes { buffer in
+                Result { () throws(SystemCallError) in
+                    try transfer(socket, tls, sending: UnsafeRawBufferPointer(rebasing: buffer[sent...]), receiving: nil)
+                }
             }
-            if result < 0 {
-                if errno == EINTR { continue }
+            switch outcome {
+            case .success(let count):
+                sent += count
+            case .failure(let error) where error.errno == EPIPE || error.errno == ECONNRESET:
                 // The server may answer (413, 401) and close before reading the whole body: read what it said.
-                if errno == EPIPE || errno == ECONNRESET { return }
-                throw .unreachable("sending to \(server) failed: \(String(cString: strerror(errno)))")
+                return
+            case .failure(let error):
+                throw .unreachable("sending to \(server) failed: \(error.reason)")
             }
-            sent += result
         }
     }
 
-    private func receiveAll(_ fd: Int32, _ tls: AdminTLSStream?) throws(AdminClientError) -> [UInt8] {
+    private func receiveAll(_ socket: borrowing ClientSocket, _ tls: AdminTLSStream?) throws(AdminClientError) -> [UInt8] {
         var received: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
-            let count = chunk.withUnsafeMutableBytes { buffer in
-                if let tls { return tls.receive(buffer) }
-                return recv(fd, buffer.baseAddress, buffer.count, 0)
+            let outcome = chunk.withUnsafeMutableBytes { buffer in
+                Result { () throws(SystemCallError) in try transfer(socket, tls, sending: nil, receiving: buffer) }
             }
-            if count > 0 {
+            switch outcome {
+            case .success(0):
+                return received
+            case .success(let count):
                 received += chunk[0..<count]
-            } else if count == 0 {
+            case .failure(let error) where error.errno == ECONNRESET && !received.isEmpty:
                 return received
-            } else if errno == EINTR {
-                continue
-            } else if errno == ECONNRESET && !received.isEmpty {
-                return received
-            } else if errno == EAGAIN || errno == EWOULDBLOCK {
+            case .failure(let error) where error.errno == EAGAIN || error.errno == EWOULDBLOCK:
                 throw .unreachable("\(server) did not answer within \(timeout) s")
-            } else {
-                throw .unreachable("reading from \(server) failed: \(String(cString: strerror(errno)))")
+            case .failure(let error):
+                throw .unreachable("reading from \(server) failed: \(error.reason)")
             }
         }
     }

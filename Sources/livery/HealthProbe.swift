@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import SystemCalls
 
 /// One blocking `GET` over plain HTTP/1.1, for container health checks: connect, send, read the status line.
 ///
@@ -61,50 +62,8 @@ struct HealthProbe {
 
     /// The response's status code.
     func status() throws(Failure) -> Int {
-        var hints = addrinfo()
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        hints.ai_family = AF_UNSPEC
-        var list: UnsafeMutablePointer<addrinfo>?
-        guard getaddrinfo(target.host, String(target.port), &hints, &list) == 0, let first = list else {
-            throw Failure(description: "cannot resolve \(target.host)")
-        }
-        defer { freeaddrinfo(list) }
-        let fd = socket(first.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw Failure(description: "socket: \(Self.reason())") }
-        defer { close(fd) }
-        try connect(fd, first.pointee.ai_addr, first.pointee.ai_addrlen)
-        var interval = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - Double(Int(timeout))) * 1_000_000))
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &interval, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &interval, socklen_t(MemoryLayout<timeval>.size))
-
-        let hostHeader = target.host.contains(":") ? "[\(target.host)]:\(target.port)" : "\(target.host):\(target.port)"
-        let request = Array(
-            "GET \(target.path) HTTP/1.1\r\nHost: \(hostHeader)\r\nUser-Agent: livery-healthcheck\r\nConnection: close\r\n\r\n".utf8)
-        var sent = 0
-        while sent < request.count {
-            let count = request.withUnsafeBytes { bytes -> Int in
-                guard let base = bytes.baseAddress else { return 0 }
-                return send(fd, base + sent, bytes.count - sent, Int32(MSG_NOSIGNAL))
-            }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw Failure(description: "send: \(Self.reason())")
-            }
-            sent += count
-        }
-        // "HTTP/1.1 200 " is all that is needed; read until the status line is complete.
-        var received: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 512)
-        while !received.contains(0x0A), received.count < 4096 {
-            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count > 0 {
-                received += chunk[0..<count]
-            } else if count == 0 {
-                break
-            } else if errno != EINTR {
-                throw Failure(description: errno == EAGAIN ? "no answer within \(timeout) s" : "recv: \(Self.reason())")
-            }
-        }
+        let received: [UInt8]
+        do throws(SystemCallError) { received = try statusLine() } catch { throw Failure(description: describe(error)) }
         let line = String(decoding: received.prefix { $0 != 0x0D && $0 != 0x0A }, as: UTF8.self)
         let parts = line.split(separator: " ", maxSplits: 2)
         guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), let code = Int(parts[1]) else {
@@ -113,24 +72,30 @@ struct HealthProbe {
         return code
     }
 
-    /// A connect bounded by `timeout`: non-blocking, then `poll`, then back to blocking.
-    private func connect(_ fd: Int32, _ address: UnsafeMutablePointer<sockaddr>?, _ length: socklen_t) throws(Failure) {
-        let flags = fcntl(fd, F_GETFL)
-        _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
-        if Glibc.connect(fd, address, length) != 0 {
-            guard errno == EINPROGRESS else { throw Failure(description: "connect: \(Self.reason())") }
-            var descriptor = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-            let ready = poll(&descriptor, 1, Int32(timeout * 1000))
-            guard ready > 0 else { throw Failure(description: "connect: no answer within \(timeout) s") }
-            var code: Int32 = 0
-            var size = socklen_t(MemoryLayout<Int32>.size)
-            getsockopt(fd, SOL_SOCKET, SO_ERROR, &code, &size)
-            guard code == 0 else {
-                throw Failure(description: "connect: \(String(cString: strerror(code)).lowercased())")
-            }
+    /// Sends the request and reads until the status line is complete ("HTTP/1.1 200 " is all that is needed).
+    private func statusLine() throws(SystemCallError) -> [UInt8] {
+        let socket = try ClientSocket(host: target.host, port: target.port, timeout: timeout)
+        let hostHeader = target.host.contains(":") ? "[\(target.host)]:\(target.port)" : "\(target.host):\(target.port)"
+        try socket.sendAll(Array(
+            "GET \(target.path) HTTP/1.1\r\nHost: \(hostHeader)\r\nUser-Agent: livery-healthcheck\r\nConnection: close\r\n\r\n".utf8))
+        var received: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 512)
+        while !received.contains(0x0A), received.count < 4096 {
+            let count = try chunk.withUnsafeMutableBytes { buffer in
+                Result { () throws(SystemCallError) in try socket.receive(into: buffer) }
+            }.get()
+            if count == 0 { break }
+            received += chunk[0..<count]
         }
-        _ = fcntl(fd, F_SETFL, flags)
+        return received
     }
 
-    private static func reason() -> String { String(cString: strerror(errno)).lowercased() }
+    private func describe(_ error: SystemCallError) -> String {
+        switch (error.operation, error.errno) {
+        case ("getaddrinfo", _): "cannot resolve \(target.host)"
+        case ("connect", ETIMEDOUT): "connect: no answer within \(timeout) s"
+        case ("recv", EAGAIN), ("send", EAGAIN): "no answer within \(timeout) s"
+        default: "\(error.operation): \(error.reason.lowercased())"
+        }
+    }
 }

@@ -3,7 +3,7 @@ import Foundation
 import SkinModel
 import SkinPackage
 
-/// `livery pack DIR -o out.zip [--scale 1|2|3] [--appearance light|dark]`: validates a skin folder and writes one
+/// `livery pack DIR -o out.zip [--scale 1|2|3] [--appearance light|dark|any]`: validates a skin folder and writes one
 /// deterministic package variant, printing its SHA-256, size and sign.
 struct PackCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -24,7 +24,7 @@ struct PackCommand: ParsableCommand {
     @Option(name: .long, help: "Keep only this image scale, falling back to the nearest available (1, 2 or 3).")
     var scale = 3
 
-    @Option(name: .long, help: "The appearance whose overrides the package's config.json carries (light or dark).")
+    @Option(name: .long, help: "The appearance whose overrides the package's config.json carries (light or dark), or any: both configs (config.json light, config-dark.json dark) and every file either needs.")
     var appearance = "light"
 
     @Flag(name: .long, help: "Print the result as one JSON object.")
@@ -32,14 +32,14 @@ struct PackCommand: ParsableCommand {
 
     func validate() throws {
         guard (1...3).contains(scale) else { throw ValidationError("--scale must be 1, 2 or 3.") }
-        guard Appearance(rawValue: appearance) != nil else {
-            throw ValidationError("--appearance must be light or dark.")
+        guard PackageAppearance(rawValue: appearance) != nil else {
+            throw ValidationError("--appearance must be light, dark or any.")
         }
     }
 
     func run() throws {
-        guard let appearance = Appearance(rawValue: appearance),
-            let variant = PackageVariant(scale: scale, appearance: appearance)
+        guard let appearance = PackageAppearance(rawValue: appearance),
+            let variant = PackageVariant(scale: scale, contents: appearance)
         else { throw ExitCode(2) }
         let source = DirectorySkinSource(path: directory)
         let report = SkinValidator().validate(source)

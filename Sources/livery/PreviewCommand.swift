@@ -18,7 +18,7 @@ struct PreviewCommand: ParsableCommand {
     @Option(help: "The app id.")
     var app: String
 
-    @Option(help: "ios, android or harmony.")
+    @Option(help: "ios, android, harmony or macos.")
     var platform: String
 
     @Option(help: "The app version, such as 7.2.0.")

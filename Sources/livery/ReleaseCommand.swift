@@ -15,8 +15,9 @@ struct ReleaseCommand: ParsableCommand {
             --from and --until are required and options not given take their defaults (priority 0, every \
             platform, no version bounds, rollout 100, the latest version). --replace sets the whole release even \
             on a released skin (PUT), printing every option it resets to its default; the version stays the \
-            released one unless --version is given. The client API serves the change before this command \
-            reports success.
+            released one unless --version is given. --kind theme releases a theme (users pick it; the poll never \
+            answers with one), which needs no window; --order places it in the themes list. The client API \
+            serves the change before this command reports success.
 
             Exit status: 0 done; 1 refused by the server (unknown skin or version, invalid field, a window wholly \
             in the past, stale --if-match, token); 2 bad arguments or LIVERY_TOKEN unset; 3 server unreachable or \
@@ -44,7 +45,7 @@ struct ReleaseCommand: ParsableCommand {
     @Option(help: "Priority when windows overlap (higher wins).")
     var priority: Int?
 
-    @Option(help: "Comma-separated platforms: ios, android, harmony.")
+    @Option(help: "Comma-separated platforms: ios, android, harmony, macos.")
     var platforms: String?
 
     @Option(help: "Lowest app version served (inclusive); 'none' removes the bound.")
@@ -52,6 +53,12 @@ struct ReleaseCommand: ParsableCommand {
 
     @Option(help: "First app version no longer served (exclusive); 'none' removes the bound.")
     var maxAppVersion: String?
+
+    @Option(help: "holiday (the poll serves it in its window; the default) or theme (users pick it; the window is optional).")
+    var kind: String?
+
+    @Option(help: "Where a theme is listed, ascending (1 comes first); 'none' removes it. Themes only.")
+    var order: String?
 
     @Option(help: "Only if the skin's ETag is still this (from a previous answer), e.g. '\"42\"' or 42.")
     var ifMatch: String?
@@ -62,14 +69,16 @@ struct ReleaseCommand: ParsableCommand {
     @OptionGroup var server: ServerOptions
 
     func validate() throws {
-        if replace && (from == nil || until == nil) {
-            throw ValidationError("--replace sets the whole release: give --from and --until with it.")
+        if replace && (from == nil || until == nil) && kind != SkinKind.theme.rawValue {
+            throw ValidationError("--replace sets the whole release: give --from and --until with it (a theme may have no window: --kind theme).")
         }
+        if let kind, SkinKind(rawValue: kind) == nil { throw ValidationError("--kind must be holiday or theme, got '\(kind)'.") }
+        if let order, order != "none", Int(order) == nil { throw ValidationError("--order must be a whole number or 'none', got '\(order)'.") }
         if let rollout, !(0...100).contains(rollout) { throw ValidationError("--rollout must be 0-100, got \(rollout).") }
         if let version, version < 1 { throw ValidationError("--version must be 1 or more, got \(version).") }
         let whole = from != nil && until != nil
         if !whole && version == nil && rollout == nil && priority == nil && platforms == nil && minAppVersion == nil
-            && maxAppVersion == nil && timeZone == nil && from == nil && until == nil
+            && maxAppVersion == nil && timeZone == nil && from == nil && until == nil && kind == nil && order == nil
         {
             throw ValidationError("Nothing to change: give --from and --until for a new release, or the options to change (such as --rollout 50).")
         }
@@ -89,6 +98,8 @@ struct ReleaseCommand: ParsableCommand {
         if let minAppVersion { object["minAppVersion"] = minAppVersion == "none" ? .null : .string(minAppVersion) }
         if let maxAppVersion { object["maxAppVersion"] = maxAppVersion == "none" ? .null : .string(maxAppVersion) }
         if let rollout { object["rollout"] = .number(JSONNumber(rollout)) }
+        if let kind { object["kind"] = .string(kind) }
+        if let order { object["order"] = Int(order).map { .number(JSONNumber($0)) } ?? .null }
         return .object(object)
     }
 
@@ -97,10 +108,11 @@ struct ReleaseCommand: ParsableCommand {
         var lines: [String] = []
         if timeZone == nil { lines.append("--time-zone → none (--from/--until must carry an offset)") }
         if priority == nil { lines.append("--priority → 0") }
-        if platforms == nil { lines.append("--platforms → ios,android,harmony") }
+        if platforms == nil { lines.append("--platforms → ios,android,harmony,macos") }
         if minAppVersion == nil { lines.append("--min-app-version → none") }
         if maxAppVersion == nil { lines.append("--max-app-version → none") }
         if rollout == nil { lines.append("--rollout → 100") }
+        if kind == nil { lines.append("--kind → holiday") }
         return lines
     }
 
@@ -122,7 +134,7 @@ struct ReleaseCommand: ParsableCommand {
             let patched = try session.request("PATCH", path, json: body(), headers: headers)
             let code = patched.json.objectValue?["error"]?.objectValue?["code"]?.stringValue
             if patched.status == 409, code == "not_released" {
-                guard from != nil, until != nil else {
+                guard (from != nil && until != nil) || kind == SkinKind.theme.rawValue else {
                     throw .rejected(
                         AdminSession.describe(
                             patched.status, patched.json, hint: "\(id) is not released yet: give --from and --until for its first release"))
@@ -142,8 +154,15 @@ struct ReleaseCommand: ParsableCommand {
         guard let release = skin["release"]?.objectValue else { return "\(id): not released (ETag \(etag))" }
         let platforms = release["platforms"]?.arrayValue?.compactMap(\.stringValue).joined(separator: ",") ?? ""
         var text = "\(id): version \(release["version"]?.intValue ?? 0) released"
-        text += "\n  window:    \(release["startsAt"]?.stringValue ?? "") until \(release["endsAt"]?.stringValue ?? "")"
-        if let zone = release["timeZone"]?.stringValue { text += " (\(zone))" }
+        let kind = release["kind"]?.stringValue ?? SkinKind.holiday.rawValue
+        text += "\n  kind:      \(kind)"
+        if kind == SkinKind.theme.rawValue { text += "\n  order:     \(release["order"]?.intValue.map(String.init) ?? "none")" }
+        if let start = release["startsAt"]?.stringValue, let end = release["endsAt"]?.stringValue {
+            text += "\n  window:    \(start) until \(end)"
+            if let zone = release["timeZone"]?.stringValue { text += " (\(zone))" }
+        } else {
+            text += "\n  window:    none (always, as a theme)"
+        }
         text += "\n  rollout:   \(release["rollout"]?.intValue ?? 0)%"
         text += "\n  priority:  \(release["priority"]?.intValue ?? 0)"
         text += "\n  platforms: \(platforms)"

@@ -17,6 +17,14 @@ import TestSupport
         return object?["skinId"] as? String ?? ""
     }
 
+    /// A ready server on a fresh workspace, and the environment that makes the ops commands its editor.
+    static func servingEditor() throws -> (workspace: AdminWorkspace, livery: LiveryProcess, env: [String: String]) {
+        let workspace = try AdminWorkspace()
+        let livery = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0"], environment: workspace.environment)
+        try AdminCall(port: livery.port).waitUntilReady()
+        return (workspace, livery, ["LIVERY_TOKEN": AdminWorkspace.editorToken, "LIVERY_SERVER": "http://127.0.0.1:\(livery.port)"])
+    }
+
     @Test func theRunbookWorksFromTheCommandLine() async throws {
         try await blocking {
             let workspace = try AdminWorkspace()
@@ -145,12 +153,36 @@ import TestSupport
         }
     }
 
+    /// `livery release --kind theme --order N`: a theme needs no window, is shown with its kind and order, and is
+    /// never what the poll answers.
+    @Test func themesAreReleasedWithKindAndOrder() async throws {
+        try await blocking {
+            let (workspace, livery, env) = try Self.servingEditor()
+            let folder = workspace.root + "/work/tiny"
+            try AdminWorkspace.write(AdminWorkspace.tinySkin(id: "tiny", marker: "1"), into: folder)
+            #expect(try LiveryProcess.run(["push", folder], environment: env).status == 0)
+            let theme = try LiveryProcess.run(["release", "tiny", "--kind", "theme", "--order", "2"], environment: env)
+            #expect(theme.status == 0, "\(theme.output)")
+            #expect(theme.output.contains("kind:      theme\n  order:     2\n  window:    none"), "\(theme.output)")
+            #expect(try Self.polledSkin(livery.port) == "", "the poll never answers with a theme")
+            let reordered = try LiveryProcess.run(["release", "tiny", "--order", "1"], environment: env)
+            #expect(reordered.status == 0 && reordered.output.contains("order:     1"), "\(reordered.output)")
+            let badKind = try LiveryProcess.run(["release", "tiny", "--kind", "seasonal"], environment: env)
+            #expect(badKind.status == 2 && badKind.output.contains("--kind must be holiday or theme"), "\(badKind.output)")
+            let holidayWithoutWindow = try LiveryProcess.run(["release", "tiny", "--kind", "holiday"], environment: env)
+            #expect(holidayWithoutWindow.status == 1 && holidayWithoutWindow.output.contains("field: startsAt"), "\(holidayWithoutWindow.output)")
+            let holiday = try LiveryProcess.run(
+                ["release", "tiny", "--kind", "holiday", "--order", "none", "--from", "2000-01-01T00:00:00Z", "--until", "2100-01-01T00:00:00Z"],
+                environment: env)
+            #expect(holiday.status == 0 && holiday.output.contains("kind:      holiday"), "\(holiday.output)")
+            #expect(try Self.polledSkin(livery.port) == "tiny")
+            #expect(try livery.stop(signal: SIGTERM) == 0)
+        }
+    }
+
     @Test func opsCommandsRefuseWhatWouldSilentlyDoTheWrongThing() async throws {
         try await blocking {
-            let workspace = try AdminWorkspace()
-            let livery = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0"], environment: workspace.environment)
-            try AdminCall(port: livery.port).waitUntilReady()
-            let env = ["LIVERY_TOKEN": AdminWorkspace.editorToken, "LIVERY_SERVER": "http://127.0.0.1:\(livery.port)"]
+            let (workspace, livery, env) = try Self.servingEditor()
             let folder = workspace.root + "/work/tiny"
             for marker in ["1", "2"] {
                 try AdminWorkspace.write(AdminWorkspace.tinySkin(id: "tiny", marker: marker), into: folder)

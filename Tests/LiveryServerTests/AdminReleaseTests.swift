@@ -42,6 +42,57 @@ import Testing
         await harness.stop()
     }
 
+    /// Chameleon skins iOS and macOS apps: a release may target macOS, and only Mac clients then get it.
+    @Test func aReleaseForMacOSIsServedToMacClientsOnly() async throws {
+        let harness = try await LiveryHarness()
+        defer { harness.removeFiles() }
+        let upload = try await harness.uploadTiny()
+        let released = try await harness.release("tiny", #""platforms": ["macos"]"#)
+        #expect((try LiveryHarness.object(released)["release"] as? [String: Any])?["platforms"] as? [String] == ["macos"])
+        let mac = try await harness.poll("/api/v1/skin?app=demo&platform=macOS&appVersion=7.0.0")
+        #expect(mac["skinSign"] as? String == Self.standardSign(upload))
+        #expect(try await harness.poll()["skinSign"] as? String == "", "an iOS client is not targeted")
+        await harness.stop()
+    }
+
+    /// A theme: released with a kind and an order and no window, stored and shown by the admin reads, changed with
+    /// PATCH, refused with 422 naming the field, and never the poll's answer.
+    @Test func aThemeIsStoredShownAndNeverThePollsAnswer() async throws {
+        let harness = try await LiveryHarness()
+        defer { harness.removeFiles() }
+        try await harness.uploadTiny()
+        let released = try await harness.send("PUT", Self.releasePath, json: #"{"kind": "theme", "order": 2}"#)
+        #expect(released.status == 200, "\(released.text)")
+        let release = try #require(try LiveryHarness.object(released)["release"] as? [String: Any])
+        #expect(release["kind"] as? String == "theme" && release["order"] as? Int == 2)
+        #expect(release["startsAt"] == nil && release["endsAt"] == nil)
+        let read = try await harness.request("GET", "/admin/v1/skins/tiny")
+        let shown = try #require(try LiveryHarness.object(read)["release"] as? [String: Any])
+        #expect(shown["kind"] as? String == "theme" && shown["order"] as? Int == 2)
+        #expect(try await harness.poll()["skinSign"] as? String == "", "the poll never answers with a theme")
+
+        let reordered = try await harness.send("PATCH", Self.releasePath, json: #"{"order": 1}"#)
+        #expect((try LiveryHarness.object(reordered)["release"] as? [String: Any])?["order"] as? Int == 1)
+        let before = harness.mark()
+        for (body, code) in [
+            (#"{"kind": "seasonal"}"#, "invalid_release kind"), (#"{"order": "first"}"#, "invalid_release order"),
+            (#"{"startsAt": "2027-01-15T07:00:00Z"}"#, "invalid_release endsAt"),
+        ] {
+            let refused = try await harness.send("PATCH", Self.releasePath, json: body)
+            #expect(refused.status == 422, "\(body): \(refused.text)")
+            #expect(try LiveryHarness.code(refused) == code)
+        }
+        #expect(harness.mark() == before)
+
+        // Made a holiday again (a window is then required), it is the poll's answer.
+        let holiday = try await harness.send(
+            "PUT", Self.releasePath, json: #"{"startsAt": "2027-01-15T07:00:00Z", "endsAt": "2027-01-15T10:00:00Z", "order": 1}"#)
+        #expect(try LiveryHarness.code(holiday) == "invalid_release order", "order is for themes only")
+        try await harness.release("tiny")
+        #expect(try await harness.poll()["skinId"] as? String == "tiny")
+        await harness.stop()
+    }
+
     @Test func aStaleIfMatchGets412AndChangesNothing() async throws {
         let harness = try await LiveryHarness()
         defer { harness.removeFiles() }

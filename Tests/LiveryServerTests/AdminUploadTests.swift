@@ -17,6 +17,8 @@ import TestSupport
         let code: String
         /// For 422: an issue code the report must hold.
         var issue: String?
+        /// For 422: how many errors the report must hold, when that matters.
+        var errorCount: Int?
         var testDescription: String { label }
     }
 
@@ -73,6 +75,11 @@ import TestSupport
             files["banner.png"] = [0xFF, 0xD8, 0xFF, 0xE0] + Array("JFIF, not a PNG".utf8)
             return try SkinArchives.zip(files)
         }, status: 422, code: "invalid_skin", issue: "asset.type-mismatch"),
+        HostileUpload(label: "an AUUTheme theme as config.json", archive: {
+            var files = SkinArchives.tiny()
+            files["config.json"] = Array(#"{"colors": {"color": "FFFFFF", "color.text": "363535"}, "images": {"image": {"type": 2, "color": "ffffff"}}}"#.utf8)
+            return try SkinArchives.zip(files)
+        }, status: 422, code: "invalid_skin", issue: "config.foreign-theme", errorCount: 1),
         HostileUpload(label: "only archiver junk", archive: {
             try SkinArchives.zip(["__MACOSX/._skin.json": [0], ".DS_Store": [0]])
         }, status: 400, code: "empty_archive"),
@@ -96,6 +103,7 @@ import TestSupport
             #expect(report["valid"] as? Bool == false)
             let codes = (report["issues"] as? [[String: Any]])?.compactMap { $0["code"] as? String } ?? []
             #expect(codes.contains(issue), "\(codes)")
+            if let count = upload.errorCount { #expect(report["errors"] as? Int == count, "\(codes)") }
         }
         #expect(harness.mark() == before, "a refused upload must leave the store as it was")
         #expect(try await harness.request("GET", "/admin/v1/skins/existing").status == 200)

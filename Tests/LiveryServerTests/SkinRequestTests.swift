@@ -56,7 +56,7 @@ import Testing
         ("platform", "iOS", "ios"), ("platform", "IOS", "ios"), ("platform", "Android", "android"),
         ("platform", "Harmony", "harmony"), ("appearance", "Dark", "dark"),
         ("appearance", "DARK", "dark"), ("appearance", "Light", "light"), ("appearance", "unspecified", "light"),
-        ("appearance", "Unspecified", "light"),
+        ("appearance", "Unspecified", "light"), ("platform", "macOS", "macos"), ("platform", "macos", "macos"),
     ])
     func acceptsPlatformAndAppearanceInAnyCase(name: String, value: String, expected: String) throws {
         var query = Self.valid

@@ -18,6 +18,24 @@ import Testing
         #expect(winner(catalog, at: offset) == expected)
     }
 
+    /// The poll resolves holiday skins only: a theme, even one that would outrank every holiday, is never its
+    /// answer, while its packages stay in the catalog (also under another kill switch).
+    @Test func themesAreNeverThePollsAnswerButKeepTheirPackages() {
+        let holiday = F.skin("xmas")
+        let outranking = F.skin("ink", priority: 99)
+        var plan = outranking.release
+        plan.kind = .theme
+        let theme = ReleasedSkin(skinID: outranking.skinID, app: "demo", release: plan, packages: outranking.packages)
+        #expect(winner(F.catalog(theme, holiday)) == "xmas")
+        #expect(winner(F.catalog(theme)) == nil)
+        let catalog = F.catalog(theme, holiday)
+        #expect(catalog.releases["demo"]?.map(\.skinID.rawValue) == ["xmas"])
+        for record in theme.packages.values {
+            #expect(catalog.packages[record.sign] == record)
+            #expect(catalog.with(killSwitch: KillSwitch(apps: ["other"])).packages[record.sign] == record)
+        }
+    }
+
     @Test func highestPriorityWinsOverlaps() {
         let catalog = F.catalog(F.skin("low", priority: 1), F.skin("high", priority: 9), F.skin("mid", priority: 5))
         #expect(winner(catalog) == "high")

@@ -66,9 +66,43 @@ import Testing
         let report = validate(Fixture.make(config: #"{"m": {"colors": {"a": "B17936 0.9", "b": "hex<B2D235>"}}}"#))
         let skin = try #require(report.skin)
         #expect(skin.config.modules[0].colors.map(\.value) == [
-            SkinColor(red: 0xB1, green: 0x79, blue: 0x36, alpha: 0.9), SkinColor(red: 0xB2, green: 0xD2, blue: 0x35),
+            .fixed(SkinColor(red: 0xB1, green: 0x79, blue: 0x36, alpha: 0.9)), .fixed(SkinColor(red: 0xB2, green: 0xD2, blue: 0x35)),
         ])
         let config = skin.config.effectiveDocument(for: .light)
         #expect(config.objectValue?["m"]?.objectValue?["colors"]?.objectValue?["a"] == "B17936 0.9")
+    }
+}
+
+/// Chameleon's `"C103": "random"`: the app picks a color each time; Livery accepts it and passes it on as written.
+@Suite struct RandomColorTests {
+    @Test func chameleonsRandomIsAcceptedAsAColorAndAsASolidImageColor() throws {
+        let report = validate(Fixture.make(config: #"{"background": {"colors": {"C103": "random"}, "images": {"no04": {"color": "random"}}}}"#))
+        #expect(report.errors.isEmpty, "\(report.errors)")
+        let module = try #require(report.skin?.config.modules.first)
+        #expect(module.colors.map(\.value) == [.random])
+        #expect(module.images.map(\.value) == [.solidColor(.random)])
+    }
+
+    @Test func randomReachesEveryPackagedConfigAsWritten() throws {
+        let config = #"{"background": {"colors": {"C103": "random", "C104": "6E6B41"}}, "dark": {"background": {"colors": {"C104": "random"}}}}"#
+        let skin = try #require(validate(Fixture.make(config: config)).skin)
+        for appearance in Appearance.allCases {
+            let packaged = try JSONValue.parse(skin.config.effectiveConfigBytes(for: appearance))
+            let colors = packaged.objectValue?["background"]?.objectValue?["colors"]?.objectValue
+            #expect(colors?["C103"] == .string("random"))
+            #expect(colors?["C104"] == .string(appearance == .dark ? "random" : "6E6B41"))
+        }
+    }
+
+    @Test(arguments: ["Random", "RANDOM", " random", "random 0.5", "rgba<random>"])
+    func onlyTheLowercaseWordIsRandom(_ text: String) throws {
+        let report = validate(Fixture.make(section: "colors", value: "\"\(text)\""))
+        #expect(try #require(report.first(.colorInvalid)).fix.contains("\"random\""))
+    }
+
+    @Test func aFixedColorStillParsesAsItself() {
+        #expect(ConfigColor(parsing: "694D9F") == .fixed(SkinColor(red: 0x69, green: 0x4D, blue: 0x9F)))
+        #expect(ConfigColor(parsing: "random") == .random)
+        #expect(SkinColor(parsing: "random") == nil, "a random color has no fixed channels")
     }
 }

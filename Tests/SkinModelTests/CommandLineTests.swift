@@ -109,3 +109,67 @@ import TestSupport
         #expect(output.standardError.contains("MODULE/SECTION/IDENTIFIER"))
     }
 }
+
+/// `livery import` with the real binary, on the articles' example files.
+@Suite struct ImportCommandTests {
+    @Test func importsTheChameleonExampleWithImagesFromResourcesAndExitsZero() async throws {
+        let scratch = try ScratchDirectory(prefix: "livery-import")
+        let theme = try scratch.write("themes/theme0/theme0.json", try scratch.readAbsolute(ThemeImportTests.chameleon))
+        try scratch.write("themes/theme0/resources/home_house_icon_251952@2x.png", ThemeImportTests.png)
+        try scratch.write("themes/theme0/resources/home_house_icon_251952@3x.png", ThemeImportTests.png)
+        try scratch.write("themes/theme0/human_handsup_icon_251948.png", ThemeImportTests.png)
+        let output = try await BuiltProduct.runLivery(["import", "--from", "chameleon", theme, scratch.path("skin"), "--app", "reader"])
+        #expect(output.status == 0, "\(output.transcript)")
+        #expect(output.standardOutput.contains("skin 'theme0', app 'reader', title 'theme0'"))
+        #expect(output.standardOutput.contains("Not carried over (1):\n  image/no03: "))
+        #expect(try scratch.read("skin/home_house_icon_251952@3x.png") == ThemeImportTests.png)
+        #expect(try scratch.read("skin/human_handsup_icon_251948.png") == ThemeImportTests.png)
+        let validated = try await BuiltProduct.runLivery(["validate", scratch.path("skin")])
+        #expect(validated.status == 0, "\(validated.transcript)")
+    }
+
+    @Test func importsTheAUUThemeExampleNamingItsOptions() async throws {
+        let scratch = try ScratchDirectory(prefix: "livery-import")
+        let theme = try scratch.write("theme1.json", try scratch.readAbsolute(ThemeImportTests.auutheme))
+        try scratch.write("3.jpg", ThemeImportTests.jpeg)
+        try scratch.write("7.jpeg", ThemeImportTests.jpeg)
+        let output = try await BuiltProduct.runLivery([
+            "import", "--from", "auutheme", theme, scratch.path("out/skin"), "--id", "qq-purple", "--title", "QQ Purple",
+        ])
+        #expect(output.status == 0, "\(output.transcript)")
+        #expect(output.standardOutput.contains("images/image.head.head2: "))
+        #expect(output.standardOutput.contains("images/image.head.head3: "))
+        let manifest = try JSONValue.parse(try scratch.read("out/skin/skin.json")).objectValue
+        #expect(manifest?["id"] == "qq-purple" && manifest?["title"] == "QQ Purple" && manifest?["app"] == "demo")
+    }
+
+    @Test func refusesAnExistingFolderAndAnUnknownFormat() async throws {
+        let scratch = try ScratchDirectory(prefix: "livery-import")
+        let theme = try scratch.write("theme1.json", try scratch.readAbsolute(ThemeImportTests.auutheme))
+        try scratch.write("taken/keep.txt", Array("x".utf8))
+        let existing = try await BuiltProduct.runLivery(["import", "--from", "auutheme", theme, scratch.path("taken")])
+        #expect(existing.status == 2)
+        #expect(existing.standardError.contains("already exists"))
+        #expect(try scratch.read("taken/keep.txt") == Array("x".utf8))
+        let unknown = try await BuiltProduct.runLivery(["import", "--from", "themekit", theme, scratch.path("new")])
+        #expect(unknown.status == 2)
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("new")))
+    }
+
+    @Test func validatingAnUnconvertedThemeGivesOneErrorNamingTheConverter() async throws {
+        let skin = try Fixture.makeDirectory([
+            "skin.json": Bytes.text(Fixture.manifest),
+            "config.json": [UInt8](try Data(contentsOf: URL(fileURLWithPath: ThemeImportTests.auutheme))),
+        ])
+        let output = try await BuiltProduct.runLivery(["validate", skin.path])
+        #expect(output.status == 1)
+        #expect(output.standardOutput.contains("1 error"), "\(output.standardOutput)")
+        #expect(output.standardOutput.contains("error [config.foreign-theme] config.json"))
+        #expect(output.standardOutput.contains("livery import --from auutheme FILE DIR"))
+    }
+}
+
+extension ScratchDirectory {
+    /// The bytes of the file at the absolute `path` (a fixture outside the scratch folder).
+    func readAbsolute(_ path: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) }
+}

@@ -102,8 +102,8 @@ import Testing
     @Test func parsedModulesFollowTheAppearance() throws {
         let skin = try Self.skin()
         #expect(skin.config.hasDarkOverrides)
-        #expect(skin.config.modules(for: .light)[1].colors[0].value == SkinColor(red: 0xF9, green: 0xF9, blue: 0xF9))
-        #expect(skin.config.modules(for: .dark)[1].colors[0].value == SkinColor(red: 28, green: 28, blue: 30, alpha: 0.9))
+        #expect(skin.config.modules(for: .light)[1].colors[0].value == .fixed(SkinColor(red: 0xF9, green: 0xF9, blue: 0xF9)))
+        #expect(skin.config.modules(for: .dark)[1].colors[0].value == .fixed(SkinColor(red: 28, green: 28, blue: 30, alpha: 0.9)))
         #expect(skin.config.modules(for: .dark)[0].colors.map(\.identifier) == ["bg", "text"])
     }
 

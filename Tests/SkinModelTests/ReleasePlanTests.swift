@@ -35,6 +35,35 @@ import Testing
         #expect(plan.rollout == 100)
     }
 
+    @Test func aThemeMayHaveNoWindowAndIsThenAlwaysActive() throws {
+        let result = try Self.parse(#"{"kind": "theme", "order": 2, "platforms": ["ios"]}"#)
+        #expect(result.issues.isEmpty, "\(result.issues)")
+        let plan = try #require(result.value)
+        #expect(plan.kind == .theme && plan.order == 2 && !plan.hasWindow)
+        #expect(plan.isActive(at: Self.instant("1990-01-01T00:00:00")) && plan.isActive(at: Self.instant("2099-12-31T00:00:00")))
+        #expect(plan.jsonValue.compactText == #"{"priority":0,"platforms":["ios"],"minAppVersion":null,"maxAppVersion":null,"rollout":100,"kind":"theme","order":2}"#)
+        #expect(ReleasePlan.parse(plan.jsonValue).value == plan, "what is stored reads back equal")
+    }
+
+    @Test func aThemeWithAWindowAndAHolidayKeepTheirShape() throws {
+        let theme = try #require(try Self.parse(#"{"kind": "theme", "startsAt": "2027-02-05T00:00:00Z", "endsAt": "2027-02-06T00:00:00Z"}"#).value)
+        #expect(theme.hasWindow && theme.order == nil)
+        #expect(theme.jsonValue.objectValue?["kind"] == "theme" && theme.jsonValue.objectValue?["startsAt"] == "2027-02-05T00:00:00Z")
+        let holiday = try #require(try Self.parse(#"{"kind": "holiday", "startsAt": "2027-02-05T00:00:00Z", "endsAt": "2027-02-06T00:00:00Z"}"#).value)
+        #expect(holiday.kind == .holiday)
+        #expect(holiday.jsonValue.objectValue?["kind"] == nil, "holiday releases are stored as before")
+    }
+
+    @Test func macOSIsAPlatformAReleaseMayTarget() throws {
+        let plan = try #require(
+            try Self.parse(#"{"startsAt": "2026-12-20T00:00:00Z", "endsAt": "2026-12-27T00:00:00Z", "platforms": ["macos", "ios"]}"#).value)
+        #expect(plan.platforms == [.macos, .ios])
+        #expect(plan.jsonValue.objectValue?["platforms"] == .array([.string("ios"), .string("macos")]))
+        let version = try #require(AppVersion("1.0"))
+        #expect(plan.targets(platform: .macos, appVersion: version))
+        #expect(!plan.targets(platform: .android, appVersion: version))
+    }
+
     @Test func defaultsArePriorityZeroAllPlatformsFullRollout() throws {
         let plan = try #require(try Self.parse(#"{"startsAt": "2026-12-20T00:00:00Z", "endsAt": "2026-12-27T00:00:00Z"}"#).value)
         #expect(plan.priority == 0)
@@ -84,6 +113,12 @@ import Testing
         (#"{"startsAt": "2027-02-05T00:00:00Z", "endsAt": "2027-02-06T00:00:00Z", "priority": 1.5}"#, "release.field-invalid", "/release/priority"),
         (#"{"startsAt": "2027-02-05T00:00:00Z", "endsAt": "2027-02-06T00:00:00Z", "startAt": "x"}"#, "release.key-unknown", "/release/startAt"),
         (#"[]"#, "release.not-object", "/release"),
+        (#"{"startsAt": "2027-02-05T00:00:00Z", "endsAt": "2027-02-06T00:00:00Z", "kind": "seasonal"}"#, "release.field-invalid", "/release/kind"),
+        (#"{"startsAt": "2027-02-05T00:00:00Z", "endsAt": "2027-02-06T00:00:00Z", "order": 1}"#, "release.field-invalid", "/release/order"),
+        (#"{"kind": "theme", "order": -1}"#, "release.field-invalid", "/release/order"),
+        (#"{"kind": "theme", "order": "first"}"#, "release.field-invalid", "/release/order"),
+        (#"{"kind": "theme", "startsAt": "2027-02-05T00:00:00Z"}"#, "release.field-missing", "/release/endsAt"),
+        (#"{"kind": "holiday"}"#, "release.field-missing", "/release"),
     ])
     func reportsEachReleaseErrorWithItsPointer(_ json: String, _ code: String, _ pointer: String) throws {
         let result = try Self.parse(json)

@@ -215,3 +215,22 @@ import Testing
         #expect(text.contains("error [color.invalid] config.json#/m/colors/k\n  value: \"nope\"\n  \"nope\" is not a color.\n  fix: Write it as one of:"))
     }
 }
+
+@Suite struct ImageReferenceStyleTests {
+    @Test(arguments: [("as-written", ImageReferenceStyle.asWritten), ("file-path", .filePath)])
+    func skinJSONChoosesTheStyle(_ text: String, _ expected: ImageReferenceStyle) throws {
+        let manifest = #"{"id": "s", "title": "S", "app": "demo", "imageReferences": "\#(text)"}"#
+        let report = validate(Fixture.make(config: #"{"m": {"values": {"v": 1}}}"#, manifest: manifest))
+        #expect(report.issues.isEmpty, "\(report.issues)")
+        #expect(report.skin?.manifest.imageReferences == expected)
+    }
+
+    @Test(arguments: [#""file""#, #""File-Path""#, "true", "1"])
+    func anythingElseIsAnErrorNamingTheField(_ value: String) throws {
+        let manifest = #"{"id": "s", "title": "S", "app": "demo", "imageReferences": \#(value)}"#
+        let report = validate(Fixture.make(config: #"{"m": {"values": {"v": 1}}}"#, manifest: manifest))
+        let issue = try #require(report.first(.manifestFieldInvalid))
+        #expect(issue.pointer == "/imageReferences")
+        #expect(issue.fix.contains("file-path"))
+    }
+}

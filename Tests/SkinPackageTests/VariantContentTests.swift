@@ -103,3 +103,18 @@ import TestSupport
         ])
     }
 }
+
+/// Chameleon's `random` color survives packaging byte for byte, read back by independent zip readers.
+@Suite struct RandomColorPackagingTests {
+    @Test func aRandomColorIsPassedThroughToThePackage() async throws {
+        let scratch = try ScratchDirectory(prefix: "livery-package-tests")
+        try scratch.write([
+            "skin.json": Array(#"{"id": "chameleon", "title": "Chameleon", "app": "demo"}"#.utf8),
+            "config.json": Array(#"{"background": {"colors": {"C103": "random"}, "images": {"no04": {"color": "random"}}}}"#.utf8),
+        ], under: "skin")
+        let package = try await buildPackage(of: scratch.path("skin"), try variant(3, .light), in: scratch)
+        let config = try parsedConfig(package.contents)
+        #expect(string(in: config, "background", "colors", "C103") == "random")
+        #expect(string(in: config, "background", "images", "no04", "color") == "random")
+    }
+}

@@ -125,7 +125,7 @@ import TestSupport
 
     @Test func aValueNamingNothingIsRejectedWithWhatWasSent() {
         #expect(Self.check(platform: .some(nil)) == .failure(InvalidParameter(
-            "platform", "must be one of ios, android, harmony (in any case)", value: "beos")))
+            "platform", "must be one of ios, android, harmony, macos (in any case)", value: "beos")))
         #expect(Self.check(scale: .some(nil)) == .failure(InvalidParameter("scale", "must be 1, 2 or 3", value: "4")))
         #expect(Self.check(appearance: .some(nil)) == .failure(InvalidParameter(
             "appearance", "must be light, dark or unspecified (in any case)", value: "sepia")))

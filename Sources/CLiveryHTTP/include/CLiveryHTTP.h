@@ -1,10 +1,10 @@
-// Linux calls LiveryHTTP needs that Swift's Glibc module does not export: epoll, eventfd and accept4.
+// Linux calls LiveryHTTP needs that Swift's Glibc module does not export: epoll and eventfd
+// (accept4 is in CSystemCalls).
 // Thin wrappers so Swift never touches the packed `struct epoll_event`.
 #ifndef CLIVERYHTTP_H
 #define CLIVERYHTTP_H
 
 #include <stdint.h>
-#include <sys/socket.h>
 
 enum {
     LIVERY_EPOLLIN = 0x001,
@@ -38,8 +38,5 @@ int livery_eventfd_signal(int fd);
 
 /// Resets an eventfd's counter. Returns 0 or -1 with errno set (EAGAIN if it was already zero).
 int livery_eventfd_drain(int fd);
-
-/// accept4 with SOCK_NONBLOCK | SOCK_CLOEXEC.
-int livery_accept4(int fd, struct sockaddr *address, socklen_t *length);
 
 #endif

@@ -4,7 +4,7 @@
 (function () {
   var API = "/admin/v1";
   var TOKEN_KEY = "livery.console.token";
-  var PLATFORMS = ["ios", "android", "harmony"];
+  var PLATFORMS = ["ios", "android", "harmony", "macos"];
   var IMAGE_EXTENSIONS = ["png", "jpg", "jpeg", "gif", "webp"];
   var main = document.getElementById("main");
   var me = null; // {name, role} from GET /whoami

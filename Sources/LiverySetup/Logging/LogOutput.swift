@@ -5,6 +5,7 @@ import Musl
 #endif
 import Logging
 import Synchronization
+import SystemCalls
 
 /// Where `livery serve` writes its log: whole lines to one file descriptor (standard output by default), in the
 /// configured format.
@@ -18,10 +19,11 @@ public final class LogOutput: Sendable {
     private let descriptor: Int32
     private let lock = Mutex<Void>(())
 
-    /// - Parameter descriptor: where lines go. Default 1 (standard output).
+    /// - Parameter descriptor: where lines go. Default 1 (standard output). A descriptor that is not open (a
+    ///   server started with standard output closed) drops every line.
     public init(format: LiveryConfiguration.LogFormat, descriptor: Int32 = 1) {
         self.format = format
-        self.descriptor = descriptor
+        self.descriptor = fcntl(descriptor, F_GETFD) == -1 ? -1 : descriptor
     }
 
     /// A handler for `LoggingSystem.bootstrap`, at `level`.
@@ -47,28 +49,9 @@ public final class LogOutput: Sendable {
         }
     }
 
-    /// Writes `line` (which ends in a newline) whole.
+    /// Writes `line` (which ends in a newline) whole; a failed write (a closed pipe) drops the line.
     func write(line: [UInt8]) {
-        lock.withLock { _ in
-            line.withUnsafeBytes { bytes in
-                guard let base = bytes.baseAddress else { return }
-                var offset = 0
-                while offset < bytes.count {
-                    let written = systemWrite(descriptor, base + offset, bytes.count - offset)
-                    if written > 0 {
-                        offset += written
-                    } else if written < 0 && errno == EINTR {
-                        continue
-                    } else {
-                        return
-                    }
-                }
-            }
-        }
+        guard descriptor >= 0 else { return }
+        lock.withLock { _ in _ = try? Syscall.writeAll(descriptor, line) }
     }
-}
-
-/// `write(2)`, named apart from `LogOutput.write(line:)`.
-private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
-    write(descriptor, bytes, count)
 }
