@@ -123,6 +123,17 @@ measure() {  # connections url [wrk args...]
     wrk_measure "$THREADS" "$connections" "$DURATION" "$url" "$@" | awk '{ print $1, $3, $4 }'
 }
 
+# CPU time (user + system, in clock ticks) the processes have used so far: a cost per request that a loaded,
+# shared machine does not skew the way it skews requests per second.
+cpu_ticks() {  # pid...
+    local total=0 pid fields
+    for pid in "$@"; do
+        read -r -a fields <"/proc/$pid/stat"
+        total=$((total + fields[13] + fields[14]))
+    done
+    echo "$total"
+}
+
 # The median row by its first column (req/s) of newline-separated rows.
 median_row() {  # rows
     printf '%s' "$1" | sort -n -k1,1 | awk '{ rows[NR] = $0 } END { print rows[int((NR + 1) / 2)] }'

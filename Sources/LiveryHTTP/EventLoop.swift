@@ -13,8 +13,9 @@ import Synchronization
 /// Connections are spread over a few loops (one per core by default). Everything a connection does runs on its
 /// loop's thread, so the loop's read buffer, output buffer, `Date` cache and request-id counter need no locking,
 /// and an idle connection holds no buffer of its own. A ready socket is handled on the thread that saw it
-/// ready, with no hop to another thread; work from elsewhere (a new connection, an async handler's response,
-/// shutdown) is queued with `execute` and wakes the loop through an eventfd. Timeouts are checked by one
+/// ready, with no hop to another thread: each loop also accepts new connections on the server's listening socket
+/// (see `Listener`) and serves them itself. Work from elsewhere (an async handler's response, shutdown) is queued
+/// with `execute` and wakes the loop through an eventfd. Timeouts are checked by one
 /// periodic sweep per loop rather than a timer per connection.
 ///
 /// Readiness is level-triggered, as with Dispatch read sources: a connection that stops reading removes its
@@ -55,6 +56,13 @@ final class EventLoop: @unchecked Sendable {
     /// Connections in no particular order, for the sweep.
     private var connections: [HTTPConnection] = []
     private var drainDeadline: UInt64?
+    /// The listener whose socket this loop watches (`startAccepting`), and that socket; -1 when not accepting.
+    private var listener: Listener?
+    private var listenerFD: Int32 = -1
+    /// While accepting is paused for want of descriptors, when it resumes.
+    private var acceptResumesAt: UInt64?
+    /// The loop's thread (`pthread_self`), 0 before it runs.
+    private let thread = Atomic<UInt>(0)
     private var running = true
     /// Monotonic time read once per wake-up: deadlines and request start times need no finer precision, and
     /// this saves clock reads on the hot path.
@@ -114,6 +122,42 @@ final class EventLoop: @unchecked Sendable {
         if wasEmpty { _ = livery_eventfd_signal(wakeFD) }
     }
 
+    /// Whether the caller runs on this loop's thread.
+    var isCurrentThread: Bool { thread.load(ordering: .acquiring) == UInt(pthread_self()) }
+
+    /// Starts accepting connections on `listener`'s socket, sharing it with the other loops (`EPOLLEXCLUSIVE`: a
+    /// new connection wakes one of them). Call on the loop's thread.
+    func startAccepting(_ listener: Listener) {
+        guard !listener.isStopped else { return }
+        self.listener = listener
+        listenerFD = listener.fd
+        watchListener()
+    }
+
+    /// Stops accepting on `listener`'s socket. Call on the loop's thread, before the socket is closed.
+    func stopAccepting(_ listener: Listener) {
+        guard self.listener === listener else { return }
+        if acceptResumesAt == nil { _ = livery_epoll_ctl(epollFD, Int32(LIVERY_EPOLL_CTL_DEL), listenerFD, 0) }
+        self.listener = nil
+        listenerFD = -1
+        acceptResumesAt = nil
+    }
+
+    /// Stops watching the listening socket for `nanoseconds` (out of descriptors: new connections wait in the
+    /// backlog rather than making the loop spin on a socket that stays readable). Call on the loop's thread.
+    func pauseAccepting(for nanoseconds: UInt64) {
+        guard listener != nil, acceptResumesAt == nil else { return }
+        _ = livery_epoll_ctl(epollFD, Int32(LIVERY_EPOLL_CTL_DEL), listenerFD, 0)
+        acceptResumesAt = Syscall.monotonicNanoseconds() &+ nanoseconds
+    }
+
+    private func watchListener() {
+        let mask = UInt32(LIVERY_EPOLLIN) | UInt32(LIVERY_EPOLLEXCLUSIVE)
+        if livery_epoll_ctl(epollFD, Int32(LIVERY_EPOLL_CTL_ADD), listenerFD, mask) != 0 {
+            context.logger.warning("epoll_ctl add of the listening socket failed: errno \(errno); loop \(index) does not accept")
+        }
+    }
+
     /// Ends the loop's thread after the current iteration; called once the server has stopped.
     func stop() {
         execute { [self] in running = false }
@@ -130,10 +174,12 @@ final class EventLoop: @unchecked Sendable {
                 queue.items = []
             }
         }
+        thread.store(UInt(pthread_self()), ordering: .releasing)
         var nextSweep = Syscall.monotonicNanoseconds() &+ sweepInterval
         while running {
             let now = Syscall.monotonicNanoseconds()
-            let timeout = nextSweep > now ? Int32(min((nextSweep - now) / 1_000_000 + 1, 1000)) : 0
+            let wake = min(nextSweep, acceptResumesAt ?? .max)
+            let timeout = wake > now ? Int32(min((wake - now) / 1_000_000 + 1, 1000)) : 0
             let count = livery_epoll_wait(epollFD, fds, events, Int32(Self.maxEvents), timeout)
             self.now = Syscall.monotonicNanoseconds()
             if count < 0 {
@@ -146,6 +192,10 @@ final class EventLoop: @unchecked Sendable {
                 let mask = events[slot]
                 if fd == wakeFD {
                     runTasks()
+                    continue
+                }
+                if fd == listenerFD, let listener {
+                    listener.acceptReady(on: self)
                     continue
                 }
                 guard let connection = connection(for: fd) else { continue }
@@ -161,6 +211,10 @@ final class EventLoop: @unchecked Sendable {
                 if mask & UInt32(LIVERY_EPOLLIN) != 0, self.connection(for: fd) === connection {
                     connection.handleReadable()
                 }
+            }
+            if let resume = acceptResumesAt, self.now >= resume {
+                acceptResumesAt = nil
+                watchListener()
             }
             if self.now >= nextSweep {
                 sweep(now: self.now)

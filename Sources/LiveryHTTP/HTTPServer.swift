@@ -11,7 +11,8 @@ import Synchronization
 ///
 /// Connections are non-blocking and event-driven: a few event-loop threads (one per core by default) each wait
 /// on an epoll set of their connections and serve whichever are ready, with no thread per connection, so a slow
-/// client never blocks another. Accepting runs on a Dispatch source; async handlers run as Swift tasks. Requests are
+/// client never blocks another. Each loop also accepts on the listening socket (`EPOLLEXCLUSIVE`: a new connection
+/// wakes one free loop, which serves it); async handlers run as Swift tasks. Requests are
 /// parsed strictly per RFC 9112 with the limits of `Configuration`; every response carries `Content-Length`,
 /// `Date`, `Server` and `X-Request-Id`, and one log line is written per request (method, raw path without query,
 /// status, bytes, duration; `request.id` in the metadata; never header values or the query).

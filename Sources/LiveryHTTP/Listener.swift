@@ -6,28 +6,36 @@ import Musl
 import SystemCalls
 import Dispatch
 import Logging
+import Synchronization
 
-/// The listening socket and its accept loop.
+/// The listening socket, accepted on by every event loop.
 ///
-/// Accepts on its own serial queue and hands each connection to the next event loop in turn. Every connection
-/// over `maxConnections` is still accepted, answered with a 503 (`Retry-After`) and closed, however many there
-/// are: refusing costs a descriptor for the short time the answer takes, and running out of descriptors is
-/// handled below. When the process runs out of descriptors (`EMFILE`, `ENFILE`), accepting pauses for 100 ms at
-/// a time instead of spinning on a socket that stays readable (new connections wait in the listen backlog); the
-/// episode is logged once when it starts and once, with its count of failures, when it ends.
-final class Listener: @unchecked Sendable {
-    // Invariant: `source`, `paused` and `nextLoop` are used only on `queue`.
-
+/// Each loop watches the socket in its own epoll set with `EPOLLEXCLUSIVE`, so a new connection wakes one loop,
+/// which accepts it and serves it on its own thread: no accept thread, no hand-over between threads, and a loop busy
+/// with work (such as TLS handshakes) leaves new connections to an idle one. (nginx's workers accept the same way.)
+/// Every connection over `maxConnections` is still accepted, answered with a 503 (`Retry-After`) and closed,
+/// however many there are: refusing costs a descriptor for the short time the answer takes, and running out of
+/// descriptors is handled below. When the process runs out of descriptors (`EMFILE`, `ENFILE`), the loop that
+/// failed stops watching the socket for 100 ms instead of spinning on a socket that stays readable (new
+/// connections wait in the listen backlog); the episode is logged once when it starts and once, with its count of
+/// failures, when it ends.
+final class Listener: Sendable {
     let fd: Int32
     let address: SocketAddress
-    private let queue = DispatchQueue(label: "livery.http.accept")
     private let loops: [EventLoop]
     private let context: ServerContext
-    private var source: DispatchSourceRead?
-    private var paused = false
-    /// Signalled by the source's cancel handler once the socket is closed.
+    /// Set once by `stop()`; loops then stop watching the socket.
+    private let stopped = Atomic<Bool>(false)
+    /// Loops that have not yet stopped watching the socket since `stop()`; the last one closes it.
+    private let watching = Atomic<Int>(0)
+    /// Signalled once the socket is closed.
     private let closed = DispatchSemaphore(value: 0)
-    private var nextLoop = 0
+
+    /// Most connections one loop accepts per wake-up before looking at its other sockets: small, so a burst is
+    /// shared between loops rather than taken by the first one woken.
+    static let acceptBatch = 8
+    /// How long a loop stops accepting after running out of descriptors.
+    static let exhaustionPause: UInt64 = 100_000_000
 
     /// Creates, binds and listens.
     init(configuration: HTTPServer.Configuration, loops: [EventLoop], context: ServerContext) throws(HTTPServerError) {
@@ -71,52 +79,55 @@ final class Listener: @unchecked Sendable {
         self.context = context
     }
 
+    /// Every loop starts watching the socket (connections arriving before then wait in the backlog).
     func start() {
-        queue.sync {
-            let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-            // Strong on purpose: a running listener lives until `stop()` cancels its source, even if the server
-            // object that started it is gone.
-            source.setEventHandler { [self] in acceptAll() }
-            let fd = self.fd
-            let closed = self.closed
-            source.setCancelHandler {
-                Syscall.close(fd)
-                closed.signal()
-            }
-            self.source = source
-            source.activate()
-        }
+        for loop in loops { loop.execute { [self] in loop.startAccepting(self) } }
     }
 
-    /// Stops accepting and closes the socket; returns once no accept handler is running and the socket is closed, so
-    /// a connection attempt after it is refused rather than left in the listen backlog.
-    ///
-    /// Must not be called on the listener's own queue (the cancel handler that closes the socket runs there).
+    /// Stops accepting and closes the socket; returns once no loop accepts on it any more and it is closed, so a
+    /// connection attempt after it is refused rather than left in the listen backlog. Called on a loop's own thread,
+    /// it returns at once (the loop finishes its part after the current task).
     func stop() {
-        let cancelled = queue.sync { () -> Bool in
-            guard let source else { return false }
-            if paused {
-                paused = false
-                source.resume()
+        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        // A listening socket shut down for reading leaves the listen state at once (Linux): new connection attempts
+        // are refused from here on, and connections still in the backlog are reset rather than left waiting.
+        _ = shutdown(fd, Int32(SHUT_RD))
+        watching.store(loops.count, ordering: .releasing)
+        for loop in loops {
+            loop.execute { [self] in
+                loop.stopAccepting(self)
+                if watching.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 {
+                    Syscall.close(fd)
+                    closed.signal()
+                }
             }
-            source.cancel()
-            self.source = nil
-            return true
         }
-        if cancelled { closed.wait() }
+        guard !loops.contains(where: \.isCurrentThread) else { return }
+        if closed.wait(timeout: .now() + .seconds(10)) == .timedOut {
+            context.logger.warning("a loop did not stop accepting within 10 s; the listening socket stays shut down")
+        }
     }
 
-    private func acceptAll() {
-        // Bounded so one burst of connections cannot starve the queue's other work.
-        for _ in 0..<256 {
+    /// Whether `stop()` was called.
+    var isStopped: Bool { stopped.load(ordering: .acquiring) }
+
+    /// Accepts up to `acceptBatch` connections on `loop`'s thread (the socket became readable there) and opens them
+    /// on `loop`.
+    func acceptReady(on loop: EventLoop) {
+        for _ in 0..<Self.acceptBatch {
+            guard !isStopped else {
+                loop.stopAccepting(self)
+                return
+            }
             var peer = sockaddr_storage()
             let result: IOResult<Int32?>
             do {
                 result = try Syscall.accept(fd, peer: &peer)
             } catch {
-                if error.errno == EMFILE || error.errno == ENFILE {
-                    pauseAccepting(error)
-                } else {
+                if DescriptorExhaustion.isExhaustion(error.errno) {
+                    context.descriptors.failed("accepting a connection", errno: error.errno)
+                    loop.pauseAccepting(for: Self.exhaustionPause)
+                } else if !isStopped {
                     context.logger.warning("accept failed: \(error)")
                 }
                 return
@@ -124,11 +135,11 @@ final class Listener: @unchecked Sendable {
             guard case .processed(let accepted) = result else { return }
             guard let connectionFD = accepted else { continue }
             context.descriptors.obtained()
-            admit(connectionFD, peer: peer)
+            admit(connectionFD, peer: peer, on: loop)
         }
     }
 
-    private func admit(_ connectionFD: Int32, peer: sockaddr_storage) {
+    private func admit(_ connectionFD: Int32, peer: sockaddr_storage, on loop: EventLoop) {
         let session: TLSSession?
         if let tls = context.tls.withLock({ $0 }) {
             guard let made = tls.makeSession(fd: connectionFD) else {
@@ -145,23 +156,6 @@ final class Listener: @unchecked Sendable {
         // Responses go out in one send each, so Nagle's algorithm would only add delayed-ACK stalls.
         try? Syscall.setOption(connectionFD, level: Int32(IPPROTO_TCP), name: TCP_NODELAY, value: 1)
         let remote = SocketAddress(peer)?.description ?? "unknown"
-        let loop = loops[nextLoop]
-        nextLoop = (nextLoop + 1) % loops.count
-        let refused = open > maximum
-        loop.execute {
-            HTTPConnection(fd: connectionFD, loop: loop, remoteAddress: remote, refused: refused, tls: session).open()
-        }
-    }
-
-    private func pauseAccepting(_ error: SystemCallError) {
-        guard !paused, let source else { return }
-        context.descriptors.failed("accepting a connection", errno: error.errno)
-        paused = true
-        source.suspend()
-        queue.asyncAfter(deadline: .now() + .milliseconds(100)) { [weak self] in
-            guard let self, self.paused, let source = self.source else { return }
-            self.paused = false
-            source.resume()
-        }
+        HTTPConnection(fd: connectionFD, loop: loop, remoteAddress: remote, refused: open > maximum, tls: session).open()
     }
 }

@@ -26,14 +26,22 @@ public struct TLSSetupError: Error, Equatable, CustomStringConvertible {
     public var description: String { path.isEmpty ? reason : "\(path): \(reason)" }
 }
 
-/// One `SSL_CTX`: the certificate chain and key read from disk, TLS 1.2 as the minimum, no renegotiation,
-/// ALPN `http/1.1` only, a server-side session cache (and TLS 1.3 tickets) for resumption.
+/// One `SSL_CTX`: the certificate chain and key read from disk, TLS 1.2 as the minimum with forward-secret AEAD
+/// cipher suites only (`tls12Ciphers`; TLS 1.3's are all AEAD), no renegotiation, ALPN `http/1.1` only, a
+/// server-side session cache (and TLS 1.3 tickets) for resumption.
 ///
 /// Immutable once made. A reload makes a new one for new connections; each `SSL` holds a reference on the context
 /// it was made from, so connections already open keep theirs until they close.
 final class TLSContext: @unchecked Sendable {
     // Invariant: `context` is never mutated after `init`; OpenSSL allows SSL_new from several threads on one SSL_CTX.
     private let context: OpaquePointer
+
+    /// The TLS 1.2 cipher suites, in the server's order of preference: ECDHE key exchange with AES-GCM or
+    /// ChaCha20-Poly1305, for ECDSA and RSA certificates (Mozilla's "intermediate" list without finite-field DHE).
+    /// OpenSSL's default also offers CBC suites (LUCKY13, which testssl.sh reports) and non-forward-secret ones.
+    static let tls12Ciphers =
+        "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:"
+        + "ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305"
 
     init(_ configuration: HTTPServer.TLSConfiguration) throws(TLSSetupError) {
         ERR_clear_error()
@@ -45,6 +53,10 @@ final class TLSContext: @unchecked Sendable {
             throw TLSSetupError(path: "", reason: "cannot require TLS 1.2: \(Self.openSSLReason())")
         }
         livery_SSL_CTX_set_server_defaults(context)
+        guard SSL_CTX_set_cipher_list(context, Self.tls12Ciphers) == 1 else {
+            SSL_CTX_free(context)
+            throw TLSSetupError(path: "", reason: "cannot set the TLS 1.2 cipher suites: \(Self.openSSLReason())")
+        }
         livery_SSL_CTX_use_http11_alpn(context)
         guard SSL_CTX_use_certificate_chain_file(context, configuration.certificatePath) == 1 else {
             SSL_CTX_free(context)

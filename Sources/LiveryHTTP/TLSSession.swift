@@ -12,7 +12,7 @@ import COpenSSL
 /// say so (`SSL_ERROR_WANT_READ` / `WANT_WRITE`), whichever call it was. Errors and a peer's bad bytes become a
 /// `SystemCallError` (the connection closes), never a crash. Used only on its connection's loop thread.
 final class TLSSession: @unchecked Sendable {
-    // Invariant: used only on the owning connection's loop thread (made on the accept queue before that).
+    // Invariant: used only on the owning connection's loop thread (made there too, by the loop that accepted it).
     private var ssl: OpaquePointer?
     private var shutdownSent = false
 

@@ -1,3 +1,4 @@
+import LiveryCrypto
 import LiveryHTTP
 import SkinServing
 
@@ -10,8 +11,11 @@ struct AnswerHeaders: Sendable {
     /// `ok` without `Content-Type`, for a 304 (which has no content to describe).
     let notModified: HTTPHeaders
 
-    init(_ answer: SkinAnswer, maxAge: Int) {
-        ok = Self.fields(etag: answer.etag, maxAge: maxAge).encodedForReuse()
+    /// - Parameter signature: the `Livery-Signature` value of a signed answer, sent with the body (not on a 304).
+    init(_ answer: SkinAnswer, maxAge: Int, signature: String? = nil) {
+        var ok = Self.fields(etag: answer.etag, maxAge: maxAge)
+        if let signature { ok.add(name: SignatureHeader.name, value: signature) }
+        self.ok = ok.encodedForReuse()
         notModified = Self.fields(etag: answer.etag, maxAge: maxAge, notModified: true).encodedForReuse()
     }
 

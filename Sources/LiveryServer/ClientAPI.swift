@@ -20,6 +20,9 @@ public final class ClientAPI: Sendable {
         public var horizon: TimeInterval = SkinResolver.defaultHorizon
         /// Prefix of `packageUrl` (before `<sign>.zip`). Default `/api/v1/packages/`.
         public var packageURLPrefix: String = "/api/v1/packages/"
+        /// The key that signs every poll answer (`--signing-key`); nil sends answers unsigned, without `expiresAt`.
+        /// Default nil. See `AnswerSigner`.
+        public var signingKey: (any BodySigner)?
 
         public init() {}
     }
@@ -34,6 +37,8 @@ public final class ClientAPI: Sendable {
         let fragments: AnswerFragments
         /// The header fields of each answer in `fragments.precomputed`, by position.
         let headers: [AnswerHeaders]
+        /// This catalog's signed answers for the current step; nil when answers are not signed.
+        let signed: SignedAnswers<PreparedAnswer>?
         /// Each app's skins, boundaries and answer counters, found with one lookup per poll. Apps the kill switch
         /// turns off are left out, so their polls get no skin.
         let apps: [String: PollTarget]
@@ -42,11 +47,15 @@ public final class ClientAPI: Sendable {
         /// Counts polls whose client already held the sign it was given.
         let upToDate: Counter
 
-        init(catalog: Catalog, fragments: AnswerFragments, metrics: ClientMetrics, loaded: Bool = true) {
+        init(
+            catalog: Catalog, fragments: AnswerFragments, signer: AnswerSigner?, metrics: ClientMetrics,
+            loaded: Bool = true
+        ) {
             self.loaded = loaded
             self.catalog = catalog
             self.fragments = fragments
             self.headers = fragments.precomputed.map { AnswerHeaders($0, maxAge: fragments.maxAge) }
+            self.signed = signer.map { PreparedAnswer.table(signer: $0, maxAge: fragments.maxAge) }
             var apps: [String: PollTarget] = [:]
             for (app, skins) in catalog.releases {
                 // Made for every released skin, so each series exists (at zero) from the moment its skin does.
@@ -83,6 +92,9 @@ public final class ClientAPI: Sendable {
 
     public let configuration: Configuration
     let cache: PackageCache
+    /// Signs answers when `configuration.signingKey` is set; one for every catalog, so a body that a new catalog
+    /// leaves unchanged keeps its signature within a step.
+    let signer: AnswerSigner?
     private let clock: @Sendable () -> Date
     private let snapshot: Mutex<Snapshot>
     /// Whether a catalog has been published (`Snapshot.loaded` of the current snapshot), readable without the lock.
@@ -104,10 +116,12 @@ public final class ClientAPI: Sendable {
         self.logger = logger
         let metrics = ClientMetrics(factory: metricsFactory)
         self.metrics = metrics
+        let signer = configuration.signingKey.map { AnswerSigner(key: $0, maxAge: configuration.maxAge) }
+        self.signer = signer
         self.snapshot = Mutex(
             Snapshot(
                 catalog: .empty, fragments: AnswerFragments(catalog: .empty, maxAge: configuration.maxAge),
-                metrics: metrics, loaded: false))
+                signer: signer, metrics: metrics, loaded: false))
     }
 
     /// Makes `catalog` the catalog every following request sees.
@@ -117,7 +131,7 @@ public final class ClientAPI: Sendable {
             fragments: AnswerFragments(
                 catalog: catalog, packageURLPrefix: configuration.packageURLPrefix,
                 maxAge: configuration.maxAge),
-            metrics: metrics)
+            signer: signer, metrics: metrics)
         snapshot.withLock { $0 = fresh }
         loaded.store(true, ordering: .releasing)
     }
@@ -159,24 +173,26 @@ public final class ClientAPI: Sendable {
                 query, among: target.skins, boundaries: target.boundaries, at: now, horizon: configuration.horizon)
             if let skin = decision.current, let skinCounter = target.counter(for: skin) { counter = skinCounter }
         }
-        let answer: SkinAnswer
-        let prepared: AnswerHeaders
-        if let index = current.fragments.precomputedIndex(for: decision) {
-            answer = current.fragments.precomputed[index]
-            prepared = current.headers[index]
-        } else {
-            answer = SkinAnswer(decision: decision, fragments: current.fragments)
-            prepared = AnswerHeaders(answer, maxAge: current.fragments.maxAge)
+        let prepared: PreparedAnswer
+        do {
+            prepared = try current.answer(for: decision, at: now)
+        } catch {
+            logger.error("poll answer not signed: OpenSSL failed; answering 503")
+            return error.response
         }
+        let answer = prepared.answer
         counter.increment()
         if query.sign == answer.skinSign { current.upToDate.increment() }
 
         let notModified = request.headers["If-None-Match"].map { EntityTag.matches($0, answer.etag) } ?? false
-        var headers = notModified ? prepared.notModified : prepared.ok
-        if let boundary = decision.nextBoundary {
-            let untilBoundary = max(0, Int(boundary.timeIntervalSince(now).rounded(.down)))
-            if untilBoundary < current.fragments.maxAge {
-                headers = AnswerHeaders.fields(etag: answer.etag, maxAge: untilBoundary, notModified: notModified)
+        var headers = notModified ? prepared.headers.notModified : prepared.headers.ok
+        // No cache may keep the answer past the next schedule boundary, nor past its expiresAt.
+        var limit = decision.nextBoundary
+        if let expiresAt = prepared.expiresAt, limit.map({ expiresAt < $0 }) ?? true { limit = expiresAt }
+        if let limit {
+            let untilLimit = max(0, Int(limit.timeIntervalSince(now).rounded(.down)))
+            if untilLimit < current.fragments.maxAge {
+                headers.replaceOrAdd(name: "Cache-Control", value: "public, max-age=\(untilLimit)")
             }
         }
         if notModified { return HTTPResponse(status: .notModified, headers: headers, body: .empty) }

@@ -43,8 +43,11 @@ public struct SkinAnswer: Sendable, Equatable {
         }
         body.append(UInt8(ascii: "}"))
         self.body = body
-        self.etag = "\"" + SHA256.hexHash(body).prefix(32) + "\""
+        self.etag = Self.etag(of: body)
     }
+
+    /// A strong entity tag for `body`: a digest of every byte, quoted.
+    public static func etag(of body: [UInt8]) -> String { "\"" + SHA256.hexHash(body).prefix(32) + "\"" }
 }
 
 /// Precomputed JSON members (without braces) describing each released skin with each of its packages:

@@ -52,6 +52,9 @@ struct ServeOptions: ParsableArguments {
     @Option(name: .customLong(Setting.plainPort.flagName), help: Self.help(.plainPort))
     var plainPort: String?
 
+    @Option(name: .customLong(Setting.signingKey.flagName), help: Self.help(.signingKey))
+    var signingKey: String?
+
     @Option(name: .customLong(Setting.drainTimeout.flagName), help: Self.help(.drainTimeout))
     var drainTimeout: String?
 
@@ -97,6 +100,7 @@ struct ServeOptions: ParsableArguments {
             (.tlsCert, tlsCert),
             (.tlsKey, tlsKey),
             (.plainPort, plainPort),
+            (.signingKey, signingKey),
             (.drainTimeout, drainTimeout),
             (.shutdownDelay, shutdownDelay),
             (.maxConnections, maxConnections),

@@ -28,6 +28,7 @@ import TestSupport
         case .tlsCert: ("/etc/livery/a.crt", "/etc/livery/b.crt")
         case .tlsKey: ("/etc/livery/a.key", "/etc/livery/b.key")
         case .plainPort: ("8088", "8089")
+        case .signingKey: ("/run/secrets/a.pem", "/run/secrets/b.pem")
         case .drainTimeout: ("2.5", "30")
         case .shutdownDelay: ("5", "0.25")
         case .maxConnections: ("100", "200")

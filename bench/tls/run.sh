@@ -3,7 +3,8 @@
 # same certificate (EC P-256, made here by the openssl command line), all on 127.0.0.1, measured with wrk in one run:
 #   - poll req/s over keep-alive TLS (Livery's real poll endpoint; nginx: the same answer as a static file);
 #   - new-handshake rate (the same requests with `Connection: close`: one full handshake per request, wrk offers
-#     no session to resume);
+#     no session to resume), and the server CPU time per handshake (user + system of Livery's process, of nginx's
+#     workers), which the machine's other load does not skew;
 #   - package MB/s over TLS (the same zip; Livery reads and encrypts it in chunks, nginx too: no sendfile under TLS).
 #
 #   bench/tls/run.sh            (builds the release binary first; SKIP_BUILD=1 to reuse it)
@@ -45,6 +46,7 @@ LIVERY_PORT=$(free_port)
 "$LIVERY" serve --host 127.0.0.1 --port "$LIVERY_PORT" --log-level warning --skins-dir "$WORK/skins" \
     --data-dir "$WORK/data" --tls-cert "$WORK/tls/server.crt" --tls-key "$WORK/tls/server.key" \
     >"$WORK/livery.log" 2>&1 &
+LIVERY_PID=$!
 PIDS+=($!)
 LIVERY_BASE="https://127.0.0.1:$LIVERY_PORT"
 for _ in $(seq 1 600); do
@@ -64,6 +66,7 @@ chmod 644 "$WORK/www/"*
 NGINX_PORT=$(free_port)
 sed -e "s|@WORK@|$WORK|g" -e "s|@PORT@|$NGINX_PORT|g" "$ROOT/bench/tls/nginx.conf" >"$WORK/nginx.conf"
 nginx -p "$WORK" -c "$WORK/nginx.conf" -e "$WORK/error.log" &
+NGINX_PID=$!
 PIDS+=($!)
 NGINX_BASE="https://127.0.0.1:$NGINX_PORT"
 for _ in $(seq 1 400); do "${CURL[@]}" -o /dev/null "$NGINX_BASE/bench" && break; sleep 0.05; done
@@ -74,15 +77,26 @@ echo "== machine: $(nproc) cores, load average$(uptime | sed 's/.*load average//
 echo "== $ROUNDS interleaved rounds of $DURATION each; wrk -t$THREADS; median round reported" >&2
 
 declare -A RESULTS
+TICKS=$(getconf CLK_TCK)
+SECONDS_PER_ROUND=${DURATION%s}
 for round in $(seq 1 "$ROUNDS"); do
     for server in livery nginx; do
         if [ "$server" = livery ]; then poll="$LIVERY_BASE/api/v1/skin$POLL_QUERY"; package="$LIVERY_BASE$PACKAGE_PATH"
-        else poll="$NGINX_BASE/bench$POLL_QUERY"; package="$NGINX_BASE/package.zip"; fi
+            pids=("$LIVERY_PID")
+        else poll="$NGINX_BASE/bench$POLL_QUERY"; package="$NGINX_BASE/package.zip"
+            mapfile -t pids < <(pgrep -P "$NGINX_PID"); fi
         RESULTS[$server-poll]+="$(measure "$POLL_CONNECTIONS" "$poll")"$'\n'
-        RESULTS[$server-handshake]+="$(measure "$HANDSHAKE_CONNECTIONS" "$poll" -H "Connection: close")"$'\n'
+        before=$(cpu_ticks "${pids[@]}")
+        row=$(measure "$HANDSHAKE_CONNECTIONS" "$poll" -H "Connection: close")
+        after=$(cpu_ticks "${pids[@]}")
+        RESULTS[$server-handshake]+="$row"$'\n'
+        # Microseconds of server CPU per handshake: CPU seconds over (req/s x seconds).
+        RESULTS[$server-cpu]+="$(awk -v t="$((after - before))" -v hz="$TICKS" -v rps="${row%% *}" -v s="$SECONDS_PER_ROUND" \
+            'BEGIN { printf "%.0f", t / hz / (rps * s) * 1e6 }')"$'\n'
         RESULTS[$server-package]+="$(measure "$PACKAGE_CONNECTIONS" "$package")"$'\n'
         echo "   round $round $server: poll $(printf '%s' "${RESULTS[$server-poll]}" | tail -1)," \
-            "handshakes $(printf '%s' "${RESULTS[$server-handshake]}" | tail -1)," \
+            "handshakes $(printf '%s' "${RESULTS[$server-handshake]}" | tail -1)" \
+            "($(printf '%s' "${RESULTS[$server-cpu]}" | tail -1) us CPU each)," \
             "package $(printf '%s' "${RESULTS[$server-package]}" | tail -1)" >&2
     done
 done
@@ -97,10 +111,13 @@ NK_MB=$(printf '%s' "${RESULTS[nginx-package]}" | awk '{ print $3 }' | sort -n |
 
 echo
 printf '%-34s %12s %12s %8s\n' "measure (TLS, median round)" "livery" "nginx" "ratio"
-python3 - "$LP_RPS" "$NP_RPS" "$LH_RPS" "$NH_RPS" "$LK_MB" "$NK_MB" <<'PY'
+LC_US=$(median_row "${RESULTS[livery-cpu]}")
+NC_US=$(median_row "${RESULTS[nginx-cpu]}")
+python3 - "$LP_RPS" "$NP_RPS" "$LH_RPS" "$NH_RPS" "$LK_MB" "$NK_MB" "$LC_US" "$NC_US" <<'PY'
 import sys
-lp, np_, lh, nh, lk, nk = map(float, sys.argv[1:])
+lp, np_, lh, nh, lk, nk, lc, nc = map(float, sys.argv[1:])
 for name, livery, nginx in [("poll req/s (keep-alive)", lp, np_), ("new handshakes/s", lh, nh), ("package MB/s", lk, nk)]:
     print(f"{name:34s} {livery:12.1f} {nginx:12.1f} {livery / nginx:7.2f}x  (target >= 0.8x)")
+print(f"{'server CPU us per handshake':34s} {lc:12.0f} {nc:12.0f} {nc / lc:7.2f}x  (nginx's cost / Livery's: the rate without the noise)")
 PY
 echo "poll p99: livery ${LP_P99} ms, nginx ${NP_P99} ms; load average after the runs$(uptime | sed 's/.*load average//')"

@@ -12,6 +12,8 @@ enum {
     LIVERY_EPOLLERR = 0x008,
     LIVERY_EPOLLHUP = 0x010,
     LIVERY_EPOLLRDHUP = 0x2000,
+    /// Wake one of the epoll instances waiting on the descriptor, not all (a listening socket shared by loops).
+    LIVERY_EPOLLEXCLUSIVE = 0x10000000,
 };
 
 enum {

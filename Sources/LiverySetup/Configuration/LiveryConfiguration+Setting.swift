@@ -19,6 +19,7 @@ extension LiveryConfiguration {
         case tlsCert
         case tlsKey
         case plainPort
+        case signingKey
         case drainTimeout
         case shutdownDelay
         case maxConnections
@@ -56,7 +57,7 @@ extension LiveryConfiguration {
             case .host: "address"
             case .port, .metricsPort, .plainPort: "port"
             case .skinsDir, .dataDir: "folder"
-            case .tokensFile, .benchBody, .tlsCert, .tlsKey, .storePasswordFile: "file"
+            case .tokensFile, .benchBody, .tlsCert, .tlsKey, .signingKey, .storePasswordFile: "file"
             case .store: "postgres-uri"
             case .cacheMaxAge, .drainTimeout, .shutdownDelay, .headerTimeout, .idleTimeout: "seconds"
             case .logLevel: "level"
@@ -83,6 +84,7 @@ extension LiveryConfiguration {
             case .metricsPort: "none (/metrics on the main port)"
             case .tlsCert, .tlsKey: "none (plain HTTP)"
             case .plainPort: "none"
+            case .signingKey: "none (answers unsigned)"
             case .drainTimeout: "10"
             case .shutdownDelay: "0"
             case .maxConnections: "16384"
@@ -131,6 +133,9 @@ extension LiveryConfiguration {
             case .plainPort:
                 "With TLS, also serve the same routes over plain HTTP on this port (for health checks from a "
                     + "TLS-terminating proxy); 0 picks a free port."
+            case .signingKey:
+                "Sign every poll answer with this private key file from `livery keys create` (mode 0600): a "
+                    + "Livery-Signature header and expiresAt in the body."
             case .drainTimeout:
                 "Seconds in-flight requests get to finish once the server stops accepting on shutdown."
             case .shutdownDelay:

@@ -44,6 +44,8 @@ public struct LiveryConfiguration: Sendable, Equatable {
     public var tlsKey: String?
     /// With TLS, a second port serving the same routes in plain HTTP. Default nil.
     public var plainPort: Int?
+    /// Private key file (`livery keys create`) that signs every poll answer. Default nil (answers unsigned).
+    public var signingKey: String?
     /// How long in-flight requests may finish on shutdown. Default 10 s.
     public var drainTimeout: Duration = .seconds(10)
     /// How long after SIGTERM the listener stays open while `/readyz` answers 503. Default 0.
@@ -167,6 +169,7 @@ public struct LiveryConfiguration: Sendable, Equatable {
         case .tlsCert: tlsCert = try path("the TLS certificate file")
         case .tlsKey: tlsKey = try path("the TLS key file")
         case .plainPort: plainPort = try integer(0...65535, "the plain HTTP port")
+        case .signingKey: signingKey = try path("the signing key file")
         case .drainTimeout: drainTimeout = try seconds(0...3600, "the drain timeout")
         case .shutdownDelay: shutdownDelay = try seconds(0...3600, "the shutdown delay")
         case .maxConnections: maxConnections = try integer(1...1_000_000, "the connection limit")

@@ -1,0 +1,197 @@
+import Foundation
+import HTTPTestSupport
+import LiveryCrypto
+import SkinServing
+import Synchronization
+import Testing
+
+@testable import LiveryServer
+
+/// A key that counts its signatures, and can be told to fail.
+final class CountingKey: BodySigner {
+    let key: SigningKey
+    let signatures = Atomic<Int>(0)
+    let failing = Atomic<Bool>(false)
+
+    init(id: String = "k1") throws { key = try SigningKey.generate(id: try #require(KeyID(id))) }
+
+    var id: KeyID { key.id }
+    var algorithm: SignatureAlgorithm { key.algorithm }
+    var count: Int { signatures.load(ordering: .relaxed) }
+
+    func sign(_ bytes: [UInt8]) throws(KeyError) -> [UInt8] {
+        if failing.load(ordering: .relaxed) { throw .cryptoFailure(operation: "sign") }
+        signatures.add(1, ordering: .relaxed)
+        return try key.sign(bytes)
+    }
+
+    /// A ring holding this key's public half, as an app embeds it.
+    var ring: PublicKeyRing {
+        var ring = PublicKeyRing()
+        ring.add(key.publicKey, id: key.id)
+        return ring
+    }
+}
+
+/// Poll answers signed with `--signing-key`: a signature over the exact body, an `expiresAt` that moves in steps of
+/// max-age, one signature per distinct body and step, and answers exactly as before without a key.
+@Suite(.serialized) struct SignedAnswerTests {
+    /// A harness whose answers `key` signs, with `maxAge` (default 60 s), its clock at `instant` (default 08:01:00Z).
+    static func harness(
+        _ key: CountingKey, maxAge: Int = 60, at instant: Date = Fixtures.t0.addingTimeInterval(60)
+    ) async throws -> LiveryHarness {
+        try await LiveryHarness(samples: ["christmas-2026"], at: instant) { configuration in
+            configuration.client.signingKey = key
+            configuration.client.maxAge = maxAge
+        }
+    }
+
+    static func expiresAt(_ response: TestResponse) throws -> String? {
+        let object = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
+        return object?["expiresAt"] as? String
+    }
+
+    @Test func aSignedAnswerCarriesASignatureOverItsExactBodyAndStatesWhenItExpires() async throws {
+        let key = try CountingKey(id: "holiday-2026")
+        let harness = try await Self.harness(key)
+        defer { harness.removeFiles() }
+        let response = try await harness.get(LiveryHarness.poll)
+        #expect(response.status == 200)
+        let signature = try #require(response.header("Livery-Signature"))
+        let header = try key.ring.verify(body: response.body, headerValue: signature)
+        #expect(header.keyID.text == "holiday-2026" && header.algorithmName == "ecdsa-p256-sha256")
+        // 08:01:00 is in the step 08:01:00 ..< 08:02:00: expiresAt is its end plus 5 minutes of clock skew, the
+        // last member of the body, so no more than max-age + 5 minutes ahead.
+        #expect(response.text.hasPrefix(#"{"skinSign":""#) && response.text.contains(#""skinId":"christmas-2026""#))
+        #expect(response.text.hasSuffix(#","expiresAt":"2027-01-15T08:07:00Z"}"#), "\(response.text)")
+        #expect(response.header("ETag") == SkinAnswer.etag(of: response.body), "the tag follows the signed bytes")
+        #expect(response.header("Cache-Control") == "public, max-age=60")
+        // A byte changed anywhere in the body no longer verifies.
+        var changed = response.body
+        changed[changed.count / 2] ^= 0x01
+        #expect(throws: PublicKeyRing.Failure.self) { try key.ring.verify(body: changed, headerValue: signature) }
+        await harness.stop()
+    }
+
+    @Test func bodyETagAndSignatureStayTheSameWithinAStepAndChangeWhenItMoves() async throws {
+        let key = try CountingKey()
+        let harness = try await Self.harness(key)
+        defer { harness.removeFiles() }
+        let first = try await harness.get(LiveryHarness.poll)
+        for second in [15.0, 30, 59.9] {
+            harness.clock.set(Fixtures.t0.addingTimeInterval(60 + second))
+            let again = try await harness.get(LiveryHarness.poll)
+            #expect(again.body == first.body && again.header("ETag") == first.header("ETag"))
+            #expect(again.header("Livery-Signature") == first.header("Livery-Signature"))
+        }
+        let etag = try #require(first.header("ETag"))
+        let notModified = try await harness.get(LiveryHarness.poll, headers: "If-None-Match: \(etag)\r\n")
+        #expect(notModified.status == 304 && notModified.body.isEmpty && notModified.header("ETag") == etag)
+        #expect(key.count == 1, "one signature for every poll of the step")
+
+        harness.clock.set(Fixtures.t0.addingTimeInterval(120))  // the next step
+        let moved = try await harness.get(LiveryHarness.poll)
+        #expect(try Self.expiresAt(moved) == "2027-01-15T08:08:00Z")
+        #expect(moved.header("ETag") != etag && moved.header("Livery-Signature") != first.header("Livery-Signature"))
+        _ = try key.ring.verify(body: moved.body, headerValue: try #require(moved.header("Livery-Signature")))
+        let stale = try await harness.get(LiveryHarness.poll, headers: "If-None-Match: \(etag)\r\n")
+        #expect(stale.status == 200 && stale.body == moved.body)
+        #expect(key.count == 2)
+        await harness.stop()
+    }
+
+    @Test func eachDistinctAnswerIsSignedOncePerStepAndARepublishedCatalogKeepsItsSignatures() async throws {
+        let key = try CountingKey()
+        let harness = try await Self.harness(key)
+        defer { harness.removeFiles() }
+        let queries = [1, 2, 3].map { LiveryHarness.poll + "&scale=\($0)" } + [
+            "/api/v1/skin?app=unknown&platform=ios&appVersion=7.0.0",
+            "/api/v1/skin?app=demo&platform=harmony&appVersion=7.0.0",  // not a platform of the skin: no skin
+        ]
+        var first: [String: String] = [:]
+        var bodies: Set<[UInt8]> = []
+        for _ in 0..<3 {
+            for query in queries {
+                let response = try await harness.get(query)
+                let signature = try #require(response.header("Livery-Signature"))
+                _ = try key.ring.verify(body: response.body, headerValue: signature)
+                #expect(first[query, default: signature] == signature)
+                first[query] = signature
+                bodies.insert(response.body)
+            }
+        }
+        // One signature per distinct body: the unknown app and the other platform get the same "no skin" bytes.
+        #expect(bodies.count >= 2 && bodies.count < queries.count)
+        #expect(key.count == bodies.count)
+        // A catalog published again (an admin change elsewhere) gives the same bodies the same signatures.
+        harness.service.client.publish(harness.service.client.current)
+        for query in queries { #expect(try await harness.get(query).header("Livery-Signature") == first[query]) }
+        #expect(key.count == bodies.count)
+        await harness.stop()
+    }
+
+    @Test func noCacheKeepsASignedAnswerPastItsExpiry() async throws {
+        // With an hour of max-age, steps last an hour (08:00 ..< 09:00, expiring 09:05): at 08:30 a copy may be
+        // kept 35 minutes, not an hour.
+        let key = try CountingKey()
+        let harness = try await Self.harness(key, maxAge: 3600, at: Fixtures.t0.addingTimeInterval(1800))
+        defer { harness.removeFiles() }
+        let response = try await harness.get(LiveryHarness.poll)
+        #expect(try Self.expiresAt(response) == "2027-01-15T09:05:00Z")
+        #expect(response.header("Cache-Control") == "public, max-age=2100")
+        harness.clock.set(Fixtures.t0.addingTimeInterval(60))
+        let early = try await harness.get(LiveryHarness.poll)
+        #expect(early.header("Cache-Control") == "public, max-age=3600")
+        // The schedule's boundary still wins when it comes first (the window ends at 10:00).
+        harness.clock.set(Fixtures.t0.addingTimeInterval(7200 - 10))
+        let late = try await harness.get(LiveryHarness.poll)
+        #expect(late.header("Cache-Control") == "public, max-age=10")
+        #expect(late.header("Livery-Signature") != nil)
+        await harness.stop()
+    }
+
+    @Test func anAnswerThatCannotBeSignedIs503WithRetryAfterNeverNoSkin() async throws {
+        let key = try CountingKey()
+        key.failing.store(true, ordering: .relaxed)
+        let harness = try await Self.harness(key)
+        defer { harness.removeFiles() }
+        let failed = try await harness.get(LiveryHarness.poll)
+        #expect(failed.status == 503)
+        #expect(failed.header("Retry-After") == "1" && failed.header("Cache-Control") == "no-store")
+        #expect(failed.text.contains(#""code":"signing_failed""#) && failed.header("Livery-Signature") == nil)
+        key.failing.store(false, ordering: .relaxed)
+        let recovered = try await harness.get(LiveryHarness.poll)
+        #expect(recovered.status == 200 && recovered.header("Livery-Signature") != nil)
+        await harness.stop()
+    }
+
+    @Test func withoutASigningKeyAnswersAreUnsignedAndStateNoExpiry() async throws {
+        let harness = try await LiveryHarness(samples: ["christmas-2026"])
+        defer { harness.removeFiles() }
+        let response = try await harness.get(LiveryHarness.poll)
+        #expect(response.status == 200 && response.header("Livery-Signature") == nil)
+        #expect(try Self.expiresAt(response) == nil)
+        #expect(response.text.hasSuffix(#""endsAt":"2027-01-15T10:00:00Z"}"#))
+        await harness.stop()
+    }
+
+    @Test func stepsLastMaxAgeAndExpiryIsAtMostMaxAgePlusFiveMinutesAhead() throws {
+        let key = try CountingKey()
+        for maxAge in [0, 1, 60, 300, 86_400] {
+            let signer = AnswerSigner(key: key, maxAge: maxAge)
+            #expect(signer.period == max(1, maxAge))
+            for offset in [0.0, 0.5, 59.99, 3599.5] {
+                let now = Fixtures.t0.addingTimeInterval(offset)
+                let expiry = signer.expiresAt(step: signer.step(at: now))
+                #expect(expiry > now.addingTimeInterval(TimeInterval(AnswerSigner.clockSkew)))
+                #expect(expiry <= now.addingTimeInterval(TimeInterval(max(1, maxAge) + AnswerSigner.clockSkew)))
+            }
+        }
+    }
+
+    @Test func anEmptyObjectGetsExpiresAtAsItsOnlyMember() throws {
+        let signer = AnswerSigner(key: try CountingKey(), maxAge: 60)
+        let signed = try signer.sign(jsonObject: Array("{}".utf8), step: signer.step(at: Fixtures.t0))
+        #expect(String(decoding: signed.body, as: UTF8.self) == #"{"expiresAt":"2027-01-15T08:06:00Z"}"#)
+    }
+}
