@@ -66,6 +66,7 @@ bench_start_livery() {  # work [flags...]
     local work=$1
     shift
     mkdir -p "$work/skins" "$work/data"
+    : >"$work/livery.log"  # before the wait loop reads it (the child's redirect may come later; set -e stops on a failed read)
     "$LIVERY" serve --host 127.0.0.1 --port 0 --log-level warning --skins-dir "$work/skins" \
         --data-dir "$work/data" "$@" >"$work/livery.log" 2>&1 &
     LIVERY_PID=$!

@@ -9,7 +9,8 @@ import Synchronization
 
 /// The assembled Livery service: the durable store, the catalog built from it, and the routes.
 ///
-/// The store under `<data-dir>/store` is the source of truth. Startup: `init` opens the package cache, the store
+/// The store is the source of truth: by default a `FileSkinStore` under `<data-dir>/store`, or one given to `init`
+/// (a `SharedSkinStore` such as PostgreSQL, shared by several replicas). Startup: `init` opens the package cache, the store
 /// (one process per data directory) and the tokens file; `loadCatalog()` imports the skins folder into an empty
 /// store (see `SkinImporter`), builds the catalog from the store and publishes it, then `/readyz` reports ready.
 /// After that the skins folder is not read again; every change goes through the admin API.
@@ -34,9 +35,13 @@ public final class LiveryService: Sendable {
 
     public let configuration: Configuration
     public let client: ClientAPI
-    /// The durable store: a `FileSkinStore` under `<data-dir>/store`. The admin API and the catalog see it only
-    /// in its `SkinStore` role.
-    public let store: FileSkinStore
+    /// The durable store: a `FileSkinStore` under `<data-dir>/store` unless `init` was given another. The admin
+    /// API and the catalog see it only in its `SkinStore` role.
+    public let store: any SkinStore
+    /// The store this service opened (and closes), nil when it was given one.
+    private let ownStore: FileSkinStore?
+    /// The file store this service opened under `<data-dir>/store`, nil when `init` was given a store.
+    public var fileStore: FileSkinStore? { ownStore }
     /// The admin API, or nil when no tokens file is configured.
     public let admin: AdminAPI?
     /// Package files kept open for downloads; give it to the HTTP server (`HTTPServer.Configuration.openFiles`).
@@ -48,11 +53,14 @@ public final class LiveryService: Sendable {
     private let ready = Atomic<Bool>(false)
     private let draining = Atomic<Bool>(false)
 
-    /// Opens the package cache, the store and the tokens file.
+    /// Opens the package cache, the store (unless `store` is given) and the tokens file.
     ///
+    /// - Parameter store: the store to serve from, which its owner opens and closes; nil opens a `FileSkinStore`
+    ///   under `<data-dir>/store` (one process per data directory), closed by `close()`.
     /// - Throws: `LiveryServiceError` naming what could not be opened (and the flag that configures it).
     public init(
-        configuration: Configuration, logger: Logger, clock: @escaping @Sendable () -> Date = { Date() }
+        configuration: Configuration, store given: (any SkinStore)? = nil, logger: Logger,
+        clock: @escaping @Sendable () -> Date = { Date() }
     ) throws(LiveryServiceError) {
         self.configuration = configuration
         self.logger = logger
@@ -67,19 +75,25 @@ public final class LiveryService: Sendable {
         } catch {
             throw .packageCache(error)
         }
-        let store: FileSkinStore
-        do throws(StoreError) {
-            try Self.checkStoreNotLost(dataDirectory: configuration.dataDirectory)
-            store = try FileSkinStore(directory: configuration.dataDirectory + "/store", clock: clock)
-        } catch {
-            throw .store(error)
+        let store: any SkinStore
+        let ownStore: FileSkinStore?
+        if let given {
+            (store, ownStore) = (given, nil)
+        } else {
+            do throws(StoreError) {
+                try Self.checkStoreNotLost(dataDirectory: configuration.dataDirectory)
+                let opened = try FileSkinStore(directory: configuration.dataDirectory + "/store", clock: clock)
+                (store, ownStore) = (opened, opened)
+            } catch {
+                throw .store(error)
+            }
         }
         var tokens: TokenStore?
         if let path = configuration.admin.tokensFile {
             do throws(TokenFileError) {
                 tokens = try TokenStore(path: path, checkInterval: configuration.admin.tokenCheckInterval, logger: logger)
             } catch {
-                store.close()
+                ownStore?.close()
                 throw .tokens(error)
             }
         } else {
@@ -89,6 +103,7 @@ public final class LiveryService: Sendable {
         let catalog = CatalogPublisher(
             store: store, cache: cache, limits: configuration.validationLimits, logger: logger, publish: client.publish)
         self.store = store
+        self.ownStore = ownStore
         self.client = client
         self.catalog = catalog
         self.admin = tokens.map {
@@ -124,7 +139,12 @@ public final class LiveryService: Sendable {
             limits: configuration.validationLimits, logger: logger)
         let summary: SkinImporter.Summary
         do throws(StoreError) {
-            summary = try await importer.importIfPending()
+            if let shared = store as? any SharedSkinStore {
+                // Replicas starting together on an empty shared store: one imports, the others then find it done.
+                summary = try await shared.exclusively { () throws(StoreError) in try await importer.importIfPending() }
+            } else {
+                summary = try await importer.importIfPending()
+            }
         } catch {
             throw .store(error)
         }
@@ -144,6 +164,12 @@ public final class LiveryService: Sendable {
                        "packages": "\(catalog.packages.count)"])
     }
 
+    /// Rebuilds the catalog from the store's snapshot and publishes it, if the snapshot is newer than the catalog
+    /// served: call it when the store learned of changes made elsewhere (another replica on a shared store).
+    public func publishStoreChanges() async {
+        await catalog.publishLatest()
+    }
+
     /// Whether `loadCatalog()` has finished.
     public var isReady: Bool { ready.load(ordering: .acquiring) }
 
@@ -157,24 +183,31 @@ public final class LiveryService: Sendable {
 
     /// Closes the store (releasing the data directory for another process); reads keep working on the last
     /// snapshot, changes fail with 503. Call it after the HTTP server has stopped.
-    public func close() { store.close() }
+    /// A store given to `init` is left to its owner.
+    public func close() { ownStore?.close() }
 
     /// Adds `/healthz`, `/readyz`, the client API and (with a tokens file) the admin API and its console
     /// (`/admin/`) to `router`.
     ///
     /// `/healthz` answers 200 while the process runs. `/readyz` answers 200 `{"status":"ready"}` once the catalog is
     /// loaded and while the data folder is writable, else 503 with `loading`, `draining` (after `beginDraining()`)
-    /// or `data-dir-not-writable`.
+    /// or `data-dir-not-writable`. With a shared store that does not answer, the body adds `"store":"unreachable"`
+    /// (still 200 once loaded: the replica serves what it has, and taking every replica out of the load balancer
+    /// would turn a database outage into a total one).
     public func register(on router: Router) {
+        let shared = store as? any SharedSkinStore
         router.on(.get, "/healthz", .sync { _ in Self.status("ok", .ok) })
         router.on(.get, "/readyz", .sync { [self] _ in
-            if draining.load(ordering: .acquiring) { return Self.status("draining", .serviceUnavailable) }
-            guard ready.load(ordering: .acquiring) else { return Self.status("loading", .serviceUnavailable) }
+            let store = shared.map { $0.isReachable ? "reachable" : "unreachable" }
+            if draining.load(ordering: .acquiring) { return Self.status("draining", .serviceUnavailable, store: store) }
+            guard ready.load(ordering: .acquiring) else {
+                return Self.status("loading", .serviceUnavailable, store: store)
+            }
             // One access(2) call: no disk write on a probe path, yet a read-only remount or lost permission shows.
             guard access(configuration.dataDirectory, W_OK) == 0 else {
-                return Self.status("data-dir-not-writable", .serviceUnavailable)
+                return Self.status("data-dir-not-writable", .serviceUnavailable, store: store)
             }
-            return Self.status("ready", .ok)
+            return Self.status("ready", .ok, store: store)
         })
         client.register(on: router)
         if let admin {
@@ -183,11 +216,14 @@ public final class LiveryService: Sendable {
         }
     }
 
-    private static func status(_ text: String, _ status: HTTPStatus) -> HTTPResponse {
+    /// `{"status":text}`, with `"store":store` when given (a shared store's reachability).
+    private static func status(_ text: String, _ status: HTTPStatus, store: String? = nil) -> HTTPResponse {
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: "application/json")
         headers.add(name: "Cache-Control", value: "no-store")
-        return HTTPResponse(status: status, headers: headers, body: .bytes(Array(#"{"status":"\#(text)"}"#.utf8)))
+        let storePart = store.map { #","store":"\#($0)""# } ?? ""
+        return HTTPResponse(
+            status: status, headers: headers, body: .bytes(Array(#"{"status":"\#(text)"\#(storePart)}"#.utf8)))
     }
 }
 

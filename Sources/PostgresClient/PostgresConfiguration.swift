@@ -16,6 +16,11 @@ public struct PostgresConfiguration: Sendable, CustomStringConvertible {
     public var applicationName: String
     /// Seconds libpq waits for a connection unless the URI sets `connect_timeout`. Default 10.
     public var connectTimeoutSeconds: Int
+    /// Over TCP, how long sent data may stay unacknowledged before the connection counts as broken (libpq's
+    /// `tcp_user_timeout`, with TCP keepalives after 5 s idle, every 2 s, 3 probes), unless the URI sets them: a
+    /// server that became unreachable without closing the connection (a network partition, a vanished host) is
+    /// noticed within seconds rather than the system's hours. Ignored on Unix sockets. Default 10 s.
+    public var tcpTimeoutSeconds: Int = 10
 
     /// Checks the scheme (and that no NUL byte would cut the URI short); everything else is left to libpq at
     /// connect time.
@@ -46,8 +51,13 @@ public struct PostgresConfiguration: Sendable, CustomStringConvertible {
     /// then the password file's content, as libpq lets later entries win. Also returns the secrets to scrub from
     /// messages. Reads the password file.
     func connectionParameters() throws(PostgresError) -> (keywords: [String], values: [String], secrets: [String]) {
-        var keywords = ["application_name", "connect_timeout", "dbname"]
-        var values = [applicationName, String(connectTimeoutSeconds), uri]
+        var keywords = [
+            "application_name", "connect_timeout", "keepalives", "keepalives_idle", "keepalives_interval",
+            "keepalives_count", "tcp_user_timeout", "dbname",
+        ]
+        var values = [
+            applicationName, String(connectTimeoutSeconds), "1", "5", "2", "3", String(tcpTimeoutSeconds * 1000), uri,
+        ]
         var secrets = Self.passwords(in: uri)
         if let passwordFile {
             let contents: String

@@ -15,49 +15,83 @@ import Synchronization
 /// The snapshot is kept in memory and published after each own change and by `refresh()`. File bytes live in
 /// `livery_blobs` and are checked against their SHA-256 on every read; `verifiedFilePath` writes verified copies
 /// into a local cache folder. Blocking libpq calls run on the connection's own thread, never on the caller's.
-public final class PostgresSkinStore: SkinStore {
+///
+/// While PostgreSQL is unreachable, `snapshot` keeps the last state and everything else fails with `unavailable`;
+/// the store reconnects by itself (see `init`), and `follow` keeps a replica's snapshot current.
+public final class PostgresSkinStore: SharedSkinStore {
     /// The database, for logs (the password is redacted).
     public let redactedURI: String
     /// Where `verifiedFilePath` keeps verified copies of blobs (one file per digest).
     public let cacheDirectory: String
+    /// Where the store connects and reconnects.
+    public let configuration: PostgresConfiguration
 
-    private let connection: PostgresConnection
+    private let link = Mutex(Link())
+    private let reachable = Atomic<Bool>(false)
     private let clock: @Sendable () -> Date
-    private let published: Mutex<StoreSnapshot>
+    private let published = Mutex(StoreSnapshot.empty)
     private let isClosed = Atomic<Bool>(false)
 
     /// How many times a change is retried after a serialization failure or deadlock before giving up.
     static let transientRetries = 3
+    /// The advisory lock key of `exclusively` (the migrator's is `…0001`).
+    static let exclusiveLockKey: Int64 = 0x6C69_7665_7279_0002
 
-    private init(
-        connection: PostgresConnection, snapshot: StoreSnapshot, cacheDirectory: String,
-        clock: @escaping @Sendable () -> Date
-    ) {
-        self.connection = connection
-        self.redactedURI = connection.configuration.redactedURI
-        self.cacheDirectory = cacheDirectory
-        self.clock = clock
-        self.published = Mutex(snapshot)
+    /// The store's connection, and how it reconnects after losing it.
+    private struct Link: Sendable {
+        /// Nil before `connect()` and after the connection broke, until the next call reconnects.
+        var connection: PostgresConnection?
+        /// True once `connect()` loaded the state: only then may a call reconnect by itself.
+        var loaded = false
+        /// True while one call is reconnecting (the others fail at once rather than queue behind it).
+        var connecting = false
+        /// Spaces reconnection attempts while PostgreSQL stays unreachable; reset by a connection.
+        var backoff = Backoff(initial: .milliseconds(100), maximum: .seconds(2))
+        /// No reconnection attempt before this instant.
+        var retryAt: ContinuousClock.Instant?
+        /// Why the last attempt failed, for the `unavailable` errors given meanwhile.
+        var problem = "not connected yet"
     }
 
-    /// Connects, applies the schema migrations (under an advisory lock), and loads the state.
+    /// A store for `configuration` that has not connected yet: `snapshot` is empty, and everything that needs
+    /// PostgreSQL fails with `unavailable` until `connect()` succeeds. After that, a call that finds the connection
+    /// broken reconnects (at most one attempt at a time, spaced by a backoff of 100 ms doubling up to 2 s).
     ///
     /// - Parameters:
     ///   - cacheDirectory: a local folder for verified blob copies (created if missing), e.g.
     ///     `<data-dir>/blobs-cache`.
     ///   - clock: the time recorded for changes, kept with millisecond precision.
-    /// - Throws: `PostgresStoreError.schema(.databaseNewer)` when the database's schema is newer than this binary;
-    ///   `.connection` when PostgreSQL cannot be reached; `.store` for a damaged row or an unusable cache folder.
-    public static func open(
-        _ configuration: PostgresConfiguration, cacheDirectory: String,
-        clock: @escaping @Sendable () -> Date = { Date() }
-    ) async throws(PostgresStoreError) -> PostgresSkinStore {
+    /// - Throws: `.store` when the cache folder cannot be created.
+    public init(
+        _ configuration: PostgresConfiguration, cacheDirectory: String, clock: @escaping @Sendable () -> Date = { Date() }
+    ) throws(PostgresStoreError) {
         do throws(StoreError) {
             try FileIO.makeDirectory(cacheDirectory)
         } catch {
             throw .store(error)
         }
-        let connection = try await migratedConnection(configuration)
+        self.configuration = configuration
+        self.redactedURI = configuration.redactedURI
+        self.cacheDirectory = cacheDirectory
+        self.clock = clock
+    }
+
+    /// A store for `configuration`, connected: see `init` and `connect()`.
+    public static func open(
+        _ configuration: PostgresConfiguration, cacheDirectory: String,
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) async throws(PostgresStoreError) -> PostgresSkinStore {
+        let store = try PostgresSkinStore(configuration, cacheDirectory: cacheDirectory, clock: clock)
+        try await store.connect()
+        return store
+    }
+
+    /// Connects, applies the schema migrations (under an advisory lock), loads the state and publishes it.
+    ///
+    /// - Throws: `PostgresStoreError.schema(.databaseNewer)` when the database's schema is newer than this binary;
+    ///   `.connection` when PostgreSQL cannot be reached; `.store` for a damaged row.
+    public func connect() async throws(PostgresStoreError) {
+        let connection = try await Self.migratedConnection(configuration)
         let loaded = await Self.run(on: connection) { session throws(StoreError) in
             try Self.inTransaction(session, isolation: .repeatableRead) { session throws(StoreError) in
                 try StoreRows.load(session)
@@ -65,11 +99,41 @@ public final class PostgresSkinStore: SkinStore {
         }
         switch loaded {
         case .success(let snapshot):
-            return PostgresSkinStore(
-                connection: connection, snapshot: snapshot, cacheDirectory: cacheDirectory, clock: clock)
+            let previous = link.withLock { link in
+                defer { link = Link(connection: connection, loaded: true) }
+                return link.connection
+            }
+            if let previous { await previous.close() }
+            reachable.store(true, ordering: .releasing)
+            publish(snapshot)
         case .failure(let error):
             await connection.close()
             throw .store(error)
+        }
+    }
+
+    /// `connect()`, tried again after each `.connection` failure (PostgreSQL unreachable) with `backoff` between
+    /// attempts, `waiting` told each time why and for how long; returns once connected. Other failures (a schema
+    /// newer than the binary, a damaged row) are thrown, as is the last `.connection` failure when the calling task
+    /// is cancelled.
+    public func connectRetrying(
+        backoff: Backoff = Backoff(initial: .milliseconds(100), maximum: .seconds(2)),
+        waiting: (PostgresError, Duration) -> Void = { _, _ in }
+    ) async throws(PostgresStoreError) {
+        var backoff = backoff
+        while true {
+            do throws(PostgresStoreError) {
+                try await connect()
+                return
+            } catch .connection(let error) {
+                let delay = backoff.next()
+                waiting(error, delay)
+                do {
+                    try await Task.sleep(for: delay)
+                } catch {
+                    throw .connection(error as? PostgresError ?? .closed)
+                }
+            }
         }
     }
 
@@ -90,6 +154,36 @@ public final class PostgresSkinStore: SkinStore {
             throw .schema(error)
         }
         return connection
+    }
+
+    /// Whether PostgreSQL answered this store's last call (false before `connect()`, and from a lost connection
+    /// until the next successful one).
+    public var isReachable: Bool { reachable.load(ordering: .acquiring) }
+
+    /// Runs `body` holding the PostgreSQL advisory lock `exclusiveLockKey` on a connection of its own (a session-level
+    /// lock lives as long as its session, and the store's own connection stays free for `body`'s calls). Closing
+    /// that connection releases the lock, as does the death of this process. Once the lock is held the snapshot is
+    /// refreshed, so `body` sees what the previous holder committed.
+    public func exclusively<T: Sendable>(
+        _ body: @Sendable () async throws(StoreError) -> T
+    ) async throws(StoreError) -> T {
+        if isClosed.load(ordering: .acquiring) { throw .closed }
+        let holder: PostgresConnection
+        do {
+            holder = try await PostgresConnection.connect(configuration)
+            try await holder.query("SELECT pg_advisory_lock($1)", [.int(Self.exclusiveLockKey)])
+        } catch {
+            throw Self.storeError(error)
+        }
+        let result: Swift.Result<T, StoreError>
+        do throws(StoreError) {
+            try await refresh()
+            result = .success(try await body())
+        } catch {
+            result = .failure(error)
+        }
+        await holder.close()
+        return try result.get()
     }
 
     // MARK: Reading
@@ -229,7 +323,11 @@ public final class PostgresSkinStore: SkinStore {
 
     public func close() async {
         guard !isClosed.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        await connection.close()
+        let connection = link.withLock { link in
+            defer { link.connection = nil }
+            return link.connection
+        }
+        await connection?.close()
     }
 
     // MARK: Committing
@@ -293,11 +391,80 @@ public final class PostgresSkinStore: SkinStore {
 
     /// Runs `work` on the connection's thread. PostgreSQL errors become `unavailable` (transient ones, which the
     /// change loop retries, prefixed with `transientPrefix`); `StoreError`s come back as they are.
+    ///
+    /// Without a connection (lost, or never made) it reconnects first, unless another call is reconnecting or the
+    /// backoff says to wait: then it fails at once with `unavailable`. A failure that leaves the connection broken
+    /// drops it, so the next call reconnects.
     private func run<T: Sendable>(
         _ work: @escaping @Sendable (PostgresSession) throws(StoreError) -> T
     ) async throws(StoreError) -> T {
         if isClosed.load(ordering: .acquiring) { throw .closed }
-        return try await Self.run(on: connection, work).get()
+        let connection = try await liveConnection()
+        let result = await Self.run(on: connection, work)
+        if case .failure(.unavailable(let reason)) = result, !(await connection.isConnected) {
+            drop(connection, problem: reason)
+        } else {
+            reachable.store(true, ordering: .releasing)
+        }
+        return try result.get()
+    }
+
+    /// What `liveConnection` does, decided under the lock.
+    private enum NextStep: Sendable {
+        case use(PostgresConnection)
+        case refuse(String)
+        case reconnect
+    }
+
+    /// The store's connection, reconnecting if it has none (see `run`).
+    private func liveConnection() async throws(StoreError) -> PostgresConnection {
+        let now = ContinuousClock.now
+        let step: NextStep = link.withLock { link in
+            if let connection = link.connection { return .use(connection) }
+            guard link.loaded, !link.connecting, link.retryAt.map({ now >= $0 }) ?? true else {
+                return .refuse(link.problem)
+            }
+            link.connecting = true
+            return .reconnect
+        }
+        switch step {
+        case .use(let connection):
+            return connection
+        case .refuse(let problem):
+            reachable.store(false, ordering: .releasing)
+            throw .unavailable(reason: "PostgreSQL is unreachable: \(problem)")
+        case .reconnect:
+            break
+        }
+        do throws(PostgresError) {
+            let connection = try await PostgresConnection.connect(configuration)
+            link.withLock { link in
+                link.connection = connection
+                link.connecting = false
+                link.retryAt = nil
+                link.backoff.reset()
+            }
+            return connection
+        } catch {
+            let problem = error.description
+            link.withLock { link in
+                link.connecting = false
+                link.retryAt = ContinuousClock.now + link.backoff.next()
+                link.problem = problem
+            }
+            reachable.store(false, ordering: .releasing)
+            throw .unavailable(reason: "PostgreSQL is unreachable: \(problem)")
+        }
+    }
+
+    /// Forgets `connection` (broken), unless another has replaced it meanwhile; the next call reconnects.
+    private func drop(_ connection: PostgresConnection, problem: String) {
+        link.withLock { link in
+            guard link.connection === connection else { return }
+            link.connection = nil
+            link.problem = problem
+        }
+        reachable.store(false, ordering: .releasing)
     }
 
     private static func run<T: Sendable>(

@@ -5,6 +5,7 @@ import LiveryHTTP
 import LiveryServer
 import LiverySetup
 import Logging
+import PostgresSkinStore
 import CoreMetrics
 
 /// `livery serve`: runs the HTTP server until SIGTERM or SIGINT, then drains and exits 0.
@@ -63,9 +64,10 @@ struct ServeCommand: AsyncParsableCommand {
         serviceConfiguration.client.maxAge = settings.cacheMaxAge
         serviceConfiguration.client.signingKey = Self.loadSigningKey(settings, logger: logger)
         serviceConfiguration.admin = Self.adminConfiguration(settings)
+        let sharedStore = Self.sharedStore(settings, logger: logger)
         let service: LiveryService
         do {
-            service = try LiveryService(configuration: serviceConfiguration, logger: logger)
+            service = try LiveryService(configuration: serviceConfiguration, store: sharedStore, logger: logger)
         } catch {
             if case .tokens = error {
                 Self.failStartup(settings.error(.tokensFile, settings.tokensFile ?? "", "\(error)"))
@@ -143,19 +145,49 @@ struct ServeCommand: AsyncParsableCommand {
         output.announce("LIVERY_LISTENING \(address)", metadata: ["http.address": "\(address)"])
         let loading = Task {
             do {
-                try await service.loadCatalog()
+                if let sharedStore {
+                    // Until PostgreSQL answers and the catalog is loaded, polls get 503 not_ready (never "no skin").
+                    try await Self.load(service, from: sharedStore, logger: logger)
+                } else {
+                    try await service.loadCatalog()
+                }
             } catch {
-                logger.critical("cannot load the catalog: \(error) (\(LiveryConfiguration.Setting.skinsDir.flag))")
+                // Stopped (SIGTERM) while waiting for PostgreSQL: a clean shutdown, not a failure.
+                if Task.isCancelled { return true }
+                // A PostgreSQL store's own failure was logged naming --store.
+                if !(error is PostgresStoreError) {
+                    logger.critical("cannot load the catalog: \(error) (\(LiveryConfiguration.Setting.skinsDir.flag))")
+                }
                 for server in running { server.beginShutdown(drainTimeout: .zero) }
                 return false
             }
             return true
         }
+        // Changes committed through other replicas: served within a poll interval (500 ms), or at once on NOTIFY.
+        let following = Task {
+            guard let sharedStore, await loading.value else { return }
+            await sharedStore.follow(reachability: { reachable in
+                if reachable {
+                    logger.notice("PostgreSQL answers again; following changes", metadata: ["store": "\(sharedStore.redactedURI)"])
+                } else {
+                    logger.warning(
+                        "PostgreSQL unreachable: serving the last catalog, admin writes answer 503 store_unavailable",
+                        metadata: ["store": "\(sharedStore.redactedURI)"])
+                }
+            }) {
+                await service.publishStoreChanges()
+            }
+        }
         for server in running { await server.waitUntilStopped() }
         withExtendedLifetime((signals, reload)) {}
+        // Waiting for PostgreSQL ends with the server; a file store's import in progress must finish its change.
+        if sharedStore != nil { loading.cancel() }
         let loaded = await loading.value
-        // After the load (an import in progress must finish its change), so the store is released cleanly.
+        following.cancel()
+        await following.value
+        // After the load, so the store is released cleanly.
         service.close()
+        await sharedStore?.close()
         if !loaded { throw ExitCode(2) }
     }
 

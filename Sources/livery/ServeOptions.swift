@@ -19,6 +19,12 @@ struct ServeOptions: ParsableArguments {
     @Option(name: .customLong(Setting.dataDir.flagName), help: Self.help(.dataDir))
     var dataDir: String?
 
+    @Option(name: .customLong(Setting.store.flagName), help: Self.help(.store))
+    var store: String?
+
+    @Option(name: .customLong(Setting.storePasswordFile.flagName), help: Self.help(.storePasswordFile))
+    var storePasswordFile: String?
+
     @Option(name: .customLong(Setting.tokensFile.flagName), help: Self.help(.tokensFile))
     var tokensFile: String?
 
@@ -83,6 +89,8 @@ struct ServeOptions: ParsableArguments {
             (.port, port),
             (.skinsDir, skinsDir),
             (.dataDir, dataDir),
+            (.store, store),
+            (.storePasswordFile, storePasswordFile),
             (.tokensFile, tokensFile),
             (.uploadLimit, uploadLimit),
             (.cacheMaxAge, cacheMaxAge),

@@ -17,6 +17,8 @@ import TestSupport
         case .port: ("8081", "8082")
         case .skinsDir: ("/srv/a", "/srv/b")
         case .dataDir: ("/data/a", "/data/b")
+        case .store: ("postgres://livery@db-a/livery", "postgresql:///livery?host=/run/postgresql")
+        case .storePasswordFile: ("/run/secrets/pg-a", "/run/secrets/pg-b")
         case .tokensFile: ("/run/secrets/a", "/run/secrets/b")
         case .uploadLimit: ("1048576", "2097152")
         case .cacheMaxAge: ("30", "45")
@@ -140,6 +142,28 @@ import TestSupport
         var missingBench = configuration
         missingBench.benchBody = root + "/bench.json"
         #expect(throws: ConfigurationError.self) { try missingBench.checkFiles() }
+    }
+
+    @Test func aStoreMustBeAPostgresURIAndIsNeverEchoed() throws {
+        for uri in ["postgres://a@db/x", "postgresql:///livery?host=/run/postgresql"] {
+            #expect(try LiveryConfiguration.resolve(flags: [.store: uri], environment: [:]).store == uri)
+        }
+        #expect {
+            try LiveryConfiguration.resolve(flags: [:], environment: ["LIVERY_STORE": "mysql://ops:hunter2@db/livery"])
+        } throws: { error in
+            let text = "\(error)"
+            return text.hasPrefix("LIVERY_STORE='mysql…': the store must be a postgres://") && !text.contains("hunter2")
+        }
+
+        let scratch = try ScratchDirectory(prefix: "livery-store-settings")
+        try FileManager.default.createDirectory(atPath: scratch.path("skins"), withIntermediateDirectories: true)
+        var passwordAlone = LiveryConfiguration()
+        passwordAlone.skinsDirectory = scratch.path("skins")
+        passwordAlone.dataDirectory = scratch.path("data")
+        passwordAlone.storePasswordFile = scratch.path("skins")
+        #expect(throws: ConfigurationError.self) { try passwordAlone.checkFiles() }
+        passwordAlone.store = "postgres://a@db/x"
+        #expect(throws: ConfigurationError.self, "a folder is not a password file") { try passwordAlone.checkFiles() }
     }
 
     /// The README's configuration table has a row per setting with its flag, variable and default.

@@ -8,6 +8,8 @@ extension LiveryConfiguration {
         case port
         case skinsDir
         case dataDir
+        case store
+        case storePasswordFile
         case tokensFile
         case uploadLimit
         case cacheMaxAge
@@ -55,7 +57,8 @@ extension LiveryConfiguration {
             case .host: "address"
             case .port, .metricsPort, .plainPort: "port"
             case .skinsDir, .dataDir: "folder"
-            case .tokensFile, .benchBody, .tlsCert, .tlsKey, .signingKey: "file"
+            case .tokensFile, .benchBody, .tlsCert, .tlsKey, .signingKey, .storePasswordFile: "file"
+            case .store: "postgres-uri"
             case .cacheMaxAge, .drainTimeout, .shutdownDelay, .headerTimeout, .idleTimeout: "seconds"
             case .logLevel: "level"
             case .logFormat: "format"
@@ -71,6 +74,8 @@ extension LiveryConfiguration {
             case .port: "8080"
             case .skinsDir: "skins"
             case .dataDir: "data"
+            case .store: "none (the file store under --data-dir)"
+            case .storePasswordFile: "none"
             case .tokensFile: "none (admin API off)"
             case .uploadLimit: "67108864 (64 MiB)"
             case .cacheMaxAge: "60"
@@ -103,6 +108,11 @@ extension LiveryConfiguration {
                 "Folder whose subfolders are the skins to serve; must exist."
             case .dataDir:
                 "Folder for state and the package cache; created if missing, must be writable."
+            case .store:
+                "Keep state in PostgreSQL at this libpq URI (postgres:// or postgresql://, handed to libpq as it is), "
+                    + "shared by every replica; --data-dir then holds only local caches. The password is never logged."
+            case .storePasswordFile:
+                "File holding the PostgreSQL password of --store (a mounted secret; one trailing newline ignored)."
             case .tokensFile:
                 "File holding the admin API tokens; must be readable when set. Mount it as a secret."
             case .uploadLimit:

@@ -21,6 +21,11 @@ public struct LiveryConfiguration: Sendable, Equatable {
     public var skinsDirectory: String = "skins"
     /// Folder for state and the package cache. Default `data`.
     public var dataDirectory: String = "data"
+    /// PostgreSQL connection URI of a shared store; nil keeps the file store under `dataDirectory`. Default nil.
+    /// Never shown in errors or logs as given (it may hold a password).
+    public var store: String?
+    /// File holding the password of `store`. Default nil.
+    public var storePasswordFile: String?
     /// File with the admin API tokens; nil leaves the admin API off. Default nil.
     public var tokensFile: String?
     /// Largest admin upload in bytes (1...2^31). Default 64 MiB.
@@ -138,6 +143,15 @@ public struct LiveryConfiguration: Sendable, Equatable {
         case .port: port = try integer(0...65535, "the port")
         case .skinsDir: skinsDirectory = try path("the skins folder")
         case .dataDir: dataDirectory = try path("the data folder")
+        case .store:
+            // The value is not repeated in the error: it may hold a password.
+            guard text.hasPrefix("postgres://") || text.hasPrefix("postgresql://"), !text.utf8.contains(0) else {
+                throw ConfigurationError(
+                    setting: setting, source: source, value: String(text.prefix { $0 != ":" }) + "…",
+                    problem: "the store must be a postgres:// or postgresql:// URI")
+            }
+            store = text
+        case .storePasswordFile: storePasswordFile = try path("the store password file")
         case .tokensFile: tokensFile = try path("the tokens file")
         case .uploadLimit: uploadLimit = try integer(1...(1 << 31), "the upload limit")
         case .cacheMaxAge: cacheMaxAge = try integer(0...86_400, "the cache max-age")
@@ -204,7 +218,13 @@ public struct LiveryConfiguration: Sendable, Equatable {
         if let problem = Self.writableFolderProblem(dataDirectory) {
             throw error(.dataDir, dataDirectory, problem)
         }
-        for (setting, file) in [(Setting.tokensFile, tokensFile), (.benchBody, benchBody), (.tlsCert, tlsCert), (.tlsKey, tlsKey)] {
+        if storePasswordFile != nil, store == nil {
+            throw error(.storePasswordFile, storePasswordFile ?? "", "needs \(Setting.store.flag) (\(Setting.store.environmentVariable))")
+        }
+        for (setting, file) in [
+            (Setting.tokensFile, tokensFile), (.benchBody, benchBody), (.tlsCert, tlsCert), (.tlsKey, tlsKey),
+            (.storePasswordFile, storePasswordFile),
+        ] {
             if let file, let problem = Self.readableFileProblem(file) { throw error(setting, file, problem) }
         }
     }

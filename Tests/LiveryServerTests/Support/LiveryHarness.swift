@@ -107,6 +107,7 @@ final class LiveryHarness: Sendable {
         configure(&configuration)
         let service = try LiveryService(configuration: configuration, logger: logger, clock: { clock.now })
         self.service = service
+        store = try #require(service.fileStore)
         try await service.loadCatalog()
         endpoint = try TestEndpoint(transport, logger: logger) { service.register(on: $0) }
     }
@@ -119,7 +120,8 @@ final class LiveryHarness: Sendable {
 
     func removeFiles() { try? FileManager.default.removeItem(atPath: root) }
 
-    var store: FileSkinStore { service.store }
+    /// The service's own file store.
+    let store: FileSkinStore
 
     /// Sends one request (on a new connection over a socket) and returns the answer.
     func request(

@@ -1,0 +1,67 @@
+import PostgresClient
+
+extension PostgresSkinStore {
+    /// Keeps `snapshot` up to date with the changes other replicas commit, until the calling task is cancelled:
+    /// a `LISTEN livery_changes` connection wakes it at each commit, and the revision is also read every
+    /// `pollInterval`, because notifications sent while the listener is disconnected are lost. Each time a newer
+    /// snapshot is published, `changed` is called (a replica rebuilds its catalog there).
+    ///
+    /// A lost listener reconnects with `reconnect` between attempts and then reads the revision at once; the store's
+    /// own connection reconnects on the next poll (see `init`). So once PostgreSQL is back, a replica catches up
+    /// within the reconnection backoff (at most 2 s by default) plus one poll.
+    ///
+    /// - Parameters:
+    ///   - pollInterval: time between two reads of the revision. Default 500 ms.
+    ///   - reconnect: delays between listener reconnection attempts. Default 100 ms doubling up to 2 s.
+    ///   - healthCheck: how the listener notices a silently dead connection. Default 5 s and 5 s.
+    ///   - reachability: told `isReachable` each time a poll finds it changed (for logs).
+    ///   - changed: called after each newer snapshot is published; calls may overlap.
+    public func follow(
+        pollInterval: Duration = .milliseconds(500),
+        reconnect: Backoff = Backoff(initial: .milliseconds(100), maximum: .seconds(2)),
+        healthCheck: PostgresListener.HealthCheck = PostgresListener.HealthCheck(interval: .seconds(5), timeout: .seconds(5)),
+        reachability: @escaping @Sendable (Bool) -> Void = { _ in },
+        changed: @escaping @Sendable () async -> Void
+    ) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                var wasReachable = self.isReachable
+                while !Task.isCancelled {
+                    await self.catchUp(changed)
+                    if self.isReachable != wasReachable {
+                        wasReachable.toggle()
+                        reachability(wasReachable)
+                    }
+                    do { try await Task.sleep(for: pollInterval) } catch { return }
+                }
+            }
+            group.addTask {
+                var backoff = reconnect
+                while !Task.isCancelled {
+                    let listener: PostgresListener
+                    do {
+                        listener = try await PostgresListener.start(
+                            self.configuration, channels: [PostgresStoreSchema.changesChannel], healthCheck: healthCheck)
+                    } catch {
+                        do { try await Task.sleep(for: backoff.next()) } catch { return }
+                        continue
+                    }
+                    backoff.reset()
+                    // Whatever was committed while no listener was connected.
+                    await self.catchUp(changed)
+                    for await event in listener.events {
+                        guard case .notification = event else { break }
+                        await self.catchUp(changed)
+                    }
+                    listener.stop()
+                }
+            }
+        }
+    }
+
+    /// `refresh()`, then `changed` if it published a newer snapshot. A failure (PostgreSQL unreachable) is left for
+    /// the next attempt: `isReachable` reports it meanwhile.
+    private func catchUp(_ changed: @Sendable () async -> Void) async {
+        if (try? await refresh()) == true { await changed() }
+    }
+}
