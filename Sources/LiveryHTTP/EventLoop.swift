@@ -59,7 +59,7 @@ final class EventLoop: @unchecked Sendable {
     /// The listener whose socket this loop watches (`startAccepting`), and that socket; -1 when not accepting.
     private var listener: Listener?
     private var listenerFD: Int32 = -1
-    /// While accepting is paused for want of descriptors, when it resumes.
+    /// While accepting is paused for want of descriptors or socket memory, when it resumes.
     private var acceptResumesAt: UInt64?
     /// The loop's thread (`pthread_self`), 0 before it runs.
     private let thread = Atomic<UInt>(0)

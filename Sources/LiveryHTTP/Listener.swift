@@ -18,7 +18,8 @@ import Synchronization
 /// descriptors is handled below. When the process runs out of descriptors (`EMFILE`, `ENFILE`), the loop that
 /// failed stops watching the socket for 100 ms instead of spinning on a socket that stays readable (new
 /// connections wait in the listen backlog); the episode is logged once when it starts and once, with its count of
-/// failures, when it ends.
+/// failures, when it ends. Running out of kernel memory for sockets (`ENOBUFS`, `ENOMEM` from `accept4`) pauses the
+/// loop and is logged the same way, as its own episode.
 final class Listener: Sendable {
     let fd: Int32
     let address: SocketAddress
@@ -34,7 +35,7 @@ final class Listener: Sendable {
     /// Most connections one loop accepts per wake-up before looking at its other sockets: small, so a burst is
     /// shared between loops rather than taken by the first one woken.
     static let acceptBatch = 8
-    /// How long a loop stops accepting after running out of descriptors.
+    /// How long a loop stops accepting after running out of descriptors or socket memory.
     static let exhaustionPause: UInt64 = 100_000_000
 
     /// Creates, binds and listens.
@@ -124,8 +125,8 @@ final class Listener: Sendable {
             do {
                 result = try Syscall.accept(fd, peer: &peer)
             } catch {
-                if DescriptorExhaustion.isExhaustion(error.errno) {
-                    context.descriptors.failed("accepting a connection", errno: error.errno)
+                if let episodes = exhaustion(after: error.errno) {
+                    episodes.failed("accepting a connection", errno: error.errno)
                     loop.pauseAccepting(for: Self.exhaustionPause)
                 } else if !isStopped {
                     context.logger.warning("accept failed: \(error)")
@@ -135,7 +136,19 @@ final class Listener: Sendable {
             guard case .processed(let accepted) = result else { return }
             guard let connectionFD = accepted else { continue }
             context.descriptors.obtained()
+            context.socketMemory.obtained()
             admit(connectionFD, peer: peer, on: loop)
+        }
+    }
+
+    /// The episodes a failure of `accept4` with `code` counts in when it means a resource ran out (descriptors, or
+    /// kernel memory for sockets), so the loop pauses accepting rather than spinning on the still-readable socket;
+    /// nil for any other failure.
+    func exhaustion(after code: Int32) -> DescriptorExhaustion? {
+        switch DescriptorExhaustion.Resource(acceptFailure: code) {
+        case .descriptors: context.descriptors
+        case .memory: context.socketMemory
+        case nil: nil
         }
     }
 

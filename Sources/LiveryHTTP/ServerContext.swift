@@ -26,6 +26,8 @@ final class ServerContext: Sendable {
     let openConnections = Atomic<Int>(0)
     /// Episodes of running out of descriptors, shared by the accept loop and file bodies.
     let descriptors: DescriptorExhaustion
+    /// Episodes of `accept4` failing for want of kernel memory (`ENOBUFS`, `ENOMEM`).
+    let socketMemory: DescriptorExhaustion
     /// Files of `.immutableFile` bodies kept open across responses.
     let openFiles: OpenFileCache
     /// Set once shutdown begins; responses then carry `Connection: close`.
@@ -58,6 +60,7 @@ final class ServerContext: Sendable {
         self.acceptsRequestID = configuration.acceptsRequestID
         self.defaultBodyLimit = configuration.defaultBodyLimit
         self.descriptors = DescriptorExhaustion(logger: logger)
+        self.socketMemory = DescriptorExhaustion(logger: logger, resource: .memory)
         self.openFiles = configuration.openFiles ?? OpenFileCache()
     }
 

@@ -57,18 +57,32 @@ public final class SignedAnswers<Prepared: Sendable>: Sendable {
 /// Values made for the current step of an `AnswerSigner`, by key: each made the first time it is asked for within a
 /// step and kept until the step moves (then the table starts over). Two callers making the same value at once keep
 /// the first one stored, so every caller within a step gets the same value; a step older than the table's (a clock
-/// that went back) gets its value once, without replacing the newer step's. At most `limit` values are kept; past
-/// that the table starts over.
+/// that went back) gets its value once, without replacing the newer step's. At most `limit` values, and values of at
+/// most `byteLimit` bytes together (as `cost` counts them), are kept; a value that would pass either starts the table
+/// over, and one costing more than `byteLimit` alone is returned without being kept. So the memory held stays bounded
+/// whatever the mix of keys asked for.
 final class StepTable<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private struct Table: ~Copyable {
         var step: Int64 = .min
         var values: [Key: Value] = [:]
+        /// The sum of `cost` over `values`.
+        var bytes = 0
     }
 
     private let table = Mutex(Table())
     private let limit: Int
+    private let byteLimit: Int
+    private let cost: @Sendable (Value) -> Int
 
-    init(limit: Int) { self.limit = limit }
+    /// - Parameters:
+    ///   - limit: most values kept.
+    ///   - byteLimit: most bytes kept, as `cost` counts a value's.
+    ///   - cost: a value's bytes (what keeping it holds in memory); by default every value counts 0.
+    init(limit: Int, byteLimit: Int = .max, cost: @escaping @Sendable (Value) -> Int = { _ in 0 }) {
+        self.limit = limit
+        self.byteLimit = byteLimit
+        self.cost = cost
+    }
 
     /// The value for `key` in `step`: kept, or made by `make` (outside the lock) and kept.
     ///
@@ -76,17 +90,29 @@ final class StepTable<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     func value(step: Int64, key: Key, make: () throws(KeyError) -> Value) throws(KeyError) -> Value {
         if let found = table.withLock({ $0.step == step ? $0.values[key] : nil }) { return found }
         let made = try make()
+        let bytes = cost(made)
         return table.withLock { table in
             if table.step != step {
                 guard step > table.step else { return made }
                 table.step = step
                 table.values.removeAll(keepingCapacity: true)
+                table.bytes = 0
             }
             if let stored = table.values[key] { return stored }
-            if table.values.count >= limit { table.values.removeAll(keepingCapacity: true) }
+            guard bytes <= byteLimit else { return made }
+            if table.values.count >= limit || table.bytes > byteLimit - bytes {
+                table.values.removeAll(keepingCapacity: true)
+                table.bytes = 0
+            }
             table.values[key] = made
+            table.bytes += bytes
             return made
         }
+    }
+
+    /// How many values are kept and the bytes they hold, as `cost` counts them, summed afresh.
+    var held: (count: Int, bytes: Int) {
+        table.withLock { table in (table.values.count, table.values.values.reduce(0) { $0 + cost($1) }) }
     }
 }
 

@@ -80,26 +80,35 @@ public final class ThemeListFragments: Sendable {
     /// The themes whose identities key `entries` and `kept`, kept alive so no other object takes their addresses.
     private let keyedThemes: [ReleasedSkin]
     /// Lists signed for the current step of the signer (bodies with `expiresAt`), as `SignedAnswers` keeps poll
-    /// answers: each signed once per step, at most `keptLimit`.
-    private let signed = StepTable<ThemeListKey, SignedThemeList>(limit: ThemeListFragments.keptLimit)
+    /// answers: each signed once per step, at most `keptLimit` lists of at most `keptBytesLimit` bytes together.
+    private let signed: StepTable<ThemeListKey, SignedThemeList>
     /// Lists already assembled, and the bytes of their bodies.
     private let kept = Mutex<(answers: [ThemeListKey: ThemeListAnswer], bytes: Int)>(([:], 0))
+    /// Most distinct lists kept, and most bytes of their bodies, in `kept` and (separately) in `signed`.
+    private let keptLimit: Int
+    private let keptBytesLimit: Int
     /// The longest time an answer may be cached, in seconds (shorter when a window boundary comes sooner).
     public let maxAge: Int
 
-    /// Most distinct lists kept per catalog, and most bytes of their bodies; beyond either, lists are assembled
-    /// per request, which stays correct.
-    static let keptLimit = 4096
-    static let keptBytesLimit = 16 << 20
+    /// Most distinct lists kept per catalog, and most bytes of their bodies, unsigned and signed each; beyond
+    /// either, unsigned lists are assembled per request and signed ones start their table over, which stays correct.
+    /// Rollout buckets are independent per theme, so `deviceId` alone can reach 2^k lists with k themes at partial
+    /// rollout: these bounds, not the request mix, set the memory held.
+    public static let keptLimit = 4096
+    public static let keptBytesLimit = 16 << 20
 
     /// - Parameters:
     ///   - packageURLPrefix: prepended to `<sign>.zip`.
     ///   - previewURLPrefix: prepended to a preview's `<sha256>.<ext>`.
     public init(
         catalog: Catalog, packageURLPrefix: String = "/api/v1/packages/",
-        previewURLPrefix: String = "/api/v1/previews/", maxAge: Int = 60
+        previewURLPrefix: String = "/api/v1/previews/", maxAge: Int = 60,
+        keptLimit: Int = ThemeListFragments.keptLimit, keptBytesLimit: Int = ThemeListFragments.keptBytesLimit
     ) {
         self.maxAge = max(0, maxAge)
+        self.keptLimit = keptLimit
+        self.keptBytesLimit = keptBytesLimit
+        signed = StepTable(limit: keptLimit, byteLimit: keptBytesLimit) { $0.byteCount }
         (entries, keyedThemes) = AnswerFragments.render(catalog.themes.values.joined()) { theme in
             { variant, record in
                 let quote = AnswerFragments.quote
@@ -127,8 +136,8 @@ public final class ThemeListFragments: Sendable {
         body.append(contentsOf: Array("]}".utf8))
         let answer = ThemeListAnswer(body: body)
         kept.withLock { kept in
-            guard kept.answers[key] == nil, kept.answers.count < Self.keptLimit,
-                kept.bytes + body.count <= Self.keptBytesLimit
+            guard kept.answers[key] == nil, kept.answers.count < keptLimit,
+                kept.bytes + body.count <= keptBytesLimit
             else { return }
             kept.answers[key] = answer
             kept.bytes += body.count
@@ -152,6 +161,16 @@ extension ThemeListFragments {
             return SignedThemeList(answer: ThemeListAnswer(body: body.body), signature: body.signature, expiresAt: body.expiresAt)
         }
     }
+
+    /// How many lists are kept, and the bytes of their bodies: unsigned and signed (the current step's).
+    public var held: (unsigned: (count: Int, bytes: Int), signed: (count: Int, bytes: Int)) {
+        (kept.withLock { ($0.answers.count, $0.bytes) }, signed.held)
+    }
+}
+
+extension SignedThemeList {
+    /// The bytes keeping it holds: its body, tag and signature.
+    var byteCount: Int { answer.body.count + answer.etag.utf8.count + signature.utf8.count }
 }
 
 /// Identifies a theme list by its themes' identities (objects of the catalog the list was built from) and the

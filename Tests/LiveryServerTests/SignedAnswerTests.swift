@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTestSupport
 import LiveryCrypto
+import SkinModel
 import SkinServing
 import Synchronization
 import Testing
@@ -150,6 +151,52 @@ final class CountingKey: BodySigner {
         #expect(first.header("ETag") == SkinAnswer.etag(of: first.body), "the tag follows the signed bytes")
         let cached = try await harness.get(ThemeListTests.list, headers: "If-None-Match: \(first.header("ETag") ?? "")\r\n")
         #expect(cached.status == 304 && cached.header("Livery-Signature") == nil)
+        await harness.stop()
+    }
+
+    /// Rollout buckets are independent per theme, so varying `deviceId` over k themes at partial rollout reaches up
+    /// to 2^k distinct lists, each signed: the signed lists kept stay within the byte bound whatever the mix, and
+    /// every answer stays correct (the themes the device's buckets give) and verifiable.
+    @Test func signedThemeListsKeptStayWithinTheirByteBoundWhateverTheDeviceMix() async throws {
+        let key = try CountingKey()
+        let harness = try await Self.harness(key)
+        defer { harness.removeFiles() }
+        let ids = ["aurora", "bamboo", "cobalt", "dune", "ember", "fjord"]
+        for id in ids {
+            try await ThemeListTests.upload(harness, id)
+            try await ThemeListTests.releaseTheme(harness, id, #""rollout": 50"#)
+        }
+        let catalog = harness.service.client.current
+        let byteLimit = 16 << 10
+        let lists = ThemeListFragments(catalog: catalog, keptLimit: 4096, keptBytesLimit: byteLimit)
+        let signer = AnswerSigner(key: key, maxAge: 60)
+        let now = Fixtures.t0.addingTimeInterval(60)
+        let version = try #require(AppVersion("7.0.0"))
+        var distinct: Set<[String]> = []
+        var signedBytes = 0
+        var mostHeld = (signed: 0, unsigned: 0)
+        for device in 0..<600 {
+            let request = SkinRequest(app: "demo", platform: .ios, appVersion: version, deviceID: "device-\(device)")
+            let decision = SkinResolver.themes(request, in: catalog, at: now)
+            let signed = try lists.signedAnswer(for: decision, by: signer, at: now)
+            _ = try key.ring.verify(body: signed.answer.body, headerValue: signed.signature)
+            let listed = try #require(
+                (try JSONSerialization.jsonObject(with: Data(signed.answer.body)) as? [String: Any])?["themes"] as? [[String: Any]])
+            let names = listed.compactMap { $0["id"] as? String }
+            #expect(names == decision.themes.map(\.skinID.rawValue))
+            if distinct.insert(names).inserted { signedBytes += signed.answer.body.count }
+            let held = lists.held
+            mostHeld = (max(mostHeld.signed, held.signed.bytes), max(mostHeld.unsigned, held.unsigned.bytes))
+        }
+        #expect(distinct.count > 40, "half-rollouts over six themes give many distinct lists")
+        #expect(signedBytes > 2 * byteLimit, "the lists together are larger than the bound")
+        #expect(mostHeld.signed <= byteLimit && mostHeld.unsigned <= byteLimit, "\(mostHeld)")
+        // Lists are still kept within the bound: asked again within the step, a list is not signed again.
+        let request = SkinRequest(app: "demo", platform: .ios, appVersion: version, deviceID: "device-again")
+        let decision = SkinResolver.themes(request, in: catalog, at: now)
+        let first = try lists.signedAnswer(for: decision, by: signer, at: now)
+        let signatures = key.count
+        #expect(try lists.signedAnswer(for: decision, by: signer, at: now) == first && key.count == signatures)
         await harness.stop()
     }
 
