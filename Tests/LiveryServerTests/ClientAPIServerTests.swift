@@ -185,11 +185,7 @@ import TestSupport
         let url = try #require(answer["packageUrl"] as? String)
         let sign = try #require(answer["skinSign"] as? String)
         let client = harness.service.client
-        func request(_ file: String) -> HTTPRequest {
-            var request = HTTPRequest(method: .get, target: "/api/v1/packages/\(file)")
-            request.pathParameters = ["file": file]
-            return request
-        }
+        func request(_ file: String) -> HTTPRequest { Self.packageRequest(file) }
         // Loading the catalog built every package, so the fast path has it.
         #expect(client.packageIfReady(request(sign + ".zip"))?.status == .ok)
         // Names that cannot be packages are answered at once; unknown signs go to the slow path, which says 404.
@@ -216,9 +212,7 @@ import TestSupport
         let sha256 = try #require(answer["sha256"] as? String)
         let client = harness.service.client
         func download(_ headers: HTTPHeaders = [:]) throws -> HTTPResponse {
-            var request = HTTPRequest(method: .get, target: "/api/v1/packages/\(sign).zip", headers: headers)
-            request.pathParameters = ["file": sign + ".zip"]
-            return try #require(client.packageIfReady(request))
+            try #require(client.packageIfReady(Self.packageRequest(sign + ".zip", headers: headers)))
         }
         for _ in 0..<2 {
             let full = try download()
@@ -249,7 +243,7 @@ import TestSupport
         let answer = try await harness.poll()
         let sign = try #require(answer["skinSign"] as? String)
         let client = harness.service.client
-        let request = Self.packageRequest(sign)
+        let request = Self.packageRequest(sign + ".zip")
         let response = try #require(client.packageIfReady(request))
         guard case .bytes(let bytes) = response.body else {
             Issue.record("sent from the file: \(response.body)")
@@ -288,7 +282,7 @@ import TestSupport
         var damaged = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         damaged[damaged.count / 2] ^= 0x01
         try Data(damaged).write(to: URL(fileURLWithPath: path))
-        let response = try #require(client.packageIfReady(Self.packageRequest(sign)))
+        let response = try #require(client.packageIfReady(Self.packageRequest(sign + ".zip")))
         if case .bytes = response.body { Issue.record("damaged bytes kept in memory") }
         await harness.stop()
     }
@@ -303,9 +297,10 @@ import TestSupport
         }
     }
 
-    static func packageRequest(_ sign: String) -> HTTPRequest {
-        var request = HTTPRequest(method: .get, target: "/api/v1/packages/\(sign).zip")
-        request.pathParameters = ["file": sign + ".zip"]
+    /// A download of `/api/v1/packages/<file>` as the router hands it to the client API.
+    static func packageRequest(_ file: String, headers: HTTPHeaders = [:]) -> HTTPRequest {
+        var request = HTTPRequest(method: .get, target: "/api/v1/packages/\(file)", headers: headers)
+        request.pathParameters = ["file": file]
         return request
     }
 
