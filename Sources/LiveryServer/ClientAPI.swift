@@ -26,6 +26,13 @@ public final class ClientAPI: Sendable {
         /// The key that signs every poll answer and theme list (`--signing-key`); nil sends answers unsigned,
         /// without `expiresAt`. Default nil. See `AnswerSigner`.
         public var signingKey: (any BodySigner)?
+        /// Packages of at most this many bytes are downloaded from memory (their bytes read once and checked
+        /// against the package's recorded size and SHA-256, then sent with the head in one `send`) instead of
+        /// with `sendfile`. Default 64 KiB; 0 sends every package from its file.
+        public var inMemoryPackageLimit: Int = 64 * 1024
+        /// The most bytes of package content held in memory for `inMemoryPackageLimit`, all packages together;
+        /// packages past it are sent from their files. Default 16 MiB.
+        public var inMemoryPackageBudget: Int = 16 * 1024 * 1024
 
         public init() {}
     }
@@ -108,6 +115,16 @@ public final class ClientAPI: Sendable {
     private let loaded = Atomic<Bool>(false)
     private let logger: Logger
     private let metrics: ClientMetrics
+    /// The answer parts of every package served so far, by file name, so a download of a built package builds no
+    /// header and looks up no sign string. Grows as `PackageCache`'s records do (one entry per package built or
+    /// found in this process).
+    private let preparedPackages = Mutex<PreparedPackages>(PreparedPackages())
+
+    private struct PreparedPackages {
+        var byName: [PackageFileName: PreparedPackage] = [:]
+        /// Package bytes the entries hold in memory (at most `Configuration.inMemoryPackageBudget`).
+        var heldBytes = 0
+    }
 
     /// - Parameters:
     ///   - clock: the current instant; injectable so schedules are testable without waiting.
@@ -308,19 +325,24 @@ public final class ClientAPI: Sendable {
     /// event loop; nil when the package must be looked up or built first (`package(_:)`).
     public func packageIfReady(_ request: HTTPRequest) -> HTTPResponse? {
         guard isLoaded else { return APIError.notReady.response }
-        guard let sign = Self.sign(ofPackageFile: request.pathParameters["file"] ?? "") else {
-            return APIError.packageNotFound.response
+        let file = request.pathParameters["file"] ?? ""
+        guard let name = PackageFileName(file) else { return APIError.packageNotFound.response }
+        if let package = preparedPackages.withLock({ $0.byName[name] }) {
+            // Prepared once served: only the presence check remains (a removed file goes to the slow path).
+            guard cache.isReady(package.record) else { return nil }
+            return PackageResponder.respond(to: request, package: package)
         }
-        guard let record = cache.readyRecord(sign: sign) else { return nil }
-        return PackageResponder.respond(to: request, record: record)
+        guard let record = cache.readyRecord(sign: name.sign) else { return nil }
+        return PackageResponder.respond(to: request, package: prepared(record, name))
     }
 
     /// Serves a package file, building it first if its file is missing from the cache.
     public func package(_ request: HTTPRequest) async -> HTTPResponse {
         guard isLoaded else { return APIError.notReady.response }
-        guard let sign = Self.sign(ofPackageFile: request.pathParameters["file"] ?? "") else {
+        guard let name = PackageFileName(request.pathParameters["file"] ?? "") else {
             return APIError.packageNotFound.response
         }
+        let sign = name.sign
         let record: PackageRecord
         do {
             guard let found = try await cache.package(sign: sign, in: current) else {
@@ -331,15 +353,62 @@ public final class ClientAPI: Sendable {
             logger.error("package build failed", metadata: ["package.sign": "\(sign)", "error": "\(error)"])
             return APIError.internalError.response
         }
-        return PackageResponder.respond(to: request, record: record)
+        return PackageResponder.respond(to: request, package: prepared(record, name))
     }
 
-    /// The sign in a package file name (`<32 lowercase hex>.zip`), or nil.
-    static func sign(ofPackageFile file: String) -> String? {
-        guard file.hasSuffix(".zip") else { return nil }
-        let sign = String(file.dropLast(4))
-        guard sign.utf8.count == 32, sign.utf8.allSatisfy({ Hex.isLowerHexDigit($0) }) else { return nil }
-        return sign
+    /// The prepared answer parts of `record` (named `name`), made and kept for the following downloads unless kept
+    /// already.
+    private func prepared(_ record: PackageRecord, _ name: PackageFileName) -> PreparedPackage {
+        if let kept = preparedPackages.withLock({ $0.byName[name] }), kept.record == record { return kept }
+        // Once per package, outside the lock: a small package's bytes, read and checked against its record.
+        let limit = configuration.inMemoryPackageLimit
+        let bytes = record.size <= UInt64(max(0, limit)) ? cache.verifiedBytes(of: record, limit: limit) : nil
+        let budget = configuration.inMemoryPackageBudget
+        return preparedPackages.withLock { packages in
+            if let kept = packages.byName[name], kept.record == record { return kept }
+            packages.heldBytes -= packages.byName[name]?.bytes?.count ?? 0
+            let held = bytes.flatMap { packages.heldBytes + $0.count <= budget ? $0 : nil }
+            let package = PreparedPackage(record, bytes: held)
+            packages.heldBytes += held?.count ?? 0
+            packages.byName[name] = package
+            return package
+        }
+    }
+}
+
+/// A package file name, `<sign>.zip` with a sign of 32 lowercase hex digits, held as the 128 bits the sign spells:
+/// a dictionary key read from the request without allocating, and hashed as two integers.
+struct PackageFileName: Hashable, Sendable {
+    let high: UInt64
+    let low: UInt64
+
+    /// The name in `file`, or nil when `file` is not exactly 32 lowercase hex digits and `.zip`.
+    init?(_ file: String) {
+        let parsed = file.utf8.withContiguousStorageIfAvailable { Self.parse($0) } ?? Self.parse(Array(file.utf8))
+        guard let parsed else { return nil }
+        high = parsed.0
+        low = parsed.1
+    }
+
+    private static func parse(_ bytes: some RandomAccessCollection<UInt8>) -> (UInt64, UInt64)? {
+        guard bytes.count == 36, bytes.suffix(4).elementsEqual(".zip".utf8) else { return nil }
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        for (position, byte) in bytes.prefix(32).enumerated() {
+            guard Hex.isLowerHexDigit(byte) else { return nil }
+            let digit = byte <= UInt8(ascii: "9") ? byte &- UInt8(ascii: "0") : byte &- UInt8(ascii: "a") &+ 10
+            if position < 16 {
+                high = high << 4 | UInt64(digit)
+            } else {
+                low = low << 4 | UInt64(digit)
+            }
+        }
+        return (high, low)
+    }
+
+    /// The sign, as 32 lowercase hex digits.
+    var sign: String {
+        withUnsafeBytes(of: (high.bigEndian, low.bigEndian)) { Hex.encode($0) }
     }
 }
 

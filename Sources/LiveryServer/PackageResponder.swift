@@ -1,29 +1,55 @@
 import LiveryHTTP
 import SkinServing
 
-/// Builds responses for package downloads: whole files, single ranges, conditional requests.
-enum PackageResponder {
-    static func respond(to request: HTTPRequest, record: PackageRecord) -> HTTPResponse {
-        let etag = "\"\(record.sha256)\""
+/// What every download of one package sends, made once per package: its entity tag and its header fields encoded
+/// for reuse (`HTTPHeaders.encodedForReuse()`), as poll answers have theirs (`AnswerHeaders`), so a download copies
+/// prebuilt bytes instead of building, checking and encoding the same four fields every time.
+final class PreparedPackage: Sendable {
+    let record: PackageRecord
+    /// `"<sha256>"`: the package's strong entity tag.
+    let etag: String
+    /// `ETag`, `Cache-Control`, `Content-Type` and `Accept-Ranges`, for a 200 or a 206.
+    let ok: HTTPHeaders
+    /// `ETag` and `Cache-Control`, for a 304 (which describes no content, so carries no `Content-Type`).
+    let notModified: HTTPHeaders
+    /// The package's content when it is sent from memory: exactly the bytes `record` describes (size and SHA-256
+    /// checked when read, `PackageCache.verifiedBytes(of:limit:)`); nil sends the file.
+    let bytes: [UInt8]?
+
+    init(_ record: PackageRecord, bytes: [UInt8]? = nil) {
+        self.record = record
+        self.bytes = bytes
+        etag = "\"\(record.sha256)\""
         var headers = HTTPHeaders()
         headers.reserveCapacity(5)
         headers.add(name: "ETag", value: etag)
         headers.add(name: "Cache-Control", value: "public, max-age=31536000, immutable")
-        // A 304 describes no content, so it carries no Content-Type.
-        if let tags = request.headers["If-None-Match"], EntityTag.matches(tags, etag) {
-            return HTTPResponse(status: .notModified, headers: headers, body: .empty)
-        }
+        notModified = headers.encodedForReuse()
         headers.add(name: "Content-Type", value: "application/zip")
         headers.add(name: "Accept-Ranges", value: "bytes")
+        ok = headers.encodedForReuse()
+    }
+}
+
+/// Builds responses for package downloads: whole files, single ranges, conditional requests.
+enum PackageResponder {
+    static func respond(to request: HTTPRequest, package: PreparedPackage) -> HTTPResponse {
+        let record = package.record
+        let etag = package.etag
+        if let tags = request.headers["If-None-Match"], EntityTag.matches(tags, etag) {
+            return HTTPResponse(status: .notModified, headers: package.notModified, body: .empty)
+        }
         var rangeHeader = request.headers["Range"]
-        if let ifRange = request.headers["If-Range"], !EntityTag.ifRangeMatches(ifRange, etag) {
+        if rangeHeader != nil, let ifRange = request.headers["If-Range"], !EntityTag.ifRangeMatches(ifRange, etag) {
             rangeHeader = nil
         }
         switch ByteRange.evaluate(rangeHeader, length: record.size) {
         case .full:
+            if let bytes = package.bytes { return HTTPResponse(status: .ok, headers: package.ok, body: .bytes(bytes)) }
             return HTTPResponse(
-                status: .ok, headers: headers, body: .immutableFile(path: record.path, offset: 0, length: record.size))
+                status: .ok, headers: package.ok, body: .immutableFile(path: record.path, offset: 0, length: record.size))
         case .partial(let range):
+            var headers = package.ok
             headers.add(name: "Content-Range", value: "bytes \(range.first)-\(range.last)/\(record.size)")
             return HTTPResponse(
                 status: .partialContent, headers: headers,

@@ -92,10 +92,35 @@ public actor PackageCache {
     /// what a download of an already built package needs, answered on the calling thread. nil means "ask
     /// `record(…)`" (the package may need building, or its file was removed).
     public nonisolated func readyRecord(sign: String) -> PackageRecord? {
-        // One `access`: cheaper than FileManager's check, and a removed file is noticed at once.
-        guard let record = knownRecord(sign: sign), access(record.path, F_OK) == 0 else { return nil }
-        metrics.countHit()
+        guard let record = knownRecord(sign: sign), isReady(record) else { return nil }
         return record
+    }
+
+    /// Whether the file of `record` (one this cache returned) is still in place, counted as a cache hit when it is:
+    /// the check `readyRecord(sign:)` makes, for a caller that kept the record.
+    public nonisolated func isReady(_ record: PackageRecord) -> Bool {
+        // One `access`: cheaper than FileManager's check, and a removed file is noticed at once.
+        guard access(record.path, F_OK) == 0 else { return false }
+        metrics.countHit()
+        return true
+    }
+
+    /// The content of `record`'s file (a record this cache returned) when it is at most `limit` bytes and exactly
+    /// the recorded ones (size and SHA-256); nil when it is larger, missing, not a regular file, unreadable or not
+    /// what was built. For serving small packages from memory: bytes returned are the ones the record describes,
+    /// whatever happens to the file afterwards. Blocks on disk (one small read); call once per package.
+    public nonisolated func verifiedBytes(of record: PackageRecord, limit: Int) -> [UInt8]? {
+        guard record.size <= UInt64(max(0, limit)) else { return nil }
+        let bytes: [UInt8]
+        do {
+            let file = try SystemFile.openForReading(record.path)
+            guard try file.status().isRegular else { return nil }
+            bytes = try file.readAll(limit: limit + 1)
+        } catch {
+            return nil
+        }
+        guard UInt64(bytes.count) == record.size, SHA256.hexHash(bytes) == record.sha256 else { return nil }
+        return bytes
     }
 
     /// Returns the package for `sign`, reusing the file on disk or building it with `packager` exactly once.

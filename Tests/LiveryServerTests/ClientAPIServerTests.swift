@@ -1,13 +1,13 @@
 import Foundation
 import HTTPTestSupport
 import LiveryCrypto
-import LiveryHTTP
 import Logging
 import SkinModel
 import Synchronization
 import Testing
 import TestSupport
 
+@testable import LiveryHTTP
 @testable import LiveryServer
 
 @Suite(.serialized) struct ClientAPIServerTests {
@@ -185,11 +185,7 @@ import TestSupport
         let url = try #require(answer["packageUrl"] as? String)
         let sign = try #require(answer["skinSign"] as? String)
         let client = harness.service.client
-        func request(_ file: String) -> HTTPRequest {
-            var request = HTTPRequest(method: .get, target: "/api/v1/packages/\(file)")
-            request.pathParameters = ["file": file]
-            return request
-        }
+        func request(_ file: String) -> HTTPRequest { Self.packageRequest(file) }
         // Loading the catalog built every package, so the fast path has it.
         #expect(client.packageIfReady(request(sign + ".zip"))?.status == .ok)
         // Names that cannot be packages are answered at once; unknown signs go to the slow path, which says 404.
@@ -204,6 +200,108 @@ import TestSupport
         #expect(await client.cache.buildCount == before + 1)
         #expect(client.packageIfReady(request(sign + ".zip"))?.status == .ok)
         await harness.stop()
+    }
+
+    /// Issue 13 point 9: a download of a built package sends header fields encoded once for that package (as poll
+    /// answers do), not built, checked and encoded again for every download; the fields themselves are unchanged.
+    @Test func downloadsOfABuiltPackageReuseHeaderFieldsEncodedOnce() async throws {
+        let harness = try await LiveryHarness(samples: ["christmas-2026"], transport: .socket)
+        defer { harness.removeFiles() }
+        let answer = try await harness.poll()
+        let sign = try #require(answer["skinSign"] as? String)
+        let sha256 = try #require(answer["sha256"] as? String)
+        let client = harness.service.client
+        func download(_ headers: HTTPHeaders = [:]) throws -> HTTPResponse {
+            try #require(client.packageIfReady(Self.packageRequest(sign + ".zip", headers: headers)))
+        }
+        for _ in 0..<2 {
+            let full = try download()
+            #expect(full.status == .ok)
+            #expect(full.headers.wire != nil, "encoded once, copied as bytes")
+            #expect(Array(full.headers.map(\.name)) == ["ETag", "Cache-Control", "Content-Type", "Accept-Ranges"])
+            #expect(full.headers["ETag"] == "\"\(sha256)\"")
+            #expect(full.headers["Cache-Control"] == "public, max-age=31536000, immutable")
+            #expect(full.headers["Content-Type"] == "application/zip")
+        }
+        let unchanged = try download(["If-None-Match": "\"\(sha256)\""])
+        #expect(unchanged.status == .notModified)
+        #expect(unchanged.headers.wire != nil)
+        #expect(Array(unchanged.headers.map(\.name)) == ["ETag", "Cache-Control"])
+        let part = try download(["Range": "bytes=0-9"])
+        #expect(part.status == .partialContent && part.headers["Content-Range"]?.hasPrefix("bytes 0-9/") == true)
+        await harness.stop()
+    }
+
+    /// Issue 13 point 9: a small package is downloaded from memory (head and content in one `send`), with exactly
+    /// the bytes its record describes; a removed file still sends the download to the slow path at once, and
+    /// packages over the limit or the budget are sent from their files.
+    @Test func smallPackagesAreSentFromMemoryWithTheirRecordedBytes() async throws {
+        let harness = try await LiveryHarness(samples: ["christmas-2026"], transport: .socket) {
+            $0.client.inMemoryPackageLimit = 16 << 20
+        }
+        defer { harness.removeFiles() }
+        let answer = try await harness.poll()
+        let sign = try #require(answer["skinSign"] as? String)
+        let client = harness.service.client
+        let request = Self.packageRequest(sign + ".zip")
+        let response = try #require(client.packageIfReady(request))
+        guard case .bytes(let bytes) = response.body else {
+            Issue.record("sent from the file: \(response.body)")
+            return
+        }
+        #expect(SHA256.hexHash(bytes) == answer["sha256"] as? String && bytes.count == answer["size"] as? Int)
+        let download = try await harness.get(try #require(answer["packageUrl"] as? String))
+        #expect(download.status == 200 && download.body == bytes)
+        #expect(download.header("Content-Length") == "\(bytes.count)")
+        let head = try await harness.get(try #require(answer["packageUrl"] as? String), head: true)
+        #expect(head.status == 200 && head.body.isEmpty && head.header("Content-Length") == "\(bytes.count)")
+
+        try FileManager.default.removeItem(atPath: client.cache.path(for: sign))
+        #expect(client.packageIfReady(request) == nil, "a removed file is noticed at once, kept bytes or not")
+        await harness.stop()
+
+        for configure in [{ (c: inout LiveryService.Configuration) in c.client.inMemoryPackageLimit = 0 },
+                          { (c: inout LiveryService.Configuration) in c.client.inMemoryPackageBudget = 0 }] {
+            let other = try await LiveryHarness(samples: ["christmas-2026"], configure: configure)
+            defer { other.removeFiles() }
+            let body = try #require(other.service.client.packageIfReady(request)).body
+            #expect(body == .immutableFile(path: other.service.client.cache.path(for: sign), offset: 0, length: UInt64(bytes.count)))
+            await other.stop()
+        }
+    }
+
+    /// Issue 13 point 9: bytes are kept in memory only when they are the recorded ones; a package file damaged
+    /// before its first download is never held (nor sent) from memory.
+    @Test func aPackageFileThatDiffersFromItsRecordIsNotKeptInMemory() async throws {
+        let harness = try await LiveryHarness(samples: ["christmas-2026"]) { $0.client.inMemoryPackageLimit = 16 << 20 }
+        defer { harness.removeFiles() }
+        let answer = try await harness.poll()
+        let sign = try #require(answer["skinSign"] as? String)
+        let client = harness.service.client
+        let path = client.cache.path(for: sign)
+        var damaged = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        damaged[damaged.count / 2] ^= 0x01
+        try Data(damaged).write(to: URL(fileURLWithPath: path))
+        let response = try #require(client.packageIfReady(Self.packageRequest(sign + ".zip")))
+        if case .bytes = response.body { Issue.record("damaged bytes kept in memory") }
+        await harness.stop()
+    }
+
+    @Test func packageFileNamesAreThirtyTwoLowercaseHexDigitsThenZip() {
+        let sign = "0123456789abcdef00ff10203040a0b0"
+        #expect(PackageFileName(sign + ".zip")?.sign == sign)
+        #expect(PackageFileName(String(repeating: "0", count: 32) + ".zip")?.sign == String(repeating: "0", count: 32))
+        for bad in [sign, sign + ".ZIP", sign.uppercased() + ".zip", String(sign.dropLast()) + ".zip", sign + "0.zip",
+                    "g" + sign.dropFirst() + ".zip", "../" + sign.dropFirst(3) + ".zip", ""] {
+            #expect(PackageFileName(bad) == nil, "\(bad)")
+        }
+    }
+
+    /// A download of `/api/v1/packages/<file>` as the router hands it to the client API.
+    static func packageRequest(_ file: String, headers: HTTPHeaders = [:]) -> HTTPRequest {
+        var request = HTTPRequest(method: .get, target: "/api/v1/packages/\(file)", headers: headers)
+        request.pathParameters = ["file": file]
+        return request
     }
 
     @Test func signIsStableAcrossRestartsAndFollowsContent() async throws {
