@@ -158,6 +158,7 @@ let package = Package(
             name: "SkinStoreTests", dependencies: ["SkinStore", "SkinStoreConformance", "LiveryCrypto", "TestSupport"]),
         .testTarget(name: "PostgresSkinStoreTests", dependencies: [
             "PostgresSkinStore", "SkinStore", "SkinStoreConformance", "PostgresClient", "PostgresTestSupport", "TestSupport",
+            "SkinServing", "SkinModel", .product(name: "Logging", package: "swift-log"),
         ]),
         // Child process for SkinStoreTests' crash-safety test (killed with SIGKILL mid-change). Not shipped.
         .executableTarget(

@@ -79,6 +79,8 @@ extension APIError {
             return APIError(
                 .unprocessableContent, code: "version_not_servable",
                 message: "This version cannot be released: it does not pass validation any more.", details: details)
+        case .storeUnavailable(let reason):
+            return store(.unavailable(reason: reason))
         case .unreadable, .invalidRelease, .packaging:
             return .internalError
         }

@@ -132,7 +132,8 @@ public final class LiveryService: Sendable {
     /// Imports the skins folder if the store still needs it, builds the catalog from the store, publishes it,
     /// and marks the service ready. Skins that cannot be served are logged and left out.
     ///
-    /// - Throws: `LiveryServiceError.store` if the import cannot write to the store.
+    /// - Throws: `LiveryServiceError.store` if the import cannot write to the store, `.store(.unavailable)` if
+    ///   the store could not be read while building the catalog (the service stays not ready).
     public func loadCatalog() async throws(LiveryServiceError) {
         let importer = SkinImporter(
             store: store, skinsDirectory: configuration.skinsDirectory, dataDirectory: configuration.dataDirectory,
@@ -154,7 +155,10 @@ public final class LiveryService: Sendable {
                 metadata: ["skins.imported": "\(summary.imported.count)", "skins.rejected": "\(summary.rejected.count)",
                            "skins.already_stored": "\(summary.alreadyStored.count)"])
         }
-        let revision = await catalog.publishLatest()
+        guard let revision = await catalog.publishLatest() else {
+            // Not ready with a catalog missing skins: the caller starts over once the store answers.
+            throw .store(.unavailable(reason: "the store could not be read while building the catalog"))
+        }
         ready.store(true, ordering: .releasing)
         let catalog = client.current
         logger.info(
@@ -165,10 +169,15 @@ public final class LiveryService: Sendable {
     }
 
     /// Rebuilds the catalog from the store's snapshot and publishes it, if the snapshot is newer than the catalog
-    /// served: call it when the store learned of changes made elsewhere (another replica on a shared store).
+    /// served: call it when the store learned of changes made elsewhere (another replica on a shared store), and
+    /// again while `catalogNeedsRetry`.
     public func publishStoreChanges() async {
         await catalog.publishLatest()
     }
+
+    /// Whether the last catalog build failed because the store could not be reached (the previous catalog is still
+    /// served): `publishStoreChanges()` should be called again even if the store learns of no new change.
+    public var catalogNeedsRetry: Bool { catalog.needsRetry }
 
     /// Whether `loadCatalog()` has finished.
     public var isReady: Bool { ready.load(ordering: .acquiring) }

@@ -4,7 +4,9 @@ extension PostgresSkinStore {
     /// Keeps `snapshot` up to date with the changes other replicas commit, until the calling task is cancelled:
     /// a `LISTEN livery_changes` connection wakes it at each commit, and the revision is also read every
     /// `pollInterval`, because notifications sent while the listener is disconnected are lost. Each time a newer
-    /// snapshot is published, `changed` is called (a replica rebuilds its catalog there).
+    /// snapshot is published, `changed` is called (a replica rebuilds its catalog there). At each poll that finds
+    /// no newer snapshot, `changed` is also called if `retry` says the last one could not finish (say PostgreSQL
+    /// went away while the catalog was built from its blobs), so nothing waits for the next change.
     ///
     /// A lost listener reconnects with `reconnect` between attempts and then reads the revision at once; the store's
     /// own connection reconnects on the next poll (see `init`). So once PostgreSQL is back, a replica catches up
@@ -15,19 +17,21 @@ extension PostgresSkinStore {
     ///   - reconnect: delays between listener reconnection attempts. Default 100 ms doubling up to 2 s.
     ///   - healthCheck: how the listener notices a silently dead connection. Default 5 s and 5 s.
     ///   - reachability: told `isReachable` each time a poll finds it changed (for logs).
-    ///   - changed: called after each newer snapshot is published; calls may overlap.
+    ///   - retry: asked at each poll; true to call `changed` again although no newer snapshot came.
+    ///   - changed: called after each newer snapshot is published, and when `retry` asks; calls may overlap.
     public func follow(
         pollInterval: Duration = .milliseconds(500),
         reconnect: Backoff = Backoff(initial: .milliseconds(100), maximum: .seconds(2)),
         healthCheck: PostgresListener.HealthCheck = PostgresListener.HealthCheck(interval: .seconds(5), timeout: .seconds(5)),
         reachability: @escaping @Sendable (Bool) -> Void = { _ in },
+        retry: @escaping @Sendable () -> Bool = { false },
         changed: @escaping @Sendable () async -> Void
     ) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 var wasReachable = self.isReachable
                 while !Task.isCancelled {
-                    await self.catchUp(changed)
+                    if await !self.catchUp(changed), self.isReachable, retry() { await changed() }
                     if self.isReachable != wasReachable {
                         wasReachable.toggle()
                         reachability(wasReachable)
@@ -61,7 +65,12 @@ extension PostgresSkinStore {
 
     /// `refresh()`, then `changed` if it published a newer snapshot. A failure (PostgreSQL unreachable) is left for
     /// the next attempt: `isReachable` reports it meanwhile.
-    private func catchUp(_ changed: @Sendable () async -> Void) async {
-        if (try? await refresh()) == true { await changed() }
+    ///
+    /// - Returns: whether `changed` was called.
+    @discardableResult
+    private func catchUp(_ changed: @Sendable () async -> Void) async -> Bool {
+        guard (try? await refresh()) == true else { return false }
+        await changed()
+        return true
     }
 }

@@ -49,6 +49,8 @@ public final class CatalogBuilder: Sendable {
         let source: StoredSkinSource
         do throws(StoreError) {
             source = try await StoredSkinSource(version: version, store: store)
+        } catch .unavailable(let reason) {
+            throw .storeUnavailable(reason)
         } catch {
             throw .unreadable(error.description)
         }
@@ -114,7 +116,10 @@ public final class CatalogBuilder: Sendable {
     /// The catalog for `snapshot`. A released skin whose version no longer validates or whose packages cannot
     /// be built is left out and reported (the rest are served); the admin API builds a skin's packages before
     /// committing its release, so this only happens to data damaged on disk or to limits lowered since.
-    public func build(_ snapshot: StoreSnapshot) async -> (catalog: Catalog, problems: [Problem]) {
+    ///
+    /// - Throws: `StoreError.unavailable` when the store cannot be reached for a skin's files: a transient fault
+    ///   fails the whole build (a catalog without that skin would tell its clients "no skin"); try again later.
+    public func build(_ snapshot: StoreSnapshot) async throws(StoreError) -> (catalog: Catalog, problems: [Problem]) {
         var released: [ReleasedSkin] = []
         var origins: [String: PackageOrigin] = [:]
         var problems: [Problem] = []
@@ -128,6 +133,8 @@ public final class CatalogBuilder: Sendable {
                 let part = try await self.release(packager(for: version), plan: plan)
                 released.append(part.skin)
                 origins.merge(part.origins) { first, _ in first }
+            } catch .storeUnavailable(let reason) {
+                throw StoreError.unavailable(reason: reason)
             } catch {
                 problems.append(Problem(skinID: id, version: release.version, error: error))
             }
@@ -154,6 +161,8 @@ public enum ServingError: Error, Sendable, CustomStringConvertible {
     case invalidRelease(String)
     /// A package could not be built.
     case packaging(String)
+    /// The store could not be reached for a stored file (a transient fault, not a property of the version).
+    case storeUnavailable(String)
 
     public var description: String {
         switch self {
@@ -162,6 +171,7 @@ public enum ServingError: Error, Sendable, CustomStringConvertible {
         case .unreadable(let reason): "a stored file cannot be read: \(reason)"
         case .invalidRelease(let reason): "the release is unusable: \(reason)"
         case .packaging(let reason): "packages cannot be built: \(reason)"
+        case .storeUnavailable(let reason): "the store cannot be reached: \(reason)"
         }
     }
 }

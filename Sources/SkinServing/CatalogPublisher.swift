@@ -12,6 +12,8 @@ public final class CatalogPublisher: Sendable {
     private let logger: Logger
     /// The store revision of the catalog last published (-1 before the first).
     private let publishedRevision = Mutex(-1)
+    /// True from a build that failed on an unreachable store until a build succeeds.
+    private let failed = Atomic<Bool>(false)
 
     /// - Parameter publish: receives each catalog built, in revision order, never concurrently with itself.
     public init(builder: CatalogBuilder, logger: Logger, publish: @escaping @Sendable (Catalog) -> Void) {
@@ -28,15 +30,34 @@ public final class CatalogPublisher: Sendable {
         self.init(builder: CatalogBuilder(store: store, cache: cache, limits: limits), logger: logger, publish: publish)
     }
 
+    /// Whether the last build failed because the store could not be reached: call `publishLatest()` again (when the
+    /// store answers), even if the store has no newer revision.
+    public var needsRetry: Bool { failed.load(ordering: .acquiring) }
+
     /// Builds the catalog of the store's current snapshot and publishes it, unless a catalog of
     /// a later revision was published meanwhile (so publishes never go back in time, whatever their order of
     /// completion). Skins that cannot be served are logged and left out.
     ///
-    /// - Returns: the revision now published.
+    /// When the store cannot be reached for a skin's files (`StoreError.unavailable`), nothing is published and
+    /// the revision is not recorded: the previous catalog stays served, and the caller tries again later.
+    ///
+    /// - Returns: the revision now published, or nil when the build failed on an unreachable store (logged; see
+    ///   `needsRetry`).
     @discardableResult
-    public func publishLatest() async -> Int {
+    public func publishLatest() async -> Int? {
         let snapshot = builder.store.snapshot
-        let (catalog, problems) = await builder.build(snapshot)
+        let catalog: Catalog
+        let problems: [CatalogBuilder.Problem]
+        do throws(StoreError) {
+            (catalog, problems) = try await builder.build(snapshot)
+            failed.store(false, ordering: .releasing)
+        } catch {
+            failed.store(true, ordering: .releasing)
+            logger.warning(
+                "catalog not rebuilt: the store cannot be reached; serving the previous one until a retry succeeds",
+                metadata: ["store.revision": "\(snapshot.revision)", "error": "\(error)"])
+            return nil
+        }
         for problem in problems {
             logger.error(
                 "released skin not served",

@@ -174,6 +174,9 @@ struct ServeCommand: AsyncParsableCommand {
                         "PostgreSQL unreachable: serving the last catalog, admin writes answer 503 store_unavailable",
                         metadata: ["store": "\(sharedStore.redactedURI)"])
                 }
+            }, retry: {
+                // The last catalog build failed on an unreachable store: built again at the next poll.
+                service.catalogNeedsRetry
             }) {
                 await service.publishStoreChanges()
             }

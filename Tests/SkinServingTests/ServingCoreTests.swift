@@ -29,7 +29,7 @@ import TestSupport
         let scratch = try ScratchDirectory(prefix: "livery-serving-core")
         let now = Date()
         let (store, builder) = try await Self.released(in: scratch, now: now)
-        let (catalog, problems) = await builder.build(store.snapshot)
+        let (catalog, problems) = try await builder.build(store.snapshot)
         #expect(problems.isEmpty)
 
         let parameters = ["app": "demo", "platform": "Android", "appVersion": "7.1", "scale": "2", "appearance": "dark"]
@@ -56,7 +56,7 @@ import TestSupport
         let now = Date()
         let (store, builder) = try await Self.released(in: scratch, now: now)
         try await store.setKillSwitch(app: "demo", enabled: true, reason: "drill", expectedRevision: nil, actor: "ops")
-        let (catalog, _) = await builder.build(store.snapshot)
+        let (catalog, _) = try await builder.build(store.snapshot)
 
         let request = try SkinRequest.parse { ["app": "demo", "platform": "ios", "appVersion": "7.1"][$0] }
         let answer = AnswerFragments(catalog: catalog).answer(for: SkinResolver.resolve(request, in: catalog, at: now))
@@ -89,7 +89,7 @@ import TestSupport
         let writer = F.RecordingWriter()
         let builder = CatalogBuilder(
             store: store, cache: try F.cache(scratch.path("packages"), writer: writer), limits: ValidationLimits())
-        let (catalog, _) = await builder.build(store.snapshot)
+        let (catalog, _) = try await builder.build(store.snapshot)
         #expect(Set(writer.paths) == Set(catalog.packages.values.map { $0.path + ".sha256" }))
         await store.close()
     }
