@@ -263,17 +263,22 @@ public final class ClientAPI: Sendable {
     public func themes(_ request: HTTPRequest) -> HTTPResponse {
         answering(request) { query, current, now in
             let decision = SkinResolver.themes(query, in: current.catalog, at: now)
-            var answer = current.themeLists.answer(for: decision)
+            // With a key the signed list is looked up alone (it builds the unsigned one itself only on a miss).
+            let answer: ThemeListAnswer
             var signature: String?
             var expiresAt: Date?
             if let signer {
                 do {
                     let signed = try current.themeLists.signedAnswer(for: decision, by: signer, at: now)
-                    (answer, signature, expiresAt) = (signed.answer, signed.signature, signed.expiresAt)
+                    answer = signed.answer
+                    signature = signed.signature
+                    expiresAt = signed.expiresAt
                 } catch {
                     logger.error("theme list not signed: OpenSSL failed; answering 503")
                     return APIError.signingFailed.response
                 }
+            } else {
+                answer = current.themeLists.answer(for: decision)
             }
             let maxAge = current.themeLists.maxAge
             return Self.cacheable(
