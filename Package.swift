@@ -20,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         // System libraries.
@@ -58,6 +59,11 @@ let package = Package(
 
         // Deterministic zip writer (and hostile-first reader) on zlib. No HTTP, no skins.
         .target(name: "ZipArchive", dependencies: ["CZlib", "LiveryCrypto", "SystemCalls"]),
+
+        // The catalog document of `GET /api/v1/catalog` as a phone reads it (parsed hostile-first) and
+        // `CatalogDecision`, the pure decision a phone makes from it (docs/PROTOCOL.md). Portable: Foundation,
+        // the JSON parser and swift-crypto's SHA-256 only, so the SDK builds it for iOS and macOS too.
+        .target(name: "LiveryCatalog", dependencies: ["SkinModel", .product(name: "Crypto", package: "swift-crypto")]),
 
         // Durable state: the SkinStore role (snapshot, revision-checked changes, content-addressed files, audit log,
         // kill switches) and FileSkinStore, its implementation under the data directory (blobs, state.json, audit.log).
@@ -136,6 +142,7 @@ let package = Package(
         .target(
             name: "HTTPTestSupport", dependencies: ["LiveryHTTP", "TestSupport", .product(name: "Logging", package: "swift-log")],
             path: "Tests/HTTPTestSupport"),
+        .testTarget(name: "LiveryCatalogTests", dependencies: ["LiveryCatalog", "TestSupport"]),
         .testTarget(name: "SkinServingTests", dependencies: [
             "SkinServing", "SkinModel", "SkinPackage", "SkinStore", "LiveryCrypto", "TestSupport",
             .product(name: "Logging", package: "swift-log"),
@@ -145,7 +152,7 @@ let package = Package(
         ]),
         .testTarget(name: "LiveryServerTests", dependencies: [
             "LiveryServer", "SkinServing", "LiverySetup", "LiveryConsole", "LiveryHTTP", "SkinModel", "SkinPackage", "HTTPTestSupport", "TestSupport", "LiveryCrypto",
-            "SkinStore", "ZipArchive", "JSONWriting", .product(name: "MetricsTestKit", package: "swift-metrics"),
+            "SkinStore", "ZipArchive", "JSONWriting", "LiveryCatalog", .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
         // A real PostgreSQL server per suite or test (initdb as an unprivileged user, Unix socket only). Never shipped.
         .target(name: "PostgresTestSupport", dependencies: ["TestSupport"], path: "Tests/PostgresTestSupport"),

@@ -139,7 +139,9 @@ public final class CatalogBuilder: Sendable {
                 problems.append(Problem(skinID: id, version: release.version, error: error))
             }
         }
-        let catalog = Catalog(releases: released, killSwitch: Self.killSwitch(snapshot.killSwitches), origins: origins)
+        let catalog = Catalog(
+            releases: released, killSwitch: Self.killSwitch(snapshot.killSwitches), origins: origins,
+            revision: snapshot.revision)
         return (catalog, problems)
     }
 

@@ -62,6 +62,7 @@ struct ServeCommand: AsyncParsableCommand {
         serviceConfiguration.dataDirectory = settings.dataDirectory
         serviceConfiguration.maxParallelBuilds = settings.maxParallelBuilds
         serviceConfiguration.client.maxAge = settings.cacheMaxAge
+        serviceConfiguration.client.catalogHorizon = settings.catalogHorizon
         serviceConfiguration.client.signingKey = Self.loadSigningKey(settings, logger: logger)
         serviceConfiguration.admin = Self.adminConfiguration(settings)
         let sharedStore = Self.sharedStore(settings, logger: logger)

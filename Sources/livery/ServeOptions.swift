@@ -34,6 +34,9 @@ struct ServeOptions: ParsableArguments {
     @Option(name: .customLong(Setting.cacheMaxAge.flagName), help: Self.help(.cacheMaxAge))
     var cacheMaxAge: String?
 
+    @Option(name: .customLong(Setting.catalogHorizon.flagName), help: Self.help(.catalogHorizon))
+    var catalogHorizon: String?
+
     @Option(name: .customLong(Setting.logLevel.flagName), help: Self.help(.logLevel))
     var logLevel: String?
 
@@ -94,6 +97,7 @@ struct ServeOptions: ParsableArguments {
             (.tokensFile, tokensFile),
             (.uploadLimit, uploadLimit),
             (.cacheMaxAge, cacheMaxAge),
+            (.catalogHorizon, catalogHorizon),
             (.logLevel, logLevel),
             (.logFormat, logFormat),
             (.metricsPort, metricsPort),

@@ -13,6 +13,7 @@ extension LiveryConfiguration {
         case tokensFile
         case uploadLimit
         case cacheMaxAge
+        case catalogHorizon
         case logLevel
         case logFormat
         case metricsPort
@@ -59,7 +60,7 @@ extension LiveryConfiguration {
             case .skinsDir, .dataDir: "folder"
             case .tokensFile, .benchBody, .tlsCert, .tlsKey, .signingKey, .storePasswordFile: "file"
             case .store: "postgres-uri"
-            case .cacheMaxAge, .drainTimeout, .shutdownDelay, .headerTimeout, .idleTimeout: "seconds"
+            case .cacheMaxAge, .catalogHorizon, .drainTimeout, .shutdownDelay, .headerTimeout, .idleTimeout: "seconds"
             case .logLevel: "level"
             case .logFormat: "format"
             case .maxConnections, .maxHeaderBytes, .eventLoops, .maxParallelBuilds: "count"
@@ -79,6 +80,7 @@ extension LiveryConfiguration {
             case .tokensFile: "none (admin API off)"
             case .uploadLimit: "67108864 (64 MiB)"
             case .cacheMaxAge: "60"
+            case .catalogHorizon: "1209600 (14 days)"
             case .logLevel: "info"
             case .logFormat: "text"
             case .metricsPort: "none (/metrics on the main port)"
@@ -119,6 +121,9 @@ extension LiveryConfiguration {
                 "Largest skin upload the admin API accepts, in bytes (413 above)."
             case .cacheMaxAge:
                 "Most seconds a poll answer may be cached (Cache-Control max-age), 0-86400."
+            case .catalogHorizon:
+                "How far ahead GET /api/v1/catalog lists skins and themes (its horizonEndsAt), in whole seconds, "
+                    + "3600-31536000."
             case .logLevel:
                 "Log level: trace, debug, info, notice, warning, error or critical."
             case .logFormat:

@@ -32,6 +32,8 @@ public struct LiveryConfiguration: Sendable, Equatable {
     public var uploadLimit: Int = 64 << 20
     /// Upper bound of poll answers' `max-age`, in seconds (0...86400). Default 60.
     public var cacheMaxAge: Int = 60
+    /// How far ahead a catalog document looks, in seconds (3600...31536000). Default 1209600 (14 days).
+    public var catalogHorizon: Int = 1_209_600
     /// Lowest level logged. Default `.info`.
     public var logLevel: Logger.Level = .info
     /// How log records are written. Default `.text`.
@@ -155,6 +157,7 @@ public struct LiveryConfiguration: Sendable, Equatable {
         case .tokensFile: tokensFile = try path("the tokens file")
         case .uploadLimit: uploadLimit = try integer(1...(1 << 31), "the upload limit")
         case .cacheMaxAge: cacheMaxAge = try integer(0...86_400, "the cache max-age")
+        case .catalogHorizon: catalogHorizon = try integer(3600...31_536_000, "the catalog horizon")
         case .logLevel:
             guard let level = Logger.Level(rawValue: text.lowercased()) else {
                 throw fail("the log level must be one of trace, debug, info, notice, warning, error, critical")
