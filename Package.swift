@@ -5,7 +5,8 @@ import PackageDescription
 ///
 /// Targets have one job each and depend one way:
 /// system shims → SystemCalls, JSONWriting → LiveryCrypto / LiveryHTTP / SkinModel / ZipArchive / SkinStore /
-/// PostgresClient → SkinPackage → SkinServing → LiveryServer → livery (LiverySetup beside it).
+/// PostgresClient → SkinPackage → SkinServing → LiveryServer → livery (LiverySetup beside it). LiveryCatalog, the
+/// phone's side of the catalog protocol (docs/PROTOCOL.md), is portable: the JSON parser and swift-crypto only.
 /// Every target calls the system through SystemCalls (one error type, one crash-safe write).
 /// The HTTP layer knows nothing about skins; the model, archive, packaging, store and serving-core targets never import
 /// HTTP. LiveryServer holds only the HTTP adapters of the serving core.
