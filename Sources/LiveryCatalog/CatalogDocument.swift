@@ -1,5 +1,5 @@
 import Foundation
-import SkinModel
+import LiveryJSON
 
 /// A catalog document (`GET /api/v1/catalog?app=&platform=`), parsed from its bytes hostile-first: strict JSON
 /// (`JSONValue.parse`: no duplicate keys, depth and UTF-8 checked), then every field checked for its type and range.

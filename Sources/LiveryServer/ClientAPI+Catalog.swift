@@ -1,5 +1,6 @@
 import Foundation
 import LiveryCrypto
+import LiveryProtocol
 import LiveryHTTP
 import SkinModel
 import SkinServing

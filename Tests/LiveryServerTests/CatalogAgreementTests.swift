@@ -2,6 +2,7 @@ import Foundation
 import HTTPTestSupport
 import LiveryCatalog
 import LiveryCrypto
+import LiveryProtocol
 import Testing
 import TestSupport
 
