@@ -175,6 +175,14 @@ extension APIError {
             details: fields("path", "does not match its content address"))
     }
 
+    /// 503 `server_busy` with `Retry-After: 1`: an admin write failed because the process (or the system) was out
+    /// of file descriptors for a moment (`EMFILE`, `ENFILE`), not because of the request or the data folder; the
+    /// same answer a download gets then. Nothing was changed, so the client retries the same request.
+    static let serverBusy = APIError(
+        .serviceUnavailable, code: "server_busy",
+        message: "The server is out of file descriptors for a moment; retry shortly.",
+        details: fields("server", "out of file descriptors"), headers: HTTPHeaders([("Retry-After", "1")]))
+
     /// 507 `insufficient_storage` or 503 `data_dir_not_writable`: an admin write failed because of the data folder
     /// (named, as configured), not the request. Both say when to retry; polls are still served meanwhile.
     static func storage(_ fault: StorageFault, dataDirectory: String) -> APIError {
