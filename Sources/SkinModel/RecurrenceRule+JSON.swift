@@ -1,4 +1,5 @@
 import Foundation
+import LiveryJSON
 
 extension RecurrenceRule {
     /// The keys a `recurs` object may hold.
