@@ -1,9 +1,9 @@
 import Foundation
 import HTTPTestSupport
+import LiveryJSON
 import Testing
 
 @testable import LiveryServer
-import SkinModel
 
 /// Releases, rollout changes, rollback, stopping, deleting and kill switches: each served by the client API
 /// before its 2xx arrives, each refusal naming its field and changing nothing.
