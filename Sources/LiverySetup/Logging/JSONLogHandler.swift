@@ -10,7 +10,8 @@ import Logging
 ///
 /// ```
 /// {"timestamp":"2026-11-22T10:15:02.123Z","level":"info","label":"livery","source":"LiveryHTTP",
-///  "message":"GET /healthz 200 120B 0.041ms","metadata":{"request.id":"9f2c…"}}
+///  "message":"GET /healthz 200 120B 0.041ms","metadata":{"http.duration_ms":0.041,"http.method":"GET",
+///  "http.path":"/healthz","http.response_bytes":120,"http.route":"/healthz","http.status":200,"request.id":"9f2c…"}}
 /// ```
 ///
 /// `timestamp` is UTC with milliseconds; `source` (the module that logged, `livery` for announcements) is on every
