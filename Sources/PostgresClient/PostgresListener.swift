@@ -1,5 +1,6 @@
 import CLibPQ
 import Foundation
+import Synchronization
 import SystemCalls
 
 /// A connection that `LISTEN`s on channels and turns each `NOTIFY` into an event, from a thread of its own that
@@ -191,5 +192,59 @@ public final class PostgresListener: Sendable {
     private static func milliseconds(_ duration: Duration) -> Int32 {
         let (seconds, attoseconds) = duration.components
         return max(1, Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000))
+    }
+}
+
+extension PostgresListener {
+    /// Whether connections made with `configuration` keep one server session from one transaction to the next, as
+    /// `LISTEN` needs (a notification goes to the session that listens). A direct connection does, as does
+    /// PgBouncer in session mode; PgBouncer in transaction mode does not: each transaction may run on another
+    /// server session, so `LISTEN` cannot work there.
+    ///
+    /// Asked as PostgreSQL sees it: a probe connection `LISTEN`s on a channel of its own in one transaction; a
+    /// second connection then opens a transaction (which, in a pool that shares sessions, takes the session the
+    /// probe just used); and the probe asks `pg_listening_channels()` in a new transaction. The answer, within 5 s,
+    /// lists the channel only if the probe kept its session. A probe that cannot connect counts as keeping it
+    /// (nothing to conclude: the caller's own reconnection handles an unreachable server); one that waited for a
+    /// free server session counts as not keeping it. Never waits more than about 5 s once connected.
+    public static func sessionsKept(_ configuration: PostgresConfiguration) async -> Bool {
+        let probe: PostgresConnection
+        let blocker: PostgresConnection
+        do {
+            probe = try await PostgresConnection.connect(configuration)
+        } catch {
+            return true
+        }
+        do {
+            blocker = try await PostgresConnection.connect(configuration)
+        } catch {
+            await probe.close()
+            return true
+        }
+        let channel = "livery_session_probe_\(UInt64.random(in: 0...UInt64.max))"
+        let answer = Mutex<Bool?>(nil)
+        do {
+            try await probe.query("LISTEN \(channel)")
+            try await blocker.query("BEGIN")
+            try await blocker.query("SELECT 1")
+            Task {
+                let listed = (try? await probe.query("SELECT pg_listening_channels()::text").rows
+                    .contains { (try? $0.string(0)) == channel }) ?? false
+                answer.withLock { $0 = listed }
+            }
+            var waited = 0
+            while answer.withLock({ $0 }) == nil, waited < 50 {
+                try? await Task.sleep(for: .milliseconds(100))
+                waited += 1
+            }
+        } catch {
+            answer.withLock { if $0 == nil { $0 = false } }
+        }
+        // Whatever the probe's query waited for is free once the blocker's transaction ends.
+        let kept = answer.withLock { $0 } ?? false
+        _ = try? await blocker.query("ROLLBACK")
+        await blocker.close()
+        await probe.close()
+        return kept
     }
 }
