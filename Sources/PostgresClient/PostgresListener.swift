@@ -201,12 +201,14 @@ extension PostgresListener {
     /// PgBouncer in session mode; PgBouncer in transaction mode does not: each transaction may run on another
     /// server session, so `LISTEN` cannot work there.
     ///
-    /// Asked as PostgreSQL sees it: a probe connection `LISTEN`s on a channel of its own in one transaction; a
-    /// second connection then opens a transaction (which, in a pool that shares sessions, takes the session the
-    /// probe just used); and the probe asks `pg_listening_channels()` in a new transaction. The answer, within 5 s,
-    /// lists the channel only if the probe kept its session. A probe that cannot connect counts as keeping it
-    /// (nothing to conclude: the caller's own reconnection handles an unreachable server); one that waited for a
-    /// free server session counts as not keeping it. Never waits more than about 5 s once connected.
+    /// Asked as PostgreSQL sees it: a probe connection `LISTEN`s on a channel of its own and notes its backend's
+    /// process id; then, ten times, a second connection opens a transaction (which, in a pool that shares server
+    /// sessions, takes the session the probe just used, or another) and the probe asks again, in a new transaction,
+    /// for its backend's id and whether it listens. A probe that kept its session always answers the same id and
+    /// the channel; in a pool that shares sessions one round is enough to see another session. A probe that cannot
+    /// connect counts as keeping it (nothing to conclude: the caller's own reconnection handles an unreachable
+    /// server); one that cannot tell within 10 s (it waited for a free server session) counts as not keeping it.
+    /// Never waits more than about 10 s once connected; the probe's connections are closed in the background.
     public static func sessionsKept(_ configuration: PostgresConfiguration) async -> Bool {
         let probe: PostgresConnection
         let blocker: PostgresConnection
@@ -218,33 +220,39 @@ extension PostgresListener {
         do {
             blocker = try await PostgresConnection.connect(configuration)
         } catch {
-            await probe.close()
+            Task { await probe.close() }
             return true
         }
         let channel = "livery_session_probe_\(UInt64.random(in: 0...UInt64.max))"
         let answer = Mutex<Bool?>(nil)
-        do {
-            try await probe.query("LISTEN \(channel)")
-            try await blocker.query("BEGIN")
-            try await blocker.query("SELECT 1")
-            Task {
-                let listed = (try? await probe.query("SELECT pg_listening_channels()::text").rows
-                    .contains { (try? $0.string(0)) == channel }) ?? false
-                answer.withLock { $0 = listed }
+        let rounds = Task {
+            do {
+                try await probe.query("LISTEN \(channel)")
+                let check = "SELECT pg_backend_pid(), '\(channel)' IN (SELECT pg_listening_channels())"
+                let first = try await probe.query(check).singleRow()
+                let pid = try first.int(0)
+                var kept = try first.bool(1)
+                for _ in 0..<10 where kept {
+                    try await blocker.query("BEGIN")
+                    try await blocker.query("SELECT 1")
+                    let again = try await probe.query(check).singleRow()
+                    try await blocker.query("ROLLBACK")
+                    kept = try again.int(0) == pid && again.bool(1)
+                }
+                answer.withLock { if $0 == nil { $0 = kept } }
+            } catch {
+                answer.withLock { if $0 == nil { $0 = false } }
             }
-            var waited = 0
-            while answer.withLock({ $0 }) == nil, waited < 50 {
-                try? await Task.sleep(for: .milliseconds(100))
-                waited += 1
-            }
-        } catch {
-            answer.withLock { if $0 == nil { $0 = false } }
+            _ = try? await blocker.query("ROLLBACK")
+            await blocker.close()
+            await probe.close()
         }
-        // Whatever the probe's query waited for is free once the blocker's transaction ends.
-        let kept = answer.withLock { $0 } ?? false
-        _ = try? await blocker.query("ROLLBACK")
-        await blocker.close()
-        await probe.close()
-        return kept
+        for _ in 0..<100 {
+            if let kept = answer.withLock({ $0 }) { return kept }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        // Undecided (a probe waiting for a server session): not kept; the probe finishes and closes on its own.
+        _ = rounds
+        return answer.withLock { $0 } ?? false
     }
 }
