@@ -268,6 +268,7 @@ public final class PostgresSkinStore: SharedSkinStore {
                                coalesce(to_char(a.xact_start AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'), '?')
                         FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
                         WHERE l.locktype = 'advisory' AND l.granted AND l.classid::bigint = $1 AND l.objid::bigint = $2
+                          AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
                         """, [.int(Int(key >> 32)), .int(Int(key & 0xFFFF_FFFF))]).rows
                 } catch {
                     await connection.close()

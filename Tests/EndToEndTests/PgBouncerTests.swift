@@ -39,7 +39,10 @@ import TestSupport
             try third.waitUntilReady(seconds: 40)
             for livery in [first, second, third] { #expect(try livery.stop(signal: SIGTERM) == 0, "\(livery.output)") }
         }
-        let locks = try await server.psql("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'", database: database)
+        let locks = try await server.psql("""
+            SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'
+            AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+            """, database: database)
         #expect(locks.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
     }
 
@@ -74,16 +77,24 @@ import TestSupport
 
 /// `--start-timeout`: a replica that is not ready in time exits 2 naming what it waited for.
 @Suite(.postgresServer, .timeLimit(.minutes(3))) struct StartTimeoutTests {
-    @Test func aReplicaWaitingForTheImportLockExitsTwoNamingItsHolder() async throws {
+    @Test(arguments: [
+        (Int64(0x6C69_7665_7279_0002), "the first start's import lock (advisory lock 0x6c69766572790002)"),
+        (Int64(0x6C69_7665_7279_0001), "the schema migration lock (advisory lock 0x6c69766572790001)"),
+    ])
+    func aReplicaWaitingForALockExitsTwoNamingItsHolder(key: Int64, lock: String) async throws {
         let server = try PostgresServer.forSuite()
         let database = try await server.createDatabase()
         let uri = server.uri(database: database)
         let workspace = try Replicas.workspace(releasing: "seed")
-        // A session holding the import lock (as a stuck replica would), until the test ends it.
-        let key = Int64(0x6C69_7665_7279_0002)
+        // A session holding the lock (as a stuck replica or migration would), until the test ends it.
         let holder = Task { try? await server.psql("SELECT pg_advisory_lock(\(key)), pg_sleep(60)", database: database) }
         let held = try await Self.eventually {
-            try await server.psql("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted", database: database)
+            // pg_locks shows every database's locks: this database's, this key's.
+            try await server.psql("""
+                SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted
+                AND objid::bigint = \(key & 0xFFFF_FFFF)
+                AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                """, database: database)
                 .trimmingCharacters(in: .whitespacesAndNewlines) == "1"
         }
         #expect(held)
@@ -92,11 +103,11 @@ import TestSupport
                 ["serve", "--host", "127.0.0.1", "--port", "0", "--start-timeout", "2"],
                 environment: Self.environment(workspace, ["LIVERY_STORE": uri]))
         }
-        try await server.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(60)%' AND pid <> pg_backend_pid()")
+        try await server.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(database)' AND query LIKE '%pg_sleep(60)%' AND pid <> pg_backend_pid()")
         _ = await holder.value
         #expect(run.status == 2, "\(run.output)")
         #expect(run.standardError.hasPrefix("livery: not ready after 2 s (--start-timeout / LIVERY_START_TIMEOUT): "
-            + "waited for the first start's import lock (advisory lock 0x6c69766572790002), held by PostgreSQL backend pid "),
+            + "waited for \(lock), held by PostgreSQL backend pid "),
             "\(run.standardError)")
         #expect(run.standardError.contains("application 'psql'"), "\(run.standardError)")
     }
