@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LiveryCrypto
 import LiveryJSON
+import LiveryProtocol
 import SkinModel
 
 /// `livery verify --public-key FILE [--public-key FILE…] [--at INSTANT] [--app A] [--platform P] [--scale S]
