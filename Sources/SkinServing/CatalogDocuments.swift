@@ -158,7 +158,7 @@ public final class CatalogDocuments: Sendable {
                 body: body, etag: SkinAnswer.etag(of: body), signature: nil, expiresAt: nil, horizonEndsAt: end,
                 boundaries: boundaries, complete: complete)
         }
-        let signed = try signer.sign(jsonObject: body, step: step)
+        let signed = try signer.sign(namingItsQuestion: body, step: step)
         return CatalogDocumentAnswer(
             body: signed.body, etag: SkinAnswer.etag(of: signed.body), signature: signed.signature,
             expiresAt: signed.expiresAt, horizonEndsAt: end, boundaries: boundaries, complete: complete)
