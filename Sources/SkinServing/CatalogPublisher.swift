@@ -19,13 +19,15 @@ public final class CatalogPublisher: Sendable {
     private let damage = Mutex<(current: [DamagedVersion], logged: Set<DamagedVersion>)>(([], []))
     /// `livery_store_damaged_versions`: how many versions `damaged` lists.
     private let damagedGauge: Gauge
+    /// The gauge's series name.
+    public static let damagedVersionsName = "livery_store_damaged_versions"
 
     /// - Parameter publish: receives each catalog built, in revision order, never concurrently with itself.
     public init(builder: CatalogBuilder, logger: Logger, publish: @escaping @Sendable (Catalog) -> Void) {
         self.builder = builder
         self.publish = publish
         self.logger = logger
-        self.damagedGauge = Gauge(label: "livery_store_damaged_versions")
+        self.damagedGauge = Gauge(label: Self.damagedVersionsName)
     }
 
     /// A publisher with a builder of its own for `store`, `cache` and `limits`.
