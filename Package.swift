@@ -103,7 +103,7 @@ let package = Package(
         // The thin executable: configuration, logging bootstrap, signals, subcommands.
         .executableTarget(name: "livery", dependencies: [
             "LiveryServer", "LiverySetup", "LiveryHTTP", "SkinModel", "SkinPackage", "ZipArchive", "LiveryCrypto", "COpenSSL",
-            "PostgresClient", "PostgresSkinStore", "SkinStore", "SystemCalls",
+            "PostgresClient", "PostgresSkinStore", "SkinStore", "SkinServing", "JSONWriting", "SystemCalls",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "CoreMetrics", package: "swift-metrics"),

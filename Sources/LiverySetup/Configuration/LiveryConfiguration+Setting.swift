@@ -28,6 +28,7 @@ extension LiveryConfiguration {
         case idleTimeout
         case eventLoops
         case maxParallelBuilds
+        case scrubInterval
         case benchBody
 
         /// The long flag without dashes, such as `skins-dir`.
@@ -59,7 +60,7 @@ extension LiveryConfiguration {
             case .skinsDir, .dataDir: "folder"
             case .tokensFile, .benchBody, .tlsCert, .tlsKey, .signingKey, .storePasswordFile: "file"
             case .store: "postgres-uri"
-            case .cacheMaxAge, .drainTimeout, .shutdownDelay, .headerTimeout, .idleTimeout: "seconds"
+            case .cacheMaxAge, .drainTimeout, .shutdownDelay, .headerTimeout, .idleTimeout, .scrubInterval: "seconds"
             case .logLevel: "level"
             case .logFormat: "format"
             case .maxConnections, .maxHeaderBytes, .eventLoops, .maxParallelBuilds: "count"
@@ -93,6 +94,7 @@ extension LiveryConfiguration {
             case .idleTimeout: "60"
             case .eventLoops: "one per core"
             case .maxParallelBuilds: "2"
+            case .scrubInterval: "86400"
             case .benchBody: "none"
             }
         }
@@ -153,6 +155,9 @@ extension LiveryConfiguration {
                 "Event-loop threads serving connections, 1-64."
             case .maxParallelBuilds:
                 "Most package builds at once, 1-64."
+            case .scrubInterval:
+                "Seconds between scrubs: every blob, version and package record rehashed (as `livery store verify` "
+                    + "does), damage logged and counted; 0 turns it off. With PostgreSQL one replica scrubs at a time."
             case .benchBody:
                 "Benchmark only: serve this file's bytes from memory at GET /bench (see bench/README.md)."
             }
