@@ -244,7 +244,9 @@ extension AdminAPI {
                 }
                 var merged = (try? JSONValue.parse(release.document).objectValue) ?? JSONObject()
                 merged["version"] = AdminJSON.number(release.version)
-                for member in patch { merged[member.key] = member.value.isNull ? nil : member.value }
+                // RFC 7396: null removes the member. (`JSONValue` is nil-literal expressible: a bare `nil` here
+                // would be stored as a JSON null instead.)
+                for member in patch { merged[member.key] = member.value.isNull ? JSONValue?.none : member.value }
                 let wanted = try Self.releaseRequest(merged)
                 return try await self.release(
                     id: id, number: wanted.version ?? release.version, plan: wanted.plan, condition: condition,
