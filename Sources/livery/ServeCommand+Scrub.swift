@@ -20,15 +20,10 @@ extension ServeCommand {
         guard interval > .zero else { return nil }
         let dataDirectory = settings.dataDirectory
         let configuration = store?.configuration
-        let runs = Counter(label: "livery_scrub_runs_total")
-        let damaged = Dictionary(uniqueKeysWithValues: StoreDamage.Kind.allCases.map {
-            ($0, Gauge(label: "livery_scrub_damaged", dimensions: [("kind", $0.rawValue)]))
-        })
-        let found = Dictionary(uniqueKeysWithValues: StoreDamage.Kind.allCases.map {
-            ($0, Counter(label: "livery_scrub_damage_found_total", dimensions: [("kind", $0.rawValue)]))
-        })
         return Task {
             guard await loaded.value else { return }
+            // Made when the first scrub is due, so /metrics shows the series once there is something to count.
+            var series: ScrubSeries?
             while !Task.isCancelled {
                 do { try await Task.sleep(for: interval) } catch { return }
                 var report: StoreScrubReport
@@ -49,12 +44,9 @@ extension ServeCommand {
                     continue
                 }
                 report.merge(await onOwnThread { PackageCache.scrub(directory: dataDirectory + "/packages") })
-                runs.increment()
-                for kind in StoreDamage.Kind.allCases {
-                    let count = report.damages.filter { $0.kind == kind }.count
-                    damaged[kind]?.record(count)
-                    if count > 0 { found[kind]?.increment(by: count) }
-                }
+                let counted = series ?? ScrubSeries()
+                series = counted
+                counted.count(report)
                 for damage in report.damages {
                     logger.error(
                         "\(damage.line)",
@@ -85,5 +77,26 @@ extension ServeCommand {
             thread.start()
         }
         return try result.get()
+    }
+
+    /// The scrub's metrics: `livery_scrub_runs_total`, `livery_scrub_damaged{kind}` (what the last scrub found) and
+    /// `livery_scrub_damage_found_total{kind}`.
+    private struct ScrubSeries {
+        let runs = Counter(label: "livery_scrub_runs_total")
+        let damaged = Dictionary(uniqueKeysWithValues: StoreDamage.Kind.allCases.map {
+            ($0, Gauge(label: "livery_scrub_damaged", dimensions: [("kind", $0.rawValue)]))
+        })
+        let found = Dictionary(uniqueKeysWithValues: StoreDamage.Kind.allCases.map {
+            ($0, Counter(label: "livery_scrub_damage_found_total", dimensions: [("kind", $0.rawValue)]))
+        })
+
+        func count(_ report: StoreScrubReport) {
+            runs.increment()
+            for kind in StoreDamage.Kind.allCases {
+                let count = report.damages.filter { $0.kind == kind }.count
+                damaged[kind]?.record(count)
+                if count > 0 { found[kind]?.increment(by: count) }
+            }
+        }
     }
 }
