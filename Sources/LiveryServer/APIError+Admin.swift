@@ -1,8 +1,10 @@
 import LiveryHTTP
+import LiveryJSON
 import SkinModel
 import SkinServing
 import SkinStore
 import ZipArchive
+import ZipReading
 
 /// The admin API's errors: how store, archive, upload, validation and auth failures become HTTP answers.
 ///

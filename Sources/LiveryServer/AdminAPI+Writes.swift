@@ -1,11 +1,13 @@
 import Foundation
 import LiveryCrypto
 import LiveryHTTP
+import LiveryJSON
 import SkinModel
 import SkinPackage
 import SkinServing
 import SkinStore
 import ZipArchive
+import ZipReading
 
 /// The admin API's changes: upload, release, rollout change, rollback, stop, delete, kill switch.
 /// See `AdminAPI` for the order every change follows.

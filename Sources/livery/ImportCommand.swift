@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LiveryJSON
 import SkinModel
 import SystemCalls
 

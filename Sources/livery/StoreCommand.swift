@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import JSONWriting
+import LiveryJSON
 import PostgresClient
 import PostgresSkinStore
 import SkinServing
