@@ -4,7 +4,7 @@ import SkinStore
 
 extension PostgresSkinStore {
     /// The advisory lock key a scrub holds while it runs, so of several replicas one scrubs at a time.
-    static let scrubLockKey: Int64 = 0x6C69_7665_7279_0003
+    public static let scrubLockKey: Int64 = 0x6C69_7665_7279_0003
 
     /// Rehashes every blob row and recomputes every live version's digest from its file rows, on a connection of
     /// its own (the store's connection, if any, stays free), in one repeatable-read transaction so the rows read
