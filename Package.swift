@@ -4,9 +4,12 @@ import PackageDescription
 /// Livery: a holiday skin package server.
 ///
 /// Targets have one job each and depend one way:
-/// system shims → SystemCalls, LiveryJSON, LiveryProtocol, ZipReading → LiveryCrypto / LiveryHTTP / SkinModel / ZipArchive / SkinStore /
-/// PostgresClient → SkinPackage → SkinServing → LiveryServer → livery (LiverySetup beside it).
-/// Every target calls the system through SystemCalls (one error type, one crash-safe write).
+/// system shims → SystemCalls and the portable LiveryJSON, LiveryProtocol, ZipReading, SkinModel (on LiveryJSON) →
+/// LiveryCrypto / LiveryHTTP / SkinDirectory / ZipArchive / SkinStore / PostgresClient → SkinPackage → SkinServing →
+/// LiveryServer → livery (LiverySetup beside it).
+/// LiveryJSON, LiveryProtocol, ZipReading and SkinModel are portable (they build for iOS and macOS: Foundation and
+/// zlib at most) because the client SDK shares them with the server; they must stay so.
+/// Every other target calls the system through SystemCalls (one error type, one crash-safe write).
 /// The HTTP layer knows nothing about skins; the model, archive, packaging, store and serving-core targets never import
 /// HTTP. LiveryServer holds only the HTTP adapters of the serving core.
 let package = Package(
@@ -60,8 +63,14 @@ let package = Package(
             dependencies: ["CLiveryHTTP", "COpenSSL", "LiveryJSON", "SystemCalls", .product(name: "Logging", package: "swift-log")],
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
 
-        // skin.json / config.json values, color and image parsing, validation, identifier fallback, variants.
-        .target(name: "SkinModel", dependencies: ["LiveryJSON", "SystemCalls"]),
+        // skin.json / config.json values, color and image parsing, validation, identifier fallback, variants, and a
+        // built package's configs read back (PackageConfig). Pure and portable (server and LiveryKit): LiveryJSON and
+        // Foundation only; skins reach it through a SkinSource.
+        .target(name: "SkinModel", dependencies: ["LiveryJSON"]),
+
+        // A skin folder on disk as a SkinSource (DirectorySkinSource: lstat listing, O_NOFOLLOW reads beneath the
+        // folder), for the CLI, the importer and tests. Server-side: it walks the disk through SystemCalls.
+        .target(name: "SkinDirectory", dependencies: ["SkinModel", "SystemCalls"]),
 
         // The hostile-first zip reader (bounds, names, links, duplicates, bombs; one verified file at a time after the
         // whole structure is checked) and the zip format's constants and CRC-32. Portable (server uploads and
@@ -97,7 +106,8 @@ let package = Package(
         // to a closure, request values, resolution, rollout buckets, answer bodies, the package cache, the importer
         // and upload reading. Never imports LiveryHTTP.
         .target(name: "SkinServing", dependencies: [
-            "SkinModel", "SkinPackage", "SkinStore", "LiveryCrypto", "LiveryProtocol", "ZipArchive", "ZipReading", "LiveryJSON",
+            "SkinModel", "SkinDirectory", "SkinPackage", "SkinStore", "LiveryCrypto", "LiveryProtocol", "ZipArchive",
+            "ZipReading", "LiveryJSON",
             "SystemCalls", .product(name: "Logging", package: "swift-log"),
             .product(name: "CoreMetrics", package: "swift-metrics"),
         ]),
@@ -117,7 +127,7 @@ let package = Package(
 
         // The thin executable: configuration, logging bootstrap, signals, subcommands.
         .executableTarget(name: "livery", dependencies: [
-            "LiveryServer", "LiverySetup", "LiveryHTTP", "LiveryJSON", "SkinModel", "SkinPackage", "ZipArchive", "ZipReading", "LiveryCrypto", "LiveryProtocol", "COpenSSL",
+            "LiveryServer", "LiverySetup", "LiveryHTTP", "LiveryJSON", "SkinModel", "SkinDirectory", "SkinPackage", "ZipArchive", "ZipReading", "LiveryCrypto", "LiveryProtocol", "COpenSSL",
             "PostgresClient", "PostgresSkinStore", "SkinStore", "SkinServing", "SystemCalls",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
@@ -143,10 +153,12 @@ let package = Package(
         .testTarget(name: "LiveryHTTPTests", dependencies: [
             "LiveryHTTP", "HTTPTestSupport", "TestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
-        .testTarget(name: "SkinModelTests", dependencies: ["SkinModel", "LiveryJSON", "TestSupport"]),
+        .testTarget(name: "SkinModelTests", dependencies: ["SkinModel", "SkinDirectory", "LiveryJSON", "TestSupport"]),
         .testTarget(name: "ZipReadingTests", dependencies: ["ZipReading", "TestSupport"]),
         .testTarget(name: "ZipArchiveTests", dependencies: ["ZipArchive", "ZipReading", "LiveryCrypto", "TestSupport"]),
-        .testTarget(name: "SkinPackageTests", dependencies: ["SkinPackage", "SkinModel", "ZipArchive", "ZipReading", "TestSupport"]),
+        .testTarget(name: "SkinPackageTests", dependencies: [
+            "SkinPackage", "SkinModel", "SkinDirectory", "ZipArchive", "ZipReading", "TestSupport",
+        ]),
         // How tests reach HTTP routes: a raw-socket HTTP/1.1 client (127.0.0.1 only), the one in-process test server
         // (`TestServer`), and `TestEndpoint`, which answers the same requests in memory or over that server. Never
         // shipped.
@@ -161,7 +173,7 @@ let package = Package(
             "LiverySetup", "TestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "LiveryServerTests", dependencies: [
-            "LiveryServer", "SkinServing", "LiverySetup", "LiveryConsole", "LiveryHTTP", "SkinModel", "SkinPackage", "HTTPTestSupport", "TestSupport", "LiveryCrypto",
+            "LiveryServer", "SkinServing", "LiverySetup", "LiveryConsole", "LiveryHTTP", "SkinModel", "SkinDirectory", "SkinPackage", "HTTPTestSupport", "TestSupport", "LiveryCrypto",
             "LiveryProtocol", "SkinStore", "ZipArchive", "ZipReading", "LiveryJSON", .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
         // A real PostgreSQL server per suite or test (initdb as an unprivileged user, Unix socket only). Never shipped.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LiveryJSON
+import SkinDirectory
 import SkinModel
 import SystemCalls
 
