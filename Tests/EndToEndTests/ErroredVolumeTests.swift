@@ -17,7 +17,11 @@ struct ErroredVolumeTests {
             var environment = workspace.environment
             environment["LIVERY_DATA_DIR"] = volume.path + "/data"
             let livery = try LiveryProcess.start(IntegrityTests.arguments, environment: environment)
-            defer { kill(livery.pid, SIGKILL) }
+            // Gone before the volume is unmounted (defers run last first): its open files would keep it busy.
+            defer {
+                kill(livery.pid, SIGKILL)
+                _ = try? livery.waitForExit(seconds: 20)
+            }
             let admin = AdminCall(port: livery.port)
             try admin.waitUntilReady()
             let sign = try IntegrityTests.advertised(admin).sign
@@ -79,8 +83,10 @@ final class Ext4LoopVolume: Sendable {
         try Data("1\n".utf8).write(to: URL(fileURLWithPath: "/sys/fs/ext4/\(device)/trigger_fs_error"))
     }
 
+    /// Unmounts (lazily if something still holds it, so no mount outlives the test) and removes the image; the
+    /// loop device goes with the mount (`mount -o loop` sets autoclear).
     func unmount() {
-        _ = try? Self.run("/usr/bin/umount", [path])
+        if (try? Self.run("/usr/bin/umount", [path])) == nil { _ = try? Self.run("/usr/bin/umount", ["-l", path]) }
         unlink(image)
     }
 
