@@ -135,7 +135,7 @@ let package = Package(
         // The thin executable: configuration, logging bootstrap, signals, subcommands.
         .executableTarget(name: "livery", dependencies: [
             "LiveryServer", "LiverySetup", "LiveryHTTP", "LiveryJSON", "SkinModel", "SkinDirectory", "SkinPackage", "ZipArchive", "ZipReading", "LiveryCrypto", "LiveryProtocol", "COpenSSL",
-            "PostgresClient", "PostgresSkinStore", "SkinStore", "SystemCalls",
+            "PostgresClient", "PostgresSkinStore", "SkinStore", "SkinServing", "SystemCalls",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "CoreMetrics", package: "swift-metrics"),

@@ -44,6 +44,7 @@ final class TLSContext: @unchecked Sendable {
         + "ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305"
 
     init(_ configuration: HTTPServer.TLSConfiguration) throws(TLSSetupError) {
+        try CertificateChainCheck.check(configuration.certificatePath)
         ERR_clear_error()
         guard let context = SSL_CTX_new(TLS_server_method()) else {
             throw TLSSetupError(path: "", reason: "cannot create a TLS context: \(Self.openSSLReason())")

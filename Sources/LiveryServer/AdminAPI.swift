@@ -75,12 +75,16 @@ public final class AdminAPI: Sendable {
     let uploads: AsyncSemaphore
     /// The data folder, as configured: named in the answers to writes it cannot take (full, read-only).
     let dataDirectory: String
+    /// The data folder's fault as the background write check last found it (nil: it takes writes).
+    let writeFault: @Sendable () -> StorageFault?
 
     init(
         configuration: Configuration, store: any SkinStore, catalog: CatalogPublisher, client: ClientAPI, tokens: TokenStore,
-        limits: ValidationLimits, dataDirectory: String, logger: Logger, clock: @escaping @Sendable () -> Date
+        limits: ValidationLimits, dataDirectory: String, logger: Logger, clock: @escaping @Sendable () -> Date,
+        writeFault: @escaping @Sendable () -> StorageFault? = { nil }
     ) {
         self.configuration = configuration
+        self.writeFault = writeFault
         self.dataDirectory = dataDirectory
         self.store = store
         self.catalog = catalog
@@ -97,7 +101,7 @@ public final class AdminAPI: Sendable {
     /// - Parameter isReady: false until the catalog is loaded; admin requests get 503 meanwhile.
     func register(on router: Router, isReady: @escaping @Sendable () -> Bool) {
         let auth = AdminAuth(tokens: tokens, logger: logger, isReady: isReady)
-        let admin = router.group(Self.prefix, middleware: [auth.middleware])
+        let admin = router.group(Self.prefix, middleware: [auth.middleware, writeCheckMiddleware])
         admin.on(.post, "/skins", bodyLimit: configuration.uploadLimit, .async { [self] request in await upload(request) })
         admin.on(.get, "/skins", .sync { [self] _ in listSkins() })
         admin.on(.get, "/skins/:id", .sync { [self] request throws(APIError) in try skin(request) })
@@ -125,6 +129,21 @@ public final class AdminAPI: Sendable {
         admin.on(.get, "/preview", .sync { [self] request throws(APIError) in try preview(request) })
         admin.on(.get, "/audit", .async { [self] request throws(APIError) in try await audit(request) })
         admin.on(.get, "/whoami", .sync { request in Self.whoami(request) })
+    }
+
+    /// Refuses every admin write (any method but GET and HEAD) while the data folder's last write check failed:
+    /// 503 `data_dir_not_writable` (or 507 when full) with `Retry-After`, before the body is read and before
+    /// anything is stored, instead of a write failing halfway.
+    var writeCheckMiddleware: HTTPMiddleware {
+        let writeFault = writeFault
+        let dataDirectory = dataDirectory
+        let check: @Sendable (HTTPRequest) -> HTTPResponse? = { request in
+            guard request.method != .get, request.method != .head, let fault = writeFault() else { return nil }
+            return APIError.storage(fault, dataDirectory: dataDirectory).response
+        }
+        return HTTPMiddleware(headCheck: HTTPHeadCheck(check), before: { request in
+            check(request).map(HTTPMiddleware.Decision.respond) ?? .forward(request)
+        })
     }
 
     // MARK: - Answers

@@ -51,6 +51,9 @@ public final class LiveryService: Sendable {
     let catalog: CatalogPublisher
     private let logger: Logger
     private let clock: @Sendable () -> Date
+    /// Writes to the data folder in the background, at most once a second; `/readyz` and admin writes read its last
+    /// result.
+    public let writeCheck: DataDirectoryWriteCheck
     private let ready = Atomic<Bool>(false)
     private let draining = Atomic<Bool>(false)
 
@@ -66,6 +69,8 @@ public final class LiveryService: Sendable {
         self.configuration = configuration
         self.logger = logger
         self.clock = clock
+        let writeCheck = DataDirectoryWriteCheck(directory: configuration.dataDirectory, logger: logger)
+        self.writeCheck = writeCheck
         let cache: PackageCache
         let openFiles = OpenFileCache()
         self.openFiles = openFiles
@@ -111,8 +116,9 @@ public final class LiveryService: Sendable {
             AdminAPI(
                 configuration: configuration.admin, store: store, catalog: catalog, client: client, tokens: $0,
                 limits: configuration.validationLimits, dataDirectory: configuration.dataDirectory, logger: logger,
-                clock: clock)
+                clock: clock, writeFault: { writeCheck.fault })
         }
+        writeCheck.start()
     }
 
     /// Refuses a data folder whose import marker says the store was seeded while the store has no state record
@@ -194,13 +200,16 @@ public final class LiveryService: Sendable {
     /// Closes the store (releasing the data directory for another process); reads keep working on the last
     /// snapshot, changes fail with 503. Call it after the HTTP server has stopped.
     /// A store given to `init` is left to its owner.
-    public func close() { ownStore?.close() }
+    public func close() {
+        writeCheck.stop()
+        ownStore?.close()
+    }
 
     /// Adds `/healthz`, `/readyz`, the client API and (with a tokens file) the admin API and its console
     /// (`/admin/`) to `router`.
     ///
     /// `/healthz` answers 200 while the process runs. `/readyz` answers 200 `{"status":"ready"}` once the catalog is
-    /// loaded and while the data folder is writable, else 503 with `loading`, `draining` (after `beginDraining()`)
+    /// loaded and while the data folder takes writes (`writeCheck`), else 503 with `loading`, `draining` (after `beginDraining()`)
     /// or `data-dir-not-writable`. With a shared store that does not answer, the body adds `"store":"unreachable"`
     /// (still 200 once loaded: the replica serves what it has, and taking every replica out of the load balancer
     /// would turn a database outage into a total one). When versions are damaged in the store (`damaged`), the
@@ -215,8 +224,9 @@ public final class LiveryService: Sendable {
             guard ready.load(ordering: .acquiring) else {
                 return Self.status("loading", .serviceUnavailable, store: store)
             }
-            // One access(2) call: no disk write on a probe path, yet a read-only remount or lost permission shows.
-            guard access(configuration.dataDirectory, W_OK) == 0 else {
+            // No disk write on the probe path: the background write check's last result (an ext4 volume forced
+            // read-only by errors still passes access(2)), and one access(2) call for a lost permission at once.
+            guard writeCheck.isWritable, access(configuration.dataDirectory, W_OK) == 0 else {
                 return Self.status("data-dir-not-writable", .serviceUnavailable, store: store)
             }
             return Self.status("ready", .ok, store: store, damaged: catalog.damaged)

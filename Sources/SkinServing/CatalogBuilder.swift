@@ -89,20 +89,22 @@ public final class CatalogBuilder: Sendable {
     /// Makes sure every package of `version` released with `plan` is built, so a catalog serving it can be
     /// published without building anything. Called before a release is committed.
     public func prepare(version: SkinVersion, plan: ReleasePlan) async throws(ServingError) {
-        _ = try await release(packager(for: version), plan: plan)
+        _ = try await release(packager(for: version), plan: plan, version: version)
     }
 
     /// `packager`'s skin released with `plan`, with a package for every variant (each reused or built), and how
     /// each package was made.
     private func release(
-        _ packager: SkinPackager, plan: ReleasePlan
+        _ packager: SkinPackager, plan: ReleasePlan, version: SkinVersion
     ) async throws(ServingError) -> (skin: ReleasedSkin, origins: [String: PackageOrigin]) {
+        let builtFrom = PackageCache.BuiltFrom(skinID: version.skinID, version: version.number)
         var packages: [PackageVariant: PackageRecord] = [:]
         var origins: [String: PackageOrigin] = [:]
         do {
             for variant in PackageVariant.all + PackageVariant.bothAppearances {
                 let sign = packager.sign(for: variant)
-                packages[variant] = try await cache.record(sign: sign, variant: variant, packager: packager)
+                packages[variant] = try await cache.record(
+                    sign: sign, variant: variant, packager: packager, version: builtFrom)
                 origins[sign] = PackageOrigin(packager: packager, variant: variant)
             }
         } catch {
@@ -139,7 +141,7 @@ public final class CatalogBuilder: Sendable {
                     throw .invalidRelease("version \(release.version) does not exist")
                 }
                 let plan = try Self.plan(of: release)
-                let part = try await self.release(packager(for: version), plan: plan)
+                let part = try await self.release(packager(for: version), plan: plan, version: version)
                 released.append(part.skin)
                 origins.merge(part.origins) { first, _ in first }
             } catch .storeUnavailable(let reason) {

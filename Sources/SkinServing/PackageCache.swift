@@ -125,8 +125,11 @@ public actor PackageCache {
     }
 
     /// Returns the package for `sign`, reusing the file on disk or building it with `packager` exactly once.
+    ///
+    /// - Parameter version: the skin version the package is built from, written into its build record so a scrub
+    ///   (`PackageCache.scrub(directory:)`) can name it; nil writes none.
     public func record(
-        sign: String, variant: PackageVariant, packager: SkinPackager
+        sign: String, variant: PackageVariant, packager: SkinPackager, version: BuiltFrom? = nil
     ) async throws -> PackageRecord {
         if let record = readyRecord(sign: sign) { return record }
         metrics.countMiss()
@@ -139,7 +142,8 @@ public actor PackageCache {
             let outcome: Result<BuildOutcome, any Error> = await self.builds.withPermit {
                 await Self.onBuildThread {
                     try Self.reuseOrBuild(
-                        sign: sign, at: path, logger: logger, fileChanged: fileChanged, writeDurably: writeDurably
+                        sign: sign, at: path, logger: logger, fileChanged: fileChanged, writeDurably: writeDurably,
+                        version: version
                     ) {
                         try packager.build(variant, to: path)
                     }
@@ -176,7 +180,7 @@ public actor PackageCache {
     ///   removed: the sign must not be advertised with other bytes); whatever `build` or the disk throws.
     static func reuseOrBuild(
         sign: String, at path: String, logger: Logger, fileChanged: (String) -> Void = { _ in },
-        writeDurably: DurableWrite, build: () throws -> ZipArchiveSummary
+        writeDurably: DurableWrite, version: BuiltFrom? = nil, build: () throws -> ZipArchiveSummary
     ) throws -> BuildOutcome {
         let recordPath = path + ".sha256"
         let recorded = BuildRecord.read(recordPath, sign: sign)
@@ -208,7 +212,7 @@ public actor PackageCache {
                     path: path, recorded: "\(recorded.sha256) \(recorded.size)", rebuilt: "\(outcome.sha256) \(outcome.size)")
             }
         } else {
-            let record = BuildRecord(sign: sign, sha256: outcome.sha256, size: outcome.size)
+            let record = BuildRecord(sign: sign, sha256: outcome.sha256, size: outcome.size, builtFrom: version)
             do {
                 try writeDurably(recordPath, record.encoded)
             } catch {
@@ -234,23 +238,45 @@ public actor PackageCache {
         return removed
     }
 
+    /// The skin version a package was built from, as its build record names it.
+    public struct BuiltFrom: Sendable, Equatable {
+        public let skinID: String
+        public let version: Int
+
+        public init(skinID: String, version: Int) {
+            self.skinID = skinID
+            self.version = version
+        }
+    }
+
     /// What a build of a sign produced, kept next to the package so a later start can tell the file is intact:
-    /// one line, `<sign> <sha256> <size>`.
+    /// one line, `<sign> <sha256> <size>`, followed by ` <skin> v<n>` when the version it was built from is known
+    /// (records written before that have three fields and still read).
     struct BuildRecord: Equatable {
         let sign: String
         let sha256: String
         let size: UInt64
+        var builtFrom: BuiltFrom? = nil
 
-        var encoded: [UInt8] { Array("\(sign) \(sha256) \(size)\n".utf8) }
+        var encoded: [UInt8] {
+            let origin = builtFrom.map { " \($0.skinID) v\($0.version)" } ?? ""
+            return Array("\(sign) \(sha256) \(size)\(origin)\n".utf8)
+        }
 
         /// The record at `path` for `sign`; nil when there is none or it does not parse or names another sign.
         static func read(_ path: String, sign: String) -> BuildRecord? {
-            guard let data = FileManager.default.contents(atPath: path), data.count < 256 else { return nil }
-            let fields = String(decoding: data, as: UTF8.self).split(separator: " ")
-            guard fields.count == 3, fields[0] == sign, fields[1].count == 64,
-                let size = UInt64(fields[2].trimmingCharacters(in: .newlines))
+            guard let data = FileManager.default.contents(atPath: path), data.count < 512 else { return nil }
+            let fields = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .newlines)
+                .split(separator: " ", omittingEmptySubsequences: false)
+            guard fields.count == 3 || fields.count == 5, fields[0] == sign, fields[1].count == 64,
+                let size = UInt64(fields[2])
             else { return nil }
-            return BuildRecord(sign: sign, sha256: String(fields[1]), size: size)
+            var builtFrom: BuiltFrom?
+            if fields.count == 5 {
+                guard fields[4].hasPrefix("v"), let number = Int(fields[4].dropFirst()) else { return nil }
+                builtFrom = BuiltFrom(skinID: String(fields[3]), version: number)
+            }
+            return BuildRecord(sign: sign, sha256: String(fields[1]), size: size, builtFrom: builtFrom)
         }
     }
 

@@ -3,6 +3,11 @@ import Foundation
 import LiveryJSON
 import SkinDirectory
 import SkinModel
+import SystemCalls
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `livery import --from auutheme|chameleon FILE DIR [--id] [--app] [--title]`: turns a theme written for
 /// another client into a new Livery skin folder, reporting every value it could not carry over.
@@ -89,7 +94,11 @@ struct ImportCommand: ParsableCommand {
         let folder = (file as NSString).deletingLastPathComponent.isEmpty ? "." : (file as NSString).deletingLastPathComponent
         var images: [String: [UInt8]] = [:]
         let resources = DirectorySkinSource(path: folder + "/resources")
-        if let listed = try? resources.listFiles() {
+        // The folder itself is a path from outside like any other: a link there (`resources -> elsewhere`) is not
+        // followed, or files from anywhere would be carried into the skin.
+        if let status = try? SystemPath.linkStatus(folder + "/resources"), status.st_mode & S_IFMT == S_IFLNK {
+            notes.append(ImportNote(name: "resources", reason: "a symbolic link; not followed, nothing under it copied"))
+        } else if let listed = try? resources.listFiles() {
             for entry in listed {
                 guard entry.kind == .regular, entry.nameIsValidUTF8 else {
                     notes.append(ImportNote(name: "resources/" + entry.path, reason: "not a regular file with a UTF-8 name; not copied"))

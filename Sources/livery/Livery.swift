@@ -9,6 +9,7 @@ struct Livery: AsyncParsableCommand {
             ServeCommand.self, ValidateCommand.self, ResolveCommand.self, PackCommand.self, HealthcheckCommand.self,
             TokenCommand.self, PushCommand.self, ReleaseCommand.self, RollbackCommand.self, KillSwitchCommand.self,
             PreviewCommand.self, ThemesCommand.self, KeysCommand.self, VerifyCommand.self, MigrateCommand.self, ImportCommand.self,
+            StoreCommand.self,
         ])
 
     /// The argument parser's `main`, except that bad arguments exit with status 2, as the README documents for

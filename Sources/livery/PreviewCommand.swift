@@ -71,7 +71,8 @@ struct PreviewCommand: ParsableCommand {
         abstract: "Show what an app would get from /api/v1/skin at an instant, and why.",
         discussion: """
             Prints the exact answer body, then every released skin of the app in precedence order with its \
-            outcome (selected, outranked, or excluded and by which rule). --json prints the server's answer.
+            outcome (selected, outranked, or excluded and by which rule), then every released theme with its \
+            outcome (listed, or excluded and by which rule). --json prints the server's answer.
 
             Exit status: 0 shown; 1 refused by the server (a parameter is invalid, or unknown_app: no stored \
             skin belongs to --app; --force previews it anyway); 2 bad arguments or \
@@ -91,6 +92,14 @@ struct PreviewCommand: ParsableCommand {
                 lines.append(ClientQueryOptions.outcome(of: skin, id: "skinId") + (skin["next"] == .bool(true) ? " [next]" : ""))
             }
             if body?["considered"]?.arrayValue?.isEmpty ?? true { lines.append("  no skin is released for this app") }
+            // Themes the app lists beside its skin (`livery themes` shows the list itself).
+            let themes = body?["themes"]?.arrayValue ?? []
+            lines.append("themes:")
+            for theme in themes {
+                guard let theme = theme.objectValue else { continue }
+                lines.append(ClientQueryOptions.outcome(of: theme, id: "themeId"))
+            }
+            if themes.isEmpty { lines.append("  no theme is released for this app") }
             return lines
         }
     }

@@ -202,8 +202,10 @@ struct ServeCommand: AsyncParsableCommand {
                 await service.publishStoreChanges()
             }
         }
+        let scrubbing = Self.scrubbing(settings, store: sharedStore, loaded: loading, logger: logger)
         for server in running { await server.waitUntilStopped() }
         withExtendedLifetime((signals, reload)) {}
+        scrubbing?.cancel()
         // Waiting for PostgreSQL ends with the server; a file store's import in progress must finish its change.
         if sharedStore != nil { loading.cancel() }
         let loaded = await loading.value

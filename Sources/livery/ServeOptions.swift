@@ -85,6 +85,9 @@ struct ServeOptions: ParsableArguments {
     @Option(name: .customLong(Setting.maxParallelBuilds.flagName), help: Self.help(.maxParallelBuilds))
     var maxParallelBuilds: String?
 
+    @Option(name: .customLong(Setting.scrubInterval.flagName), help: Self.help(.scrubInterval))
+    var scrubInterval: String?
+
     @Option(name: .customLong(Setting.benchBody.flagName), help: Self.help(.benchBody))
     var benchBody: String?
 
@@ -117,6 +120,7 @@ struct ServeOptions: ParsableArguments {
             (.idleTimeout, idleTimeout),
             (.eventLoops, eventLoops),
             (.maxParallelBuilds, maxParallelBuilds),
+            (.scrubInterval, scrubInterval),
             (.benchBody, benchBody),
         ]
         var given: [Setting: String] = [:]

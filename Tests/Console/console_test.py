@@ -177,6 +177,7 @@ class Console:
         self.server = server
         self.shots = shots
         self.console_errors = []
+        self.contrast = {}  # screen → texts below WCAG AA (4.5:1)
 
     def quit(self):
         try:
@@ -222,8 +223,43 @@ class Console:
             "return !document.querySelector('.loading') && Array.from(document.images).every(i => !i.getAttribute('src') ? i.classList.contains('broken') || !i.dataset.path : i.complete)"),
             "the screen to finish loading")
 
+    def check_contrast(self, name):
+        """Records every text of the current screen whose contrast with its background is below 4.5:1 (WCAG AA).
+
+        The background is found by compositing the element's and its ancestors' background colours (none with a
+        background image); the text colour is composited over it with the opacities on the way. Skins' own colours
+        (inside the phone preview) and disabled controls (WCAG's inactive components) are not the console's."""
+        found = self.driver.execute_script("""
+            const parse = c => { const m = /rgba?\\(([^)]+)\\)/.exec(c); if (!m) return null;
+              const p = m[1].split(/[\\s,\\/]+/).filter(Boolean).map(Number); return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1]; };
+            const over = (t, b) => [0, 1, 2].map(i => t[i] * t[3] + b[i] * (1 - t[3])).concat([1]);
+            const lum = c => { const f = v => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+              return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]); };
+            const background = el => { const layers = [];
+              for (let e = el; e; e = e.parentElement) { const cs = getComputedStyle(e);
+                if (cs.backgroundImage !== 'none') return null;
+                const b = parse(cs.backgroundColor); if (b && b[3] > 0) { layers.push(b); if (b[3] >= 1) break; } }
+              let bg = [255, 255, 255, 1]; for (let i = layers.length - 1; i >= 0; i--) bg = over(layers[i], bg); return bg; };
+            const bad = [];
+            for (const el of document.querySelectorAll('body *')) {
+              if (el.closest('.phone, svg, [hidden], dialog:not([open]), script, style, option, datalist, :disabled')) continue;
+              if (!Array.from(el.childNodes).some(n => n.nodeType === 3 && n.textContent.trim())) continue;
+              const r = el.getBoundingClientRect(); if (!r.width || !r.height) continue;
+              const cs = getComputedStyle(el); if (cs.visibility === 'hidden') continue;
+              let opacity = 1; for (let e = el; e; e = e.parentElement) opacity *= +getComputedStyle(e).opacity;
+              if (opacity === 0) continue;
+              const bg = background(el); if (!bg) continue;
+              const c = parse(cs.color); const fg = over([c[0], c[1], c[2], c[3] * opacity], bg);
+              const l1 = lum(fg), l2 = lum(bg), ratio = (Math.max(l1, l2) + 0.05) / (Math.min(l1, l2) + 0.05);
+              if (ratio < 4.5) bad.push(ratio.toFixed(2) + ':1 ' + el.tagName.toLowerCase() + (el.className ? '.' + String(el.className).split(' ').join('.') : '') + ' "' + el.textContent.trim().slice(0, 30) + '"');
+            }
+            return bad;""")
+        if found:
+            self.contrast[name] = found
+
     def shot(self, name):
         self.settle()
+        self.check_contrast(name)
         self.driver.execute_script("document.getElementById('banner').hidden = true")  # the toast would cover content
         path = os.path.join(self.shots, name + ".png")
         self.driver.save_screenshot(path)
@@ -549,7 +585,8 @@ def run(args, root, shots):
         browser.shot("11-audit")
         skin_filter = driver.find_element(By.XPATH, "//label[text()='Skin']/following-sibling::input")
         skin_filter.send_keys(SKIN_ID + Keys.ENTER)
-        browser.wait(lambda d: all(SKIN_ID in r.text for r in d.find_elements(By.CSS_SELECTOR, "table[aria-label='Audit entries'] tbody tr")), "the filtered audit")
+        # Non-empty: an empty table while the filtered page loads would pass `all` vacuously.
+        browser.wait(lambda d: (lambda rows: rows and all(SKIN_ID in r.text for r in rows))(d.find_elements(By.CSS_SELECTOR, "table[aria-label='Audit entries'] tbody tr")), "the filtered audit")
         rows = [(r.get_attribute("data-action"), r.text) for r in driver.find_elements(By.CSS_SELECTOR, "table[aria-label='Audit entries'] tbody tr")]
         actions = [a for a, _ in rows]
         expected = ["version.add", "version.add", "release.set", "release.set", "release.set", "release.rollback"]
@@ -589,6 +626,37 @@ def run(args, root, shots):
             browser.find(".timeline")
         check("the navigation works from the keyboard (Tab to Timeline, Enter)", reached is not None and driver.current_url.endswith("#/timeline"))
 
+        # --- Themes are first-class: released as a theme with an order and no window, listed with it ----------
+        theme_id = "double-11-2026"
+        browser.go(f"#/skins/{theme_id}/release", "form[aria-label='Release settings']")
+        driver.execute_script("""
+            const set = (el, v) => { el.value = v; el.dispatchEvent(new Event('input', {bubbles: true})); el.dispatchEvent(new Event('change', {bubbles: true})); };
+            set(document.getElementById('release-kind'), 'theme');
+            const windowed = document.getElementById('release-windowed');
+            windowed.checked = false; windowed.dispatchEvent(new Event('change', {bubbles: true}));""")
+        order = driver.find_element(By.ID, "release-order")
+        order.clear()
+        order.send_keys("3")
+        check("release controls have labels with a theme's kind and order", not browser.unlabelled_controls(), str(browser.unlabelled_controls()))
+        browser.shot("05d-release-theme")
+        order.send_keys(Keys.ENTER)
+        browser.confirm()
+        browser.find(".summary")
+        status, _, skin = call(server, "GET", f"/admin/v1/skins/{theme_id}", editor)
+        release = skin.get("release") or {}
+        check("releasing a theme from the console stores kind theme, its order and no window",
+              release.get("kind") == "theme" and release.get("order") == 3 and "startsAt" not in release, json.dumps(release))
+        browser.go(f"#/skins/{theme_id}/release", "form[aria-label='Release settings']")
+        shown = driver.execute_script("return [document.getElementById('release-kind').value, document.getElementById('release-order').value, document.getElementById('release-windowed').checked]")
+        check("a theme without a window opens in the release form with its kind and order", shown == ["theme", "3", False], str(shown))
+        browser.go("#/skins", "table[aria-label=Skins]")
+        row = driver.execute_script("return document.querySelector(\"#main > .screen:not([data-stale]) tr[data-skin='\" + arguments[0] + \"']\").textContent", theme_id)
+        check("the Skins screen lists the theme with its order and as live, not unreleased",
+              "theme · order 3" in row and "live" in row and "unreleased" not in row.lower(), row)
+        browser.collect_logs()
+        type_errors = [m for m in browser.console_errors if "TypeError" in m]
+        check("no screen threw a TypeError", not type_errors, "; ".join(type_errors)[:500])
+
         # --- Sign out forgets the token ---------------------------------------------------------------------
         browser.button("Sign out").click()
         browser.find("input[type=password]")
@@ -605,6 +673,7 @@ def run(args, root, shots):
         leaks = {}
         for hash_path, ready in screens:
             browser.go(hash_path, ready)
+            browser.check_contrast("viewer " + hash_path)
             found = browser.write_controls()
             if found:
                 leaks[hash_path] = found
@@ -614,8 +683,11 @@ def run(args, root, shots):
         browser.collect_logs()
         violations = [m for m in browser.console_errors if "Content Security Policy" in m or "Refused to" in m]
         check("the browser logged no Content-Security-Policy violation", not violations, "; ".join(violations)[:500])
-        errors = [m for m in browser.console_errors if "SEVERE" in m.upper() and "401" not in m and "412" not in m and "422" not in m and "favicon" not in m]
+        errors = [m for m in browser.console_errors if "SEVERE" in m.upper() and "401" not in m and "412" not in m and "422" not in m]
         check("the browser logged no other errors", not errors, "; ".join(errors)[:500])
+        missing = [m for m in browser.console_errors if "404" in m]
+        check("nothing the console loads is missing (it has an icon: no favicon 404)", not missing, "; ".join(missing)[:500])
+        check("every text meets WCAG AA contrast (4.5:1) on every screen", not browser.contrast, json.dumps(browser.contrast)[:1500])
     finally:
         if browser is not None:
             browser.quit()

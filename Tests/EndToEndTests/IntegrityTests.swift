@@ -288,8 +288,10 @@ struct DataFolderFaultTests {
                 try Self.expectRefusal(killSwitch, fault.answer.status, fault.answer.code, naming: mount.path)
                 #expect(try IntegrityTests.advertised(admin).sign == sign, "polls keep being served")
 
-                // The fault over, the same upload goes through.
+                // The fault over, the same upload goes through once the background write check (at most once a
+                // second) has seen the folder take a write again: /readyz says so first.
                 end()
+                try admin.waitUntilReady(seconds: 15)
                 #expect(try admin.send("POST", Self.upload, body: body, contentType: "application/zip").status == 201)
             }
         }

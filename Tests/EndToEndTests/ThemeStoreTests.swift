@@ -90,6 +90,11 @@ print("ok", sorted(names))
             #expect(themes.status == 0, "\(themes.output)")
             #expect(themes.output.contains("2 theme(s) listed") && themes.output.contains("1. bamboo \"Bamboo\""), "\(themes.output)")
             #expect(themes.output.contains("aurora v1: listed"), "\(themes.output)")
+            // `preview` shows the themes beside the skins, each with its outcome, as it does for skins.
+            let previewed = try LiveryProcess.run(["preview", "--app", "demo", "--platform", "ios", "--app-version", "7.0.0"], environment: env)
+            #expect(previewed.status == 0, "\(previewed.output)")
+            #expect(previewed.output.contains("xmas v1: selected"), "\(previewed.output)")
+            #expect(previewed.output.contains("themes:\n  bamboo v1: listed\n  aurora v1: listed"), "\(previewed.output)")
             let android = try LiveryProcess.run(["themes", "--app", "demo", "--platform", "android", "--app-version", "1.0"], environment: env)
             #expect(android.status == 0 && android.output.contains("2 theme(s) listed"), "\(android.output)")
 

@@ -94,6 +94,25 @@ import Testing
         await harness.stop()
     }
 
+    /// RFC 7396: a member set to null in a PATCH removes it, so a theme's window and order are taken away as the
+    /// console's release form does (issue 22, console 1); null was stored as a value and refused.
+    @Test func aMergePatchNullRemovesAThemesWindowAndOrder() async throws {
+        let harness = try await LiveryHarness()
+        defer { harness.removeFiles() }
+        try await harness.uploadTiny()
+        let released = try await harness.send(
+            "PUT", Self.releasePath,
+            json: #"{"kind": "theme", "order": 2, "startsAt": "2027-01-15T07:00:00Z", "endsAt": "2027-01-15T10:00:00Z"}"#)
+        #expect(released.status == 200, "\(released.text)")
+        let patched = try await harness.send(
+            "PATCH", Self.releasePath, json: #"{"startsAt": null, "endsAt": null, "order": null}"#)
+        #expect(patched.status == 200, "\(patched.text)")
+        let release = try #require(try LiveryHarness.object(patched)["release"] as? [String: Any])
+        #expect(release["kind"] as? String == "theme")
+        #expect(release["startsAt"] == nil && release["endsAt"] == nil && release["order"] == nil, "\(release)")
+        await harness.stop()
+    }
+
     @Test func aStaleIfMatchGets412AndChangesNothing() async throws {
         let harness = try await LiveryHarness()
         defer { harness.removeFiles() }

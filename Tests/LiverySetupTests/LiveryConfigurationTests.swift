@@ -39,6 +39,7 @@ import TestSupport
         case .idleTimeout: ("120", "90")
         case .eventLoops: ("3", "4")
         case .maxParallelBuilds: ("4", "8")
+        case .scrubInterval: ("0", "3600")
         case .benchBody: ("/tmp/a.json", "/tmp/b.json")
         }
     }

@@ -125,3 +125,24 @@ extension FollowTests {
         await store.close()
     }
 }
+
+/// `PostgresSkinStore.scrub`: one replica at a time (issue 22, faults 6). While another session holds the scrub's
+/// advisory lock, an exclusive scrub (serve's) does not run; `livery store verify`'s (not exclusive) still does.
+@Suite(.postgresServer) struct ScrubLockTests {
+    @Test func anExclusiveScrubSkipsWhileAnotherSessionHoldsTheScrubLock() async throws {
+        let storage = try await PostgresStoreStorage()
+        let store = try await storage.openReplica("a")
+        try await store.addVersion(
+            skinID: "tiny", files: ["config.json": Array("{}".utf8)], metadata: Array(#"{"m": 1}"#.utf8), expectedRevision: nil,
+            release: nil, actor: ReplicaTests.actor)
+        let holder = try await PostgresConnection.connect(storage.configuration)
+        try await holder.query("SELECT pg_advisory_lock($1)", [.int(PostgresSkinStore.scrubLockKey)])
+        #expect(try await PostgresSkinStore.scrub(storage.configuration, exclusive: true) == nil)
+        let verified = try #require(try await PostgresSkinStore.scrub(storage.configuration, exclusive: false))
+        #expect(verified.isClean && verified.checkedVersions == 1 && verified.checkedBlobs == 2)
+        await holder.close()
+        let scrubbed = try #require(try await PostgresSkinStore.scrub(storage.configuration, exclusive: true))
+        #expect(scrubbed == verified)
+        await store.close()
+    }
+}

@@ -129,6 +129,34 @@ import TestSupport
         #expect(validated.status == 0, "\(validated.transcript)")
     }
 
+    @Test func neverFollowsALinkedResourcesFolderOrLinkedImagesAndReportsEachLink() async throws {
+        let scratch = try ScratchDirectory(prefix: "livery-import")
+        try scratch.write("elsewhere/home_house_icon_251952@3x.png", ThemeImportTests.png)
+        try scratch.write("elsewhere/human_handsup_icon_251948.png", ThemeImportTests.png)
+        // A linked resources folder, and a linked image beside the theme.
+        let linked = try scratch.write("linked/theme0.json", try scratch.readAbsolute(ThemeImportTests.chameleon))
+        try FileManager.default.createSymbolicLink(atPath: scratch.path("linked/resources"), withDestinationPath: "../elsewhere")
+        try FileManager.default.createSymbolicLink(
+            atPath: scratch.path("linked/human_handsup_icon_251948.png"), withDestinationPath: "../elsewhere/human_handsup_icon_251948.png")
+        let output = try await BuiltProduct.runLivery(["import", "--from", "chameleon", linked, scratch.path("skin")])
+        #expect(!output.standardOutput.contains("Every value was carried over"), "\(output.transcript)")
+        #expect(output.standardOutput.contains("  resources: a symbolic link; not followed"), "\(output.transcript)")
+        #expect(output.standardOutput.contains("  human_handsup_icon_251948.png: not a regular file"), "\(output.transcript)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("skin/home_house_icon_251952@3x.png")))
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("skin/human_handsup_icon_251948.png")))
+
+        // A real resources folder holding a link to a file elsewhere.
+        let inside = try scratch.write("inside/theme0.json", try scratch.readAbsolute(ThemeImportTests.chameleon))
+        try scratch.write("inside/resources/home_house_icon_251952@2x.png", ThemeImportTests.png)
+        try FileManager.default.createSymbolicLink(
+            atPath: scratch.path("inside/resources/home_house_icon_251952@3x.png"),
+            withDestinationPath: scratch.path("elsewhere/home_house_icon_251952@3x.png"))
+        let second = try await BuiltProduct.runLivery(["import", "--from", "chameleon", inside, scratch.path("skin2")])
+        #expect(second.standardOutput.contains("  resources/home_house_icon_251952@3x.png: not a regular file"), "\(second.transcript)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("skin2/home_house_icon_251952@3x.png")))
+        #expect(try scratch.read("skin2/home_house_icon_251952@2x.png") == ThemeImportTests.png)
+    }
+
     @Test func importsTheAUUThemeExampleNamingItsOptions() async throws {
         let scratch = try ScratchDirectory(prefix: "livery-import")
         let theme = try scratch.write("theme1.json", try scratch.readAbsolute(ThemeImportTests.auutheme))

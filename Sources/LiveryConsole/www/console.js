@@ -251,10 +251,19 @@
     if (!skin.release) return "unreleased";
     if ((switches.global && switches.global.enabled) || (skin.app && switches.apps[skin.app] && switches.apps[skin.app].enabled)) return "killed";
     var w = windowOf(skin.release);
-    if (!w) return "unreleased";
+    // A theme released without a window is listed always.
+    if (!w) return isTheme(skin.release) ? "live" : "unreleased";
     if (now < w.start) return "scheduled";
     if (now >= w.end) return "ended";
     return "live";
+  }
+
+  function isTheme(release) { return !!release && release.kind === "theme"; }
+
+  // "theme · order 2" (or "no order": listed after every ordered theme), or "holiday".
+  function kindText(release) {
+    if (!isTheme(release)) return "holiday";
+    return "theme · " + (release.order === null || release.order === undefined ? "no order" : "order " + release.order);
   }
 
   function statusBadge(status) {
@@ -263,6 +272,7 @@
 
   function windowCell(release) {
     var w = windowOf(release);
+    if (!w && isTheme(release)) return h("span", { class: "muted", text: "no window: always listed" });
     if (!w) return h("span", { class: "muted", text: "not released" });
     var zone = w.zone;
     return h("div", { class: "window" },
@@ -557,7 +567,7 @@
           h("td", null, h("a", { href: "#/skins/" + encodeURIComponent(skin.id), class: "strong", text: skin.title || skin.id }), h("div", { class: "muted small mono", text: skin.id })),
           h("td", { text: skin.app || "—" }),
           kind,
-          h("td", { class: "num", text: release ? "v" + release.version : "—" }, skin.latestVersion && (!release || release.version !== skin.latestVersion) ? h("div", { class: "muted small", text: "latest v" + skin.latestVersion }) : null),
+          h("td", { class: "num", text: release ? "v" + release.version : "—" }, release ? h("div", { class: "muted small release-kind", text: kindText(release) }) : null, skin.latestVersion && (!release || release.version !== skin.latestVersion) ? h("div", { class: "muted small", text: "latest v" + skin.latestVersion }) : null),
           h("td", null, windowCell(release)),
           h("td", { class: "num" }, release ? rolloutBar(release.rollout === undefined ? 100 : release.rollout) : "—"),
           h("td", null, statusBadge(status))));
@@ -715,7 +725,8 @@
   // Writes on a skin: each confirms first, sends If-Match, and shows a 412 as what changed ---------------------
   function describeRelease(release) {
     if (!release) return "not released";
-    return "v" + release.version + ", " + release.startsAt + " → " + release.endsAt + (release.timeZone ? " " + release.timeZone : "") +
+    var when = release.startsAt ? release.startsAt + " → " + release.endsAt + (release.timeZone ? " " + release.timeZone : "") : "no window";
+    return "v" + release.version + (isTheme(release) ? " as a " + kindText(release) : "") + ", " + when +
       ", rollout " + (release.rollout === undefined ? 100 : release.rollout) + " %, priority " + (release.priority || 0);
   }
 
@@ -729,7 +740,7 @@
   }
   function show(value) { return value === undefined || value === null ? "—" : typeof value === "string" ? value : JSON.stringify(value); }
 
-  var RELEASE_FIELDS = ["version", "startsAt", "endsAt", "timeZone", "priority", "platforms", "minAppVersion", "maxAppVersion", "rollout"];
+  var RELEASE_FIELDS = ["version", "kind", "order", "startsAt", "endsAt", "timeZone", "priority", "platforms", "minAppVersion", "maxAppVersion", "rollout"];
 
   // After a 412: fetch the skin as it is now and show what another operator changed.
   function showConflict(id, before, into) {
@@ -787,10 +798,17 @@
       root.querySelector("h1").textContent = "Release " + (skin.title || skin.id);
       if (!canWrite()) { root.appendChild(h("p", { class: "muted", text: "Your token is read-only: viewers cannot release." })); return; }
       var zone = (current && current.timeZone) || viewerZone;
-      var start = current ? windowOf(current).start : new Date(Date.now() + 3600e3);
-      var end = current ? windowOf(current).end : new Date(Date.now() + 8 * 86400e3);
-      var startsLocal = current && current.timeZone && !/(Z|[+-]\d\d:\d\d)$/.test(current.startsAt) ? current.startsAt : localText(start, zone);
-      var endsLocal = current && current.timeZone && !/(Z|[+-]\d\d:\d\d)$/.test(current.endsAt) ? current.endsAt : localText(end, zone);
+      // A theme may have no window: the form then offers one from now, unticked.
+      var currentWindow = windowOf(current);
+      var start = currentWindow ? currentWindow.start : new Date(Date.now() + 3600e3);
+      var end = currentWindow ? currentWindow.end : new Date(Date.now() + 8 * 86400e3);
+      var startsLocal = currentWindow && current.timeZone && !/(Z|[+-]\d\d:\d\d)$/.test(current.startsAt) ? current.startsAt : localText(start, zone);
+      var endsLocal = currentWindow && current.timeZone && !/(Z|[+-]\d\d:\d\d)$/.test(current.endsAt) ? current.endsAt : localText(end, zone);
+      var kind = h("select", { id: "release-kind" }, [{ value: "holiday", text: "Holiday skin (phones get it in its window)" }, { value: "theme", text: "Theme (users pick it from the list)" }].map(function (k) {
+        return h("option", { value: k.value, selected: (isTheme(current) ? "theme" : "holiday") === k.value, text: k.text });
+      }));
+      var order = h("input", { type: "number", id: "release-order", min: "0", max: "1000000", step: "1", value: isTheme(current) && current.order !== null && current.order !== undefined ? current.order : "", placeholder: "none: after ordered themes" });
+      var windowed = h("input", { type: "checkbox", id: "release-windowed", checked: !current || !!currentWindow });
       var version = h("select", null, skin.versions.slice().reverse().map(function (v) { return h("option", { value: v.version, selected: current ? v.version === current.version : v.version === skin.latestVersion, text: "v" + v.version + " · " + formatIn(new Date(v.createdAt), viewerZone) }); }));
       var startsAt = h("input", { type: "datetime-local", step: "1", value: startsLocal.slice(0, 19), required: true });
       var endsAt = h("input", { type: "datetime-local", step: "1", value: endsLocal.slice(0, 19), required: true });
@@ -826,6 +844,9 @@
           field("Starts at", startsAt, "inclusive"),
           field("Ends at", endsAt, "exclusive"),
           field("Priority", priority, "higher wins when windows overlap"),
+          field("Kind", kind, "a theme is listed by /api/v1/themes, never a poll's answer"),
+          field("Order", order, "themes only: listed ascending, 1 first"),
+          h("span", { class: "check" }, windowed, h("label", { for: "release-windowed", text: "Only within the window (a holiday skin always has one)" })),
           platforms,
           field("Minimum app version", minVersion, "inclusive; empty for none"),
           field("Maximum app version", maxVersion, "exclusive; empty for none"),
@@ -834,6 +855,17 @@
         h("div", { class: "actions" },
           h("a", { class: "button ghost", href: "#/skins/" + encodeURIComponent(id), text: "Cancel" }),
           h("button", { type: "submit", text: current ? "Review changes" : "Review release" })));
+      // Order and an open-ended window are for themes; a holiday skin always has a window.
+      function syncKind() {
+        var theme = kind.value === "theme";
+        order.disabled = !theme;
+        windowed.disabled = !theme;
+        if (!theme) windowed.checked = true;
+        [startsAt, endsAt, timeZone].forEach(function (input) { input.disabled = !windowed.checked; input.required = windowed.checked; });
+      }
+      kind.addEventListener("change", syncKind);
+      windowed.addEventListener("change", syncKind);
+      syncKind();
       rollout.id = "rollout";
       rolloutOut.setAttribute("for", "rollout");
       root.appendChild(h("p", { class: "muted", text: current ? "Now: " + describeRelease(current) : "Not released yet." }));
@@ -842,20 +874,29 @@
       form.addEventListener("submit", function (event) {
         event.preventDefault();
         clear(status);
+        var theme = kind.value === "theme";
         var plan = {
           version: +version.value, startsAt: startsAt.value.length === 16 ? startsAt.value + ":00" : startsAt.value,
           endsAt: endsAt.value.length === 16 ? endsAt.value + ":00" : endsAt.value, timeZone: timeZone.value.trim(),
           priority: +priority.value, platforms: PLATFORMS.filter(function (p) { return document.getElementById("platform-" + p).checked; }),
           minAppVersion: minVersion.value.trim() || null, maxAppVersion: maxVersion.value.trim() || null, rollout: +rollout.value
         };
+        if (theme) {
+          plan.kind = "theme";
+          if (order.value.trim() !== "") plan.order = +order.value;
+          if (!windowed.checked) { delete plan.startsAt; delete plan.endsAt; delete plan.timeZone; }
+        }
         // The same window written in another zone is no change: keep the release's own spelling.
-        var currentWindow = windowOf(current), asked = { start: instantOf(plan.startsAt, plan.timeZone), end: instantOf(plan.endsAt, plan.timeZone) };
+        var asked = plan.startsAt ? { start: instantOf(plan.startsAt, plan.timeZone), end: instantOf(plan.endsAt, plan.timeZone) } : {};
         if (currentWindow && asked.start && asked.end && asked.start.getTime() === currentWindow.start.getTime() && asked.end.getTime() === currentWindow.end.getTime()) {
           plan.startsAt = current.startsAt; plan.endsAt = current.endsAt; plan.timeZone = current.timeZone;
         }
         var before = current ? Object.assign({ rollout: 100, priority: 0, platforms: PLATFORMS, minAppVersion: null, maxAppVersion: null }, current) : null;
         var changed = {};
-        RELEASE_FIELDS.forEach(function (name) { if (!before || JSON.stringify(before[name]) !== JSON.stringify(plan[name])) changed[name] = plan[name]; });
+        // A merge patch: a field the new plan leaves out is removed with null (a theme's window or order, its kind).
+        RELEASE_FIELDS.forEach(function (name) {
+          if (!before || JSON.stringify(before[name]) !== JSON.stringify(plan[name])) changed[name] = plan[name] === undefined ? null : plan[name];
+        });
         if (before && !Object.keys(changed).length) { status.appendChild(h("p", { class: "muted", text: "Nothing to change." })); return; }
         var lowering = before && plan.rollout < before.rollout;
         confirmAction(current ? "Change the release of " + (skin.title || skin.id) + "?" : "Release " + (skin.title || skin.id) + "?",

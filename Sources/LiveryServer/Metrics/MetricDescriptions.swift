@@ -46,6 +46,12 @@ enum MetricDescriptions {
             type: "gauge", help: "Stored versions found damaged and left out of what is served."),
         LiveryMetrics.processStartTimeName: Description(
             type: "gauge", help: "Start time of the process since unix epoch in seconds."),
+        // `serve --scrub-interval` (made in the livery executable, which this target does not see).
+        "livery_scrub_runs_total": Description(type: "counter", help: "Scrubs of the store and package cache finished."),
+        "livery_scrub_damaged": Description(
+            type: "gauge", help: "Damage the last scrub found, by kind (blob, version, package)."),
+        "livery_scrub_damage_found_total": Description(
+            type: "counter", help: "Damage found by scrubs, by kind (blob, version, package), counted at every scrub that finds it."),
     ]
 
     /// The HELP text of a series missing from `table`.

@@ -30,6 +30,7 @@ extension LiveryConfiguration {
         case idleTimeout
         case eventLoops
         case maxParallelBuilds
+        case scrubInterval
         case benchBody
 
         /// The long flag without dashes, such as `skins-dir`.
@@ -61,7 +62,8 @@ extension LiveryConfiguration {
             case .skinsDir, .dataDir: "folder"
             case .tokensFile, .benchBody, .tlsCert, .tlsKey, .signingKey, .storePasswordFile: "file"
             case .store: "postgres-uri"
-            case .cacheMaxAge, .catalogHorizon, .drainTimeout, .shutdownDelay, .headerTimeout, .idleTimeout, .startTimeout: "seconds"
+            case .cacheMaxAge, .catalogHorizon, .drainTimeout, .shutdownDelay, .headerTimeout, .idleTimeout, .startTimeout,
+                .scrubInterval: "seconds"
             case .logLevel: "level"
             case .logFormat: "format"
             case .maxConnections, .maxHeaderBytes, .eventLoops, .maxParallelBuilds: "count"
@@ -97,6 +99,7 @@ extension LiveryConfiguration {
             case .idleTimeout: "60"
             case .eventLoops: "one per core"
             case .maxParallelBuilds: "2"
+            case .scrubInterval: "86400"
             case .benchBody: "none"
             }
         }
@@ -164,6 +167,9 @@ extension LiveryConfiguration {
                 "Event-loop threads serving connections, 1-64."
             case .maxParallelBuilds:
                 "Most package builds at once, 1-64."
+            case .scrubInterval:
+                "Seconds between scrubs: every blob, version and package record rehashed (as `livery store verify` "
+                    + "does), damage logged and counted; 0 turns it off. With PostgreSQL one replica scrubs at a time."
             case .benchBody:
                 "Benchmark only: serve this file's bytes from memory at GET /bench (see bench/README.md)."
             }

@@ -48,6 +48,8 @@ public struct LiveryConfiguration: Sendable, Equatable {
     public var plainPort: Int?
     /// Private key file (`livery keys create`) that signs every poll answer. Default nil (answers unsigned).
     public var signingKey: String?
+    /// Time between scrubs of the store and the package cache; zero turns them off. Default 86,400 s (a day).
+    public var scrubInterval: Duration = .seconds(86_400)
     /// How long a start may take to become ready before the process exits 2 naming what it waited for; nil waits
     /// forever (`0`). Default 600 s.
     public var startTimeout: Duration? = .seconds(600)
@@ -187,6 +189,7 @@ public struct LiveryConfiguration: Sendable, Equatable {
         case .idleTimeout: idleTimeout = try seconds(0.001...86_400, "the idle timeout")
         case .eventLoops: eventLoops = try integer(1...64, "the event-loop count")
         case .maxParallelBuilds: maxParallelBuilds = try integer(1...64, "the build limit")
+        case .scrubInterval: scrubInterval = try seconds(0...31_536_000, "the scrub interval")
         case .benchBody: benchBody = try path("the benchmark body file")
         }
     }

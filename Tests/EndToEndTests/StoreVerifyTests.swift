@@ -1,0 +1,147 @@
+import Foundation
+import HTTPTestSupport
+import Testing
+import TestSupport
+
+/// `livery store verify` and `serve --scrub-interval` on the real binary, beside a live server whose stored blob,
+/// version record and built package are damaged on disk (issue 22, faults 6).
+@Suite struct StoreVerifyTests {
+    /// What the damage below broke, to find in the reports.
+    struct Damaged {
+        let skin: String
+        let version: Int
+        let path: String
+        let package: String
+        let packageSkin: String
+        let digestSkin: String
+    }
+
+    /// Flips one byte of a released skin's file blob and of one built package, and changes one version digest in
+    /// `state.json`, under `data` (the server keeps running: none of it is re-read).
+    static func damage(data: String) throws -> Damaged {
+        let statePath = data + "/store/state.json"
+        let state = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: statePath))) as? [String: Any])
+        var skins = try #require(state["skins"] as? [[String: Any]])
+        let live = skins.indices.filter { !(skins[$0]["deleted"] as? Bool ?? true) }
+        try #require(live.count >= 2, "the sample skins give at least two live skins")
+        // The blob: a file of the first live skin's first version that no other version shares.
+        let first = skins[live[0]]
+        let firstVersion = try #require((first["versions"] as? [[String: Any]])?.first)
+        let allDigests = skins.flatMap { ($0["versions"] as? [[String: Any]] ?? []).flatMap { ($0["files"] as? [[String: Any]] ?? []).compactMap { $0["sha256"] as? String } } }
+        let file = try #require((firstVersion["files"] as? [[String: Any]])?.first { file in
+            let digest = file["sha256"] as? String ?? ""
+            return allDigests.filter { $0 == digest }.count == 1
+        })
+        let digest = try #require(file["sha256"] as? String)
+        try flipByte(in: data + "/store/blobs/" + digest.prefix(2) + "/" + digest.dropFirst(2))
+
+        // The version record: the second live skin's first version claims another digest.
+        var second = skins[live[1]]
+        var versions = try #require(second["versions"] as? [[String: Any]])
+        versions[0]["digest"] = String(repeating: "0", count: 64)
+        second["versions"] = versions
+        skins[live[1]] = second
+        var changed = state
+        changed["skins"] = skins
+        try JSONSerialization.data(withJSONObject: changed, options: [.sortedKeys]).write(to: URL(fileURLWithPath: statePath))
+
+        // The package: the first built package with a build record.
+        let packages = data + "/packages"
+        let record = try #require(try FileManager.default.contentsOfDirectory(atPath: packages).sorted().first { $0.hasSuffix(".zip.sha256") })
+        let package = String(record.dropLast(".sha256".count))
+        try flipByte(in: packages + "/" + package)
+        let fields = try String(contentsOfFile: packages + "/" + record, encoding: .utf8)
+            .trimmingCharacters(in: .newlines).split(separator: " ")
+        try #require(fields.count == 5, "the build record names the version it was built from: \(fields)")
+        return Damaged(
+            skin: try #require(first["id"] as? String), version: try #require(firstVersion["number"] as? Int),
+            path: try #require(file["path"] as? String), package: package, packageSkin: "\(fields[3]) \(fields[4])",
+            digestSkin: try #require(second["id"] as? String))
+    }
+
+    static func flipByte(in path: String) throws {
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        try #require(!bytes.isEmpty)
+        bytes[bytes.count / 2] ^= 0x01
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+    }
+
+    @Test func verifyBesideALiveServerNamesEachDamagedBlobVersionAndPackageAndExitsOne() async throws {
+        let scratch = try ScratchDirectory(prefix: "livery-store-verify")
+        let data = scratch.path("data")
+        try await blocking {
+            let livery = try LiveryProcess.start(
+                ["serve", "--host", "127.0.0.1", "--port", "0", "--log-level", "warning"],
+                environment: ["LIVERY_DATA_DIR": data])
+            try livery.waitUntilReady()
+
+            let clean = try LiveryProcess.runSeparately(["store", "verify", "--data-dir", data])
+            #expect(clean.status == 0, "\(clean.output)")
+            #expect(clean.standardOutput.isEmpty)
+            #expect(clean.standardError.contains("packages: clean"), "\(clean.standardError)")
+
+            let damaged = try Self.damage(data: data)
+            let found = try LiveryProcess.runSeparately(["store", "verify", "--data-dir", data])
+            #expect(found.status == 1, "\(found.output)")
+            let lines = found.standardOutput.split(separator: "\n").map(String.init)
+            #expect(lines.allSatisfy { $0.hasPrefix("damaged ") }, "\(lines)")
+            #expect(lines.contains { $0.hasPrefix("damaged blob \(damaged.skin) v\(damaged.version) \(damaged.path): ") }, "\(lines)")
+            #expect(lines.contains { $0.hasPrefix("damaged version \(damaged.digestSkin) v1 state.json: ") }, "\(lines)")
+            #expect(lines.contains { $0.hasPrefix("damaged package \(damaged.packageSkin) \(damaged.package): ") }, "\(lines)")
+            #expect(lines.count == 3, "\(lines)")
+
+            let json = try LiveryProcess.runSeparately(["store", "verify", "--data-dir", data, "--json"])
+            #expect(json.status == 1)
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+            #expect(object["clean"] as? Bool == false)
+            let kinds = (object["damaged"] as? [[String: Any]] ?? []).compactMap { $0["kind"] as? String }.sorted()
+            #expect(kinds == ["blob", "package", "version"])
+            #expect(livery.isRunning, "verify ran beside the server without stopping it")
+        }
+    }
+
+    @Test func verifyExitsTwoForAFolderWithoutAStoreOrAnUnreachableStore() async throws {
+        let scratch = try ScratchDirectory(prefix: "livery-store-verify")
+        try await blocking {
+            let missing = try LiveryProcess.runSeparately(["store", "verify", "--data-dir", scratch.path("nothing")])
+            #expect(missing.status == 2, "\(missing.output)")
+            #expect(missing.standardError.contains(scratch.path("nothing")), "\(missing.standardError)")
+            #expect(!FileManager.default.fileExists(atPath: scratch.path("nothing")), "verify creates nothing")
+
+            let unreachable = try LiveryProcess.runSeparately([
+                "store", "verify", "--store", "postgresql:///livery?host=\(scratch.path("no-socket-here"))&connect_timeout=2",
+            ])
+            #expect(unreachable.status == 2, "\(unreachable.output)")
+        }
+    }
+
+    @Test func serveScrubsEveryIntervalLoggingAndCountingWhatItFinds() async throws {
+        let scratch = try ScratchDirectory(prefix: "livery-store-scrub")
+        let data = scratch.path("data")
+        try await blocking {
+            let livery = try LiveryProcess.start(
+                ["serve", "--host", "127.0.0.1", "--port", "0", "--log-level", "info", "--scrub-interval", "0.2"],
+                environment: ["LIVERY_DATA_DIR": data])
+            try livery.waitUntilReady()
+            try Self.waitFor(livery, "scrub found no damage")
+            let damaged = try Self.damage(data: data)
+            try Self.waitFor(livery, "damaged blob \(damaged.skin) v\(damaged.version) \(damaged.path): ")
+            try Self.waitFor(livery, "damaged package \(damaged.packageSkin) \(damaged.package): ")
+            let metrics = String(decoding: try TestClient(port: livery.port).get("/metrics").body, as: UTF8.self)
+            #expect(metrics.contains(#"livery_scrub_damaged{kind="blob"} 1"#), "\(metrics)")
+            #expect(metrics.contains(#"livery_scrub_damaged{kind="version"} 1"#), "\(metrics)")
+            #expect(metrics.contains(#"livery_scrub_damaged{kind="package"} 1"#), "\(metrics)")
+            #expect(try TestClient(port: livery.port).get("/readyz").status == 200, "damage is reported, not fatal")
+        }
+    }
+
+    /// Waits (bounded, 20 s) until the server's output holds `text`.
+    static func waitFor(_ livery: LiveryProcess, _ text: String) throws {
+        let deadline = Date().addingTimeInterval(20)
+        while !livery.output.contains(text) {
+            guard Date() < deadline else { throw E2EError(description: "no '\(text)' in: \(livery.output.suffix(3000))") }
+            usleep(20_000)
+        }
+    }
+}
