@@ -381,15 +381,23 @@ public final class FileSkinStore: Sendable {
             try PreparedUpload(
                 skinID: upload.skinID, files: upload.files, metadata: upload.metadata, release: nil, actor: actor)
         }
-        if let prepared {
+        // A likely unchanged upload writes no metadata blob (as `addVersionUnlessUnchanged`); should a version be
+        // added after all, the commit writes it.
+        var metadataPending = false
+        if let prepared, let upload {
+            metadataPending = snapshot.skins[upload.skinID]?.versions.last?.files == prepared.files
             var blobs = prepared.fileBlobs
-            blobs[prepared.metadataDigest] = prepared.metadata
+            if !metadataPending { blobs[prepared.metadataDigest] = prepared.metadata }
             try writeBlobs(blobs)
         }
         return try commit { (current, now, revision) throws(StoreError) in
-            try StoreChanges.decide(
+            let change = try StoreChanges.decide(
                 rule, upload: prepared, uploadSkinID: upload?.skinID, actor: actor, current: current, now: now,
                 revision: revision)
+            if metadataPending, change.snapshot != nil, let prepared {
+                try writeBlobs([prepared.metadataDigest: prepared.metadata])
+            }
+            return change
         }
     }
 
