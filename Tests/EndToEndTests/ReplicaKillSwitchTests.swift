@@ -41,10 +41,15 @@ import TestSupport
             }
             releasing.start()
 
-            let global = try other.json("PUT", "/admin/v1/killswitch", body: #"{"enabled": true, "reason": "2 a.m."}"#)
-            let app = try builder.json("PUT", "/admin/v1/killswitch", body: #"{"app": "demo", "enabled": true, "reason": "2 a.m."}"#)
+            // No timeout to speak of: what is checked is whether they are answered before the build ends.
+            let global = try other.send(
+                "PUT", "/admin/v1/killswitch", body: Array(#"{"enabled": true, "reason": "2 a.m."}"#.utf8),
+                contentType: "application/json", timeout: 600)
+            let app = try builder.send(
+                "PUT", "/admin/v1/killswitch", body: Array(#"{"app": "demo", "enabled": true, "reason": "2 a.m."}"#.utf8),
+                contentType: "application/json", timeout: 600)
             let answeredDuringBuild = !release.isFinished
-            #expect(global.status == 200 && app.status == 200, "\(global) \(app)")
+            #expect(global.status == 200 && app.status == 200, "\(global.text) \(app.text)")
             var servedOff: [Bool] = []
             for replica in replicas {
                 servedOff.append(AdminServeTests.eventually(seconds: 60) { Replicas.polledSkin(port: replica.port) == "" })
