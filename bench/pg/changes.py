@@ -27,12 +27,12 @@ import time
 POLL = "/api/v1/skin?app=demo&platform=ios&appVersion=7.2.0&deviceId=bench&scale=3"
 
 
-def change(port, token, enabled, app=None):
+def change(port, token, enabled, app=None, timeout=30):
     fields = {"enabled": enabled, "reason": "bench"}
     if app is not None:
         fields["app"] = app
     body = json.dumps(fields)
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
     connection.request("PUT", "/admin/v1/killswitch", body=body,
                        headers={"Authorization": "Bearer " + token, "Content-Type": "application/json"})
     response = connection.getresponse()
@@ -112,10 +112,10 @@ def during_build(builder, other, token, skin_id, readers):
     releasing.start()
     time.sleep(0.2)  # the release has reached its package builds
     sent = time.perf_counter()
-    change(other, token, True)
+    change(other, token, True, timeout=900)
     global_ms = (time.perf_counter() - sent) * 1000
     started = time.perf_counter()
-    change(builder, token, True, app="demo")
+    change(builder, token, True, app="demo", timeout=900)
     app_ms = (time.perf_counter() - started) * 1000
     served = {}
     for port in readers:
