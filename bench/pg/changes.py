@@ -12,9 +12,10 @@
   changes.py during-build BUILDER_PORT OTHER_PORT TOKEN SKIN_ID READER_PORT...
       Sends PUT /admin/v1/skins/SKIN_ID/release to BUILDER_PORT (a large skin: its packages take seconds to build)
       and, while that runs, the global kill switch through OTHER_PORT and app demo's through BUILDER_PORT; polls
-      every READER_PORT until each serves "skins off". Prints "release_ms global_ms app_ms served_ms": how long
-      the release took, each kill switch took to answer, and the time from sending the first kill switch until
-      every reader served it. Switches both off at the end.
+      every READER_PORT until each serves "skins off". Prints "release_ms global_ms app_ms served_ms off_ms": how
+      long the release took, each kill switch took to answer, the time from sending the first kill switch until
+      every reader served it, and how long the global switch took to answer "off" through OTHER_PORT right after
+      the release (while that replica builds the release's packages itself).
 Everything runs on 127.0.0.1.
 """
 import http.client
@@ -127,9 +128,12 @@ def during_build(builder, other, token, skin_id, readers):
     releasing.join()
     if outcome.get("status") != 200:
         sys.exit(f"release answered {outcome.get('status')}")
-    change(other, token, False)
-    change(other, token, False, app="demo")
-    print(f"{outcome['release_ms']:.0f} {global_ms:.1f} {app_ms:.1f} {max(served.values()):.1f}")
+    # Switched off through another replica while it builds the packages of the release just committed.
+    started = time.perf_counter()
+    change(other, token, False, timeout=900)
+    off_ms = (time.perf_counter() - started) * 1000
+    change(other, token, False, app="demo", timeout=900)
+    print(f"{outcome['release_ms']:.0f} {global_ms:.1f} {app_ms:.1f} {max(served.values()):.1f} {off_ms:.1f}")
 
 
 if __name__ == "__main__":

@@ -111,7 +111,7 @@ with zipfile.ZipFile(target, "w", zipfile.ZIP_STORED) as archive:
 PY
 curl -fs -o /dev/null -X POST -H "Authorization: Bearer $TOKEN" -H "Content-Type: application/zip" \
     --data-binary "@$WORK/big.zip" "http://127.0.0.1:$PORT_pg1/admin/v1/skins"
-read -r BUILD_RELEASE BUILD_GLOBAL BUILD_APP BUILD_SERVED <<<"$(python3 "$ROOT/bench/pg/changes.py" during-build \
+read -r BUILD_RELEASE BUILD_GLOBAL BUILD_APP BUILD_SERVED BUILD_OFF <<<"$(python3 "$ROOT/bench/pg/changes.py" during-build \
     "$PORT_pg1" "$PORT_pg2" "$TOKEN" big "$PORT_pg1" "$PORT_pg2" "$PORT_pg3")"
 
 echo
@@ -128,6 +128,7 @@ printf '%-42s %10s\n' "the release (package builds, commit)" "$BUILD_RELEASE"
 printf '%-42s %10s\n' "global kill switch via pg2, answered" "$BUILD_GLOBAL"
 printf '%-42s %10s\n' "app kill switch via pg1, answered" "$BUILD_APP"
 printf '%-42s %10s\n' "skins off served by all three" "$BUILD_SERVED"
+printf '%-42s %10s\n' "kill switch off via pg2 after the release" "$BUILD_OFF"
 python3 -c "
 print(f'poll      PostgreSQL/file      {$PG_RPS / $FILE_RPS:.2f}x   (target >= 0.95x)')
 print(f'kill switch served everywhere / release build   {$BUILD_SERVED / $BUILD_RELEASE:.3f}x (target well under 1)')
