@@ -178,6 +178,12 @@ public final class LiveryService: Sendable {
         catalog.publishLatestInBackground()
     }
 
+    /// Returns once the catalog rebuilds started in the background (`publishStoreChanges`, kill switches) have
+    /// ended, or after `limit`: the server calls it after it stopped serving and following, before it exits.
+    public func waitForCatalogBuilds(upTo limit: Duration) async {
+        await catalog.waitForBackgroundBuilds(upTo: limit)
+    }
+
     /// Whether the last catalog build failed because the store could not be reached (the previous catalog is still
     /// served): `publishStoreChanges()` should be called again even if the store learns of no new change.
     public var catalogNeedsRetry: Bool { catalog.needsRetry }

@@ -143,4 +143,16 @@ public final class CatalogPublisher: Sendable {
             }
         }
     }
+
+    /// Returns once no background rebuild runs (those asked for meanwhile included), or after `limit`, whichever
+    /// comes first: the server calls it before it exits, so a short build is not cut off, while a long one (a
+    /// large release's packages) does not hold up a shutdown (an interrupted build leaves only a temporary file,
+    /// removed by the next start).
+    public func waitForBackgroundBuilds(upTo limit: Duration) async {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: limit)
+        while background.withLock({ $0.running }), clock.now < deadline {
+            do { try await Task.sleep(for: .milliseconds(20)) } catch { return }
+        }
+    }
 }

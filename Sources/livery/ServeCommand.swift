@@ -188,6 +188,8 @@ struct ServeCommand: AsyncParsableCommand {
         let loaded = await loading.value
         following.cancel()
         await following.value
+        // A catalog rebuild started by the last change gets a few seconds to end before the store is closed.
+        await service.waitForCatalogBuilds(upTo: .seconds(5))
         // After the load, so the store is released cleanly.
         service.close()
         await sharedStore?.close()

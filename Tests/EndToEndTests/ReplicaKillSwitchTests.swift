@@ -66,8 +66,12 @@ import TestSupport
             let global2 = try other.json("PUT", "/admin/v1/killswitch", body: #"{"enabled": false}"#)
             let app2 = try other.json("PUT", "/admin/v1/killswitch", body: #"{"app": "demo", "enabled": false}"#)
             #expect(global2.status == 200 && app2.status == 200)
-            #expect(Replicas.polledSkin(port: replicas[0].port) == "large")
-            for replica in replicas { #expect(try replica.stop(signal: SIGTERM) == 0) }
+            // The building replica has the release's packages: it serves it as soon as it learns the switches are off.
+            #expect(Replicas.timeUntilServed("large", port: replicas[0].port, within: 30) != nil)
+            for replica in replicas {
+                let status = try replica.stop(signal: SIGTERM)
+                #expect(status == 0, "exit status \(status): \(replica.output.suffix(3000))")
+            }
         }
     }
 
