@@ -4,9 +4,12 @@ import PackageDescription
 /// Livery: a holiday skin package server.
 ///
 /// Targets have one job each and depend one way:
-/// system shims → SystemCalls, JSONWriting → LiveryCrypto / LiveryHTTP / SkinModel / ZipArchive / SkinStore /
-/// PostgresClient → SkinPackage → SkinServing → LiveryServer → livery (LiverySetup beside it).
-/// Every target calls the system through SystemCalls (one error type, one crash-safe write).
+/// system shims → SystemCalls and the portable LiveryJSON, LiveryProtocol, ZipReading, SkinModel (on LiveryJSON) →
+/// LiveryCrypto / LiveryHTTP / SkinDirectory / ZipArchive / SkinStore / PostgresClient → SkinPackage → SkinServing →
+/// LiveryServer → livery (LiverySetup beside it).
+/// LiveryJSON, LiveryProtocol, ZipReading and SkinModel are portable (they build for iOS and macOS: Foundation and
+/// zlib at most) because the client SDK shares them with the server; they must stay so.
+/// Every other target calls the system through SystemCalls (one error type, one crash-safe write).
 /// The HTTP layer knows nothing about skins; the model, archive, packaging, store and serving-core targets never import
 /// HTTP. LiveryServer holds only the HTTP adapters of the serving core.
 let package = Package(
@@ -35,12 +38,19 @@ let package = Package(
         // (DurableFile). Depends on nothing of Livery's but its C shim.
         .target(name: "SystemCalls", dependencies: ["CSystemCalls"]),
 
-        // The one JSON writer (string escaping rule, fragments) every target that writes JSON uses. Depends on nothing.
-        .target(name: "JSONWriting"),
+        // JSON, once: the value (JSONValue, order-keeping objects, numbers as their text, pointers), the hostile-first
+        // parser (strict RFC 8259, duplicate keys refused, depth-limited, line and column of the first fault) and the
+        // one writer (JSONWriter's escaping rule). Portable (server and LiveryKit): imports nothing, Foundation at most.
+        .target(name: "LiveryJSON"),
 
-        // Hashing, constant-time comparison, randomness, and answer signing (keys, signatures, the
-        // Livery-Signature header, a caching signer, key rings) on OpenSSL's EVP API.
-        .target(name: "LiveryCrypto", dependencies: ["COpenSSL", "SystemCalls"]),
+        // What the server and the SDK both speak, apart from JSON: base64, hex, plain names (PlainName, KeyID), the
+        // Livery-Signature header, the public key file `livery keys create` prints, and KeyRing, generic over the key
+        // type (OpenSSL's on the server, swift-crypto's in the SDK). Portable: imports nothing.
+        .target(name: "LiveryProtocol"),
+
+        // Hashing, constant-time comparison, randomness, and answer signing (private and public keys, a caching
+        // signer) on OpenSSL's EVP API; PublicKeyRing is LiveryProtocol's KeyRing of OpenSSL keys.
+        .target(name: "LiveryCrypto", dependencies: ["COpenSSL", "LiveryProtocol", "SystemCalls"]),
 
         // Linux calls (epoll, eventfd) that Swift's Glibc module does not export, for LiveryHTTP.
         .target(name: "CLiveryHTTP"),
@@ -50,29 +60,42 @@ let package = Package(
         // poll's CPU); debug builds, which the tests run, keep them.
         .target(
             name: "LiveryHTTP",
-            dependencies: ["CLiveryHTTP", "COpenSSL", "JSONWriting", "SystemCalls", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CLiveryHTTP", "COpenSSL", "LiveryJSON", "SystemCalls", .product(name: "Logging", package: "swift-log")],
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
 
-        // skin.json / config.json values, color and image parsing, validation, identifier fallback, variants.
-        .target(name: "SkinModel", dependencies: ["JSONWriting", "SystemCalls"]),
+        // skin.json / config.json values, color and image parsing, validation, identifier fallback, variants, and a
+        // built package's configs read back (PackageConfig). Pure and portable (server and LiveryKit): LiveryJSON and
+        // Foundation only; skins reach it through a SkinSource.
+        .target(name: "SkinModel", dependencies: ["LiveryJSON"]),
 
-        // Deterministic zip writer (and hostile-first reader) on zlib. No HTTP, no skins.
-        .target(name: "ZipArchive", dependencies: ["CZlib", "LiveryCrypto", "SystemCalls"]),
+        // A skin folder on disk as a SkinSource (DirectorySkinSource: lstat listing, O_NOFOLLOW reads beneath the
+        // folder), for the CLI, the importer and tests. Server-side: it walks the disk through SystemCalls.
+        .target(name: "SkinDirectory", dependencies: ["SkinModel", "SystemCalls"]),
+
+        // The hostile-first zip reader (bounds, names, links, duplicates, bombs; one verified file at a time after the
+        // whole structure is checked) and the zip format's constants and CRC-32. Portable (server uploads and
+        // LiveryKit): zlib and Foundation only.
+        .target(name: "ZipReading", dependencies: ["CZlib"]),
+
+        // The deterministic zip writer on zlib (packages, `livery push`). No HTTP, no skins.
+        .target(name: "ZipArchive", dependencies: ["CZlib", "ZipReading", "LiveryCrypto", "LiveryProtocol", "SystemCalls"]),
 
         // Durable state: the SkinStore role (snapshot, revision-checked changes, content-addressed files, audit log,
         // kill switches) and FileSkinStore, its implementation under the data directory (blobs, state.json, audit.log).
-        .target(name: "SkinStore", dependencies: ["LiveryCrypto", "JSONWriting", "SystemCalls"]),
+        .target(name: "SkinStore", dependencies: ["LiveryCrypto", "LiveryProtocol", "LiveryJSON", "SystemCalls"]),
 
         // PostgreSQL through libpq: connections on threads of their own, parameterized queries, typed SQLSTATE
         // errors, transactions, advisory locks, LISTEN/NOTIFY, versioned migrations. Knows nothing of skins or HTTP.
-        .target(name: "PostgresClient", dependencies: ["CLibPQ", "LiveryCrypto", "SystemCalls"]),
+        .target(name: "PostgresClient", dependencies: ["CLibPQ", "LiveryCrypto", "LiveryProtocol", "SystemCalls"]),
 
         // The SkinStore role in PostgreSQL (schema migrations, one transaction per change, NOTIFY to other replicas,
         // a local cache of verified blobs). Never HTTP.
         .target(name: "PostgresSkinStore", dependencies: ["SkinStore", "PostgresClient", "LiveryCrypto"]),
 
         // Turns a validated skin and a variant into a deterministic zip package.
-        .target(name: "SkinPackage", dependencies: ["SkinModel", "ZipArchive", "LiveryCrypto", "SystemCalls"]),
+        .target(name: "SkinPackage", dependencies: [
+            "SkinModel", "ZipArchive", "ZipReading", "LiveryCrypto", "LiveryProtocol", "SystemCalls",
+        ]),
 
         // The ops console's static files (www/), compiled into the binary by SwiftPM so it needs no files next to it
         // (copied resources would need a bundle folder beside the binary). The byte-array literals cost about 20 s
@@ -83,26 +106,28 @@ let package = Package(
         // to a closure, request values, resolution, rollout buckets, answer bodies, the package cache, the importer
         // and upload reading. Never imports LiveryHTTP.
         .target(name: "SkinServing", dependencies: [
-            "SkinModel", "SkinPackage", "SkinStore", "LiveryCrypto", "ZipArchive", "JSONWriting", "SystemCalls",
-            .product(name: "Logging", package: "swift-log"), .product(name: "CoreMetrics", package: "swift-metrics"),
+            "SkinModel", "SkinDirectory", "SkinPackage", "SkinStore", "LiveryCrypto", "LiveryProtocol", "ZipArchive",
+            "ZipReading", "LiveryJSON",
+            "SystemCalls", .product(name: "Logging", package: "swift-log"),
+            .product(name: "CoreMetrics", package: "swift-metrics"),
         ]),
 
         // How a Livery process is set up: the settings of `livery serve` (flag > environment > default, checked) and
         // the log handler (text or JSON lines). No HTTP, no skins.
-        .target(name: "LiverySetup", dependencies: ["JSONWriting", "SystemCalls", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "LiverySetup", dependencies: ["LiveryJSON", "SystemCalls", .product(name: "Logging", package: "swift-log")]),
 
         // The HTTP adapters of the serving core: client routes, the package responder, admin routes and auth, the one
         // mapping of errors to HTTP (APIError), metrics; LiveryService assembles them.
         .target(name: "LiveryServer", dependencies: [
-            "SkinServing", "LiveryHTTP", "LiveryConsole", "SkinModel", "SkinPackage", "LiveryCrypto", "SkinStore",
-            "ZipArchive", "JSONWriting", .product(name: "Logging", package: "swift-log"),
+            "SkinServing", "LiveryHTTP", "LiveryConsole", "SkinModel", "SkinPackage", "LiveryCrypto", "LiveryProtocol", "SkinStore",
+            "ZipArchive", "ZipReading", "LiveryJSON", .product(name: "Logging", package: "swift-log"),
             .product(name: "CoreMetrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
         ]),
 
         // The thin executable: configuration, logging bootstrap, signals, subcommands.
         .executableTarget(name: "livery", dependencies: [
-            "LiveryServer", "LiverySetup", "LiveryHTTP", "SkinModel", "SkinPackage", "ZipArchive", "LiveryCrypto", "COpenSSL",
+            "LiveryServer", "LiverySetup", "LiveryHTTP", "LiveryJSON", "SkinModel", "SkinDirectory", "SkinPackage", "ZipArchive", "ZipReading", "LiveryCrypto", "LiveryProtocol", "COpenSSL",
             "PostgresClient", "PostgresSkinStore", "SkinStore", "SystemCalls",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
@@ -110,7 +135,7 @@ let package = Package(
         ]),
 
         // Benchmark and test driver for the zip writer (bench/zip/run.sh; the cross-process determinism test).
-        .executableTarget(name: "zip-bench", dependencies: ["ZipArchive"], path: "bench/zip/zip-bench"),
+        .executableTarget(name: "zip-bench", dependencies: ["ZipArchive", "ZipReading"], path: "bench/zip/zip-bench"),
 
         // Helpers every test target may share: scratch folders, SplitMix64, RawZip, running child processes,
         // blocking work off the cooperative pool, capturing log records. Never shipped; depends on nothing of Livery's.
@@ -119,17 +144,21 @@ let package = Package(
             path: "Tests/TestSupport"),
         .testTarget(
             name: "TestSupportTests", dependencies: ["TestSupport", .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "JSONWritingTests", dependencies: ["JSONWriting"]),
+        .testTarget(name: "LiveryJSONTests", dependencies: ["LiveryJSON"]),
         .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls", "TestSupport"]),
         // Child process for SystemCallsTests' EBADF checks (a precondition failure stops the process). Not shipped.
         .executableTarget(name: "syscalls-probe", dependencies: ["SystemCalls"], path: "Tests/SystemCallsProbe"),
-        .testTarget(name: "LiveryCryptoTests", dependencies: ["LiveryCrypto", "TestSupport"]),
+        .testTarget(name: "LiveryProtocolTests", dependencies: ["LiveryProtocol"]),
+        .testTarget(name: "LiveryCryptoTests", dependencies: ["LiveryCrypto", "LiveryProtocol", "TestSupport"]),
         .testTarget(name: "LiveryHTTPTests", dependencies: [
             "LiveryHTTP", "HTTPTestSupport", "TestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
-        .testTarget(name: "SkinModelTests", dependencies: ["SkinModel", "TestSupport"]),
-        .testTarget(name: "ZipArchiveTests", dependencies: ["ZipArchive", "LiveryCrypto", "TestSupport"]),
-        .testTarget(name: "SkinPackageTests", dependencies: ["SkinPackage", "SkinModel", "ZipArchive", "TestSupport"]),
+        .testTarget(name: "SkinModelTests", dependencies: ["SkinModel", "SkinDirectory", "LiveryJSON", "TestSupport"]),
+        .testTarget(name: "ZipReadingTests", dependencies: ["ZipReading", "TestSupport"]),
+        .testTarget(name: "ZipArchiveTests", dependencies: ["ZipArchive", "ZipReading", "LiveryCrypto", "TestSupport"]),
+        .testTarget(name: "SkinPackageTests", dependencies: [
+            "SkinPackage", "SkinModel", "SkinDirectory", "ZipArchive", "ZipReading", "TestSupport",
+        ]),
         // How tests reach HTTP routes: a raw-socket HTTP/1.1 client (127.0.0.1 only), the one in-process test server
         // (`TestServer`), and `TestEndpoint`, which answers the same requests in memory or over that server. Never
         // shipped.
@@ -144,8 +173,8 @@ let package = Package(
             "LiverySetup", "TestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "LiveryServerTests", dependencies: [
-            "LiveryServer", "SkinServing", "LiverySetup", "LiveryConsole", "LiveryHTTP", "SkinModel", "SkinPackage", "HTTPTestSupport", "TestSupport", "LiveryCrypto",
-            "SkinStore", "ZipArchive", "JSONWriting", .product(name: "MetricsTestKit", package: "swift-metrics"),
+            "LiveryServer", "SkinServing", "LiverySetup", "LiveryConsole", "LiveryHTTP", "SkinModel", "SkinDirectory", "SkinPackage", "HTTPTestSupport", "TestSupport", "LiveryCrypto",
+            "LiveryProtocol", "SkinStore", "ZipArchive", "ZipReading", "LiveryJSON", .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
         // A real PostgreSQL server per suite or test (initdb as an unprivileged user, Unix socket only). Never shipped.
         .target(name: "PostgresTestSupport", dependencies: ["TestSupport"], path: "Tests/PostgresTestSupport"),
@@ -165,7 +194,9 @@ let package = Package(
             name: "store-torture", dependencies: ["SkinStore", "TestSupport"], path: "Tests/StoreTorture"),
         .testTarget(
             name: "EndToEndTests", dependencies: [
-                "LiveryCrypto", "HTTPTestSupport", "TestSupport", "ZipArchive", "PostgresTestSupport", "SkinStore",
+                "LiveryCrypto", "LiveryProtocol", "HTTPTestSupport", "TestSupport", "ZipArchive", "ZipReading",
+                "PostgresTestSupport",
+                "SkinStore",
             ]),
     ]
 )

@@ -1,8 +1,10 @@
 import LiveryHTTP
+import LiveryJSON
 import SkinModel
 import SkinServing
 import SkinStore
 import ZipArchive
+import ZipReading
 
 /// The admin API's errors: how store, archive, upload, validation and auth failures become HTTP answers.
 ///
@@ -174,6 +176,14 @@ extension APIError {
             message: "The stored file \"\(path)\" was damaged on disk and is not served; an operator must restore it (the log names the blob).",
             details: fields("path", "does not match its content address"))
     }
+
+    /// 503 `server_busy` with `Retry-After: 1`: an admin write failed because the process (or the system) was out
+    /// of file descriptors for a moment (`EMFILE`, `ENFILE`), not because of the request or the data folder; the
+    /// same answer a download gets then. Nothing was changed, so the client retries the same request.
+    static let serverBusy = APIError(
+        .serviceUnavailable, code: "server_busy",
+        message: "The server is out of file descriptors for a moment; retry shortly.",
+        details: fields("server", "out of file descriptors"), headers: HTTPHeaders([("Retry-After", "1")]))
 
     /// 507 `insufficient_storage` or 503 `data_dir_not_writable`: an admin write failed because of the data folder
     /// (named, as configured), not the request. Both say when to retry; polls are still served meanwhile.

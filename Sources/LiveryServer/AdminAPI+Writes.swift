@@ -1,11 +1,13 @@
 import Foundation
 import LiveryCrypto
 import LiveryHTTP
+import LiveryJSON
 import SkinModel
 import SkinPackage
 import SkinServing
 import SkinStore
 import ZipArchive
+import ZipReading
 
 /// The admin API's changes: upload, release, rollout change, rollback, stop, delete, kill switch.
 /// See `AdminAPI` for the order every change follows.
@@ -236,11 +238,27 @@ extension AdminAPI {
         await respond { () async throws(APIError) -> HTTPResponse in
             let id = try Self.skinID(request)
             let condition = try AdminETag.condition(request)
-            let patch = try Self.jsonObject(request)
+            let patch = try Self.jsonObject(request, mediaTypes: Self.mergePatchMediaTypes)
             let skin = try await release(
                 id: id, kind: .patch(patch), condition: condition, action: AuditAction.setRelease, request: request)
             return Self.skinAnswer(skin)
         }
+    }
+
+    /// RFC 7396's merge of `patch` into `target`: a `null` member removes the target's, an object member is merged
+    /// into the target's object (replacing anything else), any other value replaces the target's.
+    static func mergePatch(_ target: JSONObject, with patch: JSONObject) -> JSONObject {
+        var merged = target
+        for member in patch {
+            if member.value.isNull {
+                merged[member.key] = nil
+            } else if let object = member.value.objectValue {
+                merged[member.key] = .object(mergePatch(merged[member.key]?.objectValue ?? JSONObject(), with: object))
+            } else {
+                merged[member.key] = member.value
+            }
+        }
+        return merged
     }
 
     /// `POST /skins/{id}/rollback`: releases the highest version below the released one, with the same settings.

@@ -1,4 +1,5 @@
 import Foundation
+import LiveryJSON
 import SkinModel
 import SkinStore
 
@@ -12,14 +13,10 @@ enum AdminJSON {
         return .string(formatter.string(from: date))
     }
 
-    /// Parses an ISO 8601 instant with an offset (`2027-02-05T00:00:00+08:00`, `…Z`, optional fraction).
-    static func parseInstant(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.date(from: text)
-    }
+    /// Parses an ISO 8601 instant with an offset (`2027-02-05T00:00:00+08:00`, `…Z`, optional fraction) with the
+    /// one strict parser (`ISO8601Instant`): nothing may follow the offset. (Foundation's `ISO8601DateFormatter`
+    /// took `…Zjunk`.)
+    static func parseInstant(_ text: String) -> Date? { ISO8601Instant.parse(text) }
 
     static func number(_ value: Int) -> JSONValue { .number(JSONNumber(value)) }
 

@@ -1,4 +1,5 @@
 import Foundation
+import LiveryJSON
 import SkinModel
 import SkinServing
 import SkinStore
@@ -60,7 +61,7 @@ enum AdminRules {
             }
             var merged = (try? JSONValue.parse(release.document).objectValue) ?? JSONObject()
             merged["version"] = AdminJSON.number(release.version)
-            for member in patch { merged[member.key] = member.value.isNull ? nil : member.value }
+            merged = AdminAPI.mergePatch(merged, with: patch)
             let wanted = try AdminAPI.releaseRequest(merged)
             (number, plan) = (wanted.version ?? release.version, wanted.plan)
         case .rollback:
