@@ -6,7 +6,8 @@ import PackageDescription
 /// Targets have one job each and depend one way:
 /// system shims → SystemCalls and the portable LiveryJSON, LiveryProtocol, ZipReading, SkinModel (on LiveryJSON) →
 /// LiveryCrypto / LiveryHTTP / SkinDirectory / ZipArchive / SkinStore / PostgresClient → SkinPackage → SkinServing →
-/// LiveryServer → livery (LiverySetup beside it).
+/// LiveryServer → livery (LiverySetup beside it). LiveryCatalog, the phone's side of the catalog protocol
+/// (docs/PROTOCOL.md), is portable too: LiveryJSON and swift-crypto only.
 /// LiveryJSON, LiveryProtocol, ZipReading and SkinModel are portable (they build for iOS and macOS: Foundation and
 /// zlib at most) because the client SDK shares them with the server; they must stay so.
 /// Every other target calls the system through SystemCalls (one error type, one crash-safe write).
@@ -23,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         // System libraries.
@@ -79,6 +81,11 @@ let package = Package(
 
         // The deterministic zip writer on zlib (packages, `livery push`). No HTTP, no skins.
         .target(name: "ZipArchive", dependencies: ["CZlib", "ZipReading", "LiveryCrypto", "LiveryProtocol", "SystemCalls"]),
+
+        // The catalog document of `GET /api/v1/catalog` as a phone reads it (parsed hostile-first) and
+        // `CatalogDecision`, the pure decision a phone makes from it (docs/PROTOCOL.md). Portable: Foundation,
+        // the JSON parser and swift-crypto's SHA-256 only, so the SDK builds it for iOS and macOS too.
+        .target(name: "LiveryCatalog", dependencies: ["LiveryJSON", .product(name: "Crypto", package: "swift-crypto")]),
 
         // Durable state: the SkinStore role (snapshot, revision-checked changes, content-addressed files, audit log,
         // kill switches) and FileSkinStore, its implementation under the data directory (blobs, state.json, audit.log).
@@ -165,6 +172,7 @@ let package = Package(
         .target(
             name: "HTTPTestSupport", dependencies: ["LiveryHTTP", "TestSupport", .product(name: "Logging", package: "swift-log")],
             path: "Tests/HTTPTestSupport"),
+        .testTarget(name: "LiveryCatalogTests", dependencies: ["LiveryCatalog", "TestSupport"]),
         .testTarget(name: "SkinServingTests", dependencies: [
             "SkinServing", "SkinModel", "SkinPackage", "SkinStore", "LiveryCrypto", "TestSupport",
             .product(name: "Logging", package: "swift-log"),
@@ -174,7 +182,8 @@ let package = Package(
         ]),
         .testTarget(name: "LiveryServerTests", dependencies: [
             "LiveryServer", "SkinServing", "LiverySetup", "LiveryConsole", "LiveryHTTP", "SkinModel", "SkinDirectory", "SkinPackage", "HTTPTestSupport", "TestSupport", "LiveryCrypto",
-            "LiveryProtocol", "SkinStore", "ZipArchive", "ZipReading", "LiveryJSON", .product(name: "MetricsTestKit", package: "swift-metrics"),
+            "LiveryProtocol", "SkinStore", "ZipArchive", "ZipReading", "LiveryJSON", "LiveryCatalog",
+            .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
         // A real PostgreSQL server per suite or test (initdb as an unprivileged user, Unix socket only). Never shipped.
         .target(name: "PostgresTestSupport", dependencies: ["TestSupport"], path: "Tests/PostgresTestSupport"),

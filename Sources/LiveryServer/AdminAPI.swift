@@ -311,11 +311,20 @@ public final class AdminAPI: Sendable {
         return Self.json(["skins": .array(skins), "revision": AdminJSON.number(snapshot.revision)])
     }
 
-    /// `GET /skins/{id}`: one skin with every version; `ETag` is its revision (for `If-Match`).
+    /// `GET /skins/{id}`: one skin with every version and its damaged versions (`damaged`: those the store found
+    /// damaged, and released ones whose files were found damaged by the last catalog build); `ETag` is its
+    /// revision (for `If-Match`).
     func skin(_ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
         let id = try Self.skinID(request)
         let skin = try Self.skin(id, in: await currentState(request))
-        return Self.json(AdminJSON.skin(skin), etag: AdminETag.tag(skin.revision))
+        var damaged = skin.versions.compactMap { version in
+            version.damage.map { DamagedVersion(skinID: skin.id, version: version.number, reason: $0) }
+        }
+        for found in catalog.damaged where found.skinID == skin.id && !damaged.contains(where: { $0.version == found.version }) {
+            damaged.append(found)
+        }
+        damaged.sort { $0.version < $1.version }
+        return Self.json(AdminJSON.skin(skin, damaged: damaged), etag: AdminETag.tag(skin.revision))
     }
 
     /// `GET /skins/{id}/versions`.
@@ -335,6 +344,7 @@ public final class AdminAPI: Sendable {
         guard let version = skin.version(number) else {
             throw APIError.store(.unknownVersion(skinID: skin.id, version: number), field: "n")
         }
+        if version.damage != nil { throw APIError.versionDamaged(skinID: skin.id, version: number) }
         return Self.json(AdminJSON.version(version, files: true))
     }
 
@@ -348,6 +358,7 @@ public final class AdminAPI: Sendable {
         guard let version = skin.version(number) else {
             throw APIError.store(.unknownVersion(skinID: skin.id, version: number), field: "n")
         }
+        if version.damage != nil { throw APIError.versionDamaged(skinID: skin.id, version: number) }
         guard let stored = version.file(at: path) else {
             throw APIError.store(.unknownFile(skinID: skin.id, version: number, path: path), field: "path")
         }

@@ -1,6 +1,7 @@
 import Foundation
 import LiveryJSON
 import SkinModel
+import SkinServing
 import SkinStore
 
 /// How store values look in admin API answers. Every answer is a JSON object whose keys appear in a fixed order.
@@ -62,6 +63,7 @@ enum AdminJSON {
         object["app"] = info.app.map(JSONValue.string) ?? .null
         object["source"] = info.source.map(JSONValue.string) ?? .null
         object["warnings"] = info.warnings.map(number) ?? .null
+        if let damage = version.damage { object["damage"] = .string(damage) }
         object["fileCount"] = number(version.files.count)
         object["size"] = number(version.totalSize)
         if files {
@@ -89,10 +91,13 @@ enum AdminJSON {
         return object
     }
 
-    /// One skin with every version.
-    static func skin(_ skin: SkinState) -> JSONValue {
+    /// One skin with every version, and its damaged versions: `[{"skin", "version", "reason"}]`.
+    static func skin(_ skin: SkinState, damaged: [DamagedVersion] = []) -> JSONValue {
         var object = skinSummary(skin)
         object["versions"] = .array(skin.versions.map { version($0) })
+        object["damaged"] = .array(damaged.map { damage in
+            ["skin": .string(damage.skinID), "version": number(damage.version), "reason": .string(damage.reason)]
+        })
         return .object(object)
     }
 

@@ -8,7 +8,7 @@ import SkinModel
 import SkinServing
 import Synchronization
 
-/// The public, unauthenticated API apps call: `GET /api/v1/skin`, `GET /api/v1/themes`,
+/// The public, unauthenticated API apps call: `GET /api/v1/skin`, `GET /api/v1/themes`, `GET /api/v1/catalog`,
 /// `GET|HEAD /api/v1/packages/{sign}.zip` and `GET|HEAD /api/v1/previews/{sha256}.{ext}`.
 ///
 /// The poll path reads one immutable catalog snapshot, resolves, and concatenates precomputed bytes: no disk I/O,
@@ -22,6 +22,11 @@ public final class ClientAPI: Sendable {
         public var horizon: TimeInterval = SkinResolver.defaultHorizon
         /// Prefix of `packageUrl` (before `<sign>.zip`). Default `/api/v1/packages/`.
         public var packageURLPrefix: String = "/api/v1/packages/"
+        /// How far past the start of its step a catalog document (`GET /api/v1/catalog`) looks, in seconds
+        /// (`--catalog-horizon`). Default 1209600 (14 days).
+        public var catalogHorizon: Int = CatalogDocuments.defaultHorizon
+        /// Most entries a catalog document lists before it says `"complete": false`. Default 2000.
+        public var catalogEntryLimit: Int = CatalogDocuments.defaultEntryLimit
         /// Prefix of a theme's `previewUrl` (before `<sha256>.<ext>`). Default `/api/v1/previews/`.
         public var previewURLPrefix: String = "/api/v1/previews/"
         /// The key that signs every poll answer and theme list (`--signing-key`); nil sends answers unsigned,
@@ -55,18 +60,20 @@ public final class ClientAPI: Sendable {
         let apps: [String: PollTarget]
         /// Theme list answers, assembled once per distinct list.
         let themeLists: ThemeListFragments
+        /// Catalog documents, assembled (and signed) once per app, platform and step.
+        let documents: CatalogDocuments
         /// Counts answers without a skin.
         let noSkin: Counter
         /// Counts polls whose client already held the sign it was given.
         let upToDate: Counter
 
         init(
-            catalog: Catalog, fragments: AnswerFragments, themeLists: ThemeListFragments, signer: AnswerSigner?,
-            metrics: ClientMetrics,
-            loaded: Bool = true
+            catalog: Catalog, fragments: AnswerFragments, themeLists: ThemeListFragments, documents: CatalogDocuments,
+            signer: AnswerSigner?, metrics: ClientMetrics, loaded: Bool = true
         ) {
             self.loaded = loaded
             self.themeLists = themeLists
+            self.documents = documents
             self.catalog = catalog
             self.fragments = fragments
             self.headers = fragments.precomputed.map { AnswerHeaders($0, maxAge: fragments.maxAge) }
@@ -114,7 +121,7 @@ public final class ClientAPI: Sendable {
     private let snapshot: Mutex<Snapshot>
     /// Whether a catalog has been published (`Snapshot.loaded` of the current snapshot), readable without the lock.
     private let loaded = Atomic<Bool>(false)
-    private let logger: Logger
+    let logger: Logger
     private let metrics: ClientMetrics
     /// The answer parts of every package served so far, by file name, so a download of a built package builds no
     /// header and looks up no sign string. Grows as `PackageCache`'s records do (one entry per package built or
@@ -146,7 +153,8 @@ public final class ClientAPI: Sendable {
         self.snapshot = Mutex(
             Snapshot(
                 catalog: .empty, fragments: AnswerFragments(catalog: .empty, maxAge: configuration.maxAge),
-                themeLists: ThemeListFragments(catalog: .empty, maxAge: configuration.maxAge), signer: signer,
+                themeLists: ThemeListFragments(catalog: .empty, maxAge: configuration.maxAge),
+                documents: Self.documents(.empty, configuration, signer: signer, logger: logger), signer: signer,
                 metrics: metrics, loaded: false))
     }
 
@@ -160,10 +168,27 @@ public final class ClientAPI: Sendable {
             themeLists: ThemeListFragments(
                 catalog: catalog, packageURLPrefix: configuration.packageURLPrefix,
                 previewURLPrefix: configuration.previewURLPrefix, maxAge: configuration.maxAge),
-            signer: signer, metrics: metrics)
+            documents: Self.documents(catalog, configuration, signer: signer, logger: logger), signer: signer,
+            metrics: metrics)
         snapshot.withLock { $0 = fresh }
         loaded.store(true, ordering: .releasing)
     }
+
+    /// The catalog documents of `catalog`, stepped as the signer steps.
+    private static func documents(
+        _ catalog: Catalog, _ configuration: Configuration, signer: AnswerSigner?, logger: Logger
+    ) -> CatalogDocuments {
+        CatalogDocuments(
+            catalog: catalog, packageURLPrefix: configuration.packageURLPrefix, maxAge: configuration.maxAge,
+            period: signer?.period, horizon: configuration.catalogHorizon, entryLimit: configuration.catalogEntryLimit,
+            logger: logger)
+    }
+
+    /// The current instant of the injected clock.
+    func clockNow() -> Date { clock() }
+
+    /// The snapshot requests see now.
+    func publishedSnapshot() -> Snapshot { snapshot.withLock { $0 } }
 
     /// Whether a catalog has been published: until then every answer that depends on it is 503 `not_ready`.
     public var isLoaded: Bool { loaded.load(ordering: .acquiring) }
@@ -175,6 +200,7 @@ public final class ClientAPI: Sendable {
     public func register(on router: Router) {
         router.on(.get, "/api/v1/skin", .sync { [self] request in skin(request) })
         router.on(.get, "/api/v1/themes", .sync { [self] request in themes(request) })
+        router.on(.get, "/api/v1/catalog", .sync { [self] request in catalog(request) })
         router.on(.get, "/api/v1/previews/:file", .sync { [self] request in preview(request) })
         router.on(
             .get, "/api/v1/packages/:file",
@@ -219,7 +245,7 @@ public final class ClientAPI: Sendable {
         }
         let prepared: PreparedAnswer
         do {
-            prepared = try current.answer(for: decision, at: now)
+            prepared = try current.answer(for: decision, to: query, at: now)
         } catch {
             logger.error("poll answer not signed: OpenSSL failed; answering 503")
             return error.response
@@ -280,7 +306,8 @@ public final class ClientAPI: Sendable {
 
     /// Answers a theme list: the themes this client may pick, in list order. Same parameters and errors as a
     /// poll; ETag, 304 and `Cache-Control` as for a poll, `max-age` bounded by the next theme window boundary;
-    /// signed as a poll answer is when a signing key is set (`expiresAt`, `Livery-Signature`).
+    /// signed as a poll answer is when a signing key is set (the question it answers, `expiresAt`,
+    /// `Livery-Signature`).
     public func themes(_ request: HTTPRequest) -> HTTPResponse {
         answering(request) { query, current, now in
             let decision = SkinResolver.themes(query, in: current.catalog, at: now)
@@ -290,7 +317,8 @@ public final class ClientAPI: Sendable {
             var expiresAt: Date?
             if let signer {
                 do {
-                    let signed = try current.themeLists.signedAnswer(for: decision, by: signer, at: now)
+                    let signed = try current.themeLists.signedAnswer(
+                        for: decision, answering: AnswerBinding(query), by: signer, at: now)
                     answer = signed.answer
                     signature = signed.signature
                     expiresAt = signed.expiresAt

@@ -169,11 +169,16 @@ public struct Catalog: Sendable {
     public let boundaries: [String: [Date]]
     /// How each package of `packages` was made, by sign, so a download can rebuild a file that disappeared.
     public let origins: [String: PackageOrigin]
+    /// The store revision the catalog was built from (0 for catalogs made without a store).
+    public let revision: Int
 
     /// An empty catalog: every answer is "no skin".
     public static let empty = Catalog(releases: [], killSwitch: KillSwitch())
 
-    public init(releases: [ReleasedSkin], killSwitch: KillSwitch, origins: [String: PackageOrigin] = [:]) {
+    public init(
+        releases: [ReleasedSkin], killSwitch: KillSwitch, origins: [String: PackageOrigin] = [:], revision: Int = 0
+    ) {
+        self.revision = revision
         var byApp: [String: [ReleasedSkin]] = [:]
         var themes: [String: [ReleasedSkin]] = [:]
         var packages: [String: PackageRecord] = [:]
@@ -203,7 +208,7 @@ public struct Catalog: Sendable {
 
     /// This catalog with another kill switch.
     public func with(killSwitch: KillSwitch) -> Catalog {
-        Catalog(releases: allReleases, killSwitch: killSwitch, origins: origins)
+        Catalog(releases: allReleases, killSwitch: killSwitch, origins: origins, revision: revision)
     }
 
     /// Theme list order: `order` ascending, themes without one after every ordered theme; the id makes the

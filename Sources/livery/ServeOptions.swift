@@ -25,6 +25,9 @@ struct ServeOptions: ParsableArguments {
     @Option(name: .customLong(Setting.storePasswordFile.flagName), help: Self.help(.storePasswordFile))
     var storePasswordFile: String?
 
+    @Option(name: .customLong(Setting.startTimeout.flagName), help: Self.help(.startTimeout))
+    var startTimeout: String?
+
     @Option(name: .customLong(Setting.tokensFile.flagName), help: Self.help(.tokensFile))
     var tokensFile: String?
 
@@ -33,6 +36,9 @@ struct ServeOptions: ParsableArguments {
 
     @Option(name: .customLong(Setting.cacheMaxAge.flagName), help: Self.help(.cacheMaxAge))
     var cacheMaxAge: String?
+
+    @Option(name: .customLong(Setting.catalogHorizon.flagName), help: Self.help(.catalogHorizon))
+    var catalogHorizon: String?
 
     @Option(name: .customLong(Setting.logLevel.flagName), help: Self.help(.logLevel))
     var logLevel: String?
@@ -91,9 +97,11 @@ struct ServeOptions: ParsableArguments {
             (.dataDir, dataDir),
             (.store, store),
             (.storePasswordFile, storePasswordFile),
+            (.startTimeout, startTimeout),
             (.tokensFile, tokensFile),
             (.uploadLimit, uploadLimit),
             (.cacheMaxAge, cacheMaxAge),
+            (.catalogHorizon, catalogHorizon),
             (.logLevel, logLevel),
             (.logFormat, logFormat),
             (.metricsPort, metricsPort),

@@ -101,6 +101,7 @@ import TestSupport
         for target in [
             LiveryHarness.poll, "/api/v1/packages/\(String(repeating: "a", count: 32)).zip",
             "/api/v1/themes?app=demo&platform=ios&appVersion=7.0.0", "/api/v1/previews/\(String(repeating: "a", count: 64)).png",
+            "/api/v1/catalog?app=demo&platform=ios",
         ] {
             let early = try await get(target)
             #expect(early.status == 503, "\(target): never \"no skin\" for want of a catalog")

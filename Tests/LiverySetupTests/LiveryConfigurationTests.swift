@@ -19,9 +19,11 @@ import TestSupport
         case .dataDir: ("/data/a", "/data/b")
         case .store: ("postgres://livery@db-a/livery", "postgresql:///livery?host=/run/postgresql")
         case .storePasswordFile: ("/run/secrets/pg-a", "/run/secrets/pg-b")
+        case .startTimeout: ("30", "0")
         case .tokensFile: ("/run/secrets/a", "/run/secrets/b")
         case .uploadLimit: ("1048576", "2097152")
         case .cacheMaxAge: ("30", "45")
+        case .catalogHorizon: ("86400", "3600")
         case .logLevel: ("debug", "WARNING")
         case .logFormat: ("json", "text")
         case .metricsPort: ("9090", "9091")
@@ -82,7 +84,7 @@ import TestSupport
         (Setting.port, "80a"), (.port, "65536"), (.metricsPort, "-1"), (.cacheMaxAge, "86401"), (.cacheMaxAge, "1.5"),
         (.drainTimeout, "inf"), (.drainTimeout, "3601"), (.shutdownDelay, "-0.5"), (.headerTimeout, "0"),
         (.idleTimeout, "nan"), (.maxConnections, "0"), (.maxHeaderBytes, "255"), (.eventLoops, "0"),
-        (.maxParallelBuilds, "65"), (.uploadLimit, "0"), (.uploadLimit, "64MiB"), (.logLevel, "verbose"), (.logFormat, "yaml"), (.host, "a b"), (.host, "a/b"),
+        (.maxParallelBuilds, "65"), (.catalogHorizon, "3599"), (.catalogHorizon, "14d"), (.uploadLimit, "0"), (.uploadLimit, "64MiB"), (.logLevel, "verbose"), (.logFormat, "yaml"), (.host, "a b"), (.host, "a/b"),
         (.dataDir, "a\u{0}b"),
     ])
     func rejectsBadValuesNamingWhereTheyCameFrom(_ setting: Setting, _ value: String) {

@@ -42,6 +42,8 @@ enum MetricDescriptions {
             type: "counter", help: "Polls whose app already had the answered skin's package."),
         AdminChangeCounter.name: Description(
             type: "counter", help: "Changes committed through the admin API, by action."),
+        CatalogPublisher.damagedVersionsName: Description(
+            type: "gauge", help: "Stored versions found damaged and left out of what is served."),
         LiveryMetrics.processStartTimeName: Description(
             type: "gauge", help: "Start time of the process since unix epoch in seconds."),
     ]

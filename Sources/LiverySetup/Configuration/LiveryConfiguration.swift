@@ -32,6 +32,8 @@ public struct LiveryConfiguration: Sendable, Equatable {
     public var uploadLimit: Int = 64 << 20
     /// Upper bound of poll answers' `max-age`, in seconds (0...86400). Default 60.
     public var cacheMaxAge: Int = 60
+    /// How far ahead a catalog document looks, in seconds (3600...31536000). Default 1209600 (14 days).
+    public var catalogHorizon: Int = 1_209_600
     /// Lowest level logged. Default `.info`.
     public var logLevel: Logger.Level = .info
     /// How log records are written. Default `.text`.
@@ -46,6 +48,9 @@ public struct LiveryConfiguration: Sendable, Equatable {
     public var plainPort: Int?
     /// Private key file (`livery keys create`) that signs every poll answer. Default nil (answers unsigned).
     public var signingKey: String?
+    /// How long a start may take to become ready before the process exits 2 naming what it waited for; nil waits
+    /// forever (`0`). Default 600 s.
+    public var startTimeout: Duration? = .seconds(600)
     /// How long in-flight requests may finish on shutdown. Default 10 s.
     public var drainTimeout: Duration = .seconds(10)
     /// How long after SIGTERM the listener stays open while `/readyz` answers 503. Default 0.
@@ -155,6 +160,7 @@ public struct LiveryConfiguration: Sendable, Equatable {
         case .tokensFile: tokensFile = try path("the tokens file")
         case .uploadLimit: uploadLimit = try integer(1...(1 << 31), "the upload limit")
         case .cacheMaxAge: cacheMaxAge = try integer(0...86_400, "the cache max-age")
+        case .catalogHorizon: catalogHorizon = try integer(3600...31_536_000, "the catalog horizon")
         case .logLevel:
             guard let level = Logger.Level(rawValue: text.lowercased()) else {
                 throw fail("the log level must be one of trace, debug, info, notice, warning, error, critical")
@@ -170,6 +176,9 @@ public struct LiveryConfiguration: Sendable, Equatable {
         case .tlsKey: tlsKey = try path("the TLS key file")
         case .plainPort: plainPort = try integer(0...65535, "the plain HTTP port")
         case .signingKey: signingKey = try path("the signing key file")
+        case .startTimeout:
+            let timeout = try seconds(0...31_536_000, "the start timeout")
+            startTimeout = timeout == .zero ? nil : timeout
         case .drainTimeout: drainTimeout = try seconds(0...3600, "the drain timeout")
         case .shutdownDelay: shutdownDelay = try seconds(0...3600, "the shutdown delay")
         case .maxConnections: maxConnections = try integer(1...1_000_000, "the connection limit")
