@@ -81,29 +81,18 @@ extension AdminAPI {
                 }
             }
             let actor = AdminAuth.actor(of: request)
-            let (version, added) = try await writes.withPermit { () async throws(APIError) -> (SkinVersion, Bool) in
-                let snapshot = store.snapshot
-                if !force, let stored = snapshot.skins[prepared.skinID]?.latestVersion,
-                    let storedApp = AdminJSON.VersionInfo(stored).app, storedApp != prepared.app
-                {
-                    throw APIError.appMismatch(skinID: prepared.skinID, stored: storedApp, uploaded: prepared.app)
-                }
-                let current = snapshot.revision(ofSkin: prepared.skinID)
-                if condition == .any && current == 0 { throw APIError.preconditionFailed(current: 0) }
-                let expected = try AdminETag.expectedRevision(condition, current: current)
-                let outcome: (version: SkinVersion, added: Bool)
-                do throws(StoreError) {
-                    outcome = try await store.addVersionUnlessUnchanged(
-                        skinID: prepared.skinID, files: prepared.files, metadata: prepared.metadata,
-                        expectedRevision: expected, actor: actor)
-                } catch {
-                    throw failure(error, field: "body", request: request)
-                }
-                if outcome.added {
-                    await catalog.publishLatest()
-                    changes.increment(action: "push")
-                }
-                return (outcome.version, outcome.added)
+            let (skinID, app) = (prepared.skinID, prepared.app)
+            let outcome = try await change(
+                actor: actor, field: "body", request: request,
+                upload: StoreUpload(skinID: skinID, files: prepared.files, metadata: prepared.metadata)
+            ) { state throws(APIError) in
+                try AdminRules.push(skinID: skinID, app: app, force: force, condition: condition, state: state)
+            }
+            let added = outcome.changed
+            guard let version = outcome.state.skins[skinID]?.latestVersion else { throw APIError.internalError }
+            if added {
+                await catalog.publishLatest()
+                changes.increment(action: "push")
             }
             logger.info(
                 added ? "skin version uploaded" : "skin upload unchanged; the latest version holds the same files",
@@ -122,7 +111,7 @@ extension AdminAPI {
             body["signs"] = .object(signs)
             body["skipped"] = .array(prepared.skipped.map { .string($0) })
             body["strippedFolder"] = prepared.strippedFolder.map(JSONValue.string) ?? .null
-            let etag = AdminETag.tag(store.snapshot.revision(ofSkin: version.skinID))
+            let etag = AdminETag.tag(outcome.state.revision(ofSkin: version.skinID))
             var response = Self.json(.object(body), status: added ? .created : .ok, etag: etag)
             response.headers.add(
                 name: "Location", value: "\(Self.prefix)/skins/\(version.skinID)/versions/\(version.number)")
@@ -165,22 +154,52 @@ extension AdminAPI {
         return ReleaseRequest(version: version, plan: plan)
     }
 
-    /// Releases `number` (nil: latest) of skin `id` with `plan`: prepares the packages, commits, publishes.
-    /// Runs inside the write lock.
+    /// How many times a release prepares packages for a version that another change then moved away from before
+    /// it gives up (503, try again).
+    static let releaseAttempts = 5
+
+    /// Releases what `kind` means for skin `id`: decides the version on the current state, builds its packages
+    /// (outside any lock or transaction: other writes, the kill switch first, go on meanwhile), then decides again
+    /// inside the store's change and commits only if the state still means that version — else builds the
+    /// version it now means and tries again. Publishes the catalog before returning.
     func release(
-        id: String, number: Int?, plan: ReleasePlan, condition: AdminETag.Condition, action: String,
-        request: HTTPRequest
+        id: String, kind: AdminRules.ReleaseKind, condition: AdminETag.Condition, action: String, request: HTTPRequest
     ) async throws(APIError) -> SkinState {
-        let skin = try Self.skin(id, in: store.snapshot)
-        let expected = try AdminETag.expectedRevision(condition, current: skin.revision)
-        // Without a version, the released one stays (a new window must not silently ship the latest upload).
-        let wanted = number ?? skin.release?.version ?? skin.latestVersion?.number ?? 0
-        guard let version = skin.version(wanted) else {
-            throw APIError.unknownReleaseVersion(skinID: id, version: wanted)
+        let now = clock()
+        let actor = AdminAuth.actor(of: request)
+        var state = try await currentState(request)
+        var prepared: SkinVersion?
+        for _ in 0..<Self.releaseAttempts {
+            let (version, plan) = try AdminRules.release(kind, id: id, condition: condition, now: now, state: state)
+            if prepared?.number != version.number || prepared?.digest != version.digest {
+                try await prepare(version: version, plan: plan, id: id, request: request)
+                prepared = version
+            }
+            let built = (number: version.number, digest: version.digest)
+            let outcome = try await change(actor: actor, field: "version", request: request) { state throws(APIError) in
+                try AdminRules.releaseDecision(
+                    kind, id: id, condition: condition, now: now, action: action, prepared: built, state: state)
+            }
+            guard case .released(let number, let plan) = outcome.value, let updated = outcome.state.skins[id] else {
+                state = outcome.state
+                continue
+            }
+            await catalog.publishLatest()
+            changes.increment(action: action == "release.rollback" ? "rollback" : "release")
+            logger.info(
+                "skin released",
+                metadata: ["skin.id": "\(id)", "skin.version": "\(number)", "action": "\(action)", "actor": "\(actor)",
+                           "release.rollout": "\(plan.rollout)"])
+            return updated
         }
-        guard plan.endsAt > clock() else {
-            throw APIError.windowInPast(endsAt: AnswerFragments.instantText(plan.endsAt, written: plan.endsAtText, plan.timeZone))
-        }
+        throw APIError.store(
+            .unavailable(reason: "the version to release kept changing while its packages were built; try again"))
+    }
+
+    /// Builds the packages of `version` (every variant), so the catalog that releases it never waits for one.
+    private func prepare(
+        version: SkinVersion, plan: ReleasePlan, id: String, request: HTTPRequest
+    ) async throws(APIError) {
         do throws(ServingError) {
             try await catalog.builder.prepare(version: version, plan: plan)
         } catch {
@@ -191,23 +210,6 @@ extension AdminAPI {
             }
             throw APIError.notServable(error)
         }
-        let document = plan.jsonValue.serialized(.compact)
-        let actor = AdminAuth.actor(of: request)
-        let updated: SkinState
-        do throws(StoreError) {
-            updated = try await store.setRelease(
-                skinID: id, version: version.number, document: document, expectedRevision: expected, actor: actor,
-                action: action)
-        } catch {
-            throw failure(error, field: "version", request: request)
-        }
-        await catalog.publishLatest()
-        changes.increment(action: action == "release.rollback" ? "rollback" : "release")
-        logger.info(
-            "skin released",
-            metadata: ["skin.id": "\(id)", "skin.version": "\(version.number)", "action": "\(action)", "actor": "\(actor)",
-                       "release.rollout": "\(plan.rollout)"])
-        return updated
     }
 
     /// The answer to a change of a skin: the skin, with its new `ETag`.
@@ -222,11 +224,9 @@ extension AdminAPI {
             let id = try Self.skinID(request)
             let condition = try AdminETag.condition(request)
             let wanted = try Self.releaseRequest(Self.jsonObject(request))
-            let skin = try await writes.withPermit { () async throws(APIError) -> SkinState in
-                try await release(
-                    id: id, number: wanted.version, plan: wanted.plan, condition: condition,
-                    action: AuditAction.setRelease, request: request)
-            }
+            let skin = try await release(
+                id: id, kind: .put(version: wanted.version, plan: wanted.plan), condition: condition,
+                action: AuditAction.setRelease, request: request)
             return Self.skinAnswer(skin)
         }
     }
@@ -239,19 +239,8 @@ extension AdminAPI {
             let id = try Self.skinID(request)
             let condition = try AdminETag.condition(request)
             let patch = try Self.jsonObject(request, mediaTypes: Self.mergePatchMediaTypes)
-            let skin = try await writes.withPermit { () async throws(APIError) -> SkinState in
-                let current = try Self.skin(id, in: store.snapshot)
-                guard let release = current.release else {
-                    throw APIError.notReleased(skinID: id, fix: "PUT a whole release first")
-                }
-                var merged = (try? JSONValue.parse(release.document).objectValue) ?? JSONObject()
-                merged["version"] = AdminJSON.number(release.version)
-                merged = Self.mergePatch(merged, with: patch)
-                let wanted = try Self.releaseRequest(merged)
-                return try await self.release(
-                    id: id, number: wanted.version ?? release.version, plan: wanted.plan, condition: condition,
-                    action: AuditAction.setRelease, request: request)
-            }
+            let skin = try await release(
+                id: id, kind: .patch(patch), condition: condition, action: AuditAction.setRelease, request: request)
             return Self.skinAnswer(skin)
         }
     }
@@ -277,25 +266,8 @@ extension AdminAPI {
         await respond { () async throws(APIError) -> HTTPResponse in
             let id = try Self.skinID(request)
             let condition = try AdminETag.condition(request)
-            let skin = try await writes.withPermit { () async throws(APIError) -> SkinState in
-                let current = try Self.skin(id, in: store.snapshot)
-                guard let release = current.release else {
-                    throw APIError.notReleased(skinID: id, fix: "there is nothing to roll back")
-                }
-                guard let previous = current.versions.last(where: { $0.number < release.version }) else {
-                    throw APIError.noPreviousVersion(skinID: id, released: release.version)
-                }
-                let plan: ReleasePlan
-                do throws(ServingError) {
-                    plan = try CatalogBuilder.plan(of: release)
-                } catch {
-                    logger.error("stored release unusable", metadata: ["skin.id": "\(id)", "error": "\(error)"])
-                    throw APIError.internalError
-                }
-                return try await self.release(
-                    id: id, number: previous.number, plan: plan, condition: condition, action: "release.rollback",
-                    request: request)
-            }
+            let skin = try await release(
+                id: id, kind: .rollback, condition: condition, action: "release.rollback", request: request)
             return Self.skinAnswer(skin)
         }
     }
@@ -306,18 +278,13 @@ extension AdminAPI {
             let id = try Self.skinID(request)
             let condition = try AdminETag.condition(request)
             let actor = AdminAuth.actor(of: request)
-            let skin = try await writes.withPermit { () async throws(APIError) -> SkinState in
-                let current = try Self.skin(id, in: store.snapshot)
-                let expected = try AdminETag.expectedRevision(condition, current: current.revision)
-                let updated: SkinState
-                do throws(StoreError) {
-                    updated = try await store.clearRelease(skinID: id, expectedRevision: expected, actor: actor)
-                } catch {
-                    throw failure(error, request: request)
-                }
+            let outcome = try await change(actor: actor, request: request) { state throws(APIError) in
+                try AdminRules.stop(id: id, condition: condition, state: state)
+            }
+            guard let skin = outcome.state.skins[id] else { throw APIError.store(.unknownSkin(id), field: "id") }
+            if outcome.changed {
                 await catalog.publishLatest()
                 changes.increment(action: "release_stop")
-                return updated
             }
             logger.info("skin release stopped", metadata: ["skin.id": "\(id)", "actor": "\(actor)"])
             return Self.skinAnswer(skin)
@@ -332,19 +299,12 @@ extension AdminAPI {
             let condition = try AdminETag.condition(request)
             let force = try Self.force(request)
             let actor = AdminAuth.actor(of: request)
-            let revision = try await writes.withPermit { () async throws(APIError) -> Int in
-                let current = try Self.skin(id, in: store.snapshot)
-                let expected = try AdminETag.expectedRevision(condition, current: current.revision)
-                let revision: Int
-                do throws(StoreError) {
-                    revision = try await store.deleteSkin(skinID: id, force: force, expectedRevision: expected, actor: actor)
-                } catch {
-                    throw failure(error, request: request)
-                }
-                await catalog.publishLatest()
-                changes.increment(action: "delete")
-                return revision
+            let outcome = try await change(actor: actor, request: request) { state throws(APIError) in
+                try AdminRules.delete(id: id, force: force, condition: condition, state: state)
             }
+            let revision = outcome.state.revision
+            await catalog.publishLatest()
+            changes.increment(action: "delete")
             logger.info("skin deleted", metadata: ["skin.id": "\(id)", "actor": "\(actor)", "forced": "\(force)"])
             return Self.json(["deleted": .string(id), "revision": AdminJSON.number(revision)])
         }
@@ -362,7 +322,7 @@ extension AdminAPI {
                 throw APIError.invalidField(key, "unknown key; the keys are app, enabled and reason")
             }
             let app = try Self.killSwitchApp(object["app"])
-            if let app { try checkKnownApp(app, field: "app", force: Self.force(request)) }
+            let force = try Self.force(request)
             guard case .bool(let enabled)? = object["enabled"] else {
                 throw APIError.invalidField("enabled", "is required: true switches skins off, false back on")
             }
@@ -373,19 +333,16 @@ extension AdminAPI {
             default: throw APIError.invalidField("reason", "must be a string")
             }
             let actor = AdminAuth.actor(of: request)
-            let switches = try await writes.withPermit { () async throws(APIError) -> KillSwitches in
-                let expected = try AdminETag.expectedRevision(condition, current: store.snapshot.killSwitches.revision)
-                let switches: KillSwitches
-                do throws(StoreError) {
-                    switches = try await store.setKillSwitch(
-                        app: app, enabled: enabled, reason: reason, expectedRevision: expected, actor: actor)
-                } catch {
-                    throw failure(error, request: request)
-                }
-                await catalog.publishLatest()
-                changes.increment(action: "killswitch")
-                return switches
+            let outcome = try await change(actor: actor, request: request) { state throws(APIError) in
+                try AdminRules.killSwitch(
+                    app: app, enabled: enabled, reason: reason, force: force, condition: condition, state: state)
             }
+            let switches = outcome.state.killSwitches
+            // Served at once by the catalog already published, whatever is being built; the rest of the
+            // catalog catches up in the background.
+            catalog.applyKillSwitches(of: outcome.state)
+            catalog.publishLatestInBackground()
+            changes.increment(action: "killswitch")
             logger.notice(
                 "kill switch set",
                 metadata: ["app": "\(app ?? "*")", "enabled": "\(enabled)", "actor": "\(actor)"])

@@ -12,17 +12,22 @@ import ZipReading
 /// on the durable `SkinStore`.
 ///
 /// ## What a 2xx means
-/// Every change runs, one at a time, as: check the request against the current snapshot → for a change that
-/// serves a version (release, rollback, rollout change), build that version's packages → commit the change to the
-/// store (durable: it survives `kill -9`) → rebuild the client catalog from the new snapshot (every package it
-/// needs is already built) and publish it → answer. So a 2xx means the change is on disk *and* the client API
-/// already serves it; a failure before the commit changes nothing; a package that cannot be built fails the
-/// request before anything is committed, so no catalog ever points at a package that could not be built.
+/// Every change is decided on the store's current state inside one store change (`SkinStore.change`: the file
+/// store's writer lock, or the PostgreSQL transaction that locks the revision row, the state reloaded there when
+/// another replica committed): existence, `If-Match`, merges, "the released version stays", rollbacks and the
+/// apps known are pure rules (`AdminRules`) run there, so a write sent to any replica after an acknowledged
+/// change is decided on that change and never undoes it. A change that serves a version (release, rollback,
+/// rollout change) first builds that version's packages outside the store change, then decides again inside it
+/// and commits only if the state still means that version (else it builds the version it now means and tries
+/// again). After the commit (durable: it survives `kill -9`) the client catalog is rebuilt from the new state and
+/// published; a kill switch is applied to the catalog already served at once. So a 2xx means the change is
+/// stored *and* this replica already serves it; a failure before the commit changes nothing; a package that
+/// cannot be built fails the request before anything is committed.
 ///
-/// Changes are serialized by an async mutex (the store serializes its own writes too, but the commit-then-publish
-/// step must not interleave). Reads take the store's current snapshot, which never waits for a writer. Store
-/// calls run on one dedicated serial queue, uploads are inflated and validated on threads of their own (at most
-/// `Configuration.maxConcurrentUploads` at once); nothing blocking runs on the event loops or the cooperative pool.
+/// No write waits for another's package build: there is no write lock in the API, only the store's short one.
+/// Reads (`GET`) first learn the store's revision (`SkinStore.currentSnapshot`) and answer from a state at least
+/// that new. Store calls run off the cooperative pool, uploads are inflated and validated on threads of their own
+/// (at most `Configuration.maxConcurrentUploads` at once); nothing blocking runs on the event loops.
 ///
 /// ## Routes
 /// | method | path | role |
@@ -69,7 +74,6 @@ public final class AdminAPI: Sendable {
     let limits: ValidationLimits
     let logger: Logger
     let clock: @Sendable () -> Date
-    let writes = AsyncSemaphore(limit: 1)
     /// `livery_admin_changes_total{action}`, counted once a change is committed and published.
     let changes = AdminChangeCounter()
     let uploads: AsyncSemaphore
@@ -103,11 +107,15 @@ public final class AdminAPI: Sendable {
         let auth = AdminAuth(tokens: tokens, logger: logger, isReady: isReady)
         let admin = router.group(Self.prefix, middleware: [auth.middleware, writeCheckMiddleware])
         admin.on(.post, "/skins", bodyLimit: configuration.uploadLimit, .async { [self] request in await upload(request) })
-        admin.on(.get, "/skins", .sync { [self] _ in listSkins() })
-        admin.on(.get, "/skins/:id", .sync { [self] request throws(APIError) in try skin(request) })
+        admin.on(.get, "/skins", .async { [self] request in await respond { () async throws(APIError) in try await listSkins(request) } })
+        admin.on(.get, "/skins/:id", .async { [self] request in await respond { () async throws(APIError) in try await skin(request) } })
         admin.on(.delete, "/skins/:id", .async { [self] request in await deleteSkin(request) })
-        admin.on(.get, "/skins/:id/versions", .sync { [self] request throws(APIError) in try versions(request) })
-        admin.on(.get, "/skins/:id/versions/:n", .sync { [self] request throws(APIError) in try version(request) })
+        admin.on(.get, "/skins/:id/versions", .async { [self] request in
+            await respond { () async throws(APIError) in try await versions(request) }
+        })
+        admin.on(.get, "/skins/:id/versions/:n", .async { [self] request in
+            await respond { () async throws(APIError) in try await version(request) }
+        })
         admin.on(.get, "/skins/:id/versions/:n/config.json", .async { [self] request in
             await respond { () async throws(APIError) in try await file(request, path: "config.json") }
         })
@@ -124,7 +132,7 @@ public final class AdminAPI: Sendable {
         admin.on(.patch, "/skins/:id/release", .async { [self] request in await patchRelease(request) })
         admin.on(.delete, "/skins/:id/release", .async { [self] request in await deleteRelease(request) })
         admin.on(.post, "/skins/:id/rollback", .async { [self] request in await rollback(request) })
-        admin.on(.get, "/killswitch", .sync { [self] _ in killSwitch() })
+        admin.on(.get, "/killswitch", .async { [self] request in await respond { () async throws(APIError) in try await killSwitch(request) } })
         admin.on(.put, "/killswitch", .async { [self] request in await putKillSwitch(request) })
         admin.on(.get, "/preview", .sync { [self] request throws(APIError) in try preview(request) })
         admin.on(.get, "/audit", .async { [self] request throws(APIError) in try await audit(request) })
@@ -201,6 +209,30 @@ public final class AdminAPI: Sendable {
                 metadata: ["request.id": "\(request.requestID)", "error": "\(error)"])
         }
         return mapped
+    }
+
+    /// Runs `rule` inside one store change (see `SkinStore.change`) and returns what it decided, with the state
+    /// after; the rule's refusal is thrown as it is, a store failure mapped by `failure`.
+    func change<Value: Sendable>(
+        actor: String, field: String? = nil, request: HTTPRequest, upload: StoreUpload? = nil,
+        _ rule: @escaping @Sendable (StoreSnapshot) throws(APIError) -> StoreDecision<Value>
+    ) async throws(APIError) -> StoreOutcome<Value> {
+        let decided: Result<StoreOutcome<Value>, APIError>
+        do throws(StoreError) {
+            decided = try await store.change(actor: actor, upload: upload, rule)
+        } catch {
+            throw failure(error, field: field, request: request)
+        }
+        return try decided.get()
+    }
+
+    /// The store's state, at least as new as its revision now (`SkinStore.currentSnapshot`): what reads answer from.
+    func currentState(_ request: HTTPRequest) async throws(APIError) -> StoreSnapshot {
+        do throws(StoreError) {
+            return try await store.currentSnapshot()
+        } catch {
+            throw failure(error, request: request)
+        }
     }
 
     // MARK: - Request parts
@@ -292,8 +324,8 @@ public final class AdminAPI: Sendable {
     // MARK: - Reads
 
     /// `GET /skins`: every live skin, with its release.
-    func listSkins() -> HTTPResponse {
-        let snapshot = store.snapshot
+    func listSkins(_ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
+        let snapshot = try await currentState(request)
         let skins = snapshot.skinIDs.compactMap { snapshot.skins[$0] }.map { JSONValue.object(AdminJSON.skinSummary($0)) }
         return Self.json(["skins": .array(skins), "revision": AdminJSON.number(snapshot.revision)])
     }
@@ -301,8 +333,9 @@ public final class AdminAPI: Sendable {
     /// `GET /skins/{id}`: one skin with every version and its damaged versions (`damaged`: those the store found
     /// damaged, and released ones whose files were found damaged by the last catalog build); `ETag` is its
     /// revision (for `If-Match`).
-    func skin(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        let skin = try Self.skin(Self.skinID(request), in: store.snapshot)
+    func skin(_ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
+        let id = try Self.skinID(request)
+        let skin = try Self.skin(id, in: await currentState(request))
         var damaged = skin.versions.compactMap { version in
             version.damage.map { DamagedVersion(skinID: skin.id, version: version.number, reason: $0) }
         }
@@ -314,16 +347,18 @@ public final class AdminAPI: Sendable {
     }
 
     /// `GET /skins/{id}/versions`.
-    func versions(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        let skin = try Self.skin(Self.skinID(request), in: store.snapshot)
+    func versions(_ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
+        let id = try Self.skinID(request)
+        let skin = try Self.skin(id, in: await currentState(request))
         return Self.json(
             ["skinId": .string(skin.id), "versions": .array(skin.versions.map { AdminJSON.version($0) })],
             etag: AdminETag.tag(skin.revision))
     }
 
     /// `GET /skins/{id}/versions/{n}`: one version with its file list.
-    func version(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        let skin = try Self.skin(Self.skinID(request), in: store.snapshot)
+    func version(_ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
+        let id = try Self.skinID(request)
+        let skin = try Self.skin(id, in: await currentState(request))
         let number = try Self.versionNumber(request)
         guard let version = skin.version(number) else {
             throw APIError.store(.unknownVersion(skinID: skin.id, version: number), field: "n")
@@ -336,7 +371,8 @@ public final class AdminAPI: Sendable {
     /// once it has been checked against its content address (on a thread of its own): a damaged blob is refused
     /// with 500 `stored_file_corrupt` naming the file, never served as good.
     func file(_ request: HTTPRequest, path: String) async throws(APIError) -> HTTPResponse {
-        let skin = try Self.skin(Self.skinID(request), in: store.snapshot)
+        let id = try Self.skinID(request)
+        let skin = try Self.skin(id, in: await currentState(request))
         let number = try Self.versionNumber(request)
         guard let version = skin.version(number) else {
             throw APIError.store(.unknownVersion(skinID: skin.id, version: number), field: "n")
@@ -385,8 +421,8 @@ public final class AdminAPI: Sendable {
     }
 
     /// `GET /killswitch`.
-    func killSwitch() -> HTTPResponse {
-        let switches = store.snapshot.killSwitches
+    func killSwitch(_ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
+        let switches = try await currentState(request).killSwitches
         return Self.json(AdminJSON.killSwitches(switches), etag: AdminETag.tag(switches.revision))
     }
 }

@@ -175,11 +175,20 @@ public final class LiveryService: Sendable {
                        "packages": "\(catalog.packages.count)"])
     }
 
-    /// Rebuilds the catalog from the store's snapshot and publishes it, if the snapshot is newer than the catalog
-    /// served: call it when the store learned of changes made elsewhere (another replica on a shared store), and
-    /// again while `catalogNeedsRetry`.
+    /// Serves the store's snapshot: its kill switches at once (applied to the catalog already served, whatever is
+    /// being built), then the catalog rebuilt from it in the background (a release made elsewhere may need package
+    /// builds), published if still newer than the catalog served. Returns without waiting for that build, so the
+    /// caller keeps following the store meanwhile. Call it when the store learned of changes made elsewhere
+    /// (another replica on a shared store), and again while `catalogNeedsRetry`.
     public func publishStoreChanges() async {
-        await catalog.publishLatest()
+        catalog.applyKillSwitches(of: store.snapshot)
+        catalog.publishLatestInBackground()
+    }
+
+    /// Returns once the catalog rebuilds started in the background (`publishStoreChanges`, kill switches) have
+    /// ended, or after `limit`: the server calls it after it stopped serving and following, before it exits.
+    public func waitForCatalogBuilds(upTo limit: Duration) async {
+        await catalog.waitForBackgroundBuilds(upTo: limit)
     }
 
     /// Whether the last catalog build failed because the store could not be reached (the previous catalog is still

@@ -429,6 +429,32 @@ public final class PostgresSkinStore: SharedSkinStore {
         }
     }
 
+    public func change<Value: Sendable, Refusal: Error>(
+        actor: String, upload: StoreUpload?,
+        _ rule: @escaping @Sendable (StoreSnapshot) throws(Refusal) -> StoreDecision<Value>
+    ) async throws(StoreError) -> Swift.Result<StoreOutcome<Value>, Refusal> {
+        try StoreNames.checkName(actor)
+        let prepared = try upload.map { (upload) throws(StoreError) in
+            try PreparedUpload(
+                skinID: upload.skinID, files: upload.files, metadata: upload.metadata, release: nil, actor: actor)
+        }
+        var blobs = prepared?.fileBlobs ?? [:]
+        if let prepared { blobs[prepared.metadataDigest] = prepared.metadata }
+        let skinID = upload?.skinID
+        return try await commit(blobs: blobs) { (current, now, revision) throws(StoreError) in
+            try StoreChanges.decide(
+                rule, upload: prepared, uploadSkinID: skinID, actor: actor, current: current, now: now,
+                revision: revision)
+        }
+    }
+
+    /// Reads the revision and reloads the state if another replica committed since (`refresh()`), then returns
+    /// the published snapshot, which is at least that new.
+    public func currentSnapshot() async throws(StoreError) -> StoreSnapshot {
+        try await refresh()
+        return snapshot
+    }
+
     public func close() async {
         guard !isClosed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         let connection = link.withLock { link in

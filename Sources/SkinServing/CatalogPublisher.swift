@@ -11,8 +11,11 @@ public final class CatalogPublisher: Sendable {
     public let builder: CatalogBuilder
     private let publish: @Sendable (Catalog) -> Void
     private let logger: Logger
-    /// The store revision of the catalog last published (-1 before the first).
-    private let publishedRevision = Mutex(-1)
+    /// What was last published, and the newest kill switches known; changed only under its lock, which also
+    /// orders every call of `publish`.
+    private let published = Mutex(Published())
+    /// The background rebuild (`publishLatestInBackground`).
+    private let background = Mutex(Background())
     /// True from a build that failed on an unreachable store until a build succeeds.
     private let failed = Atomic<Bool>(false)
     /// The damaged versions the last build found (see `damaged`), and every one logged so far.
@@ -21,6 +24,22 @@ public final class CatalogPublisher: Sendable {
     private let damagedGauge: Gauge
     /// The gauge's series name.
     public static let damagedVersionsName = "livery_store_damaged_versions"
+
+    private struct Published: Sendable {
+        /// The store revision of the catalog last published (-1 before the first).
+        var revision = -1
+        /// The catalog last published, nil before the first.
+        var catalog: Catalog?
+        /// The store revision of the newest kill switches applied (`KillSwitches.revision`; -1: none yet).
+        var switchesRevision = -1
+        /// Those kill switches, as served.
+        var switches = KillSwitch()
+    }
+
+    private struct Background: Sendable {
+        var running = false
+        var again = false
+    }
 
     /// - Parameter publish: receives each catalog built, in revision order, never concurrently with itself.
     public init(builder: CatalogBuilder, logger: Logger, publish: @escaping @Sendable (Catalog) -> Void) {
@@ -78,12 +97,77 @@ public final class CatalogPublisher: Sendable {
                 metadata: ["skin.id": "\(problem.skinID)", "skin.version": "\(problem.version)", "reason": "\(problem.error)"])
         }
         record(damage: snapshot, problems: problems)
-        return publishedRevision.withLock { published in
-            guard snapshot.revision >= published else { return published }
+        return published.withLock { published in
+            guard snapshot.revision >= published.revision else { return published.revision }
+            // Kill switches applied meanwhile from a newer state stay applied.
+            var served = catalog
+            if published.switchesRevision > snapshot.killSwitches.revision {
+                served = catalog.with(killSwitch: published.switches)
+            } else {
+                published.switchesRevision = snapshot.killSwitches.revision
+                published.switches = catalog.killSwitch
+            }
             // Publishing under this lock keeps the order of publishes the order of revisions.
-            publish(catalog)
-            published = snapshot.revision
-            return published
+            publish(served)
+            published.catalog = served
+            published.revision = snapshot.revision
+            return published.revision
+        }
+    }
+
+    /// Applies the kill switches of `snapshot` to the catalog already published, at once (no package is built,
+    /// no catalog rebuilt), when they are newer than the ones it serves: a kill switch never waits for a build in
+    /// progress. A catalog built later from an older state keeps them. Before the first catalog, they are kept for
+    /// it.
+    public func applyKillSwitches(of snapshot: StoreSnapshot) {
+        let switches = snapshot.killSwitches
+        published.withLock { published in
+            guard switches.revision > published.switchesRevision else { return }
+            let killSwitch = CatalogBuilder.killSwitch(switches)
+            published.switchesRevision = switches.revision
+            published.switches = killSwitch
+            guard let catalog = published.catalog, catalog.killSwitch != killSwitch else { return }
+            let served = catalog.with(killSwitch: killSwitch)
+            publish(served)
+            published.catalog = served
+        }
+    }
+
+    /// `publishLatest()` in a task of its own, so the caller does not wait for package builds; calls made while
+    /// one runs are folded into one more run after it (which builds the store's latest snapshot then).
+    public func publishLatestInBackground() {
+        let start = background.withLock { state in
+            if state.running {
+                state.again = true
+                return false
+            }
+            state.running = true
+            return true
+        }
+        guard start else { return }
+        Task {
+            repeat {
+                await publishLatest()
+            } while background.withLock { state in
+                if state.again {
+                    state.again = false
+                    return true
+                }
+                state.running = false
+                return false
+            }
+        }
+    }
+
+    /// Returns once no background rebuild runs (those asked for meanwhile included), or after `limit`, whichever
+    /// comes first: the server calls it before it exits, so a short build is not cut off, while a long one (a
+    /// large release's packages) does not hold up a shutdown (an interrupted build leaves only a temporary file,
+    /// removed by the next start).
+    public func waitForBackgroundBuilds(upTo limit: Duration) async {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: limit)
+        while background.withLock({ $0.running }), clock.now < deadline {
+            do { try await Task.sleep(for: .milliseconds(20)) } catch { return }
         }
     }
 

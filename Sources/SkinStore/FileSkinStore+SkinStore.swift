@@ -63,6 +63,16 @@ extension FileSkinStore: SkinStore {
         }
     }
 
+    public func change<Value: Sendable, Refusal: Error>(
+        actor: String, upload: StoreUpload?,
+        _ rule: @escaping @Sendable (StoreSnapshot) throws(Refusal) -> StoreDecision<Value>
+    ) async throws(StoreError) -> Swift.Result<StoreOutcome<Value>, Refusal> {
+        try await offPool { () throws(StoreError) in try self.change(actor: actor, upload: upload, rule) }
+    }
+
+    /// Only this process writes the store: the published snapshot is the current state.
+    public func currentSnapshot() async throws(StoreError) -> StoreSnapshot { snapshot }
+
     /// In memory: no queue hop.
     public func audit(since: AuditCursor? = nil, limit: Int = 100) async throws(StoreError) -> [AuditEntry] {
         // A synchronous closure picks the synchronous overload.

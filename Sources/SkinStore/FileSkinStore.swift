@@ -368,6 +368,39 @@ public final class FileSkinStore: Sendable {
         }
     }
 
+    /// `SkinStore.change`, blocking: `rule` runs under the writer lock with the state every earlier change left,
+    /// and its edit is committed before the lock is released. The upload's blobs are written before, outside the
+    /// lock (content-addressed writes are idempotent, and nothing refers to them until a version does).
+    public func change<Value: Sendable, Refusal: Error>(
+        actor: String, upload: StoreUpload? = nil,
+        _ rule: (StoreSnapshot) throws(Refusal) -> StoreDecision<Value>
+    ) throws(StoreError) -> Swift.Result<StoreOutcome<Value>, Refusal> {
+        try StoreNames.checkName(actor)
+        try checkOpen()
+        let prepared = try upload.map { (upload) throws(StoreError) in
+            try PreparedUpload(
+                skinID: upload.skinID, files: upload.files, metadata: upload.metadata, release: nil, actor: actor)
+        }
+        // A likely unchanged upload writes no metadata blob (as `addVersionUnlessUnchanged`); should a version be
+        // added after all, the commit writes it.
+        var metadataPending = false
+        if let prepared, let upload {
+            metadataPending = snapshot.skins[upload.skinID]?.versions.last?.files == prepared.files
+            var blobs = prepared.fileBlobs
+            if !metadataPending { blobs[prepared.metadataDigest] = prepared.metadata }
+            try writeBlobs(blobs)
+        }
+        return try commit { (current, now, revision) throws(StoreError) in
+            let change = try StoreChanges.decide(
+                rule, upload: prepared, uploadSkinID: upload?.skinID, actor: actor, current: current, now: now,
+                revision: revision)
+            if metadataPending, change.snapshot != nil, let prepared {
+                try writeBlobs([prepared.metadataDigest: prepared.metadata])
+            }
+            return change
+        }
+    }
+
     // MARK: Committing
 
     /// Runs `body` with the current snapshot, the time, and the revision the change will get, then commits what

@@ -26,6 +26,33 @@ public protocol SkinStore: AnyObject, Sendable {
     /// The state after the last committed change. O(1); never waits for a writer or for storage.
     var snapshot: StoreSnapshot { get }
 
+    /// Decides and makes one change on the store's current state: `rule` runs with the state as it is at that
+    /// moment, with every other change held off until this one is committed (the file store's writer lock; with
+    /// PostgreSQL, inside the transaction that locks the revision row, the state reloaded there if another replica
+    /// committed), so what it decides (existence, `If-Match`, which version, a merge) can never be overtaken by a
+    /// change it did not see. `rule` must be a pure function of the state: it may run more than once (a
+    /// transaction retried after a serialization failure), and must not wait on anything.
+    ///
+    /// - Parameters:
+    ///   - actor: who makes the change, for the audit log.
+    ///   - upload: the files `StoreEdit.addUpload` adds, if the rule may choose it; stored before the rule runs.
+    ///   - rule: the state → the edit to commit (nil: none) and a value for the caller, or a refusal.
+    /// - Returns: the rule's refusal, or its value with the state after the change.
+    /// - Throws: what the chosen edit's mutator throws (`unknownSkin`, `invalidName`, …), `closed`, `io`,
+    ///   `unavailable`; the rule's own refusals come back as the result's failure.
+    func change<Value: Sendable, Refusal: Error>(
+        actor: String, upload: StoreUpload?,
+        _ rule: @escaping @Sendable (StoreSnapshot) throws(Refusal) -> StoreDecision<Value>
+    ) async throws(StoreError) -> Swift.Result<StoreOutcome<Value>, Refusal>
+
+    /// A snapshot at least as new as the store's revision at the moment of the call: the published one for a
+    /// store only this process writes, the state reloaded when another replica committed since for a shared
+    /// store. What admin reads answer from, so a read sent after an acknowledged change (through any replica)
+    /// sees it.
+    ///
+    /// - Throws: `unavailable` when a shared store cannot be reached to learn its revision.
+    func currentSnapshot() async throws(StoreError) -> StoreSnapshot
+
     /// Adds a new version of `skinID` (creating the skin if it does not exist or was deleted), numbered one more
     /// than the highest number the skin ever had (1 for a new skin), optionally releasing it in the same change.
     ///

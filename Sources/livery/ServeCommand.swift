@@ -212,6 +212,8 @@ struct ServeCommand: AsyncParsableCommand {
         startTimer.cancel()
         following.cancel()
         await following.value
+        // A catalog rebuild started by the last change gets a few seconds to end before the store is closed.
+        await service.waitForCatalogBuilds(upTo: .seconds(5))
         // After the load, so the store is released cleanly.
         service.close()
         await sharedStore?.close()

@@ -25,6 +25,7 @@ public enum StoreConformance: String, CaseIterable, Sendable, CustomStringConver
     case releasesAreSetReplacedAndCleared
     case deletesKeepHistoryAndNumbers
     case changesSurviveCloseAndReopen
+    case changesAreDecidedOnTheCurrentState
 
     public var description: String { rawValue }
 
@@ -43,6 +44,7 @@ public enum StoreConformance: String, CaseIterable, Sendable, CustomStringConver
         case .releasesAreSetReplacedAndCleared: try await Self.releases(store)
         case .deletesKeepHistoryAndNumbers: try await Self.deletes(store)
         case .changesSurviveCloseAndReopen: try await Self.reopen(store, storage: storage, clock: clock)
+        case .changesAreDecidedOnTheCurrentState: try await Self.decided(store)
         }
         await store.close()
     }
@@ -415,6 +417,84 @@ public enum StoreConformance: String, CaseIterable, Sendable, CustomStringConver
     }
 
     // MARK: Data
+
+    /// A refusal of a test rule.
+    struct Refused: Error, Equatable {
+        let reason: String
+    }
+
+    /// The counter a test rule keeps in the release document of `spring` (`{"n": count}`).
+    static func counter(in state: StoreSnapshot) -> Int {
+        guard let document = state.skins["spring"]?.release?.document,
+            let object = try? JSONSerialization.jsonObject(with: Data(document)) as? [String: Any]
+        else { return 0 }
+        return object["n"] as? Int ?? 0
+    }
+
+    static func decided(_ store: any SkinStore) async throws {
+        // An upload the rule chooses to add; the same files again add nothing.
+        let upload = StoreUpload(skinID: "spring", files: files(), metadata: metadata())
+        for expectedChange in [true, false] {
+            let added = try await store.change(actor: actor, upload: upload) { _ throws(Refused) in
+                StoreDecision(edit: .addUpload(unlessUnchanged: true), value: "push")
+            }.get()
+            #expect(added.changed == expectedChange && added.value == "push")
+            #expect(added.state.skins["spring"]?.versions.count == 1)
+            #expect(added.state.revision == 1 && store.snapshot.revision == 1)
+        }
+        #expect(try await store.fileBytes(skinID: "spring", version: 1, path: "images/icon.png") == files()["images/icon.png"])
+
+        // A refusal and an empty decision change nothing and come back as they are.
+        let refused = try await store.change(actor: actor, upload: nil) { state throws(Refused) -> StoreDecision<Int> in
+            throw Refused(reason: "revision \(state.revision)")
+        }
+        #expect(throws: Refused(reason: "revision 1")) { try refused.get() }
+        let kept = try await store.change(actor: actor, upload: nil) { state throws(Refused) in
+            StoreDecision<Int>.unchanged(state.revision)
+        }.get()
+        #expect(kept.value == 1 && !kept.changed && store.snapshot.revision == 1)
+        #expect(try await store.audit(since: nil, limit: 100).count == 1)
+
+        // Read-modify-write rules run one at a time on the state each commit left: 24 concurrent increments of a
+        // counter in the release document all count.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<24 {
+                group.addTask {
+                    _ = try await store.change(actor: actor, upload: nil) { state throws(Refused) in
+                        let next = counter(in: state) + 1
+                        return StoreDecision(
+                            edit: .setRelease(
+                                skinID: "spring", version: 1, document: Array(#"{"n":\#(next)}"#.utf8),
+                                action: AuditAction.setRelease),
+                            value: next)
+                    }.get()
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(counter(in: store.snapshot) == 24)
+        #expect(store.snapshot.revision == 25)
+        #expect(try await store.currentSnapshot().revision == 25)
+
+        // The chosen edit's own rules still hold (an unknown skin), thrown as the store's error.
+        do throws(StoreError) {
+            _ = try await store.change(actor: actor, upload: nil) { _ throws(Refused) in
+                StoreDecision(edit: .clearRelease(skinID: "winter"), value: 0)
+            }
+            Issue.record("clearing an unknown skin's release was not refused")
+        } catch {
+            #expect(error == .unknownSkin("winter"))
+        }
+        // Kill switches and deletes through a rule.
+        let switched = try await store.change(actor: actor, upload: nil) { _ throws(Refused) in
+            StoreDecision(edit: .setKillSwitch(app: "demo", enabled: true, reason: "rule"), value: 0)
+        }.get()
+        #expect(switched.state.killSwitches.apps["demo"]?.enabled == true && switched.changed)
+        let deleted = try await store.change(actor: actor, upload: nil) { _ throws(Refused) in
+            StoreDecision(edit: .deleteSkin(skinID: "spring", force: true), value: 0)
+        }.get()
+        #expect(deleted.state.skins["spring"] == nil && store.snapshot.skins["spring"] == nil)
+    }
 
     static let actor = "ops-alice"
 

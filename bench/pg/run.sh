@@ -4,7 +4,10 @@
 #      (target: PostgreSQL >= 0.95x file);
 #   2. admin change latency p50/p99 (global kill switch on/off) on each store;
 #   3. propagation delay across three replicas on one PostgreSQL: from the writer's answer until both other
-#      replicas serve the change, p50/p99/max (target: p99 < 1 s).
+#      replicas serve the change, p50/p99/max (target: p99 < 1 s);
+#   4. the kill switch during a large release build (BUILD_MB, default 30, of incompressible PNGs): how long the
+#      release takes, how long a global kill switch through another replica and an app's through the building one
+#      take to answer, and until all three replicas serve "skins off" (target: all well before the release ends).
 # PostgreSQL is Debian's (newest under /usr/lib/postgresql), a fresh cluster in a scratch folder on a Unix socket,
 # default durability (fsync on), run as user postgres when started as root.
 #
@@ -23,6 +26,7 @@ ROUNDS=${ROUNDS:-3}
 CHANGES=${CHANGES:-200}
 PROPAGATIONS=${PROPAGATIONS:-60}
 PACKAGE_MB=${PACKAGE_MB:-1}
+BUILD_MB=${BUILD_MB:-30}
 
 bench_require wrk python3 curl sha256sum
 PG_BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
@@ -93,6 +97,23 @@ read -r PG_C50 PG_C99 <<<"$(python3 "$ROOT/bench/pg/changes.py" latency "$PORT_p
 echo "== propagation: $PROPAGATIONS changes through one replica, until the two others serve each" >&2
 read -r PROP_50 PROP_99 PROP_MAX <<<"$(python3 "$ROOT/bench/pg/changes.py" propagate "$PORT_pg1" "$TOKEN" "$PROPAGATIONS" "$PORT_pg2" "$PORT_pg3")"
 
+echo "== kill switch during a ${BUILD_MB} MB release build on pg1" >&2
+python3 "$ROOT/bench/pack/make-skin.py" "$WORK/big" "$BUILD_MB" >/dev/null
+python3 - "$WORK/big" "$WORK/big.zip" <<'PY'
+import json, os, sys, zipfile
+folder, target = sys.argv[1], sys.argv[2]
+json.dump({"id": "big", "title": "Big", "app": "demo"}, open(os.path.join(folder, "skin.json"), "w"))
+with zipfile.ZipFile(target, "w", zipfile.ZIP_STORED) as archive:
+    for root, _, names in os.walk(folder):
+        for name in names:
+            path = os.path.join(root, name)
+            archive.write(path, os.path.relpath(path, folder))
+PY
+curl -fs -o /dev/null -X POST -H "Authorization: Bearer $TOKEN" -H "Content-Type: application/zip" \
+    --data-binary "@$WORK/big.zip" "http://127.0.0.1:$PORT_pg1/admin/v1/skins"
+read -r BUILD_RELEASE BUILD_GLOBAL BUILD_APP BUILD_SERVED BUILD_OFF <<<"$(python3 "$ROOT/bench/pg/changes.py" during-build \
+    "$PORT_pg1" "$PORT_pg2" "$TOKEN" big "$PORT_pg1" "$PORT_pg2" "$PORT_pg3")"
+
 echo
 printf '%-42s %10s %9s\n' "poll" "req/s" "p99 ms"
 printf '%-42s %10s %9s\n' "livery on the file store" "$FILE_RPS" "$FILE_P99"
@@ -102,8 +123,15 @@ printf '%-42s %10s %9s\n' "file store" "$FILE_C50" "$FILE_C99"
 printf '%-42s %10s %9s\n' "PostgreSQL" "$PG_C50" "$PG_C99"
 printf '%-42s %10s %9s %9s\n' "propagation to 2 other replicas" "p50 ms" "p99 ms" "max ms"
 printf '%-42s %10s %9s %9s\n' "PostgreSQL (NOTIFY + 500 ms revision poll)" "$PROP_50" "$PROP_99" "$PROP_MAX"
+printf '%-42s %10s\n' "during a ${BUILD_MB} MB release build" "ms"
+printf '%-42s %10s\n' "the release (package builds, commit)" "$BUILD_RELEASE"
+printf '%-42s %10s\n' "global kill switch via pg2, answered" "$BUILD_GLOBAL"
+printf '%-42s %10s\n' "app kill switch via pg1, answered" "$BUILD_APP"
+printf '%-42s %10s\n' "skins off served by all three" "$BUILD_SERVED"
+printf '%-42s %10s\n' "kill switch off via pg2 after the release" "$BUILD_OFF"
 python3 -c "
 print(f'poll      PostgreSQL/file      {$PG_RPS / $FILE_RPS:.2f}x   (target >= 0.95x)')
+print(f'kill switch served everywhere / release build   {$BUILD_SERVED / $BUILD_RELEASE:.3f}x (target well under 1)')
 print(f'propagate p99                  {$PROP_99:.0f} ms (target < 1000 ms)')
 "
 echo "load average after the runs:$(uptime | sed 's/.*load average//')"
