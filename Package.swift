@@ -4,7 +4,7 @@ import PackageDescription
 /// Livery: a holiday skin package server.
 ///
 /// Targets have one job each and depend one way:
-/// system shims → SystemCalls, JSONWriting → LiveryCrypto / LiveryHTTP / SkinModel / ZipArchive / SkinStore /
+/// system shims → SystemCalls, LiveryJSON → LiveryCrypto / LiveryHTTP / SkinModel / ZipArchive / SkinStore /
 /// PostgresClient → SkinPackage → SkinServing → LiveryServer → livery (LiverySetup beside it).
 /// Every target calls the system through SystemCalls (one error type, one crash-safe write).
 /// The HTTP layer knows nothing about skins; the model, archive, packaging, store and serving-core targets never import
@@ -35,8 +35,10 @@ let package = Package(
         // (DurableFile). Depends on nothing of Livery's but its C shim.
         .target(name: "SystemCalls", dependencies: ["CSystemCalls"]),
 
-        // The one JSON writer (string escaping rule, fragments) every target that writes JSON uses. Depends on nothing.
-        .target(name: "JSONWriting"),
+        // JSON, once: the value (JSONValue, order-keeping objects, numbers as their text, pointers), the hostile-first
+        // parser (strict RFC 8259, duplicate keys refused, depth-limited, line and column of the first fault) and the
+        // one writer (JSONWriter's escaping rule). Portable (server and LiveryKit): imports nothing, Foundation at most.
+        .target(name: "LiveryJSON"),
 
         // Hashing, constant-time comparison, randomness, and answer signing (keys, signatures, the
         // Livery-Signature header, a caching signer, key rings) on OpenSSL's EVP API.
@@ -50,18 +52,18 @@ let package = Package(
         // poll's CPU); debug builds, which the tests run, keep them.
         .target(
             name: "LiveryHTTP",
-            dependencies: ["CLiveryHTTP", "COpenSSL", "JSONWriting", "SystemCalls", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CLiveryHTTP", "COpenSSL", "LiveryJSON", "SystemCalls", .product(name: "Logging", package: "swift-log")],
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
 
         // skin.json / config.json values, color and image parsing, validation, identifier fallback, variants.
-        .target(name: "SkinModel", dependencies: ["JSONWriting", "SystemCalls"]),
+        .target(name: "SkinModel", dependencies: ["LiveryJSON", "SystemCalls"]),
 
         // Deterministic zip writer (and hostile-first reader) on zlib. No HTTP, no skins.
         .target(name: "ZipArchive", dependencies: ["CZlib", "LiveryCrypto", "SystemCalls"]),
 
         // Durable state: the SkinStore role (snapshot, revision-checked changes, content-addressed files, audit log,
         // kill switches) and FileSkinStore, its implementation under the data directory (blobs, state.json, audit.log).
-        .target(name: "SkinStore", dependencies: ["LiveryCrypto", "JSONWriting", "SystemCalls"]),
+        .target(name: "SkinStore", dependencies: ["LiveryCrypto", "LiveryJSON", "SystemCalls"]),
 
         // PostgreSQL through libpq: connections on threads of their own, parameterized queries, typed SQLSTATE
         // errors, transactions, advisory locks, LISTEN/NOTIFY, versioned migrations. Knows nothing of skins or HTTP.
@@ -83,26 +85,26 @@ let package = Package(
         // to a closure, request values, resolution, rollout buckets, answer bodies, the package cache, the importer
         // and upload reading. Never imports LiveryHTTP.
         .target(name: "SkinServing", dependencies: [
-            "SkinModel", "SkinPackage", "SkinStore", "LiveryCrypto", "ZipArchive", "JSONWriting", "SystemCalls",
+            "SkinModel", "SkinPackage", "SkinStore", "LiveryCrypto", "ZipArchive", "LiveryJSON", "SystemCalls",
             .product(name: "Logging", package: "swift-log"), .product(name: "CoreMetrics", package: "swift-metrics"),
         ]),
 
         // How a Livery process is set up: the settings of `livery serve` (flag > environment > default, checked) and
         // the log handler (text or JSON lines). No HTTP, no skins.
-        .target(name: "LiverySetup", dependencies: ["JSONWriting", "SystemCalls", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "LiverySetup", dependencies: ["LiveryJSON", "SystemCalls", .product(name: "Logging", package: "swift-log")]),
 
         // The HTTP adapters of the serving core: client routes, the package responder, admin routes and auth, the one
         // mapping of errors to HTTP (APIError), metrics; LiveryService assembles them.
         .target(name: "LiveryServer", dependencies: [
             "SkinServing", "LiveryHTTP", "LiveryConsole", "SkinModel", "SkinPackage", "LiveryCrypto", "SkinStore",
-            "ZipArchive", "JSONWriting", .product(name: "Logging", package: "swift-log"),
+            "ZipArchive", "LiveryJSON", .product(name: "Logging", package: "swift-log"),
             .product(name: "CoreMetrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
         ]),
 
         // The thin executable: configuration, logging bootstrap, signals, subcommands.
         .executableTarget(name: "livery", dependencies: [
-            "LiveryServer", "LiverySetup", "LiveryHTTP", "SkinModel", "SkinPackage", "ZipArchive", "LiveryCrypto", "COpenSSL",
+            "LiveryServer", "LiverySetup", "LiveryHTTP", "LiveryJSON", "SkinModel", "SkinPackage", "ZipArchive", "LiveryCrypto", "COpenSSL",
             "PostgresClient", "PostgresSkinStore", "SkinStore", "SystemCalls",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
@@ -119,7 +121,7 @@ let package = Package(
             path: "Tests/TestSupport"),
         .testTarget(
             name: "TestSupportTests", dependencies: ["TestSupport", .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "JSONWritingTests", dependencies: ["JSONWriting"]),
+        .testTarget(name: "LiveryJSONTests", dependencies: ["LiveryJSON"]),
         .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls", "TestSupport"]),
         // Child process for SystemCallsTests' EBADF checks (a precondition failure stops the process). Not shipped.
         .executableTarget(name: "syscalls-probe", dependencies: ["SystemCalls"], path: "Tests/SystemCallsProbe"),
@@ -127,7 +129,7 @@ let package = Package(
         .testTarget(name: "LiveryHTTPTests", dependencies: [
             "LiveryHTTP", "HTTPTestSupport", "TestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
-        .testTarget(name: "SkinModelTests", dependencies: ["SkinModel", "TestSupport"]),
+        .testTarget(name: "SkinModelTests", dependencies: ["SkinModel", "LiveryJSON", "TestSupport"]),
         .testTarget(name: "ZipArchiveTests", dependencies: ["ZipArchive", "LiveryCrypto", "TestSupport"]),
         .testTarget(name: "SkinPackageTests", dependencies: ["SkinPackage", "SkinModel", "ZipArchive", "TestSupport"]),
         // How tests reach HTTP routes: a raw-socket HTTP/1.1 client (127.0.0.1 only), the one in-process test server
@@ -145,7 +147,7 @@ let package = Package(
         ]),
         .testTarget(name: "LiveryServerTests", dependencies: [
             "LiveryServer", "SkinServing", "LiverySetup", "LiveryConsole", "LiveryHTTP", "SkinModel", "SkinPackage", "HTTPTestSupport", "TestSupport", "LiveryCrypto",
-            "SkinStore", "ZipArchive", "JSONWriting", .product(name: "MetricsTestKit", package: "swift-metrics"),
+            "SkinStore", "ZipArchive", "LiveryJSON", .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
         // A real PostgreSQL server per suite or test (initdb as an unprivileged user, Unix socket only). Never shipped.
         .target(name: "PostgresTestSupport", dependencies: ["TestSupport"], path: "Tests/PostgresTestSupport"),

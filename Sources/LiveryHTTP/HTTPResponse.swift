@@ -1,4 +1,4 @@
-import JSONWriting
+import LiveryJSON
 
 /// A response as handlers produce it.
 ///

@@ -1,4 +1,5 @@
 import LiveryHTTP
+import LiveryJSON
 import SkinModel
 import SkinServing
 import SkinStore

@@ -1,6 +1,7 @@
 import Foundation
 import LiveryCrypto
 import LiveryHTTP
+import LiveryJSON
 import SkinModel
 import SkinPackage
 import SkinServing

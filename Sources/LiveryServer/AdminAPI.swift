@@ -1,5 +1,6 @@
 import Foundation
 import LiveryHTTP
+import LiveryJSON
 import Logging
 import SkinModel
 import SkinServing

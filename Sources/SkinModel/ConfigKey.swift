@@ -1,3 +1,5 @@
+import LiveryJSON
+
 /// The address of one value in `config.json`: module, section and (possibly dotted) identifier.
 ///
 /// Written `MODULE/SECTION/IDENTIFIER`, e.g. `home/colors/color.background.tableview`; a leading `/` is accepted

@@ -1,4 +1,5 @@
 import Foundation
+import LiveryJSON
 
 /// Walks `config.json` (modules × sections, plus the `dark` overrides), parsing each value and resolving each
 /// file reference against an ``AssetIndex``, collecting issues with their JSON pointers.

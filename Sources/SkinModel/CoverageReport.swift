@@ -1,3 +1,5 @@
+import LiveryJSON
+
 /// How a skin's `config.json` covers the app's base config (its bundled `localConfig.json`, same shape).
 ///
 /// Keys are compared per module, section and identifier; `dark` overrides are not part of coverage (they may

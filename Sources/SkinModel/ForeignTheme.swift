@@ -1,3 +1,5 @@
+import LiveryJSON
+
 /// Theme files written for other clients, which `livery import` converts into a Livery skin folder.
 ///
 /// - AUUTheme: one flat object, `{"colors": {"color.text": "363535", …}, "images": {"image.head": {"type": 0,

@@ -1,3 +1,5 @@
+import LiveryJSON
+
 /// Resolves a ``ConfigKey`` the way apps do (AUUTheme): the identifier itself, then each dotted parent
 /// (`color.background.tableview` → `color.background` → `color`), then `__default__`, all within the same
 /// module and section. The first key that is set wins.

@@ -1,3 +1,5 @@
+import LiveryJSON
+
 /// Accumulates issues for one file while a parser walks it, so parsers read as a list of checks.
 struct IssueCollector {
     let file: String?

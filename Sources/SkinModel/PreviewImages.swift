@@ -1,3 +1,5 @@
+import LiveryJSON
+
 /// The preview images `skin.json` names for theme lists: one for every appearance, or one per appearance.
 ///
 /// `"preview": "preview.png"` or `"preview": {"light": "preview.png", "dark": "preview-dark.png"}` (`dark`

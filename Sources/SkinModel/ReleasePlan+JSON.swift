@@ -1,4 +1,5 @@
 import Foundation
+import LiveryJSON
 
 extension ReleasePlan {
     /// The keys a release object may hold.

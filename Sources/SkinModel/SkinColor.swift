@@ -1,3 +1,5 @@
+import LiveryJSON
+
 /// A parsed color: 8-bit red, green, blue and an alpha from 0 to 1.
 ///
 /// Built from any of the spellings skins use (see ``init(parsing:)``); the original spelling stays in

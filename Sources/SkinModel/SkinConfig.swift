@@ -1,3 +1,5 @@
+import LiveryJSON
+
 /// A parsed, checked `config.json`: modules × sections, plus optional dark-mode overrides.
 ///
 /// Dark overrides live under the reserved top-level key `"dark"`, which mirrors the modules:

@@ -1,3 +1,5 @@
+import LiveryJSON
+
 /// The contents of `skin.json`: who the skin is and when it is served.
 public struct SkinManifest: Sendable, Equatable {
     /// The skin's id (unique in a catalog).

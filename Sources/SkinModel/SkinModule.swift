@@ -1,3 +1,5 @@
+import LiveryJSON
+
 /// One module of `config.json` (such as `home_tabbar`) with its parsed sections, in source order.
 public struct SkinModule: Sendable, Equatable {
     public var name: String

@@ -1,3 +1,5 @@
+import LiveryJSON
+
 /// Checks a skin completely — files, `skin.json`, `config.json`, every reference and every file's content —
 /// and reports all problems at once, so an author fixes a skin in one round.
 ///

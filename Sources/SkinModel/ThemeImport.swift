@@ -1,3 +1,5 @@
+import LiveryJSON
+
 /// A foreign theme (``ForeignThemeFormat``) turned into the files of a Livery skin folder that validates.
 ///
 /// The converted `config.json` is validated like any skin; every entry the validator refuses (a color no app

@@ -1,3 +1,5 @@
+import LiveryJSON
+
 /// A skin that passed validation: its manifest, parsed config and files. Only a `ValidatedSkin` can be planned
 /// into packages, so an invalid skin can never be packed.
 public struct ValidatedSkin: Sendable, Equatable {

@@ -1,3 +1,5 @@
+import LiveryJSON
+
 /// One problem found in a skin: what (a stable `code`), where (`file` and a JSON `pointer`), the offending
 /// `value`, a `message` saying what is wrong and a `fix` sentence saying what to do.
 public struct ValidationIssue: Sendable, Equatable, CustomStringConvertible {

@@ -1,3 +1,5 @@
+import LiveryJSON
+
 extension ValidationIssue {
     /// The issue as a JSON object: `severity`, `code`, `file` (or null), `pointer`, `value` (when present),
     /// `line`/`column` (when known), `message`, `fix`.

@@ -1,5 +1,5 @@
 import Foundation
-import JSONWriting
+import LiveryJSON
 import LiveryCrypto
 import Synchronization
 

@@ -1,5 +1,5 @@
 import Foundation
-import JSONWriting
+import LiveryJSON
 import LiveryCrypto
 
 /// A change computed from the current snapshot: the next snapshot, its audit entry, and what the mutator returns.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LiveryJSON
 import SkinModel
 
 /// `--server` for the ops commands (`push`, `release`, `rollback`, `killswitch`, `preview`).

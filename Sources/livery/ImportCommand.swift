@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LiveryJSON
 import SkinModel
 
 /// `livery import --from auutheme|chameleon FILE DIR [--id] [--app] [--title]`: turns a theme written for

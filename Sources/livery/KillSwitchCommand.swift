@@ -1,4 +1,5 @@
 import ArgumentParser
+import LiveryJSON
 import SkinModel
 
 /// `livery killswitch on|off|status [--app APP] [--reason TEXT]`.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import LiveryJSON
 import SkinModel
 
 /// The client a `preview` or `themes` command asks about, as `/admin/v1/preview` reads it.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LiveryJSON
 import SkinModel
 
 /// `livery release ID …`: releases a version, or changes fields of the current release (such as the rollout).

@@ -1,4 +1,5 @@
 import ArgumentParser
+import LiveryJSON
 import SkinModel
 
 /// `livery resolve DIR KEY`: shows how an app would look up one key of the skin's `config.json`, printing the

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LiveryJSON
 import SkinModel
 
 /// `livery validate DIR [--base FILE] [--json]`: checks a skin folder and prints every problem with its place

@@ -1,4 +1,5 @@
 import Foundation
+import LiveryJSON
 import SkinModel
 import Testing
 

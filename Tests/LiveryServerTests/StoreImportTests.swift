@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTestSupport
+import LiveryJSON
 import SkinModel
 import SkinStore
 import Testing

@@ -1,3 +1,4 @@
+import LiveryJSON
 import SkinModel
 import Testing
 import TestSupport

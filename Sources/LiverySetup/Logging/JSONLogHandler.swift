@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import JSONWriting
+import LiveryJSON
 import Logging
 
 /// A swift-log handler writing one JSON object per line:

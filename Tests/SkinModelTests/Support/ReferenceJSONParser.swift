@@ -1,3 +1,4 @@
+import LiveryJSON
 import SkinModel
 
 /// The JSON parser SkinModel shipped before it was rewritten over `UnsafeBufferPointer` with a syntax-only

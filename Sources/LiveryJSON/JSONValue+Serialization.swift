@@ -1,5 +1,3 @@
-import JSONWriting
-
 extension JSONValue {
     /// How ``serialized(_:)`` lays out its output.
     public enum SerializationStyle: Sendable {

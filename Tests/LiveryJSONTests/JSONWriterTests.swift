@@ -1,4 +1,4 @@
-import JSONWriting
+import LiveryJSON
 import Testing
 
 @Suite("JSONWriter: the one escaping rule")

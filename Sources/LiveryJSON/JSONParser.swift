@@ -15,9 +15,9 @@
 ///
 /// The parser reads an `UnsafeBufferPointer` and must not outlive it; ``JSONValue/parse(_:)-([UInt8])`` and
 /// ``JSONValue/validateSyntax(_:)`` create it inside `withUnsafeBufferPointer`.
-struct JSONParser {
+public struct JSONParser {
     /// The deepest nesting of arrays and objects accepted.
-    static let maximumDepth = 256
+    public static let maximumDepth = 256
 
     /// Objects with up to this many keys, all plain ASCII without escapes, are checked for duplicates by
     /// comparing bytes pairwise; larger objects switch to a `String` dictionary so hostile input stays O(n).
@@ -488,7 +488,8 @@ struct JSONParser {
     }
 }
 
-func hexDigitValue(_ byte: UInt8) -> UInt8? {
+/// The value of one hexadecimal digit (either case), or nil.
+package func hexDigitValue(_ byte: UInt8) -> UInt8? {
     switch byte {
     case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
     case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
@@ -497,7 +498,8 @@ func hexDigitValue(_ byte: UInt8) -> UInt8? {
     }
 }
 
-func hex2(_ byte: UInt8) -> String {
+/// Two uppercase hexadecimal digits of `byte`.
+package func hex2(_ byte: UInt8) -> String {
     let digits = Array("0123456789ABCDEF".utf8)
     return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 0xF)]], as: UTF8.self)
 }
