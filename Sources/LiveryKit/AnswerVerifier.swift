@@ -19,10 +19,10 @@ struct AnswerVerifier: Sendable {
         for (id, text) in trustedKeys.sorted(by: { $0.key < $1.key }) {
             guard let keyID = KeyID(id) else { throw LiveryError(.signature, "trusted key id '\(id)' is not \(KeyID.rule)") }
             let compact = text.filter { !$0.isWhitespace }
-            guard let der = Base64.decode(compact), let key = try? P256.Signing.PublicKey(derRepresentation: der) else {
+            guard let der = Base64.decode(compact), (try? P256.Signing.PublicKey(derRepresentation: der)) != nil else {
                 throw LiveryError(.signature, "trusted key '\(id)' is not base64 of a P-256 SubjectPublicKeyInfo")
             }
-            ring.add(TrustedKey(key: key), id: keyID)
+            ring.add(TrustedKey(subjectPublicKeyInfo: der), id: keyID)
         }
         self.ring = ring
     }
@@ -81,14 +81,17 @@ struct AnswerVerifier: Sendable {
     }
 }
 
-/// swift-crypto's P-256 key as the shared `KeyRing` checks signatures with.
+/// A trusted key as the shared `KeyRing` checks signatures with, verified by swift-crypto's P-256 key.
+///
+/// Kept as its DER bytes (checked to be a P-256 key when configured): swift-crypto 3's key type is not `Sendable`,
+/// and making it again per verification costs a fraction of the verification itself.
 struct TrustedKey: SignatureVerifier {
-    let key: P256.Signing.PublicKey
-
-    var subjectPublicKeyInfo: [UInt8] { [UInt8](key.derRepresentation) }
+    let subjectPublicKeyInfo: [UInt8]
 
     func isValidSignature(_ signature: [UInt8], for message: [UInt8]) -> Bool {
-        guard let parsed = try? P256.Signing.ECDSASignature(derRepresentation: signature) else { return false }
+        guard let key = try? P256.Signing.PublicKey(derRepresentation: subjectPublicKeyInfo),
+            let parsed = try? P256.Signing.ECDSASignature(derRepresentation: signature)
+        else { return false }
         return key.isValidSignature(parsed, for: message)
     }
 }

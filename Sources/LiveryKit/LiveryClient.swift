@@ -94,7 +94,7 @@ public final class LiveryClient: Sendable {
     /// - Throws: a `LiveryError`; the skin applied before the call is kept (a failure never removes a skin).
     public func refresh() async throws(LiveryError) {
         let result = await gate.run { [self] in
-            do {
+            do throws(LiveryError) {
                 try await performRefresh()
                 return .success(())
             } catch {
@@ -157,7 +157,7 @@ public final class LiveryClient: Sendable {
         let signed = try verifier.verify(body: body, headerValue: head.field("Livery-Signature"))
         let document: JSONValue
         do {
-            document = try JSONParser.parse(body)
+            document = try JSONValue.parse(body)
         } catch {
             throw LiveryError(.server, "the answer is not JSON: \(error)")
         }
@@ -297,7 +297,8 @@ public final class LiveryClient: Sendable {
                 state.applied = sign
                 state.unconfirmed = sign.isEmpty || state.confirmed.contains(sign) ? nil : sign
             }
-            state.confirmed.removeAll { !state.keptSigns.contains($0) }
+            let kept = state.keptSigns
+            state.confirmed.removeAll { !kept.contains($0) }
             return (state, choice)
         }
         try storage.saveState(snapshot)
@@ -370,7 +371,7 @@ public final class LiveryClient: Sendable {
     static func offPool(_ work: @escaping @Sendable () throws(LiveryError) -> Void) async throws(LiveryError) {
         let result: Result<Void, LiveryError> = await withCheckedContinuation { continuation in
             DispatchQueue.global(qos: .utility).async {
-                do {
+                do throws(LiveryError) {
                     try work()
                     continuation.resume(returning: .success(()))
                 } catch {

@@ -27,7 +27,7 @@ struct PackageInstaller: Sendable {
         } catch {
             throw LiveryError.disk("cannot create", staging.path, error)
         }
-        do {
+        do throws(LiveryError) {
             try unpack(part, into: staging)
             _ = try PackageContents.configs(in: staging)
             let destination = storage.packageFolder(entry.sign)

@@ -8,11 +8,12 @@ enum SkinSelection {
     static func choose(
         _ state: StoredState, at instant: Date, isStored: (String) -> Bool
     ) -> (entry: PackageEntry, kind: Skin.Kind)? {
-        let usable = { (entry: PackageEntry) in !state.blocked.contains(entry.sign) && isStored(entry.sign) }
         for candidate in [state.holiday, state.next] {
-            if let entry = candidate, entry.applies(at: instant), usable(entry) { return (entry, .holiday) }
+            if let entry = candidate, entry.applies(at: instant), !state.blocked.contains(entry.sign), isStored(entry.sign) {
+                return (entry, .holiday)
+            }
         }
-        if let theme = state.theme, usable(theme) { return (theme, .theme) }
+        if let theme = state.theme, !state.blocked.contains(theme.sign), isStored(theme.sign) { return (theme, .theme) }
         return nil
     }
 }

@@ -61,15 +61,15 @@ struct StoredState: Sendable, Equatable {
 
     /// Reads `state.json`; nil when it is not a state this version wrote (the SDK then starts afresh).
     static func read(_ bytes: [UInt8]) -> StoredState? {
-        guard let document = try? JSONParser.parse(bytes), let object = document.objectValue,
+        guard let document = try? JSONValue.parse(bytes), let object = document.objectValue,
             object["version"]?.intValue == 1, let deviceID = object["deviceId"]?.stringValue
         else { return nil }
         var state = StoredState(deviceID: deviceID)
         state.pollQuery = object["pollQuery"]?.stringValue
         state.pollETag = object["pollETag"]?.stringValue
         state.applied = object["applied"]?.stringValue ?? ""
-        state.blocked = object["blocked"]?.arrayValue?.compactMap(\.stringValue) ?? []
-        state.confirmed = object["confirmed"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        state.blocked = object["blocked"]?.arrayValue?.compactMap { $0.stringValue } ?? []
+        state.confirmed = object["confirmed"]?.arrayValue?.compactMap { $0.stringValue } ?? []
         state.unconfirmed = object["unconfirmed"]?.stringValue
         state.retryAfter = object["retryAfter"]?.stringValue.flatMap(ISO8601Instant.parse)
         func entry(_ key: String) -> PackageEntry? { object[key]?.objectValue.flatMap(Self.entry) }
