@@ -4,7 +4,7 @@ import PackageDescription
 /// Livery: a holiday skin package server.
 ///
 /// Targets have one job each and depend one way:
-/// system shims → SystemCalls, LiveryJSON → LiveryCrypto / LiveryHTTP / SkinModel / ZipArchive / SkinStore /
+/// system shims → SystemCalls, LiveryJSON, LiveryProtocol → LiveryCrypto / LiveryHTTP / SkinModel / ZipArchive / SkinStore /
 /// PostgresClient → SkinPackage → SkinServing → LiveryServer → livery (LiverySetup beside it).
 /// Every target calls the system through SystemCalls (one error type, one crash-safe write).
 /// The HTTP layer knows nothing about skins; the model, archive, packaging, store and serving-core targets never import
@@ -40,9 +40,14 @@ let package = Package(
         // one writer (JSONWriter's escaping rule). Portable (server and LiveryKit): imports nothing, Foundation at most.
         .target(name: "LiveryJSON"),
 
-        // Hashing, constant-time comparison, randomness, and answer signing (keys, signatures, the
-        // Livery-Signature header, a caching signer, key rings) on OpenSSL's EVP API.
-        .target(name: "LiveryCrypto", dependencies: ["COpenSSL", "SystemCalls"]),
+        // What the server and the SDK both speak, apart from JSON: base64, hex, plain names (PlainName, KeyID), the
+        // Livery-Signature header, the public key file `livery keys create` prints, and KeyRing, generic over the key
+        // type (OpenSSL's on the server, swift-crypto's in the SDK). Portable: imports nothing.
+        .target(name: "LiveryProtocol"),
+
+        // Hashing, constant-time comparison, randomness, and answer signing (private and public keys, a caching
+        // signer) on OpenSSL's EVP API; PublicKeyRing is LiveryProtocol's KeyRing of OpenSSL keys.
+        .target(name: "LiveryCrypto", dependencies: ["COpenSSL", "LiveryProtocol", "SystemCalls"]),
 
         // Linux calls (epoll, eventfd) that Swift's Glibc module does not export, for LiveryHTTP.
         .target(name: "CLiveryHTTP"),
@@ -59,22 +64,22 @@ let package = Package(
         .target(name: "SkinModel", dependencies: ["LiveryJSON", "SystemCalls"]),
 
         // Deterministic zip writer (and hostile-first reader) on zlib. No HTTP, no skins.
-        .target(name: "ZipArchive", dependencies: ["CZlib", "LiveryCrypto", "SystemCalls"]),
+        .target(name: "ZipArchive", dependencies: ["CZlib", "LiveryCrypto", "LiveryProtocol", "SystemCalls"]),
 
         // Durable state: the SkinStore role (snapshot, revision-checked changes, content-addressed files, audit log,
         // kill switches) and FileSkinStore, its implementation under the data directory (blobs, state.json, audit.log).
-        .target(name: "SkinStore", dependencies: ["LiveryCrypto", "LiveryJSON", "SystemCalls"]),
+        .target(name: "SkinStore", dependencies: ["LiveryCrypto", "LiveryProtocol", "LiveryJSON", "SystemCalls"]),
 
         // PostgreSQL through libpq: connections on threads of their own, parameterized queries, typed SQLSTATE
         // errors, transactions, advisory locks, LISTEN/NOTIFY, versioned migrations. Knows nothing of skins or HTTP.
-        .target(name: "PostgresClient", dependencies: ["CLibPQ", "LiveryCrypto", "SystemCalls"]),
+        .target(name: "PostgresClient", dependencies: ["CLibPQ", "LiveryCrypto", "LiveryProtocol", "SystemCalls"]),
 
         // The SkinStore role in PostgreSQL (schema migrations, one transaction per change, NOTIFY to other replicas,
         // a local cache of verified blobs). Never HTTP.
         .target(name: "PostgresSkinStore", dependencies: ["SkinStore", "PostgresClient", "LiveryCrypto"]),
 
         // Turns a validated skin and a variant into a deterministic zip package.
-        .target(name: "SkinPackage", dependencies: ["SkinModel", "ZipArchive", "LiveryCrypto", "SystemCalls"]),
+        .target(name: "SkinPackage", dependencies: ["SkinModel", "ZipArchive", "LiveryCrypto", "LiveryProtocol", "SystemCalls"]),
 
         // The ops console's static files (www/), compiled into the binary by SwiftPM so it needs no files next to it
         // (copied resources would need a bundle folder beside the binary). The byte-array literals cost about 20 s
@@ -85,8 +90,9 @@ let package = Package(
         // to a closure, request values, resolution, rollout buckets, answer bodies, the package cache, the importer
         // and upload reading. Never imports LiveryHTTP.
         .target(name: "SkinServing", dependencies: [
-            "SkinModel", "SkinPackage", "SkinStore", "LiveryCrypto", "ZipArchive", "LiveryJSON", "SystemCalls",
-            .product(name: "Logging", package: "swift-log"), .product(name: "CoreMetrics", package: "swift-metrics"),
+            "SkinModel", "SkinPackage", "SkinStore", "LiveryCrypto", "LiveryProtocol", "ZipArchive", "LiveryJSON",
+            "SystemCalls", .product(name: "Logging", package: "swift-log"),
+            .product(name: "CoreMetrics", package: "swift-metrics"),
         ]),
 
         // How a Livery process is set up: the settings of `livery serve` (flag > environment > default, checked) and
@@ -96,7 +102,7 @@ let package = Package(
         // The HTTP adapters of the serving core: client routes, the package responder, admin routes and auth, the one
         // mapping of errors to HTTP (APIError), metrics; LiveryService assembles them.
         .target(name: "LiveryServer", dependencies: [
-            "SkinServing", "LiveryHTTP", "LiveryConsole", "SkinModel", "SkinPackage", "LiveryCrypto", "SkinStore",
+            "SkinServing", "LiveryHTTP", "LiveryConsole", "SkinModel", "SkinPackage", "LiveryCrypto", "LiveryProtocol", "SkinStore",
             "ZipArchive", "LiveryJSON", .product(name: "Logging", package: "swift-log"),
             .product(name: "CoreMetrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
@@ -104,7 +110,7 @@ let package = Package(
 
         // The thin executable: configuration, logging bootstrap, signals, subcommands.
         .executableTarget(name: "livery", dependencies: [
-            "LiveryServer", "LiverySetup", "LiveryHTTP", "LiveryJSON", "SkinModel", "SkinPackage", "ZipArchive", "LiveryCrypto", "COpenSSL",
+            "LiveryServer", "LiverySetup", "LiveryHTTP", "LiveryJSON", "SkinModel", "SkinPackage", "ZipArchive", "LiveryCrypto", "LiveryProtocol", "COpenSSL",
             "PostgresClient", "PostgresSkinStore", "SkinStore", "SystemCalls",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
@@ -125,7 +131,8 @@ let package = Package(
         .testTarget(name: "SystemCallsTests", dependencies: ["SystemCalls", "TestSupport"]),
         // Child process for SystemCallsTests' EBADF checks (a precondition failure stops the process). Not shipped.
         .executableTarget(name: "syscalls-probe", dependencies: ["SystemCalls"], path: "Tests/SystemCallsProbe"),
-        .testTarget(name: "LiveryCryptoTests", dependencies: ["LiveryCrypto", "TestSupport"]),
+        .testTarget(name: "LiveryProtocolTests", dependencies: ["LiveryProtocol"]),
+        .testTarget(name: "LiveryCryptoTests", dependencies: ["LiveryCrypto", "LiveryProtocol", "TestSupport"]),
         .testTarget(name: "LiveryHTTPTests", dependencies: [
             "LiveryHTTP", "HTTPTestSupport", "TestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
@@ -147,7 +154,7 @@ let package = Package(
         ]),
         .testTarget(name: "LiveryServerTests", dependencies: [
             "LiveryServer", "SkinServing", "LiverySetup", "LiveryConsole", "LiveryHTTP", "SkinModel", "SkinPackage", "HTTPTestSupport", "TestSupport", "LiveryCrypto",
-            "SkinStore", "ZipArchive", "LiveryJSON", .product(name: "MetricsTestKit", package: "swift-metrics"),
+            "LiveryProtocol", "SkinStore", "ZipArchive", "LiveryJSON", .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
         // A real PostgreSQL server per suite or test (initdb as an unprivileged user, Unix socket only). Never shipped.
         .target(name: "PostgresTestSupport", dependencies: ["TestSupport"], path: "Tests/PostgresTestSupport"),
@@ -167,7 +174,8 @@ let package = Package(
             name: "store-torture", dependencies: ["SkinStore", "TestSupport"], path: "Tests/StoreTorture"),
         .testTarget(
             name: "EndToEndTests", dependencies: [
-                "LiveryCrypto", "HTTPTestSupport", "TestSupport", "ZipArchive", "PostgresTestSupport", "SkinStore",
+                "LiveryCrypto", "LiveryProtocol", "HTTPTestSupport", "TestSupport", "ZipArchive", "PostgresTestSupport",
+                "SkinStore",
             ]),
     ]
 )

@@ -3,35 +3,30 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import LiveryProtocol
 import SystemCalls
 
 /// Key files on disk: one PEM block, preceded by `Name: value` lines that OpenSSL's PEM reader skips (so
 /// `openssl pkey -in FILE` reads the file as it is), of which `Livery-Key-Id:` names the key. Lines starting with
 /// `#` and blank lines before the block are comments.
 enum KeyFile {
-    /// The line that records a key's id.
-    static let idLabel = "Livery-Key-Id"
     /// No key file Livery writes comes near this; anything larger is not a key file.
     static let maximumSize = 65_536
 
     /// The `Livery-Key-Id:` line followed by a line break, as written before the PEM block.
-    static func idLine(_ id: KeyID) -> String { "\(idLabel): \(id.text)\n" }
+    static func idLine(_ id: KeyID) -> String { PublicKeyFile.idLine(id) }
 
     /// The id from the one `Livery-Key-Id:` line before the first `-----BEGIN ` line (name matched ignoring case).
+    /// The one reading of that line, shared with the SDK (`PublicKeyFile.keyID(in:)`).
     static func keyID(in bytes: [UInt8], path: String) throws(KeyError) -> KeyID {
-        var found: KeyID?
-        for rawLine in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
-            let line = String(decoding: rawLine, as: UTF8.self)
-            if line.hasPrefix("-----BEGIN ") { break }
-            guard let colon = line.firstIndex(of: ":"),
-                line[..<colon].lowercased() == idLabel.lowercased()
-            else { continue }
-            let value = line[line.index(after: colon)...].trimmingSpacesAndTabs(alsoCarriageReturn: true)
-            guard found == nil, let id = KeyID(value) else { throw .invalidKeyID(path: path, text: String(value)) }
-            found = id
+        do {
+            return try PublicKeyFile.keyID(in: bytes)
+        } catch {
+            switch error {
+            case .invalidKeyID(let text): throw .invalidKeyID(path: path, text: text)
+            case .missingKeyID, .privateKey, .missingPublicKeyBlock, .invalidBase64: throw .missingKeyID(path: path)
+            }
         }
-        guard let found else { throw .missingKeyID(path: path) }
-        return found
     }
 
     /// The whole of the regular file at `path` (at most `maximumSize` bytes).
@@ -69,16 +64,5 @@ enum KeyFile {
             if error.errno == EEXIST && error.operation == "link" { throw .fileExists(path: path) }
             throw .cannotWrite(path: path, code: error.errno)
         }
-    }
-}
-
-extension StringProtocol {
-    /// The text without leading and trailing spaces and tabs (and carriage returns when asked).
-    func trimmingSpacesAndTabs(alsoCarriageReturn: Bool = false) -> Substring {
-        let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" || (alsoCarriageReturn && $0 == "\r") }
-        let text = Substring(self)
-        guard let first = text.firstIndex(where: { !isBlank($0) }), let last = text.lastIndex(where: { !isBlank($0) })
-        else { return "" }
-        return text[first...last]
     }
 }

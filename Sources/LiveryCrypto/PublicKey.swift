@@ -1,4 +1,5 @@
 import COpenSSL
+import LiveryProtocol
 
 /// An ECDSA P-256 public key: what apps embed and what verifies Livery's signatures.
 ///
@@ -63,18 +64,7 @@ public final class PublicKey: Equatable, CustomStringConvertible, @unchecked Sen
     public var base64: String { Base64.encode(derRepresentation) }
 
     /// The PEM `-----BEGIN PUBLIC KEY-----` block, 64 base64 characters per line, ending with a line break.
-    public var pem: String {
-        let body = base64
-        var lines = ["-----BEGIN PUBLIC KEY-----"]
-        var start = body.startIndex
-        while start < body.endIndex {
-            let end = body.index(start, offsetBy: 64, limitedBy: body.endIndex) ?? body.endIndex
-            lines.append(String(body[start..<end]))
-            start = end
-        }
-        lines.append("-----END PUBLIC KEY-----")
-        return lines.joined(separator: "\n") + "\n"
-    }
+    public var pem: String { PublicKeyFile.pemBlock(derRepresentation) }
 
     /// Whether `signature` (DER, see `SignatureAlgorithm.ecdsaP256SHA256`) is this key's signature of `bytes`.
     ///
@@ -100,15 +90,11 @@ public final class PublicKey: Equatable, CustomStringConvertible, @unchecked Sen
 }
 
 extension PublicKey {
-    /// The text of a public key file for `id`: comment lines with the base64 apps embed, the `Livery-Key-Id:` line
-    /// and the PEM block. `livery verify --public-key` and `openssl pkey -pubin -in` both read it.
+    /// The text of a public key file for `id` (`PublicKeyFile.text`): comment lines with the base64 apps embed, the
+    /// `Livery-Key-Id:` line and the PEM block. `livery verify --public-key` and `openssl pkey -pubin -in` both
+    /// read it.
     public func fileText(id: KeyID) -> String {
-        """
-        # Livery public key "\(id.text)" (\(SignatureAlgorithm.ecdsaP256SHA256.rawValue)).
-        # Apps embed the key id and this base64 SubjectPublicKeyInfo (DER):
-        # \(base64)
-        \(KeyFile.idLine(id))\(pem)
-        """
+        PublicKeyFile(keyID: id, derRepresentation: derRepresentation).text
     }
 
     /// Reads a public key file as `fileText(id:)` writes it: the id from its `Livery-Key-Id:` line and the key

@@ -1,3 +1,4 @@
+import LiveryProtocol
 import Synchronization
 
 /// What `ResponseSigner` signs with: a `SigningKey`, or in tests a wrapper that counts.

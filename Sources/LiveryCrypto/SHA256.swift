@@ -1,4 +1,5 @@
 import COpenSSL
+import LiveryProtocol
 
 /// An incremental SHA-256 hasher on OpenSSL's EVP interface.
 ///

@@ -1,4 +1,5 @@
 import COpenSSL
+import LiveryProtocol
 
 /// A private ECDSA P-256 key with its id: signs bytes for `ResponseSigner`, and lives in a file of its own.
 ///

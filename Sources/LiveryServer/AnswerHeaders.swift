@@ -1,5 +1,6 @@
 import LiveryCrypto
 import LiveryHTTP
+import LiveryProtocol
 import SkinServing
 
 /// The header fields of a poll answer (`SkinAnswer`), encoded once per published catalog for each precomputed

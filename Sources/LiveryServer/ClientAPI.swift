@@ -2,6 +2,7 @@ import CoreMetrics
 import Foundation
 import LiveryCrypto
 import LiveryHTTP
+import LiveryProtocol
 import Logging
 import SkinModel
 import SkinServing

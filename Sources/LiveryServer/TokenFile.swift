@@ -1,4 +1,5 @@
 import LiveryCrypto
+import LiveryProtocol
 
 /// What an admin token may do.
 public enum AdminRole: String, Sendable, CaseIterable {
@@ -88,18 +89,7 @@ public struct TokenFile: Sendable, Equatable {
     }
 
     /// Whether `name` is usable as a token name: 1–64 characters of `A-Z a-z 0-9 . _ -`.
-    public static func isValidName(_ name: String) -> Bool {
-        let bytes = name.utf8
-        guard (1...64).contains(bytes.count) else { return false }
-        return bytes.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):
-                true
-            default: false
-            }
-        }
-    }
+    public static func isValidName(_ name: String) -> Bool { PlainName.isValid(name) }
 
     /// Prefix of tokens made by `newToken()`, so a leaked one is recognisable in a secret scanner.
     public static let tokenPrefix = "livery_"

@@ -1,4 +1,5 @@
 import LiveryCrypto
+import LiveryProtocol
 
 /// One result row. Accessors take a column position or name and throw `PostgresError.decoding` when the value is
 /// NULL (use the `optional…` forms where NULL is allowed) or does not convert.

@@ -1,4 +1,5 @@
 import LiveryCrypto
+import LiveryProtocol
 import SkinModel
 import SystemCalls
 import ZipArchive

@@ -1,5 +1,6 @@
 import Foundation
 import LiveryCrypto
+import LiveryProtocol
 import SkinModel
 
 /// Signs JSON answers (poll answers and theme lists): the one entry point for a signed body.

@@ -1,6 +1,7 @@
 import CoreMetrics
 import Foundation
 import LiveryCrypto
+import LiveryProtocol
 import Logging
 import SkinModel
 import SkinPackage

@@ -1,4 +1,5 @@
 import Foundation
+import LiveryProtocol
 import SkinModel
 
 /// A client's poll, checked: every field is valid by construction.
@@ -152,18 +153,7 @@ public struct SkinRequest: Sendable, Equatable {
     }
 
     /// Whether `text` is a valid app id: 1–64 characters of ASCII letters, digits, `.`, `_` or `-`.
-    public static func isAppID(_ text: String) -> Bool {
-        let bytes = text.utf8
-        guard (1...64).contains(bytes.count) else { return false }
-        return allBytes(of: text) { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):
-                true
-            default: false
-            }
-        }
-    }
+    public static func isAppID(_ text: String) -> Bool { PlainName.isValid(text) }
 }
 
 extension SkinRequest.Parameter {

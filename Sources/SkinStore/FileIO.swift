@@ -1,4 +1,5 @@
 import LiveryCrypto
+import LiveryProtocol
 import SystemCalls
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import LiveryCrypto
+import LiveryProtocol
 
 #if canImport(Glibc)
 import Glibc

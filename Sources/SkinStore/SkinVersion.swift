@@ -1,5 +1,6 @@
 import Foundation
 import LiveryCrypto
+import LiveryProtocol
 
 /// One immutable, numbered version of a skin: its files (by content digest) and its opaque metadata.
 ///

@@ -1,4 +1,5 @@
 import LiveryCrypto
+import LiveryProtocol
 import SystemCalls
 
 /// The writer's engine: encodes entries one at a time onto an `ArchiveStream`, remembers their central

@@ -1,5 +1,6 @@
 import ArgumentParser
 import LiveryCrypto
+import LiveryProtocol
 
 /// `livery keys create --id ID [--out FILE]`: a new signing key for answers.
 struct KeysCommand: ParsableCommand {

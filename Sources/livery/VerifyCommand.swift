@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LiveryCrypto
 import LiveryJSON
+import LiveryProtocol
 import SkinModel
 
 /// `livery verify --public-key FILE [--public-key FILE…] [--at INSTANT] RESPONSE`: checks a signed answer saved with

@@ -1,5 +1,6 @@
 import Foundation
 import LiveryCrypto
+import LiveryProtocol
 import Testing
 import TestSupport
 

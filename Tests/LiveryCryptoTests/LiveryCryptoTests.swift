@@ -1,4 +1,5 @@
 import LiveryCrypto
+import LiveryProtocol
 import Testing
 
 @Suite struct SHA256Tests {

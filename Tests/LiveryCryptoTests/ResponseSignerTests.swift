@@ -1,5 +1,6 @@
 import Dispatch
 import LiveryCrypto
+import LiveryProtocol
 import Synchronization
 import Testing
 

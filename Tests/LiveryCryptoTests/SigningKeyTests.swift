@@ -1,5 +1,6 @@
 import Foundation
 import LiveryCrypto
+import LiveryProtocol
 import Testing
 import TestSupport
 
@@ -220,5 +221,20 @@ import TestSupport
         try key.write(toNewFile: scratch.path("k2.pem"))
         let error = #expect(throws: KeyError.self) { try PublicKey.load(from: scratch.path("k2.pem")) }
         #expect(error?.description.contains("found a private key") == true)
+    }
+
+    /// The SDK reads the public key file with `PublicKeyFile.parse` (no OpenSSL): the same id and key as the server's
+    /// OpenSSL reader, and a private key file refused the same way.
+    @Test func thePortableReaderReadsPublicKeyFilesAsTheServerDoes() throws {
+        let scratch = try ScratchDirectory(prefix: "livery-keys")
+        let key = try SigningKeyTests.make(id: "k3")
+        let text = Array(key.publicKey.fileText(id: key.id).utf8)
+        let parsed = try PublicKeyFile.parse(text)
+        let loaded = try PublicKey.load(from: try scratch.write("k3.pub", text))
+        #expect(parsed.keyID == loaded.id && parsed.derRepresentation == loaded.key.derRepresentation)
+        #expect(PublicKey(derRepresentation: parsed.derRepresentation) == key.publicKey)
+        try key.write(toNewFile: scratch.path("k3.pem"))
+        let privateText = Array(try Data(contentsOf: URL(fileURLWithPath: scratch.path("k3.pem"))))
+        #expect(throws: PublicKeyFile.ParseError.privateKey) { try PublicKeyFile.parse(privateText) }
     }
 }

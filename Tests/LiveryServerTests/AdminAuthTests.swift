@@ -2,6 +2,7 @@ import Foundation
 import HTTPTestSupport
 import LiveryCrypto
 import LiveryHTTP
+import LiveryProtocol
 import Testing
 import TestSupport
 

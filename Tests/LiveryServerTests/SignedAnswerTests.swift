@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTestSupport
 import LiveryCrypto
+import LiveryProtocol
 import SkinModel
 import SkinServing
 import Synchronization

@@ -1,4 +1,4 @@
-import LiveryCrypto
+import LiveryProtocol
 import Testing
 
 /// The `Livery-Signature` value: written one way, read strictly by RFC 9110's list, parameter and quoted-string rules.
