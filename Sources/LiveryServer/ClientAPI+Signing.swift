@@ -21,14 +21,15 @@ struct PreparedAnswer: Sendable {
 }
 
 extension ClientAPI.Snapshot {
-    /// The answer for `decision` at `now`: signed for now's step when answers are signed, else precomputed (or,
-    /// past `AnswerFragments.precomputedLimit`, assembled).
+    /// The answer for `decision` to `query` at `now`: signed for now's step when answers are signed (naming the
+    /// question, `AnswerBinding`), else precomputed (or, past `AnswerFragments.precomputedLimit`, assembled), the
+    /// same bytes for every question with this decision.
     ///
     /// - Throws: `APIError.signingFailed` (503) when OpenSSL cannot sign.
-    func answer(for decision: SkinDecision, at now: Date) throws(APIError) -> PreparedAnswer {
+    func answer(for decision: SkinDecision, to query: SkinRequest, at now: Date) throws(APIError) -> PreparedAnswer {
         if let signed {
             do {
-                return try signed.answer(for: decision, from: fragments, at: now)
+                return try signed.answer(for: decision, answering: AnswerBinding(query), from: fragments, at: now)
             } catch {
                 throw .signingFailed
             }

@@ -219,7 +219,7 @@ public final class ClientAPI: Sendable {
         }
         let prepared: PreparedAnswer
         do {
-            prepared = try current.answer(for: decision, at: now)
+            prepared = try current.answer(for: decision, to: query, at: now)
         } catch {
             logger.error("poll answer not signed: OpenSSL failed; answering 503")
             return error.response
@@ -260,7 +260,8 @@ public final class ClientAPI: Sendable {
 
     /// Answers a theme list: the themes this client may pick, in list order. Same parameters and errors as a
     /// poll; ETag, 304 and `Cache-Control` as for a poll, `max-age` bounded by the next theme window boundary;
-    /// signed as a poll answer is when a signing key is set (`expiresAt`, `Livery-Signature`).
+    /// signed as a poll answer is when a signing key is set (the question it answers, `expiresAt`,
+    /// `Livery-Signature`).
     public func themes(_ request: HTTPRequest) -> HTTPResponse {
         answering(request) { query, current, now in
             let decision = SkinResolver.themes(query, in: current.catalog, at: now)
@@ -270,7 +271,8 @@ public final class ClientAPI: Sendable {
             var expiresAt: Date?
             if let signer {
                 do {
-                    let signed = try current.themeLists.signedAnswer(for: decision, by: signer, at: now)
+                    let signed = try current.themeLists.signedAnswer(
+                        for: decision, answering: AnswerBinding(query), by: signer, at: now)
                     answer = signed.answer
                     signature = signed.signature
                     expiresAt = signed.expiresAt

@@ -5,6 +5,9 @@ import SkinModel
 
 /// Signs JSON answers (poll answers and theme lists): the one entry point for a signed body.
 ///
+/// A signed body ends with the question it answers (`AnswerBinding`: `app`, `platform`, `scale`, `appearance`) and
+/// then `expiresAt`, so it verifies only as the answer to that question, and only until then.
+///
 /// Time is cut into steps of `period` seconds (the answers' max-age, at least 1 s). A body signed in step `k` gets
 /// `"expiresAt"` = the end of step `k` plus `clockSkew` (5 minutes), so it is never more than max-age + 5 minutes
 /// ahead of the signing instant, and every request within one step gets the same bytes: the body, its ETag and its
@@ -43,18 +46,20 @@ public struct AnswerSigner: Sendable {
         Date(timeIntervalSince1970: Double((step + 1) * Int64(period) + Int64(Self.clockSkew)))
     }
 
-    /// A JSON object's bytes with `"expiresAt"` for `step` added as its last member, and their signature.
+    /// A JSON object's bytes with the question it answers (`binding`'s members) and then `"expiresAt"` for `step`
+    /// added as its last members, and their signature.
     ///
     /// - Parameter jsonObject: a serialized JSON object (`{…}`, no whitespace after the closing brace), as the
     ///   answers Livery precomputes are.
     /// - Throws: `KeyError.cryptoFailure` when OpenSSL cannot sign.
-    public func sign(jsonObject: [UInt8], step: Int64) throws(KeyError) -> SignedBody {
+    public func sign(jsonObject: [UInt8], answering binding: AnswerBinding, step: Int64) throws(KeyError) -> SignedBody {
         let expiresAt = expiresAt(step: step)
         var body = jsonObject
         let closing = body.popLast()
         assert(closing == UInt8(ascii: "}"), "not a serialized JSON object")
         if body.last != UInt8(ascii: "{") { body.append(UInt8(ascii: ",")) }
-        body.append(contentsOf: #""expiresAt":"\#(ISO8601Instant.format(expiresAt))"}"#.utf8)
+        body.append(contentsOf: binding.members)
+        body.append(contentsOf: #","expiresAt":"\#(ISO8601Instant.format(expiresAt))"}"#.utf8)
         return SignedBody(body: body, signature: try signer.headerValue(for: body), expiresAt: expiresAt)
     }
 }

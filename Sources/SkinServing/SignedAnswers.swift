@@ -16,42 +16,76 @@ public struct SignedAnswer: Sendable, Equatable {
 /// The signed poll answers of one published catalog for the current step of an `AnswerSigner`, each kept with what
 /// an adapter derives from it (`Prepared`, such as its encoded header fields).
 ///
-/// Each answer is signed the first time a poll needs it within a step and kept until the step moves: a poll that
-/// finds its answer takes a lock, looks up two object identities and a variant, and copies what was prepared, with
-/// no signing, hashing or allocation. When the step moves, the first poll of each answer signs it again (bodies
-/// carry the step's `expiresAt`, so they change). Two polls signing the same answer at once keep the first one
-/// stored, so every poll within a step gets the same signature. At most `AnswerFragments.precomputedLimit` answers
-/// are kept; past that the table starts over.
+/// A signed answer names the question it answers (`AnswerBinding`), so answers are kept per decision and question:
+/// two apps, platforms or variants with the same decision get bodies of their own. Each answer is signed the first
+/// time a poll needs it within a step and kept until the step moves: a poll that finds its answer takes a lock,
+/// looks up two object identities, a variant and the question, and copies what was prepared, with no signing or
+/// allocation. When the step moves, the first poll of each answer signs it again (bodies carry the step's
+/// `expiresAt`, so they change). Two polls signing the same answer at once keep the first one stored, so every poll
+/// within a step gets the same signature. At most `AnswerFragments.precomputedLimit` answers, of at most
+/// `keptBytesLimit` bytes together, are kept; past either the table starts over, so what a stream of made-up app
+/// names costs is signing, never memory.
 public final class SignedAnswers<Prepared: Sendable>: Sendable {
     public let signer: AnswerSigner
     private let prepare: @Sendable (SignedAnswer) -> Prepared
 
-    private let table = StepTable<AnswerKey, Prepared>(limit: AnswerFragments.precomputedLimit)
+    /// Most bytes of signed bodies and signatures kept (as `ThemeListFragments.keptBytesLimit` for theme lists).
+    public static var keptBytesLimit: Int { ThemeListFragments.keptBytesLimit }
+    /// Most answers kept per step (as many as a catalog precomputes unsigned).
+    public static var keptLimit: Int { AnswerFragments.precomputedLimit }
+
+    private let table: StepTable<SignedAnswerKey, Kept>
+
+    /// A prepared answer and the bytes its signed answer holds.
+    private struct Kept: Sendable {
+        let prepared: Prepared
+        let bytes: Int
+    }
 
     /// - Parameters:
     ///   - signer: signs the bodies (one for every catalog, so unchanged bodies keep their signatures).
+    ///   - keptLimit, keptBytesLimit: most answers, and most bytes of their bodies and signatures, kept per step.
     ///   - prepare: what to keep for each signed answer; called once per answer and step.
-    public init(signer: AnswerSigner, prepare: @escaping @Sendable (SignedAnswer) -> Prepared) {
+    public init(
+        signer: AnswerSigner, keptLimit: Int = SignedAnswers.keptLimit,
+        keptBytesLimit: Int = SignedAnswers.keptBytesLimit,
+        prepare: @escaping @Sendable (SignedAnswer) -> Prepared
+    ) {
         self.signer = signer
         self.prepare = prepare
+        self.table = StepTable(limit: keptLimit, byteLimit: keptBytesLimit) { $0.bytes }
     }
 
-    /// What was prepared for the signed answer to `decision` at `now`: from the table, or `fragments`' answer signed
-    /// for now's step.
+    /// What was prepared for the signed answer to `decision` for the question `binding` at `now`: from the table, or
+    /// `fragments`' answer signed for now's step.
     ///
     /// - Throws: `KeyError.cryptoFailure` when OpenSSL cannot sign; nothing is stored, so the next poll retries.
-    public func answer(for decision: SkinDecision, from fragments: AnswerFragments, at now: Date) throws(KeyError) -> Prepared {
+    public func answer(
+        for decision: SkinDecision, answering binding: AnswerBinding, from fragments: AnswerFragments, at now: Date
+    ) throws(KeyError) -> Prepared {
         let step = signer.step(at: now)
-        let key = AnswerKey(current: decision.current, next: decision.next, variant: decision.variant)
-        return try table.value(step: step, key: key) { () throws(KeyError) -> Prepared in
+        let key = SignedAnswerKey(
+            answer: AnswerKey(current: decision.current, next: decision.next, variant: decision.variant), binding: binding)
+        return try table.value(step: step, key: key) { () throws(KeyError) -> Kept in
             let unsigned = fragments.answer(for: decision)
-            let signed = try signer.sign(jsonObject: unsigned.body, step: step)
-            return prepare(
-                SignedAnswer(
-                    answer: SkinAnswer(skinSign: unsigned.skinSign, body: signed.body), signature: signed.signature,
-                    expiresAt: signed.expiresAt))
-        }
+            let signed = try signer.sign(jsonObject: unsigned.body, answering: binding, step: step)
+            return Kept(
+                prepared: prepare(
+                    SignedAnswer(
+                        answer: SkinAnswer(skinSign: unsigned.skinSign, body: signed.body), signature: signed.signature,
+                        expiresAt: signed.expiresAt)),
+                bytes: signed.body.count + signed.signature.utf8.count)
+        }.prepared
     }
+
+    /// How many answers are kept for the current step, and the bytes of their bodies and signatures.
+    public var held: (count: Int, bytes: Int) { table.held }
+}
+
+/// A signed answer's key: the answer (its releases and variant) and the question it names.
+struct SignedAnswerKey: Hashable, Sendable {
+    let answer: AnswerKey
+    let binding: AnswerBinding
 }
 
 /// Values made for the current step of an `AnswerSigner`, by key: each made the first time it is asked for within a

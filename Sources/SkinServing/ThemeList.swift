@@ -81,7 +81,7 @@ public final class ThemeListFragments: Sendable {
     private let keyedThemes: [ReleasedSkin]
     /// Lists signed for the current step of the signer (bodies with `expiresAt`), as `SignedAnswers` keeps poll
     /// answers: each signed once per step, at most `keptLimit` lists of at most `keptBytesLimit` bytes together.
-    private let signed: StepTable<ThemeListKey, SignedThemeList>
+    private let signed: StepTable<SignedThemeListKey, SignedThemeList>
     /// Lists already assembled, and the bytes of their bodies.
     private let kept = Mutex<(answers: [ThemeListKey: ThemeListAnswer], bytes: Int)>(([:], 0))
     /// Most distinct lists kept, and most bytes of their bodies, in `kept` and (separately) in `signed`.
@@ -147,17 +147,20 @@ public final class ThemeListFragments: Sendable {
 }
 
 extension ThemeListFragments {
-    /// The list for `decision` signed by `signer` for now's step: kept for the step, so every request within it gets
-    /// the same bytes, ETag and signature (304s and caches keep working).
+    /// The list for `decision` answering the question `binding`, signed by `signer` for now's step: kept for the
+    /// step (per list and question), so every request within it gets the same bytes, ETag and signature (304s and
+    /// caches keep working).
     ///
     /// - Throws: `KeyError.cryptoFailure` when OpenSSL cannot sign; nothing is kept, so the next request retries.
-    public func signedAnswer(for decision: ThemeDecision, by signer: AnswerSigner, at now: Date) throws(KeyError)
-        -> SignedThemeList
-    {
+    public func signedAnswer(
+        for decision: ThemeDecision, answering binding: AnswerBinding, by signer: AnswerSigner, at now: Date
+    ) throws(KeyError) -> SignedThemeList {
         let step = signer.step(at: now)
-        let key = ThemeListKey(themes: decision.themes.map(ObjectIdentifier.init), slot: decision.variant.slot)
+        let key = SignedThemeListKey(
+            list: ThemeListKey(themes: decision.themes.map(ObjectIdentifier.init), slot: decision.variant.slot),
+            binding: binding)
         return try signed.value(step: step, key: key) { () throws(KeyError) -> SignedThemeList in
-            let body = try signer.sign(jsonObject: answer(for: decision).body, step: step)
+            let body = try signer.sign(jsonObject: answer(for: decision).body, answering: binding, step: step)
             return SignedThemeList(answer: ThemeListAnswer(body: body.body), signature: body.signature, expiresAt: body.expiresAt)
         }
     }
@@ -178,4 +181,10 @@ extension SignedThemeList {
 struct ThemeListKey: Hashable, Sendable {
     let themes: [ObjectIdentifier]
     let slot: Int
+}
+
+/// A signed theme list's key: the list and the question it names.
+struct SignedThemeListKey: Hashable, Sendable {
+    let list: ThemeListKey
+    let binding: AnswerBinding
 }

@@ -141,6 +141,56 @@ import TestSupport
         #expect(!livery.output.contains(keyLine), "no key material in the output")
     }
 
+    /// A signed answer names the question it answers (app, platform, scale, appearance, just before `expiresAt`),
+    /// signed with the rest: openssl verifies the exact bytes, `livery verify` with the question asked accepts them,
+    /// and the same answer checked as the answer to another app, platform, scale or appearance is refused with the
+    /// field, what the body answers and what was expected.
+    @Test func signedAnswersNameTheirQuestionAndLiveryVerifyRefusesThemForAnother() async throws {
+        let scratch = try ScratchDirectory(prefix: "livery-signed-question")
+        try await SigningCLITests.makeKey("k1", in: scratch)
+        try scratch.write("skins/ink/skin.json", Array(#"{"id":"ink","title":"Ink","app":"demo","release":{"kind":"theme","order":1}}"#.utf8))
+        try scratch.write("skins/ink/config.json", Array(##"{"home":{"colors":{"color_background":"#FFFFFF"}}}"##.utf8))
+        let livery = try await Self.serve(["--signing-key", scratch.path("k1.pem"), "--skins-dir", scratch.path("skins")])
+        let key = scratch.path("k1.pub")
+        let cases: [(name: String, target: String, question: String, flags: [String])] = [
+            ("poll", "/api/v1/skin?app=demo&platform=iOS&appVersion=7.2.0&scale=2&appearance=unspecified",
+             #""app":"demo","platform":"ios","scale":2,"appearance":"light","#,
+             ["--app", "demo", "--platform", "ios", "--scale", "2", "--appearance", "light"]),
+            ("themes", "/api/v1/themes?app=demo&platform=android&appVersion=7.2.0&appearance=dark",
+             #""app":"demo","platform":"android","scale":3,"appearance":"dark","#,
+             ["--app", "demo", "--platform", "Android", "--scale", "3", "--appearance", "dark"]),
+        ]
+        for (name, target, question, flags) in cases {
+            let saved = try await Self.savePoll(livery.port, as: name, in: scratch, target: target)
+            #expect(saved.head.hasPrefix("HTTP/1.1 200 "), "\(saved.head)")
+            let text = String(decoding: saved.body, as: UTF8.self)
+            let expiresAt = try #require(saved.expiresAt)
+            #expect(text.hasSuffix(question + #""expiresAt":"\#(expiresAt)"}"#), "\(text)")
+            #expect(try await Self.opensslVerifies(
+                scratch.path("\(name).body"), signature: try #require(saved.signature), publicKey: key, in: scratch))
+            let valid = try await BuiltProduct.runLivery(["verify", "--public-key", key] + flags + [scratch.path(name)])
+            #expect(valid.status == 0 && valid.standardOutput.contains("answering app 'demo'"), "\(valid.transcript)")
+        }
+        let wrong: [([String], String)] = [
+            (["--app", "other"], "invalid: wrong app: the body answers 'demo', expected 'other'"),
+            (["--app", "Demo"], "invalid: wrong app: the body answers 'demo', expected 'Demo'"),
+            (["--platform", "android"], "invalid: wrong platform: the body answers 'ios', expected 'android'"),
+            (["--scale", "3"], "invalid: wrong scale: the body answers '2', expected '3'"),
+            (["--appearance", "dark"], "invalid: wrong appearance: the body answers 'light', expected 'dark'"),
+            (["--app", "demo", "--appearance", "any"], "invalid: wrong appearance: the body answers 'light', expected 'any'"),
+        ]
+        for (flags, expected) in wrong {
+            let refused = try await BuiltProduct.runLivery(["verify", "--public-key", key] + flags + [scratch.path("poll")])
+            #expect(refused.status == 1 && refused.standardOutput == expected + "\n", "\(flags): \(refused.transcript)")
+        }
+        // A value no request could send is unusable input, exit 2.
+        for flags in [["--platform", "windows"], ["--scale", "4"], ["--appearance", "sepia"]] {
+            let unusable = try await BuiltProduct.runLivery(["verify", "--public-key", key] + flags + [scratch.path("poll")])
+            #expect(unusable.status == 2, "\(flags): \(unusable.transcript)")
+        }
+        #expect(try livery.stop(signal: SIGTERM) == 0)
+    }
+
     @Test func aRotatedKeySignsUnderItsOwnIDAndAppsTrustingBothAcceptEither() async throws {
         let scratch = try ScratchDirectory(prefix: "livery-signed-serve")
         try await SigningCLITests.makeKey("2026-a", in: scratch)

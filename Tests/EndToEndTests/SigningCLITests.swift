@@ -169,6 +169,28 @@ import TestSupport
         #expect(run.status == 1 && run.standardOutput.contains(reason), "\(run.transcript)")
     }
 
+    /// An answer signed without naming its question (as before answers were bound to their question), or naming
+    /// it wrongly typed, is refused once the question is asked: the field is missing or answers something else.
+    @Test(arguments: [
+        (#"{"skinSign":"","expiresAt":"2026-12-24T08:05:00Z"}"#, ["--app", "demo"],
+         "invalid: wrong app: the body answers no app, expected 'demo'"),
+        (#"{"skinSign":"","app":"demo","platform":"ios","expiresAt":"2026-12-24T08:05:00Z"}"#,
+         ["--app", "demo", "--platform", "ios", "--scale", "3"], "invalid: wrong scale: the body answers no scale, expected '3'"),
+        (#"{"skinSign":"","app":"demo","platform":"ios","scale":"3","appearance":"light","expiresAt":"2026-12-24T08:05:00Z"}"#,
+         ["--scale", "3"], #"invalid: wrong scale: the body answers '"3"', expected '3'"#),
+        (#"{"skinSign":"","app":"demo","platform":"ios","scale":3,"appearance":"light","expiresAt":"2026-12-24T08:05:00Z"}"#,
+         ["--app", "demo", "--platform", "IOS", "--scale", "3", "--appearance", "unspecified"], "valid: "),
+    ])
+    func verifyChecksTheQuestionTheBodyAnswers(body: String, flags: [String], expected: String) async throws {
+        let scratch = try ScratchDirectory(prefix: "livery-verify-question")
+        try await Self.makeKey("k1", in: scratch)
+        try scratch.write("answer", try await Self.signedResponse(body: body, key: "k1", in: scratch))
+        let result = try await BuiltProduct.runLivery(
+            ["verify", "--public-key", scratch.path("k1.pub"), "--at", Self.beforeExpiry] + flags + [scratch.path("answer")])
+        #expect(result.status == (expected.hasPrefix("valid") ? 0 : 1), "\(result.transcript)")
+        #expect(result.standardOutput.hasPrefix(expected), "\(result.transcript)")
+    }
+
     @Test func verifyRefusesMissingOrMalformedSignatures() async throws {
         let scratch = try ScratchDirectory(prefix: "livery-signing")
         try await Self.makeKey("k1", in: scratch)

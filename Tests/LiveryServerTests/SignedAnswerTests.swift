@@ -65,7 +65,10 @@ final class CountingKey: BodySigner {
         // 08:01:00 is in the step 08:01:00 ..< 08:02:00: expiresAt is its end plus 5 minutes of clock skew, the
         // last member of the body, so no more than max-age + 5 minutes ahead.
         #expect(response.text.hasPrefix(#"{"skinSign":""#) && response.text.contains(#""skinId":"christmas-2026""#))
-        #expect(response.text.hasSuffix(#","expiresAt":"2027-01-15T08:07:00Z"}"#), "\(response.text)")
+        #expect(
+            response.text.hasSuffix(
+                #","app":"demo","platform":"ios","scale":3,"appearance":"light","expiresAt":"2027-01-15T08:07:00Z"}"#),
+            "\(response.text)")
         #expect(response.header("ETag") == SkinAnswer.etag(of: response.body), "the tag follows the signed bytes")
         #expect(response.header("Cache-Control") == "public, max-age=60")
         // A byte changed anywhere in the body no longer verifies.
@@ -122,8 +125,9 @@ final class CountingKey: BodySigner {
                 bodies.insert(response.body)
             }
         }
-        // One signature per distinct body: the unknown app and the other platform get the same "no skin" bytes.
-        #expect(bodies.count >= 2 && bodies.count < queries.count)
+        // One signature per distinct body: every question gets a body naming it, so even the unknown app and the
+        // other platform, both "no skin", get bodies (and signatures) of their own.
+        #expect(bodies.count == queries.count)
         #expect(key.count == bodies.count)
         // A catalog published again (an admin change elsewhere) gives the same bodies the same signatures.
         harness.service.client.publish(harness.service.client.current)
@@ -148,7 +152,10 @@ final class CountingKey: BodySigner {
         _ = try key.ring.verify(body: first.body, headerValue: signature)
         #expect(again.header("Livery-Signature") == signature && key.count == signedBefore + 1)
         #expect(first.text.hasPrefix(#"{"themes":[{"id":"aurora","#))
-        #expect(first.text.hasSuffix(#"],"expiresAt":"2027-01-15T08:07:00Z"}"#), "\(first.text)")
+        #expect(
+            first.text.hasSuffix(
+                #"],"app":"demo","platform":"ios","scale":3,"appearance":"light","expiresAt":"2027-01-15T08:07:00Z"}"#),
+            "\(first.text)")
         #expect(first.header("ETag") == SkinAnswer.etag(of: first.body), "the tag follows the signed bytes")
         let cached = try await harness.get(ThemeListTests.list, headers: "If-None-Match: \(first.header("ETag") ?? "")\r\n")
         #expect(cached.status == 304 && cached.header("Livery-Signature") == nil)
@@ -179,7 +186,7 @@ final class CountingKey: BodySigner {
         for device in 0..<600 {
             let request = SkinRequest(app: "demo", platform: .ios, appVersion: version, deviceID: "device-\(device)")
             let decision = SkinResolver.themes(request, in: catalog, at: now)
-            let signed = try lists.signedAnswer(for: decision, by: signer, at: now)
+            let signed = try lists.signedAnswer(for: decision, answering: AnswerBinding(request), by: signer, at: now)
             _ = try key.ring.verify(body: signed.answer.body, headerValue: signed.signature)
             let listed = try #require(
                 (try JSONSerialization.jsonObject(with: Data(signed.answer.body)) as? [String: Any])?["themes"] as? [[String: Any]])
@@ -195,9 +202,11 @@ final class CountingKey: BodySigner {
         // Lists are still kept within the bound: asked again within the step, a list is not signed again.
         let request = SkinRequest(app: "demo", platform: .ios, appVersion: version, deviceID: "device-again")
         let decision = SkinResolver.themes(request, in: catalog, at: now)
-        let first = try lists.signedAnswer(for: decision, by: signer, at: now)
+        let first = try lists.signedAnswer(for: decision, answering: AnswerBinding(request), by: signer, at: now)
         let signatures = key.count
-        #expect(try lists.signedAnswer(for: decision, by: signer, at: now) == first && key.count == signatures)
+        #expect(
+            try lists.signedAnswer(for: decision, answering: AnswerBinding(request), by: signer, at: now) == first
+                && key.count == signatures)
         await harness.stop()
     }
 
@@ -243,6 +252,7 @@ final class CountingKey: BodySigner {
         #expect(response.status == 200 && response.header("Livery-Signature") == nil)
         #expect(try Self.expiresAt(response) == nil)
         #expect(response.text.hasSuffix(#""endsAt":"2027-01-15T10:00:00Z"}"#))
+        #expect(!response.text.contains(#""app":"#) && !response.text.contains(#""platform":"#), "\(response.text)")
         await harness.stop()
     }
 
@@ -260,9 +270,94 @@ final class CountingKey: BodySigner {
         }
     }
 
-    @Test func anEmptyObjectGetsExpiresAtAsItsOnlyMember() throws {
+    @Test func anEmptyObjectGetsTheQuestionAndExpiresAtAsItsOnlyMembers() throws {
         let signer = AnswerSigner(key: try CountingKey(), maxAge: 60)
-        let signed = try signer.sign(jsonObject: Array("{}".utf8), step: signer.step(at: Fixtures.t0))
-        #expect(String(decoding: signed.body, as: UTF8.self) == #"{"expiresAt":"2027-01-15T08:06:00Z"}"#)
+        let binding = AnswerBinding(app: "demo", platform: .macos, variant: try #require(PackageVariant(scale: 1, contents: .any)))
+        let signed = try signer.sign(jsonObject: Array("{}".utf8), answering: binding, step: signer.step(at: Fixtures.t0))
+        #expect(
+            String(decoding: signed.body, as: UTF8.self)
+                == #"{"app":"demo","platform":"macos","scale":1,"appearance":"any","expiresAt":"2027-01-15T08:06:00Z"}"#)
+    }
+
+    /// A signed answer names the question it answers, as the request asked it: the app as spelled, the platform in
+    /// lowercase, the scale as a number (3 when absent), the appearance (`unspecified` and none are `light`), in
+    /// this order and just before `expiresAt`. Answers to other questions are other bodies, so a signature for one
+    /// never verifies another's bytes.
+    @Test(arguments: [
+        ("/api/v1/skin?app=demo&platform=ios&appVersion=7.0.0",
+         #""app":"demo","platform":"ios","scale":3,"appearance":"light","#),
+        ("/api/v1/skin?app=demo&platform=Android&appVersion=7.0.0&scale=2&appearance=unspecified",
+         #""app":"demo","platform":"android","scale":2,"appearance":"light","#),
+        ("/api/v1/skin?app=demo&platform=iOS&appVersion=7.0.0&scale=1&appearance=Dark",
+         #""app":"demo","platform":"ios","scale":1,"appearance":"dark","#),
+        ("/api/v1/skin?app=Other.App_1&platform=macos&appVersion=7.0.0&scale=03&appearance=any",
+         #""app":"Other.App_1","platform":"macos","scale":3,"appearance":"any","#),
+        ("/api/v1/themes?app=demo&platform=harmony&appVersion=7.0.0&scale=2&appearance=dark",
+         #""app":"demo","platform":"harmony","scale":2,"appearance":"dark","#),
+    ])
+    func aSignedAnswerNamesTheQuestionItAnswersBeforeExpiresAt(query: String, question: String) async throws {
+        let key = try CountingKey()
+        let harness = try await Self.harness(key)
+        defer { harness.removeFiles() }
+        let response = try await harness.get(query)
+        #expect(response.status == 200)
+        _ = try key.ring.verify(body: response.body, headerValue: try #require(response.header("Livery-Signature")))
+        #expect(response.text.hasSuffix(question + #""expiresAt":"2027-01-15T08:07:00Z"}"#), "\(response.text)")
+        await harness.stop()
+    }
+
+    /// The same decision asked by two apps (a skin for neither, or the kill switch) or for two variants: each body
+    /// names its own question, so one's signature does not verify the other's bytes.
+    @Test func theSameDecisionForAnotherQuestionIsAnotherSignedBody() async throws {
+        let key = try CountingKey()
+        let harness = try await Self.harness(key)
+        defer { harness.removeFiles() }
+        let queries = [
+            "/api/v1/skin?app=alpha&platform=ios&appVersion=7.0.0", "/api/v1/skin?app=beta&platform=ios&appVersion=7.0.0",
+            "/api/v1/skin?app=alpha&platform=android&appVersion=7.0.0",
+            "/api/v1/skin?app=alpha&platform=ios&appVersion=7.0.0&scale=2",
+            "/api/v1/skin?app=alpha&platform=ios&appVersion=7.0.0&appearance=dark",
+        ]
+        var answers: [(body: [UInt8], signature: String)] = []
+        for query in queries {
+            let response = try await harness.get(query)
+            #expect(response.text.hasPrefix(#"{"skinSign":"","#), "\(response.text)")
+            answers.append((response.body, try #require(response.header("Livery-Signature"))))
+        }
+        for (index, answer) in answers.enumerated() {
+            for other in answers[(index + 1)...] {
+                #expect(answer.body != other.body)
+                #expect(throws: PublicKeyRing.Failure.self) { try key.ring.verify(body: other.body, headerValue: answer.signature) }
+            }
+        }
+        await harness.stop()
+    }
+
+    /// Every made-up app name is a question of its own, so each is signed; what is kept stays within the table's
+    /// bounds (count and bytes) whatever the mix, and every answer still verifies and names its app.
+    @Test func signedAnswersKeptStayWithinTheirBoundsWhateverTheAppNames() async throws {
+        let key = try CountingKey()
+        let harness = try await Self.harness(key)
+        defer { harness.removeFiles() }
+        let catalog = harness.service.client.current
+        let fragments = AnswerFragments(catalog: catalog)
+        let byteLimit = 8 << 10
+        let table = SignedAnswers<SignedAnswer>(
+            signer: AnswerSigner(key: key, maxAge: 60), keptLimit: 50, keptBytesLimit: byteLimit) { $0 }
+        let version = try #require(AppVersion("7.0.0"))
+        let now = Fixtures.t0.addingTimeInterval(60)
+        var most = (count: 0, bytes: 0)
+        for index in 0..<400 {
+            let request = SkinRequest(app: "app-\(index)", platform: .ios, appVersion: version)
+            let decision = SkinResolver.resolve(request, in: catalog, at: now, horizon: SkinResolver.defaultHorizon)
+            let signed = try table.answer(for: decision, answering: AnswerBinding(request), from: fragments, at: now)
+            _ = try key.ring.verify(body: signed.answer.body, headerValue: signed.signature)
+            #expect(String(decoding: signed.answer.body, as: UTF8.self).contains(#""app":"app-\#(index)","#))
+            let held = table.held
+            most = (max(most.count, held.count), max(most.bytes, held.bytes))
+        }
+        #expect(key.count == 400)
+        #expect(most.count <= 50 && most.bytes <= byteLimit && most.bytes > byteLimit / 2, "\(most)")
+        await harness.stop()
     }
 }
