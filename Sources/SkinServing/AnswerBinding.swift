@@ -1,4 +1,4 @@
-import JSONWriting
+import LiveryJSON
 import SkinModel
 
 /// The question a signed body answers: the app as requested, the platform, the scale and the appearance. A signed
