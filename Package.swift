@@ -4,7 +4,7 @@ import PackageDescription
 /// Livery: a holiday skin package server.
 ///
 /// Targets have one job each and depend one way:
-/// system shims → SystemCalls, LiveryJSON, LiveryProtocol → LiveryCrypto / LiveryHTTP / SkinModel / ZipArchive / SkinStore /
+/// system shims → SystemCalls, LiveryJSON, LiveryProtocol, ZipReading → LiveryCrypto / LiveryHTTP / SkinModel / ZipArchive / SkinStore /
 /// PostgresClient → SkinPackage → SkinServing → LiveryServer → livery (LiverySetup beside it).
 /// Every target calls the system through SystemCalls (one error type, one crash-safe write).
 /// The HTTP layer knows nothing about skins; the model, archive, packaging, store and serving-core targets never import
@@ -60,11 +60,22 @@ let package = Package(
             dependencies: ["CLiveryHTTP", "COpenSSL", "LiveryJSON", "SystemCalls", .product(name: "Logging", package: "swift-log")],
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
 
-        // skin.json / config.json values, color and image parsing, validation, identifier fallback, variants.
-        .target(name: "SkinModel", dependencies: ["LiveryJSON", "SystemCalls"]),
+        // skin.json / config.json values, color and image parsing, validation, identifier fallback, variants, and a
+        // built package's configs read back (PackageConfig). Pure and portable (server and LiveryKit): LiveryJSON and
+        // Foundation only; skins reach it through a SkinSource.
+        .target(name: "SkinModel", dependencies: ["LiveryJSON"]),
 
-        // Deterministic zip writer (and hostile-first reader) on zlib. No HTTP, no skins.
-        .target(name: "ZipArchive", dependencies: ["CZlib", "LiveryCrypto", "LiveryProtocol", "SystemCalls"]),
+        // A skin folder on disk as a SkinSource (DirectorySkinSource: lstat listing, O_NOFOLLOW reads beneath the
+        // folder), for the CLI, the importer and tests. Server-side: it walks the disk through SystemCalls.
+        .target(name: "SkinDirectory", dependencies: ["SkinModel", "SystemCalls"]),
+
+        // The hostile-first zip reader (bounds, names, links, duplicates, bombs; one verified file at a time after the
+        // whole structure is checked) and the zip format's constants and CRC-32. Portable (server uploads and
+        // LiveryKit): zlib and Foundation only.
+        .target(name: "ZipReading", dependencies: ["CZlib"]),
+
+        // The deterministic zip writer on zlib (packages, `livery push`). No HTTP, no skins.
+        .target(name: "ZipArchive", dependencies: ["CZlib", "ZipReading", "LiveryCrypto", "LiveryProtocol", "SystemCalls"]),
 
         // Durable state: the SkinStore role (snapshot, revision-checked changes, content-addressed files, audit log,
         // kill switches) and FileSkinStore, its implementation under the data directory (blobs, state.json, audit.log).
@@ -79,7 +90,9 @@ let package = Package(
         .target(name: "PostgresSkinStore", dependencies: ["SkinStore", "PostgresClient", "LiveryCrypto"]),
 
         // Turns a validated skin and a variant into a deterministic zip package.
-        .target(name: "SkinPackage", dependencies: ["SkinModel", "ZipArchive", "LiveryCrypto", "LiveryProtocol", "SystemCalls"]),
+        .target(name: "SkinPackage", dependencies: [
+            "SkinModel", "ZipArchive", "ZipReading", "LiveryCrypto", "LiveryProtocol", "SystemCalls",
+        ]),
 
         // The ops console's static files (www/), compiled into the binary by SwiftPM so it needs no files next to it
         // (copied resources would need a bundle folder beside the binary). The byte-array literals cost about 20 s
@@ -90,7 +103,8 @@ let package = Package(
         // to a closure, request values, resolution, rollout buckets, answer bodies, the package cache, the importer
         // and upload reading. Never imports LiveryHTTP.
         .target(name: "SkinServing", dependencies: [
-            "SkinModel", "SkinPackage", "SkinStore", "LiveryCrypto", "LiveryProtocol", "ZipArchive", "LiveryJSON",
+            "SkinModel", "SkinDirectory", "SkinPackage", "SkinStore", "LiveryCrypto", "LiveryProtocol", "ZipArchive",
+            "ZipReading", "LiveryJSON",
             "SystemCalls", .product(name: "Logging", package: "swift-log"),
             .product(name: "CoreMetrics", package: "swift-metrics"),
         ]),
@@ -103,14 +117,14 @@ let package = Package(
         // mapping of errors to HTTP (APIError), metrics; LiveryService assembles them.
         .target(name: "LiveryServer", dependencies: [
             "SkinServing", "LiveryHTTP", "LiveryConsole", "SkinModel", "SkinPackage", "LiveryCrypto", "LiveryProtocol", "SkinStore",
-            "ZipArchive", "LiveryJSON", .product(name: "Logging", package: "swift-log"),
+            "ZipArchive", "ZipReading", "LiveryJSON", .product(name: "Logging", package: "swift-log"),
             .product(name: "CoreMetrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
         ]),
 
         // The thin executable: configuration, logging bootstrap, signals, subcommands.
         .executableTarget(name: "livery", dependencies: [
-            "LiveryServer", "LiverySetup", "LiveryHTTP", "LiveryJSON", "SkinModel", "SkinPackage", "ZipArchive", "LiveryCrypto", "LiveryProtocol", "COpenSSL",
+            "LiveryServer", "LiverySetup", "LiveryHTTP", "LiveryJSON", "SkinModel", "SkinDirectory", "SkinPackage", "ZipArchive", "ZipReading", "LiveryCrypto", "LiveryProtocol", "COpenSSL",
             "PostgresClient", "PostgresSkinStore", "SkinStore", "SystemCalls",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
@@ -118,7 +132,7 @@ let package = Package(
         ]),
 
         // Benchmark and test driver for the zip writer (bench/zip/run.sh; the cross-process determinism test).
-        .executableTarget(name: "zip-bench", dependencies: ["ZipArchive"], path: "bench/zip/zip-bench"),
+        .executableTarget(name: "zip-bench", dependencies: ["ZipArchive", "ZipReading"], path: "bench/zip/zip-bench"),
 
         // Helpers every test target may share: scratch folders, SplitMix64, RawZip, running child processes,
         // blocking work off the cooperative pool, capturing log records. Never shipped; depends on nothing of Livery's.
@@ -136,9 +150,12 @@ let package = Package(
         .testTarget(name: "LiveryHTTPTests", dependencies: [
             "LiveryHTTP", "HTTPTestSupport", "TestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
-        .testTarget(name: "SkinModelTests", dependencies: ["SkinModel", "LiveryJSON", "TestSupport"]),
-        .testTarget(name: "ZipArchiveTests", dependencies: ["ZipArchive", "LiveryCrypto", "TestSupport"]),
-        .testTarget(name: "SkinPackageTests", dependencies: ["SkinPackage", "SkinModel", "ZipArchive", "TestSupport"]),
+        .testTarget(name: "SkinModelTests", dependencies: ["SkinModel", "SkinDirectory", "LiveryJSON", "TestSupport"]),
+        .testTarget(name: "ZipReadingTests", dependencies: ["ZipReading", "TestSupport"]),
+        .testTarget(name: "ZipArchiveTests", dependencies: ["ZipArchive", "ZipReading", "LiveryCrypto", "TestSupport"]),
+        .testTarget(name: "SkinPackageTests", dependencies: [
+            "SkinPackage", "SkinModel", "SkinDirectory", "ZipArchive", "ZipReading", "TestSupport",
+        ]),
         // How tests reach HTTP routes: a raw-socket HTTP/1.1 client (127.0.0.1 only), the one in-process test server
         // (`TestServer`), and `TestEndpoint`, which answers the same requests in memory or over that server. Never
         // shipped.
@@ -153,8 +170,8 @@ let package = Package(
             "LiverySetup", "TestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "LiveryServerTests", dependencies: [
-            "LiveryServer", "SkinServing", "LiverySetup", "LiveryConsole", "LiveryHTTP", "SkinModel", "SkinPackage", "HTTPTestSupport", "TestSupport", "LiveryCrypto",
-            "LiveryProtocol", "SkinStore", "ZipArchive", "LiveryJSON", .product(name: "MetricsTestKit", package: "swift-metrics"),
+            "LiveryServer", "SkinServing", "LiverySetup", "LiveryConsole", "LiveryHTTP", "SkinModel", "SkinDirectory", "SkinPackage", "HTTPTestSupport", "TestSupport", "LiveryCrypto",
+            "LiveryProtocol", "SkinStore", "ZipArchive", "ZipReading", "LiveryJSON", .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
         // A real PostgreSQL server per suite or test (initdb as an unprivileged user, Unix socket only). Never shipped.
         .target(name: "PostgresTestSupport", dependencies: ["TestSupport"], path: "Tests/PostgresTestSupport"),
@@ -174,7 +191,8 @@ let package = Package(
             name: "store-torture", dependencies: ["SkinStore", "TestSupport"], path: "Tests/StoreTorture"),
         .testTarget(
             name: "EndToEndTests", dependencies: [
-                "LiveryCrypto", "LiveryProtocol", "HTTPTestSupport", "TestSupport", "ZipArchive", "PostgresTestSupport",
+                "LiveryCrypto", "LiveryProtocol", "HTTPTestSupport", "TestSupport", "ZipArchive", "ZipReading",
+                "PostgresTestSupport",
                 "SkinStore",
             ]),
     ]

@@ -4,6 +4,7 @@ import SkinModel
 import SkinServing
 import SkinStore
 import ZipArchive
+import ZipReading
 
 /// The admin API's errors: how store, archive, upload, validation and auth failures become HTTP answers.
 ///

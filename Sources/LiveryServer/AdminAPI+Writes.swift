@@ -7,6 +7,7 @@ import SkinPackage
 import SkinServing
 import SkinStore
 import ZipArchive
+import ZipReading
 
 /// The admin API's changes: upload, release, rollout change, rollback, stop, delete, kill switch.
 /// See `AdminAPI` for the order every change follows.

@@ -6,6 +6,7 @@ import SkinModel
 import SkinServing
 import SkinStore
 import ZipArchive
+import ZipReading
 
 /// The authenticated admin API under `/admin/v1`: uploads, versions, releases, kill switches, preview and audit,
 /// on the durable `SkinStore`.

@@ -97,7 +97,7 @@ public struct AssetPath: Sendable, Hashable, Comparable, CustomStringConvertible
 }
 
 /// Orders strings by their UTF-8 bytes (not by Unicode canonical order), which is locale-free and stable.
-func bytewiseLess(_ lhs: String, _ rhs: String) -> Bool {
+package func bytewiseLess(_ lhs: String, _ rhs: String) -> Bool {
     // Sorting file lists calls this O(n log n) times: compare the contiguous bytes rather than iterate UTF8Views.
     if let result = lhs.utf8.withContiguousStorageIfAvailable({ left in
         rhs.utf8.withContiguousStorageIfAvailable { right in left.lexicographicallyPrecedes(right) }

@@ -3,6 +3,7 @@ import LiveryProtocol
 import SkinModel
 import SystemCalls
 import ZipArchive
+import ZipReading
 
 /// Packs a validated skin into deterministic zip packages and names each package by its content.
 ///

@@ -1,6 +1,7 @@
 import Foundation
 import LiveryJSON
 import Logging
+import SkinDirectory
 import SkinModel
 import SkinStore
 import SystemCalls

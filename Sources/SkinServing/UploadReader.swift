@@ -1,5 +1,6 @@
 import SkinModel
 import ZipArchive
+import ZipReading
 
 /// Turns an uploaded zip into the files of one skin, hostile-first.
 ///

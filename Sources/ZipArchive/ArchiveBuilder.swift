@@ -1,6 +1,7 @@
 import LiveryCrypto
 import LiveryProtocol
 import SystemCalls
+import ZipReading
 
 /// The writer's engine: encodes entries one at a time onto an `ArchiveStream`, remembers their central
 /// directory records, and ends the archive. Entries must arrive sorted and unique (`ZipArchiveWriter` does it).

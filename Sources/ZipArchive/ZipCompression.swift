@@ -1,3 +1,5 @@
+import ZipReading
+
 /// How an entry's bytes are stored in the archive.
 ///
 /// Whatever is asked, a deflated entry whose compressed form is not smaller than the original is stored

@@ -1,3 +1,5 @@
+import ZipReading
+
 /// One file to put in an archive: its name, where its bytes come from, and how to compress them.
 public struct ZipEntry: Sendable {
     /// The checked name the file gets inside the archive.

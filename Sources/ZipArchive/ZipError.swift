@@ -1,4 +1,5 @@
 import SystemCalls
+import ZipReading
 
 /// Why writing an archive failed.
 ///

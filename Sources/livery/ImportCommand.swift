@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LiveryJSON
+import SkinDirectory
 import SkinModel
 
 /// `livery import --from auutheme|chameleon FILE DIR [--id] [--app] [--title]`: turns a theme written for

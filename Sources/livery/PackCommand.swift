@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SkinDirectory
 import SkinModel
 import SkinPackage
 

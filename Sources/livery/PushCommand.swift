@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import SkinModel
 import ZipArchive
+import ZipReading
 
 #if canImport(Glibc)
 import Glibc

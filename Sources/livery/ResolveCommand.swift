@@ -1,5 +1,6 @@
 import ArgumentParser
 import LiveryJSON
+import SkinDirectory
 import SkinModel
 
 /// `livery resolve DIR KEY`: shows how an app would look up one key of the skin's `config.json`, printing the

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LiveryJSON
+import SkinDirectory
 import SkinModel
 
 /// `livery validate DIR [--base FILE] [--json]`: checks a skin folder and prints every problem with its place

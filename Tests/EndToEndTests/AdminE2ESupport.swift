@@ -6,6 +6,7 @@ import HTTPTestSupport
 import LiveryCrypto
 import TestSupport
 import ZipArchive
+import ZipReading
 
 /// A folder with a skins folder, a tokens file and a data folder, for running `livery serve` with the admin API.
 /// The folder is removed when the last copy of the workspace goes away.

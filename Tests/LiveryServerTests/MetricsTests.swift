@@ -3,6 +3,7 @@ import HTTPTestSupport
 import LiveryHTTP
 import Logging
 import MetricsTestKit
+import SkinDirectory
 import SkinModel
 import SkinPackage
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import LiveryJSON
+import SkinDirectory
 import SkinModel
 import Testing
 

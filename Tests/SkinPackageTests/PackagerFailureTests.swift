@@ -1,10 +1,12 @@
 import Foundation
+import SkinDirectory
 import SkinModel
 import SkinPackage
 import Synchronization
 import Testing
 import TestSupport
 import ZipArchive
+import ZipReading
 
 /// How building fails: a typed error naming the skin file or the output, and nothing left at the output path.
 @Suite struct PackagerFailureTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 import ZipArchive
+import ZipReading
 
 /// A test-data file set: relative name → bytes. Written to disk to serve as sources and as the reference
 /// that independent readers' output is compared with.

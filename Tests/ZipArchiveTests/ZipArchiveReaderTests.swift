@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 import ZipArchive
+import ZipReading
 
 @Suite("ZipArchiveReader")
 struct ZipArchiveReaderTests {

@@ -3,6 +3,7 @@ import LiveryCrypto
 import Testing
 import TestSupport
 import ZipArchive
+import ZipReading
 
 @Suite("ZipArchiveWriter")
 struct ZipArchiveWriterTests {

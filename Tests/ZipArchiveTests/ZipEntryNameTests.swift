@@ -1,5 +1,6 @@
 import Testing
 import ZipArchive
+import ZipReading
 
 @Suite("ZipEntryName")
 struct ZipEntryNameTests {

@@ -1,6 +1,7 @@
 import Testing
 import TestSupport
 import ZipArchive
+import ZipReading
 
 /// Mutated valid archives must only ever produce entries or a `ZipReadError`: never a crash, a hang, or an
 /// entry that breaks the reader's guarantees. Fixed seed and iteration count, so a failure repeats exactly.

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTestSupport
 import ZipArchive
+import ZipReading
 
 /// Skin folders as file maps, and zips of them, for upload tests.
 enum SkinArchives {

@@ -1,4 +1,5 @@
 import Foundation
+import SkinDirectory
 import SkinModel
 import Testing
 

@@ -6,6 +6,7 @@
 // `.automatic` compression. Prints "<sha256> <size> <entries>" on success; exits 1 with the error otherwise.
 import Foundation
 import ZipArchive
+import ZipReading
 
 let arguments = CommandLine.arguments
 guard arguments.count == 3 else {

@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SkinModel
 import SystemCalls
 
 /// A skin folder on disk.

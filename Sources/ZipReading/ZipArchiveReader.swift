@@ -1,3 +1,5 @@
+import Foundation
+
 /// Reads uploaded zip archives hostile-first: every structure is bounds-checked, every declared size is
 /// checked against `Limits` before anything is allocated or inflated, and inflation stops the moment an entry
 /// produces more than it declared.
@@ -61,5 +63,46 @@ public enum ZipArchiveReader {
             }
         }
         return try result.get()
+    }
+
+    /// Checks the whole structure of `archive` first (end records, every central record, totals, ratios, colliding
+    /// names and paths, every local header: everything `extract` checks before inflating), then hands its files to
+    /// `body` one at a time, in central-directory order, each inflated and CRC-checked before it is handed over
+    /// (directories are checked, then skipped).
+    ///
+    /// So a hostile archive is refused before `body` sees anything, except for a damaged deflate stream or CRC,
+    /// which can only be found by inflating: then the files before it have been handed over and this throws.
+    /// A caller that writes files out must therefore write into a fresh folder and remove it on any error.
+    ///
+    /// Memory: one entry at a time (at most `limits.maxEntryUncompressed`), plus the archive's bytes, which the
+    /// caller holds (or maps: see `forEachFile(inArchiveAt:limits:_:)`).
+    /// - Throws: the first `ZipReadError` found, or whatever `body` threw (and then no further file is read).
+    public static func forEachFile(
+        in archive: UnsafeRawBufferPointer, limits: Limits = .init(), _ body: (ExtractedEntry) throws -> Void
+    ) throws {
+        var parser = ArchiveParser(view: ByteView(bytes: archive), limits: limits)
+        let entries = try parser.checkStructure()
+        var inflater: Inflater?
+        for entry in entries where !entry.isDirectory {
+            try body(try parser.file(entry, inflater: &inflater))
+        }
+    }
+
+    /// `forEachFile(in:limits:_:)` over the bytes of `archive`.
+    public static func forEachFile(
+        in archive: Data, limits: Limits = .init(), _ body: (ExtractedEntry) throws -> Void
+    ) throws {
+        try archive.withUnsafeBytes { raw in try forEachFile(in: raw, limits: limits, body) }
+    }
+
+    /// `forEachFile(in:limits:_:)` over the archive in the file at `url`, mapped into memory
+    /// (`Data.ReadingOptions.alwaysMapped`) rather than read, so its bytes stay in the page cache and are not
+    /// copied into this process's heap.
+    /// - Throws: Foundation's error when the file cannot be read, then as `forEachFile(in:limits:_:)`.
+    public static func forEachFile(
+        inArchiveAt url: URL, limits: Limits = .init(), _ body: (ExtractedEntry) throws -> Void
+    ) throws {
+        let archive = try Data(contentsOf: url, options: .alwaysMapped)
+        try forEachFile(in: archive, limits: limits, body)
     }
 }

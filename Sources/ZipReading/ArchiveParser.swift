@@ -1,6 +1,6 @@
-/// The parse of one untrusted archive, in the order `extract` lists; `ZipArchiveReader.extract` is its only
-/// user. Every offset and size read from the archive is range-checked before use, with overflow-safe
-/// arithmetic, so no input can make it trap.
+/// The parse of one untrusted archive, in the order `checkStructure` lists, then one file at a time;
+/// `ZipArchiveReader` is its only user. Every offset and size read from the archive is range-checked before use,
+/// with overflow-safe arithmetic, so no input can make it trap.
 struct ArchiveParser {
     let view: ByteView
     let limits: ZipArchiveReader.Limits
@@ -12,13 +12,29 @@ struct ArchiveParser {
         self.limits = limits
     }
 
+    /// Every file, after every check (all of `checkStructure`, then each file's inflation and CRC).
     mutating func extract() throws(ZipReadError) -> [ExtractedEntry] {
+        let entries = try checkStructure()
+        var extracted: [ExtractedEntry] = []
+        extracted.reserveCapacity(entries.count)
+        var inflater: Inflater?
+        for entry in entries where !entry.isDirectory {
+            extracted.append(try file(entry, inflater: &inflater))
+        }
+        return extracted
+    }
+
+    /// Checks everything that can be checked without inflating: the end records, every central directory record
+    /// (names, types, sizes, ratios, encryption, methods), the totals, colliding names and paths, and every local
+    /// header against its record (no overlap, nothing running into the directory). Returns the entries in
+    /// central-directory order, directories included.
+    mutating func checkStructure() throws(ZipReadError) -> [CentralEntry] {
         let directory = try readEndRecords()
         var entries = try readCentralDirectory(directory)
         try checkTotals(entries)
         try checkCollisions(entries)
         try readLocalHeaders(&entries)
-        return try extractFiles(entries)
+        return entries
     }
 
     // MARK: End records (APPNOTE 4.3.14–4.3.16)
@@ -336,46 +352,42 @@ struct ArchiveParser {
 
     // MARK: Data
 
-    private func extractFiles(_ entries: [CentralEntry]) throws(ZipReadError) -> [ExtractedEntry] {
-        var inflater: Inflater?
-        var extracted: [ExtractedEntry] = []
-        extracted.reserveCapacity(entries.count)
-        for entry in entries where !entry.isDirectory {
-            guard let data = view.slice(entry.dataStart, length: Int(entry.compressedSize)) else { throw .truncated }
-            guard let size = Int(exactly: entry.uncompressedSize) else {
-                throw .entryTooLarge(name: entry.displayName, size: entry.uncompressedSize, limit: limits.maxEntryUncompressed)
-            }
-            let bytes: [UInt8]
-            if entry.method == ZipFormat.methodStored {
-                bytes = Array(data)
-            } else {
-                if inflater == nil { inflater = Inflater() }
-                guard let inflater else { throw .outOfMemory }
-                var outcome = Inflater.Outcome.corrupt
-                bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
-                    outcome = inflater.inflate(data, into: UnsafeMutableRawBufferPointer(buffer))
-                    // Only a complete inflate filled the buffer; otherwise keep nothing.
-                    initialized = outcome == .complete(consumed: data.count) ? size : 0
-                }
-                switch outcome {
-                case .complete(let consumed) where consumed == data.count: break
-                case .complete: throw .corrupt(reason: "an entry has bytes after its deflate stream")
-                case .exceedsDeclaredSize, .shorterThanDeclared: throw .sizeMismatch(name: entry.displayName)
-                case .truncated: throw .corrupt(reason: "an entry's deflate stream is cut short")
-                case .corrupt: throw .corrupt(reason: "an entry's deflate data is invalid")
-                case .outOfMemory: throw .outOfMemory
-                }
-            }
-            let crc = bytes.withUnsafeBytes { CRC32.checksum($0) }
-            guard crc == entry.crc else { throw .crcMismatch(name: entry.displayName) }
-            extracted.append(ExtractedEntry(name: entry.name, bytes: bytes))
+    /// The bytes of one file entry returned by `checkStructure`, inflated (with `inflater`, made on first need and
+    /// reused) and CRC-checked: exactly as long as declared or an error.
+    func file(_ entry: CentralEntry, inflater: inout Inflater?) throws(ZipReadError) -> ExtractedEntry {
+        guard let data = view.slice(entry.dataStart, length: Int(entry.compressedSize)) else { throw .truncated }
+        guard let size = Int(exactly: entry.uncompressedSize) else {
+            throw .entryTooLarge(name: entry.displayName, size: entry.uncompressedSize, limit: limits.maxEntryUncompressed)
         }
-        return extracted
+        let bytes: [UInt8]
+        if entry.method == ZipFormat.methodStored {
+            bytes = Array(data)
+        } else {
+            if inflater == nil { inflater = Inflater() }
+            guard let active = inflater else { throw .outOfMemory }
+            var outcome = Inflater.Outcome.corrupt
+            bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+                outcome = active.inflate(data, into: UnsafeMutableRawBufferPointer(buffer))
+                // Only a complete inflate filled the buffer; otherwise keep nothing.
+                initialized = outcome == .complete(consumed: data.count) ? size : 0
+            }
+            switch outcome {
+            case .complete(let consumed) where consumed == data.count: break
+            case .complete: throw .corrupt(reason: "an entry has bytes after its deflate stream")
+            case .exceedsDeclaredSize, .shorterThanDeclared: throw .sizeMismatch(name: entry.displayName)
+            case .truncated: throw .corrupt(reason: "an entry's deflate stream is cut short")
+            case .corrupt: throw .corrupt(reason: "an entry's deflate data is invalid")
+            case .outOfMemory: throw .outOfMemory
+            }
+        }
+        let crc = bytes.withUnsafeBytes { CRC32.checksum($0) }
+        guard crc == entry.crc else { throw .crcMismatch(name: entry.displayName) }
+        return ExtractedEntry(name: entry.name, bytes: bytes)
     }
 }
 
 /// One central directory record, checked.
-private struct CentralEntry {
+struct CentralEntry {
     var name: ZipEntryName
     var displayName: String
     var rawName: [UInt8]

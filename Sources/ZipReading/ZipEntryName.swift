@@ -17,22 +17,11 @@ public struct ZipEntryName: Hashable, Sendable, Comparable, CustomStringConverti
     /// The name's UTF-8 bytes, as stored in the archive.
     public let utf8Bytes: [UInt8]
 
-    /// Checks `raw` and wraps it.
+    /// Checks raw name bytes (read from an archive, or a name's UTF-8) and wraps them.
     ///
-    /// - Throws: `ZipError.invalidEntryName` saying which rule the name breaks.
-    public init(_ raw: String) throws(ZipError) {
-        let bytes = Array(raw.utf8)
-        if let violation = Self.violation(in: bytes) {
-            throw .invalidEntryName(name: raw, violation: violation)
-        }
-        self.rawValue = raw
-        self.utf8Bytes = bytes
-    }
-
-    /// Checks raw name bytes read from an archive.
-    ///
-    /// - Throws: `ZipEntryName.Violation` (the reader maps it to its own error).
-    init(validating bytes: [UInt8]) throws(Violation) {
+    /// - Throws: `ZipEntryName.Violation`, the first rule the name breaks (the reader maps it to `ZipReadError`;
+    ///   the writer's `ZipEntryName(_:)`, in ZipArchive, to `ZipError`).
+    public init(validating bytes: [UInt8]) throws(Violation) {
         if let violation = Self.violation(in: bytes) { throw violation }
         // `violation(in:)` has proved the bytes are valid UTF-8, so decoding is lossless.
         self.rawValue = String(decoding: bytes, as: UTF8.self)
@@ -108,7 +97,7 @@ public struct ZipEntryName: Hashable, Sendable, Comparable, CustomStringConverti
 
     /// The first rule `bytes` breaks, or nil if it is a valid name. Path-escape rules are checked first, so a
     /// name that is both (say, `../a\u{0}`) is reported as the more dangerous one.
-    static func violation(in bytes: [UInt8]) -> Violation? {
+    package static func violation(in bytes: [UInt8]) -> Violation? {
         if bytes.isEmpty { return .empty }
         if bytes.count > maximumByteCount { return .tooLong }
         let slash = UInt8(ascii: "/")
