@@ -108,7 +108,7 @@ struct LiveryPhone: AsyncParsableCommand {
             }
         }
         if let theme {
-            do {
+            do throws(LiveryError) {
                 if theme == "none" {
                     try await client.selectTheme(nil)
                 } else if offline {
@@ -189,7 +189,7 @@ struct LiveryPhone: AsyncParsableCommand {
     static func main() async {
         do {
             var command = try LiveryPhone.parseAsRoot()
-            if var phone = command as? LiveryPhone {
+            if let phone = command as? LiveryPhone {
                 try await phone.run()
             } else {
                 try command.run()

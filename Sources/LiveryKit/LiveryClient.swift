@@ -239,7 +239,10 @@ public final class LiveryClient: Sendable {
         }
         let part = try await downloader.download(entry, from: url)
         let storage = self.storage
-        try await Self.offPool { () throws(LiveryError) in try PackageInstaller(storage: storage).install(entry, from: part) }
+        let contents = configuration.appearance
+        try await Self.offPool { () throws(LiveryError) in
+            try PackageInstaller(storage: storage).install(entry, from: part, contents: contents)
+        }
     }
 
     // MARK: - Themes
@@ -305,7 +308,7 @@ public final class LiveryClient: Sendable {
         var skin: Skin?
         if let choice {
             let folder = storage.packageFolder(choice.entry.sign)
-            let configs = try PackageContents.configs(in: folder)
+            let configs = try PackageContents.configs(in: folder, contents: configuration.appearance)
             skin = Skin(entry: choice.entry, kind: choice.kind, folder: folder, scale: configuration.scale, configs: configs)
         }
         let changed = applied.withLock { current -> Bool in

@@ -19,7 +19,7 @@ struct PackageInstaller: Sendable {
     }()
 
     /// - Throws: `zip` (a hostile or corrupt archive), `config` (missing or invalid `config.json`), `disk`.
-    func install(_ entry: PackageEntry, from part: URL) throws(LiveryError) {
+    func install(_ entry: PackageEntry, from part: URL, contents: PackageAppearance) throws(LiveryError) {
         let staging = storage.staging.appendingPathComponent("\(entry.sign)-\(UUID().uuidString)", isDirectory: true)
         let files = FileManager.default
         do {
@@ -29,7 +29,7 @@ struct PackageInstaller: Sendable {
         }
         do throws(LiveryError) {
             try unpack(part, into: staging)
-            _ = try PackageContents.configs(in: staging)
+            _ = try PackageContents.configs(in: staging, contents: contents)
             let destination = storage.packageFolder(entry.sign)
             if files.fileExists(atPath: destination.path) {
                 try? files.removeItem(at: staging)
@@ -64,7 +64,7 @@ struct PackageInstaller: Sendable {
                 }
             }
         } catch {
-            throw LiveryError(.zip, "\(error)")
+            throw LiveryError(.zip, (error as? ZipReadError)?.description ?? "\(error)")
         }
         if let diskError { throw diskError }
     }
@@ -73,12 +73,50 @@ struct PackageInstaller: Sendable {
 /// The configs of an unpacked package, read back with the same parser the server validated them with
 /// (`PackageConfig`): `config.json`, and `config-dark.json` in packages that hold both appearances.
 enum PackageContents {
-    /// - Throws: `config` when `config.json` is missing, not JSON, or invalid against the package's own files.
-    static func configs(in folder: URL) throws(LiveryError) -> [Appearance: SkinConfig] {
+    /// - Throws: `config` when a config is missing, not JSON, or invalid against the package's own files.
+    static func configs(in folder: URL, contents: PackageAppearance) throws(LiveryError) -> [Appearance: SkinConfig] {
         do {
-            return try PackageConfig.read(folder: folder)
+            return try PackageConfig.read(PackageFolder(root: folder), contents: contents).configs
         } catch {
             throw LiveryError(.config, error.description)
         }
     }
+}
+
+/// An unpacked package folder as the shared `SkinSource` role, on Foundation alone. The folder is the SDK's own
+/// (written from a checked zip, which holds no links), so listing it needs no guard against links beyond not
+/// following them: a link found is listed as one, and `PackageConfig` refuses it.
+struct PackageFolder: SkinSource {
+    let root: URL
+
+    func listFiles() throws(SkinSourceError) -> [SkinFile] {
+        let base = root.standardizedFileURL.path
+        guard let walker = FileManager.default.enumerator(atPath: base) else { throw .rootNotFound }
+        var files: [SkinFile] = []
+        while let relative = walker.nextObject() as? String {
+            guard let attributes = walker.fileAttributes, let type = attributes[.type] as? FileAttributeType else { continue }
+            switch type {
+            case .typeRegular:
+                files.append(SkinFile(path: relative, size: (attributes[.size] as? NSNumber)?.intValue ?? 0))
+            case .typeSymbolicLink:
+                files.append(SkinFile(path: relative, size: 0, kind: .symlink))
+            default:
+                continue
+            }
+        }
+        return files.sorted { Array($0.path.utf8).lexicographicallyPrecedes(Array($1.path.utf8)) }
+    }
+
+    func read(_ path: String) throws(SkinSourceError) -> [UInt8] {
+        guard !path.split(separator: "/").contains(where: { $0 == ".." || $0 == "." }), !path.hasPrefix("/") else {
+            throw .refusedPath(path)
+        }
+        do {
+            return [UInt8](try Data(contentsOf: root.appendingPathComponent(path)))
+        } catch {
+            throw .unreadable(path, reason: LiveryError.reason(error))
+        }
+    }
+
+    func filePath(of path: String) -> String? { root.appendingPathComponent(path).path }
 }

@@ -89,7 +89,7 @@ final class KitServer: @unchecked Sendable {
         try await blocking {
             let log = workspace.root + "/serve-\(UUID().uuidString).log"
             let server = KitServer(log: log)
-            FileManager.default.createFile(atPath: log, contents: nil)
+            _ = FileManager.default.createFile(atPath: log, contents: nil)
             let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
             server.process.executableURL = URL(fileURLWithPath: try BuiltProduct.livery())
             server.process.arguments = ["serve", "--host", "127.0.0.1", "--port", "0"] + arguments

@@ -15,7 +15,7 @@ import SkinModel
         if let dark { all["config-dark.json"] = Array(dark.utf8) }
         for (name, bytes) in all { _ = try scratch.write(name, bytes) }
         let folder = URL(fileURLWithPath: scratch.path, isDirectory: true)
-        let configs = try PackageContents.configs(in: folder)
+        let configs = try PackageContents.configs(in: folder, contents: dark == nil ? .light : .any)
         let entry = PackageEntry(sign: "s", skinID: "id", packageURL: "/p", sha256: String(repeating: "0", count: 64), size: 1)
         return (Skin(entry: entry, kind: .holiday, folder: folder, scale: scale, configs: configs), scratch)
     }
@@ -47,7 +47,7 @@ import SkinModel
 
     @Test func imagesResolveToTheFileAtTheDeviceScaleAColourOrAURL() throws {
         let png = TestImages.png(width: 2, height: 2)
-        let config = #"{"m":{"images":{"byName":"tab","asFile":"file://pics/banner.png","obj":{"type":0,"name":"tab"},"solid":{"type":2,"color":"#FF000080"},"remote":"https://cdn.example.com/a.png"}}}"#
+        let config = ##"{"m":{"images":{"byName":"tab","asFile":"file://pics/banner.png","obj":{"type":0,"name":"tab"},"solid":{"type":2,"color":"#FF000080"},"remote":"https://cdn.example.com/a.png"}}}"##
         let (skin, scratch) = try Self.skin(config, files: ["tab@2x.png": png, "tab@3x.png": png, "pics/banner@3x.png": png], scale: 3)
         #expect(skin.image("m", "byName") == .imageFile(URL(fileURLWithPath: scratch.path + "/tab@3x.png")))
         #expect(skin.image("m", "obj") == .imageFile(URL(fileURLWithPath: scratch.path + "/tab@3x.png")))
