@@ -177,6 +177,8 @@ public final class LiveryClient: Sendable {
         if let current = answer.current {
             if before.blocked.contains(current.sign) {
                 failure = LiveryError(.blocked, "skin \(current.skinID) (\(current.sign)) crashed this app before and is never applied again here")
+                // Not kept as "unchanged": every refresh reports it while the server still names it.
+                answered = false
             } else if current.sign == before.holiday?.sign {
                 holiday = current
             } else {
@@ -213,7 +215,8 @@ public final class LiveryClient: Sendable {
             // A failed download must be retried at the next refresh, so its answer is not kept as "unchanged".
             state.pollETag = answered ? etag : nil
         }
-        storage.prune(keep: state.withLock { $0.keptSigns }.union(keep))
+        let blocked = Set(state.withLock { $0.blocked })
+        storage.prune(keep: state.withLock { $0.keptSigns }.union(keep).subtracting(blocked))
         if let failure { throw failure }
     }
 
@@ -293,7 +296,8 @@ public final class LiveryClient: Sendable {
     private func apply() throws(LiveryError) {
         let now = configuration.clock()
         let storage = self.storage
-        let (snapshot, choice) = state.withLock { state -> (StoredState, (entry: PackageEntry, kind: Skin.Kind)?) in
+        let (snapshot, choice, changed) = state.withLock { state -> (StoredState, (entry: PackageEntry, kind: Skin.Kind)?, Bool) in
+            let before = state
             let choice = SkinSelection.choose(state, at: now, isStored: storage.hasPackage)
             let sign = choice?.entry.sign ?? ""
             if sign != state.applied {
@@ -302,20 +306,21 @@ public final class LiveryClient: Sendable {
             }
             let kept = state.keptSigns
             state.confirmed.removeAll { !kept.contains($0) }
-            return (state, choice)
+            return (state, choice, state != before)
         }
-        try storage.saveState(snapshot)
+        // Saved only when something changed: a launch on a full disk still applies what is stored.
+        if changed || !storage.hasState { try storage.saveState(snapshot) }
         var skin: Skin?
         if let choice {
             let folder = storage.packageFolder(choice.entry.sign)
             let configs = try PackageContents.configs(in: folder, contents: configuration.appearance)
             skin = Skin(entry: choice.entry, kind: choice.kind, folder: folder, scale: configuration.scale, configs: configs)
         }
-        let changed = applied.withLock { current -> Bool in
+        let announce = applied.withLock { current -> Bool in
             defer { current = skin }
             return current != skin
         }
-        if changed {
+        if announce {
             for continuation in observers.withLock({ Array($0.values) }) { continuation.yield(skin) }
         }
     }

@@ -41,7 +41,9 @@ struct PackageInstaller: Sendable {
                 }
             }
         } catch {
+            // A package that fails here failed with the right hash: downloading it again would fail the same way.
             try? files.removeItem(at: staging)
+            PackageDownloader.discard(part, storage.etagFile(entry.sign))
             throw error
         }
         PackageDownloader.discard(part, storage.etagFile(entry.sign))

@@ -42,6 +42,9 @@ struct SkinStorage: Sendable {
         return FileManager.default.fileExists(atPath: packageFolder(sign).path, isDirectory: &isDirectory) && isDirectory.boolValue
     }
 
+    /// Whether `state.json` exists.
+    var hasState: Bool { FileManager.default.fileExists(atPath: stateFile.path) }
+
     /// The stored state, nil when there is none or it is unreadable.
     func loadState() -> StoredState? {
         guard let data = FileManager.default.contents(atPath: stateFile.path) else { return nil }

@@ -183,7 +183,8 @@ import TestSupport
             changed.setHeader("ETag", nil)
             return .send(changed)
         }
-        let kept = try await Phone(server: proxy.url, storage: good.storage, publicKeys: good.publicKeys).run()
+        // Another device id on the same storage: no If-None-Match (which a 304 would answer), the stored skin kept.
+        let kept = try await Phone(server: proxy.url, storage: good.storage, deviceID: "device-2", publicKeys: good.publicKeys).run()
         #expect(kept.errorCode == "signature", "\(kept)")
         #expect(kept.skinID == "kit-a")
 
@@ -194,7 +195,7 @@ import TestSupport
             stripped.setHeader("ETag", nil)
             return .send(stripped)
         }
-        let unsigned = try await Phone(server: proxy.url, storage: good.storage, publicKeys: good.publicKeys).run()
+        let unsigned = try await Phone(server: proxy.url, storage: good.storage, deviceID: "device-3", publicKeys: good.publicKeys).run()
         #expect(unsigned.errorCode == "unsigned", "\(unsigned)")
         #expect(unsigned.skinID == "kit-a")
     }
