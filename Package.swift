@@ -4,9 +4,12 @@ import PackageDescription
 /// Livery: a holiday skin package server.
 ///
 /// Targets have one job each and depend one way:
-/// system shims → SystemCalls, LiveryJSON, LiveryProtocol, ZipReading → LiveryCrypto / LiveryHTTP / SkinModel / ZipArchive / SkinStore /
-/// PostgresClient → SkinPackage → SkinServing → LiveryServer → livery (LiverySetup beside it).
-/// Every target calls the system through SystemCalls (one error type, one crash-safe write).
+/// system shims → SystemCalls and the portable LiveryJSON, LiveryProtocol, ZipReading, SkinModel (on LiveryJSON) →
+/// LiveryCrypto / LiveryHTTP / SkinDirectory / ZipArchive / SkinStore / PostgresClient → SkinPackage → SkinServing →
+/// LiveryServer → livery (LiverySetup beside it).
+/// LiveryJSON, LiveryProtocol, ZipReading and SkinModel are portable (they build for iOS and macOS: Foundation and
+/// zlib at most) because the client SDK shares them with the server; they must stay so.
+/// Every other target calls the system through SystemCalls (one error type, one crash-safe write).
 /// The HTTP layer knows nothing about skins; the model, archive, packaging, store and serving-core targets never import
 /// HTTP. LiveryServer holds only the HTTP adapters of the serving core.
 let package = Package(

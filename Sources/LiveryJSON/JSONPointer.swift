@@ -30,9 +30,40 @@ public struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension String {
-    /// Every occurrence of `target` replaced by `replacement` (Foundation-free).
+    /// Every occurrence of `target` replaced by `replacement`, scanning left to right and comparing `Character`s, as
+    /// `split(separator:)` with a string separator does; written out because those string algorithms of
+    /// `_StringProcessing` need iOS 16 / macOS 13, and this target builds for iOS 15 (and imports no Foundation).
     func replacingAll(_ target: String, with replacement: String) -> String {
-        guard !target.isEmpty, contains(target) else { return self }
-        return split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
+        let needle = Array(target)
+        guard let first = needle.first else { return self }
+        let characters = Array(self)
+        guard characters.contains(first) else { return self }
+        var output = ""
+        output.reserveCapacity(utf8.count)
+        var index = 0
+        while index < characters.count {
+            if index + needle.count <= characters.count, characters[index..<index + needle.count].elementsEqual(needle) {
+                output += replacement
+                index += needle.count
+            } else {
+                output.append(characters[index])
+                index += 1
+            }
+        }
+        return output
+    }
+
+    /// Whether `needle`'s UTF-8 bytes occur in this string's (an empty needle always does): for ASCII needles such as
+    /// `".."` in text already known to be ASCII. Portable down to iOS 15, unlike `Collection.contains(_:)` of
+    /// `_StringProcessing`.
+    package func includes(_ needle: String) -> Bool {
+        let needle = Array(needle.utf8)
+        guard !needle.isEmpty else { return true }
+        let bytes = Array(utf8)
+        guard needle.count <= bytes.count else { return false }
+        for start in 0...(bytes.count - needle.count) where bytes[start..<start + needle.count].elementsEqual(needle) {
+            return true
+        }
+        return false
     }
 }

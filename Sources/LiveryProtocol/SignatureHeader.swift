@@ -33,7 +33,7 @@ public struct SignatureHeader: Sendable, Equatable {
     }
 
     /// Why a header value was refused; each case says which parameter and why.
-    public enum ParseError: Error, Equatable, CustomStringConvertible {
+    public enum ParseError: Error, Equatable, Sendable, CustomStringConvertible {
         /// The value breaks the list, parameter, token or quoted-string grammar at this byte offset.
         case syntax(offset: Int, expected: String)
         /// A parameter name given twice (names compare ignoring case).

@@ -1,3 +1,5 @@
+import LiveryJSON
+
 /// A skin's identifier, checked once: `^[a-z0-9][a-z0-9._-]{0,63}$` and never containing `..`.
 ///
 /// The rule makes an id safe as a file name, a URL path segment and a log value without further escaping.
@@ -18,7 +20,7 @@ public struct SkinID: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// Whether `text` matches `^[a-z0-9][a-z0-9._-]{0,63}$` and does not contain `..`.
     public static func isValid(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
-        guard (1...64).contains(bytes.count), !text.contains("..") else { return false }
+        guard (1...64).contains(bytes.count), !text.includes("..") else { return false }
         func lowerAlnum(_ byte: UInt8) -> Bool {
             (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
         }

@@ -118,7 +118,10 @@ public struct ZipEntryName: Hashable, Sendable, Comparable, CustomStringConverti
             }
             segmentStart = index + 1
         }
-        guard let text = String(validating: bytes, as: UTF8.self) else { return .notUTF8 }
+        // Valid UTF-8 decodes and re-encodes to the same bytes; anything else gets U+FFFD somewhere. (Not
+        // `String(validating:as:)`, which needs iOS 18 / macOS 15: this target builds for iOS 15.)
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard text.utf8.elementsEqual(bytes) else { return .notUTF8 }
         // C0 controls, DEL and the C1 controls (U+0080–U+009F) all have general category Cc.
         if text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
             return .controlCharacter
