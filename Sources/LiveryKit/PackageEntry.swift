@@ -87,7 +87,9 @@ struct PollAnswer: Sendable, Equatable {
 public struct Theme: Sendable, Equatable, Identifiable {
     /// The theme's skin id.
     public let id: String
+    /// The title the theme store shows (the skin's `title`).
     public let title: String
+    /// The theme's description, `""` when it has none.
     public let description: String
     /// The preview image's URL (resolved against the server URL), if the theme has one.
     public let previewURL: URL?

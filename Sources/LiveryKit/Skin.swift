@@ -11,7 +11,9 @@ import SkinModel
 public struct Skin: Sendable, Equatable {
     /// Whether the skin is a holiday skin the server chose or a theme the user chose.
     public enum Kind: String, Sendable, Equatable {
+        /// The skin the poll answered, applying inside its window.
         case holiday
+        /// The theme the user chose, applying while no holiday skin does.
         case theme
     }
 

@@ -118,4 +118,13 @@ import SkinModel
             #expect(!PackageEntry.isSafeSign(bad), "\(bad)")
         }
     }
+
+    @Test func retryAfterIsReadAsSecondsOrAnHTTPDateAndCappedAtADay() {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        #expect(LiveryClient.retryAfter("120", now: now) == now.addingTimeInterval(120))
+        #expect(LiveryClient.retryAfter("999999", now: now) == now.addingTimeInterval(86_400))
+        #expect(LiveryClient.retryAfter("Fri, 15 Jan 2027 08:00:30 GMT", now: now) == Date(timeIntervalSince1970: 1_800_000_030))
+        #expect(LiveryClient.retryAfter("soon", now: now) == nil)
+        #expect(LiveryClient.retryAfter(nil, now: now) == nil)
+    }
 }
