@@ -498,10 +498,23 @@ final class HTTPConnection: @unchecked Sendable {
             let methodText = method?.rawValue ?? "-"
             let pathText = head.map { String($0.rawPath) } ?? "-"
             let milliseconds = Double(elapsed) / 1_000_000
+            // The same facts as fields a log pipeline can filter on; numbers stay numbers (`stringConvertible`
+            // integers and doubles are JSON numbers in the JSON log). Method and path only when the head was read.
+            var metadata: Logger.Metadata = [
+                "request.id": .string(requestID),
+                "http.route": .string(routePattern ?? HTTPServer.unmatchedRoute),
+                "http.status": .stringConvertible(status.code),
+                "http.response_bytes": .stringConvertible(bytesSent),
+                "http.duration_ms": .stringConvertible(Double((elapsed + 500) / 1000) / 1000),
+            ]
+            if head != nil {
+                metadata["http.method"] = .string(methodText)
+                metadata["http.path"] = .string(pathText)
+            }
             context.logger.log(
                 level: context.requestLogLevel,
                 "\(methodText) \(pathText) \(status.code) \(bytesSent)B \(milliseconds.formatted3)ms",
-                metadata: ["request.id": "\(requestID)"])
+                metadata: metadata)
         }
     }
 

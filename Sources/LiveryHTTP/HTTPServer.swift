@@ -15,13 +15,18 @@ import Synchronization
 /// wakes one free loop, which serves it); async handlers run as Swift tasks. Requests are
 /// parsed strictly per RFC 9112 with the limits of `Configuration`; every response carries `Content-Length`,
 /// `Date`, `Server` and `X-Request-Id`, and one log line is written per request (method, raw path without query,
-/// status, bytes, duration; `request.id` in the metadata; never header values or the query).
+/// status, bytes, duration; in the metadata `request.id` and the same facts as fields: `http.method`, `http.path`
+/// (when the head was read), `http.route` (the matched pattern, or `unmatched`), `http.status`,
+/// `http.response_bytes` and `http.duration_ms` (numbers); never header values or the query).
 ///
 /// Lifecycle: `start()` binds and begins accepting; `shutdown(drainTimeout:)` stops accepting, lets in-flight
 /// requests finish, closes idle connections and returns once every connection is closed. `waitUntilStopped()`
 /// returns at the same moment. A server starts at most once, and once started it runs until shut down, even if
 /// no reference to it remains.
 public final class HTTPServer: Sendable {
+    /// The route of a request that matched none (404, 405, refused before routing), in request log lines.
+    public static let unmatchedRoute = "unmatched"
+
     private enum State {
         case created
         case running(Listener, [EventLoop])

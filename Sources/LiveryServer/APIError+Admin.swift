@@ -83,6 +83,8 @@ extension APIError {
                 message: "This version cannot be released: it does not pass validation any more.", details: details)
         case .storeUnavailable(let reason):
             return store(.unavailable(reason: reason))
+        case .damaged(let damage):
+            return versionDamaged(skinID: damage.skinID, version: damage.version)
         case .unreadable, .invalidRelease, .packaging:
             return .internalError
         }
@@ -163,9 +165,20 @@ extension APIError {
                 .serviceUnavailable, code: "store_unavailable",
                 message: "The store is unreachable; nothing was changed. Retry later.",
                 details: fields(field ?? "store", "unreachable"), headers: HTTPHeaders([("Retry-After", "5")]))
+        case .damagedVersion(let id, let version, _):
+            return versionDamaged(skinID: id, version: version)
         case .corruptFile, .io, .locked:
             return .internalError
         }
+    }
+
+    /// 500 `version_damaged`: the version was found damaged in the store (its metadata or its rows do not match
+    /// what was stored) and is neither served nor read; the log and `/readyz` say why. Other versions work.
+    static func versionDamaged(skinID: String, version: Int) -> APIError {
+        APIError(
+            .internalServerError, code: "version_damaged",
+            message: "Version \(version) of skin \"\(skinID)\" is damaged in the store and is neither served nor read; an operator must restore it (GET /readyz and the log say why).",
+            details: fields("version", "damaged in the store"))
     }
 
     /// 500: a stored file does not hold the bytes its content address names (damaged on disk); the log names the
@@ -176,6 +189,14 @@ extension APIError {
             message: "The stored file \"\(path)\" was damaged on disk and is not served; an operator must restore it (the log names the blob).",
             details: fields("path", "does not match its content address"))
     }
+
+    /// 503 `server_busy` with `Retry-After: 1`: an admin write failed because the process (or the system) was out
+    /// of file descriptors for a moment (`EMFILE`, `ENFILE`), not because of the request or the data folder; the
+    /// same answer a download gets then. Nothing was changed, so the client retries the same request.
+    static let serverBusy = APIError(
+        .serviceUnavailable, code: "server_busy",
+        message: "The server is out of file descriptors for a moment; retry shortly.",
+        details: fields("server", "out of file descriptors"), headers: HTTPHeaders([("Retry-After", "1")]))
 
     /// 507 `insufficient_storage` or 503 `data_dir_not_writable`: an admin write failed because of the data folder
     /// (named, as configured), not the request. Both say when to retry; polls are still served meanwhile.

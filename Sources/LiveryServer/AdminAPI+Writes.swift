@@ -238,7 +238,7 @@ extension AdminAPI {
         await respond { () async throws(APIError) -> HTTPResponse in
             let id = try Self.skinID(request)
             let condition = try AdminETag.condition(request)
-            let patch = try Self.jsonObject(request)
+            let patch = try Self.jsonObject(request, mediaTypes: Self.mergePatchMediaTypes)
             let skin = try await writes.withPermit { () async throws(APIError) -> SkinState in
                 let current = try Self.skin(id, in: store.snapshot)
                 guard let release = current.release else {
@@ -246,7 +246,7 @@ extension AdminAPI {
                 }
                 var merged = (try? JSONValue.parse(release.document).objectValue) ?? JSONObject()
                 merged["version"] = AdminJSON.number(release.version)
-                for member in patch { merged[member.key] = member.value.isNull ? nil : member.value }
+                merged = Self.mergePatch(merged, with: patch)
                 let wanted = try Self.releaseRequest(merged)
                 return try await self.release(
                     id: id, number: wanted.version ?? release.version, plan: wanted.plan, condition: condition,
@@ -254,6 +254,22 @@ extension AdminAPI {
             }
             return Self.skinAnswer(skin)
         }
+    }
+
+    /// RFC 7396's merge of `patch` into `target`: a `null` member removes the target's, an object member is merged
+    /// into the target's object (replacing anything else), any other value replaces the target's.
+    static func mergePatch(_ target: JSONObject, with patch: JSONObject) -> JSONObject {
+        var merged = target
+        for member in patch {
+            if member.value.isNull {
+                merged[member.key] = nil
+            } else if let object = member.value.objectValue {
+                merged[member.key] = .object(mergePatch(merged[member.key]?.objectValue ?? JSONObject(), with: object))
+            } else {
+                merged[member.key] = member.value
+            }
+        }
+        return merged
     }
 
     /// `POST /skins/{id}/rollback`: releases the highest version below the released one, with the same settings.

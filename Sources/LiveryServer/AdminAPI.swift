@@ -139,23 +139,42 @@ public final class AdminAPI: Sendable {
     }
 
     /// Runs a write, turning a thrown `APIError` into its response. A bare 500 whose cause was not kept (a package build that
-    /// could not write) is told apart when the data folder is full or not writable (507, 503).
+    /// could not write) is told apart when the process is out of file descriptors (503 `server_busy`) or the data
+    /// folder is full or not writable (507, 503).
     func respond(_ body: () async throws(APIError) -> HTTPResponse) async -> HTTPResponse {
         do {
             return try await body()
         } catch {
-            if error.code == APIError.internalError.code, let fault = StorageFault.probe(dataDirectory) {
-                return APIError.storage(fault, dataDirectory: dataDirectory).response
+            if error.code == APIError.internalError.code {
+                if Self.outOfDescriptors() { return APIError.serverBusy.response }
+                if let fault = StorageFault.probe(dataDirectory) {
+                    return APIError.storage(fault, dataDirectory: dataDirectory).response
+                }
             }
             return error.response
         }
     }
 
+    /// Whether `errno` `code` means the process or the system has no file descriptor left.
+    static func isDescriptorExhaustion(_ code: Int32) -> Bool { code == EMFILE || code == ENFILE }
+
+    /// Whether the process cannot open a file right now for want of descriptors: opens `/dev/null` and closes it.
+    static func outOfDescriptors() -> Bool {
+        let descriptor = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return isDescriptorExhaustion(errno) }
+        close(descriptor)
+        return false
+    }
+
     /// The API error for a store error, logging storage failures (which the client sees only as a 500/503).
     func failure(_ error: StoreError, field: String? = nil, request: HTTPRequest) -> APIError {
         var mapped = APIError.store(error, field: field)
-        if case .io(_, _, let code) = error, let fault = StorageFault(errno: code) {
-            mapped = APIError.storage(fault, dataDirectory: dataDirectory)
+        if case .io(_, _, let code) = error {
+            if Self.isDescriptorExhaustion(code) {
+                mapped = .serverBusy
+            } else if let fault = StorageFault(errno: code) {
+                mapped = APIError.storage(fault, dataDirectory: dataDirectory)
+            }
         }
         if mapped.status.code >= 500 {
             logger.error(
@@ -188,12 +207,22 @@ public final class AdminAPI: Sendable {
         return skin
     }
 
+    /// The media types of a JSON body.
+    static let jsonMediaTypes = ["application/json"]
+    /// The media types of a `PATCH` body: JSON, or RFC 7396's JSON merge patch (which is what a `PATCH` here is).
+    static let mergePatchMediaTypes = ["application/json", "application/merge-patch+json"]
+
     /// The request body as a JSON object (an empty body counts as `{}` when `allowEmpty`).
-    static func jsonObject(_ request: HTTPRequest, allowEmpty: Bool = false) throws(APIError) -> JSONObject {
-        if let type = request.headers["Content-Type"], mediaType(type) != "application/json" {
+    ///
+    /// - Parameter mediaTypes: the `Content-Type`s accepted (without parameters, lowercase); another one is 415
+    ///   `unsupported_media_type` naming them. A body without `Content-Type` is read as JSON.
+    static func jsonObject(
+        _ request: HTTPRequest, allowEmpty: Bool = false, mediaTypes: [String] = jsonMediaTypes
+    ) throws(APIError) -> JSONObject {
+        if let type = request.headers["Content-Type"], !mediaTypes.contains(mediaType(type)) {
             throw APIError.invalidField(
-                "Content-Type", "send the body as application/json", code: "unsupported_media_type",
-                status: .unsupportedMediaType)
+                "Content-Type", "send the body as " + mediaTypes.joined(separator: " or "),
+                code: "unsupported_media_type", status: .unsupportedMediaType)
         }
         if request.body.isEmpty && allowEmpty { return JSONObject() }
         let value: JSONValue
@@ -250,10 +279,19 @@ public final class AdminAPI: Sendable {
         return Self.json(["skins": .array(skins), "revision": AdminJSON.number(snapshot.revision)])
     }
 
-    /// `GET /skins/{id}`: one skin with every version; `ETag` is its revision (for `If-Match`).
+    /// `GET /skins/{id}`: one skin with every version and its damaged versions (`damaged`: those the store found
+    /// damaged, and released ones whose files were found damaged by the last catalog build); `ETag` is its
+    /// revision (for `If-Match`).
     func skin(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         let skin = try Self.skin(Self.skinID(request), in: store.snapshot)
-        return Self.json(AdminJSON.skin(skin), etag: AdminETag.tag(skin.revision))
+        var damaged = skin.versions.compactMap { version in
+            version.damage.map { DamagedVersion(skinID: skin.id, version: version.number, reason: $0) }
+        }
+        for found in catalog.damaged where found.skinID == skin.id && !damaged.contains(where: { $0.version == found.version }) {
+            damaged.append(found)
+        }
+        damaged.sort { $0.version < $1.version }
+        return Self.json(AdminJSON.skin(skin, damaged: damaged), etag: AdminETag.tag(skin.revision))
     }
 
     /// `GET /skins/{id}/versions`.
@@ -271,6 +309,7 @@ public final class AdminAPI: Sendable {
         guard let version = skin.version(number) else {
             throw APIError.store(.unknownVersion(skinID: skin.id, version: number), field: "n")
         }
+        if version.damage != nil { throw APIError.versionDamaged(skinID: skin.id, version: number) }
         return Self.json(AdminJSON.version(version, files: true))
     }
 
@@ -283,6 +322,7 @@ public final class AdminAPI: Sendable {
         guard let version = skin.version(number) else {
             throw APIError.store(.unknownVersion(skinID: skin.id, version: number), field: "n")
         }
+        if version.damage != nil { throw APIError.versionDamaged(skinID: skin.id, version: number) }
         guard let stored = version.file(at: path) else {
             throw APIError.store(.unknownFile(skinID: skin.id, version: number, path: path), field: "path")
         }

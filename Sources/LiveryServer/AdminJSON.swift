@@ -1,6 +1,7 @@
 import Foundation
 import LiveryJSON
 import SkinModel
+import SkinServing
 import SkinStore
 
 /// How store values look in admin API answers. Every answer is a JSON object whose keys appear in a fixed order.
@@ -13,14 +14,10 @@ enum AdminJSON {
         return .string(formatter.string(from: date))
     }
 
-    /// Parses an ISO 8601 instant with an offset (`2027-02-05T00:00:00+08:00`, `…Z`, optional fraction).
-    static func parseInstant(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.date(from: text)
-    }
+    /// Parses an ISO 8601 instant with an offset (`2027-02-05T00:00:00+08:00`, `…Z`, optional fraction) with the
+    /// one strict parser (`ISO8601Instant`): nothing may follow the offset. (Foundation's `ISO8601DateFormatter`
+    /// took `…Zjunk`.)
+    static func parseInstant(_ text: String) -> Date? { ISO8601Instant.parse(text) }
 
     static func number(_ value: Int) -> JSONValue { .number(JSONNumber(value)) }
 
@@ -66,6 +63,7 @@ enum AdminJSON {
         object["app"] = info.app.map(JSONValue.string) ?? .null
         object["source"] = info.source.map(JSONValue.string) ?? .null
         object["warnings"] = info.warnings.map(number) ?? .null
+        if let damage = version.damage { object["damage"] = .string(damage) }
         object["fileCount"] = number(version.files.count)
         object["size"] = number(version.totalSize)
         if files {
@@ -93,10 +91,13 @@ enum AdminJSON {
         return object
     }
 
-    /// One skin with every version.
-    static func skin(_ skin: SkinState) -> JSONValue {
+    /// One skin with every version, and its damaged versions: `[{"skin", "version", "reason"}]`.
+    static func skin(_ skin: SkinState, damaged: [DamagedVersion] = []) -> JSONValue {
         var object = skinSummary(skin)
         object["versions"] = .array(skin.versions.map { version($0) })
+        object["damaged"] = .array(damaged.map { damage in
+            ["skin": .string(damage.skinID), "version": number(damage.version), "reason": .string(damage.reason)]
+        })
         return .object(object)
     }
 

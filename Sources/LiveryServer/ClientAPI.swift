@@ -231,7 +231,15 @@ public final class ClientAPI: Sendable {
         // No cache may keep the answer past the next schedule boundary, nor past its expiresAt.
         return Self.cacheable(
             request, body: answer.body, etag: answer.etag, prepared: prepared.headers, maxAge: current.fragments.maxAge,
-            limit: Self.earlier(decision.nextBoundary, prepared.expiresAt), now: now)
+            limit: Self.earlier(decision.nextBoundary, prepared.expiresAt), expiresAt: prepared.expiresAt, now: now)
+    }
+
+    /// `Cache-Control` of a signed answer fresh for `maxAge` seconds from `now`: stale use allowed only up to
+    /// `expiresAt` (whole seconds, rounded down, at least 0).
+    static func signedCacheControl(maxAge: Int, expiresAt: Date, now: Date) -> String {
+        let untilExpiry = expiresAt.timeIntervalSince(now)
+        let stale = untilExpiry.isFinite ? max(0, Int(untilExpiry.rounded(.down)) - maxAge) : 0
+        return "public, max-age=\(maxAge), stale-while-revalidate=\(stale), stale-if-error=\(stale)"
     }
 
     /// The earlier of two optional instants.
@@ -242,15 +250,27 @@ public final class ClientAPI: Sendable {
 
     /// A poll or theme list answer with its prepared header fields: 304 without a body when `If-None-Match`
     /// matches `etag`; `max-age` bounded by the time left until `limit`.
+    ///
+    /// A signed answer (`expiresAt` set) also says how long a cache may serve it stale:
+    /// `stale-while-revalidate=N, stale-if-error=N`, N being the whole seconds from the end of its max-age to its
+    /// `expiresAt` (never negative). Without them a cache applies its own grace (Varnish: 10 s), and could hand
+    /// out an answer whose `expiresAt` has passed, which an app checking signatures refuses.
     static func cacheable(
         _ request: HTTPRequest, body: [UInt8], etag: String, prepared: AnswerHeaders, maxAge: Int, limit: Date?,
-        now: Date
+        expiresAt: Date? = nil, now: Date
     ) -> HTTPResponse {
         let notModified = request.headers["If-None-Match"].map { EntityTag.matches($0, etag) } ?? false
         var headers = notModified ? prepared.notModified : prepared.ok
+        var freshFor = maxAge
         if let limit {
             let untilLimit = max(0, Int(limit.timeIntervalSince(now).rounded(.down)))
-            if untilLimit < maxAge { headers.replaceOrAdd(name: "Cache-Control", value: "public, max-age=\(untilLimit)") }
+            if untilLimit < maxAge {
+                freshFor = untilLimit
+                if expiresAt == nil { headers.replaceOrAdd(name: "Cache-Control", value: "public, max-age=\(untilLimit)") }
+            }
+        }
+        if let expiresAt {
+            headers.replaceOrAdd(name: "Cache-Control", value: signedCacheControl(maxAge: freshFor, expiresAt: expiresAt, now: now))
         }
         if notModified { return HTTPResponse(status: .notModified, headers: headers, body: .empty) }
         return HTTPResponse(status: .ok, headers: headers, body: .bytes(body))
@@ -287,7 +307,7 @@ public final class ClientAPI: Sendable {
             return Self.cacheable(
                 request, body: answer.body, etag: answer.etag,
                 prepared: AnswerHeaders(etag: answer.etag, maxAge: maxAge, signature: signature), maxAge: maxAge,
-                limit: Self.earlier(decision.nextBoundary, expiresAt), now: now)
+                limit: Self.earlier(decision.nextBoundary, expiresAt), expiresAt: expiresAt, now: now)
         }
     }
 
@@ -422,17 +442,22 @@ struct PackageFileName: Hashable, Sendable {
 
 /// Counters for poll answers.
 final class ClientMetrics: Sendable {
+    /// Poll answers by `skin`.
+    static let answersName = "livery_skin_answers_total"
+    /// Polls whose app already had the answered package.
+    static let upToDateName = "livery_skin_up_to_date_total"
+
     private let factory: any MetricsFactory
     let upToDate: Counter
 
     init(factory: any MetricsFactory) {
         self.factory = factory
-        self.upToDate = Counter(label: "livery_skin_up_to_date_total", dimensions: [], factory: factory)
+        self.upToDate = Counter(label: Self.upToDateName, dimensions: [], factory: factory)
     }
 
     /// The counter of answers showing `skin` (`""` for none). The factory hands out one series per label set, so
     /// every catalog's counter for a skin adds to the same series.
     func answerCounter(_ skin: String) -> Counter {
-        Counter(label: "livery_skin_answers_total", dimensions: [("skin", skin)], factory: factory)
+        Counter(label: Self.answersName, dimensions: [("skin", skin)], factory: factory)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LiveryJSON
 import LiveryHTTP
 import Logging
 import SkinModel
@@ -202,7 +203,9 @@ public final class LiveryService: Sendable {
     /// loaded and while the data folder is writable, else 503 with `loading`, `draining` (after `beginDraining()`)
     /// or `data-dir-not-writable`. With a shared store that does not answer, the body adds `"store":"unreachable"`
     /// (still 200 once loaded: the replica serves what it has, and taking every replica out of the load balancer
-    /// would turn a database outage into a total one).
+    /// would turn a database outage into a total one). When versions are damaged in the store (`damaged`), the
+    /// body adds `"damaged":[{"skin","version","reason"}]`, still 200: damage stays with its version, and the replica
+    /// serves everything else.
     public func register(on router: Router) {
         let shared = store as? any SharedSkinStore
         router.on(.get, "/healthz", .sync { _ in Self.status("ok", .ok) })
@@ -216,7 +219,7 @@ public final class LiveryService: Sendable {
             guard access(configuration.dataDirectory, W_OK) == 0 else {
                 return Self.status("data-dir-not-writable", .serviceUnavailable, store: store)
             }
-            return Self.status("ready", .ok, store: store)
+            return Self.status("ready", .ok, store: store, damaged: catalog.damaged)
         })
         client.register(on: router)
         if let admin {
@@ -225,14 +228,30 @@ public final class LiveryService: Sendable {
         }
     }
 
-    /// `{"status":text}`, with `"store":store` when given (a shared store's reachability).
-    private static func status(_ text: String, _ status: HTTPStatus, store: String? = nil) -> HTTPResponse {
+    /// The damaged versions of the store as of the last catalog built (see `CatalogPublisher.damaged`).
+    public var damaged: [DamagedVersion] { catalog.damaged }
+
+    /// `{"status":text}`, with `"store":store` when given (a shared store's reachability) and `"damaged"` when
+    /// versions are damaged.
+    private static func status(
+        _ text: String, _ status: HTTPStatus, store: String? = nil, damaged: [DamagedVersion] = []
+    ) -> HTTPResponse {
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: "application/json")
         headers.add(name: "Cache-Control", value: "no-store")
         let storePart = store.map { #","store":"\#($0)""# } ?? ""
-        return HTTPResponse(
-            status: status, headers: headers, body: .bytes(Array(#"{"status":"\#(text)"\#(storePart)}"#.utf8)))
+        var body = Array(#"{"status":"\#(text)"\#(storePart)"#.utf8)
+        if !damaged.isEmpty {
+            body.append(contentsOf: #","damaged":"#.utf8)
+            body.append(contentsOf: JSONWriter.array(damaged.map { damage in
+                JSONWriter.object([
+                    ("skin", JSONWriter.string(damage.skinID)), ("version", JSONWriter.number(damage.version)),
+                    ("reason", JSONWriter.string(damage.reason)),
+                ])
+            }))
+        }
+        body.append(UInt8(ascii: "}"))
+        return HTTPResponse(status: status, headers: headers, body: .bytes(body))
     }
 }
 

@@ -1,8 +1,10 @@
 /// Brings a database to the newest of an ordered list of migrations.
 ///
-/// `migrate` takes a session-level advisory lock first, so of several processes starting together one migrates
-/// and the others wait, then find nothing left to do. The missing steps run in one transaction together with
-/// their rows in the version table, so a failure leaves the schema as it was.
+/// `migrate` runs in one transaction that first takes a transaction-level advisory lock (`pg_advisory_xact_lock`),
+/// so of several processes starting together one migrates and the others wait, then find nothing left to do. The
+/// lock lives exactly as long as that transaction, so it works through a pool that hands server sessions out per
+/// transaction (PgBouncer's transaction mode) and never outlives a migrator that died. The missing steps run in
+/// that transaction together with their rows in the version table, so a failure leaves the schema as it was.
 public struct Migrator: Sendable {
     /// The steps, in increasing version order.
     public let migrations: [Migration]
@@ -65,28 +67,27 @@ public struct Migrator: Sendable {
     public func migrate(_ session: PostgresSession) throws(MigrationError) -> Report {
         var version: Int? = nil
         do {
-            return try session.withAdvisoryLock(lockKey) { session in
+            return try session.transaction { session in
+                try session.query("SELECT pg_advisory_xact_lock($1)", [.int(lockKey)])
                 try session.query("""
                     CREATE TABLE IF NOT EXISTS \(table) (
                         version integer PRIMARY KEY,
                         applied_at timestamptz NOT NULL DEFAULT now()
                     )
                     """)
-                return try session.transaction { session in
-                    let applied = Set(try session.query("SELECT version FROM \(table)").rows.map { try $0.int(0) })
-                    if let newest = applied.max(), newest > knownVersion {
-                        throw MigrationError.databaseNewer(databaseVersion: newest, knownVersion: knownVersion)
-                    }
-                    var report = Report(applied: [], version: applied.max() ?? 0)
-                    for migration in migrations where !applied.contains(migration.version) {
-                        version = migration.version
-                        try session.execute(script: migration.sql)
-                        try session.query("INSERT INTO \(table) (version) VALUES ($1)", [.int(migration.version)])
-                        report.applied.append(migration.version)
-                        report.version = max(report.version, migration.version)
-                    }
-                    return report
+                let applied = Set(try session.query("SELECT version FROM \(table)").rows.map { try $0.int(0) })
+                if let newest = applied.max(), newest > knownVersion {
+                    throw MigrationError.databaseNewer(databaseVersion: newest, knownVersion: knownVersion)
                 }
+                var report = Report(applied: [], version: applied.max() ?? 0)
+                for migration in migrations where !applied.contains(migration.version) {
+                    version = migration.version
+                    try session.execute(script: migration.sql)
+                    try session.query("INSERT INTO \(table) (version) VALUES ($1)", [.int(migration.version)])
+                    report.applied.append(migration.version)
+                    report.version = max(report.version, migration.version)
+                }
+                return report
             }
         } catch let error as MigrationError {
             throw error

@@ -1,5 +1,6 @@
 import CLibPQ
 import Foundation
+import Synchronization
 import SystemCalls
 
 /// A connection that `LISTEN`s on channels and turns each `NOTIFY` into an event, from a thread of its own that
@@ -191,5 +192,67 @@ public final class PostgresListener: Sendable {
     private static func milliseconds(_ duration: Duration) -> Int32 {
         let (seconds, attoseconds) = duration.components
         return max(1, Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000))
+    }
+}
+
+extension PostgresListener {
+    /// Whether connections made with `configuration` keep one server session from one transaction to the next, as
+    /// `LISTEN` needs (a notification goes to the session that listens). A direct connection does, as does
+    /// PgBouncer in session mode; PgBouncer in transaction mode does not: each transaction may run on another
+    /// server session, so `LISTEN` cannot work there.
+    ///
+    /// Asked as PostgreSQL sees it: a probe connection `LISTEN`s on a channel of its own and notes its backend's
+    /// process id; then, ten times, a second connection opens a transaction (which, in a pool that shares server
+    /// sessions, takes the session the probe just used, or another) and the probe asks again, in a new transaction,
+    /// for its backend's id and whether it listens. A probe that kept its session always answers the same id and
+    /// the channel; in a pool that shares sessions one round is enough to see another session. A probe that cannot
+    /// connect counts as keeping it (nothing to conclude: the caller's own reconnection handles an unreachable
+    /// server); one that cannot tell within 10 s (it waited for a free server session) counts as not keeping it.
+    /// Never waits more than about 10 s once connected; the probe's connections are closed in the background.
+    public static func sessionsKept(_ configuration: PostgresConfiguration) async -> Bool {
+        let probe: PostgresConnection
+        let blocker: PostgresConnection
+        do {
+            probe = try await PostgresConnection.connect(configuration)
+        } catch {
+            return true
+        }
+        do {
+            blocker = try await PostgresConnection.connect(configuration)
+        } catch {
+            Task { await probe.close() }
+            return true
+        }
+        let channel = "livery_session_probe_\(UInt64.random(in: 0...UInt64.max))"
+        let answer = Mutex<Bool?>(nil)
+        let rounds = Task {
+            do {
+                try await probe.query("LISTEN \(channel)")
+                let check = "SELECT pg_backend_pid(), '\(channel)' IN (SELECT pg_listening_channels())"
+                let first = try await probe.query(check).singleRow()
+                let pid = try first.int(0)
+                var kept = try first.bool(1)
+                for _ in 0..<10 where kept {
+                    try await blocker.query("BEGIN")
+                    try await blocker.query("SELECT 1")
+                    let again = try await probe.query(check).singleRow()
+                    try await blocker.query("ROLLBACK")
+                    kept = try again.int(0) == pid && again.bool(1)
+                }
+                answer.withLock { if $0 == nil { $0 = kept } }
+            } catch {
+                answer.withLock { if $0 == nil { $0 = false } }
+            }
+            _ = try? await blocker.query("ROLLBACK")
+            await blocker.close()
+            await probe.close()
+        }
+        for _ in 0..<100 {
+            if let kept = answer.withLock({ $0 }) { return kept }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        // Undecided (a probe waiting for a server session): not kept; the probe finishes and closes on its own.
+        _ = rounds
+        return answer.withLock { $0 } ?? false
     }
 }

@@ -18,6 +18,9 @@ extension PostgresSkinStore {
     ///   - healthCheck: how the listener notices a silently dead connection. Default 5 s and 5 s.
     ///   - reachability: told `isReachable` each time a poll finds it changed (for logs).
     ///   - retry: asked at each poll; true to call `changed` again although no newer snapshot came.
+    ///   - withoutListener: called once, instead of listening, when connections do not keep their server session
+    ///     from one transaction to the next (PgBouncer in transaction mode: `PostgresListener.sessionsKept`), so
+    ///     `LISTEN` cannot work: changes then arrive by the revision poll alone.
     ///   - changed: called after each newer snapshot is published, and when `retry` asks; calls may overlap.
     public func follow(
         pollInterval: Duration = .milliseconds(500),
@@ -25,6 +28,7 @@ extension PostgresSkinStore {
         healthCheck: PostgresListener.HealthCheck = PostgresListener.HealthCheck(interval: .seconds(5), timeout: .seconds(5)),
         reachability: @escaping @Sendable (Bool) -> Void = { _ in },
         retry: @escaping @Sendable () -> Bool = { false },
+        withoutListener: @escaping @Sendable () -> Void = {},
         changed: @escaping @Sendable () async -> Void
     ) async {
         await withTaskGroup(of: Void.self) { group in
@@ -40,6 +44,11 @@ extension PostgresSkinStore {
                 }
             }
             group.addTask {
+                // Asked once, beside the poll (which runs meanwhile).
+                guard await PostgresListener.sessionsKept(self.configuration) else {
+                    withoutListener()
+                    return
+                }
                 var backoff = reconnect
                 while !Task.isCancelled {
                     let listener: PostgresListener

@@ -31,6 +31,7 @@ public final class PostgresSkinStore: SharedSkinStore {
     private let clock: @Sendable () -> Date
     private let published = Mutex(StoreSnapshot.empty)
     private let isClosed = Atomic<Bool>(false)
+    private let waiting = Mutex(StartWait.postgres(problem: "not connected yet"))
 
     /// How many times a change is retried after a serialization failure or deadlock before giving up.
     static let transientRetries = 3
@@ -91,7 +92,7 @@ public final class PostgresSkinStore: SharedSkinStore {
     /// - Throws: `PostgresStoreError.schema(.databaseNewer)` when the database's schema is newer than this binary;
     ///   `.connection` when PostgreSQL cannot be reached; `.store` for a damaged row.
     public func connect() async throws(PostgresStoreError) {
-        let connection = try await Self.migratedConnection(configuration)
+        let connection = try await Self.migratedConnection(configuration) { phase in self.waiting.withLock { $0 = phase } }
         let loaded = await Self.run(on: connection) { session throws(StoreError) in
             try Self.inTransaction(session, isolation: .repeatableRead) { session throws(StoreError) in
                 try StoreRows.load(session)
@@ -126,6 +127,7 @@ public final class PostgresSkinStore: SharedSkinStore {
                 try await connect()
                 return
             } catch .connection(let error) {
+                self.waiting.withLock { $0 = .postgres(problem: error.description) }
                 let delay = backoff.next()
                 waiting(error, delay)
                 do {
@@ -138,8 +140,10 @@ public final class PostgresSkinStore: SharedSkinStore {
     }
 
     /// A connection to `configuration` with the schema migrations applied.
+    ///
+    /// - Parameter phase: told what the start waits for next (the migration lock, then loading).
     private static func migratedConnection(
-        _ configuration: PostgresConfiguration
+        _ configuration: PostgresConfiguration, phase: (StartWait) -> Void = { _ in }
     ) async throws(PostgresStoreError) -> PostgresConnection {
         let connection: PostgresConnection
         do {
@@ -147,12 +151,18 @@ public final class PostgresSkinStore: SharedSkinStore {
         } catch {
             throw .connection(error)
         }
+        phase(.migrationLock)
         do {
             _ = try await PostgresStoreSchema.migrator().migrate(connection)
         } catch {
             await connection.close()
+            // PgBouncer in statement mode ends every multi-statement transaction: say so, not only its words.
+            if case .failed(_, let failure) = error, failure.description.contains("statement pooling mode") {
+                throw .statementPooling(failure)
+            }
             throw .schema(error)
         }
+        phase(.loading)
         return connection
     }
 
@@ -160,21 +170,32 @@ public final class PostgresSkinStore: SharedSkinStore {
     /// until the next successful one).
     public var isReachable: Bool { reachable.load(ordering: .acquiring) }
 
-    /// Runs `body` holding the PostgreSQL advisory lock `exclusiveLockKey` on a connection of its own (a session-level
-    /// lock lives as long as its session, and the store's own connection stays free for `body`'s calls). Closing
-    /// that connection releases the lock, as does the death of this process. Once the lock is held the snapshot is
-    /// refreshed, so `body` sees what the previous holder committed.
+    /// Runs `body` holding the PostgreSQL advisory lock `exclusiveLockKey` on a connection of its own, the store's
+    /// own connection staying free for `body`'s calls. The lock is transaction-level (`pg_advisory_xact_lock`) in a
+    /// transaction that stays open while `body` runs: a pool that hands out server sessions per transaction
+    /// (PgBouncer's transaction mode) keeps that session for this connection until the transaction ends, and the
+    /// lock can never outlive it (a session-level lock taken through such a pool stays behind on a pooled server
+    /// session). Ending the transaction releases the lock, as does closing the connection or the death of this
+    /// process. Once the lock is held the snapshot is refreshed, so `body` sees what the previous holder committed.
     public func exclusively<T: Sendable>(
         _ body: @Sendable () async throws(StoreError) -> T
     ) async throws(StoreError) -> T {
         if isClosed.load(ordering: .acquiring) { throw .closed }
         let holder: PostgresConnection
+        waiting.withLock { $0 = .importLock }
         do {
             holder = try await PostgresConnection.connect(configuration)
-            try await holder.query("SELECT pg_advisory_lock($1)", [.int(Self.exclusiveLockKey)])
         } catch {
             throw Self.storeError(error)
         }
+        do {
+            try await holder.query("BEGIN")
+            try await holder.query("SELECT pg_advisory_xact_lock($1)", [.int(Self.exclusiveLockKey)])
+        } catch {
+            await holder.close()
+            throw Self.storeError(error)
+        }
+        waiting.withLock { $0 = .importing }
         let result: Swift.Result<T, StoreError>
         do throws(StoreError) {
             try await refresh()
@@ -182,8 +203,95 @@ public final class PostgresSkinStore: SharedSkinStore {
         } catch {
             result = .failure(error)
         }
+        _ = try? await holder.query("COMMIT")
         await holder.close()
+        waiting.withLock { $0 = .catalog }
         return try result.get()
+    }
+
+    /// What a start of this store waits for, for a timeout's message (`describeWait()`).
+    public enum StartWait: Sendable, Equatable {
+        /// PostgreSQL to answer (connecting, or reconnecting after `problem`).
+        case postgres(problem: String)
+        /// The schema migration's advisory lock (another process migrates, or holds it).
+        case migrationLock
+        /// The state to load.
+        case loading
+        /// The first start's import lock (`exclusively`).
+        case importLock
+        /// The import, under the lock.
+        case importing
+        /// The catalog to be built from the loaded state.
+        case catalog
+    }
+
+    /// What the start waits for now.
+    public var startWait: StartWait { waiting.withLock { $0 } }
+
+    /// What the start waits for, in words for an operator: PostgreSQL with the last problem, or the migration or
+    /// import lock and (asked of PostgreSQL, on a connection of its own, within a few seconds) the session holding
+    /// it.
+    public func describeWait() async -> String {
+        switch startWait {
+        case .postgres(let problem):
+            return "PostgreSQL at \(redactedURI) to answer (\(problem))"
+        case .migrationLock:
+            return "the schema migration lock (advisory lock \(Self.hex(PostgresStoreSchema.migrationLockKey))), "
+                + (await lockHolder(PostgresStoreSchema.migrationLockKey))
+        case .importLock:
+            return "the first start's import lock (advisory lock \(Self.hex(Self.exclusiveLockKey))), "
+                + (await lockHolder(Self.exclusiveLockKey))
+        case .loading:
+            return "the store's state to load from PostgreSQL at \(redactedURI)"
+        case .importing:
+            return "the import of the skins folder into the store"
+        case .catalog:
+            return "the catalog to be built (its packages validated and packed)"
+        }
+    }
+
+    private static func hex(_ key: Int64) -> String { "0x" + String(UInt64(bitPattern: key), radix: 16) }
+
+    /// Who holds advisory lock `key`, asked of PostgreSQL (`pg_locks` and `pg_stat_activity`) within 5 s.
+    private func lockHolder(_ key: Int64) async -> String {
+        let configuration = configuration
+        let found = Mutex<String?>(nil)
+        Task {
+            let holder: String
+            do {
+                let connection = try await PostgresConnection.connect(configuration)
+                let rows: [PostgresRow]
+                do {
+                    rows = try await connection.query("""
+                        SELECT a.pid, coalesce(a.application_name, ''), coalesce(host(a.client_addr), 'a local socket'),
+                               coalesce(a.state, ''),
+                               coalesce(to_char(a.xact_start AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'), '?')
+                        FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+                        WHERE l.locktype = 'advisory' AND l.granted AND l.classid::bigint = $1 AND l.objid::bigint = $2
+                          AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                        """, [.int(Int(key >> 32)), .int(Int(key & 0xFFFF_FFFF))]).rows
+                } catch {
+                    await connection.close()
+                    throw error
+                }
+                await connection.close()
+                if let row = rows.first {
+                    holder = "held by PostgreSQL backend pid \(try row.int(0)) (application '\(try row.string(1))', "
+                        + "connected from \(try row.string(2)), \(try row.string(3)), its transaction open since "
+                        + "\(try row.string(4)))"
+                } else {
+                    holder = "which no session holds now (it was just released)"
+                }
+            } catch {
+                holder = "whose holder could not be looked up (\(error))"
+            }
+            found.withLock { $0 = holder }
+        }
+        for _ in 0..<50 {
+            if let holder = found.withLock({ $0 }) { return holder }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        return "whose holder could not be looked up within 5 s"
     }
 
     // MARK: Reading
@@ -512,6 +620,9 @@ public enum PostgresStoreError: Error, Sendable, Equatable, CustomStringConverti
     case store(StoreError)
     /// `copy(from:into:)` refused a target that already holds other data (at `revision`).
     case targetHoldsOtherData(revision: Int)
+    /// The connection goes through a pool in statement mode (PgBouncer's `pool_mode = statement`), which cannot run
+    /// the store's transactions.
+    case statementPooling(PostgresError)
 
     public var description: String {
         switch self {
@@ -520,6 +631,9 @@ public enum PostgresStoreError: Error, Sendable, Equatable, CustomStringConverti
         case .store(let error): error.description
         case .targetHoldsOtherData(let revision):
             "the target store already holds other data (revision \(revision)); copy only into an empty database"
+        case .statementPooling(let error):
+            "the connection goes through a pool in statement mode (PgBouncer pool_mode = statement), which cannot run "
+                + "the store's transactions: use pool_mode = transaction or session (\(error))"
         }
     }
 }

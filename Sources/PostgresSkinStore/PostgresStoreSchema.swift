@@ -80,8 +80,11 @@ public enum PostgresStoreSchema {
 
     /// The migrator of this schema (table `livery_schema_version`).
     public static func migrator() throws(MigrationError) -> Migrator {
-        try Migrator(migrations: migrations, table: "livery_schema_version")
+        try Migrator(migrations: migrations, table: "livery_schema_version", lockKey: migrationLockKey)
     }
+
+    /// The advisory lock key serializing migrations of this schema.
+    public static let migrationLockKey: Int64 = 0x6C69_7665_7279_0001
 
     /// The channel each change notifies, with the new revision as payload.
     public static let changesChannel = "livery_changes"

@@ -16,11 +16,26 @@ enum StoreRows {
         }.first ?? 0
     }
 
-    /// The whole state, with every version's metadata checked against its digest.
+    /// How the store-wide revision row is named in `StoreError.corruptFile`.
+    static let revisionRowName = "livery_store row"
+
+    /// The whole state, with every version's metadata checked against its digest and its file list against the
+    /// version's digest. Damage stays with its version: a version whose metadata blob is missing or damaged, or
+    /// whose file rows do not match its digest (rows changed behind Livery's back), is loaded marked
+    /// (`SkinVersion.damage`), never served nor read, and everything else loads as usual.
+    ///
+    /// - Throws: `corruptFile` naming the `livery_store` row when the store-wide revision row is missing or
+    ///   behind the rows it counts (nothing can be changed safely then); `unavailable` when PostgreSQL fails.
     static func load(_ session: PostgresSession) throws(StoreError) -> StoreSnapshot {
-        let counters = try rows(session, "SELECT revision, kill_switch_revision FROM livery_store", []) {
+        let counterRows = try rows(session, "SELECT revision, kill_switch_revision FROM livery_store", []) {
             row throws(PostgresError) in (try row.int(0), try row.int(1))
-        }.first ?? (0, 0)
+        }
+        guard let counters = counterRows.first else {
+            throw .corruptFile(
+                path: revisionRowName,
+                reason: "the store's revision row is missing: restore the database from a backup (the store cannot "
+                    + "number changes without it)")
+        }
         struct SkinRow { let id: String, revision: Int, lastVersion: Int, deleted: Bool }
         let skinRows = try rows(session, "SELECT id, revision, last_version, deleted FROM livery_skins", []) {
             row throws(PostgresError) in
@@ -35,29 +50,30 @@ enum StoreRows {
         {
             files[skinID, default: [:]][number, default: []].append(file)
         }
-        struct VersionRow { let version: SkinVersion, metadataSize: Int }
+        // A left join: a version whose metadata blob row is gone is damaged, not silently dropped.
         let versionRows = try rows(session, """
             SELECT v.skin_id, v.number, v.created_at, v.actor, v.metadata_sha256, v.digest, b.bytes, b.size
-            FROM livery_versions v JOIN livery_blobs b ON b.sha256 = v.metadata_sha256
+            FROM livery_versions v LEFT JOIN livery_blobs b ON b.sha256 = v.metadata_sha256
             ORDER BY v.skin_id, v.number
             """, []) { row throws(PostgresError) in
             let skinID = try row.string(0)
             let number = try row.int(1)
             let stored = (files[skinID]?[number] ?? []).sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
-            return VersionRow(
-                version: SkinVersion(
-                    skinID: skinID, number: number, createdAt: StoreTime.date(Int64(try row.int(2))), actor: try row.string(3),
-                    files: stored, metadata: try row.bytes(6), metadataDigest: try row.string(4), digest: try row.string(5)),
-                metadataSize: try row.int(7))
+            let metadata = try row.optionalBytes(6)
+            let metadataDigest = try row.string(4)
+            let digest = try row.string(5)
+            let metadataSize = try row.optionalInt(7) ?? 0
+            let damage = SkinVersion.damage(
+                skinID: skinID, number: number, files: stored, metadata: metadata, metadataDigest: metadataDigest,
+                metadataSize: metadataSize, digest: digest)
+            return SkinVersion(
+                skinID: skinID, number: number, createdAt: StoreTime.date(Int64(try row.int(2))), actor: try row.string(3),
+                files: stored, metadata: damage == nil ? metadata ?? [] : [], metadataDigest: metadataDigest,
+                digest: digest, damage: damage,
+                metadataSize: metadataSize)
         }
         var versions = [String: [SkinVersion]]()
-        for row in versionRows {
-            let version = row.version
-            guard version.metadata.count == row.metadataSize, SHA256.hexHash(version.metadata) == version.metadataDigest else {
-                throw .corruptFile(
-                    path: blobName(version.metadataDigest),
-                    reason: "metadata of \(version.skinID) v\(version.number) does not match its digest")
-            }
+        for version in versionRows {
             versions[version.skinID, default: []].append(version)
         }
         let releases = try rows(session, "SELECT skin_id, version, document, released_at, actor FROM livery_releases", []) {
@@ -67,6 +83,19 @@ enum StoreRows {
                 actor: try row.string(4)))
         }
         let releaseBySkin = Dictionary(releases, uniquingKeysWith: { first, _ in first })
+        // The revision numbers every change; one behind the rows it counts would make changes collide.
+        if let ahead = skinRows.max(by: { $0.revision < $1.revision }), ahead.revision > counters.0 {
+            throw .corruptFile(
+                path: revisionRowName,
+                reason: "the store revision \(counters.0) is behind skin \(ahead.id)'s revision \(ahead.revision): "
+                    + "restore the database from a backup")
+        }
+        if counters.1 > counters.0 {
+            throw .corruptFile(
+                path: revisionRowName,
+                reason: "the kill switches' revision \(counters.1) is ahead of the store revision \(counters.0): "
+                    + "restore the database from a backup")
+        }
         var skins = [String: SkinState]()
         var tombstones = [String: Tombstone]()
         for skin in skinRows {

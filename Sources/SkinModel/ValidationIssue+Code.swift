@@ -103,6 +103,12 @@ extension ValidationIssue {
         public static let releaseVersionInvalid: Code = "release.version-invalid"
         /// `rollout` is not an integer from 0 to 100.
         public static let releaseRolloutInvalid: Code = "release.rollout-invalid"
+        /// `recurs` names a day the calendar lacks in some year while `ifMissing` is `refuse`.
+        public static let releaseRecurrenceDayMissing: Code = "release.recurrence-day-missing"
+        /// `recurs` yields no occurrence at all in the years checked.
+        public static let releaseRecurrenceEmpty: Code = "release.recurrence-empty"
+        /// `recurs`' offsets make one year's occurrence reach into the next one's, or end before it starts.
+        public static let releaseRecurrenceOverlap: Code = "release.recurrence-overlap"
 
         // MARK: config.json
         /// The skin has no `config.json`.

@@ -45,13 +45,21 @@ public final class CatalogBuilder: Sendable {
     }
 
     /// The packager of `version`, validating it (once per version) from its blobs on a thread of its own.
+    ///
+    /// - Throws: `.damaged` for a version the store found damaged, or one whose stored files do not match their
+    ///   content address; `.storeUnavailable`, `.unreadable`, `.invalidVersion`.
     public func packager(for version: SkinVersion) async throws(ServingError) -> SkinPackager {
+        if let damage = version.damage {
+            throw .damaged(DamagedVersion(skinID: version.skinID, version: version.number, reason: damage))
+        }
         if let known = packagers.withLock({ $0[version.digest] }) { return known }
         let source: StoredSkinSource
         do throws(StoreError) {
             source = try await StoredSkinSource(version: version, store: store)
         } catch .unavailable(let reason) {
             throw .storeUnavailable(reason)
+        } catch .corruptFile(let path, let reason) {
+            throw .damaged(DamagedVersion(skinID: version.skinID, version: version.number, reason: "\(path): \(reason)"))
         } catch {
             throw .unreadable(error.description)
         }
@@ -164,6 +172,9 @@ public enum ServingError: Error, Sendable, CustomStringConvertible {
     case packaging(String)
     /// The store could not be reached for a stored file (a transient fault, not a property of the version).
     case storeUnavailable(String)
+    /// The version is damaged in the store: found so when the store loaded it, or a stored file of it does not
+    /// match its content address.
+    case damaged(DamagedVersion)
 
     public var description: String {
         switch self {
@@ -173,6 +184,27 @@ public enum ServingError: Error, Sendable, CustomStringConvertible {
         case .invalidRelease(let reason): "the release is unusable: \(reason)"
         case .packaging(let reason): "packages cannot be built: \(reason)"
         case .storeUnavailable(let reason): "the store cannot be reached: \(reason)"
+        case .damaged(let damage): "the version is damaged in the store: \(damage.reason)"
         }
+    }
+}
+
+/// A stored version that is damaged, with why: what `/readyz`, the admin API and the log report. Damage stays with
+/// its version: the version is neither served nor read, and everything else works.
+public struct DamagedVersion: Sendable, Hashable {
+    public let skinID: String
+    public let version: Int
+    /// What is damaged, naming the stored piece (a blob, a row, a file).
+    public let reason: String
+
+    public init(skinID: String, version: Int, reason: String) {
+        self.skinID = skinID
+        self.version = version
+        self.reason = reason
+    }
+
+    /// The damaged versions `snapshot` holds (`SkinVersion.damage`), by skin id then number.
+    public static func all(in snapshot: StoreSnapshot) -> [DamagedVersion] {
+        snapshot.damagedVersions.map { DamagedVersion(skinID: $0.skinID, version: $0.number, reason: $0.damage ?? "") }
     }
 }

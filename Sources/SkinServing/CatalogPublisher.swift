@@ -1,3 +1,4 @@
+import CoreMetrics
 import Logging
 import SkinModel
 import SkinStore
@@ -14,12 +15,19 @@ public final class CatalogPublisher: Sendable {
     private let publishedRevision = Mutex(-1)
     /// True from a build that failed on an unreachable store until a build succeeds.
     private let failed = Atomic<Bool>(false)
+    /// The damaged versions the last build found (see `damaged`), and every one logged so far.
+    private let damage = Mutex<(current: [DamagedVersion], logged: Set<DamagedVersion>)>(([], []))
+    /// `livery_store_damaged_versions`: how many versions `damaged` lists.
+    private let damagedGauge: Gauge
+    /// The gauge's series name.
+    public static let damagedVersionsName = "livery_store_damaged_versions"
 
     /// - Parameter publish: receives each catalog built, in revision order, never concurrently with itself.
     public init(builder: CatalogBuilder, logger: Logger, publish: @escaping @Sendable (Catalog) -> Void) {
         self.builder = builder
         self.publish = publish
         self.logger = logger
+        self.damagedGauge = Gauge(label: Self.damagedVersionsName)
     }
 
     /// A publisher with a builder of its own for `store`, `cache` and `limits`.
@@ -33,6 +41,12 @@ public final class CatalogPublisher: Sendable {
     /// Whether the last build failed because the store could not be reached: call `publishLatest()` again (when the
     /// store answers), even if the store has no newer revision.
     public var needsRetry: Bool { failed.load(ordering: .acquiring) }
+
+    /// The damaged versions as of the last catalog built, by skin id then number: those the store found damaged
+    /// when it loaded them (never served, never read), and released ones whose stored files do not match their
+    /// content address (left out of the catalog). Damage stays with its version: everything else is served and
+    /// can be changed.
+    public var damaged: [DamagedVersion] { damage.withLock { $0.current } }
 
     /// Builds the catalog of the store's current snapshot and publishes it, unless a catalog of
     /// a later revision was published meanwhile (so publishes never go back in time, whatever their order of
@@ -63,6 +77,7 @@ public final class CatalogPublisher: Sendable {
                 "released skin not served",
                 metadata: ["skin.id": "\(problem.skinID)", "skin.version": "\(problem.version)", "reason": "\(problem.error)"])
         }
+        record(damage: snapshot, problems: problems)
         return publishedRevision.withLock { published in
             guard snapshot.revision >= published else { return published }
             // Publishing under this lock keeps the order of publishes the order of revisions.
@@ -70,5 +85,36 @@ public final class CatalogPublisher: Sendable {
             published = snapshot.revision
             return published
         }
+    }
+
+    /// Keeps the damaged versions of `snapshot` and `problems` for `damaged` and the gauge, and logs each one the
+    /// first time it is seen.
+    private func record(damage snapshot: StoreSnapshot, problems: [CatalogBuilder.Problem]) {
+        var found = Set(DamagedVersion.all(in: snapshot))
+        let known = Set(found.map { DamagedKey(skinID: $0.skinID, version: $0.version) })
+        for problem in problems {
+            guard case .damaged(let damaged) = problem.error,
+                !known.contains(DamagedKey(skinID: damaged.skinID, version: damaged.version))
+            else { continue }
+            found.insert(damaged)
+        }
+        let sorted = found.sorted { ($0.skinID, $0.version) < ($1.skinID, $1.version) }
+        let fresh = damage.withLock { damage in
+            damage.current = sorted
+            let fresh = sorted.filter { !damage.logged.contains($0) }
+            damage.logged.formUnion(fresh)
+            return fresh
+        }
+        damagedGauge.record(sorted.count)
+        for version in fresh where version.reason == snapshot.skins[version.skinID]?.version(version.version)?.damage {
+            logger.error(
+                "stored version damaged: left out; every other version and skin is served and can be changed",
+                metadata: ["skin.id": "\(version.skinID)", "skin.version": "\(version.version)", "reason": "\(version.reason)"])
+        }
+    }
+
+    private struct DamagedKey: Hashable {
+        let skinID: String
+        let version: Int
     }
 }

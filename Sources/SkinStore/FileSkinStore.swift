@@ -514,18 +514,18 @@ public final class FileSkinStore: Sendable {
             }
             var versions = [SkinVersion]()
             for version in skin.versions {
-                let path = blobPath(digest: version.metadata, in: blobs)
-                guard let metadata = try FileIO.readIfExists(path) else {
-                    throw .corruptFile(path: path, reason: "metadata of \(skin.id) v\(version.number) is missing")
-                }
-                guard metadata.count == version.metadataSize, SHA256.hexHash(metadata) == version.metadata else {
-                    throw .corruptFile(path: path, reason: "metadata of \(skin.id) v\(version.number) does not match its digest")
-                }
+                // Damage stays with its version: a missing or damaged metadata blob, or a file list that does not
+                // match the version's digest, marks that version (never served, never read), not the store.
+                let metadata = try FileIO.readIfExists(blobPath(digest: version.metadata, in: blobs))
+                let files = version.files.map { StoredFile(path: $0.path, size: $0.size, sha256: $0.sha256) }
+                let damage = SkinVersion.damage(
+                    skinID: skin.id, number: version.number, files: files, metadata: metadata,
+                    metadataDigest: version.metadata, metadataSize: version.metadataSize, digest: version.digest)
                 versions.append(SkinVersion(
                     skinID: skin.id, number: version.number, createdAt: StoreTime.date(version.createdAt),
-                    actor: version.actor,
-                    files: version.files.map { StoredFile(path: $0.path, size: $0.size, sha256: $0.sha256) },
-                    metadata: metadata, metadataDigest: version.metadata, digest: version.digest))
+                    actor: version.actor, files: files, metadata: damage == nil ? metadata ?? [] : [],
+                    metadataDigest: version.metadata, digest: version.digest, damage: damage,
+                    metadataSize: version.metadataSize))
             }
             skins[skin.id] = SkinState(
                 id: skin.id, revision: skin.revision, versions: versions,

@@ -75,7 +75,7 @@ extension PersistedState {
                 versions: skin.versions.map { version in
                     Version(
                         number: version.number, createdAt: StoreTime.millis(version.createdAt), actor: version.actor,
-                        metadata: version.metadataDigest, metadataSize: version.metadata.count, digest: version.digest,
+                        metadata: version.metadataDigest, metadataSize: version.metadataSize, digest: version.digest,
                         files: version.files.map { File(path: $0.path, size: $0.size, sha256: $0.sha256) })
                 },
                 release: skin.release.map {

@@ -23,12 +23,31 @@ public struct SkinVersion: Sendable, Equatable, Hashable {
     public let metadataDigest: String
     /// Lowercase hex SHA-256 identifying the whole version; see `SkinVersion.digest(files:metadataDigest:)`.
     public let digest: String
+    /// Why the version cannot be used, as the store found when it loaded it (its metadata blob is missing or does
+    /// not match its digest, or its file list does not match `digest`: rows or records changed behind the store's
+    /// back); nil for a sound version. A damaged version stays in its skin (its number is used, a release may name
+    /// it) but is never served nor read: its `metadata` is empty. Damage stays with its version: the rest of the
+    /// store works as before.
+    public let damage: String?
+    /// The size of the metadata blob as recorded (the size of `metadata`, except for a damaged version).
+    package let metadataSize: Int
 
     /// A version value. The store builds these from bytes it hashed itself; this initializer is for code (and
     /// tests) that consumes snapshots, and checks nothing.
     public init(
         skinID: String, number: Int, createdAt: Date, actor: String, files: [StoredFile], metadata: [UInt8],
         metadataDigest: String, digest: String
+    ) {
+        self.init(
+            skinID: skinID, number: number, createdAt: createdAt, actor: actor, files: files, metadata: metadata,
+            metadataDigest: metadataDigest, digest: digest, damage: nil, metadataSize: metadata.count)
+    }
+
+    /// A version the store loaded: `damage` says why it cannot be used (then `metadata` is empty and
+    /// `metadataSize` the recorded size), nil when it is sound.
+    package init(
+        skinID: String, number: Int, createdAt: Date, actor: String, files: [StoredFile], metadata: [UInt8],
+        metadataDigest: String, digest: String, damage: String?, metadataSize: Int
     ) {
         self.skinID = skinID
         self.number = number
@@ -38,6 +57,25 @@ public struct SkinVersion: Sendable, Equatable, Hashable {
         self.metadata = metadata
         self.metadataDigest = metadataDigest
         self.digest = digest
+        self.damage = damage
+        self.metadataSize = metadataSize
+    }
+
+    /// Why a version loaded with these records is damaged, or nil when its metadata bytes match their digest and
+    /// size and its files match its digest. `metadata` is nil when its blob is missing.
+    package static func damage(
+        skinID: String, number: Int, files: [StoredFile], metadata: [UInt8]?, metadataDigest: String,
+        metadataSize: Int, digest: String
+    ) -> String? {
+        guard let metadata else { return "the metadata blob \(metadataDigest) of \(skinID) v\(number) is missing" }
+        guard metadata.count == metadataSize, SHA256.hexHash(metadata) == metadataDigest else {
+            return "the metadata of \(skinID) v\(number) does not match its digest \(metadataDigest)"
+        }
+        guard Self.digest(files: files, metadataDigest: metadataDigest) == digest else {
+            return "the file list of \(skinID) v\(number) does not match the version's digest \(digest) "
+                + "(changed behind Livery's back)"
+        }
+        return nil
     }
 
     /// The file at `path`, if the version has one. O(log n).

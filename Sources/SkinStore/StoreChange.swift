@@ -80,7 +80,8 @@ package enum StoreChanges {
             throw .revisionMismatch(current: skinRevision)
         }
         let existing = current.skins[skinID]
-        if unlessUnchanged, let latest = existing?.versions.last, latest.files == upload.files {
+        // A damaged latest version is never "unchanged": the upload makes a sound one.
+        if unlessUnchanged, let latest = existing?.versions.last, latest.damage == nil, latest.files == upload.files {
             return .unchanged((latest, false))
         }
         let lastNumber = existing?.versions.last?.number ?? current.tombstones[skinID]?.lastVersion ?? 0
@@ -122,7 +123,8 @@ package enum StoreChanges {
         current: StoreSnapshot, now: Date, revision: Int
     ) throws(StoreError) -> StoreChange<SkinState> {
         let skin = try liveSkin(skinID, expectedRevision: expectedRevision, in: current)
-        guard skin.version(version) != nil else { throw .unknownVersion(skinID: skinID, version: version) }
+        guard let stored = skin.version(version) else { throw .unknownVersion(skinID: skinID, version: version) }
+        if let damage = stored.damage { throw .damagedVersion(skinID: skinID, version: version, reason: damage) }
         let release = Release(version: version, document: document, releasedAt: now, actor: actor)
         return releaseChange(skin, release: release, actor: actor, action: action, current: current, revision: revision)
     }
@@ -239,6 +241,7 @@ package enum StoreChanges {
     ) throws(StoreError) -> StoredFile {
         guard let skin = snapshot.skins[skinID] else { throw .unknownSkin(skinID) }
         guard let stored = skin.version(version) else { throw .unknownVersion(skinID: skinID, version: version) }
+        if let damage = stored.damage { throw .damagedVersion(skinID: skinID, version: version, reason: damage) }
         guard let file = stored.file(at: path) else {
             throw .unknownFile(skinID: skinID, version: version, path: path)
         }

@@ -31,6 +31,9 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case skinReleased(skinID: String, version: Int)
     /// Optimistic concurrency failed: the caller's revision is stale. `current` is the revision now.
     case revisionMismatch(current: Int)
+    /// The version was found damaged when the store loaded it (`SkinVersion.damage`): it cannot be released,
+    /// served or read until an operator restores what it names. Other versions and skins are not affected.
+    case damagedVersion(skinID: String, version: Int, reason: String)
     /// A file of the store does not hold what the store wrote there. The store refuses to open (or to go on)
     /// rather than reset anything: an operator must look at `path`.
     case corruptFile(path: String, reason: String)
@@ -57,6 +60,7 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
             "version \(version) of skin \(quoted(id)) has no file \(quoted(path))"
         case .skinReleased(let id, let version): "skin \(quoted(id)) is released (version \(version))"
         case .revisionMismatch(let current): "revision mismatch: the current revision is \(current)"
+        case .damagedVersion(let id, let version, let reason): "version \(version) of skin \(quoted(id)) is damaged: \(reason)"
         case .corruptFile(let path, let reason): "corrupt store file \(path): \(reason)"
         case .io(let operation, let path, let code):
             "\(operation) \(path): \(String(cString: strerror(code))) (errno \(code))"

@@ -33,6 +33,11 @@ public struct StoreSnapshot: Sendable, Equatable {
     /// The empty store.
     package static let empty = StoreSnapshot(revision: 0, skins: [:], killSwitches: .none, tombstones: [:])
 
+    /// The damaged versions of live skins (`SkinVersion.damage` set), by skin id then number.
+    public var damagedVersions: [SkinVersion] {
+        skinIDs.flatMap { id in skins[id]?.versions.filter { $0.damage != nil } ?? [] }
+    }
+
     /// Live skin ids in ascending order.
     public var skinIDs: [String] { skins.keys.sorted() }
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import LiveryJSON
 import SkinModel
+import SystemCalls
 
 /// `--server` for the ops commands (`push`, `release`, `rollback`, `killswitch`, `preview`).
 struct ServerOptions: ParsableArguments {
@@ -20,6 +21,7 @@ struct ServerOptions: ParsableArguments {
         let url = server ?? environment["LIVERY_SERVER"] ?? Self.defaultServer
         var client = AdminHTTPClient(server: try AdminHTTPClient.Server(parsing: url))
         client.caFile = caFile ?? environment["LIVERY_CA_FILE"].flatMap { $0.isEmpty ? nil : $0 }
+        if let file = client.caFile { try Self.checkReadable(caFile: file) }
         guard let token = environment["LIVERY_TOKEN"], !token.isEmpty else {
             throw .usage("LIVERY_TOKEN is not set: export LIVERY_TOKEN=<token> (make one with `livery token create NAME --role editor`)")
         }
@@ -27,6 +29,22 @@ struct ServerOptions: ParsableArguments {
             throw .usage("LIVERY_TOKEN holds spaces or line breaks; set it to the token alone")
         }
         return AdminSession(client: client, token: token)
+    }
+}
+
+extension ServerOptions {
+    /// Refuses (exit 2, before any connection) a CA file that does not exist or cannot be read, naming it: OpenSSL
+    /// would only say "OpenSSL error 2147483650", and only once connected.
+    static func checkReadable(caFile: String) throws(AdminClientError) {
+        do throws(SystemCallError) {
+            let file = try SystemFile.openForReading(caFile)
+            var byte: UInt8 = 0
+            _ = try withUnsafeMutableBytes(of: &byte) { buffer throws(SystemCallError) in try file.read(into: buffer) }
+        } catch {
+            throw .usage(
+                "--ca-file \(caFile): the file does not exist or cannot be read (\(error.reason)); "
+                    + "pass the PEM file of the CA that signed the server's certificate")
+        }
     }
 }
 

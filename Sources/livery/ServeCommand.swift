@@ -163,6 +163,21 @@ struct ServeCommand: AsyncParsableCommand {
             }
             return true
         }
+        // A start that never gets ready (PostgreSQL gone, a lock held by a stuck process) must not hang unnoticed
+        // behind a 200 /healthz: past --start-timeout it exits 2 naming what it waited for, so it gets restarted.
+        let startTimer = Task {
+            guard let timeout = settings.startTimeout else { return }
+            do { try await Task.sleep(for: timeout) } catch { return }
+            guard !service.isReady, !Task.isCancelled else { return }
+            let what = await sharedStore?.describeWait()
+                ?? "the catalog to load (the first import of the skins folder and its package builds)"
+            guard !service.isReady else { return }
+            let setting = LiveryConfiguration.Setting.startTimeout
+            let message = "not ready after \(Self.seconds(timeout)) s (\(setting.flag) / \(setting.environmentVariable)): "
+                + "waited for \(what)"
+            logger.critical("\(message)")
+            Self.failStartup(StartTimedOut(description: message))
+        }
         // Changes committed through other replicas: served within a poll interval (500 ms), or at once on NOTIFY.
         let following = Task {
             guard let sharedStore, await loading.value else { return }
@@ -177,6 +192,11 @@ struct ServeCommand: AsyncParsableCommand {
             }, retry: {
                 // The last catalog build failed on an unreachable store: built again at the next poll.
                 service.catalogNeedsRetry
+            }, withoutListener: {
+                let message = "PostgreSQL connections do not keep their session between transactions (a pool such "
+                    + "as PgBouncer in transaction mode): LISTEN cannot work there, so changes arrive by the revision "
+                    + "poll (every 500 ms)"
+                logger.notice("\(message)", metadata: ["store": "\(sharedStore.redactedURI)"])
             }) {
                 await service.publishStoreChanges()
             }
@@ -186,6 +206,7 @@ struct ServeCommand: AsyncParsableCommand {
         // Waiting for PostgreSQL ends with the server; a file store's import in progress must finish its change.
         if sharedStore != nil { loading.cancel() }
         let loaded = await loading.value
+        startTimer.cancel()
         following.cancel()
         await following.value
         // After the load, so the store is released cleanly.
@@ -210,6 +231,12 @@ struct ServeCommand: AsyncParsableCommand {
         logger.warning("\(message)")
     }
 
+    /// `duration` in seconds as a person writes them (`600`, `2.5`).
+    static func seconds(_ duration: Duration) -> String {
+        let value = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        return value == value.rounded() ? String(Int(value)) : String(value)
+    }
+
     /// Prints `error` as one line on standard error and exits with status 2.
     static func failStartup(_ error: any Error) -> Never {
         FileHandle.standardError.write(Data("livery: \(error)\n".utf8))
@@ -228,4 +255,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
         return router
     }
+}
+
+/// A start that did not become ready within `--start-timeout`: what it waited for.
+struct StartTimedOut: Error, CustomStringConvertible {
+    let description: String
 }

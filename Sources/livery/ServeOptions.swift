@@ -25,6 +25,9 @@ struct ServeOptions: ParsableArguments {
     @Option(name: .customLong(Setting.storePasswordFile.flagName), help: Self.help(.storePasswordFile))
     var storePasswordFile: String?
 
+    @Option(name: .customLong(Setting.startTimeout.flagName), help: Self.help(.startTimeout))
+    var startTimeout: String?
+
     @Option(name: .customLong(Setting.tokensFile.flagName), help: Self.help(.tokensFile))
     var tokensFile: String?
 
@@ -91,6 +94,7 @@ struct ServeOptions: ParsableArguments {
             (.dataDir, dataDir),
             (.store, store),
             (.storePasswordFile, storePasswordFile),
+            (.startTimeout, startTimeout),
             (.tokensFile, tokensFile),
             (.uploadLimit, uploadLimit),
             (.cacheMaxAge, cacheMaxAge),

@@ -22,6 +22,25 @@ import TestSupport
         #expect(compose.contains("./haproxy.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro"))
     }
 
+    /// Debian 12's `docker-compose` (1.29, Debian's package of that name) reads both Compose files, and each names
+    /// its services; nothing in them is Compose v2 only (a top-level `name:`) or obsolete in v2 (`version:`).
+    @Test(arguments: [
+        ("docker-compose.yml", "livery", ["livery"]),
+        ("docker-compose.replicas.yml", "livery-replicas", ["livery-a", "livery-b", "postgres", "proxy"]),
+    ])
+    func debiansDockerComposeAcceptsTheComposeFile(file: String, project: String, services: [String]) async throws {
+        let composer = "/usr/bin/docker-compose"
+        try #require(FileManager.default.isExecutableFile(atPath: composer), "install Debian's docker-compose")
+        let path = Self.deploy + "/" + file
+        let quiet = try await ExternalProcess.run(composer, ["-f", path, "config", "-q"])
+        #expect(quiet.status == 0, "\(quiet.transcript)")
+        let listed = try await ExternalProcess.run(composer, ["-p", project, "-f", path, "config", "--services"])
+        #expect(listed.status == 0, "\(listed.transcript)")
+        #expect(Set(listed.standardOutput.split(separator: "\n").map(String.init)) == Set(services))
+        let topLevel = try Self.read(file).split(separator: "\n").filter { !$0.hasPrefix(" ") && !$0.hasPrefix("#") }
+        #expect(!topLevel.contains { $0.hasPrefix("name:") || $0.hasPrefix("version:") }, "\(topLevel)")
+    }
+
     @Test func theKubernetesOverlayRunsThreeReplicasReadyOnlyOnceLoaded() throws {
         let patch = try Self.read("kubernetes-postgres/deployment-patch.yaml")
         #expect(patch.contains("replicas: 3"))

@@ -107,4 +107,42 @@ import TestSupport
             #expect(try livery.stop(signal: SIGTERM) == 0)
         }
     }
+
+    /// An admin write that cannot open a file for want of descriptors is 503 `server_busy` with `Retry-After` and
+    /// `no-store`, as a download is, not a bare 500; nothing is changed, and the same write succeeds once
+    /// descriptors are free.
+    @Test(.timeLimit(.minutes(1)))
+    func anAdminWriteOutOfDescriptorsIsServerBusyWithRetryAfter() async throws {
+        try await blocking {
+            let workspace = try IntegrityTests.workspace()
+            let arguments = IntegrityTests.arguments + ["--event-loops", "1", "--max-connections", "1000"]
+            let livery = try LiveryProcess.start(
+                arguments, environment: workspace.environment, descriptorLimit: (soft: 64, hard: 64))
+            let admin = AdminCall(port: livery.port)
+            try admin.waitUntilReady()
+            let keeper = try TestClient(port: livery.port, timeout: 10)
+            let bearer = [("Authorization", "Bearer \(AdminWorkspace.editorToken)"), ("Content-Type", "application/json")]
+            #expect(try keeper.request("GET", "/admin/v1/killswitch", headers: bearer).status == 200)
+            var idle: [TestClient] = []
+            for _ in 0..<120 { idle.append(try TestClient(port: livery.port)) }
+            let exhausted = try Self.waitFor(seconds: 10) { livery.output.contains("out of file descriptors") }
+            #expect(exhausted, "the server never ran out: \(livery.output)")
+
+            let body = Array(#"{"enabled": true, "reason": "drill"}"#.utf8)
+            let refused = try keeper.request("PUT", "/admin/v1/killswitch", headers: bearer, body: body)
+            #expect(refused.status == 503, "\(refused.text)")
+            #expect(refused.text.contains(#""code":"server_busy""#), "\(refused.text)")
+            #expect(refused.header("Retry-After") != nil)
+            #expect(refused.header("Cache-Control") == "no-store")
+
+            for client in idle { client.close() }
+            idle = []
+            // On new connections: accepting the closed clients' backlog may start another short episode.
+            let accepted = try Self.waitFor(seconds: 20) {
+                (try? admin.send("PUT", "/admin/v1/killswitch", body: body, contentType: "application/json").status) == 200
+            }
+            #expect(accepted, "\(livery.output)")
+            #expect(try livery.stop(signal: SIGTERM) == 0)
+        }
+    }
 }

@@ -47,6 +47,7 @@ import TestSupport
             #expect(lines.last == "", "output ends with a newline")
             var requestIDs: Set<String> = []
             var sawListening = false
+            var routes: [String: String] = [:]
             for line in lines.dropLast() {
                 let object = try #require(
                     try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not a JSON object: \(line)")
@@ -57,14 +58,31 @@ import TestSupport
                 #expect(object["label"] as? String == "livery")
                 let message = try #require(object["message"] as? String)
                 let metadata = object["metadata"] as? [String: Any] ?? [:]
+                #expect(object["source"] is String, "every line has a source: \(line)")
                 if message.hasPrefix("LIVERY_LISTENING ") { sawListening = true }
-                // The request lines: "METHOD /path STATUS BYTES DURATION", each with its request id.
-                if message.wholeMatch(of: /[A-Z-]+ \S+ \d{3} \d+B [0-9.]+ms/) != nil {
+                // The request lines: "METHOD /path STATUS BYTES DURATION", each with its request id, and the same
+                // facts as fields (numbers as JSON numbers).
+                if let parts = message.wholeMatch(of: /([A-Z-]+) (\S+) (\d{3}) (\d+)B ([0-9.]+)ms/) {
                     let id = try #require(metadata["request.id"] as? String, "request line without id: \(line)")
                     requestIDs.insert(id)
+                    #expect(metadata["http.status"] as? Int == Int(parts.3), "\(line)")
+                    #expect(metadata["http.response_bytes"] as? Int == Int(parts.4), "\(line)")
+                    let duration = try #require(metadata["http.duration_ms"] as? NSNumber, "\(line)")
+                    #expect(abs(duration.doubleValue - (Double(parts.5) ?? -1)) < 0.0015, "\(line)")
+                    #expect(!line.contains(#""http.status":""#) && !line.contains(#""http.duration_ms":""#), "\(line)")
+                    let route = try #require(metadata["http.route"] as? String, "\(line)")
+                    routes[String(parts.2)] = route
+                    if parts.1 != "-" {
+                        #expect(metadata["http.method"] as? String == String(parts.1), "\(line)")
+                        #expect(metadata["http.path"] as? String == String(parts.2), "\(line)")
+                    } else {
+                        #expect(route == "unmatched", "\(line)")
+                    }
                 }
             }
             #expect(sawListening)
+            #expect(routes["/healthz"] == "/healthz" && routes["/api/v1/skin"] == "/api/v1/skin", "\(routes)")
+            #expect(routes["/api/v1/packages/\(String(repeating: "0", count: 32)).zip"] == "/api/v1/packages/:file")
             #expect(Set(ids).isSubset(of: requestIDs), "every answered X-Request-Id is in a request line")
             #expect(requestIDs.count >= ids.count + 1, "the rejected request is logged too")
             #expect(livery.errorOutput.isEmpty, "\(livery.errorOutput)")

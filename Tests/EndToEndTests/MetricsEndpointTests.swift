@@ -89,6 +89,40 @@ import TestSupport
         }
     }
 
+    /// Prometheus's own linter accepts `/metrics` (a HELP and a TYPE line for every family, names and units as it
+    /// wants them), also once traffic has made new label values appear.
+    @Test func promtoolChecksTheExpositionAfterNewLabelValuesAppear() async throws {
+        let promtool = "/usr/bin/promtool"
+        try #require(FileManager.default.isExecutableFile(atPath: promtool), "install Debian's prometheus (promtool)")
+        let scratch = try AppFlowTests.liveSkins("christmas-2026")
+        let skins = scratch.path
+        let livery = try await blocking {
+            try LiveryProcess.start(
+                ["serve", "--host", "127.0.0.1", "--port", "0", "--log-level", "warning"],
+                environment: ["LIVERY_SKINS_DIR": skins])
+        }
+        let expositions = try await blocking { () throws -> [String] in
+            var expositions: [String] = []
+            try livery.waitUntilReady()
+            expositions.append(try TestClient(port: livery.port).get("/metrics").text)
+            let client = try TestClient(port: livery.port)
+            #expect(try client.get("/api/v1/skin?app=demo&platform=ios&appVersion=7.2.0").status == 200)
+            #expect(try client.get("/api/v1/skin?app=elsewhere&platform=ios&appVersion=1.0").status == 200)
+            #expect(try client.get("/no/such/path").status == 404)
+            #expect(try client.request("POST", "/healthz").status == 405)
+            expositions.append(try TestClient(port: livery.port).get("/metrics").text)
+            return expositions
+        }
+        #expect(try livery.stop(signal: SIGTERM) == 0)
+        #expect(expositions.last?.contains(#"route="unmatched",status="405""#) == true)
+        for exposition in expositions {
+            _ = try scratch.write("metrics.txt", Array(exposition.utf8))
+            let checked = try await ExternalProcess.run("/bin/sh", ["-c", "\(promtool) check metrics < \(scratch.path("metrics.txt"))"])
+            #expect(checked.status == 0, "\(checked.transcript)")
+            #expect(checked.standardOutput.isEmpty && checked.standardError.isEmpty, "\(checked.transcript)")
+        }
+    }
+
     @Test func separateMetricsPortKeepsMetricsOffTheMainPort() async throws {
         try await blocking {
             let livery = try LiveryProcess.start(

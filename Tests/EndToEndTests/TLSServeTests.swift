@@ -122,8 +122,31 @@ import TestSupport
                 ["killswitch", "status", "--server", byName, "--ca-file", certificates.folder.path("none.pem")],
                 environment: token)
             #expect(missing.status == 2 && missing.output.contains("none.pem"), "\(missing.output)")
+            #expect(missing.output.contains("does not exist or cannot be read"), "\(missing.output)")
         }
         #expect(try livery.stop(signal: SIGTERM) == 0)
+    }
+
+    /// A CA file that is missing, or a folder, is named with what is wrong before any connection is tried (the
+    /// server here is never reached: nothing listens on port 1), exit 2; never "OpenSSL error 2147483650".
+    @Test func aMissingOrUnreadableCAFileIsNamedBeforeConnecting() async throws {
+        let scratch = try ScratchDirectory()
+        let token = ["LIVERY_TOKEN": AdminWorkspace.editorToken]
+        for file in [scratch.path("none.pem"), scratch.path("")] {
+            let flag = try await blocking {
+                try LiveryProcess.run(
+                    ["killswitch", "status", "--server", "https://127.0.0.1:1", "--ca-file", file], environment: token)
+            }
+            #expect(flag.status == 2, "\(flag.output)")
+            #expect(flag.output.contains("--ca-file \(file): the file does not exist or cannot be read"), "\(flag.output)")
+            #expect(!flag.output.contains("OpenSSL error"), "\(flag.output)")
+            let variable = try await blocking {
+                try LiveryProcess.run(
+                    ["killswitch", "status", "--server", "https://127.0.0.1:1"],
+                    environment: token.merging(["LIVERY_CA_FILE": file]) { $1 })
+            }
+            #expect(variable.status == 2 && variable.output.contains(file), "\(variable.output)")
+        }
     }
 
     @Test func tlsSettingsThatCannotWorkStopTheStartNamingTheSetting() async throws {

@@ -135,6 +135,29 @@ import Testing
         await harness.stop()
     }
 
+    /// `since` and `at` are read by the one strict instant parser: anything after the offset, a space for the `T`,
+    /// a missing offset or an impossible date is 400 `invalid_field` naming the parameter, never a guess.
+    @Test(arguments: [
+        "2027-01-15T09:00:00Zjunk", "2027-01-15T09:00:00%2B08:00junk", "2027-01-15T09:00:00.5Z%20",
+        "2027-01-15%2009:00:00Z", "2027-01-15T09:00:00", "2027-02-30T09:00:00Z", "2027-01-15T09:00Z",
+    ])
+    func instantsWithAnythingBeyondTheStrictFormAreRefused(instant: String) async throws {
+        let harness = try await LiveryHarness()
+        defer { harness.removeFiles() }
+        try await harness.uploadTiny()
+        let since = try await harness.request("GET", "/admin/v1/audit?since=\(instant)")
+        #expect(since.status == 400, "\(since.text)")
+        #expect(try LiveryHarness.code(since) == "invalid_field since")
+        let at = try await harness.request(
+            "GET", "/admin/v1/preview?app=demo&platform=ios&appVersion=7.2.0&at=\(instant)")
+        #expect(at.status == 400, "\(at.text)")
+        #expect(try LiveryHarness.code(at) == "invalid_field at")
+        // The strict form itself, with a fraction and an offset, is read.
+        let good = try await harness.request("GET", "/admin/v1/audit?since=2027-01-15T09:00:00.5%2B08:00")
+        #expect(good.status == 200, "\(good.text)")
+        await harness.stop()
+    }
+
     @Test func auditListsEveryChangeAndPages() async throws {
         let harness = try await LiveryHarness()
         defer { harness.removeFiles() }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTestSupport
+import LiveryJSON
 import Testing
 
 @testable import LiveryServer
@@ -155,6 +156,52 @@ import Testing
         #expect(unreleased.status == 409)
         #expect(try LiveryHarness.code(unreleased) == "not_released id")
         await harness.stop()
+    }
+
+    /// RFC 7396's media type is what a client sends for a merge patch; it is read as the `application/json` one is.
+    @Test func patchAcceptsTheJSONMergePatchMediaType() async throws {
+        let harness = try await LiveryHarness()
+        defer { harness.removeFiles() }
+        try await harness.uploadTiny()
+        try await harness.release("tiny", #""priority": 7, "rollout": 30"#)
+        let patch = Array(#"{"rollout": 60, "priority": null}"#.utf8)
+        let patched = try await harness.request(
+            "PATCH", Self.releasePath, body: patch, contentType: "application/merge-patch+json; charset=utf-8")
+        #expect(patched.status == 200, "\(patched.text)")
+        let release = try #require(try LiveryHarness.object(patched)["release"] as? [String: Any])
+        #expect(release["rollout"] as? Int == 60)
+        #expect(release["startsAt"] as? String == "2027-01-15T07:00:00Z")
+        #expect(release["priority"] as? Int != 7)
+
+        // Only a PATCH is a merge patch; a PUT replaces the release and keeps to application/json.
+        let put = try await harness.request(
+            "PUT", Self.releasePath, body: Array(#"{"startsAt": "2027-01-15T07:00:00Z", "endsAt": "2027-01-15T10:00:00Z"}"#.utf8),
+            contentType: "application/merge-patch+json")
+        #expect(put.status == 415)
+        let other = try await harness.request("PATCH", Self.releasePath, body: patch, contentType: "text/plain")
+        #expect(other.status == 415)
+        #expect(try LiveryHarness.code(other) == "unsupported_media_type Content-Type")
+        await harness.stop()
+    }
+
+    @Test func mergePatchFollowsRFC7396() {
+        func object(_ text: String) -> JSONObject { (try? JSONValue.parse(Array(text.utf8)).objectValue) ?? JSONObject() }
+        // RFC 7396 appendix A's cases that apply to objects.
+        let cases: [(String, String, String)] = [
+            (#"{"a":"b"}"#, #"{"a":"c"}"#, #"{"a":"c"}"#),
+            (#"{"a":"b"}"#, #"{"b":"c"}"#, #"{"a":"b","b":"c"}"#),
+            (#"{"a":"b"}"#, #"{"a":null}"#, #"{}"#),
+            (#"{"a":"b","b":"c"}"#, #"{"a":null}"#, #"{"b":"c"}"#),
+            (#"{"a":["b"]}"#, #"{"a":"c"}"#, #"{"a":"c"}"#),
+            (#"{"a":"c"}"#, #"{"a":["b"]}"#, #"{"a":["b"]}"#),
+            (#"{"a":{"b":"c"}}"#, #"{"a":{"b":"d","c":null}}"#, #"{"a":{"b":"d"}}"#),
+            (#"{"a":[{"b":"c"}]}"#, #"{"a":[1]}"#, #"{"a":[1]}"#),
+            (#"{"e":null}"#, #"{"a":1}"#, #"{"e":null,"a":1}"#),
+            (#"{}"#, #"{"a":{"bb":{"ccc":null}}}"#, #"{"a":{"bb":{}}}"#),
+        ]
+        for (target, patch, result) in cases {
+            #expect(AdminAPI.mergePatch(object(target), with: object(patch)) == object(result), "\(target) + \(patch)")
+        }
     }
 
     @Test(arguments: [

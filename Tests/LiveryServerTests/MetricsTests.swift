@@ -137,6 +137,42 @@ import TestSupport
         #expect(text.types[LiveryMetrics.processStartTimeName] == "gauge")
     }
 
+    /// Every family the process exports has one HELP line and its TYPE from `MetricDescriptions`' table, which
+    /// agrees with the type the registry renders; label values that appear later change none of it.
+    @Test func everyFamilyGetsItsHelpAndTypeFromTheOneTable() async throws {
+        let harness = try Harness()
+        let counter = AdminChangeCounter(factory: harness.metrics.factory)
+        counter.increment(action: "release")
+        ClientMetrics(factory: harness.metrics.factory).answerCounter("new-skin").increment()
+        let port = harness.port
+        let scraped = try await blocking { () throws -> String in
+            let client = try TestClient(port: port)
+            _ = try client.get("/hello/a")
+            _ = try client.get("/nowhere")
+            return try client.get("/metrics").text
+        }
+        await harness.server.stop()
+        let raw = try PrometheusText(String(decoding: harness.metrics.registry.emitToBuffer(), as: UTF8.self))
+        let parsed = try PrometheusText(scraped)
+        #expect(parsed.types == raw.types, "the table's types are the registry's")
+        let lines = scraped.split(separator: "\n")
+        for (family, type) in parsed.types {
+            let description = try #require(MetricDescriptions.table[family], "\(family) is missing from the table")
+            #expect(description.type == type, "\(family)")
+            let helps = lines.filter { $0.hasPrefix("# HELP \(family) ") }
+            #expect(helps == ["# HELP \(family) \(description.help)"], "\(family): \(helps)")
+            let help = try #require(lines.firstIndex { $0.hasPrefix("# HELP \(family) ") })
+            #expect(lines[help + 1] == "# TYPE \(family) \(type)", "HELP right before TYPE")
+        }
+        #expect(parsed.types[ClientMetrics.answersName] == "counter")
+    }
+
+    @Test func annotationEscapesAndKeepsEveryOtherLine() {
+        let input = Array("# TYPE unknown_total counter\nunknown_total 1\n# HELP x old\n# a comment\n".utf8)
+        let output = String(decoding: MetricDescriptions.annotate(input), as: UTF8.self)
+        #expect(output == "# HELP unknown_total Livery series unknown_total.\n# TYPE unknown_total counter\nunknown_total 1\n# a comment\n")
+    }
+
     // MARK: - The test parser rejects what Prometheus would
 
     @Test(arguments: [

@@ -70,7 +70,8 @@ final class CountingKey: BodySigner {
                 #","app":"demo","platform":"ios","scale":3,"appearance":"light","expiresAt":"2027-01-15T08:07:00Z"}"#),
             "\(response.text)")
         #expect(response.header("ETag") == SkinAnswer.etag(of: response.body), "the tag follows the signed bytes")
-        #expect(response.header("Cache-Control") == "public, max-age=60")
+        // A cache may serve it stale (Varnish's grace) only until its expiresAt: 08:02:00 + 300 s = 08:07:00.
+        #expect(response.header("Cache-Control") == "public, max-age=60, stale-while-revalidate=300, stale-if-error=300")
         // A byte changed anywhere in the body no longer verifies.
         var changed = response.body
         changed[changed.count / 2] ^= 0x01
@@ -159,6 +160,8 @@ final class CountingKey: BodySigner {
         #expect(first.header("ETag") == SkinAnswer.etag(of: first.body), "the tag follows the signed bytes")
         let cached = try await harness.get(ThemeListTests.list, headers: "If-None-Match: \(first.header("ETag") ?? "")\r\n")
         #expect(cached.status == 304 && cached.header("Livery-Signature") == nil)
+        let control = "public, max-age=60, stale-while-revalidate=300, stale-if-error=300"
+        #expect(first.header("Cache-Control") == control && cached.header("Cache-Control") == control)
         await harness.stop()
     }
 
@@ -212,22 +215,37 @@ final class CountingKey: BodySigner {
 
     @Test func noCacheKeepsASignedAnswerPastItsExpiry() async throws {
         // With an hour of max-age, steps last an hour (08:00 ..< 09:00, expiring 09:05): at 08:30 a copy may be
-        // kept 35 minutes, not an hour.
+        // kept 35 minutes, not an hour, and served stale not a second longer (Varnish's default grace would add
+        // 10 s past expiresAt).
         let key = try CountingKey()
         let harness = try await Self.harness(key, maxAge: 3600, at: Fixtures.t0.addingTimeInterval(1800))
         defer { harness.removeFiles() }
         let response = try await harness.get(LiveryHarness.poll)
         #expect(try Self.expiresAt(response) == "2027-01-15T09:05:00Z")
-        #expect(response.header("Cache-Control") == "public, max-age=2100")
+        #expect(response.header("Cache-Control") == "public, max-age=2100, stale-while-revalidate=0, stale-if-error=0")
         harness.clock.set(Fixtures.t0.addingTimeInterval(60))
         let early = try await harness.get(LiveryHarness.poll)
-        #expect(early.header("Cache-Control") == "public, max-age=3600")
+        #expect(early.header("Cache-Control") == "public, max-age=3600, stale-while-revalidate=240, stale-if-error=240")
+        let revalidated = try await harness.get(
+            LiveryHarness.poll, headers: "If-None-Match: \(early.header("ETag") ?? "")\r\n")
+        #expect(revalidated.status == 304)
+        #expect(revalidated.header("Cache-Control") == early.header("Cache-Control"), "a 304 refreshes the same limits")
         // The schedule's boundary still wins when it comes first (the window ends at 10:00).
         harness.clock.set(Fixtures.t0.addingTimeInterval(7200 - 10))
         let late = try await harness.get(LiveryHarness.poll)
-        #expect(late.header("Cache-Control") == "public, max-age=10")
+        #expect(late.header("Cache-Control") == "public, max-age=10, stale-while-revalidate=300, stale-if-error=300")
         #expect(late.header("Livery-Signature") != nil)
         await harness.stop()
+    }
+
+    /// The stale allowance is the whole seconds from the end of max-age to `expiresAt`, never negative.
+    @Test(arguments: [
+        (60, 360.0, 300), (60, 360.9, 300), (305, 305.5, 0), (0, 0.4, 0), (10, 5.0, 0), (10, -3.0, 0), (3600, 3840.0, 240),
+    ])
+    func staleAllowanceEndsAtExpiry(maxAge: Int, untilExpiry: Double, stale: Int) {
+        let now = Fixtures.t0
+        let value = ClientAPI.signedCacheControl(maxAge: maxAge, expiresAt: now.addingTimeInterval(untilExpiry), now: now)
+        #expect(value == "public, max-age=\(maxAge), stale-while-revalidate=\(stale), stale-if-error=\(stale)")
     }
 
     @Test func anAnswerThatCannotBeSignedIs503WithRetryAfterNeverNoSkin() async throws {

@@ -64,12 +64,13 @@ import Testing
     func anyMessageRoundTripsOnOneLine(_ message: String) throws {
         let capture = Capture()
         capture.output.write(line: JSONLogHandler.encode(
-            level: .error, label: "la\"bel", message: message, metadata: ["key\n": .string(message)]))
+            level: .error, label: "la\"bel", message: message, metadata: ["key\n": .string(message)], source: message))
         let text = capture.text()
         #expect(text.filter { $0 == "\n" }.count == 1 && text.hasSuffix("\n"))
         let record = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
         #expect(record["message"] as? String == message)
         #expect(record["label"] as? String == "la\"bel")
+        #expect(record["source"] as? String == message)
         #expect((record["metadata"] as? [String: String])?["key\n"] == message)
     }
 
@@ -88,10 +89,31 @@ import Testing
         let metadata = try #require(record["metadata"] as? [String: Any])
         #expect(metadata["from"] as? String == "call")
         #expect(metadata["p"] as? String == "1" && metadata["h"] as? String == "1")
-        #expect(metadata["number"] as? String == "42")
+        #expect((metadata["number"] as? NSNumber)?.intValue == 42, "an integer is a JSON number")
         let list = try #require(metadata["list"] as? [Any])
         #expect(list.first as? String == "a")
         #expect((list.last as? [String: String]) == ["b": "c"])
+    }
+
+    /// Integers and finite doubles given as `.stringConvertible` are JSON numbers; anything else stays a string, so
+    /// a value that only looks like a number (a string "42", an infinity) never becomes one.
+    @Test func numbersStayNumbers() throws {
+        let capture = Capture()
+        let logger = Logger(label: "t") { JSONLogHandler(label: $0, level: .info, output: capture.output) }
+        logger.info(
+            "m",
+            metadata: [
+                "int": .stringConvertible(200), "negative": .stringConvertible(Int64(-7)),
+                "unsigned": .stringConvertible(UInt8(9)), "double": .stringConvertible(0.041),
+                "whole": .stringConvertible(12.0), "infinite": .stringConvertible(Double.infinity),
+                "text": "42", "nan": .stringConvertible(Double.nan),
+            ])
+        let line = capture.text()
+        for fragment in [#""int":200"#, #""negative":-7"#, #""unsigned":9"#, #""double":0.041"#, #""whole":12.0"#,
+                         #""infinite":"inf""#, #""text":"42""#, #""nan":"nan""#] {
+            #expect(line.contains(fragment), "\(fragment) in \(line)")
+        }
+        #expect(try capture.objects().count == 1, "the line is JSON")
     }
 
     @Test(arguments: [
@@ -110,6 +132,7 @@ import Testing
         let record = try #require(try json.objects().first)
         #expect(record["message"] as? String == "LIVERY_LISTENING 127.0.0.1:8080")
         #expect(record["level"] as? String == "notice")
+        #expect(record["source"] as? String == "livery", "every line has a source")
 
         let text = Capture(format: .text)
         text.output.announce("LIVERY_LISTENING 127.0.0.1:8080")

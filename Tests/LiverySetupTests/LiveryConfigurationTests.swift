@@ -19,6 +19,7 @@ import TestSupport
         case .dataDir: ("/data/a", "/data/b")
         case .store: ("postgres://livery@db-a/livery", "postgresql:///livery?host=/run/postgresql")
         case .storePasswordFile: ("/run/secrets/pg-a", "/run/secrets/pg-b")
+        case .startTimeout: ("30", "0")
         case .tokensFile: ("/run/secrets/a", "/run/secrets/b")
         case .uploadLimit: ("1048576", "2097152")
         case .cacheMaxAge: ("30", "45")

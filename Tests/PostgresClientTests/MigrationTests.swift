@@ -71,7 +71,8 @@ struct MigrationTests {
             guard case .failed(let version, let cause) = error as? MigrationError else { return false }
             return version == 2 && cause.sqlState == .undefinedTable
         }
-        #expect(try await connection.query("SELECT count(*) FROM schema_version").singleRow().int(0) == 0)
+        // The whole run is one transaction (the version table's creation included), so nothing is left.
+        #expect(try await connection.query("SELECT to_regclass('schema_version') IS NULL").singleRow().bool(0))
         #expect(try await connection.query("SELECT to_regclass('skins') IS NULL").singleRow().bool(0))
         #expect(try await Migrator(migrations: Self.steps).migrate(connection).applied == [1, 2, 3])
     }

@@ -99,17 +99,35 @@ struct PersistenceTests {
         #expect { try directory.open() } throws: { ($0 as? StoreError)?.isCorruptFile(endingWith: "/state.json") == true }
     }
 
-    @Test func refusesAMissingOrDamagedMetadataBlobNamingIt() throws {
+    /// A missing or damaged metadata blob damages its version only: the store opens, that version is marked (and
+    /// its number kept), every other version reads as before, and changes go on (a kill switch, a new version)
+    /// without losing the damaged version's record, so restoring the blob heals it.
+    @Test func aMissingOrDamagedMetadataBlobDamagesOnlyItsVersion() throws {
         let directory = try ScratchDirectory.forStore()
         let store = try directory.open()
-        let version = try Make.versions(1, in: store)[0]
-        let blob = try store.blobPath(digest: version.metadataDigest)
+        let versions = try Make.versions(2, in: store)
+        let blob = try store.blobPath(digest: versions[0].metadataDigest)
+        let original = try Disk.read(blob)
         store.close()
 
-        try Disk.write(Array("{}".utf8), to: blob)
-        #expect { try directory.open() } throws: { ($0 as? StoreError)?.isCorruptFile(endingWith: blob) == true }
-        try FileManager.default.removeItem(atPath: blob)
-        #expect { try directory.open() } throws: { ($0 as? StoreError)?.isCorruptFile(endingWith: blob) == true }
+        for damage in ["changed", "removed"] {
+            if damage == "changed" { try Disk.write(Array("{}".utf8), to: blob) } else { try FileManager.default.removeItem(atPath: blob) }
+            let reopened = try directory.open()
+            let skin = try #require(reopened.snapshot.skins["spring"])
+            let reason = try #require(skin.version(1)?.damage, "\(damage)")
+            #expect(reason.contains("spring v1") && reason.contains(versions[0].metadataDigest), "\(reason)")
+            #expect(skin.version(1)?.metadata == [] && skin.version(2) == versions[1])
+            #expect(reopened.snapshot.damagedVersions.map(\.number) == [1])
+            try reopened.setKillSwitch(app: nil, enabled: damage == "changed", reason: "incident", actor: Make.actor)
+            reopened.close()
+        }
+        // Restored, the blob heals its version: the record was kept through the changes above.
+        try Disk.write(original, to: blob)
+        let healed = try directory.open()
+        #expect(healed.snapshot.damagedVersions.isEmpty && healed.snapshot.skins["spring"]?.version(1) == versions[0])
+        let added = try healed.addVersion(skinID: "spring", files: Make.files(variant: 9), metadata: Make.metadata("9"), actor: Make.actor)
+        #expect(added.number == 3)
+        healed.close()
     }
 
     @Test func oneStoreAtATimePerDirectory() throws {

@@ -22,7 +22,7 @@ public final class HTTPMetricsObserver: HTTPServerObserver {
     /// Connections refused with 503 at the connection limit.
     public static let refusedName = "livery_http_connections_refused_total"
     /// The `route` label of requests that matched no route.
-    public static let unmatchedRoute = "unmatched"
+    public static let unmatchedRoute = HTTPServer.unmatchedRoute
 
     /// The `method` label: the standard methods, `other`, or `none` (rejected before the method was known).
     private enum MethodLabel: String, Sendable {

@@ -8,7 +8,9 @@ import SkinServing
 ///
 /// `livery serve` bootstraps `MetricsSystem` with `factory`, so every swift-metrics counter in the process (client
 /// answers, package builds, admin changes) lands in `registry`. Everything is created through swift-metrics, never
-/// on the registry directly: the registry refuses one name with two different help texts.
+/// on the registry directly: the registry refuses one name with two different help texts. The `# HELP` and
+/// `# TYPE` lines come from one table keyed by series name (`MetricDescriptions`), applied when `/metrics` is
+/// rendered, so `promtool check metrics` accepts the exposition.
 ///
 /// Series (all names fixed; every label takes a bounded set of values):
 ///
@@ -60,7 +62,7 @@ public final class LiveryMetrics: Sendable {
         // Created now so dashboards see zeros rather than missing series before the first event.
         _ = PackageCacheMetrics(factory: factory)
         AdminChangeCounter(factory: factory).declare(AdminChangeCounter.knownActions)
-        CoreMetrics.Counter(label: "livery_skin_up_to_date_total", factory: factory).increment(by: 0)
+        CoreMetrics.Counter(label: ClientMetrics.upToDateName, factory: factory).increment(by: 0)
     }
 
     /// The Prometheus text exposition (format 0.0.4) of every series.
@@ -68,7 +70,7 @@ public final class LiveryMetrics: Sendable {
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: "text/plain; version=0.0.4; charset=utf-8")
         headers.add(name: "Cache-Control", value: "no-store")
-        return HTTPResponse(status: .ok, headers: headers, body: .bytes(registry.emitToBuffer()))
+        return HTTPResponse(status: .ok, headers: headers, body: .bytes(MetricDescriptions.annotate(registry.emitToBuffer())))
     }
 
     /// Adds `GET /metrics` to `router`.

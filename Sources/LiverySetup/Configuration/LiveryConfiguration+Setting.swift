@@ -10,6 +10,7 @@ extension LiveryConfiguration {
         case dataDir
         case store
         case storePasswordFile
+        case startTimeout
         case tokensFile
         case uploadLimit
         case cacheMaxAge
@@ -59,7 +60,7 @@ extension LiveryConfiguration {
             case .skinsDir, .dataDir: "folder"
             case .tokensFile, .benchBody, .tlsCert, .tlsKey, .signingKey, .storePasswordFile: "file"
             case .store: "postgres-uri"
-            case .cacheMaxAge, .drainTimeout, .shutdownDelay, .headerTimeout, .idleTimeout: "seconds"
+            case .cacheMaxAge, .drainTimeout, .shutdownDelay, .headerTimeout, .idleTimeout, .startTimeout: "seconds"
             case .logLevel: "level"
             case .logFormat: "format"
             case .maxConnections, .maxHeaderBytes, .eventLoops, .maxParallelBuilds: "count"
@@ -76,6 +77,7 @@ extension LiveryConfiguration {
             case .dataDir: "data"
             case .store: "none (the file store under --data-dir)"
             case .storePasswordFile: "none"
+            case .startTimeout: "600"
             case .tokensFile: "none (admin API off)"
             case .uploadLimit: "67108864 (64 MiB)"
             case .cacheMaxAge: "60"
@@ -113,6 +115,10 @@ extension LiveryConfiguration {
                     + "shared by every replica; --data-dir then holds only local caches. The password is never logged."
             case .storePasswordFile:
                 "File holding the PostgreSQL password of --store (a mounted secret; one trailing newline ignored)."
+            case .startTimeout:
+                "Seconds a starting server may take to become ready (PostgreSQL reachable, migrations and the first "
+                    + "import done, the catalog loaded); past it, it exits with status 2 naming what it waited for "
+                    + "(PostgreSQL, or the migration or import lock and who holds it). 0 waits forever."
             case .tokensFile:
                 "File holding the admin API tokens; must be readable when set. Mount it as a secret."
             case .uploadLimit:

@@ -46,6 +46,9 @@ public struct LiveryConfiguration: Sendable, Equatable {
     public var plainPort: Int?
     /// Private key file (`livery keys create`) that signs every poll answer. Default nil (answers unsigned).
     public var signingKey: String?
+    /// How long a start may take to become ready before the process exits 2 naming what it waited for; nil waits
+    /// forever (`0`). Default 600 s.
+    public var startTimeout: Duration? = .seconds(600)
     /// How long in-flight requests may finish on shutdown. Default 10 s.
     public var drainTimeout: Duration = .seconds(10)
     /// How long after SIGTERM the listener stays open while `/readyz` answers 503. Default 0.
@@ -170,6 +173,9 @@ public struct LiveryConfiguration: Sendable, Equatable {
         case .tlsKey: tlsKey = try path("the TLS key file")
         case .plainPort: plainPort = try integer(0...65535, "the plain HTTP port")
         case .signingKey: signingKey = try path("the signing key file")
+        case .startTimeout:
+            let timeout = try seconds(0...31_536_000, "the start timeout")
+            startTimeout = timeout == .zero ? nil : timeout
         case .drainTimeout: drainTimeout = try seconds(0...3600, "the drain timeout")
         case .shutdownDelay: shutdownDelay = try seconds(0...3600, "the shutdown delay")
         case .maxConnections: maxConnections = try integer(1...1_000_000, "the connection limit")

@@ -10,13 +10,16 @@ import Logging
 ///
 /// ```
 /// {"timestamp":"2026-11-22T10:15:02.123Z","level":"info","label":"livery","source":"LiveryHTTP",
-///  "message":"GET /healthz 200 120B 0.041ms","metadata":{"request.id":"9f2c…"}}
+///  "message":"GET /healthz 200 120B 0.041ms","metadata":{"http.duration_ms":0.041,"http.method":"GET",
+///  "http.path":"/healthz","http.response_bytes":120,"http.route":"/healthz","http.status":200,"request.id":"9f2c…"}}
 /// ```
 ///
-/// `timestamp` is UTC with milliseconds; `metadata` (handler, provider and call metadata merged, the call's winning)
-/// is present only when non-empty, with nested lists and dictionaries as JSON arrays and objects and every other
-/// value as a string; `error` is added when the call passes one. Strings are escaped per RFC 8259, so any message
-/// stays on its line.
+/// `timestamp` is UTC with milliseconds; `source` (the module that logged, `livery` for announcements) is on every
+/// line; `metadata` (handler, provider and call metadata merged, the call's winning) is present only when
+/// non-empty, with nested lists and dictionaries as JSON arrays and objects, integers and finite floating-point
+/// values passed as `.stringConvertible` as JSON numbers (`http.status`, `http.response_bytes`,
+/// `http.duration_ms` of request lines), and every other value as a string; `error` is added when the call passes
+/// one. Strings are escaped per RFC 8259, so any message stays on its line.
 public struct JSONLogHandler: LogHandler {
     public var logLevel: Logger.Level
     public var metadata: Logger.Metadata = [:]
@@ -49,7 +52,7 @@ public struct JSONLogHandler: LogHandler {
 
     /// One record as a JSON line (newline included).
     static func encode(
-        level: Logger.Level, label: String, message: String, metadata: Logger.Metadata, source: String? = nil,
+        level: Logger.Level, label: String, message: String, metadata: Logger.Metadata, source: String,
         error: String? = nil, now: timespec = Self.now()
     ) -> [UInt8] {
         var line: [UInt8] = []
@@ -60,10 +63,8 @@ public struct JSONLogHandler: LogHandler {
         line.append(contentsOf: level.rawValue.utf8)
         line.append(contentsOf: #"","label":"#.utf8)
         appendString(label, to: &line)
-        if let source {
-            line.append(contentsOf: #","source":"#.utf8)
-            appendString(source, to: &line)
-        }
+        line.append(contentsOf: #","source":"#.utf8)
+        appendString(source, to: &line)
         line.append(contentsOf: #","message":"#.utf8)
         appendString(message, to: &line)
         if !metadata.isEmpty {
@@ -130,7 +131,14 @@ public struct JSONLogHandler: LogHandler {
     static func appendValue(_ value: Logger.Metadata.Value, to line: inout [UInt8]) {
         switch value {
         case .string(let text): appendString(text, to: &line)
-        case .stringConvertible(let convertible): appendString(convertible.description, to: &line)
+        case .stringConvertible(let convertible):
+            if convertible is any BinaryInteger {
+                line.append(contentsOf: convertible.description.utf8)
+            } else if let number = convertible as? any BinaryFloatingPoint, Double(number).isFinite {
+                line.append(contentsOf: Double(number).description.utf8)
+            } else {
+                appendString(convertible.description, to: &line)
+            }
         case .dictionary(let dictionary): appendObject(dictionary, to: &line)
         case .array(let values):
             line.append(UInt8(ascii: "["))

@@ -39,13 +39,17 @@ public final class LogOutput: Sendable {
     }
 
     /// Writes a line that must be seen whatever the log level (such as `LIVERY_LISTENING 127.0.0.1:8080`): as is in
-    /// text format, as the `message` of a `notice` record from `label` in JSON format.
-    public func announce(_ message: String, label: String = "livery", metadata: Logger.Metadata = [:]) {
+    /// text format, as the `message` of a `notice` record from `label` and `source` in JSON format.
+    public func announce(
+        _ message: String, label: String = "livery", source: String = "livery", metadata: Logger.Metadata = [:]
+    ) {
         switch format {
         case .text:
             write(line: Array((message + "\n").utf8))
         case .json:
-            write(line: JSONLogHandler.encode(level: .notice, label: label, message: message, metadata: metadata))
+            write(
+                line: JSONLogHandler.encode(
+                    level: .notice, label: label, message: message, metadata: metadata, source: source))
         }
     }
 
