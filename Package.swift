@@ -15,15 +15,20 @@ import PackageDescription
 /// HTTP. LiveryServer holds only the HTTP adapters of the serving core.
 let package = Package(
     name: "Livery",
-    platforms: [.macOS(.v15)],
+    platforms: [.macOS(.v12), .iOS(.v15)],
     products: [
         .executable(name: "livery", targets: ["livery"]),
+        // The client SDK apps add with the Swift package manager (docs/CLIENT.md).
+        .library(name: "LiveryKit", targets: ["LiveryKit"]),
+        // One app install on the command line, built on LiveryKit.
+        .executable(name: "livery-phone", targets: ["livery-phone"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        // CryptoKit's API on every platform: SHA-256 and P-256 for LiveryKit and LiveryCatalog (the server keeps OpenSSL).
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
@@ -141,6 +146,24 @@ let package = Package(
             .product(name: "CoreMetrics", package: "swift-metrics"),
         ]),
 
+        // The client SDK: poll, verify, stream, unpack hostile-first, swap atomically, read the skin, revert a skin
+        // that crashed the app. Portable targets and swift-crypto only (.ci/check-sdk-graph keeps it so).
+        .target(
+            name: "LiveryKit",
+            dependencies: [
+                "LiveryJSON", "LiveryProtocol", "ZipReading", "SkinModel", .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            resources: [.copy("PrivacyInfo.xcprivacy")]),
+
+        // One app install on the command line (docs/CLIENT.md): what a phone sees, as one JSON line.
+        .executableTarget(
+            name: "livery-phone",
+            dependencies: [
+                "LiveryKit", "LiveryJSON", "LiveryProtocol", "SkinModel",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Examples/livery-phone"),
+
         // Benchmark and test driver for the zip writer (bench/zip/run.sh; the cross-process determinism test).
         .executableTarget(name: "zip-bench", dependencies: ["ZipArchive", "ZipReading"], path: "bench/zip/zip-bench"),
 
@@ -206,6 +229,11 @@ let package = Package(
                 "LiveryCrypto", "LiveryProtocol", "HTTPTestSupport", "TestSupport", "ZipArchive", "ZipReading",
                 "PostgresTestSupport",
                 "SkinStore",
+            ]),
+        // LiveryKit and livery-phone against the real `livery serve` (and a tampering proxy on 127.0.0.1).
+        .testTarget(
+            name: "LiveryKitTests", dependencies: [
+                "LiveryKit", "LiveryJSON", "SkinModel", "TestSupport", .product(name: "Crypto", package: "swift-crypto"),
             ]),
     ]
 )

@@ -1,0 +1,406 @@
+import Foundation
+import LiveryJSON
+import SkinModel
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One app install's view of Livery: polls at launch and on resume, verifies, downloads, unpacks and swaps skins
+/// atomically, and reads the applied skin.
+///
+/// Guarantees:
+/// - The app is never told "no skin" because of a fault: every failed `refresh()` keeps the skin applied and
+///   leaves no partial folder; only an answer (no skin, the kill switch) or the end of a window removes a skin.
+/// - A skin already verified and stored stays usable offline until its own `endsAt`; the answer's `next` is
+///   prefetched and applies at its `startsAt` without the network (`reapply()` or the next launch).
+/// - A sign applied and never confirmed with `markApplied()` (the app crashed first) is reverted at the next
+///   launch and never applied again on this device.
+/// - Concurrent `refresh()` calls share one request.
+///
+/// Thread-safe; every method may be called from any task.
+public final class LiveryClient: Sendable {
+    /// The configuration this client was made with (the device id filled in).
+    public let configuration: LiveryConfiguration
+    let storage: SkinStorage
+    let verifier: AnswerVerifier
+    let transport: HTTPTransport
+    private let downloader: PackageDownloader
+    private let state: LockedBox<StoredState>
+    private let applied = LockedBox<Skin?>(nil)
+    private let observers = LockedBox<[UUID: AsyncStream<Skin?>.Continuation]>([:])
+    private let gate = RefreshGate()
+    private let themeList = LockedBox<[Theme]?>(nil)
+
+    /// Opens the storage folder and applies what is stored (no network): the launch step.
+    ///
+    /// A sign found applied but unconfirmed (the app crashed before `markApplied()`) is blocked here, and the
+    /// previous skin (or none) applies instead.
+    ///
+    /// - Throws: `disk` when the storage folder cannot be created or written; `signature` when a trusted key is
+    ///   not a P-256 key; `server` when the configuration cannot make a poll (scale not 1–3, empty app id).
+    public init(configuration: LiveryConfiguration) throws(LiveryError) {
+        guard (1...3).contains(configuration.scale) else { throw LiveryError(.server, "scale must be 1, 2 or 3") }
+        guard !configuration.appID.isEmpty else { throw LiveryError(.server, "the app id is empty") }
+        verifier = try AnswerVerifier(trustedKeys: configuration.trustedKeys)
+        storage = SkinStorage(root: configuration.storage)
+        try storage.prepare()
+        var stored = storage.loadState() ?? StoredState(deviceID: configuration.deviceID ?? UUID().uuidString.lowercased())
+        if let given = configuration.deviceID, given != stored.deviceID {
+            stored.deviceID = given
+            stored.pollETag = nil
+        }
+        var configuration = configuration
+        configuration.deviceID = stored.deviceID
+        self.configuration = configuration
+        if let crashed = stored.unconfirmed {
+            Self.block(crashed, in: &stored)
+        }
+        transport = HTTPTransport(timeout: configuration.timeout)
+        downloader = PackageDownloader(transport: transport, storage: storage)
+        state = LockedBox(stored)
+        try apply()
+    }
+
+    deinit { transport.invalidate() }
+
+    /// The device id polls send (the configured one, or the one generated on first use and kept).
+    public var deviceID: String { configuration.deviceID ?? "" }
+
+    /// The skin that applies now, nil when the app shows its own default look.
+    public var current: Skin? { applied.withLock { $0 } }
+
+    /// The id of the theme the user chose (kept across launches), nil when none is chosen.
+    public var chosenThemeID: String? { state.withLock { $0.theme?.skinID } }
+
+    /// Every change of `current` from now on (Ziroom's re-skin notification): the new skin, or nil when the app's
+    /// default look applies again. Each access makes a new stream; only the latest change is buffered.
+    public var changes: AsyncStream<Skin?> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Skin?.self, bufferingPolicy: .bufferingNewest(1))
+        let id = UUID()
+        observers.withLock { $0[id] = continuation }
+        continuation.onTermination = { [observers] _ in _ = observers.withLock { $0.removeValue(forKey: id) } }
+        return stream
+    }
+
+    // MARK: - Refresh
+
+    /// Polls the server and applies its answer: call at launch and on resume.
+    ///
+    /// Sends `If-None-Match` (an unchanged answer downloads nothing), verifies the answer (signature, question,
+    /// `expiresAt`), downloads a package only when its sign is new (resuming a cut download), checks its size and
+    /// SHA-256 as it streams, unpacks it hostile-first, validates `config.json`, then swaps `state.json`. The
+    /// answer's `next` is prefetched. After a 503 with `Retry-After`, no request is sent before that instant.
+    ///
+    /// - Throws: a `LiveryError`; the skin applied before the call is kept (a failure never removes a skin).
+    public func refresh() async throws(LiveryError) {
+        let result = await gate.run { [self] in
+            do throws(LiveryError) {
+                try await performRefresh()
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
+        }
+        try result.get()
+    }
+
+    /// Applies what is stored at the clock's instant, without the network: a window that ended drops its skin, a
+    /// prefetched `next` whose window started applies.
+    public func reapply() throws(LiveryError) { try apply() }
+
+    /// Confirms the applied skin: call once the first screen has drawn with it. Until then a crash makes the next
+    /// launch revert it and block its sign.
+    public func markApplied() throws(LiveryError) {
+        let snapshot = state.withLock { state -> StoredState in
+            if let sign = state.unconfirmed {
+                if !state.confirmed.contains(sign) { state.confirmed.append(sign) }
+                state.unconfirmed = nil
+            }
+            return state
+        }
+        try storage.saveState(snapshot)
+    }
+
+    private func performRefresh() async throws(LiveryError) {
+        let now = configuration.clock()
+        let before = state.withLock { $0 }
+        if let retryAfter = before.retryAfter, now < retryAfter {
+            throw LiveryError(.server, "the server asked to wait until \(ISO8601Instant.format(retryAfter)) (Retry-After)")
+        }
+        let query = pollQuery(deviceID: before.deviceID)
+        var request = URLRequest(url: try endpoint("/api/v1/skin", query: query))
+        if before.pollQuery == query, let etag = before.pollETag { request.setValue(etag, forHTTPHeaderField: "If-None-Match") }
+        let (head, body) = try await transport.get(request, limit: 1 << 20)
+        switch head.status {
+        case 304 where before.pollETag != nil:
+            try await ensureStoredPackages()
+        case 200:
+            let document = try verified(body: body, head: head, now: now)
+            try await adopt(try PollAnswer.read(document), query: query, etag: head.field("ETag"))
+        case 503, 429:
+            let wait = Self.retryAfter(head.field("Retry-After"), now: now)
+            if let wait {
+                let snapshot = state.withLock { state -> StoredState in
+                    state.retryAfter = wait
+                    return state
+                }
+                try storage.saveState(snapshot)
+            }
+            throw LiveryError(.server, "the server answered HTTP \(head.status)" + (wait.map { "; retry after \(ISO8601Instant.format($0))" } ?? ""))
+        default:
+            throw LiveryError(.server, "the server answered HTTP \(head.status)")
+        }
+    }
+
+    /// Parses and verifies an answer body: signature first (over the exact bytes), then the question and expiry.
+    private func verified(body: [UInt8], head: HTTPTransport.Head, now: Date) throws(LiveryError) -> JSONValue {
+        let signed = try verifier.verify(body: body, headerValue: head.field("Livery-Signature"))
+        let document: JSONValue
+        do {
+            document = try JSONValue.parse(body)
+        } catch {
+            throw LiveryError(.server, "the answer is not JSON: \(error)")
+        }
+        if signed {
+            try AnswerVerifier.checkQuestion(document, configuration: configuration, now: now, requireFields: true)
+        }
+        return document
+    }
+
+    /// Takes a verified poll answer: downloads what is new, keeps what fails, swaps the state, applies.
+    private func adopt(_ answer: PollAnswer, query: String, etag: String?) async throws(LiveryError) {
+        let before = state.withLock { $0 }
+        var failure: LiveryError?
+        var holiday = before.holiday
+        var previous = before.previousHoliday
+        var answered = true
+        if let current = answer.current {
+            if before.blocked.contains(current.sign) {
+                failure = LiveryError(.blocked, "skin \(current.skinID) (\(current.sign)) crashed this app before and is never applied again here")
+                // Not kept as "unchanged": every refresh reports it while the server still names it.
+                answered = false
+            } else if current.sign == before.holiday?.sign {
+                holiday = current
+            } else {
+                do {
+                    try await ensurePackage(current)
+                    if let old = before.holiday { previous = old }
+                    holiday = current
+                } catch {
+                    failure = error
+                    answered = false
+                }
+            }
+        } else {
+            if let old = before.holiday { previous = old }
+            holiday = nil
+        }
+        var next: PackageEntry?
+        if let upcoming = answer.next, !before.blocked.contains(upcoming.sign) {
+            do {
+                try await ensurePackage(upcoming)
+                next = upcoming
+            } catch {
+                if failure == nil { failure = error }
+                answered = false
+            }
+        }
+        let keep = Set([answer.current?.sign, answer.next?.sign].compactMap { $0 })
+        try commit { state in
+            state.holiday = holiday
+            state.previousHoliday = previous == holiday ? nil : previous
+            state.next = next
+            state.retryAfter = nil
+            state.pollQuery = query
+            // A failed download must be retried at the next refresh, so its answer is not kept as "unchanged".
+            state.pollETag = answered ? etag : nil
+        }
+        let blocked = Set(state.withLock { $0.blocked })
+        storage.prune(keep: state.withLock { $0.keptSigns }.union(keep).subtracting(blocked))
+        if let failure { throw failure }
+    }
+
+    /// After a 304: the stored answer stands; makes sure its packages are still in storage.
+    private func ensureStoredPackages() async throws(LiveryError) {
+        let stored = state.withLock { $0 }
+        for entry in [stored.holiday, stored.next].compactMap({ $0 }) where !stored.blocked.contains(entry.sign) {
+            try await ensurePackage(entry)
+        }
+        try commit { $0.retryAfter = nil }
+    }
+
+    /// Downloads, verifies and unpacks `entry` unless its package is already stored.
+    private func ensurePackage(_ entry: PackageEntry) async throws(LiveryError) {
+        if storage.hasPackage(entry.sign) { return }
+        guard entry.size <= configuration.maximumPackageSize else {
+            throw LiveryError(.size, "the package is \(entry.size) bytes, above the \(configuration.maximumPackageSize) accepted")
+        }
+        guard let url = URL(string: entry.packageURL, relativeTo: configuration.serverURL)?.absoluteURL,
+            url.scheme == "https" || url.scheme == "http"
+        else {
+            throw LiveryError(.server, "the packageUrl '\(entry.packageURL.prefix(80))' is not an http(s) URL")
+        }
+        let part = try await downloader.download(entry, from: url)
+        let storage = self.storage
+        let contents = configuration.appearance
+        try await Self.offPool { () throws(LiveryError) in
+            try PackageInstaller(storage: storage).install(entry, from: part, contents: contents)
+        }
+    }
+
+    // MARK: - Themes
+
+    /// The themes this install may pick now, from the verified signed list (`GET /api/v1/themes`).
+    public func themes() async throws(LiveryError) -> [Theme] {
+        let now = configuration.clock()
+        let query = pollQuery(deviceID: deviceID)
+        let (head, body) = try await transport.get(URLRequest(url: try endpoint("/api/v1/themes", query: query)), limit: 4 << 20)
+        guard head.status == 200 else { throw LiveryError(.server, "the theme list answered HTTP \(head.status)") }
+        let list = try Theme.readList(try verified(body: body, head: head, now: now), server: configuration.serverURL)
+        themeList.withLock { $0 = list }
+        return list
+    }
+
+    /// Chooses the theme `id` (downloading and verifying its package like a skin's) or, with nil, none; the
+    /// choice is kept across launches. A holiday skin that applies still wins while its window holds.
+    ///
+    /// - Throws: `server` when the list does not offer `id`; otherwise as `refresh()`; the previous choice is kept.
+    public func selectTheme(_ id: String?) async throws(LiveryError) {
+        guard let id else {
+            try commit { $0.theme = nil }
+            return
+        }
+        if state.withLock({ $0.theme?.skinID == id }), storage.hasPackage(state.withLock { $0.theme?.sign ?? "" }) { return }
+        var list = themeList.withLock { $0 }
+        if list == nil { list = try await themes() }
+        guard let theme = list?.first(where: { $0.id == id }) else {
+            throw LiveryError(.server, "the theme list does not offer '\(id)'")
+        }
+        if state.withLock({ $0.blocked.contains(theme.sign) }) {
+            throw LiveryError(.blocked, "theme \(id) (\(theme.sign)) crashed this app before and is never applied again here")
+        }
+        try await ensurePackage(theme.entry)
+        try commit { $0.theme = theme.entry }
+        storage.prune(keep: state.withLock { $0.keptSigns })
+    }
+
+    // MARK: - Applying
+
+    /// Changes the state with `change`, decides what applies at the clock's instant, saves `state.json`
+    /// atomically and publishes the skin.
+    private func commit(_ change: (inout StoredState) -> Void) throws(LiveryError) {
+        state.withLock { change(&$0) }
+        try apply()
+    }
+
+    private func apply() throws(LiveryError) {
+        let now = configuration.clock()
+        let storage = self.storage
+        let (snapshot, choice, changed) = state.withLock { state -> (StoredState, (entry: PackageEntry, kind: Skin.Kind)?, Bool) in
+            let before = state
+            let choice = SkinSelection.choose(state, at: now, isStored: storage.hasPackage)
+            let sign = choice?.entry.sign ?? ""
+            if sign != state.applied {
+                state.applied = sign
+                state.unconfirmed = sign.isEmpty || state.confirmed.contains(sign) ? nil : sign
+            }
+            let kept = state.keptSigns
+            state.confirmed.removeAll { !kept.contains($0) }
+            return (state, choice, state != before)
+        }
+        // Saved only when something changed: a launch on a full disk still applies what is stored.
+        if changed || !storage.hasState { try storage.saveState(snapshot) }
+        var skin: Skin?
+        if let choice {
+            let folder = storage.packageFolder(choice.entry.sign)
+            let configs = try PackageContents.configs(in: folder, contents: configuration.appearance)
+            skin = Skin(entry: choice.entry, kind: choice.kind, folder: folder, scale: configuration.scale, configs: configs)
+        }
+        let announce = applied.withLock { current -> Bool in
+            defer { current = skin }
+            return current != skin
+        }
+        if announce {
+            for continuation in observers.withLock({ Array($0.values) }) { continuation.yield(skin) }
+        }
+    }
+
+    /// Blocks `sign` for good and takes it out of every slot (the previous skin comes back in its place).
+    private static func block(_ sign: String, in state: inout StoredState) {
+        if !state.blocked.contains(sign) { state.blocked.append(sign) }
+        if state.holiday?.sign == sign {
+            state.holiday = state.previousHoliday?.sign == sign ? nil : state.previousHoliday
+            state.previousHoliday = nil
+        }
+        if state.next?.sign == sign { state.next = nil }
+        if state.theme?.sign == sign { state.theme = nil }
+        state.unconfirmed = nil
+        state.pollETag = nil
+    }
+
+    // MARK: - Requests
+
+    private func pollQuery(deviceID: String) -> String {
+        var components = URLComponents()
+        components.queryItems = [
+            URLQueryItem(name: "app", value: configuration.appID),
+            URLQueryItem(name: "platform", value: configuration.platform.rawValue),
+            URLQueryItem(name: "appVersion", value: configuration.appVersion),
+            URLQueryItem(name: "deviceId", value: deviceID),
+            URLQueryItem(name: "scale", value: String(configuration.scale)),
+            URLQueryItem(name: "appearance", value: configuration.appearance.rawValue),
+        ]
+        return components.percentEncodedQuery ?? ""
+    }
+
+    private func endpoint(_ path: String, query: String) throws(LiveryError) -> URL {
+        guard var components = URLComponents(url: configuration.serverURL, resolvingAgainstBaseURL: false) else {
+            throw LiveryError(.network, "the server URL '\(configuration.serverURL)' is not a URL")
+        }
+        components.path = (components.path.hasSuffix("/") ? String(components.path.dropLast()) : components.path) + path
+        components.percentEncodedQuery = query
+        guard let url = components.url else { throw LiveryError(.network, "cannot make a URL for \(path)") }
+        return url
+    }
+
+    /// `Retry-After` as delay-seconds or an HTTP date, as an instant; nil when absent or unreadable. At most a day.
+    static func retryAfter(_ value: String?, now: Date) -> Date? {
+        guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+        if let seconds = Int(value), seconds >= 0 { return now.addingTimeInterval(Double(min(seconds, 86_400))) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        guard let date = formatter.date(from: value) else { return nil }
+        return min(date, now.addingTimeInterval(86_400))
+    }
+
+    /// Runs blocking file work (unpacking) on a Dispatch queue, off the cooperative pool.
+    static func offPool(_ work: @escaping @Sendable () throws(LiveryError) -> Void) async throws(LiveryError) {
+        let result: Result<Void, LiveryError> = await withCheckedContinuation { continuation in
+            DispatchQueue.global(qos: .utility).async {
+                do throws(LiveryError) {
+                    try work()
+                    continuation.resume(returning: .success(()))
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+        }
+        try result.get()
+    }
+}
+
+/// Lets concurrent `refresh()` calls share the one in flight.
+private actor RefreshGate {
+    private var running: Task<Result<Void, LiveryError>, Never>?
+
+    func run(_ work: @escaping @Sendable () async -> Result<Void, LiveryError>) async -> Result<Void, LiveryError> {
+        if let running { return await running.value }
+        let task = Task { await work() }
+        running = task
+        let result = await task.value
+        running = nil
+        return result
+    }
+}
