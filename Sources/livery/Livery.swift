@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LiveryCrypto
 
 @main
 struct Livery: AsyncParsableCommand {
@@ -15,6 +16,7 @@ struct Livery: AsyncParsableCommand {
     /// The argument parser's `main`, except that bad arguments exit with status 2, as the README documents for
     /// every command, rather than the parser's 64 (`EX_USAGE`).
     static func main() async {
+        OpenSSLProcess.keepLibraryUntilExit()
         do {
             var command = try await asyncParseAsRoot(nil)
             if var asyncCommand = command as? AsyncParsableCommand {
