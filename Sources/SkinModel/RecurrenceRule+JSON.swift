@@ -94,8 +94,8 @@ extension RecurrenceRule {
         }
         let startOffset = integer("startOffsetDays", in: -366...366, default: 0, what: "days from the anchor day, such as -7")
         let endOffset = integer("endOffsetDays", in: -366...366, default: 0, what: "days from the anchor day, such as 15")
-        let startTime = time("startTime", default: TimeOfDay(hour: 0, minute: 0, second: 0)!)
-        let endTime = time("endTime", default: TimeOfDay(hour: 23, minute: 59, second: 59)!)
+        let startTime = time("startTime", default: .startOfDay)
+        let endTime = time("endTime", default: .lastSecondOfDay)
         let ifMissing = choice("ifMissing", IfMissing.self, default: .refuse)
         if calendar == .gregorian, let month, let day, day > ISO8601DateTime.daysIn(month, 2000) {
             issues.error(.releaseFieldInvalid, pointer.appending("day"), value: .number(JSONNumber(day)),

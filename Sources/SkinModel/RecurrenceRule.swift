@@ -41,6 +41,16 @@ public struct RecurrenceRule: Sendable, Equatable {
         /// A time of day; `nil` unless `hour` is 0...23 and `minute` and `second` are 0...59.
         public init?(hour: Int, minute: Int, second: Int) {
             guard (0...23).contains(hour), (0...59).contains(minute), (0...59).contains(second) else { return nil }
+            self.init(checked: hour, minute, second)
+        }
+
+        /// The first second of a day, 00:00:00: `startTime`'s default.
+        public static let startOfDay = TimeOfDay(checked: 0, 0, 0)
+        /// The last second of a day, 23:59:59: `endTime`'s default.
+        public static let lastSecondOfDay = TimeOfDay(checked: 23, 59, 59)
+
+        /// The caller guarantees the ranges of the failable initializer.
+        private init(checked hour: Int, _ minute: Int, _ second: Int) {
             self.hour = hour
             self.minute = minute
             self.second = second
@@ -137,8 +147,8 @@ public struct RecurrenceRule: Sendable, Equatable {
     /// A rule; the caller guarantees the invariants on the type (use ``parse(_:pointer:timeZone:now:)`` for input).
     public init(
         calendar: CalendarKind, month: Int, day: Int, leapMonth: Bool = false, startOffsetDays: Int = 0,
-        endOffsetDays: Int = 0, startTime: TimeOfDay = TimeOfDay(hour: 0, minute: 0, second: 0)!,
-        endTime: TimeOfDay = TimeOfDay(hour: 23, minute: 59, second: 59)!, ifMissing: IfMissing = .refuse
+        endOffsetDays: Int = 0, startTime: TimeOfDay = .startOfDay,
+        endTime: TimeOfDay = .lastSecondOfDay, ifMissing: IfMissing = .refuse
     ) {
         self.calendar = calendar
         self.month = month
@@ -221,7 +231,7 @@ public struct RecurrenceRule: Sendable, Equatable {
     // MARK: - Calendar arithmetic
 
     /// China's civil time zone, in which the Chinese calendar's days are defined.
-    private static let chinaTimeZone = TimeZone(identifier: "Asia/Shanghai") ?? TimeZone(secondsFromGMT: 8 * 3600)!
+    private static let chinaTimeZone = TimeZone(identifier: "Asia/Shanghai") ?? TimeZone(secondsFromGMT: 8 * 3600) ?? .current
 
     /// The Gregorian date of `month`/`day` (in the leap month when `leapMonth`) of the Chinese year whose new year
     /// falls in Gregorian year `gregorianYear`, applying `ifMissing: .lastDay` when the day or leap month is absent.
