@@ -79,15 +79,8 @@ struct ISO8601DateTime: Sendable, Equatable {
 
     /// Seconds since 1970-01-01T00:00:00 of the wall-clock reading, as if it were UTC.
     var localSecondsSinceEpoch: Int {
-        // Howard Hinnant's days_from_civil.
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let monthIndex = month > 2 ? month - 3 : month + 9
-        let dayOfYear = (153 * monthIndex + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        let days = era * 146_097 + dayOfEra - 719_468
-        return days * 86_400 + hour * 3600 + minute * 60 + second
+        RecurrenceRule.CivilDate(year: year, month: month, day: day).daysSinceEpoch * 86_400
+            + hour * 3600 + minute * 60 + second
     }
 
     /// The instant, using the written offset. `nil` for a local date-time.
@@ -118,18 +111,10 @@ struct ISO8601DateTime: Sendable, Equatable {
         let interval = max(-62_135_596_800, min(253_402_300_799, date.timeIntervalSince1970.isNaN ? 0 : date.timeIntervalSince1970))
         let whole = Int(interval.rounded(.down))
         let millis = Int(((interval - Double(whole)) * 1000).rounded())
-        var days = whole >= 0 ? whole / 86_400 : (whole - 86_399) / 86_400
+        let days = whole >= 0 ? whole / 86_400 : (whole - 86_399) / 86_400
         let secondsOfDay = whole - days * 86_400
-        // Howard Hinnant's civil_from_days.
-        days += 719_468
-        let era = (days >= 0 ? days : days - 146_096) / 146_097
-        let dayOfEra = days - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        let date = RecurrenceRule.CivilDate(daysSinceEpoch: days)
+        let (year, month, day) = (date.year, date.month, date.day)
         func pad(_ value: Int, _ width: Int) -> String {
             let digits = String(value)
             return String(repeating: "0", count: max(0, width - digits.count)) + digits

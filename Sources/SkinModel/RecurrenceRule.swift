@@ -73,7 +73,8 @@ public struct RecurrenceRule: Sendable, Equatable {
         var secondsOfDay: Int { hour * 3600 + minute * 60 + second }
     }
 
-    /// A day of the Gregorian calendar, with no time and no zone.
+    /// A day of the Gregorian calendar, with no time and no zone: the one place SkinModel turns dates into day
+    /// numbers and back (`ISO8601DateTime` reads and writes instants through it too).
     public struct CivilDate: Sendable, Equatable, Comparable, CustomStringConvertible {
         public var year: Int
         public var month: Int
