@@ -45,7 +45,9 @@ public final class DataDirectoryWriteCheck: Sendable {
     /// Checks once now, keeps the result and returns it. Blocks on one small write and its fsync.
     @discardableResult
     package func checkNow() -> StorageFault? {
-        let found = Self.probe(directory)
+        // Out of descriptors the probe learns nothing about the volume (and the write it guards answers 503
+        // server_busy on its own): the last result stands.
+        guard let found = Self.probe(directory) else { return last.withLock { $0 } }
         let previous = last.withLock { last in
             defer { last = found.fault }
             return last
@@ -76,8 +78,9 @@ public final class DataDirectoryWriteCheck: Sendable {
     /// Ends the background checks (the last result stays).
     public func stop() { stopped.store(true, ordering: .releasing) }
 
-    /// Writes, syncs and removes one small file in `directory`: nil error when all of it worked.
-    private static func probe(_ directory: String) -> (fault: StorageFault?, error: SystemCallError?) {
+    /// Writes, syncs and removes one small file in `directory`: nil error when all of it worked; nil when the
+    /// process or the system had no file descriptor to open it with (EMFILE, ENFILE), which says nothing of the folder.
+    private static func probe(_ directory: String) -> (fault: StorageFault?, error: SystemCallError?)? {
         let path = directory + "/.livery-write-check-\(getpid())"
         do throws(SystemCallError) {
             let file = try SystemFile.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode: 0o600)
@@ -86,6 +89,7 @@ public final class DataDirectoryWriteCheck: Sendable {
             try SystemPath.removeIfPresent(path)
             return (nil, nil)
         } catch {
+            if error.errno == EMFILE || error.errno == ENFILE { return nil }
             SystemPath.remove(path)
             return (StorageFault(errno: error.errno) == .full ? .full : .notWritable, error)
         }
