@@ -128,7 +128,15 @@ import TestSupport
             let damaged = try Self.damage(data: data)
             try Self.waitFor(livery, "damaged blob \(damaged.skin) v\(damaged.version) \(damaged.path): ")
             try Self.waitFor(livery, "damaged package \(damaged.packageSkin) \(damaged.package): ")
-            let metrics = String(decoding: try TestClient(port: livery.port).get("/metrics").body, as: UTF8.self)
+            // A scrub that was already running when the files were damaged may have seen only part of it; the next
+            // one (every 0.2 s) sees all of it.
+            let expected = ["blob", "version", "package"].map { #"livery_scrub_damaged{kind="\#($0)"} 1"# }
+            var metrics = ""
+            for _ in 0..<50 {
+                metrics = String(decoding: try TestClient(port: livery.port).get("/metrics").body, as: UTF8.self)
+                if expected.allSatisfy(metrics.contains) { break }
+                usleep(200_000)
+            }
             #expect(metrics.contains(#"livery_scrub_damaged{kind="blob"} 1"#), "\(metrics)")
             #expect(metrics.contains(#"livery_scrub_damaged{kind="version"} 1"#), "\(metrics)")
             #expect(metrics.contains(#"livery_scrub_damaged{kind="package"} 1"#), "\(metrics)")
