@@ -33,7 +33,7 @@ import TestSupport
         output.components(separatedBy: text).count - 1
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func raisesTheSoftLimitToTheHardOneAndWarnsWhenMaxConnectionsCannotFit() async throws {
         try await blocking {
             let arguments = ["serve", "--host", "127.0.0.1", "--port", "0", "--max-connections", "4000"]
@@ -54,7 +54,7 @@ import TestSupport
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func runningOutOfDescriptorsAnswersDownloadsWith503AndLogsOncePerEpisode() async throws {
         try await blocking {
             let workspace = try IntegrityTests.workspace()
@@ -111,7 +111,7 @@ import TestSupport
     /// An admin write that cannot open a file for want of descriptors is 503 `server_busy` with `Retry-After` and
     /// `no-store`, as a download is, not a bare 500; nothing is changed, and the same write succeeds once
     /// descriptors are free.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func anAdminWriteOutOfDescriptorsIsServerBusyWithRetryAfter() async throws {
         try await blocking {
             let workspace = try IntegrityTests.workspace()

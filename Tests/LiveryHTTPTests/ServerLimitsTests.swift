@@ -99,7 +99,7 @@ import TestSupport
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func everyConnectionOverTheCapGetsTheServiceUnavailableAnswer() async throws {
         try await withTestServer(configure: { $0.maxConnections = 2 }) { server in
             try await blocking {

@@ -22,7 +22,7 @@ import TestSupport
         var problems: [String] = []
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(3)))
     func pollsDuringReleaseFlipsSeeTheOldOrTheNewSkinOnly() async throws {
         let harness = try await LiveryHarness(transport: .socket)
         defer { harness.removeFiles() }
