@@ -16,7 +16,8 @@ final class CachingProxy: @unchecked Sendable {
     static let executable = "/usr/sbin/nginx"
     static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: executable) }
 
-    private let process: Process
+    /// Killed and reaped when this value goes away.
+    private let process: SpawnedProcess
     let folder: ScratchDirectory
     let port: Int
 
@@ -70,12 +71,8 @@ final class CachingProxy: @unchecked Sendable {
 
             """
         try Data(configuration.utf8).write(to: URL(fileURLWithPath: folder.path("nginx.conf")))
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.executable)
-        process.arguments = ["-p", root, "-e", folder.path("error.log"), "-c", folder.path("nginx.conf")]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        process = try SpawnedProcess.launch(
+            Self.executable, ["-p", root, "-e", folder.path("error.log"), "-c", folder.path("nginx.conf")])
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
             if let client = try? TestClient(port: port), (try? client.get("/readyz"))?.status == 200 { return }
@@ -91,12 +88,5 @@ final class CachingProxy: @unchecked Sendable {
         let log = try String(contentsOfFile: folder.path("access.log"), encoding: .utf8)
         let lines = log.split(separator: "\n").map { $0.split(separator: " ") }.filter { $0.first.map(String.init) == path }
         return (lines.filter { $0.count > 2 && $0[2] != "-" }.count, lines.count)
-    }
-
-    deinit {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
     }
 }

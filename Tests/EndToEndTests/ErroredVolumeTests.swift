@@ -92,17 +92,9 @@ final class Ext4LoopVolume: Sendable {
 
     @discardableResult
     private static func run(_ executable: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let bytes = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: bytes, as: UTF8.self)
-        guard process.terminationStatus == 0 else {
+        let result = try ExternalProcess.runBlocking(executable, arguments)
+        let text = result.standardOutput + result.standardError
+        guard result.status == 0 else {
             throw E2EError(description: "\(executable) \(arguments.joined(separator: " ")): \(text)")
         }
         return text

@@ -11,7 +11,7 @@ import TestSupport
 /// refuses root), through `setpriv`, which execs it so its process id is PgBouncer's. Killed when the value goes away.
 final class PgBouncer: @unchecked Sendable {
     // Invariant: set once in `init`, never changed.
-    private let process: Process
+    private let process: SpawnedProcess
     let folder: ScratchDirectory
     let port: Int
 
@@ -41,7 +41,7 @@ final class PgBouncer: @unchecked Sendable {
             """
         try Data(configuration.utf8).write(to: URL(fileURLWithPath: folder.path("pgbouncer.ini")))
         try Data(#""postgres" """#.utf8 + [0x0A]).write(to: URL(fileURLWithPath: folder.path("users.txt")))
-        process = Process()
+        let (executable, arguments): (String, [String])
         if geteuid() == 0 {
             guard let account = getpwnam("postgres") else { throw E2EError(description: "no user postgres") }
             for path in [folder.path, folder.path("pgbouncer.ini"), folder.path("users.txt")] {
@@ -49,30 +49,20 @@ final class PgBouncer: @unchecked Sendable {
                     throw E2EError(description: "chown \(path): \(errno)")
                 }
             }
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-            process.arguments = [
+            executable = "/usr/bin/setpriv"
+            arguments = [
                 "--reuid=postgres", "--regid=postgres", "--init-groups", "/usr/sbin/pgbouncer", folder.path("pgbouncer.ini"),
             ]
         } else {
-            process.executableURL = URL(fileURLWithPath: "/usr/sbin/pgbouncer")
-            process.arguments = [folder.path("pgbouncer.ini")]
+            (executable, arguments) = ("/usr/sbin/pgbouncer", [folder.path("pgbouncer.ini")])
         }
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        process = try SpawnedProcess.launch(executable, arguments)
         let deadline = Date().addingTimeInterval(20)
         while !Self.accepts(port: port) {
             guard Date() < deadline, process.isRunning else {
                 throw E2EError(description: "pgbouncer did not come up on 127.0.0.1:\(port): \(log)")
             }
             usleep(20_000)
-        }
-    }
-
-    deinit {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
         }
     }
 

@@ -102,7 +102,7 @@ struct Replicas {
 /// a failed connection retried on another server. Stopped (SIGKILL) when the value goes away.
 final class LoadBalancer: @unchecked Sendable {
     // Invariant: set once in `init`, never changed.
-    private let process: Process
+    private let process: SpawnedProcess
     private let folder: ScratchDirectory
     let port: Int
 
@@ -133,22 +133,10 @@ final class LoadBalancer: @unchecked Sendable {
             """
         let path = folder.path("haproxy.cfg")
         try Data(configuration.utf8).write(to: URL(fileURLWithPath: path))
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/haproxy")
-        process.arguments = ["-db", "-f", path]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        process = try SpawnedProcess.launch("/usr/sbin/haproxy", ["-db", "-f", path])
         // Up once it answers a poll through a ready replica.
         guard AdminServeTests.eventually(seconds: 20, { Replicas.polledSkin(port: port) != nil }) else {
             throw E2EError(description: "haproxy did not come up on 127.0.0.1:\(port)")
-        }
-    }
-
-    deinit {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
         }
     }
 }

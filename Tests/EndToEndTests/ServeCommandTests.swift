@@ -103,8 +103,12 @@ struct E2EError: Error, CustomStringConvertible {
 /// The `livery` binary built next to this test bundle, run as a child process.
 final class LiveryProcess: @unchecked Sendable {
     // Invariant: `collected`, `collectedError`, `collectedStandardOutput`, the addresses and `drainedStreams` are
-    // guarded by `lock`; the rest is set once in `start`.
-    private let process: Process
+    // guarded by `lock`; `process` is set once in `launch`, before the value is shared; the rest in `init`.
+    private var process: SpawnedProcess?
+    private let executable: String
+    private let arguments: [String]
+    private let environment: [String: String]
+    private let directory: String?
     /// Holds the process's default data folder (`data` inside it, made by livery), removed with this value.
     private let scratch: ScratchDirectory
     private let lock = NSLock()
@@ -132,8 +136,8 @@ final class LiveryProcess: @unchecked Sendable {
         lock.withLock { String(decoding: collectedStandardOutput, as: UTF8.self) }
     }
     private var collectedStandardOutput = Data()
-    var processIdentifier: Int32 { process.processIdentifier }
-    var isRunning: Bool { process.isRunning }
+    var processIdentifier: Int32 { process?.pid ?? 0 }
+    var isRunning: Bool { process?.isRunning ?? false }
 
     /// The repository root (this file is Tests/EndToEndTests/ServeCommandTests.swift).
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -148,26 +152,25 @@ final class LiveryProcess: @unchecked Sendable {
         arguments: [String], environment: [String: String], directory: String?,
         descriptorLimit: (soft: Int, hard: Int)? = nil
     ) throws {
-        process = Process()
         scratch = try ScratchDirectory(prefix: "livery-e2e")
         if let descriptorLimit {
             // The shell sets the limits and then becomes livery (exec), so the pid is livery's.
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = [
+            executable = "/bin/sh"
+            self.arguments = [
                 "-c", "ulimit -Sn \(descriptorLimit.soft) && ulimit -Hn \(descriptorLimit.hard) && exec \"$0\" \"$@\"",
                 try Self.binary.path,
             ] + arguments
         } else {
-            process.executableURL = try Self.binary
-            process.arguments = arguments
+            executable = try Self.binary.path
+            self.arguments = arguments
         }
-        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+        self.directory = directory
         var merged = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("LIVERY_") }
         // Never write state into the working tree: each process gets a fresh data folder, and the sample skins.
         merged["LIVERY_DATA_DIR"] = scratch.path("data")
         merged["LIVERY_SKINS_DIR"] = Self.repository.appendingPathComponent("skins").path
         merged.merge(environment) { $1 }
-        process.environment = merged
+        self.environment = merged
     }
 
     /// Starts `livery` and waits (up to 20 s) for its `LIVERY_LISTENING` line; with `descriptorLimit`, under that
@@ -180,7 +183,7 @@ final class LiveryProcess: @unchecked Sendable {
             arguments: arguments, environment: environment, directory: directory, descriptorLimit: descriptorLimit)
         try livery.launch()
         guard livery.listening.wait(timeout: .now() + 20) == .success else {
-            livery.process.terminate()
+            livery.process?.terminate()
             throw E2EError(description: "livery did not report listening: \(livery.output)")
         }
         return livery
@@ -221,18 +224,17 @@ final class LiveryProcess: @unchecked Sendable {
     }
 
     private func launch() throws {
-        let outputPipe = Pipe()
-        let errorPipe = Pipe()
-        process.standardOutput = outputPipe
-        process.standardError = errorPipe
-        try process.run()
+        let process = try SpawnedProcess.launch(
+            executable, arguments, environment: environment, directory: directory, output: .pipes)
+        self.process = process
+        guard let outputHandle = process.standardOutput, let errorHandle = process.standardError else {
+            throw E2EError(description: "livery started without its output pipes")
+        }
         // One reader thread per stream, until end of file: once both are done, every byte the process wrote has
         // been taken, whatever the machine's load (a fixed sleep after exit was not enough under load).
-        for (pipe, isError) in [(outputPipe, false), (errorPipe, true)] {
-            let handle = pipe.fileHandleForReading
+        for (handle, isError) in [(outputHandle, false), (errorHandle, true)] {
             // Weak: a test that fails before stopping the process must still reach `deinit`, which terminates it.
-            // read(2) with EINTR retried: FileHandle's availableData traps on EINTR, which Foundation's own SIGCHLD
-            // handling (Process) delivers to any thread blocked in a read while some child of the test process ends.
+            // read(2) with EINTR retried (FileHandle's availableData traps on EINTR).
             Thread { [weak self] in
                 var buffer = [UInt8](repeating: 0, count: 65_536)
                 while true {
@@ -281,13 +283,13 @@ final class LiveryProcess: @unchecked Sendable {
     }
 
     /// The child's process id (for signals sent without waiting, such as SIGHUP or a SIGKILL from a timer).
-    var pid: Int32 { process.processIdentifier }
+    var pid: Int32 { processIdentifier }
 
     func waitForExit(seconds: Double) throws -> Int32 {
         let deadline = Date().addingTimeInterval(seconds)
-        while process.isRunning {
+        while isRunning {
             guard Date() < deadline else {
-                process.terminate()
+                process?.terminate()
                 throw E2EError(description: "livery did not exit: \(output)")
             }
             usleep(10_000)
@@ -301,18 +303,16 @@ final class LiveryProcess: @unchecked Sendable {
             }
             lock.withLock { drainedStreams = true }
         }
-        return process.terminationStatus
+        return process?.terminationStatus ?? -1
     }
 
     /// Sends `signal` and returns the exit status.
     func stop(signal: Int32) throws -> Int32 {
-        kill(process.processIdentifier, signal)
+        process?.send(signal)
         return try waitForExit(seconds: 20)
     }
 
-    deinit {
-        if process.isRunning { process.terminate() }
-    }
+    deinit { process?.terminateInBackground() }
 }
 
 /// One HTTP/1.1 request over a raw socket to 127.0.0.1, read until the server closes.

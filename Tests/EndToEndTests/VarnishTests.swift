@@ -88,34 +88,25 @@ time_t time(time_t *out) {
 /// cache does with Livery's `Cache-Control`. Stopped (SIGKILL) when the value goes away.
 final class VarnishCache: @unchecked Sendable {
     // Invariant: set once in `init`, never changed.
-    private let process: Process
+    /// Killed and reaped when this value goes away.
+    private let process: SpawnedProcess
     let port: Int
 
     init(backend: Int, in scratch: ScratchDirectory, environment: [String: String]) throws {
         port = try Replicas.freeLoopbackPort()
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/varnishd")
         // -F: in the foreground; -j none: no privilege separation (the tests may run as root or not); -n: its
         // working folder in the scratch folder, never the system's.
-        process.arguments = [
-            "-F", "-j", "none", "-n", scratch.path("varnish"), "-a", "127.0.0.1:\(port)", "-b", "127.0.0.1:\(backend)",
-            "-s", "malloc,16m",
-        ]
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        process = try SpawnedProcess.launch(
+            "/usr/sbin/varnishd",
+            [
+                "-F", "-j", "none", "-n", scratch.path("varnish"), "-a", "127.0.0.1:\(port)",
+                "-b", "127.0.0.1:\(backend)", "-s", "malloc,16m",
+            ],
+            environment: ProcessInfo.processInfo.environment.merging(environment) { $1 })
         guard AdminServeTests.eventually(seconds: 30, {
             (try? TestClient(port: self.port, timeout: 2).get("/healthz").status) == 200
         }) else {
             throw E2EError(description: "varnishd did not come up on 127.0.0.1:\(port)")
-        }
-    }
-
-    deinit {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
         }
     }
 }

@@ -77,31 +77,28 @@ final class KitWorkspace: Sendable {
 
 /// `livery serve` on 127.0.0.1 with a free port, over a workspace; killed when released.
 final class KitServer: @unchecked Sendable {
-    // Invariant: set once in `start`, then only read.
-    private let process = Process()
+    // Invariant: `port` is set once in `start`, then only read.
+    private let process: SpawnedProcess
     private let log: String
     private(set) var port = 0
     var url: String { "http://127.0.0.1:\(port)" }
 
-    private init(log: String) { self.log = log }
+    private init(log: String, process: SpawnedProcess) {
+        self.log = log
+        self.process = process
+    }
 
     static func start(_ workspace: KitWorkspace, arguments: [String] = []) async throws -> KitServer {
         try await blocking {
             let log = workspace.root + "/serve-\(UUID().uuidString).log"
-            let server = KitServer(log: log)
-            _ = FileManager.default.createFile(atPath: log, contents: nil)
-            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-            server.process.executableURL = URL(fileURLWithPath: try BuiltProduct.livery())
-            server.process.arguments = ["serve", "--host", "127.0.0.1", "--port", "0"] + arguments
             var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("LIVERY_") }
             environment["LIVERY_DATA_DIR"] = workspace.data
             environment["LIVERY_SKINS_DIR"] = workspace.skins
             environment["LIVERY_TOKENS_FILE"] = workspace.tokens
-            server.process.environment = environment
-            server.process.standardOutput = handle
-            server.process.standardError = handle
-            try server.process.run()
-            try? handle.close()
+            let process = try SpawnedProcess.launch(
+                try BuiltProduct.livery(), ["serve", "--host", "127.0.0.1", "--port", "0"] + arguments,
+                environment: environment, output: .file(log))
+            let server = KitServer(log: log, process: process)
             let deadline = Date().addingTimeInterval(30)
             while Date() < deadline {
                 let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
@@ -134,12 +131,7 @@ final class KitServer: @unchecked Sendable {
         return result
     }
 
-    deinit {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
-    }
+    deinit { process.terminateInBackground() }
 }
 
 /// One blocking HTTP/1.1 GET over a raw socket to 127.0.0.1, read until the server closes.

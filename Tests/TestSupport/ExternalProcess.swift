@@ -74,6 +74,14 @@ public enum ExternalProcess {
         return try result.get()
     }
 
+    /// `run` for callers that may block their thread (never a task on the cooperative pool): a `defer` cleanup,
+    /// a thread of a test's own.
+    public static func runBlocking(
+        _ executable: String, _ arguments: [String], timeout: Duration = defaultTimeout
+    ) throws(Failure) -> Output {
+        try runToCompletion(executable, arguments, timeout: timeout)
+    }
+
     /// The blocking part of `run`; called only on a thread of its own.
     private static func runToCompletion(
         _ executable: String, _ arguments: [String], timeout: Duration
@@ -81,28 +89,28 @@ public enum ExternalProcess {
         let command = ([executable] + arguments.map { $0.count > 60 ? $0.prefix(57) + "..." : $0 })
             .joined(separator: " ")
         let (path, argv) = executable.hasPrefix("/")
-            ? (executable, [executable] + arguments) : ("/usr/bin/env", ["/usr/bin/env", executable] + arguments)
-        let child: Child
+            ? (executable, arguments) : ("/usr/bin/env", [executable] + arguments)
+        let child: SpawnedProcess
         do {
-            child = try Child.spawn(path, argv)
+            child = try SpawnedProcess.launch(path, argv, output: .pipes)
         } catch {
             throw .launchFailed(command: command, reason: error.description)
         }
         let exited = DispatchSemaphore(value: 0)
-        let waitStatus = Mutex<Int32?>(nil)
         Thread {
-            var status: Int32 = 0
-            while waitpid(child.pid, &status, 0) < 0 && errno == EINTR {}
-            waitStatus.withLock { $0 = status }
+            child.waitUntilExit()
             exited.signal()
         }.start()
         // Both streams are read while the child runs, so a chatty child never stalls on a full pipe.
-        let output = StreamReader(child.standardOutput)
-        let errors = StreamReader(child.standardError)
+        guard let outputHandle = child.standardOutput, let errorHandle = child.standardError else {
+            throw .launchFailed(command: command, reason: "no pipes")
+        }
+        let output = StreamReader(outputHandle)
+        let errors = StreamReader(errorHandle)
         let (seconds, attoseconds) = timeout.components
         let deadline = DispatchTime.now() + (Double(seconds) + Double(attoseconds) * 1e-18)
         guard exited.wait(timeout: deadline) == .success else {
-            kill(child.pid, SIGKILL)
+            child.send(SIGKILL)
             _ = exited.wait(timeout: .now() + 10)
             // Its streams end with it (unless a grandchild holds them): take what it printed up to its death.
             _ = output.text(endingBy: .now() + 2)
@@ -114,79 +122,10 @@ public enum ExternalProcess {
         guard let standardOutput = output.text(endingBy: streamsDeadline),
             let standardError = errors.text(endingBy: streamsDeadline)
         else { throw .outputNeverEnded(command: command) }
-        let raw = waitStatus.withLock { $0 } ?? 0
         // A shell's convention: the exit code, or 128 + the signal that ended the child.
-        let status = raw & 0x7F == 0 ? (raw >> 8) & 0xFF : 128 + (raw & 0x7F)
+        let ended = child.terminationStatus ?? 0
+        let status = child.endedBySignal ? 128 + ended : ended
         return Output(status: status, standardOutput: standardOutput, standardError: standardError)
-    }
-}
-
-/// A child started with `posix_spawn`, its standard input on /dev/null and its two output streams on pipes.
-///
-/// Not Foundation's `Process`: on Linux, `Process.run()` lists /proc/self/fd with a `dirent` copy that can read
-/// past the end of glibc's buffer and crash the whole test run (swift-corelibs-foundation PR 5472; seen here in
-/// about one full run in five). Descriptors other than 0, 1 and 2 are closed in the child
-/// (`posix_spawn_file_actions_addclosefrom_np`), as `Process` closes them.
-private struct Child {
-    let pid: pid_t
-    let standardOutput: FileHandle
-    let standardError: FileHandle
-
-    struct SpawnError: Error, CustomStringConvertible {
-        let call: String
-        let code: Int32
-        var description: String { "\(call): \(String(cString: strerror(code)))" }
-    }
-
-    /// glibc's `pipe2` and `posix_spawn_file_actions_addclosefrom_np` (2.34+): GNU extensions the Glibc module
-    /// does not export, so they are looked up by name. Both exist on every Debian this project supports.
-    private static let pipeWithCloseOnExec = unsafeBitCast(
-        symbol("pipe2"), to: (@convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32).self)
-    private static let closeFromInChild = unsafeBitCast(
-        symbol("posix_spawn_file_actions_addclosefrom_np"),
-        to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
-
-    private static func symbol(_ name: String) -> UnsafeMutableRawPointer {
-        guard let address = dlsym(UnsafeMutableRawPointer(bitPattern: 0), name) else {
-            preconditionFailure("glibc has no \(name) (needs glibc 2.34 or later)")
-        }
-        return address
-    }
-
-    static func spawn(_ path: String, _ argv: [String]) throws(SpawnError) -> Child {
-        var output: [Int32] = [0, 0]
-        var errors: [Int32] = [0, 0]
-        guard pipeWithCloseOnExec(&output, O_CLOEXEC) == 0 else { throw SpawnError(call: "pipe2", code: errno) }
-        guard pipeWithCloseOnExec(&errors, O_CLOEXEC) == 0 else {
-            close(output[0])
-            close(output[1])
-            throw SpawnError(call: "pipe2", code: errno)
-        }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, output[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, errors[1], 2)
-        _ = closeFromInChild(&actions, 3)
-        var pid: pid_t = 0
-        let arguments = argv.map { strdup($0) } + [nil]
-        defer { for argument in arguments { free(argument) } }
-        let result = path.withCString { path in
-            arguments.withUnsafeBufferPointer { arguments in
-                posix_spawn(&pid, path, &actions, nil, UnsafeMutablePointer(mutating: arguments.baseAddress!), environ)
-            }
-        }
-        close(output[1])
-        close(errors[1])
-        guard result == 0 else {
-            close(output[0])
-            close(errors[0])
-            throw SpawnError(call: "posix_spawn \(path)", code: result)
-        }
-        return Child(
-            pid: pid, standardOutput: FileHandle(fileDescriptor: output[0], closeOnDealloc: true),
-            standardError: FileHandle(fileDescriptor: errors[0], closeOnDealloc: true))
     }
 }
 
