@@ -10,7 +10,8 @@ import PackageDescription
 /// (docs/PROTOCOL.md), is portable too: LiveryJSON and swift-crypto only.
 /// LiveryJSON, LiveryProtocol, ZipReading and SkinModel are portable (they build for iOS and macOS: Foundation and
 /// zlib at most) because the client SDK shares them with the server; they must stay so.
-/// Every other target calls the system through SystemCalls (one error type, one crash-safe write).
+/// Files and sockets go through SystemCalls (one error type, one crash-safe write); the direct C calls that remain
+/// elsewhere are named in docs/ARCHITECTURE.md (SystemCalls).
 /// The HTTP layer knows nothing about skins; the model, archive, packaging, store and serving-core targets never import
 /// HTTP. LiveryServer holds only the HTTP adapters of the serving core.
 let package = Package(

@@ -11,7 +11,7 @@ public enum ConfigColor: Sendable, Hashable, CustomStringConvertible {
     /// The one spelling of ``random``, lowercase as Chameleon writes it.
     public static let randomSpelling = "random"
 
-    /// Every accepted spelling, as shown in fixes and the README.
+    /// Every accepted spelling, as shown in fixes and docs/SKINS.md.
     public static let acceptedSpellings = SkinColor.acceptedSpellings + ", or \"random\" (Chameleon: the app picks a color)"
 
     /// Parses `random` or one of ``SkinColor/init(parsing:)``'s spellings; `nil` for anything else.

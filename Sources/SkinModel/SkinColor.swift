@@ -18,7 +18,7 @@ public struct SkinColor: Sendable, Hashable, CustomStringConvertible {
         self.alpha = alpha
     }
 
-    /// The accepted spellings, as shown in fixes and the README.
+    /// The accepted spellings, as shown in fixes and docs/SKINS.md.
     public static let acceptedSpellings =
         "#RRGGBB, RRGGBB, 0xRRGGBB, #RRGGBBAA, RGB or #RGB, \"RRGGBB 0.9\", rgba<254,220,189,0.9>, rgba<254,220,189>, hex<B2D235 0.9> or hex<B2D235>"
 

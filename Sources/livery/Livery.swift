@@ -13,8 +13,8 @@ struct Livery: AsyncParsableCommand {
             StoreCommand.self,
         ])
 
-    /// The argument parser's `main`, except that bad arguments exit with status 2, as the README documents for
-    /// every command, rather than the parser's 64 (`EX_USAGE`).
+    /// The argument parser's `main`, except that bad arguments exit with status 2, as the docs state for
+    /// every command (docs/ARCHITECTURE.md, livery), rather than the parser's 64 (`EX_USAGE`).
     static func main() async {
         OpenSSLProcess.keepLibraryUntilExit()
         do {

@@ -12,9 +12,9 @@ skins and a tokens file (an editor, a viewer), then:
   - provokes a 412 (another operator changes the skin meanwhile) and checks the console shows what changed;
   - signs in as the viewer and finds no write control on any screen;
   - checks that every form control has a label, that the main flows work from the keyboard, that the colour
-    parser reads every spelling the README lists (and refuses look-alikes), and that the browser logged no
+    parser reads every spelling docs/SKINS.md lists (and refuses look-alikes), and that the browser logged no
     Content-Security-Policy violation;
-  - saves a screenshot of every screen into <temp>/screenshots (and with --docs DIR, copies the README's ones there).
+  - saves a screenshot of every screen into <temp>/screenshots (and with --docs DIR, copies the ones docs/CONSOLE.md shows there).
 
 Prints one line per check and a last line `N passed, N failed`; exit status 0 only when nothing failed.
 Every wait is bounded.
@@ -50,8 +50,8 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 WAIT = 15  # seconds: the bound on every wait for the page or the server
 SKIN_ID = "console-flow-2027"
 
-# The screenshots the README shows (docs/console/), refreshed with --docs docs/console.
-README_SHOTS = ["02-skins", "03-skin", "04b-phone-preview-dark", "05-release", "05c-release-conflict", "06-timeline",
+# The screenshots docs/CONSOLE.md shows (docs/console/), refreshed with --docs docs/console.
+DOC_SHOTS = ["02-skins", "03-skin", "04b-phone-preview-dark", "05-release", "05c-release-conflict", "06-timeline",
                 "07-kill-switch", "08-device-preview", "10-upload-report", "11-audit"]
 passed, failed = 0, 0
 
@@ -327,7 +327,7 @@ def make_tokens(root):
 
 
 COLOR_CASES = [
-    # every spelling of README's config.json section, then look-alikes that are not colours
+    # every spelling of docs/SKINS.md's config.json section, then look-alikes that are not colours
     ("#D7000F", [215, 0, 15, 1]), ("FFD23F", [255, 210, 63, 1]), ("0xFFF5E1", [255, 245, 225, 1]),
     ("0XfFf5e1", [255, 245, 225, 1]), ("#165B33FF", [22, 91, 51, 1]), ("#16 5B33", None),
     ("fff", [255, 255, 255, 1]), ("#333", [51, 51, 51, 1]), ("F8F8F8 0.8", [248, 248, 248, 0.8]),
@@ -388,7 +388,7 @@ def run(args, root, shots):
             got = driver.execute_script("const c = LiveryColor.parse(arguments[0]); return c ? [c.r, c.g, c.b, c.a] : null", text)
             if expected is None and got is not None or expected is not None and (got is None or got[:3] != expected[:3] or abs(got[3] - expected[3]) > 1e-9):
                 wrong.append(f"{text!r}: {got} != {expected}")
-        check("the console's colour parser reads every README spelling and refuses look-alikes", not wrong, "; ".join(wrong))
+        check("the console's colour parser reads every documented spelling and refuses look-alikes", not wrong, "; ".join(wrong))
 
         # --- Upload (v1, v2 and an invalid skin) through the file chooser --------------------------------------
         browser.go("#/upload", ".dropzone")
@@ -697,7 +697,7 @@ def run(args, root, shots):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--binary", default=os.path.join(REPO, ".build", "debug", "livery"))
-    parser.add_argument("--docs", help="copy the README's screenshots into this folder")
+    parser.add_argument("--docs", help="copy the screenshots docs/CONSOLE.md shows into this folder")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
     args = parser.parse_args()
     root = tempfile.mkdtemp(prefix="livery-console-")
@@ -711,7 +711,7 @@ def main():
     print(f"screenshots: {shots}", flush=True)
     if args.docs:
         os.makedirs(args.docs, exist_ok=True)
-        for name in README_SHOTS:
+        for name in DOC_SHOTS:
             if os.path.exists(os.path.join(shots, name + ".png")):
                 shutil.copy(os.path.join(shots, name + ".png"), os.path.join(args.docs, name + ".png"))
     if failed and os.path.exists(os.path.join(root, "server.log")):

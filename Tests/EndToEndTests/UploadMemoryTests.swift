@@ -4,10 +4,10 @@ import Testing
 import TestSupport
 
 /// Memory of the real server around a large upload: the peak stays within a stated multiple of the size of the
-/// upload's `config.json`, and the memory is given back afterwards (README, "Uploads"; bench/upload/run.sh
+/// upload's `config.json`, and the memory is given back afterwards (docs/ADMIN-API.md, "Uploads"; bench/upload/run.sh
 /// measures the same at 16 MB).
 @Suite struct UploadMemoryTests {
-    /// The bound the README states: resident memory grows by at most this many times the config's size…
+    /// The bound docs/ADMIN-API.md states: resident memory grows by at most this many times the config's size…
     static let peakMultiple = 12
     /// …and keeps at most this many times after the uploads…
     static let keptMultiple = 2

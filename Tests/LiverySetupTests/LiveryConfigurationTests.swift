@@ -5,7 +5,8 @@ import TestSupport
 
 @testable import LiverySetup
 
-/// Resolution of `livery serve` settings without a process: precedence, parsing, file checks, and the README table.
+/// Resolution of `livery serve` settings without a process: precedence, parsing, file checks, and the settings table
+/// of docs/CONFIGURATION.md.
 @Suite struct LiveryConfigurationTests {
     typealias Setting = LiveryConfiguration.Setting
     typealias Source = LiveryConfiguration.Source
@@ -169,16 +170,16 @@ import TestSupport
         #expect(throws: ConfigurationError.self, "a folder is not a password file") { try passwordAlone.checkFiles() }
     }
 
-    /// The README's configuration table has a row per setting with its flag, variable and default.
-    @Test func readmeTableListsEverySetting() throws {
+    /// docs/CONFIGURATION.md's table has a row per setting with its flag, variable and default.
+    @Test func configurationDocListsEverySetting() throws {
         let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-        let readme = try String(contentsOfFile: repository.path + "/README.md", encoding: .utf8)
-        let rows = readme.split(separator: "\n").filter { $0.hasPrefix("| `--") }
+        let document = try String(contentsOfFile: repository.path + "/docs/CONFIGURATION.md", encoding: .utf8)
+        let rows = document.split(separator: "\n").filter { $0.hasPrefix("| `--") }
         #expect(rows.count == Setting.allCases.count)
         for setting in Setting.allCases {
             let row = rows.first { $0.hasPrefix("| `\(setting.flag) ") || $0.hasPrefix("| `\(setting.flag)`") }
-            let found = try #require(row, "README has no row for \(setting.flag)")
+            let found = try #require(row, "docs/CONFIGURATION.md has no row for \(setting.flag)")
             #expect(found.contains("`\(setting.environmentVariable)`"), "\(found)")
             #expect(found.contains(setting.defaultDescription), "\(found)")
         }

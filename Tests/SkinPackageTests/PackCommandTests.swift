@@ -115,7 +115,7 @@ import TestSupport
     func unknownVariantIsAUsageError(arguments: [String]) async throws {
         let scratch = try ScratchDirectory(prefix: "livery-package-tests")
         let run = try await BuiltProduct.runLivery(["pack", Samples.folder("double-11-2026"), "-o", scratch.path("p.zip")] + arguments)
-        #expect(run.status == 2, "bad arguments exit 2, as the README documents (not ArgumentParser's 64): \(run.transcript)")
+        #expect(run.status == 2, "bad arguments exit 2, as the docs state for every command (not ArgumentParser's 64): \(run.transcript)")
         #expect(run.standardError.contains(arguments[0]), "\(run.transcript)")
         #expect(try scratch.listing() == [])
     }

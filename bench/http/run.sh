@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # HTTP benchmark (not a test): Livery vs nginx (static file, 2 workers) vs a Hummingbird 2 app, all serving the
 # same ~250-byte JSON body on 127.0.0.1, measured with wrk in one run; then Livery's RSS with 10,000 idle
-# keep-alive connections. See bench/README.md for what each number means and the recorded results.
+# keep-alive connections. See bench/HISTORY.md for what each number means and every recorded run.
 #
 # Environment knobs: DURATION (10s), CONNECTIONS (64), THREADS (2), ROUNDS (3: each server is measured ROUNDS
 # times, interleaved, and the median round by req/s is reported), IDLE (10000), SKIP_BUILD (unset).

@@ -11,7 +11,7 @@
 # peak growth over the idle server as a multiple of the config.json size, and fails (exit 1) when it is above
 # MAX_MULTIPLE times the size plus SLACK_MIB (fixed allocator and thread overhead), or when the memory kept after
 # the last upload is above MAX_KEPT_MULTIPLE times the size plus SLACK_MIB: memory must be given back, not
-# merely bounded. These are the bounds README.md states (Uploads).
+# merely bounded. These are the bounds docs/ADMIN-API.md states (Uploads).
 source "$(dirname "$0")/../lib.sh"
 bench_require python3 curl zip
 SIZE=${SIZE:-16000000}

@@ -1,4 +1,4 @@
-// Livery console: the colour spellings of config.json (README, "config.json" → colors), parsed for swatches.
+// Livery console: the colour spellings of config.json (docs/SKINS.md, "config.json" → colors), parsed for swatches.
 // Mirrors SkinModel's SkinColor: #RRGGBB, RRGGBB, 0xRRGGBB, #RRGGBBAA, RGB / #RGB, "RRGGBB 0.9" (also after # or
 // 0x), rgba<r,g,b,a>, rgba<r,g,b>, hex<RRGGBB a>, hex<RRGGBB>. Returns {r, g, b, a} or null.
 "use strict";

@@ -1,8 +1,8 @@
 extension LiveryConfiguration {
     /// One setting of `livery serve`: its flag, its environment variable, its default and what it means.
     ///
-    /// This table is the single source of `livery serve --help`, of configuration errors and of the README's
-    /// configuration table (a test keeps the README in step with it).
+    /// This table is the single source of `livery serve --help`, of configuration errors and of the
+    /// table in docs/CONFIGURATION.md (a test keeps the table in step with it).
     public enum Setting: String, CaseIterable, Sendable, Hashable {
         case host
         case port
