@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTestSupport
 import LiveryJSON
+import SkinServing
 import Testing
 
 @testable import LiveryServer
@@ -219,7 +220,7 @@ import Testing
             (#"{}"#, #"{"a":{"bb":{"ccc":null}}}"#, #"{"a":{"bb":{}}}"#),
         ]
         for (target, patch, result) in cases {
-            #expect(AdminAPI.mergePatch(object(target), with: object(patch)) == object(result), "\(target) + \(patch)")
+            #expect(ReleaseRequest.mergePatch(object(target), with: object(patch)) == object(result), "\(target) + \(patch)")
         }
     }
 
