@@ -3,7 +3,7 @@ import LiveryCrypto
 import SkinStore
 import Testing
 
-/// Versions, the input every change refuses, and reads of what is not there (moved here from the file store's own
+/// Versions and the input every change refuses (moved here from the file store's own
 /// tests, so PostgreSQL keeps the same promises).
 extension StoreConformance {
     static func versions(_ store: any SkinStore, clock: ConformanceClock) async throws {
@@ -136,25 +136,6 @@ extension StoreConformance {
         }
         #expect(store.snapshot == before, "refused input changes nothing")
         #expect(try await store.audit(since: nil, limit: 100).count == before.revision)
-    }
-
-    static func missing(_ store: any SkinStore) async throws {
-        let version = try await add(store)
-        for (path, bytes) in files() {
-            #expect(try await store.fileBytes(skinID: "spring", version: 1, path: path) == bytes)
-        }
-        await #expect(throws: StoreError.unknownSkin("autumn")) {
-            try await store.fileBytes(skinID: "autumn", version: 1, path: "config.json")
-        }
-        await #expect(throws: StoreError.unknownVersion(skinID: "spring", version: 2)) {
-            try await store.fileBytes(skinID: "spring", version: 2, path: "config.json")
-        }
-        await #expect(throws: StoreError.unknownFile(skinID: "spring", version: 1, path: "nope.png")) {
-            try await store.fileBytes(skinID: "spring", version: 1, path: "nope.png")
-        }
-        let file = try #require(version.file(at: "config.json"))
-        let path = try await store.verifiedFilePath(of: file, skinID: "spring", version: 1)
-        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: path))) == files()["config.json"])
     }
 
     /// Expects `change` to be refused with an error `expected` accepts.

@@ -28,7 +28,6 @@ public enum StoreConformance: String, CaseIterable, Sendable, CustomStringConver
     case changesAreDecidedOnTheCurrentState
     case versionsAreNumberedPerSkinWithSortedFilesAndDigests
     case unsafeInputIsRefusedAndChangesNothing
-    case readsNameWhatIsMissing
     case releasesKeepTheirVersionUntilToldOtherwise
     case auditEntriesDescribeEachChange
     case eachChangeMovesTheRevisionsOfWhatItChanges
@@ -54,7 +53,6 @@ public enum StoreConformance: String, CaseIterable, Sendable, CustomStringConver
         case .changesAreDecidedOnTheCurrentState: try await Self.decided(store)
         case .versionsAreNumberedPerSkinWithSortedFilesAndDigests: try await Self.versions(store, clock: clock)
         case .unsafeInputIsRefusedAndChangesNothing: try await Self.unsafeInput(store)
-        case .readsNameWhatIsMissing: try await Self.missing(store)
         case .releasesKeepTheirVersionUntilToldOtherwise: try await Self.releaseVersions(store, clock: clock)
         case .auditEntriesDescribeEachChange: try await Self.auditEntries(store)
         case .eachChangeMovesTheRevisionsOfWhatItChanges: try await Self.revisionSteps(store)
@@ -538,12 +536,8 @@ public enum StoreConformance: String, CaseIterable, Sendable, CustomStringConver
         current: Int, sourceLocation: SourceLocation = #_sourceLocation,
         _ change: () async throws(StoreError) -> some Sendable
     ) async {
-        do throws(StoreError) {
-            _ = try await change()
-            Issue.record("the change was not refused", sourceLocation: sourceLocation)
-        } catch {
-            #expect(error == .revisionMismatch(current: current), sourceLocation: sourceLocation)
-        }
+        await expectRefused(
+            "the change", matching: { $0 == .revisionMismatch(current: current) }, sourceLocation: sourceLocation, change)
     }
 }
 
