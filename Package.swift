@@ -116,8 +116,9 @@ let package = Package(
         .target(name: "LiveryConsole", resources: [.embedInCode("www")]),
 
         // The serving core, without HTTP: the catalog (what is served), building it from the store and publishing it
-        // to a closure, request values, resolution, rollout buckets, answer bodies, the package cache, the importer
-        // and upload reading. Never imports LiveryHTTP.
+        // to a closure, request values, resolution, rollout buckets, answer bodies, the package cache, the importer,
+        // upload reading, and every write as a use case (Changes: rules decided in one store change, then publish,
+        // count, log; one ChangeError). Never imports LiveryHTTP.
         .target(name: "SkinServing", dependencies: [
             "SkinModel", "SkinDirectory", "SkinPackage", "SkinStore", "LiveryCrypto", "LiveryProtocol", "ZipArchive",
             "ZipReading", "LiveryJSON",
@@ -197,9 +198,11 @@ let package = Package(
             name: "HTTPTestSupport", dependencies: ["LiveryHTTP", "TestSupport", .product(name: "Logging", package: "swift-log")],
             path: "Tests/HTTPTestSupport"),
         .testTarget(name: "LiveryCatalogTests", dependencies: ["LiveryCatalog", "TestSupport"]),
+        // The serving core without HTTP; the change use cases run on the file store and on a real PostgreSQL.
         .testTarget(name: "SkinServingTests", dependencies: [
-            "SkinServing", "SkinModel", "SkinPackage", "SkinStore", "LiveryCrypto", "TestSupport",
-            .product(name: "Logging", package: "swift-log"),
+            "SkinServing", "SkinModel", "SkinPackage", "SkinStore", "LiveryCrypto", "LiveryJSON", "TestSupport",
+            "PostgresSkinStore", "PostgresClient", "PostgresTestSupport",
+            .product(name: "Logging", package: "swift-log"), .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
         .testTarget(name: "LiverySetupTests", dependencies: [
             "LiverySetup", "TestSupport", .product(name: "Logging", package: "swift-log"),

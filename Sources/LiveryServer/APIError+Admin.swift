@@ -2,11 +2,10 @@ import LiveryHTTP
 import LiveryJSON
 import SkinModel
 import SkinServing
-import SkinStore
-import ZipArchive
 import ZipReading
 
-/// The admin API's errors: how store, archive, upload, validation and auth failures become HTTP answers.
+/// The admin API's errors: how the refusals of changes and reads (`ChangeError`: store, archive, upload,
+/// validation, release and state refusals) and auth failures become HTTP answers.
 ///
 /// Every 4xx carries `details.field` (what to fix: a path segment such as `id`, a body key such as `rollout`,
 /// a header such as `If-Match`, a query parameter, or `body`) and `details.reason`.
@@ -51,6 +50,84 @@ extension APIError {
         return APIError(.badRequest, code: "invalid_json", message: "The request body is not valid JSON: \(error).", details: details)
     }
 
+    /// The answer for a refused or failed change (or a read of the state): the one mapping of `ChangeError`.
+    static func change(_ error: ChangeError) -> APIError {
+        switch error {
+        case .invalidField(let field, let reason):
+            return invalidField(field, reason)
+        case .upload(let error):
+            return upload(error)
+        case .invalidSkin(let report):
+            return invalidSkin(report)
+        case .invalidRelease(let field, let reason):
+            return invalidField(field, reason, code: "invalid_release", status: .unprocessableContent)
+        case .invalidReleasePlan(let issues):
+            return invalidRelease(issues)
+        case .windowInPast(let endsAt):
+            return invalidField(
+                "endsAt", "the window ended at \(endsAt), before now: a release must end in the future",
+                code: "invalid_release", status: .unprocessableContent)
+        case .unknownSkin(let id, let field):
+            return APIError(
+                .notFound, code: "skin_not_found", message: "There is no skin \"\(id)\".",
+                details: fields(field, "no skin with this id"))
+        case .unknownVersion(let id, let version, let field):
+            return versionNotFound(.notFound, skinID: id, version: version, field: field, hint: "")
+        case .unknownReleaseVersion(let id, let version):
+            // A release names the version in its body: 422, with where to find the versions.
+            return versionNotFound(
+                .unprocessableContent, skinID: id, version: version, field: "version",
+                hint: "; GET /admin/v1/skins/\(id)/versions lists them")
+        case .unknownFile(_, let version, let path, let field):
+            return APIError(
+                .notFound, code: "file_not_found", message: "Version \(version) has no file \"\(path)\".",
+                details: fields(field, "no such file in this version"))
+        case .notReleased(let id, let fix):
+            return APIError(
+                .conflict, code: "not_released", message: "Skin \"\(id)\" is not released; \(fix).",
+                details: fields("id", "not released"))
+        case .noPreviousVersion(let id, let released):
+            return APIError(
+                .conflict, code: "no_previous_version",
+                message: "Version \(released) is the oldest version of \"\(id)\"; there is nothing to roll back to.",
+                details: fields("version", "no version below \(released)"))
+        case .appMismatch(let id, let stored, let uploaded):
+            return appMismatch(skinID: id, stored: stored, uploaded: uploaded)
+        case .unknownApp(let app, let field, let known):
+            return unknownApp(app, field: field, known: known)
+        case .skinReleased(let id, let version, let field):
+            return APIError(
+                .conflict, code: "skin_released",
+                message: "Skin \"\(id)\" is released (version \(version)); stop it first with DELETE …/release, or pass ?force=true.",
+                details: fields(field, "the skin is released; force=true deletes it anyway"))
+        case .preconditionFailed(let current):
+            return preconditionFailed(current: current)
+        case .versionNotServable(let report):
+            var details = fields("version", "the stored version does not pass validation with the current limits")
+            details["report"] = report.jsonValue
+            return APIError(
+                .unprocessableContent, code: "version_not_servable",
+                message: "This version cannot be released: it does not pass validation any more.", details: details)
+        case .versionDamaged(let id, let version):
+            return versionDamaged(skinID: id, version: version)
+        case .shuttingDown:
+            return APIError(
+                .serviceUnavailable, code: "shutting_down", message: "The server is shutting down.",
+                details: [("field", "server"), ("reason", "shutting down")])
+        case .storeUnavailable(let field):
+            return APIError(
+                .serviceUnavailable, code: "store_unavailable",
+                message: "The store is unreachable; nothing was changed. Retry later.",
+                details: fields(field, "unreachable"), headers: HTTPHeaders([("Retry-After", "5")]))
+        case .serverBusy:
+            return serverBusy
+        case .storage(let fault, let dataDirectory):
+            return storage(fault, dataDirectory: dataDirectory)
+        case .internalError:
+            return internalError
+        }
+    }
+
     /// 422 with the skin validator's full report in `details.report`.
     static func invalidSkin(_ report: ValidationReport) -> APIError {
         var details = fields("body", "the skin has \(report.errors.count) error(s); see report.issues")
@@ -70,24 +147,6 @@ extension APIError {
         return APIError(
             .unprocessableContent, code: "invalid_release", message: first?.message ?? "The release is invalid.",
             details: details)
-    }
-
-    /// A stored version that cannot be served (found while preparing its release).
-    static func notServable(_ error: ServingError) -> APIError {
-        switch error {
-        case .invalidVersion(let report):
-            var details = fields("version", "the stored version does not pass validation with the current limits")
-            details["report"] = report.jsonValue
-            return APIError(
-                .unprocessableContent, code: "version_not_servable",
-                message: "This version cannot be released: it does not pass validation any more.", details: details)
-        case .storeUnavailable(let reason):
-            return store(.unavailable(reason: reason))
-        case .damaged(let damage):
-            return versionDamaged(skinID: damage.skinID, version: damage.version)
-        case .unreadable, .invalidRelease, .packaging:
-            return .internalError
-        }
     }
 
     /// The answer for an upload the archive reader or the upload reader refused.
@@ -122,54 +181,11 @@ extension APIError {
         return name.hasPrefix("/") || hasDrive ? "absolute_path" : "zip_slip"
     }
 
-    /// The answer for a store error. `field` names the input a request error is about when the store cannot know
-    /// (the path segment or body key the value came from). Storage failures become a bare 500 (or 503 once the
-    /// store is closed); the caller logs them.
-    static func store(_ error: StoreError, field: String? = nil) -> APIError {
-        switch error {
-        case .invalidName(_, let reason):
-            return invalidField(field ?? "id", reason)
-        case .invalidPath(_, let reason):
-            return invalidField(field ?? "path", reason)
-        case .invalidDigest:
-            return invalidField(field ?? "digest", "not 64 lowercase hex characters")
-        case .invalidDocument(let reason):
-            return invalidField(field ?? "body", "not JSON: \(reason)")
-        case .invalidText(let textField, let reason):
-            return invalidField(field ?? textField, reason)
-        case .unknownSkin(let id):
-            return APIError(
-                .notFound, code: "skin_not_found", message: "There is no skin \"\(id)\".",
-                details: fields(field ?? "id", "no skin with this id"))
-        case .unknownVersion(let id, let version):
-            return APIError(
-                .notFound, code: "version_not_found", message: "Skin \"\(id)\" has no version \(version).",
-                details: fields(field ?? "version", "no version \(version)"))
-        case .unknownFile(_, let version, let path):
-            return APIError(
-                .notFound, code: "file_not_found", message: "Version \(version) has no file \"\(path)\".",
-                details: fields(field ?? "path", "no such file in this version"))
-        case .skinReleased(let id, let version):
-            return APIError(
-                .conflict, code: "skin_released",
-                message: "Skin \"\(id)\" is released (version \(version)); stop it first with DELETE …/release, or pass ?force=true.",
-                details: fields(field ?? "force", "the skin is released; force=true deletes it anyway"))
-        case .revisionMismatch(let current):
-            return preconditionFailed(current: current)
-        case .closed:
-            return APIError(
-                .serviceUnavailable, code: "shutting_down", message: "The server is shutting down.",
-                details: [("field", "server"), ("reason", "shutting down")])
-        case .unavailable:
-            return APIError(
-                .serviceUnavailable, code: "store_unavailable",
-                message: "The store is unreachable; nothing was changed. Retry later.",
-                details: fields(field ?? "store", "unreachable"), headers: HTTPHeaders([("Retry-After", "5")]))
-        case .damagedVersion(let id, let version, _):
-            return versionDamaged(skinID: id, version: version)
-        case .corruptFile, .io, .locked:
-            return .internalError
-        }
+    /// `version_not_found` with `status`: the skin has no version `version`.
+    static func versionNotFound(_ status: HTTPStatus, skinID: String, version: Int, field: String, hint: String) -> APIError {
+        APIError(
+            status, code: "version_not_found", message: "Skin \"\(skinID)\" has no version \(version).",
+            details: fields(field, "no version \(version)" + hint))
     }
 
     /// 500 `version_damaged`: the version was found damaged in the store (its metadata or its rows do not match
@@ -216,20 +232,6 @@ extension APIError {
         }
     }
 
-    /// 422: a release names a version the skin does not have.
-    static func unknownReleaseVersion(skinID: String, version: Int) -> APIError {
-        APIError(
-            .unprocessableContent, code: "version_not_found", message: "Skin \"\(skinID)\" has no version \(version).",
-            details: fields("version", "no version \(version); GET /admin/v1/skins/\(skinID)/versions lists them"))
-    }
-
-    /// 409: the change needs a current release and the skin has none.
-    static func notReleased(skinID: String, fix: String) -> APIError {
-        APIError(
-            .conflict, code: "not_released", message: "Skin \"\(skinID)\" is not released; \(fix).",
-            details: fields("id", "not released"))
-    }
-
     /// 404 `unknown_app`: a kill switch or preview names an app no stored skin belongs to (a typo at 2 a.m.).
     /// Names the nearest known app; `force=true` acts anyway (for an app with no skins yet).
     static func unknownApp(_ app: String, field: String, known: Set<String>) -> APIError {
@@ -254,21 +256,6 @@ extension APIError {
             .conflict, code: "app_mismatch",
             message: "Skin \"\(skinID)\" exists under app \"\(stored)\"; this upload is for app \"\(uploaded)\".",
             details: details)
-    }
-
-    /// 422 naming `endsAt`: a release whose window lies wholly in the past would never be served.
-    static func windowInPast(endsAt: String) -> APIError {
-        invalidField(
-            "endsAt", "the window ended at \(endsAt), before now: a release must end in the future",
-            code: "invalid_release", status: .unprocessableContent)
-    }
-
-    /// 409: rollback from the oldest version.
-    static func noPreviousVersion(skinID: String, released: Int) -> APIError {
-        APIError(
-            .conflict, code: "no_previous_version",
-            message: "Version \(released) is the oldest version of \"\(skinID)\"; there is nothing to roll back to.",
-            details: fields("version", "no version below \(released)"))
     }
 
     /// 412: `If-Match` names another revision than the current one, which the `ETag` header carries.

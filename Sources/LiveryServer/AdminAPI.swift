@@ -5,17 +5,16 @@ import Logging
 import SkinModel
 import SkinServing
 import SkinStore
-import ZipArchive
 import ZipReading
 
 /// The authenticated admin API under `/admin/v1`: uploads, versions, releases, kill switches, preview and audit,
 /// on the durable `SkinStore`.
 ///
 /// ## What a 2xx means
-/// Every change is decided on the store's current state inside one store change (`SkinStore.change`: the file
-/// store's writer lock, or the PostgreSQL transaction that locks the revision row, the state reloaded there when
-/// another replica committed): existence, `If-Match`, merges, "the released version stays", rollbacks and the
-/// apps known are pure rules (`AdminRules`) run there, so a write sent to any replica after an acknowledged
+/// Every change is a use case of the serving core (`Changes`), decided on the store's current state inside one
+/// store change (`SkinStore.change`: the file store's writer lock, or the PostgreSQL transaction that locks the
+/// revision row, the state reloaded there when another replica committed): existence, `If-Match`, merges, "the
+/// released version stays", rollbacks and the apps known are pure rules (`ChangeRules`) run there, so a write sent to any replica after an acknowledged
 /// change is decided on that change and never undoes it. A change that serves a version (release, rollback,
 /// rollout change) first builds that version's packages outside the store change, then decides again inside it
 /// and commits only if the state still means that version (else it builds the version it now means and tries
@@ -71,12 +70,11 @@ public final class AdminAPI: Sendable {
     let catalog: CatalogPublisher
     let client: ClientAPI
     let tokens: TokenStore
-    let limits: ValidationLimits
     let logger: Logger
     let clock: @Sendable () -> Date
-    /// `livery_admin_changes_total{action}`, counted once a change is committed and published.
-    let changes = AdminChangeCounter()
-    let uploads: AsyncSemaphore
+    /// Every write's use case: decided, committed, published, counted (`livery_admin_changes_total{action}`) and
+    /// logged there.
+    let changes: Changes
     /// The data folder, as configured: named in the answers to writes it cannot take (full, read-only).
     let dataDirectory: String
     /// The data folder's fault as the background write check last found it (nil: it takes writes).
@@ -94,10 +92,12 @@ public final class AdminAPI: Sendable {
         self.catalog = catalog
         self.client = client
         self.tokens = tokens
-        self.limits = limits
         self.logger = logger
         self.clock = clock
-        self.uploads = AsyncSemaphore(limit: configuration.maxConcurrentUploads)
+        self.changes = Changes(
+            store: store, catalog: catalog, limits: limits, archiveLimits: configuration.archiveLimits,
+            maxConcurrentUploads: configuration.maxConcurrentUploads, dataDirectory: dataDirectory, logger: logger,
+            clock: clock)
     }
 
     /// Registers every admin route under `/admin/v1`, behind `AdminAuth`.
@@ -193,46 +193,39 @@ public final class AdminAPI: Sendable {
         return false
     }
 
-    /// The API error for a store error, logging storage failures (which the client sees only as a 500/503).
-    func failure(_ error: StoreError, field: String? = nil, request: HTTPRequest) -> APIError {
-        var mapped = APIError.store(error, field: field)
-        if case .io(_, _, let code) = error {
-            if Self.isDescriptorExhaustion(code) {
-                mapped = .serverBusy
-            } else if let fault = StorageFault(errno: code) {
-                mapped = APIError.storage(fault, dataDirectory: dataDirectory)
-            }
+    /// Runs a use case of `Changes`, mapping its refusal to HTTP (`APIError.change`).
+    func perform<Value>(_ body: () async throws(ChangeError) -> Value) async throws(APIError) -> Value {
+        do throws(ChangeError) {
+            return try await body()
+        } catch {
+            throw APIError.change(error)
         }
-        if mapped.status.code >= 500 {
-            logger.error(
-                "admin change failed in the store",
-                metadata: ["request.id": "\(request.requestID)", "error": "\(error)"])
-        }
-        return mapped
     }
 
-    /// Runs `rule` inside one store change (see `SkinStore.change`) and returns what it decided, with the state
-    /// after; the rule's refusal is thrown as it is, a store failure mapped by `failure`.
-    func change<Value: Sendable>(
-        actor: String, field: String? = nil, request: HTTPRequest, upload: StoreUpload? = nil,
-        _ rule: @escaping @Sendable (StoreSnapshot) throws(APIError) -> StoreDecision<Value>
-    ) async throws(APIError) -> StoreOutcome<Value> {
-        let decided: Result<StoreOutcome<Value>, APIError>
-        do throws(StoreError) {
-            decided = try await store.change(actor: actor, upload: upload, rule)
-        } catch {
-            throw failure(error, field: field, request: request)
-        }
-        return try decided.get()
+    /// Who sends `request`, for the audit log and the log.
+    func caller(_ request: HTTPRequest) -> Changes.Caller {
+        Changes.Caller(actor: AdminAuth.actor(of: request), requestID: request.requestID)
+    }
+
+    /// The API error for a store error met by a read, logging storage failures (which the client sees only as a
+    /// 500/503).
+    func failure(_ error: StoreError, field: String? = nil, request: HTTPRequest) -> APIError {
+        APIError.change(changes.failure(error, field: field, requestID: request.requestID))
     }
 
     /// The store's state, at least as new as its revision now (`SkinStore.currentSnapshot`): what reads answer from.
     func currentState(_ request: HTTPRequest) async throws(APIError) -> StoreSnapshot {
-        do throws(StoreError) {
-            return try await store.currentSnapshot()
-        } catch {
-            throw failure(error, request: request)
-        }
+        try await perform { () async throws(ChangeError) in try await changes.currentState(requestID: request.requestID) }
+    }
+
+    /// The answer to a change or read of a skin: the skin, with its `ETag`.
+    static func skinAnswer(_ skin: SkinState) -> HTTPResponse {
+        json(AdminJSON.skin(skin), etag: AdminETag.tag(skin.revision))
+    }
+
+    /// The answer to a change or read of the kill switches, with their `ETag`.
+    static func killSwitchAnswer(_ switches: KillSwitches) -> HTTPResponse {
+        json(AdminJSON.killSwitches(switches), etag: AdminETag.tag(switches.revision))
     }
 
     // MARK: - Request parts
@@ -240,7 +233,7 @@ public final class AdminAPI: Sendable {
     /// The `:id` path segment, checked as a skin id (404 when it cannot name a skin).
     static func skinID(_ request: HTTPRequest) throws(APIError) -> String {
         let id = request.pathParameters["id"] ?? ""
-        guard SkinID.isValid(id) else { throw APIError.store(.unknownSkin(id), field: "id") }
+        guard SkinID.isValid(id) else { throw APIError.change(.unknownSkin(id, field: "id")) }
         return id
     }
 
@@ -254,7 +247,7 @@ public final class AdminAPI: Sendable {
 
     /// The live skin `id` in `snapshot`, or 404.
     static func skin(_ id: String, in snapshot: StoreSnapshot) throws(APIError) -> SkinState {
-        guard let skin = snapshot.skins[id] else { throw APIError.store(.unknownSkin(id), field: "id") }
+        guard let skin = snapshot.skins[id] else { throw APIError.change(.unknownSkin(id, field: "id")) }
         return skin
     }
 
@@ -297,23 +290,13 @@ public final class AdminAPI: Sendable {
         }
     }
 
-    /// Every app a stored skin version belongs to, plus apps that already have a kill switch: the apps the server
-    /// has seen.
-    static func knownApps(in snapshot: StoreSnapshot) -> Set<String> {
-        var apps = Set(snapshot.killSwitches.apps.keys)
-        for skin in snapshot.skins.values {
-            for version in skin.versions {
-                if let app = AdminJSON.VersionInfo(version).app { apps.insert(app) }
-            }
-        }
-        return apps
-    }
-
     /// Refuses (404 `unknown_app`) an `app` the server has never seen, unless `force`.
     func checkKnownApp(_ app: String, field: String, force: Bool) throws(APIError) {
-        guard !force else { return }
-        let known = Self.knownApps(in: store.snapshot)
-        guard known.contains(app) else { throw APIError.unknownApp(app, field: field, known: known) }
+        do throws(ChangeError) {
+            try ChangeRules.checkKnownApp(app, field: field, force: force, state: store.snapshot)
+        } catch {
+            throw APIError.change(error)
+        }
     }
 
     /// The media type of a `Content-Type` value, lowercased, without parameters.
@@ -361,7 +344,7 @@ public final class AdminAPI: Sendable {
         let skin = try Self.skin(id, in: await currentState(request))
         let number = try Self.versionNumber(request)
         guard let version = skin.version(number) else {
-            throw APIError.store(.unknownVersion(skinID: skin.id, version: number), field: "n")
+            throw APIError.change(.unknownVersion(skinID: skin.id, version: number, field: "n"))
         }
         if version.damage != nil { throw APIError.versionDamaged(skinID: skin.id, version: number) }
         return Self.json(AdminJSON.version(version, files: true))
@@ -375,11 +358,11 @@ public final class AdminAPI: Sendable {
         let skin = try Self.skin(id, in: await currentState(request))
         let number = try Self.versionNumber(request)
         guard let version = skin.version(number) else {
-            throw APIError.store(.unknownVersion(skinID: skin.id, version: number), field: "n")
+            throw APIError.change(.unknownVersion(skinID: skin.id, version: number, field: "n"))
         }
         if version.damage != nil { throw APIError.versionDamaged(skinID: skin.id, version: number) }
         guard let stored = version.file(at: path) else {
-            throw APIError.store(.unknownFile(skinID: skin.id, version: number, path: path), field: "path")
+            throw APIError.change(.unknownFile(skinID: skin.id, version: number, path: path, field: "path"))
         }
         let blob: String
         do throws(StoreError) {
@@ -422,7 +405,6 @@ public final class AdminAPI: Sendable {
 
     /// `GET /killswitch`.
     func killSwitch(_ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
-        let switches = try await currentState(request).killSwitches
-        return Self.json(AdminJSON.killSwitches(switches), etag: AdminETag.tag(switches.revision))
+        Self.killSwitchAnswer(try await currentState(request).killSwitches)
     }
 }

@@ -1,4 +1,5 @@
 import LiveryHTTP
+import SkinServing
 
 /// Entity tags of admin resources and `If-Match` preconditions (RFC 9110 §13.1.1).
 ///
@@ -10,15 +11,8 @@ enum AdminETag {
     /// The strong entity tag for `revision`.
     static func tag(_ revision: Int) -> String { "\"\(revision)\"" }
 
-    /// The `If-Match` precondition of a request.
-    enum Condition: Equatable {
-        /// No `If-Match`.
-        case none
-        /// `If-Match: *`.
-        case any
-        /// The listed revisions.
-        case revisions([Int])
-    }
+    /// The `If-Match` precondition of a request, checked by the change's rule (`ChangeCondition.check`).
+    typealias Condition = ChangeCondition
 
     /// Parses `If-Match`.
     ///
@@ -50,17 +44,5 @@ enum AdminETag {
         while text.first == " " || text.first == "\t" { text = text.dropFirst() }
         while text.last == " " || text.last == "\t" { text = text.dropLast() }
         return text
-    }
-
-    /// The revision the store must still see for the write to happen (nil: unconditional), or a 412 if the
-    /// precondition already fails against `current`.
-    static func expectedRevision(_ condition: Condition, current: Int) throws(APIError) -> Int? {
-        switch condition {
-        case .none, .any:
-            return nil
-        case .revisions(let revisions):
-            guard revisions.contains(current) else { throw APIError.preconditionFailed(current: current) }
-            return current
-        }
     }
 }

@@ -21,23 +21,6 @@ enum AdminJSON {
 
     static func number(_ value: Int) -> JSONValue { .number(JSONNumber(value)) }
 
-    /// The parts of a version's metadata the API shows: `skin` (the `skin.json` value) and the report's counts.
-    struct VersionInfo {
-        var title: String?
-        var app: String?
-        var warnings: Int?
-        var source: String?
-
-        init(_ version: SkinVersion) {
-            guard let root = try? JSONValue.parse(version.metadata).objectValue else { return }
-            let skin = root["skin"]?.objectValue
-            title = skin?["title"]?.stringValue
-            app = skin?["app"]?.stringValue
-            warnings = root["report"]?.objectValue?["warnings"]?.intValue
-            source = root["source"]?.stringValue
-        }
-    }
-
     /// A release: `{"version", <the plan's fields>, "releasedAt", "releasedBy"}`.
     static func release(_ release: Release) -> JSONValue {
         var object = JSONObject()

@@ -7,7 +7,7 @@ import Darwin
 /// A write to the data folder failed because of the folder itself: it is full, or it cannot be written
 /// (read-only volume, lost permission). Such failures get their own answers (507, 503) instead of a bare 500,
 /// since the operator's fix is on the volume, not in Livery.
-package enum StorageFault: Sendable, Equatable {
+public enum StorageFault: Sendable, Equatable {
     case full
     case notWritable
 

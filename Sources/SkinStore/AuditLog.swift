@@ -1,4 +1,5 @@
 import Foundation
+import LiveryJSON
 
 #if canImport(Glibc)
 import Glibc
@@ -57,7 +58,6 @@ final class AuditLog {
         var entries = [AuditEntry]()
         var lineStarts = [Int]()
         var start = 0
-        let decoder = JSONDecoder()
         while start < bytes.count {
             guard let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) else {
                 break  // A torn last line: an append interrupted before its newline; never committed.
@@ -65,10 +65,10 @@ final class AuditLog {
             let line = bytes[start..<end]
             let lineNumber = entries.count + 1
             let record: Record
-            do {
-                record = try decoder.decode(Record.self, from: Data(line))
+            do throws(StoredObject.Fault) {
+                record = try Record(Array(line))
             } catch {
-                throw .corruptFile(path: path, reason: "line \(lineNumber) is not an audit entry: \(error)")
+                throw .corruptFile(path: path, reason: "line \(lineNumber) is not an audit entry: \(error.text)")
             }
             guard record.seq == lineNumber else {
                 throw .corruptFile(path: path, reason: "line \(lineNumber) holds sequence \(record.seq)")
@@ -98,9 +98,7 @@ final class AuditLog {
             try FileIO.truncate(fd, to: committedLength, path: path)
         }
         hasUncommittedTail = true
-        guard let line = Record(entry).encodedLine() else {
-            throw .corruptFile(path: path, reason: "entry \(entry.sequence) could not be encoded")
-        }
+        let line = Record(entry).encodedLine()
         try FileIO.writeAll(fd, line, offset: committedLength, path: path)
         try FileIO.sync(fd, path: path)
         pendingLength = committedLength + line.count
@@ -112,15 +110,17 @@ final class AuditLog {
         hasUncommittedTail = false
     }
 
-    /// The on-disk form of one entry.
-    struct Record: Codable {
+    /// The on-disk form of one entry: one line of compact JSON, keys sorted, `before` and `after` base64, absent
+    /// ones left out (what `JSONEncoder` with sorted keys wrote before). Written by `encodedLine()` and read by
+    /// `init(_:)`, with LiveryJSON.
+    struct Record {
         var seq: Int
         var time: Int64
         var actor: String
         var action: String
         var skin: String?
-        var before: Data?
-        var after: Data?
+        var before: [UInt8]?
+        var after: [UInt8]?
 
         init(_ entry: AuditEntry) {
             seq = entry.sequence
@@ -128,22 +128,39 @@ final class AuditLog {
             actor = entry.actor
             action = entry.action
             skin = entry.skinID
-            before = entry.before.map { Data($0) }
-            after = entry.after.map { Data($0) }
+            before = entry.before
+            after = entry.after
+        }
+
+        /// The record on one line (without its newline).
+        init(_ line: [UInt8]) throws(StoredObject.Fault) {
+            let object = try StoredObject.parse(line)
+            seq = try object.int("seq")
+            time = Int64(try object.int("time"))
+            actor = try object.string("actor")
+            action = try object.string("action")
+            skin = try object.optionalString("skin")
+            before = try object.optionalBytes("before")
+            after = try object.optionalBytes("after")
         }
 
         var entry: AuditEntry {
             AuditEntry(
-                sequence: seq, time: StoreTime.date(time), actor: actor, action: action, skinID: skin,
-                before: before.map { Array($0) }, after: after.map { Array($0) })
+                sequence: seq, time: StoreTime.date(time), actor: actor, action: action, skinID: skin, before: before,
+                after: after)
         }
 
         /// One line: compact JSON (which never contains a raw newline) and `\n`.
-        func encodedLine() -> [UInt8]? {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            guard let data = try? encoder.encode(self) else { return nil }
-            return Array(data) + [UInt8(ascii: "\n")]
+        func encodedLine() -> [UInt8] {
+            var object = JSONObject()
+            object["action"] = .string(action)
+            object["actor"] = .string(actor)
+            if let after { object["after"] = .base64(after) }
+            if let before { object["before"] = .base64(before) }
+            object["seq"] = .int(seq)
+            if let skin { object["skin"] = .string(skin) }
+            object["time"] = .int(Int(time))
+            return JSONValue.object(object).serialized(.compact) + [UInt8(ascii: "\n")]
         }
     }
 }

@@ -26,11 +26,11 @@ extension FileSkinStore {
             throw .io(operation: "open", path: statePath, errno: ENOENT)
         }
         let state: PersistedState
-        do {
-            state = try JSONDecoder().decode(PersistedState.self, from: Data(bytes))
+        do throws(StoredObject.Fault) {
+            state = try PersistedState.parse(bytes)
         } catch {
             report.damages.append(StoreDamage(
-                kind: .version, skinID: "-", version: 0, location: "state.json", reason: "not a state record: \(error)"))
+                kind: .version, skinID: "-", version: 0, location: "state.json", reason: "not a state record: \(error.text)"))
             return report
         }
 

@@ -1,6 +1,8 @@
-/// `FileSkinStore` in the `SkinStore` role: each method that touches the disk runs the blocking method of the
-/// same name on the store's own serial queue (never on Swift's cooperative pool) and resumes the caller with its
-/// result. Changes are serialized by the store itself, so the queue only keeps fsyncs off the pool.
+/// `FileSkinStore` in the `SkinStore` role, its one set of methods: each method that touches the disk runs the
+/// blocking implementation of the same name (internal) on the store's own serial queue (never on Swift's
+/// cooperative pool) and resumes the caller with its result. Changes are serialized by the store itself, so the
+/// queue only keeps fsyncs off the pool. `audit` (in memory) and `close` (releases the lock) need no hop: their
+/// synchronous methods in `FileSkinStore.swift` are the role's.
 extension FileSkinStore: SkinStore {
     @discardableResult
     public func addVersion(
@@ -73,13 +75,6 @@ extension FileSkinStore: SkinStore {
     /// Only this process writes the store: the published snapshot is the current state.
     public func currentSnapshot() async throws(StoreError) -> StoreSnapshot { snapshot }
 
-    /// In memory: no queue hop.
-    public func audit(since: AuditCursor? = nil, limit: Int = 100) async throws(StoreError) -> [AuditEntry] {
-        // A synchronous closure picks the synchronous overload.
-        let read = { () -> [AuditEntry] in self.audit(since: since, limit: limit) }
-        return read()
-    }
-
     public func fileBytes(skinID: String, version: Int, path: String) async throws(StoreError) -> [UInt8] {
         try await offPool(reading: true) { () throws(StoreError) in
             try self.fileBytes(skinID: skinID, version: version, path: path)
@@ -92,9 +87,5 @@ extension FileSkinStore: SkinStore {
         try await offPool(reading: true) { () throws(StoreError) in
             try self.verifiedBlobPath(of: file, skinID: skinID, version: version)
         }
-    }
-
-    public func close() async {
-        await offPool { () in self.close() }
     }
 }

@@ -17,7 +17,7 @@ extension FileSkinStore {
     ///
     /// - Throws: `corruptFile` naming the blob (and, in the reason, the skin, version and file) if it is missing,
     ///   has another size or another digest; `invalidDigest` for a malformed digest; `io` if it cannot be read.
-    public func verifiedBlobPath(of file: StoredFile, skinID: String, version: Int) throws(StoreError) -> String {
+    func verifiedBlobPath(of file: StoredFile, skinID: String, version: Int) throws(StoreError) -> String {
         let path = try blobPath(digest: file.sha256)
         guard let (size, digest) = try FileIO.contentAddress(of: path) else {
             throw .corruptFile(path: path, reason: "blob of \(skinID) v\(version) \(file.path) is missing")

@@ -182,7 +182,7 @@ public final class FileSkinStore: Sendable {
     ///
     /// - Throws: `unknownSkin`, `unknownVersion`, `unknownFile`; `corruptFile` if the blob is missing or does
     ///   not hold the bytes its content address names.
-    public func fileBytes(skinID: String, version: Int, path: String) throws(StoreError) -> [UInt8] {
+    func fileBytes(skinID: String, version: Int, path: String) throws(StoreError) -> [UInt8] {
         let file = try storedFile(skinID: skinID, version: version, path: path)
         let blob = Self.blobPath(digest: file.sha256, in: directory + "/blobs")
         guard let bytes = try FileIO.readIfExists(blob) else {
@@ -241,7 +241,7 @@ public final class FileSkinStore: Sendable {
     /// - Returns: the committed version.
     /// - Throws: `invalidName`, `invalidPath`, `invalidDocument`, `revisionMismatch`, `closed`, `io`.
     @discardableResult
-    public func addVersion(
+    func addVersion(
         skinID: String, files: [String: [UInt8]], metadata: [UInt8], expectedRevision: Int? = nil,
         release releaseDocument: [UInt8]? = nil, actor: String
     ) throws(StoreError) -> SkinVersion {
@@ -256,7 +256,7 @@ public final class FileSkinStore: Sendable {
     /// returned with `added` false, so a retried upload does not make a duplicate. `expectedRevision` is checked
     /// first either way. The metadata is not compared: it describes the upload (its archive, its report), not
     /// the content.
-    public func addVersionUnlessUnchanged(
+    func addVersionUnlessUnchanged(
         skinID: String, files: [String: [UInt8]], metadata: [UInt8], expectedRevision: Int? = nil, actor: String
     ) throws(StoreError) -> (version: SkinVersion, added: Bool) {
         try addVersion(
@@ -301,7 +301,7 @@ public final class FileSkinStore: Sendable {
     /// - Throws: `unknownSkin`, `unknownVersion`, `revisionMismatch`, `invalidDocument`, `invalidName`, `closed`,
     ///   `io`.
     @discardableResult
-    public func setRelease(
+    func setRelease(
         skinID: String, version: Int, document: [UInt8], expectedRevision: Int? = nil, actor: String,
         action: String = AuditAction.setRelease
     ) throws(StoreError) -> SkinState {
@@ -319,7 +319,7 @@ public final class FileSkinStore: Sendable {
     /// - Returns: the skin after the call.
     /// - Throws: `unknownSkin`, `revisionMismatch`, `invalidName`, `closed`, `io`.
     @discardableResult
-    public func clearRelease(skinID: String, expectedRevision: Int? = nil, actor: String) throws(StoreError) -> SkinState {
+    func clearRelease(skinID: String, expectedRevision: Int? = nil, actor: String) throws(StoreError) -> SkinState {
         try StoreNames.checkName(skinID)
         try StoreNames.checkName(actor)
         return try commit { (current, _, revision) throws(StoreError) in
@@ -337,7 +337,7 @@ public final class FileSkinStore: Sendable {
     /// - Returns: the kill switches after the change.
     /// - Throws: `invalidName`, `invalidText`, `revisionMismatch`, `closed`, `io`.
     @discardableResult
-    public func setKillSwitch(
+    func setKillSwitch(
         app: String?, enabled: Bool, reason: String, expectedRevision: Int? = nil, actor: String
     ) throws(StoreError) -> KillSwitches {
         try StoreChanges.checkKillSwitch(app: app, reason: reason, actor: actor)
@@ -356,7 +356,7 @@ public final class FileSkinStore: Sendable {
     /// - Returns: the store revision of the deletion.
     /// - Throws: `unknownSkin`, `skinReleased`, `revisionMismatch`, `invalidName`, `closed`, `io`.
     @discardableResult
-    public func deleteSkin(
+    func deleteSkin(
         skinID: String, force: Bool = false, expectedRevision: Int? = nil, actor: String
     ) throws(StoreError) -> Int {
         try StoreNames.checkName(skinID)
@@ -371,7 +371,7 @@ public final class FileSkinStore: Sendable {
     /// `SkinStore.change`, blocking: `rule` runs under the writer lock with the state every earlier change left,
     /// and its edit is committed before the lock is released. The upload's blobs are written before, outside the
     /// lock (content-addressed writes are idempotent, and nothing refers to them until a version does).
-    public func change<Value: Sendable, Refusal: Error>(
+    func change<Value: Sendable, Refusal: Error>(
         actor: String, upload: StoreUpload? = nil,
         _ rule: (StoreSnapshot) throws(Refusal) -> StoreDecision<Value>
     ) throws(StoreError) -> Swift.Result<StoreOutcome<Value>, Refusal> {

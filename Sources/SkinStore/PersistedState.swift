@@ -1,10 +1,13 @@
 import Foundation
+import LiveryJSON
 
 /// The on-disk form of the state record (`state.json`). Blob contents (file bytes, version metadata) are not
 /// in here, only their digests; release documents are small and kept inline (base64).
 ///
-/// Field names are the file format: renaming one needs a new `format` number and a migration.
-struct PersistedState: Codable, Equatable {
+/// Field names are the file format: renaming one needs a new `format` number and a migration. Written by
+/// `encoded()` and read by `decode(_:path:)` with LiveryJSON (keys sorted, byte strings base64, absent optionals
+/// left out: the bytes `JSONEncoder` with sorted keys wrote before, which both read).
+struct PersistedState: Equatable {
     /// The format this code writes and reads.
     static let currentFormat = 1
 
@@ -14,7 +17,7 @@ struct PersistedState: Codable, Equatable {
     var skins: [Skin]
     var killSwitches: KillSwitchRecords
 
-    struct Skin: Codable, Equatable {
+    struct Skin: Equatable {
         var id: String
         var revision: Int
         var lastVersion: Int
@@ -23,7 +26,7 @@ struct PersistedState: Codable, Equatable {
         var release: ReleaseRecord?
     }
 
-    struct Version: Codable, Equatable {
+    struct Version: Equatable {
         var number: Int
         var createdAt: Int64
         var actor: String
@@ -33,33 +36,33 @@ struct PersistedState: Codable, Equatable {
         var files: [File]
     }
 
-    struct File: Codable, Equatable {
+    struct File: Equatable {
         var path: String
         var size: Int
         var sha256: String
     }
 
-    struct ReleaseRecord: Codable, Equatable {
+    struct ReleaseRecord: Equatable {
         var version: Int
         var document: Data
         var releasedAt: Int64
         var actor: String
     }
 
-    struct KillSwitchRecords: Codable, Equatable {
+    struct KillSwitchRecords: Equatable {
         var revision: Int
         var global: KillSwitchRecord?
         var apps: [AppKillSwitchRecord]
     }
 
-    struct KillSwitchRecord: Codable, Equatable {
+    struct KillSwitchRecord: Equatable {
         var enabled: Bool
         var reason: String
         var actor: String
         var changedAt: Int64
     }
 
-    struct AppKillSwitchRecord: Codable, Equatable {
+    struct AppKillSwitchRecord: Equatable {
         var app: String
         var setting: KillSwitchRecord
     }
@@ -102,20 +105,16 @@ extension PersistedState {
 
     /// Encodes the record as the bytes of `state.json` (sorted keys, so equal states give equal bytes).
     func encoded() -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Encoding plain structs of strings, integers and Data cannot fail.
-        guard let data = try? encoder.encode(self) else { return [] }
-        return Array(data) + [UInt8(ascii: "\n")]
+        jsonValue.serialized(.compact) + [UInt8(ascii: "\n")]
     }
 
     /// Decodes and checks `bytes` read from `path`; every inconsistency is `corruptFile` naming `path`.
     static func decode(_ bytes: [UInt8], path: String) throws(StoreError) -> PersistedState {
         let state: PersistedState
-        do {
-            state = try JSONDecoder().decode(PersistedState.self, from: Data(bytes))
+        do throws(StoredObject.Fault) {
+            state = try parse(bytes)
         } catch {
-            throw .corruptFile(path: path, reason: "not a state record: \(error)")
+            throw .corruptFile(path: path, reason: "not a state record: \(error.text)")
         }
         do {
             try state.check()
@@ -123,6 +122,56 @@ extension PersistedState {
             throw .corruptFile(path: path, reason: reason.text)
         }
         return state
+    }
+
+    /// The record in `bytes`, unchecked.
+    static func parse(_ bytes: [UInt8]) throws(StoredObject.Fault) -> PersistedState {
+        let root = try StoredObject.parse(bytes)
+        var skins: [Skin] = []
+        for skin in try root.objects("skins") {
+            var versions: [Version] = []
+            for version in try skin.objects("versions") {
+                var files: [File] = []
+                for file in try version.objects("files") {
+                    files.append(File(path: try file.string("path"), size: try file.int("size"), sha256: try file.string("sha256")))
+                }
+                versions.append(Version(
+                    number: try version.int("number"), createdAt: Int64(try version.int("createdAt")),
+                    actor: try version.string("actor"), metadata: try version.string("metadata"),
+                    metadataSize: try version.int("metadataSize"), digest: try version.string("digest"), files: files))
+            }
+            var release: ReleaseRecord?
+            if let record = try skin.optionalObject("release") {
+                release = ReleaseRecord(
+                    version: try record.int("version"), document: Data(try record.bytes("document")),
+                    releasedAt: Int64(try record.int("releasedAt")), actor: try record.string("actor"))
+            }
+            skins.append(Skin(
+                id: try skin.string("id"), revision: try skin.int("revision"), lastVersion: try skin.int("lastVersion"),
+                deleted: try skin.bool("deleted"), versions: versions, release: release))
+        }
+        let switches = try root.object("killSwitches")
+        var apps: [AppKillSwitchRecord] = []
+        for app in try switches.objects("apps") {
+            apps.append(AppKillSwitchRecord(app: try app.string("app"), setting: try KillSwitchRecord(app.object("setting"))))
+        }
+        return PersistedState(
+            format: try root.int("format"), revision: try root.int("revision"), skins: skins,
+            killSwitches: KillSwitchRecords(
+                revision: try switches.int("revision"), global: try switches.optionalObject("global").map(KillSwitchRecord.init),
+                apps: apps))
+    }
+
+    /// The record as JSON, every object's keys in sorted order; an absent optional is left out.
+    var jsonValue: JSONValue {
+        var switches = JSONObject()
+        switches["apps"] = .array(killSwitches.apps.map { ["app": .string($0.app), "setting": $0.setting.jsonValue] })
+        if let global = killSwitches.global { switches["global"] = global.jsonValue }
+        switches["revision"] = .int(killSwitches.revision)
+        return [
+            "format": .int(format), "killSwitches": .object(switches), "revision": .int(revision),
+            "skins": .array(skins.map(\.jsonValue)),
+        ]
     }
 
     /// The invariants every state the store writes satisfies.
@@ -186,11 +235,51 @@ extension PersistedState {
 }
 
 extension PersistedState.KillSwitchRecord {
+    init(_ record: StoredObject) throws(StoredObject.Fault) {
+        self.init(
+            enabled: try record.bool("enabled"), reason: try record.string("reason"), actor: try record.string("actor"),
+            changedAt: Int64(try record.int("changedAt")))
+    }
+
+    var jsonValue: JSONValue {
+        [
+            "actor": .string(actor), "changedAt": .int(Int(changedAt)), "enabled": .bool(enabled),
+            "reason": .string(reason),
+        ]
+    }
+
     init(_ setting: KillSwitch) {
         self.init(enabled: setting.enabled, reason: setting.reason, actor: setting.actor, changedAt: StoreTime.millis(setting.changedAt))
     }
 
     var killSwitch: KillSwitch {
         KillSwitch(enabled: enabled, reason: reason, actor: actor, changedAt: StoreTime.date(changedAt))
+    }
+}
+
+extension PersistedState.Skin {
+    var jsonValue: JSONValue {
+        var object = JSONObject()
+        object["deleted"] = .bool(deleted)
+        object["id"] = .string(id)
+        object["lastVersion"] = .int(lastVersion)
+        if let release {
+            object["release"] = [
+                "actor": .string(release.actor), "document": .base64(Array(release.document)),
+                "releasedAt": .int(Int(release.releasedAt)), "version": .int(release.version),
+            ]
+        }
+        object["revision"] = .int(revision)
+        object["versions"] = .array(versions.map { version in
+            [
+                "actor": .string(version.actor), "createdAt": .int(Int(version.createdAt)), "digest": .string(version.digest),
+                "files": .array(version.files.map { file in
+                    ["path": .string(file.path), "sha256": .string(file.sha256), "size": .int(file.size)]
+                }),
+                "metadata": .string(version.metadata), "metadataSize": .int(version.metadataSize),
+                "number": .int(version.number),
+            ]
+        })
+        return .object(object)
     }
 }

@@ -265,8 +265,8 @@ package enum StoreChanges {
         guard !bytes.contains(0) else { throw .invalidDocument(reason: "contains NUL") }
         guard !bytes.starts(with: [0xEF, 0xBB, 0xBF]) else { throw .invalidDocument(reason: "starts with a byte-order mark") }
         guard String(validating: bytes, as: UTF8.self) != nil else { throw .invalidDocument(reason: "not UTF-8") }
-        do {
-            _ = try JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])
+        do throws(JSONParseError) {
+            try JSONValue.validateSyntax(bytes)
         } catch {
             throw .invalidDocument(reason: "\(error)")
         }

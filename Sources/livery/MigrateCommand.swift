@@ -80,7 +80,7 @@ struct MigrateCommand: AsyncParsableCommand {
         let target = configuration.redactedURI
         do {
             let outcome = try await PostgresSkinStore.copy(from: source, into: configuration)
-            await source.close()
+            source.close()
             switch outcome {
             case .copied(let revision):
                 FileHandle.standardOutput.write(Data("copied \(directory) into store \(target) (revision \(revision))\n".utf8))
@@ -89,7 +89,7 @@ struct MigrateCommand: AsyncParsableCommand {
                     Data("store \(target) already holds \(directory) (revision \(revision)); nothing to copy\n".utf8))
             }
         } catch {
-            await source.close()
+            source.close()
             fail("copying \(directory) into store \(target): \(error)")
         }
     }

@@ -71,7 +71,7 @@ import TestSupport
             skinID: "spring", files: ["config.json": Array(#"{"a":1}"#.utf8)], metadata: Array("{}".utf8),
             release: Array("{}".utf8), actor: "ops")
         try await source.setKillSwitch(app: nil, enabled: true, reason: "r", actor: "ops")
-        await source.close()
+        source.close()
 
         let copied = try await blocking {
             try LiveryProcess.runSeparately(["migrate", "--store", uri, "--from-data-dir", dataDirectory.path])

@@ -69,7 +69,7 @@ import TestSupport
         try await store.addVersion(
             skinID: "christmas-2026", files: ["skin.json": Array("{}".utf8)], metadata: metadata, expectedRevision: 0,
             release: Array("{}".utf8), actor: SkinImporter.actor)
-        await store.close()
+        store.close()
 
         let harness = try await LiveryHarness(root: root)
         let snapshot = harness.store.snapshot
@@ -86,7 +86,7 @@ import TestSupport
         try LiveryHarness.makeSkins(in: root, sample: "christmas-2026")
         let store = try FileSkinStore(directory: root + "/data/store")
         try await store.setKillSwitch(app: nil, enabled: false, reason: "", actor: "ops")
-        await store.close()
+        store.close()
         let harness = try await LiveryHarness(root: root)
         #expect(harness.store.snapshot.skinIDs == [])
         await harness.stop()

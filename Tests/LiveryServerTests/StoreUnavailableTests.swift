@@ -1,4 +1,5 @@
 import LiveryHTTP
+import SkinServing
 import SkinStore
 import Testing
 @testable import LiveryServer
@@ -7,7 +8,8 @@ import Testing
 /// never a 500 or a "not found".
 @Suite struct StoreUnavailableTests {
     @Test func anUnreachableStoreIsA503StoreUnavailableWithRetryAfter() {
-        let error = APIError.store(.unavailable(reason: "could not connect to PostgreSQL: no such socket"))
+        let error = APIError.change(
+            ChangeError(.unavailable(reason: "could not connect to PostgreSQL: no such socket"), dataDirectory: "/data"))
         #expect(error.status == .serviceUnavailable)
         #expect(error.code == "store_unavailable")
         #expect(error.headers["Retry-After"] == "5")

@@ -48,7 +48,7 @@ import TestSupport
         #expect(body["sha256"] as? String == SHA256.hexHash(file))
         #expect(body["size"] as? Int == file.count)
         #expect(answer.etag == "\"" + SHA256.hexHash(answer.body).prefix(32) + "\"")
-        await store.close()
+        store.close()
     }
 
     @Test func theStoresKillSwitchEmptiesEveryAnswerForItsApp() async throws {
@@ -61,7 +61,7 @@ import TestSupport
         let request = try SkinRequest.parse { ["app": "demo", "platform": "ios", "appVersion": "7.1"][$0] }
         let answer = AnswerFragments(catalog: catalog).answer(for: SkinResolver.resolve(request, in: catalog, at: now))
         #expect(String(decoding: answer.body, as: UTF8.self) == #"{"skinSign":""}"#)
-        await store.close()
+        store.close()
     }
 
     @Test func thePublisherHandsEachCatalogItBuildsToItsClosureOnce() async throws {
@@ -77,7 +77,7 @@ import TestSupport
         let served = try #require(published.withLock { $0.first })
         #expect(served.releases["demo"]?.map(\.skinID.rawValue) == ["tiny"])
         #expect(!served.packages.isEmpty && Set(served.origins.keys) == Set(served.packages.keys))
-        await store.close()
+        store.close()
     }
 
     @Test func packageBuildRecordsAreWrittenWithTheGivenDurableWrite() async throws {
@@ -91,7 +91,7 @@ import TestSupport
             store: store, cache: try F.cache(scratch.path("packages"), writer: writer), limits: ValidationLimits())
         let (catalog, _) = try await builder.build(store.snapshot)
         #expect(Set(writer.paths) == Set(catalog.packages.values.map { $0.path + ".sha256" }))
-        await store.close()
+        store.close()
     }
 
     @Test func theImporterWritesItsMarkerWithTheGivenDurableWrite() async throws {
@@ -106,7 +106,7 @@ import TestSupport
         #expect(summary.imported == ["tiny"])
         #expect(writer.paths == [scratch.path("data/" + SkinImporter.markerName)])
         #expect(try await importer.isPending() == false)
-        await store.close()
+        store.close()
     }
 }
 

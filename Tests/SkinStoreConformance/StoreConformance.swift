@@ -26,6 +26,12 @@ public enum StoreConformance: String, CaseIterable, Sendable, CustomStringConver
     case deletesKeepHistoryAndNumbers
     case changesSurviveCloseAndReopen
     case changesAreDecidedOnTheCurrentState
+    case versionsAreNumberedPerSkinWithSortedFilesAndDigests
+    case unsafeInputIsRefusedAndChangesNothing
+    case releasesKeepTheirVersionUntilToldOtherwise
+    case auditEntriesDescribeEachChange
+    case eachChangeMovesTheRevisionsOfWhatItChanges
+    case concurrentChangesAreSerializedAndReadersSeeWholeChanges
 
     public var description: String { rawValue }
 
@@ -45,6 +51,12 @@ public enum StoreConformance: String, CaseIterable, Sendable, CustomStringConver
         case .deletesKeepHistoryAndNumbers: try await Self.deletes(store)
         case .changesSurviveCloseAndReopen: try await Self.reopen(store, storage: storage, clock: clock)
         case .changesAreDecidedOnTheCurrentState: try await Self.decided(store)
+        case .versionsAreNumberedPerSkinWithSortedFilesAndDigests: try await Self.versions(store, clock: clock)
+        case .unsafeInputIsRefusedAndChangesNothing: try await Self.unsafeInput(store)
+        case .releasesKeepTheirVersionUntilToldOtherwise: try await Self.releaseVersions(store, clock: clock)
+        case .auditEntriesDescribeEachChange: try await Self.auditEntries(store)
+        case .eachChangeMovesTheRevisionsOfWhatItChanges: try await Self.revisionSteps(store)
+        case .concurrentChangesAreSerializedAndReadersSeeWholeChanges: try await Self.concurrent(store)
         }
         await store.close()
     }
@@ -524,12 +536,8 @@ public enum StoreConformance: String, CaseIterable, Sendable, CustomStringConver
         current: Int, sourceLocation: SourceLocation = #_sourceLocation,
         _ change: () async throws(StoreError) -> some Sendable
     ) async {
-        do throws(StoreError) {
-            _ = try await change()
-            Issue.record("the change was not refused", sourceLocation: sourceLocation)
-        } catch {
-            #expect(error == .revisionMismatch(current: current), sourceLocation: sourceLocation)
-        }
+        await expectRefused(
+            "the change", matching: { $0 == .revisionMismatch(current: current) }, sourceLocation: sourceLocation, change)
     }
 }
 
@@ -546,5 +554,10 @@ public final class ConformanceClock: Sendable {
 
     func advance(milliseconds: Int) {
         now.withLock { $0 += Double(milliseconds) / 1000 }
+    }
+
+    /// Moves by `seconds`, fractions of a millisecond included (which stores drop).
+    func advance(seconds: TimeInterval) {
+        now.withLock { $0 += seconds }
     }
 }

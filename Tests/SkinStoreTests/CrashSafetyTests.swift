@@ -103,7 +103,7 @@ struct CrashSafetyTests {
             if Self.size(of: directory.path + "/audit.log") != logSize { interruptedCommits += 1 }
             #expect(Self.temporaryFiles(in: directory.path).isEmpty)
             try Self.check(store, acknowledged: acks, round: rounds)
-            await store.close()
+            store.close()
         }
         #expect(kills >= 30, "only \(kills) kills in \(rounds) rounds")
         #expect(acks.count >= kills, "the writer barely got anything done: \(acks.count) changes")

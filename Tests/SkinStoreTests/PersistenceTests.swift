@@ -7,7 +7,7 @@ import TestSupport
 
 @Suite("Persistence and recovery")
 struct PersistenceTests {
-    @Test func emptyOrMissingDirectoryOpensAsAnEmptyStore() throws {
+    @Test func emptyOrMissingDirectoryOpensAsAnEmptyStore() async throws {
         let directory = try ScratchDirectory.forStore()
         let nested = try ScratchDirectory.forStore()
         for path in [directory.path, nested.path + "/data/store"] {
@@ -20,18 +20,18 @@ struct PersistenceTests {
         }
     }
 
-    @Test func everythingSurvivesReopening() throws {
+    @Test func everythingSurvivesReopening() async throws {
         let directory = try ScratchDirectory.forStore()
         let clock = TestClock(Date(timeIntervalSince1970: 1_800_000_000.98765))
         var store = try directory.open(clock: clock)
-        try Make.versions(3, in: store)
-        try Make.versions(1, of: "winter", in: store)
-        try Make.versions(1, of: "gone", in: store)
-        try store.deleteSkin(skinID: "gone", actor: Make.actor)
+        try await Make.versions(3, in: store)
+        try await Make.versions(1, of: "winter", in: store)
+        try await Make.versions(1, of: "gone", in: store)
+        try await store.deleteSkin(skinID: "gone", actor: Make.actor)
         clock.advance(seconds: 0.0005)
-        try store.setRelease(skinID: "spring", version: 2, document: Make.releaseDocument(rollout: 30), actor: "bob")
-        try store.setKillSwitch(app: nil, enabled: false, reason: "test", actor: "carol")
-        try store.setKillSwitch(app: "news", enabled: true, reason: "outage", actor: "carol")
+        try await store.setRelease(skinID: "spring", version: 2, document: Make.releaseDocument(rollout: 30), actor: "bob")
+        try await store.setKillSwitch(app: nil, enabled: false, reason: "test", actor: "carol")
+        try await store.setKillSwitch(app: "news", enabled: true, reason: "outage", actor: "carol")
         let snapshot = store.snapshot
         let audit = store.audit(limit: 1000)
         store.close()
@@ -39,15 +39,15 @@ struct PersistenceTests {
         store = try directory.open(clock: clock)
         #expect(store.snapshot == snapshot)
         #expect(store.audit(limit: 1000) == audit)
-        #expect(try store.fileBytes(skinID: "winter", version: 1, path: "images/icon.png") == Make.files()["images/icon.png"])
+        #expect(try await store.fileBytes(skinID: "winter", version: 1, path: "images/icon.png") == Make.files()["images/icon.png"])
         #expect(store.snapshot.revision(ofSkin: "gone") == snapshot.revision(ofSkin: "gone"))
-        #expect(try Make.versions(1, of: "gone", in: store).first?.number == 2)
+        #expect(try await Make.versions(1, of: "gone", in: store).first?.number == 2)
     }
 
-    @Test func removesLeftoverTemporaryFiles() throws {
+    @Test func removesLeftoverTemporaryFiles() async throws {
         let directory = try ScratchDirectory.forStore()
         var store = try directory.open()
-        let version = try store.addVersion(skinID: "spring", files: Make.files(), metadata: Make.metadata(), actor: Make.actor)
+        let version = try await store.addVersion(skinID: "spring", files: Make.files(), metadata: Make.metadata(), actor: Make.actor)
         store.close()
         let blobDirectory = directory.path + "/blobs/" + version.files[0].sha256.prefix(2)
         let leftovers = [
@@ -67,10 +67,10 @@ struct PersistenceTests {
         ("future format", Array(#"{"format":99,"revision":0,"skins":[],"killSwitches":{"revision":0,"apps":[]}}"#.utf8)),
         ("dangling release", Array(#"{"format":1,"revision":1,"skins":[{"id":"a","revision":1,"lastVersion":1,"deleted":false,"versions":[],"release":{"version":1,"document":"e30=","releasedAt":0,"actor":"x"}}],"killSwitches":{"revision":0,"apps":[]}}"#.utf8)),
     ] as [(String, [UInt8]?)])
-    func refusesACorruptStateFileNamingIt(label: String, content: [UInt8]?) throws {
+    func refusesACorruptStateFileNamingIt(label: String, content: [UInt8]?) async throws {
         let directory = try ScratchDirectory.forStore()
         var store = try directory.open()
-        try Make.versions(2, in: store)
+        try await Make.versions(2, in: store)
         store.close()
         let statePath = directory.path + "/state.json"
         let state = try Disk.read(statePath)
@@ -87,10 +87,10 @@ struct PersistenceTests {
         #expect(store.snapshot.revision == 2)
     }
 
-    @Test func refusesAStateWhoseFileListWasTamperedWith() throws {
+    @Test func refusesAStateWhoseFileListWasTamperedWith() async throws {
         let directory = try ScratchDirectory.forStore()
         let store = try directory.open()
-        let version = try Make.versions(1, in: store)[0]
+        let version = try await Make.versions(1, in: store)[0]
         store.close()
         let statePath = directory.path + "/state.json"
         let text = String(decoding: try Disk.read(statePath), as: UTF8.self)
@@ -102,10 +102,10 @@ struct PersistenceTests {
     /// A missing or damaged metadata blob damages its version only: the store opens, that version is marked (and
     /// its number kept), every other version reads as before, and changes go on (a kill switch, a new version)
     /// without losing the damaged version's record, so restoring the blob heals it.
-    @Test func aMissingOrDamagedMetadataBlobDamagesOnlyItsVersion() throws {
+    @Test func aMissingOrDamagedMetadataBlobDamagesOnlyItsVersion() async throws {
         let directory = try ScratchDirectory.forStore()
         let store = try directory.open()
-        let versions = try Make.versions(2, in: store)
+        let versions = try await Make.versions(2, in: store)
         let blob = try store.blobPath(digest: versions[0].metadataDigest)
         let original = try Disk.read(blob)
         store.close()
@@ -118,19 +118,19 @@ struct PersistenceTests {
             #expect(reason.contains("spring v1") && reason.contains(versions[0].metadataDigest), "\(reason)")
             #expect(skin.version(1)?.metadata == [] && skin.version(2) == versions[1])
             #expect(reopened.snapshot.damagedVersions.map(\.number) == [1])
-            try reopened.setKillSwitch(app: nil, enabled: damage == "changed", reason: "incident", actor: Make.actor)
+            try await reopened.setKillSwitch(app: nil, enabled: damage == "changed", reason: "incident", actor: Make.actor)
             reopened.close()
         }
         // Restored, the blob heals its version: the record was kept through the changes above.
         try Disk.write(original, to: blob)
         let healed = try directory.open()
         #expect(healed.snapshot.damagedVersions.isEmpty && healed.snapshot.skins["spring"]?.version(1) == versions[0])
-        let added = try healed.addVersion(skinID: "spring", files: Make.files(variant: 9), metadata: Make.metadata("9"), actor: Make.actor)
+        let added = try await healed.addVersion(skinID: "spring", files: Make.files(variant: 9), metadata: Make.metadata("9"), actor: Make.actor)
         #expect(added.number == 3)
         healed.close()
     }
 
-    @Test func oneStoreAtATimePerDirectory() throws {
+    @Test func oneStoreAtATimePerDirectory() async throws {
         let directory = try ScratchDirectory.forStore()
         let first = try directory.open()
         #expect(throws: StoreError.locked(path: directory.path)) { try directory.open() }
@@ -139,40 +139,40 @@ struct PersistenceTests {
         #expect(second.snapshot.revision == 0)
     }
 
-    @Test func closedStoreRefusesChangesButStillReads() throws {
+    @Test func closedStoreRefusesChangesButStillReads() async throws {
         let directory = try ScratchDirectory.forStore()
         let store = try directory.open()
-        try Make.versions(1, in: store)
+        try await Make.versions(1, in: store)
         store.close()
         store.close()
-        #expect(throws: StoreError.closed) { try store.setKillSwitch(app: nil, enabled: true, reason: "", actor: Make.actor) }
-        #expect(throws: StoreError.closed) { try Make.versions(1, in: store) }
+        await #expect(throws: StoreError.closed) { try await store.setKillSwitch(app: nil, enabled: true, reason: "", actor: Make.actor) }
+        await #expect(throws: StoreError.closed) { try await Make.versions(1, in: store) }
         #expect(store.snapshot.revision == 1)
-        #expect(try store.fileBytes(skinID: "spring", version: 1, path: "config.json") == Make.files()["config.json"])
+        #expect(try await store.fileBytes(skinID: "spring", version: 1, path: "config.json") == Make.files()["config.json"])
     }
 
-    @Test func notifiesEachCommittedSnapshotInOrder() throws {
+    @Test func notifiesEachCommittedSnapshotInOrder() async throws {
         let directory = try ScratchDirectory.forStore()
         let store = try directory.open()
         let seen = Mutex<[Int]>([])
         store.onChange = { snapshot in seen.withLock { $0.append(snapshot.revision) } }
-        try Make.versions(1, in: store)
-        try store.clearRelease(skinID: "spring", actor: Make.actor)  // no change: no notification
-        #expect(throws: StoreError.self) { try store.deleteSkin(skinID: "nope", actor: Make.actor) }
-        try store.setKillSwitch(app: nil, enabled: true, reason: "", actor: Make.actor)
+        try await Make.versions(1, in: store)
+        try await store.clearRelease(skinID: "spring", actor: Make.actor)  // no change: no notification
+        await #expect(throws: StoreError.self) { try await store.deleteSkin(skinID: "nope", actor: Make.actor) }
+        try await store.setKillSwitch(app: nil, enabled: true, reason: "", actor: Make.actor)
         #expect(seen.withLock { $0 } == [1, 2])
         store.onChange = nil
-        try store.setKillSwitch(app: nil, enabled: false, reason: "", actor: Make.actor)
+        try await store.setKillSwitch(app: nil, enabled: false, reason: "", actor: Make.actor)
         #expect(seen.withLock { $0 } == [1, 2])
     }
 
-    @Test func heldSnapshotsNeverChange() throws {
+    @Test func heldSnapshotsNeverChange() async throws {
         let directory = try ScratchDirectory.forStore()
         let store = try directory.open()
-        try Make.versions(1, in: store)
+        try await Make.versions(1, in: store)
         let held = store.snapshot
-        try store.setRelease(skinID: "spring", version: 1, document: Make.releaseDocument(), actor: Make.actor)
-        try store.deleteSkin(skinID: "spring", force: true, actor: Make.actor)
+        try await store.setRelease(skinID: "spring", version: 1, document: Make.releaseDocument(), actor: Make.actor)
+        try await store.deleteSkin(skinID: "spring", force: true, actor: Make.actor)
         #expect(held.revision == 1)
         #expect(held.skins["spring"]?.release == nil)
         // Its files stay readable by digest after the skin is gone.
@@ -180,10 +180,10 @@ struct PersistenceTests {
         #expect(try Disk.read(try store.blobPath(digest: file.sha256)).count == file.size)
     }
 
-    @Test func verifyFindsDamagedAndMissingBlobs() throws {
+    @Test func verifyFindsDamagedAndMissingBlobs() async throws {
         let directory = try ScratchDirectory.forStore()
         let store = try directory.open()
-        let version = try Make.versions(1, in: store)[0]
+        let version = try await Make.versions(1, in: store)[0]
         var report = try store.verify()
         #expect(report.isHealthy)
         #expect(report.checkedBlobs == 4)
@@ -196,23 +196,23 @@ struct PersistenceTests {
         #expect(report.corruptBlobs == [damaged])
         #expect(Set(report.missingBlobs) == [missingDigest, version.files[0].sha256])
         #expect(!report.isHealthy)
-        #expect {
-            try store.fileBytes(skinID: "spring", version: 1, path: version.files[1].path)
+        await #expect {
+            try await store.fileBytes(skinID: "spring", version: 1, path: version.files[1].path)
         } throws: { ($0 as? StoreError)?.isCorruptFile(endingWith: String(missingDigest.dropFirst(2))) == true }
     }
 
-    @Test func aChangeThatFailsBeforeItsCommitLeavesNoTrace() throws {
+    @Test func aChangeThatFailsBeforeItsCommitLeavesNoTrace() async throws {
         let directory = try ScratchDirectory.forStore()
         var store = try directory.open()
-        try store.setKillSwitch(app: nil, enabled: true, reason: "one", actor: Make.actor)
+        try await store.setKillSwitch(app: nil, enabled: true, reason: "one", actor: Make.actor)
         let before = store.snapshot
         // A directory where state.json belongs makes the commit's rename fail after the audit line is written.
         let statePath = directory.path + "/state.json"
         let saved = try Disk.read(statePath)
         try FileManager.default.removeItem(atPath: statePath)
         try FileManager.default.createDirectory(atPath: statePath, withIntermediateDirectories: false)
-        #expect {
-            try store.setKillSwitch(app: nil, enabled: false, reason: "a longer reason than the next change has", actor: Make.actor)
+        await #expect {
+            try await store.setKillSwitch(app: nil, enabled: false, reason: "a longer reason than the next change has", actor: Make.actor)
         } throws: { error in
             if case .io(let operation, _, _) = error as? StoreError { return operation == "rename" }
             return false
@@ -222,7 +222,7 @@ struct PersistenceTests {
 
         try FileManager.default.removeItem(atPath: statePath)
         try Disk.write(saved, to: statePath)
-        try store.setKillSwitch(app: nil, enabled: false, reason: "two", actor: Make.actor)
+        try await store.setKillSwitch(app: nil, enabled: false, reason: "two", actor: Make.actor)
         #expect(Self.temporaryFileCount(in: directory.path) == 0)
         store.close()
         store = try directory.open()
@@ -234,10 +234,10 @@ struct PersistenceTests {
         Disk.list(directory).filter { $0.hasPrefix(".tmp-") }.count
     }
 
-    @Test func strayFileAmongBlobDirectoriesIsReportedNotFatal() throws {
+    @Test func strayFileAmongBlobDirectoriesIsReportedNotFatal() async throws {
         let directory = try ScratchDirectory.forStore()
         var store = try directory.open()
-        try Make.versions(1, in: store)
+        try await Make.versions(1, in: store)
         store.close()
         let stray = directory.path + "/blobs/README"
         try Disk.write(Array("hello".utf8), to: stray)
@@ -246,14 +246,14 @@ struct PersistenceTests {
         #expect(try store.verify().corruptBlobs == [stray])
     }
 
-    @Test func rewritesABlobFoundWithTheWrongSize() throws {
+    @Test func rewritesABlobFoundWithTheWrongSize() async throws {
         let directory = try ScratchDirectory.forStore()
         let store = try directory.open()
         let bytes = [UInt8](repeating: 5, count: 1000)
         let digest = SHA256.hexHash(bytes)
-        try store.addVersion(skinID: "a", files: ["f": bytes], metadata: Make.metadata(), actor: Make.actor)
+        try await store.addVersion(skinID: "a", files: ["f": bytes], metadata: Make.metadata(), actor: Make.actor)
         try Disk.write(Array(bytes.prefix(10)), to: try store.blobPath(digest: digest))
-        try store.addVersion(skinID: "b", files: ["f": bytes], metadata: Make.metadata(), actor: Make.actor)
-        #expect(try store.fileBytes(skinID: "a", version: 1, path: "f") == bytes)
+        try await store.addVersion(skinID: "b", files: ["f": bytes], metadata: Make.metadata(), actor: Make.actor)
+        #expect(try await store.fileBytes(skinID: "a", version: 1, path: "f") == bytes)
     }
 }

@@ -58,10 +58,10 @@ enum Make {
 
     /// The store with `skinID` holding `count` versions.
     @discardableResult
-    static func versions(_ count: Int, of skinID: String = "spring", in store: FileSkinStore) throws -> [SkinVersion] {
+    static func versions(_ count: Int, of skinID: String = "spring", in store: FileSkinStore) async throws -> [SkinVersion] {
         var added = [SkinVersion]()
         for index in 0..<count {
-            added.append(try store.addVersion(
+            added.append(try await store.addVersion(
                 skinID: skinID, files: files(variant: index), metadata: metadata("\(index)"), actor: actor))
         }
         return added

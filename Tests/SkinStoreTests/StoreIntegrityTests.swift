@@ -7,17 +7,17 @@ import TestSupport
 /// Bytes damaged on disk are found where they are read, and a store that lost its state record does not open
 /// empty over the data it still holds.
 @Suite struct StoreIntegrityTests {
-    @Test func aNewStoreWritesItsStateRecordAtOnce() throws {
+    @Test func aNewStoreWritesItsStateRecordAtOnce() async throws {
         let directory = try ScratchDirectory.forStore()
         let store = try directory.open()
         #expect(Disk.exists(directory.path + "/state.json"))
         #expect(store.snapshot.revision == 0)
     }
 
-    @Test func refusesToOpenEmptyOverBlobsWhenTheStateRecordIsGone() throws {
+    @Test func refusesToOpenEmptyOverBlobsWhenTheStateRecordIsGone() async throws {
         let directory = try ScratchDirectory.forStore()
         let store = try directory.open()
-        try Make.versions(1, in: store)
+        try await Make.versions(1, in: store)
         store.close()
         try FileManager.default.removeItem(atPath: directory.path + "/state.json")
         // The audit log goes too: the blobs alone must be enough to refuse.
@@ -32,13 +32,13 @@ import TestSupport
     }
 
     @Test(arguments: Damage.allCases)
-    func aDamagedBlobIsRefusedWhereItIsReadNamingIt(damage: Damage) throws {
+    func aDamagedBlobIsRefusedWhereItIsReadNamingIt(damage: Damage) async throws {
         let directory = try ScratchDirectory.forStore()
         let store = try directory.open()
-        let version = try Make.versions(1, in: store)[0]
+        let version = try await Make.versions(1, in: store)[0]
         let file = try #require(version.file(at: "images/background.png"))
         let blob = try store.blobPath(digest: file.sha256)
-        #expect(try store.verifiedBlobPath(of: file, skinID: "spring", version: 1) == blob)
+        #expect(try await store.verifiedFilePath(of: file, skinID: "spring", version: 1) == blob)
 
         var bytes = try Disk.read(blob)
         switch damage {
@@ -49,13 +49,13 @@ import TestSupport
         case .remove: try FileManager.default.removeItem(atPath: blob)
         }
 
-        #expect {
-            try store.verifiedBlobPath(of: file, skinID: "spring", version: 1)
+        await #expect {
+            try await store.verifiedFilePath(of: file, skinID: "spring", version: 1)
         } throws: { error in
             guard case .corruptFile(let path, let reason) = error as? StoreError else { return false }
             return path == blob && reason.contains("spring v1 images/background.png")
         }
-        #expect { try store.fileBytes(skinID: "spring", version: 1, path: "images/background.png") } throws: {
+        await #expect { try await store.fileBytes(skinID: "spring", version: 1, path: "images/background.png") } throws: {
             ($0 as? StoreError)?.isCorruptFile(endingWith: String(file.sha256.dropFirst(2))) == true
         }
     }

@@ -74,14 +74,14 @@ for step in 0..<maxChanges {
             }
             files["stamp.txt"] = Array("\(seed)-\(step)".utf8)
             let release = random.next() % 4 == 0 ? Array(#"{"rollout":100}"#.utf8) : nil
-            let version = try store.addVersion(
+            let version = try await store.addVersion(
                 skinID: skinID, files: files, metadata: Array(#"{"seed":\#(seed),"step":\#(step)}"#.utf8),
                 release: release, actor: "torture")
             emit("ack \(store.snapshot.revision) version.add \(skinID) \(version.number) \(version.digest)")
         case 35..<60 where !live.isEmpty:
             guard let skin = snapshot.skins[live[Int(random.next() % UInt64(live.count))]] else { continue }
             let version = skin.versions[Int(random.next() % UInt64(skin.versions.count))].number
-            let updated = try store.setRelease(
+            let updated = try await store.setRelease(
                 skinID: skin.id, version: version, document: Array(#"{"rollout":\#(random.next() % 101)}"#.utf8),
                 expectedRevision: skin.revision, actor: "torture")
             emit("ack \(updated.revision) release.set \(skin.id) \(version)")
@@ -89,16 +89,16 @@ for step in 0..<maxChanges {
             let released = live.filter { snapshot.skins[$0]?.release != nil }
             guard !released.isEmpty else { continue }
             let skinID = released[Int(random.next() % UInt64(released.count))]
-            let updated = try store.clearRelease(skinID: skinID, actor: "torture")
+            let updated = try await store.clearRelease(skinID: skinID, actor: "torture")
             emit("ack \(updated.revision) release.clear \(skinID)")
         case 70..<90:
             let app = random.next() % 4 == 0 ? nil : apps[Int(random.next() % UInt64(apps.count))]
             let enabled = random.next() % 2 == 0
-            let switches = try store.setKillSwitch(app: app, enabled: enabled, reason: "step \(step)", actor: "torture")
+            let switches = try await store.setKillSwitch(app: app, enabled: enabled, reason: "step \(step)", actor: "torture")
             emit("ack \(switches.revision) killswitch.set \(app ?? "-") \(enabled ? 1 : 0)")
         case 90..<100 where !live.isEmpty:
             let skinID = live[Int(random.next() % UInt64(live.count))]
-            let revision = try store.deleteSkin(skinID: skinID, force: true, actor: "torture")
+            let revision = try await store.deleteSkin(skinID: skinID, force: true, actor: "torture")
             emit("ack \(revision) skin.delete \(skinID)")
         default:
             continue

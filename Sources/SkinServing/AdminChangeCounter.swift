@@ -2,7 +2,7 @@ import CoreMetrics
 
 /// Counts changes made through the admin API: `livery_admin_changes_total{action="…"}`.
 ///
-/// For the admin routes to call once a change is committed (never for a refused or failed request):
+/// Counted by `Changes` once a change is committed and published (never for a refused or failed request):
 /// `AdminChangeCounter().increment(action: "release")`. `action` must come from code, not from a request — one of
 /// `knownActions` or another fixed word of `a-z` and `_` — so the series stay few.
 public struct AdminChangeCounter: Sendable {
@@ -25,7 +25,7 @@ public struct AdminChangeCounter: Sendable {
     }
 
     /// Makes the series of `actions` exist at zero.
-    func declare(_ actions: [String]) {
+    public func declare(_ actions: [String]) {
         for action in actions {
             Counter(label: Self.name, dimensions: [("action", action)], factory: factory).increment(by: 0)
         }
