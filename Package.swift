@@ -148,12 +148,14 @@ let package = Package(
             .product(name: "CoreMetrics", package: "swift-metrics"),
         ]),
 
-        // The client SDK: poll, verify, stream, unpack hostile-first, swap atomically, read the skin, revert a skin
-        // that crashed the app. Portable targets and swift-crypto only (.ci/check-sdk-graph keeps it so).
+        // The client SDK: the catalog decided on the device (or a poll), verify, stream, unpack hostile-first, swap
+        // atomically, read the skin, revert a skin that crashed the app. Portable targets and swift-crypto only
+        // (.ci/check-sdk-graph keeps it so).
         .target(
             name: "LiveryKit",
             dependencies: [
-                "LiveryJSON", "LiveryProtocol", "ZipReading", "SkinModel", .product(name: "Crypto", package: "swift-crypto"),
+                "LiveryJSON", "LiveryProtocol", "ZipReading", "SkinModel", "LiveryCatalog",
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             resources: [.copy("PrivacyInfo.xcprivacy")]),
 

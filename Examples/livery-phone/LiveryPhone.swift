@@ -15,7 +15,8 @@ struct LiveryPhone: AsyncParsableCommand {
         commandName: "livery-phone",
         abstract: "Play one app install against a Livery server: refresh, apply, confirm, print what the app would draw.",
         discussion: """
-            Prints one line: {"skinId", "skinSign", "themeId", "values", "error", "source"}. Each --get key \
+            Prints one line: {"skinId", "skinSign", "themeId", "values", "error", "source"}; source is "catalog" when \
+            the stored catalog decided, "poll" otherwise. Each --get key \
             (MODULE/SECTION/IDENTIFIER) is resolved with the dotted fallback: a colour as #RRGGBBAA (or "random"), \
             an image as the absolute path of its file (a solid-colour image as #RRGGBBAA, a remote one as its URL), \
             a resource as its absolute path, a value as its JSON value, null when nothing on the chain is set.
@@ -44,7 +45,7 @@ struct LiveryPhone: AsyncParsableCommand {
     var publicKeys: [String] = []
     @Option(help: "The clock's instant (ISO 8601 with an offset), instead of now.")
     var at: String?
-    @Flag(help: "No network: apply what is stored at the clock's instant.")
+    @Flag(help: "No network: decide from what is stored (the catalog, or the last poll's skins) at the clock's instant.")
     var offline = false
     @Option(name: .customLong("get"), help: "A key MODULE/SECTION/IDENTIFIER to print (repeatable).")
     var keys: [String] = []
@@ -98,7 +99,7 @@ struct LiveryPhone: AsyncParsableCommand {
             client = try LiveryClient(configuration: configuration)
         } catch {
             Self.report(error)
-            Self.printLine(skin: nil, themeID: nil, values: keys.map { ($0, JSONValue.null) }, error: error)
+            Self.printLine(skin: nil, themeID: nil, values: keys.map { ($0, JSONValue.null) }, error: error, source: .poll)
             throw ExitCode(crashBeforeApplied ? 3 : 1)
         }
         if !offline {
@@ -127,7 +128,7 @@ struct LiveryPhone: AsyncParsableCommand {
         }
         let skin = client.current
         let values = keys.map { key in (key, Self.json(skin?.resolve(key, appearance: look))) }
-        Self.printLine(skin: skin, themeID: client.chosenThemeID, values: values, error: failure)
+        Self.printLine(skin: skin, themeID: client.chosenThemeID, values: values, error: failure, source: client.source)
         if crashBeforeApplied { throw ExitCode(3) }
         do { try client.markApplied() } catch {
             Self.report(error)
@@ -140,7 +141,9 @@ struct LiveryPhone: AsyncParsableCommand {
         FileHandle.standardError.write(Data("livery-phone: \(error.code.rawValue): \(error.message)\n".utf8))
     }
 
-    static func printLine(skin: Skin?, themeID: String?, values: [(String, JSONValue)], error: LiveryError?) {
+    static func printLine(
+        skin: Skin?, themeID: String?, values: [(String, JSONValue)], error: LiveryError?, source: DecisionSource
+    ) {
         var valueMembers: [JSONObject.Member] = []
         for (key, value) in values where !valueMembers.contains(where: { $0.key == key }) {
             valueMembers.append(.init(key: key, value: value))
@@ -154,7 +157,7 @@ struct LiveryPhone: AsyncParsableCommand {
             .init(key: "themeId", value: themeID.map { .string($0) } ?? .null),
             .init(key: "values", value: .object(JSONObject(valueMembers))),
             .init(key: "error", value: errorValue),
-            .init(key: "source", value: "poll"),
+            .init(key: "source", value: .string(source.rawValue)),
         ]))
         FileHandle.standardOutput.write(Data(line.serialized(.compact) + [UInt8(ascii: "\n")]))
     }

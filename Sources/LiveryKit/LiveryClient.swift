@@ -1,18 +1,22 @@
 import Foundation
+import LiveryCatalog
 import LiveryJSON
 import SkinModel
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-/// One app install's view of Livery: polls at launch and on resume, verifies, downloads, unpacks and swaps skins
-/// atomically, and reads the applied skin.
+/// One app install's view of Livery: asks for the app's signed catalog (or polls per device) at launch and on
+/// resume, verifies, downloads, unpacks and swaps skins atomically, and reads the applied skin.
 ///
 /// Guarantees:
-/// - The app is never told "no skin" because of a fault: every failed `refresh()` keeps the skin applied and
-///   leaves no partial folder; only an answer (no skin, the kill switch) or the end of a window removes a skin.
-/// - A skin already verified and stored stays usable offline until its own `endsAt`; the answer's `next` is
-///   prefetched and applies at its `startsAt` without the network (`reapply()` or the next launch).
+/// - The app is never told "no skin" because of a fault: every failed `refresh()` keeps the skin applied (and the
+///   stored catalog) and leaves no partial folder; only an answer (no skin, the kill switch, an app the server does
+///   not know), the end of a window or the end of the catalog's horizon removes a skin.
+/// - A stored catalog decides offline, with `LiveryCatalog`'s `CatalogDecision` (the server's own rules), until its
+///   `horizonEndsAt`; the packages of skins starting before then are prefetched and switch on at their start
+///   without the network (`reapply()` or the next launch). A skin from a poll stays usable offline until its own
+///   `endsAt`, and the poll's `next` is prefetched likewise.
 /// - A sign applied and never confirmed with `markApplied()` (the app crashed first) is reverted at the next
 ///   launch and never applied again on this device.
 /// - Concurrent `refresh()` calls share one request.
@@ -25,11 +29,14 @@ public final class LiveryClient: Sendable {
     let verifier: AnswerVerifier
     let transport: HTTPTransport
     private let downloader: PackageDownloader
-    private let state: LockedBox<StoredState>
+    let state: LockedBox<StoredState>
     private let applied = LockedBox<Skin?>(nil)
     private let observers = LockedBox<[UUID: AsyncStream<Skin?>.Continuation]>([:])
     private let gate = RefreshGate()
     private let themeList = LockedBox<[Theme]?>(nil)
+    let catalog: LockedBox<StoredCatalog?>
+    /// This install's side of catalog decisions; nil when its app version cannot be compared (it then polls).
+    let question: CatalogQuestion?
 
     /// Opens the storage folder and applies what is stored (no network): the launch step.
     ///
@@ -57,6 +64,10 @@ public final class LiveryClient: Sendable {
         }
         transport = HTTPTransport(timeout: configuration.timeout)
         downloader = PackageDownloader(transport: transport, storage: storage)
+        question = CatalogQuestion(
+            deviceID: stored.deviceID, appVersion: configuration.appVersion, scale: configuration.scale,
+            appearance: configuration.appearance.rawValue)
+        catalog = LockedBox(storage.loadCatalog(app: configuration.appID, platform: configuration.platform.rawValue))
         state = LockedBox(stored)
         try apply()
     }
@@ -68,6 +79,10 @@ public final class LiveryClient: Sendable {
 
     /// The skin that applies now, nil when the app shows its own default look.
     public var current: Skin? { applied.withLock { $0 } }
+
+    /// What decided the holiday skin: the stored catalog, or per-device polls (a server without the catalog, a
+    /// catalog cut at the server's entry cap, or nothing decided yet).
+    public var source: DecisionSource { state.withLock { $0.source } }
 
     /// The id of the theme the user chose (kept across launches), nil when none is chosen.
     public var chosenThemeID: String? { state.withLock { $0.theme?.skinID } }
@@ -84,14 +99,25 @@ public final class LiveryClient: Sendable {
 
     // MARK: - Refresh
 
-    /// Polls the server and applies its answer: call at launch and on resume.
+    /// Asks the server and applies its answer: call at launch, on resume, and from a background refresh.
     ///
-    /// Sends `If-None-Match` (an unchanged answer downloads nothing), verifies the answer (signature, question,
-    /// `expiresAt`), downloads a package only when its sign is new (resuming a cut download), checks its size and
-    /// SHA-256 as it streams, unpacks it hostile-first, validates `config.json`, then swaps `state.json`. The
-    /// answer's `next` is prefetched. After a 503 with `Retry-After`, no request is sent before that instant.
+    /// First the catalog (`GET /api/v1/catalog?app=&platform=`, the same URL for every install, so a CDN serves
+    /// it): nothing is sent while the stored one is fresh (its `max-age`), then it is revalidated with
+    /// `If-None-Match` (a 304 keeps it). A new catalog is verified (signature over the exact bytes, app, platform,
+    /// `expiresAt`); the package of the skin it applies now is downloaded first, and only then is the catalog
+    /// stored (atomically) and applied; the packages of skins starting before its horizon are prefetched. A 404
+    /// `not_found` (a server without the catalog) makes this install poll per device for 24 hours; a 404
+    /// `unknown_app` applies no skin and sends nothing for an hour; a catalog with `"complete": false` makes it poll.
+    /// Both waits are kept in `state.json`, so relaunches do not reach the server.
     ///
-    /// - Throws: a `LiveryError`; the skin applied before the call is kept (a failure never removes a skin).
+    /// A poll (`GET /api/v1/skin`) sends `If-None-Match` (an unchanged answer downloads nothing), verifies the
+    /// answer (signature, question, `expiresAt`), downloads a package only when its sign is new, and prefetches the
+    /// answer's `next`. Every download resumes a cut transfer, checks size and SHA-256 as it streams, unpacks
+    /// hostile-first and validates `config.json` before `state.json` is swapped. After a 503 with `Retry-After`, no
+    /// request is sent before that instant.
+    ///
+    /// - Throws: a `LiveryError`; the skin applied before the call is kept (a failure never removes a skin), and so
+    ///   is the stored catalog.
     public func refresh() async throws(LiveryError) {
         let result = await gate.run { [self] in
             do throws(LiveryError) {
@@ -127,6 +153,17 @@ public final class LiveryClient: Sendable {
         if let retryAfter = before.retryAfter, now < retryAfter {
             throw LiveryError(.server, "the server asked to wait until \(ISO8601Instant.format(retryAfter)) (Retry-After)")
         }
+        // The server said the app has no skin: nothing is asked before the hour is over, so a new app's launch peak
+        // does not reach the origin.
+        if let until = before.unknownAppUntil, now < until { return }
+        if question == nil || before.pollUntil.map({ now < $0 }) == true {
+            return try await poll(now: now)
+        }
+        try await refreshCatalog(now: now)
+    }
+
+    func poll(now: Date) async throws(LiveryError) {
+        let before = state.withLock { $0 }
         let query = pollQuery(deviceID: before.deviceID)
         var request = URLRequest(url: try endpoint("/api/v1/skin", query: query))
         if before.pollQuery == query, let etag = before.pollETag { request.setValue(etag, forHTTPHeaderField: "If-None-Match") }
@@ -138,18 +175,23 @@ public final class LiveryClient: Sendable {
             let document = try verified(body: body, head: head, now: now)
             try await adopt(try PollAnswer.read(document), query: query, etag: head.field("ETag"))
         case 503, 429:
-            let wait = Self.retryAfter(head.field("Retry-After"), now: now)
-            if let wait {
-                let snapshot = state.withLock { state -> StoredState in
-                    state.retryAfter = wait
-                    return state
-                }
-                try storage.saveState(snapshot)
-            }
-            throw LiveryError(.server, "the server answered HTTP \(head.status)" + (wait.map { "; retry after \(ISO8601Instant.format($0))" } ?? ""))
+            throw try busy(head, now: now)
         default:
             throw LiveryError(.server, "the server answered HTTP \(head.status)")
         }
+    }
+
+    /// A 503 or 429: keeps its `Retry-After` (no request before it) and returns the error to throw.
+    func busy(_ head: HTTPTransport.Head, now: Date) throws(LiveryError) -> LiveryError {
+        let wait = Self.retryAfter(head.field("Retry-After"), now: now)
+        if let wait {
+            let snapshot = state.withLock { state -> StoredState in
+                state.retryAfter = wait
+                return state
+            }
+            try storage.saveState(snapshot)
+        }
+        return LiveryError(.server, "the server answered HTTP \(head.status)" + (wait.map { "; retry after \(ISO8601Instant.format($0))" } ?? ""))
     }
 
     /// Parses and verifies an answer body: signature first (over the exact bytes), then the question and expiry.
@@ -176,7 +218,7 @@ public final class LiveryClient: Sendable {
         var answered = true
         if let current = answer.current {
             if before.blocked.contains(current.sign) {
-                failure = LiveryError(.blocked, "skin \(current.skinID) (\(current.sign)) crashed this app before and is never applied again here")
+                failure = Self.blockedError(current)
                 // Not kept as "unchanged": every refresh reports it while the server still names it.
                 answered = false
             } else if current.sign == before.holiday?.sign {
@@ -207,6 +249,7 @@ public final class LiveryClient: Sendable {
         }
         let keep = Set([answer.current?.sign, answer.next?.sign].compactMap { $0 })
         try commit { state in
+            state.source = .poll
             state.holiday = holiday
             state.previousHoliday = previous == holiday ? nil : previous
             state.next = next
@@ -226,11 +269,18 @@ public final class LiveryClient: Sendable {
         for entry in [stored.holiday, stored.next].compactMap({ $0 }) where !stored.blocked.contains(entry.sign) {
             try await ensurePackage(entry)
         }
-        try commit { $0.retryAfter = nil }
+        try commit {
+            $0.source = .poll
+            $0.retryAfter = nil
+        }
+    }
+
+    static func blockedError(_ entry: PackageEntry) -> LiveryError {
+        LiveryError(.blocked, "skin \(entry.skinID) (\(entry.sign)) crashed this app before and is never applied again here")
     }
 
     /// Downloads, verifies and unpacks `entry` unless its package is already stored.
-    private func ensurePackage(_ entry: PackageEntry) async throws(LiveryError) {
+    func ensurePackage(_ entry: PackageEntry) async throws(LiveryError) {
         if storage.hasPackage(entry.sign) { return }
         guard entry.size <= configuration.maximumPackageSize else {
             throw LiveryError(.size, "the package is \(entry.size) bytes, above the \(configuration.maximumPackageSize) accepted")
@@ -281,14 +331,14 @@ public final class LiveryClient: Sendable {
         }
         try await ensurePackage(theme.entry)
         try commit { $0.theme = theme.entry }
-        storage.prune(keep: state.withLock { $0.keptSigns })
+        storage.prune(keep: keptSigns(now: configuration.clock()))
     }
 
     // MARK: - Applying
 
     /// Changes the state with `change`, decides what applies at the clock's instant, saves `state.json`
     /// atomically and publishes the skin.
-    private func commit(_ change: (inout StoredState) -> Void) throws(LiveryError) {
+    func commit(_ change: (inout StoredState) -> Void) throws(LiveryError) {
         state.withLock { change(&$0) }
         try apply()
     }
@@ -296,9 +346,25 @@ public final class LiveryClient: Sendable {
     private func apply() throws(LiveryError) {
         let now = configuration.clock()
         let storage = self.storage
+        let question = self.question
+        let stored = catalog.withLock { $0 }
         let (snapshot, choice, changed) = state.withLock { state -> (StoredState, (entry: PackageEntry, kind: Skin.Kind)?, Bool) in
             let before = state
-            let choice = SkinSelection.choose(state, at: now, isStored: storage.hasPackage)
+            let choice: (entry: PackageEntry, kind: Skin.Kind)?
+            if state.source == .catalog, let question {
+                let verdict = stored.map { question.verdict($0.document, at: now) } ?? CatalogVerdict(skin: nil, themesAllowed: true)
+                // The catalog's skin is kept as `holiday` once it can apply, so a later failure (its package missing,
+                // its sign blocked after a crash) falls back to the skin applied before it.
+                if let skin = verdict.skin, skin.sign != state.holiday?.sign, !state.blocked.contains(skin.sign),
+                    storage.hasPackage(skin.sign)
+                {
+                    if let old = state.holiday { state.previousHoliday = old }
+                    state.holiday = skin
+                }
+                choice = SkinSelection.choose(state, verdict: verdict, at: now, isStored: storage.hasPackage)
+            } else {
+                choice = SkinSelection.choose(state, at: now, isStored: storage.hasPackage)
+            }
             let sign = choice?.entry.sign ?? ""
             if sign != state.applied {
                 state.applied = sign
@@ -340,6 +406,16 @@ public final class LiveryClient: Sendable {
 
     // MARK: - Requests
 
+    /// The catalog's query: the app and platform only, so every install of them asks the same URL (a CDN's key).
+    var catalogQuery: String {
+        var components = URLComponents()
+        components.queryItems = [
+            URLQueryItem(name: "app", value: configuration.appID),
+            URLQueryItem(name: "platform", value: configuration.platform.rawValue),
+        ]
+        return components.percentEncodedQuery ?? ""
+    }
+
     private func pollQuery(deviceID: String) -> String {
         var components = URLComponents()
         components.queryItems = [
@@ -353,7 +429,7 @@ public final class LiveryClient: Sendable {
         return components.percentEncodedQuery ?? ""
     }
 
-    private func endpoint(_ path: String, query: String) throws(LiveryError) -> URL {
+    func endpoint(_ path: String, query: String) throws(LiveryError) -> URL {
         guard var components = URLComponents(url: configuration.serverURL, resolvingAgainstBaseURL: false) else {
             throw LiveryError(.network, "the server URL '\(configuration.serverURL)' is not a URL")
         }
@@ -361,6 +437,23 @@ public final class LiveryClient: Sendable {
         components.percentEncodedQuery = query
         guard let url = components.url else { throw LiveryError(.network, "cannot make a URL for \(path)") }
         return url
+    }
+
+    /// Until when a catalog is used without asking again: `now` plus its `Cache-Control` `max-age` (at most a day);
+    /// `now` itself (ask every time) without one, or with `no-cache` or `no-store`.
+    static func freshUntil(_ cacheControl: String?, now: Date) -> Date {
+        var seconds = 0
+        for directive in (cacheControl ?? "").split(separator: ",") {
+            let text = directive.trimmingCharacters(in: .whitespaces).lowercased()
+            if text == "no-cache" || text == "no-store" { return now }
+            if text.hasPrefix("max-age="), let value = Int(text.dropFirst(8)), value >= 0 { seconds = min(value, 86_400) }
+        }
+        return now.addingTimeInterval(Double(seconds))
+    }
+
+    /// The `error.code` of a JSON error body (`{"error":{"code":…}}`), nil when the body is not one.
+    static func errorCode(_ body: [UInt8]) -> String? {
+        (try? JSONValue.parse(body))?.objectValue?["error"]?.objectValue?["code"]?.stringValue
     }
 
     /// `Retry-After` as delay-seconds or an HTTP date, as an instant; nil when absent or unreadable. At most a day.

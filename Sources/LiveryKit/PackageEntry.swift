@@ -1,4 +1,5 @@
 import Foundation
+import LiveryCatalog
 import LiveryJSON
 import SkinModel
 
@@ -31,11 +32,8 @@ struct PackageEntry: Sendable, Equatable {
             return value
         }
         let sign = try text(signKey)
-        guard isSafeSign(sign) else { throw LiveryError(.server, "the answer's \(signKey) \"\(sign.prefix(40))\" is not a package sign") }
         let sha256 = try text("sha256")
-        guard sha256.utf8.count == 64, sha256.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
-            throw LiveryError(.server, "the answer's sha256 is not 64 lowercase hex digits")
-        }
+        try check(sign: sign, signKey: signKey, sha256: sha256)
         guard let size = object["size"]?.intValue, size > 0 else { throw LiveryError(.server, "the answer has no positive \"size\"") }
         var entry = PackageEntry(
             sign: sign, skinID: try text(idKey), packageURL: try text("packageUrl"), sha256: sha256, size: Int64(size))
@@ -47,6 +45,13 @@ struct PackageEntry: Sendable, Equatable {
             entry.endsAt = ends
         }
         return entry
+    }
+
+    private static func check(sign: String, signKey: String, sha256: String) throws(LiveryError) {
+        guard isSafeSign(sign) else { throw LiveryError(.server, "the answer's \(signKey) \"\(sign.prefix(40))\" is not a package sign") }
+        guard sha256.utf8.count == 64, sha256.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
+            throw LiveryError(.server, "the answer's sha256 is not 64 lowercase hex digits")
+        }
     }
 
     /// Signs name folders and files: only `A-Z a-z 0-9 - _ .`, not starting with a dot, 1–128 characters.
@@ -61,6 +66,38 @@ struct PackageEntry: Sendable, Equatable {
             default: false
             }
         }
+    }
+}
+
+// In an extension, so the memberwise initializer stays.
+extension PackageEntry {
+    /// The entry a catalog names for one variant, checked as a poll answer's is; a theme without a window has no
+    /// `startsAt`/`endsAt`.
+    ///
+    /// - Throws: `server` naming the skin when its sign, SHA-256 or size cannot be a package's.
+    init(catalog entry: CatalogEntry, package: CatalogPackage) throws(LiveryError) {
+        do throws(LiveryError) {
+            try Self.check(sign: package.skinSign, signKey: "skinSign", sha256: package.sha256)
+            guard package.size > 0 else { throw LiveryError(.server, "the answer has no positive \"size\"") }
+        } catch {
+            throw LiveryError(.server, "the catalog's entry \(entry.skinId): \(error.message)")
+        }
+        self.init(
+            sign: package.skinSign, skinID: entry.skinId, packageURL: package.packageUrl, sha256: package.sha256,
+            size: Int64(package.size))
+        if entry.startsAt != .distantPast || entry.endsAt != .distantFuture {
+            startsAt = entry.startsAt
+            endsAt = entry.endsAt
+        }
+    }
+
+    /// The package a catalog decision chose; nil when the choice has no package (or one `init(catalog:package:)`
+    /// refuses; a stored catalog was checked with it when it arrived).
+    init?(_ choice: CatalogChoice) {
+        guard let package = choice.package, let entry = try? PackageEntry(catalog: choice.entry, package: package) else {
+            return nil
+        }
+        self = entry
     }
 }
 

@@ -4,6 +4,7 @@ import Foundation
 ///
 /// ```
 /// state.json            the pointer: which packages exist and which applies (replaced by write, fsync, rename)
+/// catalog.json          the verified catalog and its entity tag (replaced the same way)
 /// packages/<sign>/      unpacked, verified packages; a folder appears whole, by rename from staging/
 /// downloads/<sign>.part a download in progress (resumed with Range), with <sign>.etag beside it
 /// staging/              unpacking in progress; emptied at every launch
@@ -14,6 +15,7 @@ struct SkinStorage: Sendable {
     let root: URL
 
     var stateFile: URL { root.appendingPathComponent("state.json") }
+    var catalogFile: URL { root.appendingPathComponent("catalog.json") }
     var packages: URL { root.appendingPathComponent("packages", isDirectory: true) }
     var downloads: URL { root.appendingPathComponent("downloads", isDirectory: true) }
     var staging: URL { root.appendingPathComponent("staging", isDirectory: true) }
@@ -55,6 +57,27 @@ struct SkinStorage: Sendable {
     /// folder fsynced, so a crash leaves the old state or the new one.
     func saveState(_ state: StoredState) throws(LiveryError) {
         try Self.writeDurably(state.serialized(), to: stateFile)
+    }
+
+    /// The stored catalog of `app` and `platform`, nil when there is none, it is unreadable, or it is another's.
+    func loadCatalog(app: String, platform: String) -> StoredCatalog? {
+        guard let data = FileManager.default.contents(atPath: catalogFile.path) else { return nil }
+        return StoredCatalog.read([UInt8](data), app: app, platform: platform)
+    }
+
+    /// Replaces `catalog.json` atomically, as `saveState`.
+    func saveCatalog(_ catalog: StoredCatalog) throws(LiveryError) {
+        try Self.writeDurably(catalog.serialized(), to: catalogFile)
+    }
+
+    /// Removes `catalog.json` (a server without the catalog, or an app it does not know).
+    func removeCatalog() throws(LiveryError) {
+        guard FileManager.default.fileExists(atPath: catalogFile.path) else { return }
+        do {
+            try FileManager.default.removeItem(at: catalogFile)
+        } catch {
+            throw LiveryError.disk("cannot remove", catalogFile.path, error)
+        }
     }
 
     static func writeDurably(_ bytes: [UInt8], to file: URL) throws(LiveryError) {

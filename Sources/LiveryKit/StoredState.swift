@@ -29,6 +29,15 @@ struct StoredState: Sendable, Equatable {
     var blocked: [String] = []
     /// The server asked not to be polled before this instant (503 with `Retry-After`).
     var retryAfter: Date?
+    /// What decides the holiday skin: the stored catalog (`catalog.json`) or the last poll answer (`holiday`, `next`).
+    var source: DecisionSource = .poll
+    /// The stored catalog is used without asking the server until this instant (its `max-age`); then it is
+    /// revalidated with `If-None-Match`.
+    var catalogFreshUntil: Date?
+    /// The server has no catalog (404 `not_found`): poll per device, without asking for one, until this instant.
+    var pollUntil: Date?
+    /// The app has no released skin (404 `unknown_app`): no request at all before this instant.
+    var unknownAppUntil: Date?
 
     init(deviceID: String) { self.deviceID = deviceID }
 
@@ -56,6 +65,10 @@ struct StoredState: Sendable, Equatable {
         add("theme", theme.map(Self.json))
         add("unconfirmed", unconfirmed.map { .string($0) })
         add("retryAfter", retryAfter.map { .string(ISO8601Instant.format($0)) })
+        add("source", .string(source.rawValue))
+        add("catalogFreshUntil", catalogFreshUntil.map { .string(ISO8601Instant.format($0)) })
+        add("pollUntil", pollUntil.map { .string(ISO8601Instant.format($0)) })
+        add("unknownAppUntil", unknownAppUntil.map { .string(ISO8601Instant.format($0)) })
         return JSONValue.object(JSONObject(members)).serialized(.compact)
     }
 
@@ -72,6 +85,11 @@ struct StoredState: Sendable, Equatable {
         state.confirmed = object["confirmed"]?.arrayValue?.compactMap { $0.stringValue } ?? []
         state.unconfirmed = object["unconfirmed"]?.stringValue
         state.retryAfter = object["retryAfter"]?.stringValue.flatMap(ISO8601Instant.parse)
+        // A state written before the catalog existed has no source: it was decided by polls.
+        state.source = object["source"]?.stringValue.flatMap(DecisionSource.init(rawValue:)) ?? .poll
+        state.catalogFreshUntil = object["catalogFreshUntil"]?.stringValue.flatMap(ISO8601Instant.parse)
+        state.pollUntil = object["pollUntil"]?.stringValue.flatMap(ISO8601Instant.parse)
+        state.unknownAppUntil = object["unknownAppUntil"]?.stringValue.flatMap(ISO8601Instant.parse)
         func entry(_ key: String) -> PackageEntry? { object[key]?.objectValue.flatMap(Self.entry) }
         state.holiday = entry("holiday")
         state.previousHoliday = entry("previousHoliday")

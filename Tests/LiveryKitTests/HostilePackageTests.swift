@@ -3,8 +3,8 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Packages a phone must refuse even when the answer vouches for their hash: the proxy serves hostile bytes and an
-/// answer (unsigned server, no keys) naming their SHA-256 and size, so only the zip and config checks stand.
+/// Packages a phone must refuse even when the answer vouches for their hash: the proxy serves hostile bytes and a
+/// catalog (unsigned server, no keys) naming their SHA-256 and size, so only the zip and config checks stand.
 @Suite(.serialized) struct HostilePackageTests {
     static func config(_ marker: String) -> [UInt8] { Array(#"{"home":{"values":{"value_marker":"\#(marker)"}}}"#.utf8) }
 
@@ -42,13 +42,14 @@ import TestSupport
                 if request.path.hasPrefix("/api/v1/packages/") {
                     return .send(TamperingProxy.Response(status: 200, headers: [("ETag", "\"hostile\"")], body: bytes))
                 }
-                guard request.path.hasPrefix("/api/v1/skin"), response.status == 200,
-                    var object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
-                else { return .send(response) }
-                object["sha256"] = digest
-                object["size"] = bytes.count
+                guard request.path.hasPrefix("/api/v1/catalog"), response.status == 200 else { return .send(response) }
+                // Every package the catalog lists vouches for the hostile bytes.
+                let text = String(decoding: response.body, as: UTF8.self)
+                let vouched = text.replacingOccurrences(
+                    of: #""sha256":"[0-9a-f]{64}","size":[0-9]+"#, with: #""sha256":"\#(digest)","size":\#(bytes.count)"#,
+                    options: .regularExpression)
                 var changed = response
-                changed.body = [UInt8]((try? JSONSerialization.data(withJSONObject: object)) ?? Data())
+                changed.body = Array(vouched.utf8)
                 changed.setHeader("ETag", nil)
                 return .send(changed)
             }

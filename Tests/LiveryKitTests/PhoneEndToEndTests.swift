@@ -22,7 +22,7 @@ import TestSupport
         #expect(!run.skinSign.isEmpty)
         #expect(run.themeID == nil && run.line.keys.contains("themeId"))
         #expect(run.line["error"] is NSNull)
-        #expect(run.line["source"] as? String == "poll")
+        #expect(run.line["source"] as? String == "catalog")
         #expect(run.value("home/colors/color_background") == "#1E90FFFF")
         #expect(run.value("home/colors/color.title.sub") == "#FF000080", "falls back to color.title")
         #expect(run.value("home/colors/unknown") == "#01020366", "falls back to __default__")
@@ -51,19 +51,22 @@ import TestSupport
         #expect(darkRun.skinSign != run.skinSign)
     }
 
+    /// Polls (a server without the catalog): the catalog's own revalidation is in `CatalogClientTests`. The server
+    /// keeps its default max-age, so both polls fall in one signing step and get the same answer.
     @Test func anUnchangedSignAsksWithIfNoneMatchAndDownloadsNothing() async throws {
-        let stage = try await Stage.make()
+        let stage = try await Stage.make(serverArguments: [])
         let proxy = try TamperingProxy(upstreamPort: stage.server.port)
+        proxy.setRule(TamperingProxy.withoutCatalog(upstreamPort: stage.server.port))
         let phone = stage.phone(url: proxy.url)
         let first = try await phone.run()
-        #expect(first.status == 0, "\(first)")
+        #expect(first.status == 0 && first.line["source"] as? String == "poll", "\(first)")
         let packageRequests = proxy.requests.filter { $0.path.hasPrefix("/api/v1/packages/") }.count
         #expect(packageRequests == 1)
         let statuses = LockedStatuses()
-        proxy.setRule { request, response in
+        proxy.setRule(TamperingProxy.withoutCatalog(upstreamPort: stage.server.port) { request, response in
             statuses.add(request.path, response.status)
             return .send(response)
-        }
+        })
         let second = try await phone.run()
         #expect(second.status == 0, "\(second)")
         #expect(second.skinSign == first.skinSign)
@@ -95,6 +98,9 @@ import TestSupport
         #expect(off.status == 0, "\(off)")
         #expect(off.skinID == nil && off.skinSign == "")
         #expect(off.values["home/values/value_marker"] is NSNull)
+        // The stored catalog says killed: offline, later inside kit-a's window, still no skin.
+        let offline = try await phone.run(["--offline", "--at", iso(stage.now.addingTimeInterval(3600))])
+        #expect(offline.status == 0 && offline.skinSign == "" && offline.line["source"] as? String == "catalog", "\(offline)")
     }
 
     @Test func aStoredSkinAppliesOfflineUntilItsWindowEnds() async throws {
@@ -173,28 +179,29 @@ import TestSupport
         let wrong = try await stage.phone("wrong", trusting: [impostor.publicKey]).run()
         #expect(wrong.errorCode == "signature", "\(wrong)")
 
-        // A body changed on the way: the signature does not verify; the stored skin stays.
+        // A body changed on the way: the signature does not verify; the stored skin stays. (Polls, from a server
+        // without the catalog; a tampered catalog is in CatalogClientTests.)
         let proxy = try TamperingProxy(upstreamPort: stage.server.port)
-        proxy.setRule { request, response in
+        proxy.setRule(TamperingProxy.withoutCatalog(upstreamPort: stage.server.port) { request, response in
             guard request.path.hasPrefix("/api/v1/skin"), response.status == 200 else { return .send(response) }
             var changed = response
             let text = String(decoding: changed.body, as: UTF8.self).replacingOccurrences(of: "\"size\":", with: "\"size\": ")
             changed.body = Array(text.utf8)
             changed.setHeader("ETag", nil)
             return .send(changed)
-        }
+        })
         // Another device id on the same storage: no If-None-Match (which a 304 would answer), the stored skin kept.
         let kept = try await Phone(server: proxy.url, storage: good.storage, deviceID: "device-2", publicKeys: good.publicKeys).run()
         #expect(kept.errorCode == "signature", "\(kept)")
         #expect(kept.skinID == "kit-a")
 
         // The signature header removed: unsigned, refused because keys are configured.
-        proxy.setRule { _, response in
+        proxy.setRule(TamperingProxy.withoutCatalog(upstreamPort: stage.server.port) { _, response in
             var stripped = response
             stripped.setHeader("Livery-Signature", nil)
             stripped.setHeader("ETag", nil)
             return .send(stripped)
-        }
+        })
         let unsigned = try await Phone(server: proxy.url, storage: good.storage, deviceID: "device-3", publicKeys: good.publicKeys).run()
         #expect(unsigned.errorCode == "unsigned", "\(unsigned)")
         #expect(unsigned.skinID == "kit-a")
@@ -224,8 +231,9 @@ import TestSupport
         let proxy = try TamperingProxy(upstreamPort: stage.server.port)
         let phone = stage.phone(url: proxy.url)
         #expect(try await phone.run().status == 0)
-        // The proxy answers the phone's scale-2 question with the (validly signed) answer for scale 1.
-        proxy.setRule { request, response in
+        // The proxy answers the phone's scale-2 poll with the (validly signed) answer for scale 1. (A server without
+        // the catalog; a catalog for another platform is in CatalogClientTests.)
+        proxy.setRule(TamperingProxy.withoutCatalog(upstreamPort: stage.server.port) { request, response in
             guard request.path.hasPrefix("/api/v1/skin") else { return .send(response) }
             let swapped = request.path.replacingOccurrences(of: "scale=2", with: "scale=1")
             guard let fetched = try? HTTPGet.fetch(port: stage.server.port, path: swapped) else { return .send(response) }
@@ -236,7 +244,7 @@ import TestSupport
                 answer.setHeader("Livery-Signature", String(line.dropFirst("livery-signature:".count)).trimmingCharacters(in: .whitespaces))
             }
             return .send(answer)
-        }
+        })
         var other = phone
         other.storage = stage.workspace.root + "/other"
         let run = try await other.run(["--scale", "2"])
@@ -320,21 +328,22 @@ import TestSupport
         let phone = stage.phone(url: proxy.url)
         let first = try await phone.run()
         proxy.setRule { request, response in
-            guard request.path.hasPrefix("/api/v1/skin") else { return .send(response) }
+            guard request.path.hasPrefix("/api/v1/catalog") else { return .send(response) }
             return .send(TamperingProxy.Response(
                 status: 503, headers: [("Retry-After", "120"), ("Cache-Control", "no-store")], body: Array("{}".utf8)))
         }
         let refused = try await phone.run()
         #expect(refused.status == 1 && refused.errorCode == "server", "\(refused)")
-        #expect(refused.skinSign == first.skinSign)
-        let polls = proxy.requests.filter { $0.path.hasPrefix("/api/v1/skin") }.count
+        #expect(refused.skinSign == first.skinSign && refused.line["source"] as? String == "catalog", "the stored catalog decides")
+        let asked = proxy.requests.filter { $0.path.hasPrefix("/api/v1/catalog") }.count
         let waiting = try await phone.run()
         #expect(waiting.errorCode == "server" && waiting.skinSign == first.skinSign, "\(waiting)")
-        #expect(proxy.requests.filter { $0.path.hasPrefix("/api/v1/skin") }.count == polls, "no poll before Retry-After")
+        #expect(proxy.requests.filter { $0.path.hasPrefix("/api/v1/catalog") }.count == asked, "no request before Retry-After")
         proxy.setRule { .send($1) }
         let later = try await phone.run(["--at", iso(Date().addingTimeInterval(121))])
         #expect(later.status == 0 && later.skinSign == first.skinSign, "\(later)")
-        #expect(proxy.requests.filter { $0.path.hasPrefix("/api/v1/skin") }.count == polls + 1)
+        #expect(proxy.requests.filter { $0.path.hasPrefix("/api/v1/catalog") }.count == asked + 1)
+        #expect(!proxy.requests.contains { $0.path.hasPrefix("/api/v1/skin") }, "the catalog decided throughout")
     }
 
     @Test func badArgumentsExitTwo() async throws {

@@ -22,9 +22,12 @@ import TestSupport
     }
 
     static var clean: [[String: Any]] { [
-        target("LiveryKit", ["LiveryJSON", "LiveryProtocol", "ZipReading", "SkinModel"], products: [("Crypto", "swift-crypto")]),
+        target(
+            "LiveryKit", ["LiveryJSON", "LiveryProtocol", "ZipReading", "SkinModel", "LiveryCatalog"],
+            products: [("Crypto", "swift-crypto")]),
         target("LiveryJSON", []), target("LiveryProtocol", []), target("ZipReading", ["CZlib"]), target("CZlib", []),
         target("SkinModel", ["LiveryJSON"]),
+        target("LiveryCatalog", ["LiveryJSON"], products: [("Crypto", "swift-crypto")]),
     ] }
 
     @Test func passesTheGraphOfPortableTargetsAndSwiftCrypto() async throws {

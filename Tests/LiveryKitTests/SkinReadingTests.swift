@@ -107,7 +107,12 @@ import SkinModel
         state.confirmed = ["abc"]
         state.applied = "abc"
         state.pollETag = "\"e\""
+        state.source = .catalog
+        state.catalogFreshUntil = Date(timeIntervalSince1970: 1_800_000_060)
+        state.pollUntil = Date(timeIntervalSince1970: 1_800_086_400)
+        state.unknownAppUntil = Date(timeIntervalSince1970: 1_800_003_600)
         #expect(StoredState.read(state.serialized()) == state)
+        #expect(StoredState.read(Array(#"{"version":1,"deviceId":"d"}"#.utf8))?.source == .poll, "written before the catalog")
         #expect(StoredState.read(Array("{not json".utf8)) == nil)
         #expect(StoredState.read(Array(#"{"version":2,"deviceId":"d"}"#.utf8)) == nil)
     }
@@ -117,6 +122,18 @@ import SkinModel
         for bad in ["", ".hidden", "a/b", "..", "a b", String(repeating: "a", count: 129), "é"] {
             #expect(!PackageEntry.isSafeSign(bad), "\(bad)")
         }
+    }
+
+    @Test func aCatalogIsFreshForItsMaxAgeAtMostADayAndNotAtAllWithoutOne() {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        #expect(LiveryClient.freshUntil("public, max-age=60, stale-while-revalidate=240", now: now) == now.addingTimeInterval(60))
+        #expect(LiveryClient.freshUntil("Public,MAX-AGE=5", now: now) == now.addingTimeInterval(5))
+        #expect(LiveryClient.freshUntil("public, max-age=999999", now: now) == now.addingTimeInterval(86_400))
+        #expect(LiveryClient.freshUntil("public, s-maxage=600", now: now) == now)
+        #expect(LiveryClient.freshUntil("max-age=60, no-cache", now: now) == now)
+        #expect(LiveryClient.freshUntil("no-store", now: now) == now)
+        #expect(LiveryClient.freshUntil("max-age=-1", now: now) == now)
+        #expect(LiveryClient.freshUntil(nil, now: now) == now)
     }
 
     @Test func retryAfterIsReadAsSecondsOrAnHTTPDateAndCappedAtADay() {

@@ -3,7 +3,12 @@ import TestSupport
 
 /// One `livery serve` over a fresh workspace, with the skin `kit-a` live (from an hour ago for three hours) and,
 /// when signed, the key `k1` signing every answer.
+///
+/// By default the server runs with `--cache-max-age 0`, so every launch of a phone asks again (its catalog is never
+/// fresh); `CatalogClientTests` gives the catalog a real max-age.
 struct Stage {
+    static let everyLaunchAsks = ["--cache-max-age", "0"]
+
     let workspace: KitWorkspace
     let server: KitServer
     let key: (privateKey: String, publicKey: String)?
@@ -14,7 +19,7 @@ struct Stage {
     var endsAt: Date { now.addingTimeInterval(3 * 3600) }
 
     static func make(
-        signed: Bool = true, liveSkin: Bool = true,
+        signed: Bool = true, liveSkin: Bool = true, serverArguments: [String] = everyLaunchAsks,
         more: (KitWorkspace, Date) throws -> Void = { _, _ in }
     ) async throws -> Stage {
         let workspace = try KitWorkspace()
@@ -25,10 +30,10 @@ struct Stage {
         }
         try more(workspace, now)
         var key: (String, String)?
-        var arguments: [String] = []
+        var arguments = serverArguments
         if signed {
             key = try await workspace.createKey("k1")
-            arguments = ["--signing-key", key?.0 ?? ""]
+            arguments += ["--signing-key", key?.0 ?? ""]
         }
         let server = try await KitServer.start(workspace, arguments: arguments)
         return Stage(workspace: workspace, server: server, key: key, now: now)

@@ -211,3 +211,29 @@ final class TamperingProxy: @unchecked Sendable {
         return Array(head.utf8) + response.body.prefix(bodyBytes)
     }
 }
+
+extension TamperingProxy {
+    /// A rule that makes the server look like one without the catalog: a catalog request gets the real server's
+    /// answer to a path it does not have (404 `not_found`); everything else goes to `rule`.
+    static func withoutCatalog(upstreamPort: Int, _ rule: @escaping Rule = { .send($1) }) -> Rule {
+        { request, response in
+            guard request.path.hasPrefix("/api/v1/catalog") else { return rule(request, response) }
+            guard let missing = try? HTTPGet.fetch(port: upstreamPort, path: "/api/v1/no-catalog-here") else {
+                return .send(Response(status: 502, headers: [], body: []))
+            }
+            return .send(Response(missing))
+        }
+    }
+}
+
+extension TamperingProxy.Response {
+    /// A response `HTTPGet` fetched, headers as they came.
+    init(_ fetched: HTTPGet.Response) {
+        var headers: [(String, String)] = []
+        for line in fetched.head.split(separator: "\r\n").dropFirst() {
+            let pieces = line.split(separator: ":", maxSplits: 1)
+            if pieces.count == 2 { headers.append((String(pieces[0]), pieces[1].trimmingCharacters(in: .whitespaces))) }
+        }
+        self.init(status: fetched.status, headers: headers, body: fetched.body)
+    }
+}
