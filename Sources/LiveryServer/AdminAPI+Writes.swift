@@ -47,7 +47,7 @@ extension AdminAPI {
             return response
         }
         // The upload's files, parsed documents and package plans are freed by now.
-        await MemoryRelease.returnFreedMemory()
+        await MemoryRelease.returnFreedMemory(afterReading: request.body.count)
         return response
     }
 
