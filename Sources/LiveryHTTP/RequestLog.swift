@@ -43,7 +43,8 @@ struct RequestLine {
         }
         var message: [UInt8] = []
         appendMessage(to: &message)
-        logger.log(level: level, "\(String(decoding: message, as: UTF8.self))", metadata: metadata, source: "LiveryHTTP")
+        logger.log(
+            level: level, "\(String(decoding: message, as: UTF8.self))", metadata: metadata, source: "LiveryHTTP")
     }
 
     /// `GET /healthz 200 120B 0.041ms`.
@@ -270,8 +271,11 @@ public final class RequestLog: Sendable {
         var prefix: [UInt8] = []
     }
 
-    /// `2026-11-22T11:15:02+0100 info livery: http.duration_ms=0.041 … request.id=9f2c [LiveryHTTP] GET /healthz 200 120B 0.041ms`
-    func appendText(_ line: RequestLine, level: Logger.Level, now: timespec, cache: inout TimestampCache, to out: inout [UInt8]) {
+    /// `2026-11-22T11:15:02+0100 info livery: http.duration_ms=0.041 … request.id=9f2c [LiveryHTTP] GET /healthz
+    /// 200 120B 0.041ms` (one line).
+    func appendText(
+        _ line: RequestLine, level: Logger.Level, now: timespec, cache: inout TimestampCache, to out: inout [UInt8]
+    ) {
         if cache.second != Int(now.tv_sec) {
             cache.second = Int(now.tv_sec)
             cache.prefix = Self.localTimestamp(now.tv_sec)
@@ -304,7 +308,9 @@ public final class RequestLog: Sendable {
 
     /// `{"timestamp":"…","level":"info","label":"livery","source":"LiveryHTTP","message":"…","metadata":{…}}`, keys
     /// sorted as `JSONLogHandler` sorts them.
-    func appendJSON(_ line: RequestLine, level: Logger.Level, now: timespec, cache: inout TimestampCache, to out: inout [UInt8]) {
+    func appendJSON(
+        _ line: RequestLine, level: Logger.Level, now: timespec, cache: inout TimestampCache, to out: inout [UInt8]
+    ) {
         if cache.second != Int(now.tv_sec) {
             cache.second = Int(now.tv_sec)
             var prefix: [UInt8] = []

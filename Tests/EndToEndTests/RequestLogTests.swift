@@ -51,6 +51,7 @@ import TestSupport
                     #expect((object["message"] as? String)?.hasPrefix("GET \(path) 404 ") == true, "\(line)")
                     logged.append(path)
                 } else {
+                    // A whole text request line of a 404: path and bytes as metadata, then in the message.
                     let match = try #require(
                         line.wholeMatch(
                             of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d{4} info livery: http\.duration_ms=[0-9.e-]+ http\.method=GET http\.path=(\S+) http\.response_bytes=(\d+) http\.route=unmatched http\.status=404 request\.id=\S+ \[LiveryHTTP\] GET (\S+) 404 (\d+)B [0-9]+\.[0-9]{3}ms/

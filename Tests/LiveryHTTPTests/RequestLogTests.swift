@@ -62,7 +62,8 @@ import Testing
                 let old = try Self.oldPath(line, format: format)
                 let sameInstant =
                     format == .json
-                    ? old.before.tv_sec == old.after.tv_sec && old.before.tv_nsec / 1_000_000 == old.after.tv_nsec / 1_000_000
+                    ? old.before.tv_sec == old.after.tv_sec
+                        && old.before.tv_nsec / 1_000_000 == old.after.tv_nsec / 1_000_000
                     // swift-log's `time(nil)` may read a coarser clock, a few milliseconds behind.
                     : old.before.tv_sec == old.after.tv_sec && old.before.tv_nsec > 50_000_000
                 guard sameInstant else { continue }

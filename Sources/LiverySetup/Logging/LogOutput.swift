@@ -12,7 +12,8 @@ import SystemCalls
 ///
 /// Guarantees: each record (or batch of whole request lines, see `RequestLog` in LiveryHTTP) is written by one
 /// `write` loop under a lock, so lines from different threads never interleave, in text format as in JSON; in JSON
-/// format every line the process writes through it, `announce` included, is one JSON object. Logging never throws: a failed write (a closed pipe) drops the line.
+/// format every line the process writes through it, `announce` included, is one JSON object. Logging never throws: a
+/// failed write (a closed pipe) drops the line.
 public final class LogOutput: Sendable {
     /// The format of every line.
     public let format: LiveryConfiguration.LogFormat
