@@ -185,7 +185,7 @@ let package = Package(
         .testTarget(name: "LiveryProtocolTests", dependencies: ["LiveryProtocol"]),
         .testTarget(name: "LiveryCryptoTests", dependencies: ["LiveryCrypto", "LiveryProtocol", "TestSupport"]),
         .testTarget(name: "LiveryHTTPTests", dependencies: [
-            "LiveryHTTP", "HTTPTestSupport", "TestSupport", .product(name: "Logging", package: "swift-log"),
+            "LiveryHTTP", "LiverySetup", "HTTPTestSupport", "TestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "SkinModelTests", dependencies: ["SkinModel", "SkinDirectory", "LiveryJSON", "TestSupport"]),
         .testTarget(name: "ZipReadingTests", dependencies: ["ZipReading", "TestSupport"]),

@@ -9,7 +9,7 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
-LIVERY="$ROOT/.build/release/livery"
+LIVERY=${LIVERY_BIN:-$ROOT/.build/release/livery}  # LIVERY_BIN: another build (with SKIP_BUILD=1)
 PEER_DIR="$ROOT/bench/peers/hummingbird/HummingbirdPeer"
 PEER="$PEER_DIR/.build/release/HummingbirdPeer"
 PIDS=()
@@ -61,14 +61,16 @@ PY
 }
 
 # Starts livery on 127.0.0.1 and a free port with WORK/skins and WORK/data (created if missing) and the given extra
-# flags, logging to WORK/livery.log; returns once it listens and is ready. Sets LIVERY_PID and LIVERY_PORT.
+# flags, logging to WORK/livery.log (appending, so `: >` empties it while livery runs) at BENCH_LOG_LEVEL (warning:
+# no request lines; info is the default level of `livery serve`); returns once it listens and is ready. Sets
+# LIVERY_PID and LIVERY_PORT.
 bench_start_livery() {  # work [flags...]
     local work=$1
     shift
     mkdir -p "$work/skins" "$work/data"
     : >"$work/livery.log"  # before the wait loop reads it (the child's redirect may come later; set -e stops on a failed read)
-    "$LIVERY" serve --host 127.0.0.1 --port 0 --log-level warning --skins-dir "$work/skins" \
-        --data-dir "$work/data" "$@" >"$work/livery.log" 2>&1 &
+    "$LIVERY" serve --host 127.0.0.1 --port 0 --log-level "${BENCH_LOG_LEVEL:-warning}" --skins-dir "$work/skins" \
+        --data-dir "$work/data" "$@" >>"$work/livery.log" 2>&1 &
     LIVERY_PID=$!
     PIDS+=("$LIVERY_PID")
     for _ in $(seq 1 600); do
@@ -132,6 +134,25 @@ cpu_ticks() {  # pid...
         total=$((total + fields[13] + fields[14]))
     done
     echo "$total"
+}
+
+# PIDS_OF: the process and its children (nginx's master and workers), for cpu_ticks.
+pids_of() {  # pid
+    echo "$1 $(pgrep -P "$1" | tr '\n' ' ')"
+}
+
+# Like measure, with the CPU time (user + system) the server processes used per request, in microseconds, as a
+# fourth column: "req_per_sec p99_ms mb_per_sec cpu_us_per_request". DURATION in seconds (`10s`). Files named in
+# BENCH_TRUNCATE (logs) are emptied afterwards, so long runs do not fill the disk.
+measure_cpu() {  # "pid..." connections url [wrk args...]
+    local pids=$1 before after result
+    shift
+    before=$(cpu_ticks $pids)
+    result=$(measure "$@")
+    after=$(cpu_ticks $pids)
+    for file in ${BENCH_TRUNCATE:-}; do : >"$file"; done
+    read -r rps _ <<<"$result"
+    echo "$result $(python3 -c "import os; print(f'{($after - $before) / os.sysconf(\"SC_CLK_TCK\") / max(1, $rps * ${DURATION%s}) * 1e6:.1f}')")"
 }
 
 # The median row by its first column (req/s) of newline-separated rows.

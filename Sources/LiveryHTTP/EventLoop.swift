@@ -41,6 +41,8 @@ final class EventLoop: @unchecked Sendable {
     let output = OutputBuffer(capacity: 64 * 1024)
     var dateCache = DateHeaderCache()
     var requestIDs: RequestIDGenerator
+    /// Where this loop's request lines collect, with a `RequestLog` configured; nil for swift-log's path.
+    let requestLines: RequestLog.Buffer?
 
     private let epollFD: Int32
     private let wakeFD: Int32
@@ -93,6 +95,7 @@ final class EventLoop: @unchecked Sendable {
         self.wakeFD = wakeFD
         self.readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.readBufferSize, alignment: 16)
         self.requestIDs = RequestIDGenerator(seed: context.requestIDSeed, loopIndex: index)
+        self.requestLines = context.logsRequests ? context.configuration.requestLog?.makeBuffer(level: context.requestLogLevel) : nil
         // A quarter of the shortest timeout, between 5 ms and 500 ms.
         let shortest = min(context.headerTimeout, context.idleTimeout, context.lingerTimeout)
         self.sweepInterval = min(max(shortest / 4, 5_000_000), 500_000_000)

@@ -494,27 +494,14 @@ final class HTTPConnection: @unchecked Sendable {
                     nanoseconds: Int64(clamping: elapsed), requestID: requestID))
         }
         if context.logsRequests {
-            // The path is logged raw and without the query: no decoded control characters, no query secrets.
-            let methodText = method?.rawValue ?? "-"
-            let pathText = head.map { String($0.rawPath) } ?? "-"
-            let milliseconds = Double(elapsed) / 1_000_000
-            // The same facts as fields a log pipeline can filter on; numbers stay numbers (`stringConvertible`
-            // integers and doubles are JSON numbers in the JSON log). Method and path only when the head was read.
-            var metadata: Logger.Metadata = [
-                "request.id": .string(requestID),
-                "http.route": .string(routePattern ?? HTTPServer.unmatchedRoute),
-                "http.status": .stringConvertible(status.code),
-                "http.response_bytes": .stringConvertible(bytesSent),
-                "http.duration_ms": .stringConvertible(Double((elapsed + 500) / 1000) / 1000),
-            ]
-            if head != nil {
-                metadata["http.method"] = .string(methodText)
-                metadata["http.path"] = .string(pathText)
+            let line = RequestLine(
+                method: method?.rawValue, path: head?.rawPath, route: routePattern ?? HTTPServer.unmatchedRoute,
+                status: status.code, bytesSent: bytesSent, elapsedNanoseconds: elapsed, requestID: requestID)
+            if let requestLines = loop.requestLines {
+                requestLines.append(line)
+            } else {
+                line.log(to: context.logger, level: context.requestLogLevel)
             }
-            context.logger.log(
-                level: context.requestLogLevel,
-                "\(methodText) \(pathText) \(status.code) \(bytesSent)B \(milliseconds.formatted3)ms",
-                metadata: metadata)
         }
     }
 
@@ -689,14 +676,5 @@ final class HTTPConnection: @unchecked Sendable {
                 return
             }
         }
-    }
-}
-
-extension Double {
-    /// Three decimals without Foundation's formatters (for log lines).
-    fileprivate var formatted3: String {
-        let thousandths = Int((self * 1000).rounded())
-        let fraction = thousandths % 1000
-        return "\(thousandths / 1000)." + (fraction < 10 ? "00" : fraction < 100 ? "0" : "") + "\(fraction)"
     }
 }

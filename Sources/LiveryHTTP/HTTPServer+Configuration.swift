@@ -39,6 +39,10 @@ extension HTTPServer {
         public var serverName: String = "Livery"
         /// Level of the one log line per request. Default `.info`.
         public var requestLogLevel: Logger.Level = .info
+        /// Where request lines go without swift-log's per-line path (each event loop buffers its own; see
+        /// `RequestLog`), for a logger whose handler has no metadata of its own; its level should be
+        /// `requestLogLevel`. Default nil: each line through the server's logger.
+        public var requestLog: RequestLog?
         /// Whether a valid incoming `X-Request-Id` (1-64 characters of `A-Z a-z 0-9 . _ : -`) is reused instead of
         /// generating one. Default true.
         public var acceptsRequestID: Bool = true

@@ -97,6 +97,12 @@ public struct JSONWriter: Sendable {
     /// Appends `text` to `output` as a JSON string literal by the rule above.
     public static func appendString(_ text: some StringProtocol, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
+        appendEscaped(text, to: &output)
+        output.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends `text` escaped by the rule above, without the quotes (a piece of a string literal).
+    public static func appendEscaped(_ text: some StringProtocol, to output: inout [UInt8]) {
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "\""): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
@@ -114,7 +120,6 @@ public struct JSONWriter: Sendable {
             default: output.append(byte)
             }
         }
-        output.append(UInt8(ascii: "\""))
     }
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)

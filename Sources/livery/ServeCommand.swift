@@ -84,6 +84,8 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.eventLoopCount = settings.eventLoops
         configuration.observer = metrics.httpObserver
         configuration.openFiles = service.openFiles
+        let requestLog = Self.requestLog(output: output, level: level, logger: logger)
+        configuration.requestLog = requestLog
         var plainConfiguration = configuration
         if let certificate = settings.tlsCert, let key = settings.tlsKey {
             configuration.tls = HTTPServer.TLSConfiguration(certificatePath: certificate, privateKeyPath: key)
@@ -97,6 +99,7 @@ struct ServeCommand: AsyncParsableCommand {
             var metricsConfiguration = HTTPServer.Configuration(host: settings.host, port: metricsPort)
             metricsConfiguration.eventLoopCount = 1
             metricsConfiguration.drainTimeout = settings.drainTimeout
+            metricsConfiguration.requestLog = requestLog
             let metricsServer = HTTPServer(configuration: metricsConfiguration, router: metricsRouter, logger: logger)
             do {
                 let address = try metricsServer.start()
@@ -204,6 +207,8 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let scrubbing = Self.scrubbing(settings, store: sharedStore, loaded: loading, logger: logger)
         for server in running { await server.waitUntilStopped() }
+        // Every request line buffered so far reaches the log before the process exits.
+        requestLog?.close()
         withExtendedLifetime((signals, reload)) {}
         scrubbing?.cancel()
         // Waiting for PostgreSQL ends with the server; a file store's import in progress must finish its change.
@@ -234,6 +239,24 @@ struct ServeCommand: AsyncParsableCommand {
             + "which also covers files being sent and \(DescriptorLimit.reserve) for the server itself: raise the limit "
             + "(ulimit -n, LimitNOFILE=, docker --ulimit nofile=) or lower \(flag)"
         logger.warning("\(message)")
+    }
+
+    /// Request lines at `info` skip swift-log's per-line path: each event loop buffers its own, written through
+    /// `output` (the descriptor writer every line shares) at 64 KiB, within a second, and at shutdown. Lines a slow
+    /// standard output cannot take are dropped, counted in `livery_log_lines_dropped_total` and warned of once per
+    /// episode. Nil when the level hides request lines.
+    static func requestLog(output: LogOutput, level: Logger.Level, logger: Logger) -> RequestLog? {
+        guard level <= .info else { return nil }
+        let dropped = Counter(label: "livery_log_lines_dropped_total")
+        return RequestLog(
+            format: output.format == .json ? .json : .text, label: logger.label,
+            write: { output.write(line: $0) },
+            warn: { count in
+                let message = "standard output cannot keep up with the log: dropped \(count) request lines "
+                    + "(counted in livery_log_lines_dropped_total); warnings and errors are kept"
+                logger.warning("\(message)")
+            },
+            dropped: { dropped.increment(by: $0) })
     }
 
     /// `duration` in seconds as a person writes them (`600`, `2.5`).

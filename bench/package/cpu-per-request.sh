@@ -51,7 +51,7 @@ chmod 644 "$WORK/www/served"
 cp "$WORK/www/served" "$WORK/www/answer.json"
 cp "$WORK/www/served" "$WORK/www/package.zip"
 NGINX_PORT=$(free_port)
-sed -e "s|@WORK@|$WORK|g" -e "s|@PORT@|$NGINX_PORT|g" "$ROOT/bench/client/nginx.conf" >"$WORK/nginx.conf"
+sed -e "s|@WORK@|$WORK|g" -e "s|@PORT@|$NGINX_PORT|g" -e "s|@LOGPORT@|$(free_port)|g" "$ROOT/bench/client/nginx.conf" >"$WORK/nginx.conf"
 nginx -p "$WORK" -c "$WORK/nginx.conf" -e "$WORK/error.log" &
 PIDS+=($!)
 NGINX_URL="http://127.0.0.1:$NGINX_PORT/package.zip"

@@ -3,6 +3,9 @@
 # (`/api/v1/packages/<sign>.zip`) against nginx serving the same zip with sendfile and `open_file_cache`, both on
 # 127.0.0.1 and measured with wrk in one run (rounds interleaved); then Livery's RSS with 10,000 idle keep-alive
 # connections, as `bench/http/run.sh` measures it (a fresh process, one request on each connection).
+# Like with like: Livery at its default log level (a request line each, to a file) against nginx with
+# `access_log … combined buffer=64k`, and Livery at `warning` against nginx with `access_log off`; each row also has
+# the servers' CPU time (user + system) per request.
 #
 #   bench/package/run.sh            (builds the release binary first; SKIP_BUILD=1 to reuse it)
 #
@@ -29,6 +32,12 @@ echo "== generating a ${PACKAGE_KB} KB skin (seed $SKIN_SEED)" >&2
 bench_demo_skin "$WORK/skins/bench" "$(python3 -c "print($PACKAGE_KB / 1000)")" "$SKIN_SEED"
 bench_start_livery "$WORK"
 LIVERY_BASE="http://127.0.0.1:$LIVERY_PORT"
+LIVERY_CPU=$LIVERY_PID
+mkdir -p "$WORK/logged"
+ln -s "$WORK/skins" "$WORK/logged/skins"
+BENCH_LOG_LEVEL=info bench_start_livery "$WORK/logged"
+LOGGED_BASE="http://127.0.0.1:$LIVERY_PORT"
+LOGGED_CPU=$LIVERY_PID
 
 mkdir -p "$WORK/www"
 POLL_QUERY="?app=demo&platform=ios&appVersion=7.2.0&deviceId=device-1&scale=3"
@@ -40,41 +49,60 @@ chmod 644 "$WORK/www/"*
 
 # The same nginx peer as bench/client (2 workers, sendfile, open_file_cache).
 NGINX_PORT=$(free_port)
-sed -e "s|@WORK@|$WORK|g" -e "s|@PORT@|$NGINX_PORT|g" "$ROOT/bench/client/nginx.conf" >"$WORK/nginx.conf"
+NGINX_LOG_PORT=$(free_port)
+sed -e "s|@WORK@|$WORK|g" -e "s|@PORT@|$NGINX_PORT|g" -e "s|@LOGPORT@|$NGINX_LOG_PORT|g" \
+    "$ROOT/bench/client/nginx.conf" >"$WORK/nginx.conf"
 nginx -p "$WORK" -c "$WORK/nginx.conf" -e "$WORK/error.log" &
-PIDS+=($!)
+NGINX_PID=$!
+PIDS+=($NGINX_PID)
 NGINX_BASE="http://127.0.0.1:$NGINX_PORT"
+NGINX_LOG_BASE="http://127.0.0.1:$NGINX_LOG_PORT"
 wait_for_http "$NGINX_BASE/package.zip"
-curl -fs "$NGINX_BASE/package.zip" | cmp -s - "$WORK/www/package.zip" || { echo "nginx zip differs" >&2; exit 1; }
+NGINX_CPU=$(pids_of "$NGINX_PID")
+for url in "$NGINX_BASE/package.zip" "$NGINX_LOG_BASE/package.zip" "$LOGGED_BASE$PACKAGE_PATH"; do
+    curl -fs "$url" | cmp -s - "$WORK/www/package.zip" || { echo "$url serves another zip" >&2; exit 1; }
+done
+# The logs measured runs write are emptied after each run.
+BENCH_TRUNCATE="$WORK/logged/livery.log $WORK/access.log"
 
 echo "== package: $(wc -c <"$WORK/www/package.zip") bytes; wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency; $ROUNDS interleaved rounds" >&2
 echo "== machine: $(nproc) cores, load average$(uptime | sed 's/.*load average//')" >&2
 
+NAMES="livery nginx livery-log nginx-log"
 declare -A RESULTS
 for round in $(seq 1 "$ROUNDS"); do
-    for name in livery nginx; do
+    for name in $NAMES; do
         case $name in
-            livery) result=$(measure "$CONNECTIONS" "$LIVERY_BASE$PACKAGE_PATH") ;;
-            nginx) result=$(measure "$CONNECTIONS" "$NGINX_BASE/package.zip") ;;
+            livery) result=$(measure_cpu "$LIVERY_CPU" "$CONNECTIONS" "$LIVERY_BASE$PACKAGE_PATH") ;;
+            nginx) result=$(measure_cpu "$NGINX_CPU" "$CONNECTIONS" "$NGINX_BASE/package.zip") ;;
+            livery-log) result=$(measure_cpu "$LOGGED_CPU" "$CONNECTIONS" "$LOGGED_BASE$PACKAGE_PATH") ;;
+            nginx-log) result=$(measure_cpu "$NGINX_CPU" "$CONNECTIONS" "$NGINX_LOG_BASE/package.zip") ;;
         esac
         echo "   round $round $name: $result" >&2
         RESULTS[$name]+="$result"$'\n'
     done
 done
-read -r L_RPS L_P99 L_MB <<<"$(median_row "${RESULTS[livery]}")"
-read -r N_RPS N_P99 N_MB <<<"$(median_row "${RESULTS[nginx]}")"
+read -r L_RPS L_P99 L_MB L_CPU <<<"$(median_row "${RESULTS[livery]}")"
+read -r N_RPS N_P99 N_MB N_CPU <<<"$(median_row "${RESULTS[nginx]}")"
+read -r LL_RPS LL_P99 LL_MB LL_CPU <<<"$(median_row "${RESULTS[livery-log]}")"
+read -r NL_RPS NL_P99 NL_MB NL_CPU <<<"$(median_row "${RESULTS[nginx-log]}")"
 
 echo
-printf '%-32s %10s %9s %10s\n' "server" "req/s" "p99 ms" "MB/s"
-printf '%-32s %10s %9s %10s\n' "livery package download" "$L_RPS" "$L_P99" "$L_MB"
-printf '%-32s %10s %9s %10s\n' "nginx package (sendfile)" "$N_RPS" "$N_P99" "$N_MB"
-python3 -c "print(f'package livery/nginx req/s {$L_RPS / $N_RPS:.2f}x   (target >= 0.9x)')"
+printf '%-52s %10s %9s %10s %12s\n' "server (median round by req/s)" "req/s" "p99 ms" "MB/s" "CPU us/req"
+printf '%-52s %10s %9s %10s %12s\n' "livery package, --log-level warning" "$L_RPS" "$L_P99" "$L_MB" "$L_CPU"
+printf '%-52s %10s %9s %10s %12s\n' "nginx package (sendfile), access_log off" "$N_RPS" "$N_P99" "$N_MB" "$N_CPU"
+printf '%-52s %10s %9s %10s %12s\n' "livery package, default level (info)" "$LL_RPS" "$LL_P99" "$LL_MB" "$LL_CPU"
+printf '%-52s %10s %9s %10s %12s\n' "nginx package (sendfile), access_log buffer=64k" "$NL_RPS" "$NL_P99" "$NL_MB" "$NL_CPU"
+python3 -c "
+print(f'package livery/nginx req/s, no logs       {$L_RPS / $N_RPS:.2f}x   CPU/req {$L_CPU / $N_CPU:.2f}x   (target >= 1.0x)')
+print(f'package livery/nginx req/s, both logging  {$LL_RPS / $NL_RPS:.2f}x   CPU/req {$LL_CPU / $NL_CPU:.2f}x')
+"
 echo "load average after the runs:$(uptime | sed 's/.*load average//')"
 
 [ "$IDLE" -gt 0 ] || exit 0
 # Idle connections on a fresh Livery serving bench/http's body, exactly as bench/http/run.sh measures them.
-kill "$LIVERY_PID"
-wait "$LIVERY_PID" 2>/dev/null || true
+kill "$LIVERY_CPU" "$LOGGED_CPU"
+wait "$LIVERY_CPU" "$LOGGED_CPU" 2>/dev/null || true
 rm -rf "$WORK/skins" "$WORK/data"
 bench_start_livery "$WORK" --bench-body "$ROOT/bench/http/body.json"
 echo

@@ -47,6 +47,9 @@ enum MetricDescriptions {
         LiveryMetrics.processStartTimeName: Description(
             type: "gauge", help: "Start time of the process since unix epoch in seconds."),
         // `serve --scrub-interval` (made in the livery executable, which this target does not see).
+        // Request lines `serve` could not write (a standard output that cannot keep up; see RequestLog).
+        "livery_log_lines_dropped_total": Description(
+            type: "counter", help: "Request log lines dropped because standard output could not keep up."),
         "livery_scrub_runs_total": Description(type: "counter", help: "Scrubs of the store and package cache finished."),
         "livery_scrub_damaged": Description(
             type: "gauge", help: "Damage the last scrub found, by kind (blob, version, package)."),

@@ -10,9 +10,10 @@ import SystemCalls
 /// Where `livery serve` writes its log: whole lines to one file descriptor (standard output by default), in the
 /// configured format.
 ///
-/// Guarantees: each record is one line written by one `write` loop under a lock, so lines from different threads
-/// never interleave; in JSON format every line the process writes through it, `announce` included, is one JSON
-/// object. Logging never throws: a failed write (a closed pipe) drops the line.
+/// Guarantees: each record (or batch of whole request lines, see `RequestLog` in LiveryHTTP) is written by one
+/// `write` loop under a lock, so lines from different threads never interleave, in text format as in JSON; in JSON
+/// format every line the process writes through it, `announce` included, is one JSON object. Logging never throws: a
+/// failed write (a closed pipe) drops the line.
 public final class LogOutput: Sendable {
     /// The format of every line.
     public let format: LiveryConfiguration.LogFormat
@@ -30,7 +31,7 @@ public final class LogOutput: Sendable {
     public func makeHandler(label: String, level: Logger.Level) -> any LogHandler {
         switch format {
         case .text:
-            var handler = StreamLogHandler.standardOutput(label: label)
+            var handler = StreamLogHandler(label: label, stream: Stream(output: self))
             handler.logLevel = level
             return handler
         case .json:
@@ -53,9 +54,20 @@ public final class LogOutput: Sendable {
         }
     }
 
-    /// Writes `line` (which ends in a newline) whole; a failed write (a closed pipe) drops the line.
-    func write(line: [UInt8]) {
+    /// Writes `line` (one or more lines, ending in a newline) whole, blocking while the descriptor is full; a failed
+    /// write (a closed pipe) drops it.
+    public func write(line: [UInt8]) {
         guard descriptor >= 0 else { return }
         lock.withLock { _ in _ = try? Syscall.writeAll(descriptor, line) }
+    }
+
+    /// `StreamLogHandler`'s text lines, through the same lock and descriptor as every other line (it writes each
+    /// line with one `write(_:)`).
+    private struct Stream: TextOutputStream, Sendable {
+        let output: LogOutput
+
+        func write(_ string: String) {
+            output.write(line: Array(string.utf8))
+        }
     }
 }
