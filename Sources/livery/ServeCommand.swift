@@ -202,7 +202,7 @@ struct ServeCommand: AsyncParsableCommand {
                 await service.publishStoreChanges()
             }
         }
-        let scrubbing = Self.scrubbing(settings, store: sharedStore, loaded: loading, logger: logger)
+        let scrubbing = Self.scrubbing(settings, service: service, store: sharedStore, loaded: loading, logger: logger)
         for server in running { await server.waitUntilStopped() }
         withExtendedLifetime((signals, reload)) {}
         scrubbing?.cancel()
