@@ -72,7 +72,8 @@ extension StoreScrubReport {
     /// record (`version`) is not among them: it is damage found at load wherever the record is loaded (every
     /// replica's reload on PostgreSQL; the file store refuses a `state.json` whose digests do not match, while the
     /// running server keeps the record as it wrote it and writes it back whole at its next change). Nor is a
-    /// damaged package: it is built again from the blobs.
+    /// damaged package: it is checked against its build record and rebuilt
+    /// from the blobs after a restart.
     public var damagedVersions: [String: [Int: String]] {
         var found: [String: [Int: [StoreDamage]]] = [:]
         for damage in damages where damage.kind == .blob && damage.skinID != "-" && damage.version > 0 {
