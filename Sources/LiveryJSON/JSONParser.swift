@@ -163,7 +163,7 @@ public struct JSONParser {
             keyRanges.removeSubrange(firstKey...)
             guard buildsValues else { return .null }
             // Duplicates were refused above.
-            let object = JSONObject(uniqueMembers: Array(memberStack[firstMember...]))
+            let object = JSONObject(uniqueMembers: Self.exactCopy(memberStack[firstMember...]))
             memberStack.removeSubrange(firstMember...)
             return .object(object)
         }
@@ -227,10 +227,19 @@ public struct JSONParser {
             index += 1
             depth -= 1
             guard buildsValues else { return .null }
-            let elements = Array(elementStack[firstElement...])
+            let elements = Self.exactCopy(elementStack[firstElement...])
             elementStack.removeSubrange(firstElement...)
             return .array(elements)
         }
+    }
+
+    /// `slice` in an array of its own with room for exactly its elements. (`Array(slice)` takes over the stack's
+    /// whole buffer, spare capacity included, when the slice is all of it: the outermost object or array.)
+    private static func exactCopy<Element>(_ slice: ArraySlice<Element>) -> [Element] {
+        var copy: [Element] = []
+        copy.reserveCapacity(slice.count)
+        copy.append(contentsOf: slice)
+        return copy
     }
 
     private mutating func enterNesting(at offset: Int) throws(JSONParseError) {

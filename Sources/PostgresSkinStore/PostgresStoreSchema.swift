@@ -6,7 +6,8 @@ import PostgresClient
 /// - `livery_store`: one row, the store revision and the kill switches' revision (the counter every change locks).
 /// - `livery_blobs`: content-addressed bytes (file contents and version metadata) keyed by SHA-256, with size.
 /// - `livery_skins`: every skin ever created, live or deleted (a tombstone keeps its revision and last number).
-/// - `livery_versions`, `livery_version_files`: the versions of live skins and their files.
+/// - `livery_versions`, `livery_version_files`: the versions of live skins and their files (`scrub_damage`, from
+///   step 2: what the last scrub that found the version damaged said).
 /// - `livery_releases`, `livery_kill_switches` (`app` '' is the global switch), `livery_audit` (one row per change,
 ///   `sequence` = the revision it made).
 ///
@@ -75,6 +76,11 @@ public enum PostgresStoreSchema {
                 after bytea
             );
             CREATE INDEX livery_audit_time ON livery_audit (time);
+            """),
+        // What the last scrub that found a version damaged said (`SkinVersion.scrubDamage`), so every replica
+        // leaves it out; NULL when none.
+        Migration(version: 2, sql: """
+            ALTER TABLE livery_versions ADD COLUMN scrub_damage text;
             """),
     ]
 

@@ -22,7 +22,8 @@ enum StoreRows {
     /// The whole state, with every version's metadata checked against its digest and its file list against the
     /// version's digest. Damage stays with its version: a version whose metadata blob is missing or damaged, or
     /// whose file rows do not match its digest (rows changed behind Livery's back), is loaded marked
-    /// (`SkinVersion.damage`), never served nor read, and everything else loads as usual.
+    /// (`SkinVersion.damage`), never served nor read, and everything else loads as usual. A version a scrub
+    /// marked (`scrub_damage`) loads with that mark.
     ///
     /// - Throws: `corruptFile` naming the `livery_store` row when the store-wide revision row is missing or
     ///   behind the rows it counts (nothing can be changed safely then); `unavailable` when PostgreSQL fails.
@@ -52,7 +53,8 @@ enum StoreRows {
         }
         // A left join: a version whose metadata blob row is gone is damaged, not silently dropped.
         let versionRows = try rows(session, """
-            SELECT v.skin_id, v.number, v.created_at, v.actor, v.metadata_sha256, v.digest, b.bytes, b.size
+            SELECT v.skin_id, v.number, v.created_at, v.actor, v.metadata_sha256, v.digest, b.bytes, b.size,
+                v.scrub_damage
             FROM livery_versions v LEFT JOIN livery_blobs b ON b.sha256 = v.metadata_sha256
             ORDER BY v.skin_id, v.number
             """, []) { row throws(PostgresError) in
@@ -70,7 +72,7 @@ enum StoreRows {
                 skinID: skinID, number: number, createdAt: StoreTime.date(Int64(try row.int(2))), actor: try row.string(3),
                 files: stored, metadata: damage == nil ? metadata ?? [] : [], metadataDigest: metadataDigest,
                 digest: digest, damage: damage,
-                metadataSize: metadataSize)
+                metadataSize: metadataSize, scrubDamage: try row.optionalString(8))
         }
         var versions = [String: [SkinVersion]]()
         for version in versionRows {
@@ -135,8 +137,25 @@ enum StoreRows {
         } else {
             try writeKillSwitches(session, next.killSwitches)
         }
+        if change.action == AuditAction.markScrubDamage, let skinID = change.skinID, let skin = next.skins[skinID] {
+            try writeScrubDamage(session, skin)
+        }
         try insertAudit(session, entry)
         try finish(session, at: next)
+    }
+
+    /// Sets the `scrub_damage` of `skin`'s version rows to their marks (`SkinVersion.scrubDamage`), clearing the
+    /// others: the only change `StoreEdit.markScrubDamage` makes to versions, which otherwise never change.
+    private static func writeScrubDamage(_ session: PostgresSession, _ skin: SkinState) throws(StoreError) {
+        try execute(session, """
+            UPDATE livery_versions SET scrub_damage = NULL WHERE skin_id = $1 AND scrub_damage IS NOT NULL
+            """, [.text(skin.id)])
+        for version in skin.versions {
+            guard let mark = version.scrubDamage else { continue }
+            try execute(session, "UPDATE livery_versions SET scrub_damage = $3 WHERE skin_id = $1 AND number = $2", [
+                .text(skin.id), .int(version.number), .text(mark),
+            ])
+        }
     }
 
     /// Writes every row of `snapshot` and `audit` into an empty schema (copying another store).
@@ -146,6 +165,7 @@ enum StoreRows {
         try insertBlobs(session, blobs)
         for (skinID, skin) in snapshot.skins.sorted(by: { $0.key < $1.key }) {
             try writeSkin(session, skinID: skinID, in: snapshot, versions: skin.versions)
+            if skin.versions.contains(where: { $0.scrubDamage != nil }) { try writeScrubDamage(session, skin) }
         }
         for skinID in snapshot.tombstones.keys.sorted() {
             try writeSkin(session, skinID: skinID, in: snapshot, versions: [])

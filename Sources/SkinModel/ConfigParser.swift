@@ -28,6 +28,7 @@ struct ConfigParser {
             return nil
         }
         var modules: [SkinModule] = []
+        modules.reserveCapacity(root.count)
         for member in root where member.key != SkinConfig.darkKey {
             if let module = parseModule(member.key, member.value, at: JSONPointer(tokens: [member.key])) {
                 modules.append(module)
@@ -109,17 +110,17 @@ struct ConfigParser {
             switch section {
             case .colors:
                 if let color = parseColor(member.value, at: place) {
-                    module.colors.append(ConfigEntry(identifier: member.key, value: color, source: member.value))
+                    module.colors.append(ConfigEntry(identifier: member.key, value: color))
                 }
             case .images:
                 if let image = parseImage(member.value, at: place) {
-                    module.images.append(ConfigEntry(identifier: member.key, value: image, source: member.value))
+                    module.images.append(ConfigEntry(identifier: member.key, value: image))
                 }
             case .values:
-                module.values.append(ConfigEntry(identifier: member.key, value: member.value, source: member.value))
+                module.values.append(ConfigEntry(identifier: member.key, value: member.value))
             case .resources:
                 if let path = parseResource(member.value, at: place) {
-                    module.resources.append(ConfigEntry(identifier: member.key, value: path, source: member.value))
+                    module.resources.append(ConfigEntry(identifier: member.key, value: path))
                 }
             }
         }

@@ -32,8 +32,15 @@ public struct SkinConfig: Sendable, Equatable {
     /// The modules an app sees in `appearance`.
     public func modules(for appearance: Appearance) -> [SkinModule] {
         guard appearance == .dark else { return modules }
-        let overrides = Dictionary(darkOverrides.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
-        return modules.map { module in overrides[module.name].map(module.merging) ?? module }
+        return Array(lazyModules(for: appearance))
+    }
+
+    /// ``modules(for:)`` one at a time, each dark one merged when it is reached: no array of them all is made,
+    /// which for a large config would be a copy of every module.
+    public func lazyModules(for appearance: Appearance) -> LazyMapSequence<[SkinModule], SkinModule> {
+        let overrides = appearance == .dark
+            ? Dictionary(darkOverrides.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last }) : [:]
+        return modules.lazy.map { module in overrides[module.name].map(module.merging) ?? module }
     }
 
     /// The `config.json` document an app gets for `appearance` (see the type's documentation).

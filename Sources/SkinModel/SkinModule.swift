@@ -31,16 +31,15 @@ public struct SkinModule: Sendable, Equatable {
     }
 }
 
-/// One identifier of a section with its parsed value and the JSON it was parsed from.
+/// One identifier of a section with its parsed value. The value exactly as written stays in
+/// ``SkinConfig/document``, which packages are generated from: a copy here would cost every entry of a large
+/// config its size again.
 public struct ConfigEntry<Value: Sendable & Equatable>: Sendable, Equatable {
     public var identifier: String
     public var value: Value
-    /// The value exactly as written in `config.json`.
-    public var source: JSONValue
 
-    public init(identifier: String, value: Value, source: JSONValue) {
+    public init(identifier: String, value: Value) {
         self.identifier = identifier
         self.value = value
-        self.source = source
     }
 }

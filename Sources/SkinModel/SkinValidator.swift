@@ -336,31 +336,40 @@ public struct SkinValidator: Sendable {
         // reports its unreferenced files; any reference that resolves counts, light or dark.
         var referenced = alsoUsed
         var parser = ConfigParser(index: index)
-        // What an image value references depends on the value alone; light and dark mostly share values.
-        var imagesSeen = Set<JSONValue>()
-        // Only the images and resources sections can reference files; the walk visits nothing else and builds
-        // no list of keys (a large config has hundreds of thousands).
-        for appearance in Appearance.allCases {
-            let effective = SkinConfig.effectiveDocument(document, for: appearance)
-            for module in effective.objectValue ?? JSONObject() where module.key != SkinConfig.darkKey {
-                guard let sections = module.value.objectValue else { continue }
-                for section in [ConfigSection.images, .resources] {
-                    guard let entries = sections[section.rawValue]?.objectValue else { continue }
-                    for entry in entries where ConfigKey.isValidIdentifier(entry.key) {
-                        switch section {
-                        case .images:
-                            guard imagesSeen.insert(entry.value).inserted else { continue }
-                            let pointer = JSONPointer(tokens: [module.key, section.rawValue, entry.key])
-                            if case .asset(let asset)? = parser.parseImage(entry.value, at: pointer) {
-                                referenced.formUnion(asset.variants.map(\.path.rawValue))
-                            }
-                        case .resources:
-                            if let text = entry.value.stringValue { referenced.insert(text) }
-                        case .colors, .values:
-                            break
-                        }
-                    }
+        func visit(_ section: ConfigSection, _ entry: JSONObject.Member, module: String) {
+            guard ConfigKey.isValidIdentifier(entry.key) else { return }
+            switch section {
+            case .images:
+                let pointer = JSONPointer(tokens: [module, section.rawValue, entry.key])
+                if case .asset(let asset)? = parser.parseImage(entry.value, at: pointer) {
+                    referenced.formUnion(asset.variants.map(\.path.rawValue))
                 }
+            case .resources:
+                if let text = entry.value.stringValue { referenced.insert(text) }
+            case .colors, .values:
+                break
+            }
+        }
+        // Only the images and resources sections can reference files; the walk visits nothing else and builds
+        // no list of keys nor any effective document (a large config has hundreds of thousands of keys). The
+        // light document is the config without "dark"; the dark one differs only where a dark value replaces a
+        // light entry that exists (`SkinConfig.effectiveDocument`), so those values are all it can add.
+        let root = document.objectValue ?? JSONObject()
+        let sectionsWithFiles = [ConfigSection.images, .resources]
+        for module in root where module.key != SkinConfig.darkKey {
+            guard let sections = module.value.objectValue else { continue }
+            for section in sectionsWithFiles {
+                guard let entries = sections[section.rawValue]?.objectValue else { continue }
+                for entry in entries { visit(section, entry, module: module.key) }
+            }
+        }
+        for module in root[SkinConfig.darkKey]?.objectValue ?? JSONObject() where module.key != SkinConfig.darkKey {
+            guard let sections = root[module.key]?.objectValue, let darkSections = module.value.objectValue else { continue }
+            for section in sectionsWithFiles {
+                guard let entries = sections[section.rawValue]?.objectValue,
+                    let darkEntries = darkSections[section.rawValue]?.objectValue
+                else { continue }
+                for entry in darkEntries where entries[entry.key] != nil { visit(section, entry, module: module.key) }
             }
         }
         for path in inventory.present {

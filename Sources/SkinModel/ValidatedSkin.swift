@@ -17,7 +17,7 @@ public struct ValidatedSkin: Sendable, Equatable {
     /// The files referenced in `appearance` by images (all scales) and resources, sorted bytewise.
     public func referencedFiles(for appearance: Appearance) -> [AssetPath] {
         var found = Set<AssetPath>()
-        for module in config.modules(for: appearance) {
+        for module in config.lazyModules(for: appearance) {
             for entry in module.images { if case .asset(let asset) = entry.value { found.formUnion(asset.variants.map(\.path)) } }
             for entry in module.resources { found.insert(entry.value) }
         }
@@ -41,16 +41,18 @@ public struct ValidatedSkin: Sendable, Equatable {
 
     /// `packagePlan(for: variant).contentDigestInput(fileIdentity:)`, passed to `consume` in pieces, without the
     /// generated configs ever being held whole: each is serialized twice, once to count its bytes and once
-    /// into `consume`. Package signs hash this, so signing a skin whose `config.json` is large costs no memory
-    /// in proportion to it.
+    /// into `consume`, from a document made for that serialization and dropped after it (a generated document
+    /// copies the config's top level, and a package holding both appearances has two). Package signs hash this,
+    /// so signing a skin whose `config.json` is large costs little memory in proportion to it.
     public func feedContentDigestInput<Failure: Error>(
         for variant: PackageVariant, fileIdentity: (String) throws(Failure) -> [UInt8],
         into consume: (UnsafeRawBufferPointer) -> Void
     ) throws(Failure) {
-        var parts = generatedConfigs(for: variant).map { generated in
+        var parts = generatedConfigNames(for: variant).map { generated in
             PackagePlan.DigestPart.generated(
-                name: generated.name, count: generated.document.serializedCount(.pretty),
-                write: { generated.document.serialize(.pretty, into: $0) })
+                name: generated.name,
+                count: packagedConfig(for: generated.appearance, scale: variant.scale).serializedCount(.pretty),
+                write: { packagedConfig(for: generated.appearance, scale: variant.scale).serialize(.pretty, into: $0) })
         }
         for path in referencedFiles(for: variant) {
             parts.append(.file(name: path.rawValue, identity: try fileIdentity(path.rawValue)))
@@ -65,9 +67,13 @@ public struct ValidatedSkin: Sendable, Equatable {
     /// The configs `variant`'s package holds, by entry name: `config.json` for its appearance, or for
     /// ``PackageAppearance/any`` the light `config.json` and the dark ``darkConfigName``.
     func generatedConfigs(for variant: PackageVariant) -> [(name: String, document: JSONValue)] {
+        generatedConfigNames(for: variant).map { ($0.name, packagedConfig(for: $0.appearance, scale: variant.scale)) }
+    }
+
+    /// The entry names of `variant`'s configs, with the appearance each is generated for.
+    func generatedConfigNames(for variant: PackageVariant) -> [(name: String, appearance: Appearance)] {
         variant.appearance.appearances.map { appearance in
-            let name = variant.appearance == .any && appearance == .dark ? Self.darkConfigName : "config.json"
-            return (name, packagedConfig(for: appearance, scale: variant.scale))
+            (variant.appearance == .any && appearance == .dark ? Self.darkConfigName : "config.json", appearance)
         }
     }
 
@@ -78,7 +84,7 @@ public struct ValidatedSkin: Sendable, Equatable {
     public func packagedConfig(for appearance: Appearance, scale: Int) -> JSONValue {
         let document = config.effectiveDocument(for: appearance)
         guard manifest.imageReferences == .filePath, var root = document.objectValue else { return document }
-        for module in config.modules(for: appearance) where !module.images.isEmpty {
+        for module in config.lazyModules(for: appearance) where !module.images.isEmpty {
             guard var sections = root[module.name]?.objectValue,
                 var images = sections[ConfigSection.images.rawValue]?.objectValue
             else { continue }
@@ -111,7 +117,7 @@ public struct ValidatedSkin: Sendable, Equatable {
             if names.insert(path.rawValue).inserted { files.append(path) }
         }
         for appearance in variant.appearance.appearances {
-            for module in config.modules(for: appearance) {
+            for module in config.lazyModules(for: appearance) {
                 for entry in module.images {
                     if case .asset(let asset) = entry.value, let file = asset.file(forScale: variant.scale) { add(file) }
                 }

@@ -29,7 +29,8 @@ public final class SkinPackager: Sendable {
         self.skin = skin
         self.source = source
         var digests: [String: String] = [:]
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        // Made at the first file read from disk: an upload's files are in memory and are hashed where they are.
+        var buffer: [UInt8] = []
         for variant in PackageVariant.all {
             for path in skin.referencedFiles(for: variant) where digests[path.rawValue] == nil {
                 digests[path.rawValue] = try Self.digest(of: path.rawValue, in: source, buffer: &buffer)
@@ -112,6 +113,7 @@ public final class SkinPackager: Sendable {
         guard let absolute = source.filePath(of: path) else {
             return SHA256.hexHash(try read(path, in: source))
         }
+        if buffer.isEmpty { buffer = [UInt8](repeating: 0, count: 1 << 20) }
         var hasher = SHA256()
         // false: not a regular file (a FIFO, device or folder planted since validation).
         let outcome = Result { () throws(SystemCallError) -> Bool in

@@ -52,4 +52,7 @@ public enum AuditAction {
     public static let setKillSwitch = "killswitch.set"
     /// `deleteSkin`. Before: `{"versions": [numbers], "release": … or null}`.
     public static let deleteSkin = "skin.delete"
+    /// `StoreEdit.markScrubDamage` (`SkinStore.recordScrub`, actor `scrub`). Before/after: `{"damaged":
+    /// [{"version", "reason"}]}`, the skin's versions marked damaged by a scrub.
+    public static let markScrubDamage = "damage.scrub"
 }

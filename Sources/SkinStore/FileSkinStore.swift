@@ -558,7 +558,7 @@ public final class FileSkinStore: Sendable {
                     skinID: skin.id, number: version.number, createdAt: StoreTime.date(version.createdAt),
                     actor: version.actor, files: files, metadata: damage == nil ? metadata ?? [] : [],
                     metadataDigest: version.metadata, digest: version.digest, damage: damage,
-                    metadataSize: version.metadataSize))
+                    metadataSize: version.metadataSize, scrubDamage: version.scrubDamage))
             }
             skins[skin.id] = SkinState(
                 id: skin.id, revision: skin.revision, versions: versions,

@@ -34,6 +34,9 @@ struct PersistedState: Equatable {
         var metadataSize: Int
         var digest: String
         var files: [File]
+        /// What the last scrub that found the version damaged said (`SkinVersion.scrubDamage`); absent when none.
+        /// Optional, so records written before it read as before.
+        var scrubDamage: String?
     }
 
     struct File: Equatable {
@@ -79,7 +82,8 @@ extension PersistedState {
                     Version(
                         number: version.number, createdAt: StoreTime.millis(version.createdAt), actor: version.actor,
                         metadata: version.metadataDigest, metadataSize: version.metadataSize, digest: version.digest,
-                        files: version.files.map { File(path: $0.path, size: $0.size, sha256: $0.sha256) })
+                        files: version.files.map { File(path: $0.path, size: $0.size, sha256: $0.sha256) },
+                        scrubDamage: version.scrubDamage)
                 },
                 release: skin.release.map {
                     ReleaseRecord(

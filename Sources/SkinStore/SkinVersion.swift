@@ -23,12 +23,19 @@ public struct SkinVersion: Sendable, Equatable, Hashable {
     public let metadataDigest: String
     /// Lowercase hex SHA-256 identifying the whole version; see `SkinVersion.digest(files:metadataDigest:)`.
     public let digest: String
-    /// Why the version cannot be used, as the store found when it loaded it (its metadata blob is missing or does
-    /// not match its digest, or its file list does not match `digest`: rows or records changed behind the store's
-    /// back); nil for a sound version. A damaged version stays in its skin (its number is used, a release may name
-    /// it) but is never served nor read: its `metadata` is empty. Damage stays with its version: the rest of the
+    /// Why the version cannot be used: what the store found when it loaded it (`loadDamage`), else what the last
+    /// scrub found (`scrubDamage`); nil for a sound version. A damaged version stays in its skin (its number is
+    /// used, a release may name it) but is never served nor read. Damage stays with its version: the rest of the
     /// store works as before.
-    public let damage: String?
+    public var damage: String? { loadDamage ?? scrubDamage }
+    /// Why the version cannot be used as the store found when it loaded it: its metadata blob is missing or does
+    /// not match its digest, or its file list does not match `digest` (rows or records changed behind the store's
+    /// back). Its `metadata` is empty then. Found again at every load, never stored.
+    package let loadDamage: String?
+    /// What the last scrub that found this version damaged said (a blob it uses is missing or no longer hashes to
+    /// its address; `SkinStore.recordScrub`), kept in the store, so every replica and a restart see it, until a
+    /// scrub finds the version sound again; nil when none. Its `metadata` is kept (it was checked at load).
+    public let scrubDamage: String?
     /// The size of the metadata blob as recorded (the size of `metadata`, except for a damaged version).
     package let metadataSize: Int
 
@@ -43,11 +50,11 @@ public struct SkinVersion: Sendable, Equatable, Hashable {
             metadataDigest: metadataDigest, digest: digest, damage: nil, metadataSize: metadata.count)
     }
 
-    /// A version the store loaded: `damage` says why it cannot be used (then `metadata` is empty and
-    /// `metadataSize` the recorded size), nil when it is sound.
+    /// A version the store loaded: `damage` says why it cannot be used as loaded (then `metadata` is empty and
+    /// `metadataSize` the recorded size), nil when it is sound; `scrubDamage` is the scrub's stored mark.
     package init(
         skinID: String, number: Int, createdAt: Date, actor: String, files: [StoredFile], metadata: [UInt8],
-        metadataDigest: String, digest: String, damage: String?, metadataSize: Int
+        metadataDigest: String, digest: String, damage: String?, metadataSize: Int, scrubDamage: String? = nil
     ) {
         self.skinID = skinID
         self.number = number
@@ -57,8 +64,17 @@ public struct SkinVersion: Sendable, Equatable, Hashable {
         self.metadata = metadata
         self.metadataDigest = metadataDigest
         self.digest = digest
-        self.damage = damage
+        self.loadDamage = damage
+        self.scrubDamage = scrubDamage
         self.metadataSize = metadataSize
+    }
+
+    /// This version with `scrubDamage` replaced by `mark` (nil clears it).
+    package func marked(_ mark: String?) -> SkinVersion {
+        SkinVersion(
+            skinID: skinID, number: number, createdAt: createdAt, actor: actor, files: files, metadata: metadata,
+            metadataDigest: metadataDigest, digest: digest, damage: loadDamage, metadataSize: metadataSize,
+            scrubDamage: mark)
     }
 
     /// Why a version loaded with these records is damaged, or nil when its metadata bytes match their digest and

@@ -157,10 +157,15 @@ package enum StoreChanges {
     package static func checkKillSwitch(app: String?, reason: String, actor: String) throws(StoreError) {
         if let app { try StoreNames.checkName(app) }
         try StoreNames.checkName(actor)
-        guard reason.utf8.count <= maximumTextLength else {
-            throw .invalidText(field: "reason", reason: "longer than \(maximumTextLength) bytes")
+        try checkText(reason, field: "reason")
+    }
+
+    /// Refuses free text longer than `maximumTextLength` bytes or holding NUL, naming `field`.
+    package static func checkText(_ text: String, field: String) throws(StoreError) {
+        guard text.utf8.count <= maximumTextLength else {
+            throw .invalidText(field: field, reason: "longer than \(maximumTextLength) bytes")
         }
-        guard !reason.utf8.contains(0) else { throw .invalidText(field: "reason", reason: "contains NUL") }
+        guard !text.utf8.contains(0) else { throw .invalidText(field: field, reason: "contains NUL") }
     }
 
     /// `setKillSwitch`.
@@ -218,6 +223,31 @@ package enum StoreChanges {
                 revision: revision, skins: skins, killSwitches: current.killSwitches, tombstones: tombstones),
             actor: actor, action: AuditAction.deleteSkin, skinID: skinID, before: before, after: nil,
             result: revision)
+    }
+
+    /// `StoreEdit.markScrubDamage`: the skin's versions with `marks` as their scrub marks, as change number
+    /// `revision` (the skin's revision too: its versions' state changed); unchanged when they already are.
+    package static func markScrubDamage(
+        skinID: String, marks: [Int: String], actor: String, current: StoreSnapshot, revision: Int
+    ) throws(StoreError) -> StoreChange<SkinState> {
+        let skin = try liveSkin(skinID, expectedRevision: nil, in: current)
+        let versions = skin.versions.map { $0.marked(marks[$0.number]) }
+        guard versions != skin.versions else { return .unchanged(skin) }
+        let updated = SkinState(id: skin.id, revision: revision, versions: versions, release: skin.release)
+        var skins = current.skins
+        skins[skin.id] = updated
+        func describe(_ versions: [SkinVersion]) -> [UInt8] {
+            JSONWriter.object([("damaged", JSONWriter.array(versions.compactMap { version in
+                version.scrubDamage.map {
+                    JSONWriter.object([("version", JSONWriter.number(version.number)), ("reason", JSONWriter.string($0))])
+                }
+            }))])
+        }
+        return StoreChange(
+            snapshot: StoreSnapshot(
+                revision: revision, skins: skins, killSwitches: current.killSwitches, tombstones: current.tombstones),
+            actor: actor, action: AuditAction.markScrubDamage, skinID: skin.id, before: describe(skin.versions),
+            after: describe(versions), result: updated)
     }
 
     /// The live skin `skinID` of `current`, checked against the caller's revision.

@@ -51,6 +51,9 @@ public struct StoreScrubReport: Sendable, Equatable {
 
     public init() {}
 
+    /// Who `SkinStore.recordScrub` names in the audit log.
+    public static let actor = "scrub"
+
     /// True when nothing is damaged.
     public var isClean: Bool { damages.isEmpty }
 
@@ -60,5 +63,28 @@ public struct StoreScrubReport: Sendable, Equatable {
         checkedVersions += other.checkedVersions
         checkedPackages += other.checkedPackages
         damages += other.damages
+    }
+}
+
+extension StoreScrubReport {
+    /// The versions this report finds unusable, by skin id then number, with why: each version that uses a blob
+    /// found missing or damaged (its file or its metadata). What `SkinStore.recordScrub` marks. A damaged version
+    /// record (`version`) is not among them: it is damage found at load wherever the record is loaded (every
+    /// replica's reload on PostgreSQL; the file store refuses a `state.json` whose digests do not match, while the
+    /// running server keeps the record as it wrote it and writes it back whole at its next change). Nor is a
+    /// damaged package: it is checked against its build record and rebuilt
+    /// from the blobs after a restart.
+    public var damagedVersions: [String: [Int: String]] {
+        var found: [String: [Int: [StoreDamage]]] = [:]
+        for damage in damages where damage.kind == .blob && damage.skinID != "-" && damage.version > 0 {
+            found[damage.skinID, default: [:]][damage.version, default: []].append(damage)
+        }
+        return found.mapValues { versions in
+            versions.mapValues { damages in
+                let first = damages[0]
+                let more = damages.count > 1 ? " (and \(damages.count - 1) more damaged file(s))" : ""
+                return String("the scrub found \(first.location) damaged: \(first.reason)\(more)".prefix(1000))
+            }
+        }
     }
 }

@@ -15,6 +15,11 @@ public enum StoreEdit: Sendable, Equatable {
     case setKillSwitch(app: String?, enabled: Bool, reason: String)
     /// Deletes `skinID` (even while released when `force`).
     case deleteSkin(skinID: String, force: Bool)
+    /// Makes the scrub's marks of `skinID`'s versions exactly `versions` (number → what the scrub found,
+    /// `SkinVersion.scrubDamage`): the versions named are marked, every other one's mark is cleared; numbers the
+    /// skin does not have are ignored. Nothing changes when the marks already are these. `SkinStore.recordScrub`
+    /// chooses it.
+    case markScrubDamage(skinID: String, versions: [Int: String])
 }
 
 /// The files of a version a change may add (`StoreEdit.addUpload`): given to `SkinStore.change` before its rule
@@ -104,6 +109,13 @@ extension StoreChanges {
             try StoreNames.checkName(actor)
             return try deleteSkin(
                 skinID: skinID, force: force, expectedRevision: nil, actor: actor, current: current, revision: revision
+            ).discardingResult()
+        case .markScrubDamage(let skinID, let versions):
+            try StoreNames.checkName(skinID)
+            try StoreNames.checkName(actor)
+            for reason in versions.values { try checkText(reason, field: "damage") }
+            return try markScrubDamage(
+                skinID: skinID, marks: versions, actor: actor, current: current, revision: revision
             ).discardingResult()
         }
     }

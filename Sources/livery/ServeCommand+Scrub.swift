@@ -1,5 +1,6 @@
 import CoreMetrics
 import Foundation
+import LiveryServer
 import LiverySetup
 import Logging
 import PostgresSkinStore
@@ -11,10 +12,17 @@ extension ServeCommand {
     /// `livery store verify` does: each damage is logged (error, with its `damaged …` line) and counted
     /// (`livery_scrub_damaged{kind}`: what the last scrub found; `livery_scrub_damage_found_total{kind}`;
     /// `livery_scrub_runs_total`). On PostgreSQL a scrub runs only on the replica that takes the scrub advisory
-    /// lock; the others skip that round. Nothing is repaired or withdrawn here: an operator restores what is named.
-    /// Returns nil when scrubbing is off (interval 0).
+    /// lock; the others skip that round.
+    ///
+    /// Versions found damaged (a blob they use missing or changed) are then marked in the store
+    /// (`SkinStore.recordScrub`), so they are left out as damage found at load is, by every replica (they reload
+    /// at the change) and after a restart: not served (polls fall back as their rules say), reported by `/readyz`,
+    /// `GET /admin/v1/skins/{id}` and `livery_store_damaged_versions`, refused with 500 `version_damaged`. A mark
+    /// is cleared by the first scrub that finds the version sound again (restored from a backup). Nothing is
+    /// repaired here: an operator restores what is named. Returns nil when scrubbing is off (interval 0).
     static func scrubbing(
-        _ settings: LiveryConfiguration, store: PostgresSkinStore?, loaded: Task<Bool, Never>, logger: Logger
+        _ settings: LiveryConfiguration, service: LiveryService, store: PostgresSkinStore?, loaded: Task<Bool, Never>,
+        logger: Logger
     ) -> Task<Void, Never>? {
         let interval = settings.scrubInterval
         guard interval > .zero else { return nil }
@@ -61,6 +69,18 @@ extension ServeCommand {
                     logger.info("scrub found no damage", metadata: summary)
                 } else {
                     logger.error("scrub found damage: restore what is named from a backup", metadata: summary)
+                }
+                do throws(StoreError) {
+                    let changed = try await service.store.recordScrub(report)
+                    guard !changed.isEmpty else { continue }
+                    logger.notice(
+                        "scrub's damaged versions recorded in the store: left out of serving until a scrub finds them sound",
+                        metadata: ["skin.ids": "\(changed.joined(separator: ","))"])
+                    await service.publishStoreChanges()
+                } catch {
+                    logger.warning(
+                        "the scrub's findings could not be recorded in the store; trying again at the next interval",
+                        metadata: ["error": "\(error)"])
                 }
             }
         }

@@ -205,7 +205,7 @@ struct ServeCommand: AsyncParsableCommand {
                 await service.publishStoreChanges()
             }
         }
-        let scrubbing = Self.scrubbing(settings, store: sharedStore, loaded: loading, logger: logger)
+        let scrubbing = Self.scrubbing(settings, service: service, store: sharedStore, loaded: loading, logger: logger)
         for server in running { await server.waitUntilStopped() }
         // Every request line buffered so far reaches the log before the process exits.
         requestLog?.close()

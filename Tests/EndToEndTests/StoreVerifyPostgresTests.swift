@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import HTTPTestSupport
 import PostgresTestSupport
@@ -51,5 +54,50 @@ import TestSupport
         }
         let metrics = String(decoding: try TestClient(port: first.port).get("/metrics").body, as: UTF8.self)
         #expect(metrics.contains(#"livery_scrub_damaged{kind="version"} 1"#), "\(metrics)")
+    }
+
+    @Test func aVersionOneReplicasScrubFindsDamagedIsLeftOutByEveryReplica() async throws {
+        let server = try PostgresServer.forSuite()
+        let database = try await server.createDatabase()
+        let uri = server.uri(database: database)
+        let workspace = try StoreVerifyTests.twoReleasedSkins()
+        let scrub = ["LIVERY_SCRUB_INTERVAL": "0.3", "LIVERY_LOG_LEVEL": "info"]
+        let (first, second) = try await blocking {
+            let first = try Replicas.start(store: uri, workspace: workspace, environment: scrub)
+            let second = try Replicas.start(store: uri, workspace: workspace, environment: scrub)
+            try first.waitUntilReady()
+            try second.waitUntilReady()
+            for replica in [first, second] { #expect(Replicas.polledSkin(port: replica.port) == "top") }
+            return (first, second)
+        }
+        // One byte of top v1's config.json flipped in its row, behind Livery's back (no revision bump): only a scrub
+        // can see it, and only one replica scrubs at a time.
+        let flip = """
+            UPDATE livery_blobs SET bytes = set_byte(bytes, 1, get_byte(bytes, 1) # 1)
+            WHERE sha256 = (SELECT sha256 FROM livery_version_files WHERE skin_id = 'top' AND number = 1 AND path = 'config.json')
+            """
+        _ = try await server.psql(flip, database: database)
+        try await blocking {
+            for replica in [first, second] {
+                #expect(Replicas.timeUntilServed("base", port: replica.port, within: 30) != nil, "\(replica.output.suffix(3000))")
+                try StoreVerifyTests.expectTopReportedDamaged(port: replica.port)
+            }
+            // The mark is in the store: a replica started now, which does not scrub, leaves the version out too.
+            let third = try Replicas.start(store: uri, workspace: workspace, environment: ["LIVERY_SCRUB_INTERVAL": "0"])
+            try third.waitUntilReady()
+            #expect(Replicas.polledSkin(port: third.port) == "base")
+            try StoreVerifyTests.expectTopReportedDamaged(port: third.port)
+            #expect(try third.stop(signal: SIGTERM) == 0)
+        }
+        // Restored: a scrub finds the version sound, clears the mark, and every replica serves it again.
+        _ = try await server.psql(flip, database: database)
+        try await blocking {
+            for replica in [first, second] {
+                #expect(Replicas.timeUntilServed("top", port: replica.port, within: 30) != nil, "\(replica.output.suffix(3000))")
+                let ready = try TestClient(port: replica.port).get("/readyz").text
+                #expect(!ready.contains("damaged"), "\(ready)")
+                #expect(try replica.stop(signal: SIGTERM) == 0)
+            }
+        }
     }
 }

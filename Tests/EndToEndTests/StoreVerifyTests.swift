@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import HTTPTestSupport
 import Testing
@@ -19,12 +22,39 @@ import TestSupport
     /// Flips one byte of a released skin's file blob and of one built package, and changes one version digest in
     /// `state.json`, under `data` (the server keeps running: none of it is re-read).
     static func damage(data: String) throws -> Damaged {
+        let record = try damageRecord(data: data)
+        return try damageFiles(data: data, record: record)
+    }
+
+    /// The live skins of `state.json` under `data`, and the whole record.
+    static func liveSkins(data: String) throws -> (state: [String: Any], skins: [[String: Any]], live: [Int]) {
         let statePath = data + "/store/state.json"
         let state = try #require(
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: statePath))) as? [String: Any])
-        var skins = try #require(state["skins"] as? [[String: Any]])
+        let skins = try #require(state["skins"] as? [[String: Any]])
         let live = skins.indices.filter { !(skins[$0]["deleted"] as? Bool ?? true) }
         try #require(live.count >= 2, "the sample skins give at least two live skins")
+        return (state, skins, live)
+    }
+
+    /// Changes the first version digest of the second live skin in `state.json`; returns that skin's id.
+    static func damageRecord(data: String) throws -> String {
+        var (state, skins, live) = try liveSkins(data: data)
+        var second = skins[live[1]]
+        var versions = try #require(second["versions"] as? [[String: Any]])
+        versions[0]["digest"] = String(repeating: "0", count: 64)
+        second["versions"] = versions
+        skins[live[1]] = second
+        state["skins"] = skins
+        try JSONSerialization.data(withJSONObject: state, options: [.sortedKeys])
+            .write(to: URL(fileURLWithPath: data + "/store/state.json"))
+        return try #require(second["id"] as? String)
+    }
+
+    /// Flips one byte of the first live skin's file blob and of one built package; `record` is the skin whose
+    /// record `damageRecord` changed.
+    static func damageFiles(data: String, record digestSkin: String) throws -> Damaged {
+        let (_, skins, live) = try liveSkins(data: data)
         // The blob: a file of the first live skin's first version that no other version shares.
         let first = skins[live[0]]
         let firstVersion = try #require((first["versions"] as? [[String: Any]])?.first)
@@ -35,16 +65,6 @@ import TestSupport
         })
         let digest = try #require(file["sha256"] as? String)
         try flipByte(in: data + "/store/blobs/" + digest.prefix(2) + "/" + digest.dropFirst(2))
-
-        // The version record: the second live skin's first version claims another digest.
-        var second = skins[live[1]]
-        var versions = try #require(second["versions"] as? [[String: Any]])
-        versions[0]["digest"] = String(repeating: "0", count: 64)
-        second["versions"] = versions
-        skins[live[1]] = second
-        var changed = state
-        changed["skins"] = skins
-        try JSONSerialization.data(withJSONObject: changed, options: [.sortedKeys]).write(to: URL(fileURLWithPath: statePath))
 
         // The package: the first built package with a build record.
         let packages = data + "/packages"
@@ -57,7 +77,7 @@ import TestSupport
         return Damaged(
             skin: try #require(first["id"] as? String), version: try #require(firstVersion["number"] as? Int),
             path: try #require(file["path"] as? String), package: package, packageSkin: "\(fields[3]) \(fields[4])",
-            digestSkin: try #require(second["id"] as? String))
+            digestSkin: digestSkin)
     }
 
     static func flipByte(in path: String) throws {
@@ -125,12 +145,16 @@ import TestSupport
                 environment: ["LIVERY_DATA_DIR": data])
             try livery.waitUntilReady()
             try Self.waitFor(livery, "scrub found no damage")
-            let damaged = try Self.damage(data: data)
+            // The record first, until a scrub has seen it: the version the damaged blob leaves out is then marked in
+            // the store, and that change writes state.json back whole as the server holds it.
+            let digestSkin = try Self.damageRecord(data: data)
+            try Self.waitFor(livery, "damaged version \(digestSkin) v1 state.json: ")
+            let damaged = try Self.damageFiles(data: data, record: digestSkin)
             try Self.waitFor(livery, "damaged blob \(damaged.skin) v\(damaged.version) \(damaged.path): ")
             try Self.waitFor(livery, "damaged package \(damaged.packageSkin) \(damaged.package): ")
             // A scrub that was already running when the files were damaged may have seen only part of it; the next
             // one (every 0.2 s) sees all of it.
-            let expected = ["blob", "version", "package"].map { #"livery_scrub_damaged{kind="\#($0)"} 1"# }
+            let expected = [#"livery_scrub_damaged{kind="blob"} 1"#, #"livery_scrub_damaged{kind="package"} 1"#]
             var metrics = ""
             for _ in 0..<50 {
                 metrics = String(decoding: try TestClient(port: livery.port).get("/metrics").body, as: UTF8.self)
@@ -138,9 +162,88 @@ import TestSupport
                 usleep(200_000)
             }
             #expect(metrics.contains(#"livery_scrub_damaged{kind="blob"} 1"#), "\(metrics)")
-            #expect(metrics.contains(#"livery_scrub_damaged{kind="version"} 1"#), "\(metrics)")
+            #expect(try PrometheusText(metrics).count("livery_scrub_damage_found_total", ["kind": "version"]) >= 1, "\(metrics)")
             #expect(metrics.contains(#"livery_scrub_damaged{kind="package"} 1"#), "\(metrics)")
             #expect(try TestClient(port: livery.port).get("/readyz").status == 200, "damage is reported, not fatal")
+        }
+    }
+
+    /// A workspace whose skins folder holds two tiny skins released for app `demo`: `top` (priority 9, what a poll
+    /// gets) over `base` (priority 1, what the rules fall back to without `top`).
+    static func twoReleasedSkins() throws -> AdminWorkspace {
+        let workspace = try AdminWorkspace()
+        for (id, priority) in [("top", 9), ("base", 1)] {
+            try AdminWorkspace.write(
+                AdminWorkspace.tinySkin(id: id, marker: id, release: #"{"priority": \#(priority), \#(Replicas.window)}"#),
+                into: workspace.skins + "/" + id)
+        }
+        return workspace
+    }
+
+    /// The SHA-256 of `top` v1's `config.json`, as the admin API lists it.
+    static func topConfigDigest(_ admin: AdminCall) throws -> String {
+        let version = try admin.json("GET", "/admin/v1/skins/top/versions/1")
+        let files = try #require(version.object["files"] as? [[String: Any]], "\(version.object)")
+        return try #require(files.first { $0["path"] as? String == "config.json" }?["sha256"] as? String)
+    }
+
+    /// Expects `port` to report `top` v1 damaged by the scrub, as damage found at load is reported: `/readyz` (still
+    /// 200), the gauge, the skin's admin answer, and 500 `version_damaged` for its reads and its release.
+    static func expectTopReportedDamaged(port: Int) throws {
+        let ready = try TestClient(port: port).get("/readyz")
+        #expect(ready.status == 200, "\(ready.text)")
+        #expect(ready.text.contains(#""damaged":[{"skin":"top","version":1,"reason":"the scrub found config.json damaged: "#), "\(ready.text)")
+        let metrics = try PrometheusText(try TestClient(port: port).get("/metrics").text)
+        #expect(try metrics.value("livery_store_damaged_versions") == 1)
+        let admin = AdminCall(port: port)
+        let skin = try admin.json("GET", "/admin/v1/skins/top")
+        #expect((skin.object["damaged"] as? [[String: Any]])?.first?["version"] as? Int == 1, "\(skin.object)")
+        for (method, target, body) in [
+            ("GET", "/admin/v1/skins/top/versions/1", nil),
+            ("GET", "/admin/v1/skins/top/versions/1/config.json", nil),
+            ("PUT", "/admin/v1/skins/top/release", #"{"version": 1, \#(Replicas.window)}"#),
+        ] {
+            let refused = try admin.json(method, target, body: body)
+            #expect(refused.status == 500 && (refused.object["error"] as? [String: Any])?["code"] as? String == "version_damaged",
+                "\(method) \(target): \(refused.status) \(refused.object)")
+        }
+    }
+
+    @Test func aVersionTheScrubFindsDamagedIsLeftOutAsDamageFoundAtLoadUntilItIsRestored() async throws {
+        let workspace = try Self.twoReleasedSkins()
+        let scrubbing = ["serve", "--host", "127.0.0.1", "--port", "0", "--log-level", "info", "--scrub-interval", "0.2"]
+        try await blocking {
+            let livery = try LiveryProcess.start(scrubbing, environment: workspace.environment)
+            try livery.waitUntilReady()
+            #expect(Replicas.polledSkin(port: livery.port) == "top")
+            let digest = try Self.topConfigDigest(AdminCall(port: livery.port))
+            let blob = workspace.data + "/store/blobs/" + digest.prefix(2) + "/" + digest.dropFirst(2)
+            try Self.flipByte(in: blob)
+
+            // After a scrub, polls get what the rules give without it.
+            #expect(Replicas.timeUntilServed("base", port: livery.port, within: 30) != nil, "\(livery.output.suffix(3000))")
+            try Self.expectTopReportedDamaged(port: livery.port)
+            try Self.waitFor(livery, "stored version damaged: left out")
+            #expect(try livery.stop(signal: SIGTERM) == 0)
+
+            // The mark is kept in the store: a restart without scrubbing reports it as the scrub said.
+            let restarted = try LiveryProcess.start(
+                ["serve", "--host", "127.0.0.1", "--port", "0", "--scrub-interval", "0"], environment: workspace.environment)
+            try restarted.waitUntilReady()
+            #expect(Replicas.polledSkin(port: restarted.port) == "base")
+            try Self.expectTopReportedDamaged(port: restarted.port)
+            #expect(try restarted.stop(signal: SIGTERM) == 0)
+
+            // Restored (the byte flipped back): the next scrub clears the mark and the version is served again.
+            try Self.flipByte(in: blob)
+            let restored = try LiveryProcess.start(scrubbing, environment: workspace.environment)
+            try restored.waitUntilReady()
+            #expect(Replicas.timeUntilServed("top", port: restored.port, within: 30) != nil, "\(restored.output.suffix(3000))")
+            let ready = try TestClient(port: restored.port).get("/readyz")
+            #expect(ready.status == 200 && !ready.text.contains("damaged"), "\(ready.text)")
+            #expect(try PrometheusText(try TestClient(port: restored.port).get("/metrics").text)
+                .value("livery_store_damaged_versions") == 0)
+            #expect(try restored.stop(signal: SIGTERM) == 0)
         }
     }
 

@@ -32,6 +32,7 @@ public enum StoreConformance: String, CaseIterable, Sendable, CustomStringConver
     case auditEntriesDescribeEachChange
     case eachChangeMovesTheRevisionsOfWhatItChanges
     case concurrentChangesAreSerializedAndReadersSeeWholeChanges
+    case aScrubsMarksLeaveVersionsOutUntilAScrubFindsThemSound
 
     public var description: String { rawValue }
 
@@ -57,6 +58,8 @@ public enum StoreConformance: String, CaseIterable, Sendable, CustomStringConver
         case .auditEntriesDescribeEachChange: try await Self.auditEntries(store)
         case .eachChangeMovesTheRevisionsOfWhatItChanges: try await Self.revisionSteps(store)
         case .concurrentChangesAreSerializedAndReadersSeeWholeChanges: try await Self.concurrent(store)
+        case .aScrubsMarksLeaveVersionsOutUntilAScrubFindsThemSound:
+            try await Self.scrubMarks(store, storage: storage, clock: clock)
         }
         await store.close()
     }
@@ -425,6 +428,62 @@ public enum StoreConformance: String, CaseIterable, Sendable, CustomStringConver
         let autumn = try await add(reopened, skinID: "autumn", expectedRevision: before.revision(ofSkin: "autumn"))
         #expect(autumn.number == 2)
         #expect(reopened.snapshot.revision == before.revision + 1)
+        await reopened.close()
+    }
+
+    static func scrubMarks(_ store: any SkinStore, storage: any StoreStorage, clock: ConformanceClock) async throws {
+        try await add(store)
+        try await add(store, variant: 1)
+        try await store.setRelease(
+            skinID: "spring", version: 2, document: document(), expectedRevision: nil, actor: actor,
+            action: AuditAction.setRelease)
+        try await add(store, skinID: "autumn")
+        var report = StoreScrubReport()
+        report.damages = [
+            StoreDamage(kind: .blob, skinID: "spring", version: 2, location: "images/icon.png", reason: "flipped"),
+            StoreDamage(kind: .blob, skinID: "spring", version: 2, location: "config.json", reason: "missing"),
+            StoreDamage(kind: .version, skinID: "autumn", version: 1, location: "state.json", reason: "record"),
+            StoreDamage(kind: .package, skinID: "autumn", version: 1, location: "a.zip", reason: "package"),
+            StoreDamage(kind: .blob, skinID: "-", version: 0, location: "blobs/aa/bb", reason: "no version uses it"),
+            StoreDamage(kind: .blob, skinID: "winter", version: 1, location: "config.json", reason: "no such skin"),
+        ]
+        let before = store.snapshot.revision
+        #expect(try await store.recordScrub(report) == ["spring"])
+        let state = store.snapshot
+        let marked = try #require(state.skins["spring"]?.version(2))
+        #expect(marked.scrubDamage == "the scrub found images/icon.png damaged: flipped (and 1 more damaged file(s))")
+        #expect(marked.damage == marked.scrubDamage)
+        #expect(state.skins["spring"]?.version(1)?.damage == nil, "only the version using the damaged blobs")
+        #expect(state.skins["autumn"]?.version(1)?.damage == nil, "a damaged record or package is no mark")
+        #expect(state.damagedVersions.map(\.number) == [2])
+        #expect(state.revision == before + 1 && state.revision(ofSkin: "spring") == before + 1)
+        let entry = try #require(try await store.audit(since: .afterSequence(before), limit: 10).first)
+        #expect(entry.action == AuditAction.markScrubDamage && entry.actor == StoreScrubReport.actor && entry.skinID == "spring")
+        #expect(entry.before.map { String(decoding: $0, as: UTF8.self) } == #"{"damaged":[]}"#)
+        // The same findings again change nothing.
+        #expect(try await store.recordScrub(report).isEmpty)
+        #expect(store.snapshot.revision == before + 1)
+
+        // A marked version is neither read nor released, as damage found at load.
+        await #expect(performing: {
+            try await store.fileBytes(skinID: "spring", version: 2, path: "config.json")
+        }, throws: { ($0 as? StoreError).map { if case .damagedVersion("spring", 2, _) = $0 { true } else { false } } ?? false })
+        await #expect(performing: {
+            try await store.setRelease(
+                skinID: "spring", version: 2, document: document(), expectedRevision: nil, actor: actor,
+                action: AuditAction.setRelease)
+        }, throws: { ($0 as? StoreError).map { if case .damagedVersion("spring", 2, _) = $0 { true } else { false } } ?? false })
+        #expect(try await store.fileBytes(skinID: "spring", version: 1, path: "config.json") == files()["config.json"])
+
+        // Every process that loads the store sees the mark.
+        let marks = store.snapshot
+        await store.close()
+        let reopened = try await storage.open(clock: clock.read)
+        #expect(reopened.snapshot == marks)
+        // A scrub that finds the version sound clears its mark.
+        #expect(try await reopened.recordScrub(StoreScrubReport()) == ["spring"])
+        #expect(reopened.snapshot.damagedVersions.isEmpty)
+        #expect(try await reopened.fileBytes(skinID: "spring", version: 2, path: "config.json") == files(variant: 1)["config.json"])
         await reopened.close()
     }
 
