@@ -142,7 +142,8 @@ extension PersistedState {
                 versions.append(Version(
                     number: try version.int("number"), createdAt: Int64(try version.int("createdAt")),
                     actor: try version.string("actor"), metadata: try version.string("metadata"),
-                    metadataSize: try version.int("metadataSize"), digest: try version.string("digest"), files: files))
+                    metadataSize: try version.int("metadataSize"), digest: try version.string("digest"), files: files,
+                    scrubDamage: try version.optionalString("scrubDamage")))
             }
             var release: ReleaseRecord?
             if let record = try skin.optionalObject("release") {
@@ -275,14 +276,19 @@ extension PersistedState.Skin {
         }
         object["revision"] = .int(revision)
         object["versions"] = .array(versions.map { version in
-            [
-                "actor": .string(version.actor), "createdAt": .int(Int(version.createdAt)), "digest": .string(version.digest),
-                "files": .array(version.files.map { file in
-                    ["path": .string(file.path), "sha256": .string(file.sha256), "size": .int(file.size)]
-                }),
-                "metadata": .string(version.metadata), "metadataSize": .int(version.metadataSize),
-                "number": .int(version.number),
-            ]
+            var record = JSONObject()
+            record["actor"] = .string(version.actor)
+            record["createdAt"] = .int(Int(version.createdAt))
+            record["digest"] = .string(version.digest)
+            record["files"] = .array(version.files.map { file in
+                ["path": .string(file.path), "sha256": .string(file.sha256), "size": .int(file.size)]
+            })
+            record["metadata"] = .string(version.metadata)
+            record["metadataSize"] = .int(version.metadataSize)
+            record["number"] = .int(version.number)
+            // Absent when none, so a store without scrub marks writes the same bytes as before them.
+            if let scrubDamage = version.scrubDamage { record["scrubDamage"] = .string(scrubDamage) }
+            return .object(record)
         })
         return .object(object)
     }
