@@ -145,3 +145,21 @@ extension RecurrenceRule {
         return ParseResult(value: issues.hasErrors ? nil : rule, issues: issues.issues)
     }
 }
+
+extension RecurrenceRule {
+    /// The rule as a `recurs` object that ``parse(_:file:pointer:timeZone:now:)`` reads back to an equal rule:
+    /// every key, in ``knownKeys`` order (`leapMonth` only for the Chinese calendar).
+    public var jsonValue: JSONValue {
+        var object = JSONObject()
+        object["calendar"] = .string(calendar.rawValue)
+        object["month"] = .number(JSONNumber(month))
+        object["day"] = .number(JSONNumber(day))
+        if calendar == .chinese { object["leapMonth"] = .bool(leapMonth) }
+        object["startOffsetDays"] = .number(JSONNumber(startOffsetDays))
+        object["endOffsetDays"] = .number(JSONNumber(endOffsetDays))
+        object["startTime"] = .string(startTime.description)
+        object["endTime"] = .string(endTime.description)
+        object["ifMissing"] = .string(ifMissing.rawValue)
+        return .object(object)
+    }
+}
