@@ -122,7 +122,7 @@ extension RecurrenceRule {
             let lacking = rule.yearsWithoutAnchor(in: years)
             if !lacking.isEmpty {
                 let place = leapMonth ? "leapMonth" : "day"
-                let what = leapMonth ? "a leap month \(month)" : "a day \(month)-\(day)"
+                let what = leapMonth ? "leap month \(month)" : "day \(month)-\(day)"
                 issues.error(.releaseRecurrenceDayMissing, pointer.appending(place), value: object[place],
                     "The \(calendar.rawValue) calendar has no \(what) in \(lacking.map(String.init).joined(separator: ", ")).",
                     fix: "Set \"ifMissing\": \"skip\" or \"lastDay\", or anchor on a day every year has (New Year's Eve is chinese 1-1 with both offsets -1).")
