@@ -230,6 +230,10 @@ import Testing
         #expect(answer["skinId"] as? String == "tiny")
         #expect(answer["startsAt"] as? String == "2027-01-14T00:00:00+08:00")
         #expect(answer["endsAt"] as? String == "2027-01-16T23:59:59+08:00")
+        let preview = try LiveryHarness.object(try await harness.request("GET", "/admin/v1/preview?app=demo&platform=ios&appVersion=7.0.0"))
+        let considered = try #require(preview["considered"] as? [[String: Any]])
+        #expect(considered.map { $0["skinId"] as? String } == ["tiny"], "listed once, not once per occurrence")
+        #expect(considered.first?["outcome"] as? String == "selected")
         let catalog = try await harness.get("/api/v1/catalog?app=demo&platform=ios")
         #expect(catalog.text.contains(#""skinId":"tiny","kind":"holiday","order":null,"startsAt":"2027-01-13T16:00:00Z","endsAt":"2027-01-16T15:59:59Z""#), "\(catalog.text)")
 
