@@ -389,6 +389,12 @@ status, _, _ = get("/admin/")
 assert status == 404, status
 print("smoke: /admin/ 404 (the console is off with the admin API: no tokens file)")
 PY
+# The static binary computes the Chinese calendar (ICU under full Foundation): Spring Festival 2027 is 6 February.
+SPRING=$(in_image -- /usr/local/bin/livery occurrences --every chinese:1-1 --time-zone Asia/Shanghai \
+    --at 2026-12-01T00:00:00Z --count 1) || fail "livery occurrences failed in the image: $SPRING"
+[ "$SPRING" = "2027 2027-02-06T00:00:00+08:00 2027-02-06T23:59:59+08:00" ] ||
+    fail "the image computes Spring Festival 2027 as '$SPRING', not 2027-02-06"
+echo "smoke: Spring Festival 2027 is 2027-02-06 in the image"
 # A package download checked against `livery pack` run inside the image on the same sample, so it does not depend
 # on which sample's window is open today.
 PACKED=$(in_image -- /usr/local/bin/livery pack /srv/livery/skins/christmas-2026 -o /tmp/smoke-pack.zip --json) ||

@@ -31,7 +31,17 @@ extension AdminAPI {
         let (answer, decision, catalog) = client.preview(query, at: at)
         let snapshot = store.snapshot
         var considered: [JSONValue] = []
-        for skin in catalog.releases[query.app] ?? [] {
+        // A recurring release is in the catalog once per occurrence: the preview lists each skin once, with the
+        // occurrence in force at `at` (the open one, else the next, else the last ended).
+        func rank(_ skin: ReleasedSkin) -> (Int, TimeInterval) {
+            if skin.release.isActive(at: at) { return (0, 0) }
+            if skin.release.startsAt > at { return (1, skin.release.startsAt.timeIntervalSince(at)) }
+            return (2, at.timeIntervalSince(skin.release.endsAt))
+        }
+        let released = catalog.releases[query.app] ?? []
+        var shown: [SkinID: ReleasedSkin] = [:]
+        for skin in released where shown[skin.skinID].map({ rank(skin) < rank($0) }) ?? true { shown[skin.skinID] = skin }
+        for skin in released where shown[skin.skinID] === skin {
             let exclusion = SkinResolver.exclusion(of: skin, for: query, at: at, killSwitch: catalog.killSwitch)
             let outcome: String
             let reason: JSONValue

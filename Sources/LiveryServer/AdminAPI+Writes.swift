@@ -61,7 +61,7 @@ extension AdminAPI {
             let condition = try AdminETag.condition(request)
             let object = try Self.jsonObject(request)
             let skin = try await perform { () async throws(ChangeError) in
-                let wanted = try ReleaseRequest.parse(object)
+                let wanted = try ReleaseRequest.parse(object, now: clock())
                 return try await changes.release(
                     .put(version: wanted.version, plan: wanted.plan), skinID: id, condition: condition,
                     by: caller(request))

@@ -326,7 +326,7 @@ public final class AdminAPI: Sendable {
             damaged.append(found)
         }
         damaged.sort { $0.version < $1.version }
-        return Self.json(AdminJSON.skin(skin, damaged: damaged), etag: AdminETag.tag(skin.revision))
+        return Self.json(AdminJSON.skin(skin, damaged: damaged, now: clock()), etag: AdminETag.tag(skin.revision))
     }
 
     /// `GET /skins/{id}/versions`.

@@ -21,12 +21,26 @@ enum AdminJSON {
 
     static func number(_ value: Int) -> JSONValue { .number(JSONNumber(value)) }
 
-    /// A release: `{"version", <the plan's fields>, "releasedAt", "releasedBy"}`.
-    static func release(_ release: Release) -> JSONValue {
+    /// A release: `{"version", <the plan's fields>, "releasedAt", "releasedBy"}`; a recurring one also lists its
+    /// next five occurrences from `now` as `"nextOccurrences": [{"year", "startsAt", "endsAt", "source"}]`
+    /// (`source`: `rule`, `override` or `skip`).
+    static func release(_ release: Release, now: Date = Date()) -> JSONValue {
         var object = JSONObject()
         object["version"] = number(release.version)
-        if let document = try? JSONValue.parse(release.document).objectValue {
-            for member in document where member.key != "version" { object[member.key] = member.value }
+        if let document = try? JSONValue.parse(release.document) {
+            for member in document.objectValue ?? JSONObject() where member.key != "version" {
+                object[member.key] = member.value
+            }
+            if document.objectValue?["recurs"] != nil,
+                let plan = ReleasePlan.parse(document, file: nil, pointer: .root, allowingExtraKeys: ["version"], now: now).value
+            {
+                object["nextOccurrences"] = .array(plan.occurrences(notEndedAt: now, count: 5).map { occurrence in
+                    [
+                        "year": number(occurrence.year), "startsAt": instant(occurrence.startsAt),
+                        "endsAt": instant(occurrence.endsAt), "source": .string(occurrence.source.rawValue),
+                    ]
+                })
+            }
         }
         object["releasedAt"] = instant(release.releasedAt)
         object["releasedBy"] = .string(release.actor)
@@ -59,7 +73,7 @@ enum AdminJSON {
 
     /// A skin in listings: id, title and app of its latest version, revision (its ETag), latest version number,
     /// version count, and the release or null.
-    static func skinSummary(_ skin: SkinState) -> JSONObject {
+    static func skinSummary(_ skin: SkinState, now: Date = Date()) -> JSONObject {
         let latest = skin.latestVersion
         let info = latest.map(VersionInfo.init)
         var object = JSONObject()
@@ -70,13 +84,13 @@ enum AdminJSON {
         object["etag"] = .string(AdminETag.tag(skin.revision))
         object["latestVersion"] = latest.map { number($0.number) } ?? .null
         object["versionCount"] = number(skin.versions.count)
-        object["release"] = skin.release.map(release) ?? .null
+        object["release"] = skin.release.map { release($0, now: now) } ?? .null
         return object
     }
 
     /// One skin with every version, and its damaged versions: `[{"skin", "version", "reason"}]`.
-    static func skin(_ skin: SkinState, damaged: [DamagedVersion] = []) -> JSONValue {
-        var object = skinSummary(skin)
+    static func skin(_ skin: SkinState, damaged: [DamagedVersion] = [], now: Date = Date()) -> JSONValue {
+        var object = skinSummary(skin, now: now)
         object["versions"] = .array(skin.versions.map { version($0) })
         object["damaged"] = .array(damaged.map { damage in
             ["skin": .string(damage.skinID), "version": number(damage.version), "reason": .string(damage.reason)]

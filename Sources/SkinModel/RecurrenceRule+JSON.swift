@@ -122,7 +122,7 @@ extension RecurrenceRule {
             let lacking = rule.yearsWithoutAnchor(in: years)
             if !lacking.isEmpty {
                 let place = leapMonth ? "leapMonth" : "day"
-                let what = leapMonth ? "a leap month \(month)" : "a day \(month)-\(day)"
+                let what = leapMonth ? "leap month \(month)" : "day \(month)-\(day)"
                 issues.error(.releaseRecurrenceDayMissing, pointer.appending(place), value: object[place],
                     "The \(calendar.rawValue) calendar has no \(what) in \(lacking.map(String.init).joined(separator: ", ")).",
                     fix: "Set \"ifMissing\": \"skip\" or \"lastDay\", or anchor on a day every year has (New Year's Eve is chinese 1-1 with both offsets -1).")
@@ -143,5 +143,23 @@ extension RecurrenceRule {
             break
         }
         return ParseResult(value: issues.hasErrors ? nil : rule, issues: issues.issues)
+    }
+}
+
+extension RecurrenceRule {
+    /// The rule as a `recurs` object that ``parse(_:file:pointer:timeZone:now:)`` reads back to an equal rule:
+    /// every key, in ``knownKeys`` order (`leapMonth` only for the Chinese calendar).
+    public var jsonValue: JSONValue {
+        var object = JSONObject()
+        object["calendar"] = .string(calendar.rawValue)
+        object["month"] = .number(JSONNumber(month))
+        object["day"] = .number(JSONNumber(day))
+        if calendar == .chinese { object["leapMonth"] = .bool(leapMonth) }
+        object["startOffsetDays"] = .number(JSONNumber(startOffsetDays))
+        object["endOffsetDays"] = .number(JSONNumber(endOffsetDays))
+        object["startTime"] = .string(startTime.description)
+        object["endTime"] = .string(endTime.description)
+        object["ifMissing"] = .string(ifMissing.rawValue)
+        return .object(object)
     }
 }

@@ -5,7 +5,7 @@ extension ReleasePlan {
     /// The keys a release object may hold.
     public static let knownKeys: [String] = [
         "startsAt", "endsAt", "timeZone", "priority", "platforms", "minAppVersion", "maxAppVersion", "rollout", "kind",
-        "order",
+        "order", "recurs", "occurrences",
     ]
 
     /// Parses a release object (`skin.json`'s `release`, or an admin `PUT …/release` body).
@@ -17,13 +17,18 @@ extension ReleasePlan {
     /// window is optional: without `startsAt` and `endsAt` it is always active; with one, the other is required.
     /// Keys outside ``knownKeys`` and `extraKeys` are errors, so a typo never silently changes a schedule.
     ///
+    /// Instead of `startsAt`/`endsAt`, a release may carry `recurs` (a ``RecurrenceRule``, checked from `now`'s year;
+    /// `timeZone` is then required) and `occurrences`: per Gregorian year of the anchor day (`"2027"`), `"skip"` or
+    /// `{"startsAt", "endsAt"}` read like the release's own. `startsAt`/`endsAt` then hold the occurrence in force
+    /// at `now`.
+    ///
     /// - Parameters:
     ///   - file: reported as the issues' file (`nil` for a request body).
     ///   - pointer: where the release object sits in its document (`/release` in `skin.json`, root for a body).
     /// - Returns: the plan when there are no errors, plus every issue found, each with its pointer.
     public static func parse(
         _ value: JSONValue, file: String? = "skin.json", pointer: JSONPointer = JSONPointer(tokens: ["release"]),
-        allowingExtraKeys extraKeys: Set<String> = []
+        allowingExtraKeys extraKeys: Set<String> = [], now: Date = Date()
     ) -> ParseResult<ReleasePlan> {
         var issues = IssueCollector(file: file)
         guard let object = value.objectValue else {
@@ -64,7 +69,19 @@ extension ReleasePlan {
             }
         }
         // A theme may be permanent: no window at all. With half a window, the other half is still required.
-        let windowless = kind == .theme && object["startsAt"] == nil && object["endsAt"] == nil
+        let recurring = object["recurs"].map { !$0.isNull } ?? false
+        let windowless = kind == .theme && object["startsAt"] == nil && object["endsAt"] == nil && !recurring
+        if recurring {
+            for key in ["startsAt", "endsAt"] where object[key] != nil {
+                issues.error(.releaseFieldInvalid, pointer.appending(key), value: object[key],
+                    "A release has either recurs or \(key), not both.",
+                    fix: "Remove \(key) to follow the rule every year, or remove recurs for a single window.")
+            }
+        } else if let field = object["occurrences"], !field.isNull {
+            issues.error(.releaseFieldInvalid, pointer.appending("occurrences"), value: field,
+                "occurrences overrides the years of a recurs rule, but this release has no recurs.",
+                fix: "Add recurs, or remove occurrences.")
+        }
 
         // Time zone first: local date-times need it.
         var zone: TimeZone?
@@ -86,13 +103,18 @@ extension ReleasePlan {
                 fix: "Write the IANA zone name as a string, such as \"Asia/Shanghai\".")
         }
         let zoneIsUsable = zone != nil || object["timeZone"] == nil || object["timeZone"] == .null
+        if recurring && zone == nil && zoneIsUsable {
+            issues.error(.releaseTimeZoneMissing, pointer.appending("timeZone"), value: nil,
+                "A release with recurs needs a timeZone: the rule's days and times are read in it.",
+                fix: "Add \"timeZone\": \"Asia/Shanghai\" (or the holiday's zone).")
+        }
 
-        func instant(_ key: String) -> (Date, String, Bool)? {
-            let place = pointer.appending(key)
-            guard let field = object[key] else {
+        func instant(_ key: String, in container: JSONObject, at base: JSONPointer) -> (Date, String, Bool)? {
+            let place = base.appending(key)
+            guard let field = container[key] else {
                 if windowless { return nil }
                 // A theme's half window names the missing half (a holiday release names the release object, as always).
-                issues.error(.releaseFieldMissing, kind == .theme ? pointer.appending(key) : pointer, value: nil,
+                issues.error(.releaseFieldMissing, kind == .theme ? base.appending(key) : base, value: nil,
                     "The release has no \(key).",
                     fix: "Add \"\(key)\": \"2027-02-05T00:00:00+08:00\" (ISO 8601 with an offset), or a local time with \"timeZone\".")
                 return nil
@@ -126,8 +148,57 @@ extension ReleasePlan {
             }
             return (date, text, false)
         }
-        let start = instant("startsAt")
-        let end = instant("endsAt")
+        let start = recurring ? nil : instant("startsAt", in: object, at: pointer)
+        let end = recurring ? nil : instant("endsAt", in: object, at: pointer)
+        var rule: RecurrenceRule?
+        var overrides: [Int: OccurrenceOverride] = [:]
+        if recurring, let field = object["recurs"], let zone {
+            let parsedRule = RecurrenceRule.parse(field, file: file, pointer: pointer.appending("recurs"), timeZone: zone, now: now)
+            issues.append(contentsOf: parsedRule.issues)
+            rule = parsedRule.value
+        }
+        if recurring, let field = object["occurrences"], !field.isNull {
+            let place = pointer.appending("occurrences")
+            if let years = field.objectValue {
+                for member in years {
+                    let yearPlace = place.appending(member.key)
+                    guard member.key.count == 4, member.key.allSatisfy({ $0.isASCII && $0.isNumber }), let year = Int(member.key),
+                        year >= 1000
+                    else {
+                        issues.error(.releaseFieldInvalid, yearPlace, value: .string(member.key),
+                            "\"\(member.key)\" is not a year: occurrences are keyed by the Gregorian year of the anchor day.",
+                            fix: "Write the year with four digits, such as \"2027\".")
+                        continue
+                    }
+                    if member.value == .string("skip") {
+                        overrides[year] = .skip
+                    } else if let window = member.value.objectValue {
+                        for inner in window where inner.key != "startsAt" && inner.key != "endsAt" {
+                            issues.error(.releaseKeyUnknown, yearPlace.appending(inner.key), value: .string(inner.key),
+                                "An occurrence has only startsAt and endsAt, not \"\(inner.key)\".",
+                                fix: "Remove \"\(inner.key)\".")
+                        }
+                        if let from = instant("startsAt", in: window, at: yearPlace), let to = instant("endsAt", in: window, at: yearPlace) {
+                            if from.0 < to.0 {
+                                overrides[year] = .window(startsAt: from.0, endsAt: to.0, startsAtText: from.1, endsAtText: to.1)
+                            } else {
+                                issues.error(.releaseWindowEmpty, yearPlace.appending("endsAt"), value: .string(to.1),
+                                    "endsAt (\(to.1)) is not after startsAt (\(from.1)) in the \(year) occurrence.",
+                                    fix: "Set endsAt to an instant after startsAt.")
+                            }
+                        }
+                    } else {
+                        issues.error(.releaseFieldInvalid, yearPlace, value: member.value,
+                            "An occurrence override is \"skip\" or {\"startsAt\", \"endsAt\"}, not \(member.value.compactText).",
+                            fix: "Write \"\(member.key)\": \"skip\", or \"\(member.key)\": {\"startsAt\": …, \"endsAt\": …}.")
+                    }
+                }
+            } else {
+                issues.error(.releaseFieldInvalid, place, value: field,
+                    "occurrences must be an object keyed by year, not a \(field.kindName).",
+                    fix: "Write occurrences as {\"2027\": \"skip\"} or {\"2027\": {\"startsAt\": …, \"endsAt\": …}}.")
+            }
+        }
         if let start, let end {
             if !(start.0 < end.0) {
                 issues.error(.releaseWindowEmpty, pointer.appending("endsAt"), value: .string(end.1),
@@ -210,7 +281,24 @@ extension ReleasePlan {
         }
 
         var window: (start: (Date, String, Bool), end: (Date, String, Bool))?
-        if windowless {
+        if recurring {
+            if let rule, !issues.hasErrors {
+                var probe = ReleasePlan(startsAt: now, endsAt: now)
+                probe.timeZone = zoneName
+                probe.recurrence = rule
+                probe.occurrenceOverrides = overrides
+                if let current = probe.occurrence(inForceAt: now) {
+                    window = (
+                        (current.startsAt, ISO8601DateTime.utcText(current.startsAt), true),
+                        (current.endsAt, ISO8601DateTime.utcText(current.endsAt), true)
+                    )
+                } else {
+                    issues.error(.releaseRecurrenceEmpty, pointer.appending("occurrences"), value: object["occurrences"],
+                        "Every occurrence ahead is skipped, so the skin would never be active.",
+                        fix: "Remove a \"skip\" from occurrences.")
+                }
+            }
+        } else if windowless {
             window = ((Date.distantPast, "", true), (Date.distantFuture, "", true))
         } else if let start, let end {
             window = (start, end)
@@ -220,7 +308,10 @@ extension ReleasePlan {
             startsAt: window.start.0, endsAt: window.end.0, startsAtText: window.start.1, endsAtText: window.end.1,
             timeZone: zoneName, priority: priority, platforms: platforms, minAppVersion: minAppVersion,
             maxAppVersion: maxAppVersion, rollout: rollout, kind: kind, order: order)
-        return ParseResult(value: plan, issues: issues.issues)
+        var recurringPlan = plan
+        recurringPlan.recurrence = rule
+        recurringPlan.occurrenceOverrides = overrides
+        return ParseResult(value: recurringPlan, issues: issues.issues)
     }
 
     /// The plan as a release JSON object that ``parse(_:file:pointer:allowingExtraKeys:)`` reads back to an equal plan.
@@ -230,7 +321,23 @@ extension ReleasePlan {
     /// `rollout`, then `kind` and `order` for themes only); date-times as originally written.
     public var jsonValue: JSONValue {
         var object = JSONObject()
-        if hasWindow {
+        if let recurrence {
+            object["recurs"] = recurrence.jsonValue
+            if !occurrenceOverrides.isEmpty {
+                var years = JSONObject()
+                for (year, override) in occurrenceOverrides.sorted(by: { $0.key < $1.key }) {
+                    switch override {
+                    case .skip: years[String(year)] = .string("skip")
+                    case .window(_, _, let from, let to):
+                        var window = JSONObject()
+                        window["startsAt"] = .string(from)
+                        window["endsAt"] = .string(to)
+                        years[String(year)] = .object(window)
+                    }
+                }
+                object["occurrences"] = .object(years)
+            }
+        } else if hasWindow {
             object["startsAt"] = .string(startsAtText)
             object["endsAt"] = .string(endsAtText)
         }

@@ -40,6 +40,12 @@ public struct ReleasePlan: Sendable, Equatable {
     public var kind: SkinKind = .holiday
     /// Where a theme is listed, ascending (1 comes first); `nil` lists it after every ordered theme. Themes only.
     public var order: Int?
+    /// The yearly rule the window follows (`release.recurs`), or `nil` for a window written as instants. With a
+    /// rule, `startsAt`/`endsAt` hold the occurrence in force when the plan was parsed (see
+    /// ``occurrence(inForceAt:)``), `timeZone` is set, and the texts are those instants in UTC.
+    public var recurrence: RecurrenceRule?
+    /// Per Gregorian year of the anchor day, what replaces that year's occurrence (`release.occurrences`).
+    public var occurrenceOverrides: [Int: OccurrenceOverride] = [:]
 
     /// Whether the release has a window; only a theme may have none (it is then always active).
     public var hasWindow: Bool { !startsAtText.isEmpty }

@@ -85,6 +85,13 @@ public final class ReleasedSkin: Sendable {
         self.platformBits = release.platforms.reduce(0) { $0 | $1.bit }
     }
 
+    /// This skin with another plan (one occurrence of a recurring release), sharing its packages.
+    public func with(release plan: ReleasePlan) -> ReleasedSkin {
+        ReleasedSkin(
+            skinID: skinID, app: app, release: plan, packages: packages, title: title, description: description,
+            previews: previews)
+    }
+
     /// The package of `variant`, if this skin has one.
     public func package(for variant: PackageVariant) -> PackageRecord? { packageSlots[variant.slot] }
 

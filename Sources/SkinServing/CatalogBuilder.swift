@@ -30,14 +30,14 @@ public final class CatalogBuilder: Sendable {
 
     /// The release plan a stored release document holds (the canonical `ReleasePlan.jsonValue` the admin API
     /// and the importer write), or why it does not parse.
-    public static func plan(of release: Release) throws(ServingError) -> ReleasePlan {
+    public static func plan(of release: Release, now: Date = Date()) throws(ServingError) -> ReleasePlan {
         let value: JSONValue
         do throws(JSONParseError) {
             value = try JSONValue.parse(release.document)
         } catch {
             throw .invalidRelease("the stored release document is not JSON: \(error)")
         }
-        let parsed = ReleasePlan.parse(value, file: nil, pointer: .root, allowingExtraKeys: ["version"])
+        let parsed = ReleasePlan.parse(value, file: nil, pointer: .root, allowingExtraKeys: ["version"], now: now)
         guard let plan = parsed.value else {
             throw .invalidRelease(parsed.errors.map(\.message).joined(separator: " "))
         }
@@ -117,6 +117,10 @@ public final class CatalogBuilder: Sendable {
         return (skin, origins)
     }
 
+    /// How many occurrences of a recurring release a catalog serves: enough years that a server left without any
+    /// change (which rebuilds the catalog) still serves the rule for a decade.
+    public static let servedOccurrences = 10
+
     /// A released skin that could not be served, with why.
     public struct Problem: Sendable {
         public let skinID: String
@@ -130,7 +134,13 @@ public final class CatalogBuilder: Sendable {
     ///
     /// - Throws: `StoreError.unavailable` when the store cannot be reached for a skin's files: a transient fault
     ///   fails the whole build (a catalog without that skin would tell its clients "no skin"); try again later.
-    public func build(_ snapshot: StoreSnapshot) async throws(StoreError) -> (catalog: Catalog, problems: [Problem]) {
+    ///
+    /// A recurring release is resolved here, once per build: it becomes one released skin per occurrence in force
+    /// from `now` on (``servedOccurrences`` of them), each with concrete instants, so the poll, `next`, priorities,
+    /// previews, themes and the catalog document read windows as they always did.
+    public func build(
+        _ snapshot: StoreSnapshot, now: Date = Date()
+    ) async throws(StoreError) -> (catalog: Catalog, problems: [Problem]) {
         var released: [ReleasedSkin] = []
         var origins: [String: PackageOrigin] = [:]
         var problems: [Problem] = []
@@ -140,9 +150,13 @@ public final class CatalogBuilder: Sendable {
                 guard let version = skin.version(release.version) else {
                     throw .invalidRelease("version \(release.version) does not exist")
                 }
-                let plan = try Self.plan(of: release)
+                let plan = try Self.plan(of: release, now: now)
                 let part = try await self.release(packager(for: version), plan: plan, version: version)
-                released.append(part.skin)
+                if plan.recurrence == nil {
+                    released.append(part.skin)
+                } else {
+                    released += plan.concreteWindows(from: now, count: Self.servedOccurrences).map(part.skin.with(release:))
+                }
                 origins.merge(part.origins) { first, _ in first }
             } catch .storeUnavailable(let reason) {
                 throw StoreError.unavailable(reason: reason)

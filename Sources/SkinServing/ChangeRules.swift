@@ -65,8 +65,8 @@ public enum ChangeRules {
             guard let release = skin.release else { throw .notReleased(skinID: id, fix: "PUT a whole release first") }
             var merged = (try? JSONValue.parse(release.document).objectValue) ?? JSONObject()
             merged["version"] = .number(JSONNumber(release.version))
-            merged = ReleaseRequest.mergePatch(merged, with: patch)
-            let wanted = try ReleaseRequest.parse(merged)
+            merged = ReleaseRequest.mergeReleasePatch(merged, with: patch)
+            let wanted = try ReleaseRequest.parse(merged, now: now)
             (number, plan) = (wanted.version ?? release.version, wanted.plan)
         case .rollback:
             guard let release = skin.release else { throw .notReleased(skinID: id, fix: "there is nothing to roll back") }
@@ -74,7 +74,7 @@ public enum ChangeRules {
                 throw .noPreviousVersion(skinID: id, released: release.version)
             }
             do throws(ServingError) {
-                plan = try CatalogBuilder.plan(of: release)
+                plan = try CatalogBuilder.plan(of: release, now: now)
             } catch {
                 throw .internalError
             }

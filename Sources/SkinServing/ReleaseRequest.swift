@@ -1,3 +1,4 @@
+import Foundation
 import LiveryJSON
 import SkinModel
 
@@ -16,7 +17,8 @@ public struct ReleaseRequest: Sendable {
     ///
     /// - Throws: `invalidRelease` naming `version` (not a whole number from 1) or a missing half of a holiday's
     ///   window; `invalidReleasePlan` with `ReleasePlan.parse`'s issues.
-    public static func parse(_ object: JSONObject) throws(ChangeError) -> ReleaseRequest {
+    /// A recurring release (`recurs`) needs no window; its rule is checked from `now`.
+    public static func parse(_ object: JSONObject, now: Date = Date()) throws(ChangeError) -> ReleaseRequest {
         var version: Int?
         if let field = object["version"], !field.isNull {
             guard let number = field.intValue, number >= 1 else {
@@ -28,12 +30,30 @@ public struct ReleaseRequest: Sendable {
         // Only a holiday release needs a window; ReleasePlan.parse checks a theme's (both halves or none) and
         // names a bad kind first.
         let isHoliday = object["kind"] == nil || object["kind"] == .string(SkinKind.holiday.rawValue)
-        for key in ["startsAt", "endsAt"] where object[key] == nil && isHoliday {
+        let recurring = object["recurs"].map { !$0.isNull } ?? false
+        for key in ["startsAt", "endsAt"] where object[key] == nil && isHoliday && !recurring {
             throw .invalidRelease(field: key, reason: "is required: an ISO 8601 date-time such as 2027-02-05T00:00:00+08:00")
         }
-        let parsed = ReleasePlan.parse(.object(object), file: nil, pointer: .root, allowingExtraKeys: ["version"])
+        let parsed = ReleasePlan.parse(.object(object), file: nil, pointer: .root, allowingExtraKeys: ["version"], now: now)
         guard let plan = parsed.value else { throw .invalidReleasePlan(parsed.issues) }
         return ReleaseRequest(version: version, plan: plan)
+    }
+
+    /// A `PATCH` of a release: RFC 7396's merge, where a window and a rule exclude each other: a patch that sets
+    /// `recurs` removes `startsAt` and `endsAt`, one that sets `startsAt` or `endsAt` removes `recurs` and
+    /// `occurrences`.
+    public static func mergeReleasePatch(_ target: JSONObject, with patch: JSONObject) -> JSONObject {
+        var base = target
+        func sets(_ key: String) -> Bool { patch[key].map { !$0.isNull } ?? false }
+        if sets("recurs") {
+            base["startsAt"] = nil
+            base["endsAt"] = nil
+        }
+        if sets("startsAt") || sets("endsAt") {
+            base["recurs"] = nil
+            base["occurrences"] = nil
+        }
+        return mergePatch(base, with: patch)
     }
 
     /// RFC 7396's merge of `patch` into `target`: a `null` member removes the target's, an object member is merged

@@ -20,6 +20,11 @@ struct ReleaseCommand: ParsableCommand {
             answers with one), which needs no window; --order places it in the themes list. The client API \
             serves the change before this command reports success.
 
+            A release may recur every year instead of having one window: --every chinese:1-1 (Spring Festival; \
+            chinese:L6-15 is the 15th of a leap sixth month) or gregorian:12-25, with --from-offset -7d and \
+            --to-offset 15d around that day and --time-zone; --skip 2027 leaves a year out and \
+            --occurrence 2027=START/END gives a year its own window. `livery occurrences ID` lists the years.
+
             Exit status: 0 done; 1 refused by the server (unknown skin or version, invalid field, a window wholly \
             in the past, stale --if-match, token); 2 bad arguments or LIVERY_TOKEN unset; 3 server unreachable or \
             failing.
@@ -39,6 +44,21 @@ struct ReleaseCommand: ParsableCommand {
 
     @Option(help: "IANA time zone for --from/--until written without an offset, such as Asia/Shanghai.")
     var timeZone: String?
+
+    @Option(help: "Recur every year on a day: chinese:1-1, chinese:L6-15 (leap month), gregorian:12-25. Replaces --from/--until.")
+    var every: String?
+
+    @Option(parsing: .unconditional, help: "Days from the recurring day to the window's start, such as -7d.")
+    var fromOffset: String?
+
+    @Option(parsing: .unconditional, help: "Days from the recurring day to the window's last day, such as 15d.")
+    var toOffset: String?
+
+    @Option(help: "A year (of the recurring day) without a window, such as 2027. Repeatable.")
+    var skip: [Int] = []
+
+    @Option(help: "A year's own window, YEAR=START/END in ISO 8601 (2027=2027-02-01T00:00:00/2027-02-18T00:00:00). Repeatable.")
+    var occurrence: [String] = []
 
     @Option(help: "Percentage of devices served, 0-100.")
     var rollout: Int?
@@ -69,16 +89,56 @@ struct ReleaseCommand: ParsableCommand {
 
     @OptionGroup var server: ServerOptions
 
+    /// `chinese:1-1`, `chinese:L6-15`, `gregorian:12-25` as (calendar, month, day, leap month).
+    static func anchor(_ text: String) -> (calendar: String, month: Int, day: Int, leap: Bool)? {
+        let parts = text.split(separator: ":", maxSplits: 1)
+        guard parts.count == 2, RecurrenceRule.CalendarKind(rawValue: String(parts[0])) != nil else { return nil }
+        var date = Substring(parts[1])
+        let leap = date.hasPrefix("L")
+        if leap { date = date.dropFirst() }
+        let numbers = date.split(separator: "-", omittingEmptySubsequences: false)
+        guard numbers.count == 2, let month = Int(numbers[0]), let day = Int(numbers[1]) else { return nil }
+        return (String(parts[0]), month, day, leap)
+    }
+
+    /// `-7d`, `15d` or `15` as days.
+    static func offsetDays(_ text: String) -> Int? {
+        Int(text.hasSuffix("d") ? String(text.dropLast()) : text)
+    }
+
+    /// `2027=START/END` as the year and the window's texts.
+    static func override(_ text: String) -> (year: String, start: String, end: String)? {
+        let sides = text.split(separator: "=", maxSplits: 1)
+        guard sides.count == 2, Int(sides[0]) != nil else { return nil }
+        let window = sides[1].split(separator: "/", omittingEmptySubsequences: false)
+        guard window.count == 2, !window[0].isEmpty, !window[1].isEmpty else { return nil }
+        return (String(sides[0]), String(window[0]), String(window[1]))
+    }
+
+    var recurring: Bool { every != nil || fromOffset != nil || toOffset != nil || !skip.isEmpty || !occurrence.isEmpty }
+
     func validate() throws {
-        if replace && (from == nil || until == nil) && kind != SkinKind.theme.rawValue {
-            throw ValidationError("--replace sets the whole release: give --from and --until with it (a theme may have no window: --kind theme).")
+        if let every, Self.anchor(every) == nil {
+            throw ValidationError("--every must be chinese:MONTH-DAY, chinese:LMONTH-DAY (leap month) or gregorian:MONTH-DAY, got '\(every)'.")
+        }
+        for (name, value) in [("--from-offset", fromOffset), ("--to-offset", toOffset)] {
+            if let value, Self.offsetDays(value) == nil { throw ValidationError("\(name) must be days such as -7d or 15d, got '\(value)'.") }
+        }
+        for text in occurrence where Self.override(text) == nil {
+            throw ValidationError("--occurrence must be YEAR=START/END, got '\(text)'.")
+        }
+        if every != nil && (from != nil || until != nil) {
+            throw ValidationError("--every recurs every year: give it without --from/--until.")
+        }
+        if replace && every == nil && (from == nil || until == nil) && kind != SkinKind.theme.rawValue {
+            throw ValidationError("--replace sets the whole release: give --from and --until (or --every) with it (a theme may have no window: --kind theme).")
         }
         if let kind, SkinKind(rawValue: kind) == nil { throw ValidationError("--kind must be holiday or theme, got '\(kind)'.") }
         if let order, order != "none", Int(order) == nil { throw ValidationError("--order must be a whole number or 'none', got '\(order)'.") }
         if let rollout, !(0...100).contains(rollout) { throw ValidationError("--rollout must be 0-100, got \(rollout).") }
         if let version, version < 1 { throw ValidationError("--version must be 1 or more, got \(version).") }
-        let whole = from != nil && until != nil
-        if !whole && version == nil && rollout == nil && priority == nil && platforms == nil && minAppVersion == nil
+        let whole = (from != nil && until != nil) || every != nil
+        if !whole && !recurring && version == nil && rollout == nil && priority == nil && platforms == nil && minAppVersion == nil
             && maxAppVersion == nil && timeZone == nil && from == nil && until == nil && kind == nil && order == nil
         {
             throw ValidationError("Nothing to change: give --from and --until for a new release, or the options to change (such as --rollout 50).")
@@ -92,6 +152,23 @@ struct ReleaseCommand: ParsableCommand {
         if let from { object["startsAt"] = .string(from) }
         if let until { object["endsAt"] = .string(until) }
         if let timeZone { object["timeZone"] = .string(timeZone) }
+        var rule = JSONObject()
+        if let every, let anchor = Self.anchor(every) {
+            rule["calendar"] = .string(anchor.calendar)
+            rule["month"] = .number(JSONNumber(anchor.month))
+            rule["day"] = .number(JSONNumber(anchor.day))
+            rule["leapMonth"] = anchor.calendar == RecurrenceRule.CalendarKind.chinese.rawValue ? .bool(anchor.leap) : .null
+        }
+        if let days = fromOffset.flatMap(Self.offsetDays) { rule["startOffsetDays"] = .number(JSONNumber(days)) }
+        if let days = toOffset.flatMap(Self.offsetDays) { rule["endOffsetDays"] = .number(JSONNumber(days)) }
+        if !rule.isEmpty { object["recurs"] = .object(rule) }
+        var years = JSONObject()
+        for year in skip { years[String(year)] = .string("skip") }
+        for text in occurrence {
+            guard let window = Self.override(text) else { continue }
+            years[window.year] = .object(JSONObject([.init(key: "startsAt", value: .string(window.start)), .init(key: "endsAt", value: .string(window.end))]))
+        }
+        if !years.isEmpty { object["occurrences"] = .object(years) }
         if let priority { object["priority"] = .number(JSONNumber(priority)) }
         if let platforms {
             object["platforms"] = .array(platforms.split(separator: ",").map { .string($0.trimmingCharacters(in: .whitespaces)) })
@@ -135,7 +212,7 @@ struct ReleaseCommand: ParsableCommand {
             let patched = try session.request("PATCH", path, json: body(), headers: headers)
             let code = patched.json.objectValue?["error"]?.objectValue?["code"]?.stringValue
             if patched.status == 409, code == "not_released" {
-                guard (from != nil && until != nil) || kind == SkinKind.theme.rawValue else {
+                guard (from != nil && until != nil) || every != nil || kind == SkinKind.theme.rawValue else {
                     throw .rejected(
                         AdminSession.describe(
                             patched.status, patched.json, hint: "\(id) is not released yet: give --from and --until for its first release"))
@@ -158,7 +235,17 @@ struct ReleaseCommand: ParsableCommand {
         let kind = release["kind"]?.stringValue ?? SkinKind.holiday.rawValue
         text += "\n  kind:      \(kind)"
         if kind == SkinKind.theme.rawValue { text += "\n  order:     \(release["order"]?.intValue.map(String.init) ?? "none")" }
-        if let start = release["startsAt"]?.stringValue, let end = release["endsAt"]?.stringValue {
+        if let rule = release["recurs"]?.objectValue {
+            let leap = rule["leapMonth"] == .bool(true) ? "L" : ""
+            text += "\n  recurs:    \(rule["calendar"]?.stringValue ?? "?"):\(leap)\(rule["month"]?.intValue ?? 0)-\(rule["day"]?.intValue ?? 0)"
+            text += " from \(rule["startOffsetDays"]?.intValue ?? 0)d to \(rule["endOffsetDays"]?.intValue ?? 0)d"
+            if let zone = release["timeZone"]?.stringValue { text += " (\(zone))" }
+            for next in release["nextOccurrences"]?.arrayValue ?? [] {
+                guard let year = next.objectValue?["year"]?.intValue else { continue }
+                text += "\n    \(year): \(next.objectValue?["startsAt"]?.stringValue ?? "?") until \(next.objectValue?["endsAt"]?.stringValue ?? "?")"
+                if let source = next.objectValue?["source"]?.stringValue, source != "rule" { text += " (\(source))" }
+            }
+        } else if let start = release["startsAt"]?.stringValue, let end = release["endsAt"]?.stringValue {
             text += "\n  window:    \(start) until \(end)"
             if let zone = release["timeZone"]?.stringValue { text += " (\(zone))" }
         } else {

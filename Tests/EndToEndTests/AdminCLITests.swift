@@ -25,6 +25,34 @@ import TestSupport
         return (workspace, livery, ["LIVERY_TOKEN": AdminWorkspace.editorToken, "LIVERY_SERVER": "http://127.0.0.1:\(livery.port)"])
     }
 
+    /// A release written once for every year from the command line (issue 27): `--every` with negative offsets,
+    /// `--skip` and `--occurrence` for single years, and `livery occurrences` listing them one line per year.
+    @Test func aRecurringReleaseIsSetAndListedFromTheCommandLine() async throws {
+        try await blocking {
+            let (workspace, livery, env) = try Self.servingEditor()
+            let folder = workspace.root + "/work/tiny"
+            try AdminWorkspace.write(AdminWorkspace.tinySkin(id: "tiny", marker: "1"), into: folder)
+            #expect(try LiveryProcess.run(["push", folder], environment: env).status == 0)
+            // Open nearly all year: from 182 days before 1 January to the end of 182 days after it (2092 is a leap year).
+            let release = try LiveryProcess.run(
+                ["release", "tiny", "--every", "gregorian:1-1", "--from-offset", "-182d", "--to-offset", "182d", "--time-zone", "UTC",
+                 "--skip", "2090"], environment: env)
+            #expect(release.status == 0, "\(release.output)")
+            #expect(release.output.contains("recurs:    gregorian:1-1 from -182d to 182d (UTC)"), "\(release.output)")
+            let moved = try LiveryProcess.run(
+                ["release", "tiny", "--occurrence", "2091=2091-01-01T00:00:00Z/2091-01-02T00:00:00Z"], environment: env)
+            #expect(moved.status == 0, "\(moved.output)")
+            let listed = try LiveryProcess.run(["occurrences", "tiny", "--at", "2089-12-01T00:00:00Z", "--count", "3"], environment: env)
+            #expect(listed.status == 0, "\(listed.output)")
+            #expect(listed.output.contains("""
+                2090 2089-07-03T00:00:00Z 2090-07-02T23:59:59Z skip
+                2091 2091-01-01T00:00:00Z 2091-01-02T00:00:00Z override
+                2092 2091-07-03T00:00:00Z 2092-07-01T23:59:59Z
+                """), "\(listed.output)")
+            #expect(try livery.stop(signal: SIGTERM) == 0)
+        }
+    }
+
     @Test func theRunbookWorksFromTheCommandLine() async throws {
         try await blocking {
             let workspace = try AdminWorkspace()

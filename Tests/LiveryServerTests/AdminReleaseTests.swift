@@ -204,6 +204,77 @@ import Testing
         await harness.stop()
     }
 
+    /// A release written once for every year (issue 27): stored as its rule, shown with its next occurrences,
+    /// served and listed as the occurrence in force in concrete instants; a window and a rule replace each other
+    /// in a PATCH; a bad rule is refused with 422 naming the field and changes nothing.
+    @Test func aRecurringReleaseIsServedAsItsOccurrenceInForce() async throws {
+        let harness = try await LiveryHarness()
+        defer { harness.removeFiles() }
+        try await harness.uploadTiny()
+        let rule = #""recurs": {"calendar": "gregorian", "month": 1, "day": 15, "startOffsetDays": -1, "endOffsetDays": 1}"#
+        let released = try await harness.send(
+            "PUT", Self.releasePath, json: "{\(rule), \"timeZone\": \"Asia/Shanghai\", \"occurrences\": {\"2028\": \"skip\"}}")
+        #expect(released.status == 200, "\(released.text)")
+        let release = try #require(try LiveryHarness.object(released)["release"] as? [String: Any])
+        #expect(release["startsAt"] == nil && (release["recurs"] as? [String: Any])?["day"] as? Int == 15)
+        #expect((release["occurrences"] as? [String: String])?["2028"] == "skip")
+
+        let read = try #require(try LiveryHarness.object(try await harness.request("GET", "/admin/v1/skins/tiny"))["release"] as? [String: Any])
+        let next = try #require(read["nextOccurrences"] as? [[String: Any]])
+        #expect(next.count == 5)
+        #expect(next.map { $0["year"] as? Int } == [2027, 2028, 2029, 2030, 2031])
+        #expect(next.map { $0["source"] as? String } == ["rule", "skip", "rule", "rule", "rule"])
+        #expect(next.first?["startsAt"] as? String == "2027-01-13T16:00:00.000Z")
+
+        let answer = try await harness.poll()
+        #expect(answer["skinId"] as? String == "tiny")
+        #expect(answer["startsAt"] as? String == "2027-01-14T00:00:00+08:00")
+        #expect(answer["endsAt"] as? String == "2027-01-16T23:59:59+08:00")
+        let preview = try LiveryHarness.object(try await harness.request("GET", "/admin/v1/preview?app=demo&platform=ios&appVersion=7.0.0"))
+        let considered = try #require(preview["considered"] as? [[String: Any]])
+        #expect(considered.map { $0["skinId"] as? String } == ["tiny"], "listed once, not once per occurrence")
+        #expect(considered.first?["outcome"] as? String == "selected")
+        let catalog = try await harness.get("/api/v1/catalog?app=demo&platform=ios")
+        #expect(catalog.text.contains(#""skinId":"tiny","kind":"holiday","order":null,"startsAt":"2027-01-13T16:00:00Z","endsAt":"2027-01-16T15:59:59Z""#), "\(catalog.text)")
+
+        let windowed = try await harness.send(
+            "PATCH", Self.releasePath, json: #"{"startsAt": "2027-01-15T07:00:00Z", "endsAt": "2027-01-15T10:00:00Z"}"#)
+        let window = try #require(try LiveryHarness.object(windowed)["release"] as? [String: Any])
+        #expect(window["recurs"] == nil && window["occurrences"] == nil && window["startsAt"] as? String == "2027-01-15T07:00:00Z")
+        let recurring = try await harness.send("PATCH", Self.releasePath, json: "{\(rule)}")
+        let again = try #require(try LiveryHarness.object(recurring)["release"] as? [String: Any])
+        #expect(again["startsAt"] == nil && again["endsAt"] == nil && again["recurs"] != nil)
+
+        let before = harness.mark()
+        for (method, body, code) in [
+            ("PATCH", #"{"recurs": {"calendar": "lunar"}}"#, "invalid_release recurs/calendar"),
+            ("PATCH", #"{"recurs": {"month": 13}}"#, "invalid_release recurs/month"),
+            ("PUT", #"{"recurs": {"calendar": "chinese", "month": 12, "day": 30}, "timeZone": "Asia/Shanghai"}"#, "invalid_release recurs/day"),
+            ("PUT", #"{"recurs": {"calendar": "gregorian", "month": 1, "day": 1, "startOffsetDays": -200, "endOffsetDays": 200}, "timeZone": "UTC"}"#, "invalid_release recurs/endOffsetDays"),
+            ("PUT", "{\(rule)}", "invalid_release timeZone"),
+            ("PATCH", #"{"occurrences": {"2027": "later"}}"#, "invalid_release occurrences/2027"),
+        ] {
+            let refused = try await harness.send(method, Self.releasePath, json: body)
+            #expect(refused.status == 422, "\(body): \(refused.text)")
+            #expect(try LiveryHarness.code(refused) == code, "\(body)")
+        }
+        #expect(harness.mark() == before)
+        await harness.stop()
+    }
+
+    @Test func aReleasePatchReplacesAWindowWithARuleAndBack() {
+        func object(_ text: String) -> JSONObject { (try? JSONValue.parse(text).objectValue) ?? JSONObject() }
+        let window = object(#"{"startsAt": "a", "endsAt": "b", "timeZone": "UTC", "rollout": 5}"#)
+        let rule = object(#"{"recurs": {"month": 1}, "occurrences": {"2027": "skip"}, "timeZone": "UTC", "rollout": 5}"#)
+        #expect(ReleaseRequest.mergeReleasePatch(window, with: object(#"{"recurs": {"month": 2}}"#))
+            == object(#"{"timeZone": "UTC", "rollout": 5, "recurs": {"month": 2}}"#))
+        #expect(ReleaseRequest.mergeReleasePatch(rule, with: object(#"{"startsAt": "c"}"#))
+            == object(#"{"timeZone": "UTC", "rollout": 5, "startsAt": "c"}"#))
+        #expect(ReleaseRequest.mergeReleasePatch(rule, with: object(#"{"recurs": {"day": 3}}"#))
+            == object(#"{"recurs": {"month": 1, "day": 3}, "occurrences": {"2027": "skip"}, "timeZone": "UTC", "rollout": 5}"#),
+            "a rule patched stays a rule, merged as RFC 7396 says")
+    }
+
     @Test func mergePatchFollowsRFC7396() {
         func object(_ text: String) -> JSONObject { (try? JSONValue.parse(Array(text.utf8)).objectValue) ?? JSONObject() }
         // RFC 7396 appendix A's cases that apply to objects.

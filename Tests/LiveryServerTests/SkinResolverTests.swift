@@ -257,4 +257,28 @@ import Testing
         #expect(AnswerFragments.instantText(plan.startsAt, written: plan.startsAtText, plan.timeZone) == "2027-02-05T00:00:00+08:00")
         #expect(plan.startsAt == ISO8601DateFormatter().date(from: "2027-02-04T16:00:00Z"))
     }
+
+    /// A recurring release reaches the catalog as its occurrences in concrete instants (issue 27): a poll a few days
+    /// before Spring Festival 2027 is told of it as `next`, during it gets that year's window, and after it the next
+    /// year's occurrence (2028-01-26, minus 7 days) is prefetched across the year boundary.
+    @Test func aRecurringReleaseIsResolvedOccurrenceByOccurrence() throws {
+        let document = try JSONValue.parse(
+            #"{"recurs": {"calendar": "chinese", "month": 1, "day": 1, "startOffsetDays": -7, "endOffsetDays": 15}, "timeZone": "Asia/Shanghai"}"#)
+        let plan = try #require(ReleasePlan.parse(document, file: nil, pointer: .root, now: F.t0).value)
+        let base = F.skin("spring")
+        let catalog = Catalog(
+            releases: plan.concreteWindows(from: F.t0, count: CatalogBuilder.servedOccurrences).map(base.with(release:)),
+            killSwitch: KillSwitch())
+        func at(_ text: String) throws -> SkinDecision {
+            SkinResolver.resolve(F.request(), in: catalog, at: try #require(ISO8601Instant.parse(text)))
+        }
+        let before = try at("2027-01-25T00:00:00Z")
+        #expect(before.current == nil && before.next?.skinID.rawValue == "spring")
+        #expect(before.next?.release.startsAt == ISO8601Instant.parse("2027-01-29T16:00:00Z"), "2027-01-30 in Shanghai")
+        let during = try at("2027-02-06T00:00:00Z")
+        #expect(during.current?.skinID.rawValue == "spring")
+        #expect(during.current?.release.endsAt == ISO8601Instant.parse("2027-02-21T15:59:59Z"))
+        let after = try at("2028-01-15T00:00:00Z")
+        #expect(after.current == nil && after.next?.release.startsAt == ISO8601Instant.parse("2028-01-18T16:00:00Z"))
+    }
 }

@@ -22,6 +22,27 @@ import TestSupport
         #expect(output.standardOutput.contains("(christmas-2026): valid, 0 errors, 0 warnings"))
     }
 
+    /// `livery occurrences --every` computes a rule without a server, one line per year (issue 27); negative
+    /// offsets parse as values, for `occurrences` and for `release`.
+    @Test func occurrencesListsTheYearsOfARuleWithNegativeOffsets() async throws {
+        let output = try await BuiltProduct.runLivery([
+            "occurrences", "--every", "chinese:1-1", "--from-offset", "-7d", "--to-offset", "15d", "--time-zone", "Asia/Shanghai",
+            "--at", "2026-12-01T00:00:00Z", "--count", "2",
+        ])
+        #expect(output.status == 0, "\(output.standardError)")
+        #expect(output.standardOutput == """
+            2027 2027-01-30T00:00:00+08:00 2027-02-21T23:59:59+08:00
+            2028 2028-01-19T00:00:00+08:00 2028-02-10T23:59:59+08:00
+
+            """)
+        let leap = try await BuiltProduct.runLivery(["occurrences", "--every", "chinese:L6-15", "--time-zone", "Asia/Shanghai"])
+        #expect(leap.status == 2 && leap.standardError.contains("/recurs/leapMonth"), "a leap sixth month is rare: refused, naming the years")
+        // No server answers on port 1: the command gets past its arguments to the token or the connection.
+        let release = try await BuiltProduct.runLivery(
+            ["release", "spring", "--every", "chinese:1-1", "--from-offset", "-7d", "--to-offset", "15d", "--server", "http://127.0.0.1:1"])
+        #expect(release.standardError.hasPrefix("livery: "), "the arguments parse: \(release.standardError)")
+    }
+
     @Test func validateExitsOneAndNamesFilePointerAndFix() async throws {
         let skin = try Self.brokenSkin()
         let output = try await BuiltProduct.runLivery(["validate", skin.path])

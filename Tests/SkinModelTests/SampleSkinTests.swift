@@ -48,12 +48,17 @@ import Testing
         func release(_ name: String) throws -> ReleasePlan {
             try #require(validate(DirectorySkinSource(path: Self.skinsFolder + "/" + name)).skin?.manifest.release)
         }
+        // Both recur (issue 27): Spring Festival by the Chinese calendar, Christmas yearly.
+        let before2027 = try #require(ISO8601Instant.parse("2026-12-01T00:00:00Z"))
         let spring = try release("spring-festival-2027")
         #expect(spring.timeZone == "Asia/Shanghai")
-        #expect(spring.startsAt.timeIntervalSince1970 == 1_801_756_800)  // 2027-02-04T16:00:00Z
-        #expect(spring.endsAt.timeIntervalSince(spring.startsAt) == 15 * 86_400)
+        let newYear = try #require(spring.occurrences(notEndedAt: before2027, count: 1).first)
+        #expect(newYear.year == 2027 && newYear.startsAt == ISO8601Instant.parse("2027-01-30T00:00:00+08:00"))
+        #expect(newYear.endsAt == ISO8601Instant.parse("2027-02-21T23:59:59+08:00"))
         let christmas = try release("christmas-2026")
-        #expect(christmas.startsAtText == "2026-11-20T00:00:00+08:00")
+        #expect(christmas.recurrence == RecurrenceRule(calendar: .gregorian, month: 12, day: 25, startOffsetDays: -5, endOffsetDays: 2))
+        let xmas = try #require(christmas.occurrences(notEndedAt: before2027, count: 1).first)
+        #expect(xmas.startsAt == ISO8601Instant.parse("2026-12-20T00:00:00+08:00"))
         #expect(christmas.platforms == [.ios, .android])
         #expect(try release("double-11-2026").maxAppVersion == AppVersion("99"))
     }

@@ -20,6 +20,13 @@ extension StoreConformance {
             skinID: "spring", version: 1, document: Array(#"{"rollout":50}"#.utf8), expectedRevision: nil, actor: actor,
             action: AuditAction.setRelease)
         #expect(rollout.release?.version == 1 && rollout.release?.document == Array(#"{"rollout":50}"#.utf8))
+        // A release written once for every year (issue 27) is a document like any other: its rule and its
+        // overrides are kept as written, and a reader of the store sees them.
+        let yearly = Array(
+            #"{"recurs":{"calendar":"chinese","month":1,"day":1,"startOffsetDays":-7,"endOffsetDays":15},"occurrences":{"2027":"skip","2028":{"startsAt":"2028-01-20T00:00:00","endsAt":"2028-02-10T00:00:00"}},"timeZone":"Asia/Shanghai","rollout":50}"#.utf8)
+        let recurring = try await store.setRelease(
+            skinID: "spring", version: 1, document: yearly, expectedRevision: nil, actor: actor, action: AuditAction.setRelease)
+        #expect(recurring.release?.document == yearly && store.snapshot.skins["spring"]?.release?.document == yearly)
         // A new version leaves the release alone.
         try await add(store, variant: 2)
         #expect(store.snapshot.skins["spring"]?.versions.count == 3)

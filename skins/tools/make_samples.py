@@ -435,7 +435,9 @@ def spring_festival(root):
         "app": "demo",
         "description": "Year of the Goat: red and gold lanterns on the home tab bar and banner (Ziroom-style modules).",
         "release": {
-            "startsAt": "2027-02-05T00:00:00", "endsAt": "2027-02-20T00:00:00", "timeZone": "Asia/Shanghai",
+            # Every year: from 7 days before the Chinese New Year (2027-02-06) to 15 days after it.
+            "recurs": {"calendar": "chinese", "month": 1, "day": 1, "startOffsetDays": -7, "endOffsetDays": 15},
+            "timeZone": "Asia/Shanghai",
             "priority": 10, "platforms": ["ios", "android", "harmony"], "minAppVersion": "7.0.0",
             "maxAppVersion": None, "rollout": 100,
         },
@@ -509,7 +511,9 @@ def christmas(root):
         "app": "demo",
         "description": "Trees, gifts and snow, with a dark-mode variant (AUUTheme-style image objects).",
         "release": {
-            "startsAt": "2026-11-20T00:00:00+08:00", "endsAt": "2026-12-27T00:00:00+08:00",
+            # Every year: from 20 to 27 December.
+            "recurs": {"calendar": "gregorian", "month": 12, "day": 25, "startOffsetDays": -5, "endOffsetDays": 2},
+            "timeZone": "Asia/Shanghai",
             "priority": 5, "platforms": ["ios", "android"], "minAppVersion": "6.5", "maxAppVersion": None,
             "rollout": 100,
         },

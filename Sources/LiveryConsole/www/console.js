@@ -221,8 +221,14 @@
 
   // A release's window: its instants, and the zone it was written in (an IANA name, or the fixed offset of
   // startsAt such as +08:00, or UTC for Z).
+  // A recurring release's window is its occurrence in force, as the server lists it (nextOccurrences, instants):
+  // the console never computes a calendar.
   function windowOf(release) {
     if (!release) return null;
+    if (release.recurs) {
+      var next = (release.nextOccurrences || []).filter(function (o) { return o.source !== "skip"; })[0];
+      return next ? { start: new Date(next.startsAt), end: new Date(next.endsAt), zone: release.timeZone || "UTC" } : null;
+    }
     var zone = release.timeZone || null;
     var start = instantOf(release.startsAt, zone), end = instantOf(release.endsAt, zone);
     if (!zone) {
@@ -802,8 +808,8 @@
       var currentWindow = windowOf(current);
       var start = currentWindow ? currentWindow.start : new Date(Date.now() + 3600e3);
       var end = currentWindow ? currentWindow.end : new Date(Date.now() + 8 * 86400e3);
-      var startsLocal = currentWindow && current.timeZone && !/(Z|[+-]\d\d:\d\d)$/.test(current.startsAt) ? current.startsAt : localText(start, zone);
-      var endsLocal = currentWindow && current.timeZone && !/(Z|[+-]\d\d:\d\d)$/.test(current.endsAt) ? current.endsAt : localText(end, zone);
+      var startsLocal = currentWindow && current.timeZone && current.startsAt && !/(Z|[+-]\d\d:\d\d)$/.test(current.startsAt) ? current.startsAt : localText(start, zone);
+      var endsLocal = currentWindow && current.timeZone && current.endsAt && !/(Z|[+-]\d\d:\d\d)$/.test(current.endsAt) ? current.endsAt : localText(end, zone);
       var kind = h("select", { id: "release-kind" }, [{ value: "holiday", text: "Holiday skin (phones get it in its window)" }, { value: "theme", text: "Theme (users pick it from the list)" }].map(function (k) {
         return h("option", { value: k.value, selected: (isTheme(current) ? "theme" : "holiday") === k.value, text: k.text });
       }));
@@ -841,6 +847,7 @@
         h("div", { class: "form-grid" },
           field("Version", version),
           field("Time zone", timeZone, "IANA name; the window below is local time there"),
+          current && current.recurs ? h("p", { class: "muted", text: "Recurs every year (" + current.recurs.calendar + " " + (current.recurs.leapMonth ? "L" : "") + current.recurs.month + "-" + current.recurs.day + "); the window below is this year's occurrence. Changing it replaces the rule with that one window." }) : null,
           field("Starts at", startsAt, "inclusive"),
           field("Ends at", endsAt, "exclusive"),
           field("Priority", priority, "higher wins when windows overlap"),
@@ -889,7 +896,8 @@
         // The same window written in another zone is no change: keep the release's own spelling.
         var asked = plan.startsAt ? { start: instantOf(plan.startsAt, plan.timeZone), end: instantOf(plan.endsAt, plan.timeZone) } : {};
         if (currentWindow && asked.start && asked.end && asked.start.getTime() === currentWindow.start.getTime() && asked.end.getTime() === currentWindow.end.getTime()) {
-          plan.startsAt = current.startsAt; plan.endsAt = current.endsAt; plan.timeZone = current.timeZone;
+          if (current.recurs) { delete plan.startsAt; delete plan.endsAt; plan.timeZone = current.timeZone; }
+          else { plan.startsAt = current.startsAt; plan.endsAt = current.endsAt; plan.timeZone = current.timeZone; }
         }
         var before = current ? Object.assign({ rollout: 100, priority: 0, platforms: PLATFORMS, minAppVersion: null, maxAppVersion: null }, current) : null;
         var changed = {};
