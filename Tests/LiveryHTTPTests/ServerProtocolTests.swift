@@ -62,8 +62,9 @@ import TestSupport
     @Test func keepsPipelinedOrderAcrossAsyncHandlersAndBodies() async throws {
         try await withTestServer { server in
             try await blocking {
-                // Async handlers run on the cooperative pool, which other suites may keep busy: wait generously.
-                let client = try server.client(timeout: 30)
+                // Async handlers run on the cooperative pool, which other suites may keep busy (seen past 30 s while the
+                // whole suite runs on two cores): wait generously.
+                let client = try server.client(timeout: 120)
                 var requests = ""
                 for index in 0..<10 {
                     requests += index % 3 == 0
@@ -81,7 +82,7 @@ import TestSupport
     @Test func syncOrAsyncHandlersAnswerInlineOrLaterInPipelinedOrder() async throws {
         try await withTestServer { server in
             try await blocking {
-                let client = try server.client(timeout: 30)
+                let client = try server.client(timeout: 120)
                 try client.send((0..<8).map { "GET /either/\($0) HTTP/1.1\r\nHost: t\r\n\r\n" }.joined())
                 for index in 0..<8 {
                     #expect(try client.readResponse().text == (index % 2 == 0 ? "now \(index)" : "later \(index)"))

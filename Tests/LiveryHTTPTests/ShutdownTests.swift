@@ -31,9 +31,9 @@ import TestSupport
         let (busy, idle) = try await blocking {
             let idle = try server.client()
             #expect(try idle.get("/hello").status == 200)
-            let busy = try server.client(timeout: 30)
+            let busy = try server.client(timeout: 120)
             try busy.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\n")
-            #expect(started.wait(timeout: .now() + 30) == .success)
+            #expect(started.wait(timeout: .now() + 120) == .success)
             return (busy, idle)
         }
         server.server.beginShutdown(drainTimeout: .seconds(5))
@@ -58,9 +58,9 @@ import TestSupport
         let started = DispatchSemaphore(value: 0)
         let server = try TestServer.start(routes: Self.slowRoutes(started: started, delay: .seconds(20)))
         let busy = try await blocking {
-            let busy = try server.client(timeout: 30)
+            let busy = try server.client(timeout: 120)
             try busy.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\n")
-            #expect(started.wait(timeout: .now() + 30) == .success)
+            #expect(started.wait(timeout: .now() + 120) == .success)
             return busy
         }
         await server.server.shutdown(drainTimeout: .milliseconds(200))
@@ -74,9 +74,9 @@ import TestSupport
         let started = DispatchSemaphore(value: 0)
         let server = try TestServer.start(routes: Self.slowRoutes(started: started, delay: .seconds(20)))
         let busy = try await blocking {
-            let busy = try server.client(timeout: 30)
+            let busy = try server.client(timeout: 120)
             try busy.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\n")
-            #expect(started.wait(timeout: .now() + 30) == .success)
+            #expect(started.wait(timeout: .now() + 120) == .success)
             return busy
         }
         server.server.beginShutdown(drainTimeout: .seconds(60))
@@ -94,15 +94,15 @@ import TestSupport
         let routes = Self.slowRoutes(started: started, delay: .milliseconds(200))
         try await withTestServer(configure: { $0.observer = observer }, routes: routes) { server in
             try await blocking {
-                let leaving = try server.client(timeout: 30)
+                let leaving = try server.client(timeout: 120)
                 try leaving.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\n")
-                #expect(started.wait(timeout: .now() + 30) == .success)
+                #expect(started.wait(timeout: .now() + 120) == .success)
                 // Reset rather than close politely: the server sees an error while the handler still runs.
                 var linger = linger(l_onoff: 1, l_linger: 0)
                 setsockopt(leaving.fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<linger>.size))
                 leaving.close()
-                #expect(observer.waitForClose(seconds: 30))
-                let text = try server.client(timeout: 30).get("/slow").text
+                #expect(observer.waitForClose(seconds: 120))
+                let text = try server.client(timeout: 120).get("/slow").text
                 #expect(text == "done")
             }
         }
