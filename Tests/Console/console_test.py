@@ -461,6 +461,18 @@ def festival_flow(browser, server, editor, root):
     check(f"undoing the {first_year} override follows the rule again and keeps the skip",
           skin["release"].get("occurrences") == {second_year: "skip"}, json.dumps(skin["release"].get("occurrences")))
 
+    # --- A skip over someone else's change: 412, nothing written, what changed shown ---------------------------------
+    browser.go(f"#/skins/{skin_id}", "table[aria-label=Occurrences] tbody tr")
+    status, _, _ = call(server, "PATCH", f"/admin/v1/skins/{skin_id}/release", editor, {"priority": 7})
+    third_year = rows[2][0]
+    browser.button("Skip", within=f"tr[data-year='{third_year}']").send_keys(Keys.ENTER)
+    browser.confirm(third_year)
+    browser.text_in(".conflict", "412")
+    conflict = driver.find_element(By.CSS_SELECTOR, ".conflict").text
+    status, _, skin = call(server, "GET", f"/admin/v1/skins/{skin_id}", editor)
+    check("skipping a year sends If-Match: over someone else's change it gets 412, writes nothing and shows what changed",
+          "priority" in conflict and third_year not in (skin["release"].get("occurrences") or {}), conflict)
+
     # --- A rule the calendar cannot keep: the 422 names recurs/day, shown at the Day field ----------------------------
     browser.go(f"#/skins/{skin_id}/release", "form[aria-label='Release settings']")
     check("a recurring release opens in the release form as a rule, the festival recognised",
