@@ -120,7 +120,13 @@ public final class LiveryService: Sendable {
                 client.publish(catalog)
             })
         self.reports = reports
-        self.reportsAPI = ReportsAPI(intake: reports, logger: logger, isReady: { client.isLoaded })
+        self.reportsAPI = ReportsAPI(
+            intake: reports, logger: logger, isReady: { client.isLoaded },
+            recorded: { _ in
+                // Guarded releases (issue 26 item 4) plug in here: for each (skin, version) a batch counted a
+                // failure of, off this path, `store.reports.figures(skinID:version:since:)` over the guard's window,
+                // then `Changes.tripGuardIfNeeded`.
+            })
         self.store = store
         self.ownStore = ownStore
         self.client = client

@@ -50,6 +50,17 @@ import TestSupport
 
         let expected = Reports.Figures(applied: 41, failed: 1, unpack: 1)
         #expect(try Reports.figures(livery.port) == expected)
+        // Per platform and app version, hour by hour; the guard's part is there, null until a guard is set.
+        let (_, health) = try AdminCall(port: livery.port, token: AdminWorkspace.viewerToken).json(
+            "GET", "/admin/v1/skins/tiny/health")
+        let version = try #require((health["versions"] as? [[String: Any]])?.first)
+        let ios = try #require((version["byPlatform"] as? [String: Any])?["ios"] as? [String: Any])
+        let app = try #require((ios["byAppVersion"] as? [String: Any])?["7.0.0"] as? [String: Any])
+        #expect(app["applied"] as? Int == 41 && app["failed"] as? Int == 1)
+        let series = try #require(version["series"] as? [[String: Any]])
+        #expect(series.map { $0["applied"] as? Int ?? 0 }.reduce(0, +) == 41)
+        #expect(series.allSatisfy { ($0["at"] as? String)?.hasSuffix(":00:00Z") == true }, "\(series)")
+        #expect(health["guard"] is NSNull && health["paused"] is NSNull, "\(health)")
         let metrics = try MetricsEndpointTests.scrape(port: livery.port)
         #expect(try metrics.value("livery_skin_reports_total", ["skin": "tiny", "outcome": "applied", "stage": "none"]) == 41)
         #expect(try metrics.value("livery_skin_reports_total", ["skin": "tiny", "outcome": "failed", "stage": "unpack"]) == 1)
