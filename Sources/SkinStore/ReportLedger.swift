@@ -119,8 +119,8 @@ public protocol ReportLedger: AnyObject, Sendable {
     /// within `reports`).
     ///
     /// - Returns: the reports counted by this call, in the order given.
-    /// - Throws: `closed`, `io`, `unavailable`; nothing of the batch may be counted then (it may have been, if the
-    ///   failure came after the commit: a retry then counts nothing twice).
+    /// - Throws: `closed`, `io`, `unavailable`: the batch is not acknowledged (a failure after the commit may have
+    ///   counted it all the same; sending it again then counts nothing twice).
     func record(_ reports: [LedgerReport]) async throws(StoreError) -> [LedgerReport]
 
     /// Every counted report of `skinID`, grouped (see `ReportTally`); order unspecified.

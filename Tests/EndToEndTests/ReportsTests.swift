@@ -133,7 +133,7 @@ import TestSupport
             }
         }
         senders.forEach { $0.start() }
-        #expect(AdminServeTests.eventually(seconds: 60) { acknowledged.value >= 150 })
+        #expect(AdminServeTests.eventually(seconds: 90) { acknowledged.value >= 100 })
         kill(livery.processIdentifier, SIGKILL)
         _ = try livery.waitForExit(seconds: 20)
         #expect(AdminServeTests.eventually(seconds: 30) { senders.allSatisfy { $0.isFinished } })
