@@ -34,6 +34,7 @@ import ZipReading
 /// |---|---|---|
 /// | POST | /skins (zip body) | editor |
 /// | GET | /skins, /skins/{id}, /skins/{id}/versions, /skins/{id}/versions/{n} | viewer |
+/// | GET | /skins/{id}/health (phones' reports per version) | viewer |
 /// | GET | /skins/{id}/versions/{n}/config.json, /skins/{id}/versions/{n}/files/{path} | viewer |
 /// | PUT, PATCH, DELETE | /skins/{id}/release | editor |
 /// | POST | /skins/{id}/rollback | editor |
@@ -111,6 +112,9 @@ public final class AdminAPI: Sendable {
         admin.on(.get, "/skins", .async { [self] request in await respond { () async throws(APIError) in try await listSkins(request) } })
         admin.on(.get, "/skins/:id", .async { [self] request in await respond { () async throws(APIError) in try await skin(request) } })
         admin.on(.delete, "/skins/:id", .async { [self] request in await deleteSkin(request) })
+        admin.on(.get, "/skins/:id/health", .async { [self] request in
+            await respond { () async throws(APIError) in try await health(request) }
+        })
         admin.on(.get, "/skins/:id/versions", .async { [self] request in
             await respond { () async throws(APIError) in try await versions(request) }
         })

@@ -31,6 +31,8 @@ public final class LiveryService: Sendable {
         public var client = ClientAPI.Configuration()
         /// The admin API's settings; without a tokens file it is disabled.
         public var admin = AdminAPI.Configuration()
+        /// Rate limits of phones' reports (`POST /api/v1/reports`).
+        public var reports = ReportIntake.Configuration()
 
         public init() {}
     }
@@ -50,6 +52,9 @@ public final class LiveryService: Sendable {
     /// The package cache invalidates the files it removes or rebuilds.
     public let openFiles: OpenFileCache
     let catalog: CatalogPublisher
+    /// Phones' reports into the store's ledger.
+    public let reports: ReportIntake
+    let reportsAPI: ReportsAPI
     private let logger: Logger
     private let clock: @Sendable () -> Date
     /// Writes to the data folder in the background, at most once a second; `/readyz` and admin writes read its last
@@ -107,8 +112,22 @@ public final class LiveryService: Sendable {
             logger.notice("admin API disabled: no tokens file (--tokens-file / LIVERY_TOKENS_FILE); /admin/v1 answers 404")
         }
         let client = ClientAPI(configuration: configuration.client, cache: cache, logger: logger, clock: clock)
+        let reports = ReportIntake(configuration: configuration.reports, ledger: store.reports)
+        // Signs are learnt before polls can hand them out, so a phone reporting at once is understood.
         let catalog = CatalogPublisher(
-            store: store, cache: cache, limits: configuration.validationLimits, logger: logger, publish: client.publish)
+            store: store, cache: cache, limits: configuration.validationLimits, logger: logger,
+            publish: { catalog in
+                reports.learn(catalog)
+                client.publish(catalog)
+            })
+        self.reports = reports
+        self.reportsAPI = ReportsAPI(
+            intake: reports, logger: logger, isReady: { client.isLoaded },
+            recorded: { _ in
+                // Guarded releases (issue 26 item 4) plug in here: for each (skin, version) a batch counted a
+                // failure of, off this path, `store.reports.figures(skinID:version:since:)` over the guard's window,
+                // then `Changes.tripGuardIfNeeded`.
+            })
         self.store = store
         self.ownStore = ownStore
         self.client = client
@@ -242,6 +261,7 @@ public final class LiveryService: Sendable {
             return Self.status("ready", .ok, store: store, damaged: catalog.damaged)
         })
         client.register(on: router)
+        reportsAPI.register(on: router)
         if let admin {
             admin.register(on: router) { [self] in ready.load(ordering: .acquiring) }
             AdminConsole.register(on: router)

@@ -25,6 +25,9 @@ public final class PostgresSkinStore: SharedSkinStore {
     public let cacheDirectory: String
     /// Where the store connects and reconnects.
     public let configuration: PostgresConfiguration
+    /// What phones reported, in `livery_reports` (see `PostgresReportLedger`).
+    public let reportLedger: PostgresReportLedger
+    public var reports: any ReportLedger { reportLedger }
 
     private let link = Mutex(Link())
     private let reachable = Atomic<Bool>(false)
@@ -75,6 +78,7 @@ public final class PostgresSkinStore: SharedSkinStore {
         self.redactedURI = configuration.redactedURI
         self.cacheDirectory = cacheDirectory
         self.clock = clock
+        self.reportLedger = PostgresReportLedger(configuration, clock: clock)
     }
 
     /// A store for `configuration`, connected: see `init` and `connect()`.
@@ -457,6 +461,7 @@ public final class PostgresSkinStore: SharedSkinStore {
 
     public func close() async {
         guard !isClosed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        await reportLedger.close()
         let connection = link.withLock { link in
             defer { link.connection = nil }
             return link.connection

@@ -11,6 +11,9 @@ import PostgresClient
 /// - `livery_releases`, `livery_kill_switches` (`app` '' is the global switch), `livery_audit` (one row per change,
 ///   `sequence` = the revision it made).
 ///
+/// - `livery_reports`, `livery_report_secret` (step 3): what phones reported, and the secret their device ids are
+///   hashed under (`PostgresReportLedger`).
+///
 /// Times are milliseconds since 1970 (`bigint`), as the file store keeps them.
 public enum PostgresStoreSchema {
     /// The steps, oldest first.
@@ -81,6 +84,29 @@ public enum PostgresStoreSchema {
         // leaves it out; NULL when none.
         Migration(version: 2, sql: """
             ALTER TABLE livery_versions ADD COLUMN scrub_damage text;
+            """),
+        // What phones reported (`PostgresReportLedger`): one row per sign, keyed device hash and outcome, so a device
+        // counts once across replicas; the secret devices are hashed under. Never part of a change's transaction.
+        Migration(version: 3, sql: """
+            CREATE TABLE livery_report_secret (
+                singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+                secret bytea NOT NULL
+            );
+            CREATE TABLE livery_reports (
+                sign text NOT NULL,
+                device text NOT NULL,
+                outcome text NOT NULL CHECK (outcome IN ('applied', 'failed')),
+                stage text,
+                skin_id text NOT NULL,
+                version integer NOT NULL,
+                variant text NOT NULL,
+                platform text NOT NULL,
+                app_version text NOT NULL,
+                reported_at bigint NOT NULL,
+                recorded_at bigint NOT NULL,
+                PRIMARY KEY (sign, device, outcome)
+            );
+            CREATE INDEX livery_reports_version ON livery_reports (skin_id, version, recorded_at);
             """),
     ]
 

@@ -62,6 +62,8 @@ public final class ReleasedSkin: Sendable {
     public let description: String
     /// The preview images `skin.json` names, if any.
     public let previews: SkinPreviews?
+    /// The stored version released (0 for skins made without a store), which phones' reports are counted against.
+    public let version: Int
 
     /// `packages` by `PackageVariant.slot`, so a poll finds its variant's record by index, without hashing.
     private let packageSlots: [PackageRecord?]
@@ -70,8 +72,9 @@ public final class ReleasedSkin: Sendable {
 
     public init(
         skinID: SkinID, app: String, release: ReleasePlan, packages: [PackageVariant: PackageRecord],
-        title: String = "", description: String = "", previews: SkinPreviews? = nil
+        title: String = "", description: String = "", previews: SkinPreviews? = nil, version: Int = 0
     ) {
+        self.version = version
         self.skinID = skinID
         self.app = app
         self.release = release
@@ -89,7 +92,7 @@ public final class ReleasedSkin: Sendable {
     public func with(release plan: ReleasePlan) -> ReleasedSkin {
         ReleasedSkin(
             skinID: skinID, app: app, release: plan, packages: packages, title: title, description: description,
-            previews: previews)
+            previews: previews, version: version)
     }
 
     /// The package of `variant`, if this skin has one.

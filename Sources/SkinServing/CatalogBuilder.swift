@@ -113,7 +113,7 @@ public final class CatalogBuilder: Sendable {
         let manifest = packager.skin.manifest
         let skin = ReleasedSkin(
             skinID: manifest.id, app: manifest.app, release: plan, packages: packages, title: manifest.title,
-            description: manifest.description, previews: previews(of: packager))
+            description: manifest.description, previews: previews(of: packager), version: version.number)
         return (skin, origins)
     }
 

@@ -4,6 +4,8 @@
 /// queue only keeps fsyncs off the pool. `audit` (in memory) and `close` (releases the lock) need no hop: their
 /// synchronous methods in `FileSkinStore.swift` are the role's.
 extension FileSkinStore: SkinStore {
+    public var reports: any ReportLedger { reportLedger }
+
     @discardableResult
     public func addVersion(
         skinID: String, files: [String: [UInt8]], metadata: [UInt8], expectedRevision: Int? = nil,

@@ -20,6 +20,7 @@ import Darwin
 /// <directory>/state.json           the state record: every skin, its versions (file lists by digest), its
 ///                                  release, tombstones of deleted skins, kill switches, and the revision
 /// <directory>/audit.log            append-only audit log, one JSON line per committed change
+/// <directory>/reports.log, .key    what phones reported (`FileReportLedger`), apart from the state
 /// <directory>/**/.tmp-*            temporary files; only a crash leaves them, and opening removes them
 /// ```
 ///
@@ -60,6 +61,8 @@ import Darwin
 public final class FileSkinStore: Sendable {
     /// The store's directory, absolute.
     public let directory: String
+    /// What phones reported, in `reports.log` beside the state (see `FileReportLedger`).
+    public let reportLedger: FileReportLedger
 
     private let clock: @Sendable () -> Date
     private let writer: Mutex<Writer>
@@ -123,6 +126,7 @@ public final class FileSkinStore: Sendable {
             }
             let (audit, entries) = try AuditLog.open(path: root + "/audit.log", revision: state.revision)
             let snapshot = try Self.snapshot(of: state, blobs: root + "/blobs")
+            self.reportLedger = try FileReportLedger(directory: root, clock: clock)
             self.directory = root
             self.clock = clock
             self.writer = Mutex(Writer(audit: audit, lockFD: lockFD))
@@ -143,6 +147,7 @@ public final class FileSkinStore: Sendable {
         writer.withLock { writer in
             guard writer.audit != nil else { return }
             isClosed.store(true, ordering: .releasing)
+            reportLedger.close()
             writer.audit = nil
             FileIO.closeFile(writer.lockFD)
         }

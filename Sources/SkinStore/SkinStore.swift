@@ -129,6 +129,10 @@ public protocol SkinStore: AnyObject, Sendable {
     ///   `invalidDigest`; `io`.
     func verifiedFilePath(of file: StoredFile, skinID: String, version: Int) async throws(StoreError) -> String
 
+    /// What phones reported about skins, kept by this store apart from its state (recording never changes the
+    /// revision, the audit log or the snapshot).
+    var reports: any ReportLedger { get }
+
     /// Stops accepting changes (they throw `closed`) and releases the storage for another store; `snapshot` keeps
     /// answering with the last state. Calling it again does nothing.
     func close() async

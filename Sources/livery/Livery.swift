@@ -9,7 +9,7 @@ struct Livery: AsyncParsableCommand {
         subcommands: [
             ServeCommand.self, ValidateCommand.self, ResolveCommand.self, PackCommand.self, HealthcheckCommand.self,
             TokenCommand.self, PushCommand.self, ReleaseCommand.self, RollbackCommand.self, KillSwitchCommand.self,
-            PreviewCommand.self, ThemesCommand.self, OccurrencesCommand.self, KeysCommand.self, VerifyCommand.self, MigrateCommand.self, ImportCommand.self,
+            PreviewCommand.self, ThemesCommand.self, OccurrencesCommand.self, HealthCommand.self, KeysCommand.self, VerifyCommand.self, MigrateCommand.self, ImportCommand.self,
             StoreCommand.self,
         ])
 

@@ -61,6 +61,8 @@ struct ServeCommand: AsyncParsableCommand {
         serviceConfiguration.skinsDirectory = settings.skinsDirectory
         serviceConfiguration.dataDirectory = settings.dataDirectory
         serviceConfiguration.maxParallelBuilds = settings.maxParallelBuilds
+        serviceConfiguration.reports.deviceRequestsPerHour = settings.reportDeviceRate
+        serviceConfiguration.reports.addressRequestsPerSecond = settings.reportAddressRate
         serviceConfiguration.client.maxAge = settings.cacheMaxAge
         serviceConfiguration.client.catalogHorizon = settings.catalogHorizon
         serviceConfiguration.client.signingKey = Self.loadSigningKey(settings, logger: logger)

@@ -88,6 +88,12 @@ struct ServeOptions: ParsableArguments {
     @Option(name: .customLong(Setting.scrubInterval.flagName), help: Self.help(.scrubInterval))
     var scrubInterval: String?
 
+    @Option(name: .customLong(Setting.reportDeviceRate.flagName), help: Self.help(.reportDeviceRate))
+    var reportDeviceRate: String?
+
+    @Option(name: .customLong(Setting.reportAddressRate.flagName), help: Self.help(.reportAddressRate))
+    var reportAddressRate: String?
+
     @Option(name: .customLong(Setting.benchBody.flagName), help: Self.help(.benchBody))
     var benchBody: String?
 
@@ -121,6 +127,8 @@ struct ServeOptions: ParsableArguments {
             (.eventLoops, eventLoops),
             (.maxParallelBuilds, maxParallelBuilds),
             (.scrubInterval, scrubInterval),
+            (.reportDeviceRate, reportDeviceRate),
+            (.reportAddressRate, reportAddressRate),
             (.benchBody, benchBody),
         ]
         var given: [Setting: String] = [:]

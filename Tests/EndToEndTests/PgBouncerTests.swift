@@ -56,8 +56,8 @@ import TestSupport
             let results: [ExternalProcess.Output] = [try await one, try await two]
             for result in results { #expect(result.status == 0, "\(result.transcript)") }
             let version = try await server.psql("SELECT max(version) FROM livery_schema_version", database: database)
-            // The newest of PostgresStoreSchema.migrations: 2 (the scrub's damage marks).
-            #expect(version.trimmingCharacters(in: .whitespacesAndNewlines) == "2")
+            // The newest of PostgresStoreSchema.migrations: 3 (the report ledger).
+            #expect(version.trimmingCharacters(in: .whitespacesAndNewlines) == "3")
         }
     }
 

@@ -41,6 +41,8 @@ import TestSupport
         case .eventLoops: ("3", "4")
         case .maxParallelBuilds: ("4", "8")
         case .scrubInterval: ("0", "3600")
+        case .reportDeviceRate: ("60", "5")
+        case .reportAddressRate: ("500", "7")
         case .benchBody: ("/tmp/a.json", "/tmp/b.json")
         }
     }

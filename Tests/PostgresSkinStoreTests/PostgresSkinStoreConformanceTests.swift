@@ -8,4 +8,9 @@ import Testing
     func postgresSkinStoreConforms(to check: StoreConformance) async throws {
         try await check.run(with: StoreFactory(name: "PostgresSkinStore") { try await PostgresStoreStorage() })
     }
+
+    @Test(arguments: ReportLedgerConformance.allCases)
+    func postgresReportLedgerConforms(to check: ReportLedgerConformance) async throws {
+        try await check.run(with: StoreFactory(name: "PostgresSkinStore") { try await PostgresStoreStorage() })
+    }
 }

@@ -11,6 +11,11 @@ import TestSupport
     func fileSkinStoreConforms(to check: StoreConformance) async throws {
         try await check.run(with: .fileSkinStore)
     }
+
+    @Test(arguments: ReportLedgerConformance.allCases)
+    func fileReportLedgerConforms(to check: ReportLedgerConformance) async throws {
+        try await check.run(with: .fileSkinStore)
+    }
 }
 
 extension StoreFactory {

@@ -40,6 +40,9 @@ enum MetricDescriptions {
             type: "counter", help: "Poll answers, by the skin answered (empty when no skin applies)."),
         ClientMetrics.upToDateName: Description(
             type: "counter", help: "Polls whose app already had the answered skin's package."),
+        ReportIntake.reportsName: Description(
+            type: "counter",
+            help: "Phones' reports counted for the first time by this replica (one per device, package and outcome), by skin, outcome and failed stage (none when applied)."),
         AdminChangeCounter.name: Description(
             type: "counter", help: "Changes committed through the admin API, by action."),
         CatalogPublisher.damagedVersionsName: Description(

@@ -31,6 +31,8 @@ extension LiveryConfiguration {
         case eventLoops
         case maxParallelBuilds
         case scrubInterval
+        case reportDeviceRate
+        case reportAddressRate
         case benchBody
 
         /// The long flag without dashes, such as `skins-dir`.
@@ -67,6 +69,8 @@ extension LiveryConfiguration {
             case .logLevel: "level"
             case .logFormat: "format"
             case .maxConnections, .maxHeaderBytes, .eventLoops, .maxParallelBuilds: "count"
+            case .reportDeviceRate: "per-hour"
+            case .reportAddressRate: "per-second"
             case .uploadLimit: "bytes"
             }
         }
@@ -100,6 +104,8 @@ extension LiveryConfiguration {
             case .eventLoops: "one per core"
             case .maxParallelBuilds: "2"
             case .scrubInterval: "86400"
+            case .reportDeviceRate: "12"
+            case .reportAddressRate: "50"
             case .benchBody: "none"
             }
         }
@@ -170,6 +176,12 @@ extension LiveryConfiguration {
             case .scrubInterval:
                 "Seconds between scrubs: every blob, version and package record rehashed (as `livery store verify` "
                     + "does), damage logged and counted; 0 turns it off. With PostgreSQL one replica scrubs at a time."
+            case .reportDeviceRate:
+                "Report requests (POST /api/v1/reports) one device may send per hour, 1-3600; more get 429 with "
+                    + "Retry-After. Per replica, in memory."
+            case .reportAddressRate:
+                "Report requests one client address may send per second (bursts of ten seconds' worth), 1-100000; "
+                    + "more get 429. A rate, not a cap on devices: phones behind one NAT all count. Per replica."
             case .benchBody:
                 "Benchmark only: serve this file's bytes from memory at GET /bench (see bench/README.md)."
             }

@@ -70,6 +70,10 @@ public struct LiveryConfiguration: Sendable, Equatable {
     public var eventLoops: Int = min(64, max(1, ProcessInfo.processInfo.activeProcessorCount))
     /// Most package builds at once. Default 2.
     public var maxParallelBuilds: Int = 2
+    /// Report requests one device may send per hour. Default 12.
+    public var reportDeviceRate: Int = 12
+    /// Report requests one address may send per second. Default 50.
+    public var reportAddressRate: Int = 50
     /// Benchmark only: a file served from memory at `GET /bench`. Default nil.
     public var benchBody: String?
     /// Where each setting's value came from (every setting has an entry after `resolve`).
@@ -191,6 +195,8 @@ public struct LiveryConfiguration: Sendable, Equatable {
         case .eventLoops: eventLoops = try integer(1...64, "the event-loop count")
         case .maxParallelBuilds: maxParallelBuilds = try integer(1...64, "the build limit")
         case .scrubInterval: scrubInterval = try seconds(0...31_536_000, "the scrub interval")
+        case .reportDeviceRate: reportDeviceRate = try integer(1...3600, "the device report rate")
+        case .reportAddressRate: reportAddressRate = try integer(1...100_000, "the address report rate")
         case .benchBody: benchBody = try path("the benchmark body file")
         }
     }
