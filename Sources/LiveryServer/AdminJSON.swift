@@ -21,7 +21,8 @@ enum AdminJSON {
 
     static func number(_ value: Int) -> JSONValue { .number(JSONNumber(value)) }
 
-    /// A release: `{"version", <the plan's fields>, "releasedAt", "releasedBy"}`; a recurring one also lists its
+    /// A release: `{"version", <the plan's fields>, "guard" (the effective guard), "paused" (or null), "releasedAt",
+    /// "releasedBy"}`; a recurring one also lists its
     /// next five occurrences from `now` as `"nextOccurrences": [{"year", "startsAt", "endsAt", "source"}]`
     /// (`source`: `rule`, `override` or `skip`).
     static func release(_ release: Release, now: Date = Date()) -> JSONValue {
@@ -31,9 +32,11 @@ enum AdminJSON {
             for member in document.objectValue ?? JSONObject() where member.key != "version" {
                 object[member.key] = member.value
             }
-            if document.objectValue?["recurs"] != nil,
-                let plan = ReleasePlan.parse(document, file: nil, pointer: .root, allowingExtraKeys: ["version"], now: now).value
-            {
+            let plan = ReleasePlan.parse(document, file: nil, pointer: .root, allowingExtraKeys: ["version"], now: now).value
+            // The guard in force (the standard one when the release names none), and the pause or null.
+            object["guard"] = (plan?.effectiveGuard ?? .standard).jsonValue
+            object["paused"] = plan?.paused?.jsonValue ?? .null
+            if document.objectValue?["recurs"] != nil, let plan {
                 object["nextOccurrences"] = .array(plan.occurrences(notEndedAt: now, count: 5).map { occurrence in
                     [
                         "year": number(occurrence.year), "startsAt": instant(occurrence.startsAt),

@@ -88,6 +88,12 @@ struct ServeOptions: ParsableArguments {
     @Option(name: .customLong(Setting.scrubInterval.flagName), help: Self.help(.scrubInterval))
     var scrubInterval: String?
 
+    @Option(name: .customLong(Setting.notifyUrl.flagName), help: Self.help(.notifyUrl))
+    var notifyUrl: String?
+
+    @Option(name: .customLong(Setting.notifySecretFile.flagName), help: Self.help(.notifySecretFile))
+    var notifySecretFile: String?
+
     @Option(name: .customLong(Setting.benchBody.flagName), help: Self.help(.benchBody))
     var benchBody: String?
 
@@ -121,6 +127,8 @@ struct ServeOptions: ParsableArguments {
             (.eventLoops, eventLoops),
             (.maxParallelBuilds, maxParallelBuilds),
             (.scrubInterval, scrubInterval),
+            (.notifyUrl, notifyUrl),
+            (.notifySecretFile, notifySecretFile),
             (.benchBody, benchBody),
         ]
         var given: [Setting: String] = [:]

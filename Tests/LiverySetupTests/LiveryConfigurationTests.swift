@@ -41,6 +41,8 @@ import TestSupport
         case .eventLoops: ("3", "4")
         case .maxParallelBuilds: ("4", "8")
         case .scrubInterval: ("0", "3600")
+        case .notifyUrl: ("https://hooks.example.com/livery", "http://127.0.0.1:9000/hook")
+        case .notifySecretFile: ("/run/secrets/hook-a", "/run/secrets/hook-b")
         case .benchBody: ("/tmp/a.json", "/tmp/b.json")
         }
     }

@@ -40,6 +40,10 @@ enum MetricDescriptions {
             type: "counter", help: "Poll answers, by the skin answered (empty when no skin applies)."),
         ClientMetrics.upToDateName: Description(
             type: "counter", help: "Polls whose app already had the answered skin's package."),
+        Changes.guardTripsMetric: Description(
+            type: "counter", help: "Release guards tripped by a write this replica committed, by action (pause, rollback)."),
+        GuardNotifier.failuresMetric: Description(
+            type: "counter", help: "Guard webhook tries that failed (no answer, or not a 2xx)."),
         AdminChangeCounter.name: Description(
             type: "counter", help: "Changes committed through the admin API, by action."),
         CatalogPublisher.damagedVersionsName: Description(

@@ -31,6 +31,8 @@ extension LiveryConfiguration {
         case eventLoops
         case maxParallelBuilds
         case scrubInterval
+        case notifyUrl
+        case notifySecretFile
         case benchBody
 
         /// The long flag without dashes, such as `skins-dir`.
@@ -60,7 +62,8 @@ extension LiveryConfiguration {
             case .host: "address"
             case .port, .metricsPort, .plainPort: "port"
             case .skinsDir, .dataDir: "folder"
-            case .tokensFile, .benchBody, .tlsCert, .tlsKey, .signingKey, .storePasswordFile: "file"
+            case .tokensFile, .benchBody, .tlsCert, .tlsKey, .signingKey, .storePasswordFile, .notifySecretFile: "file"
+            case .notifyUrl: "url"
             case .store: "postgres-uri"
             case .cacheMaxAge, .catalogHorizon, .drainTimeout, .shutdownDelay, .headerTimeout, .idleTimeout, .startTimeout,
                 .scrubInterval: "seconds"
@@ -100,6 +103,8 @@ extension LiveryConfiguration {
             case .eventLoops: "one per core"
             case .maxParallelBuilds: "2"
             case .scrubInterval: "86400"
+            case .notifyUrl: "none (no webhook)"
+            case .notifySecretFile: "none (unsigned)"
             case .benchBody: "none"
             }
         }
@@ -170,6 +175,13 @@ extension LiveryConfiguration {
             case .scrubInterval:
                 "Seconds between scrubs: every blob, version and package record rehashed (as `livery store verify` "
                     + "does), damage logged and counted; 0 turns it off. With PostgreSQL one replica scrubs at a time."
+            case .notifyUrl:
+                "When a release's guard trips, POST a JSON body naming the skin, version, figures and action to this "
+                    + "http:// or https:// URL (system CAs) from the one replica whose trip committed; 5 s per try, "
+                    + "5 tries (docs/OPERATING.md, Guarded releases)."
+            case .notifySecretFile:
+                "File holding the webhook's HMAC-SHA256 key (one trailing newline ignored): each call carries "
+                    + "Livery-Signature-HMAC: sha256=<hex> over the exact body. Needs --notify-url."
             case .benchBody:
                 "Benchmark only: serve this file's bytes from memory at GET /bench (see bench/README.md)."
             }
