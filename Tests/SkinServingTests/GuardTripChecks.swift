@@ -1,4 +1,8 @@
 import Foundation
+import PostgresClient
+import PostgresSkinStore
+import PostgresTestSupport
+import TestSupport
 import LiveryJSON
 import SkinModel
 import SkinServing
@@ -126,5 +130,31 @@ extension Rig {
         resume["paused"] = .null
         _ = try await changes.release(.patch(resume), skinID: "tiny", condition: .none, by: Self.caller)
         #expect(servedTitle == "Two")
+    }
+}
+
+/// Two replicas on one PostgreSQL database see the same failing figures at once: one trip commits, on one of them.
+@Suite(.postgresServer) struct PostgresGuardTripTests {
+    @Test func twoReplicasTrippingAtOnceCommitOnce() async throws {
+        let server = try PostgresServer.forSuite()
+        let database = try await server.createDatabase()
+        let configuration = try PostgresConfiguration(uri: server.uri(database: database))
+        let folderA = try ScratchDirectory(prefix: "livery-guard-a")
+        let folderB = try ScratchDirectory(prefix: "livery-guard-b")
+        let a = try Rig(store: try await PostgresSkinStore.open(configuration, cacheDirectory: folderA.path("cache")), folder: folderA)
+        let b = try Rig(store: try await PostgresSkinStore.open(configuration, cacheDirectory: folderB.path("cache")), folder: folderB)
+        try await a.releaseGuarded(Rig.tightGuard, rollout: 50)
+        _ = try await b.store.currentSnapshot()
+
+        let figures = Rig.figures(reporting: 200, failed: 60)
+        async let first = a.changes.tripGuardIfNeeded(skinID: "tiny", version: 1, figures: figures)
+        async let second = b.changes.tripGuardIfNeeded(skinID: "tiny", version: 1, figures: figures)
+        let trips = try await [first, second].compactMap { $0 }
+        #expect(trips.count == 1, "one replica's write commits; only it calls the webhook")
+        let entries = try await a.store.audit(since: nil, limit: 1_000).filter { $0.action == "release.guard" }
+        #expect(entries.count == 1 && entries.first?.sequence == trips.first?.sequence)
+        #expect(try await b.storedPlan()?.paused?.rollout == 50)
+        await a.store.close()
+        await b.store.close()
     }
 }
