@@ -33,9 +33,7 @@ enum AdminJSON {
                 object[member.key] = member.value
             }
             let plan = ReleasePlan.parse(document, file: nil, pointer: .root, allowingExtraKeys: ["version"], now: now).value
-            // The guard in force (the standard one when the release names none), and the pause or null.
-            object["guard"] = (plan?.effectiveGuard ?? .standard).jsonValue
-            object["paused"] = plan?.paused?.jsonValue ?? .null
+            (object["guard"], object["paused"]) = guardStatus(of: plan)
             if document.objectValue?["recurs"] != nil, let plan {
                 object["nextOccurrences"] = .array(plan.occurrences(notEndedAt: now, count: 5).map { occurrence in
                     [
@@ -48,6 +46,13 @@ enum AdminJSON {
         object["releasedAt"] = instant(release.releasedAt)
         object["releasedBy"] = .string(release.actor)
         return .object(object)
+    }
+
+    /// A release's guard in force (every member; the standard guard when the release names none or there is no
+    /// plan) and its pause or `null`: what `GET …/skins/{id}` shows in `release` and the health endpoint beside
+    /// the figures.
+    static func guardStatus(of plan: ReleasePlan?) -> (guard: JSONValue, paused: JSONValue) {
+        ((plan?.effectiveGuard ?? .standard).jsonValue, plan?.paused?.jsonValue ?? .null)
     }
 
     /// One version: number, time, who, digest, file count and total size, title/app, and with `files` every file.
