@@ -96,4 +96,15 @@ import Testing
         let bad = Self.parse(#"{\#(Self.window),"paused":{"at":"2027-02-06T03:00:00Z","action":"none","rollout":40,"figures":{}}}"#)
         #expect(bad.errors.first?.pointer.description == "/paused/action")
     }
+
+    @Test func skinJSONMayCarryAGuardButNeverAPause() throws {
+        func manifest(_ release: String) throws -> ParseResult<SkinManifest> {
+            SkinManifest.parse(try JSONValue.parse(Array(#"{"id":"spring","title":"Spring","app":"demo","release":\#(release)}"#.utf8)))
+        }
+        let guarded = try manifest(#"{\#(Self.window),"guard":{"minDevices":200}}"#)
+        #expect(guarded.value?.release?.effectiveGuard.minDevices == 200)
+        let paused = try manifest(#"{\#(Self.window),"paused":{"at":"2027-02-06T03:00:00Z","action":"pause","rollout":40,"figures":{}}}"#)
+        #expect(paused.value == nil)
+        #expect(paused.errors.map(\.pointer).contains("/release/paused"))
+    }
 }
