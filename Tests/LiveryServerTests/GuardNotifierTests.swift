@@ -106,3 +106,29 @@ import Testing
         #expect(Hex.encode(code) == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
     }
 }
+
+/// The service's one entry point for the guard (what report ingestion calls): the replica whose trip committed
+/// calls the webhook once; a second decision on the same figures trips and calls nothing.
+@Suite struct ServiceGuardTripTests {
+    @Test func aCommittedTripCallsTheWebhookOnce() async throws {
+        let received = GuardNotifierTests.Received(answers: [])
+        let receiver = try GuardNotifierTests.receiver(received)
+        defer { Task { await receiver.stop() } }
+        let notifier = try GuardNotifierTests.notifier(port: receiver.port, metrics: TestMetrics())
+        let harness = try await LiveryHarness(samples: ["christmas-2026"]) { $0.notifier = notifier }
+        let version = try #require(harness.store.snapshot.skins["christmas-2026"]?.release?.version)
+        let figures = VersionFigures(
+            skinID: "christmas-2026", version: version, reportingDevices: 500, failedDevices: 150, failedByStage: ["crash": 150])
+
+        let trip = try #require(try await harness.service.tripGuardIfNeeded(skinID: "christmas-2026", version: version, figures: figures))
+        #expect(try await harness.service.tripGuardIfNeeded(skinID: "christmas-2026", version: version, figures: figures) == nil)
+        let calls = received.calls.withLock { $0 }
+        #expect(calls.count == 1)
+        let call = try #require(calls.first)
+        let body = try #require(try JSONValue.parse(call.body).objectValue)
+        #expect(body["id"] == .number(JSONNumber(trip.sequence)) && body["skin"] == .string("christmas-2026"))
+        let document = try #require(harness.store.snapshot.skins["christmas-2026"]?.release?.document)
+        #expect(String(decoding: document, as: UTF8.self).contains("\"paused\":{"))
+        await harness.stop()
+    }
+}
