@@ -138,7 +138,7 @@ let package = Package(
         // mapping of errors to HTTP (APIError), metrics; LiveryService assembles them.
         .target(name: "LiveryServer", dependencies: [
             "SkinServing", "LiveryHTTP", "LiveryHTTPClient", "LiveryConsole", "SkinModel", "SkinPackage", "LiveryCrypto", "LiveryProtocol", "SkinStore",
-            "ZipArchive", "ZipReading", "LiveryJSON", .product(name: "Logging", package: "swift-log"),
+            "ZipArchive", "ZipReading", "LiveryJSON", "SystemCalls", .product(name: "Logging", package: "swift-log"),
             .product(name: "CoreMetrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
         ]),

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import LiveryProtocol
+import SystemCalls
 
 /// Why a key could not be made, written, read or used. Each case names the file (when there is one) and `fix` says
 /// what to do. No case ever holds key material.
@@ -65,7 +66,6 @@ public enum KeyError: Error, Equatable, CustomStringConvertible {
     }
 
     private static func systemMessage(_ code: Int32) -> String {
-        guard let text = strerror(code) else { return "errno \(code)" }
-        return "\(String(cString: text)) (errno \(code))"
+        "\(SystemCallError.text(code)) (errno \(code))"
     }
 }

@@ -27,13 +27,11 @@ struct DateHeaderCache {
 
     /// Formats seconds since the epoch as IMF-fixdate: `Sun, 06 Nov 1994 08:49:37 GMT`.
     static func format(_ seconds: Int) -> String {
-        var time = time_t(seconds)
-        var parts = tm()
-        gmtime_r(&time, &parts)
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let day = days[Int(parts.tm_wday) % 7]
-        let month = months[Int(parts.tm_mon) % 12]
-        return "\(day), \(two(parts.tm_mday)) \(month) \(parts.tm_year + 1900) "
-            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
+        let parts = WallClock.utcParts(seconds)
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let day = days[parts.weekday % 7]
+        let month = months[(parts.month - 1) % 12]
+        return "\(day), \(two(parts.day)) \(month) \(parts.year) "
+            + "\(two(parts.hour)):\(two(parts.minute)):\(two(parts.second)) GMT"
     }
 }

@@ -5,6 +5,7 @@ import Musl
 #endif
 import Logging
 import Synchronization
+import SystemCalls
 
 /// Episodes of running out of a resource, logged once each: one error when the first failure of an episode happens,
 /// one notice with the count when the resource is obtained again. Without it, an accept loop retrying every 100 ms
@@ -61,7 +62,7 @@ final class DescriptorExhaustion: Sendable {
         if failures.add(1, ordering: .relaxed).newValue == 1 {
             let texts = resource.texts
             let message =
-                "out of \(texts.name) (\(String(cString: strerror(code)))): \(what); \(texts.effect); "
+                "out of \(texts.name) (\(SystemCallError.text(code))): \(what); \(texts.effect); "
                 + "further failures are counted, not logged"
             logger.error("\(message)")
         }

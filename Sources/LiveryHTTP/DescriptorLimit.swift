@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import SystemCalls
 
 /// The process's open-file limit (`RLIMIT_NOFILE`), which bounds how many connections a server can hold: each
 /// takes a descriptor, and a download takes a second one for its file.
@@ -22,20 +18,14 @@ public struct DescriptorLimit: Sendable, Equatable {
     /// Raises the soft limit to the hard limit (as a service manager's `LimitNOFILE` allows) and returns the
     /// result. Never lowers it; a failure leaves it as it was.
     public static func raiseToMaximum() -> DescriptorLimit {
-        var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else {
-            return DescriptorLimit(current: 0, maximum: 0, raisedFrom: nil)
+        guard let limit = Syscall.openFileLimit() else { return DescriptorLimit(current: 0, maximum: 0, raisedFrom: nil) }
+        guard limit.soft < limit.hard else { return DescriptorLimit(current: limit.soft, maximum: limit.hard, raisedFrom: nil) }
+        do throws(SystemCallError) {
+            try Syscall.setOpenFileLimit(soft: limit.hard, hard: limit.hard)
+        } catch {
+            return DescriptorLimit(current: limit.soft, maximum: limit.hard, raisedFrom: nil)
         }
-        let before = UInt64(limit.rlim_cur)
-        guard limit.rlim_cur < limit.rlim_max else {
-            return DescriptorLimit(current: before, maximum: UInt64(limit.rlim_max), raisedFrom: nil)
-        }
-        var raised = limit
-        raised.rlim_cur = limit.rlim_max
-        guard setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 else {
-            return DescriptorLimit(current: before, maximum: UInt64(limit.rlim_max), raisedFrom: nil)
-        }
-        return DescriptorLimit(current: UInt64(raised.rlim_cur), maximum: UInt64(raised.rlim_max), raisedFrom: before)
+        return DescriptorLimit(current: limit.hard, maximum: limit.hard, raisedFrom: limit.soft)
     }
 
     /// Whether `maxConnections` connections fit under the current limit with `reserve` to spare.

@@ -64,7 +64,7 @@ public final class HTTPServer: Sendable {
     public func start() throws(HTTPServerError) -> SocketAddress {
         try context.configuration.validate()
         try reloadTLS()
-        signal(SIGPIPE, SIG_IGN)
+        Syscall.ignoreSignal(SIGPIPE)
         var loops: [EventLoop] = []
         for index in 0..<context.configuration.eventLoopCount {
             loops.append(try EventLoop(index: index, context: context))

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import SystemCalls
 
 /// Why an `HTTPServer` could not start.
 public enum HTTPServerError: Error, Equatable, CustomStringConvertible {
@@ -26,7 +27,7 @@ public enum HTTPServerError: Error, Equatable, CustomStringConvertible {
         case .invalidAddress(let host, let port): "invalid listen address \(host) port \(port)"
         case .addressInUse(let host, let port): "address \(host) port \(port) is already in use"
         case .permissionDenied(let host, let port): "permission denied binding \(host) port \(port)"
-        case .socket(let call, let code): "\(call) failed: \(String(cString: strerror(code)))"
+        case .socket(let call, let code): "\(call) failed: \(SystemCallError.text(code))"
         case .alreadyStarted: "the server was already started"
         case .invalidConfiguration(let message): "invalid server configuration: \(message)"
         case .tls(let error): "TLS: \(error)"

@@ -92,7 +92,7 @@ final class Listener: Sendable {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         // A listening socket shut down for reading leaves the listen state at once (Linux): new connection attempts
         // are refused from here on, and connections still in the backlog are reset rather than left waiting.
-        _ = shutdown(fd, Int32(SHUT_RD))
+        Syscall.shutdownRead(fd)
         watching.store(loops.count, ordering: .releasing)
         for loop in loops {
             loop.execute { [self] in

@@ -8,6 +8,7 @@ import Foundation
 import LiveryJSON
 import Logging
 import Synchronization
+import SystemCalls
 
 /// The facts of one request line, borrowed from the request (no copy of the path, no metadata dictionary).
 struct RequestLine {
@@ -278,7 +279,7 @@ public final class RequestLog: Sendable {
     ) {
         if cache.second != Int(now.tv_sec) {
             cache.second = Int(now.tv_sec)
-            cache.prefix = Self.localTimestamp(now.tv_sec)
+            cache.prefix = WallClock.localTimestamp(now.tv_sec)
         }
         out.append(contentsOf: cache.prefix)
         out.append(UInt8(ascii: " "))
@@ -314,7 +315,7 @@ public final class RequestLog: Sendable {
         if cache.second != Int(now.tv_sec) {
             cache.second = Int(now.tv_sec)
             var prefix: [UInt8] = []
-            Self.appendUTCSeconds(now.tv_sec, to: &prefix)
+            WallClock.appendUTCStamp(now.tv_sec, zone: false, to: &prefix)
             cache.prefix = prefix
         }
         out.append(contentsOf: #"{"timestamp":""#.utf8)
@@ -363,51 +364,11 @@ public final class RequestLog: Sendable {
             divisor /= 10
         }
     }
-
-    /// `strftime("%Y-%m-%dT%H:%M:%S%z")` in local time, as `StreamLogHandler` writes it.
-    static func localTimestamp(_ seconds: time_t) -> [UInt8] {
-        var time = seconds
-        var parts = tm()
-        tzset()
-        guard localtime_r(&time, &parts) != nil else { return Array("<unknown>".utf8) }
-        var buffer = [Int8](repeating: 0, count: 64)
-        let count = strftime(&buffer, buffer.count, "%Y-%m-%dT%H:%M:%S%z", &parts)
-        return buffer[0..<count].map { UInt8(bitPattern: $0) }
-    }
-
-    /// `YYYY-MM-DDTHH:MM:SS` in UTC.
-    static func appendUTCSeconds(_ seconds: time_t, to out: inout [UInt8]) {
-        var time = seconds
-        var parts = tm()
-        gmtime_r(&time, &parts)
-        func digits(_ value: Int, _ count: Int) {
-            var divisor = 1
-            for _ in 1..<count { divisor *= 10 }
-            var rest = max(0, value)
-            while divisor > 0 {
-                out.append(UInt8(ascii: "0") + UInt8((rest / divisor) % 10))
-                rest %= divisor
-                divisor /= 10
-            }
-        }
-        digits(Int(parts.tm_year) + 1900, 4)
-        out.append(UInt8(ascii: "-"))
-        digits(Int(parts.tm_mon) + 1, 2)
-        out.append(UInt8(ascii: "-"))
-        digits(Int(parts.tm_mday), 2)
-        out.append(UInt8(ascii: "T"))
-        digits(Int(parts.tm_hour), 2)
-        out.append(UInt8(ascii: ":"))
-        digits(Int(parts.tm_min), 2)
-        out.append(UInt8(ascii: ":"))
-        digits(Int(parts.tm_sec), 2)
-    }
 }
 
 enum JSONLogHandlerClock {
     static func now() -> timespec {
-        var time = timespec()
-        clock_gettime(CLOCK_REALTIME, &time)
-        return time
+        let now = WallClock.now()
+        return timespec(tv_sec: now.seconds, tv_nsec: now.nanoseconds)
     }
 }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import SystemCalls
 
 /// An IPv4 or IPv6 socket address with its printable form.
 ///
@@ -68,28 +69,14 @@ struct BindAddress {
     /// `getaddrinfo`) together with a port.
     static func resolve(host: String, port: Int) throws(HTTPServerError) -> BindAddress {
         guard (0...65535).contains(port) else { throw .invalidAddress(host: host, port: port) }
-        var hints = addrinfo()
-        hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
-        hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        var result: UnsafeMutablePointer<addrinfo>?
-        let status = getaddrinfo(host.isEmpty ? nil : host, String(port), &hints, &result)
-        guard status == 0, let first = result else { throw .invalidAddress(host: host, port: port) }
-        defer { freeaddrinfo(result) }
-        // Prefer the first IPv4 or IPv6 result.
-        var cursor: UnsafeMutablePointer<addrinfo>? = first
-        while let entry = cursor {
-            let family = entry.pointee.ai_family
-            if (family == AF_INET || family == AF_INET6), let address = entry.pointee.ai_addr {
-                var storage = sockaddr_storage()
-                let length = entry.pointee.ai_addrlen
-                withUnsafeMutableBytes(of: &storage) { target in
-                    target.copyMemory(from: UnsafeRawBufferPointer(start: address, count: Int(length)))
-                }
-                return BindAddress(storage: storage, length: length, family: family)
-            }
-            cursor = entry.pointee.ai_next
+        let addresses: [ResolvedAddress]
+        do throws(SystemCallError) {
+            addresses = try Syscall.resolve(host: host, port: port, passive: true)
+        } catch {
+            throw .invalidAddress(host: host, port: port)
         }
-        throw .invalidAddress(host: host, port: port)
+        // The first IPv4 or IPv6 result.
+        guard let first = addresses.first else { throw .invalidAddress(host: host, port: port) }
+        return BindAddress(storage: first.storage, length: first.length, family: first.family)
     }
 }

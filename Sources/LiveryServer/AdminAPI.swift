@@ -5,6 +5,7 @@ import Logging
 import SkinModel
 import SkinServing
 import SkinStore
+import SystemCalls
 import ZipReading
 
 /// The authenticated admin API under `/admin/v1`: uploads, versions, releases, kill switches, preview and audit,
@@ -187,10 +188,12 @@ public final class AdminAPI: Sendable {
 
     /// Whether the process cannot open a file right now for want of descriptors: opens `/dev/null` and closes it.
     static func outOfDescriptors() -> Bool {
-        let descriptor = open("/dev/null", O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return isDescriptorExhaustion(errno) }
-        close(descriptor)
-        return false
+        do throws(SystemCallError) {
+            _ = try SystemFile.open("/dev/null", O_RDONLY)
+            return false
+        } catch {
+            return isDescriptorExhaustion(error.errno)
+        }
     }
 
     /// Runs a use case of `Changes`, mapping its refusal to HTTP (`APIError.change`).

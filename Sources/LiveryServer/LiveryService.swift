@@ -7,6 +7,7 @@ import SkinPackage
 import SkinServing
 import SkinStore
 import Synchronization
+import SystemCalls
 
 /// The assembled Livery service: the durable store, the catalog built from it, and the routes.
 ///
@@ -258,7 +259,7 @@ public final class LiveryService: Sendable {
             }
             // No disk write on the probe path: the background write check's last result (an ext4 volume forced
             // read-only by errors still passes access(2)), and one access(2) call for a lost permission at once.
-            guard writeCheck.isWritable, access(configuration.dataDirectory, W_OK) == 0 else {
+            guard writeCheck.isWritable, (try? SystemPath.checkAccess(configuration.dataDirectory, W_OK)) != nil else {
                 return Self.status("data-dir-not-writable", .serviceUnavailable, store: store)
             }
             return Self.status("ready", .ok, store: store, damaged: catalog.damaged)

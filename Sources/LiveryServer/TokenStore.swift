@@ -2,6 +2,7 @@ import Foundation
 import LiveryCrypto
 import Logging
 import Synchronization
+import SystemCalls
 
 #if canImport(Glibc)
 import Glibc
@@ -187,8 +188,7 @@ public final class TokenStore: Sendable {
     }
 
     private static func identity(of path: String) -> FileIdentity? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
+        guard let info = try? SystemPath.status(path) else { return nil }
         return FileIdentity(
             device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
             modified: info.st_mtim, changed: info.st_ctim)

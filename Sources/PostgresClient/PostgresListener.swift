@@ -63,25 +63,13 @@ public final class PostgresListener: Sendable {
         } catch {
             throw PostgresConnection.typed(error)
         }
-        var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { throw .connectionFailed("cannot create the listener's wake-up pipe") }
-        _ = fcntl(ends[1], F_SETFL, O_NONBLOCK)  // a stop() on a full pipe must not block; one byte is enough
-        return PostgresListener(box: box, wake: WakePipe(reader: ends[0], writer: ends[1]), healthCheck: healthCheck)
-    }
-
-    /// The pipe `stop` writes to and the poll loop watches. Closed when both the listener and its thread are
-    /// done with it, so a late `stop` never writes into a closed pipe (no SIGPIPE, no reused descriptor).
-    private final class WakePipe: Sendable {
-        let reader: Int32
-        let writer: Int32
-        init(reader: Int32, writer: Int32) {
-            self.reader = reader
-            self.writer = writer
+        let wake: WakePipe
+        do throws(SystemCallError) {
+            wake = try WakePipe()
+        } catch {
+            throw .connectionFailed("cannot create the listener's wake-up pipe: \(error.reason)")
         }
-        deinit {
-            close(reader)
-            close(writer)
-        }
+        return PostgresListener(box: box, wake: wake, healthCheck: healthCheck)
     }
 
     /// Owned by the listener's poll thread alone once that thread starts.
@@ -118,8 +106,7 @@ public final class PostgresListener: Sendable {
     /// Ends the listener: its thread closes the connection and `events` ends (without a `disconnected` event).
     /// Calling it again does nothing.
     public func stop() {
-        var byte: UInt8 = 1
-        _ = write(wake.writer, &byte, 1)
+        wake.wake()
     }
 
     /// The poll loop; returns when stopped or disconnected.

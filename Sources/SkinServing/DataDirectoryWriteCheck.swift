@@ -81,7 +81,7 @@ public final class DataDirectoryWriteCheck: Sendable {
     /// Writes, syncs and removes one small file in `directory`: nil error when all of it worked; nil when the
     /// process or the system had no file descriptor to open it with (EMFILE, ENFILE), which says nothing of the folder.
     private static func probe(_ directory: String) -> (fault: StorageFault?, error: SystemCallError?)? {
-        let path = directory + "/.livery-write-check-\(getpid())"
+        let path = directory + "/.livery-write-check-\(Syscall.processID)"
         do throws(SystemCallError) {
             let file = try SystemFile.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode: 0o600)
             try file.writeAll(Array("livery write check\n".utf8))

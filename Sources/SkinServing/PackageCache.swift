@@ -101,7 +101,7 @@ public actor PackageCache {
     /// the check `readyRecord(sign:)` makes, for a caller that kept the record.
     public nonisolated func isReady(_ record: PackageRecord) -> Bool {
         // One `access`: cheaper than FileManager's check, and a removed file is noticed at once.
-        guard access(record.path, F_OK) == 0 else { return false }
+        guard SystemPath.exists(record.path) else { return false }
         metrics.countHit()
         return true
     }
@@ -193,7 +193,7 @@ public actor PackageCache {
                     "package.recorded": "\(recorded.map { "\($0.sha256) \($0.size)" } ?? "none")",
                     "package.found": "\(existing.sha256) \(existing.size)",
                 ])
-            unlink(path)
+            SystemPath.remove(path)
             fileChanged(path)
         }
         let started = ContinuousClock.now
@@ -206,7 +206,7 @@ public actor PackageCache {
             sha256: summary.sha256, size: summary.size, built: true, duration: ContinuousClock.now - started)
         if let recorded {
             guard recorded.sha256 == outcome.sha256, recorded.size == outcome.size else {
-                unlink(path)
+                SystemPath.remove(path)
                 fileChanged(path)
                 throw PackageCacheError.rebuildDiffers(
                     path: path, recorded: "\(recorded.sha256) \(recorded.size)", rebuilt: "\(outcome.sha256) \(outcome.size)")
@@ -229,7 +229,7 @@ public actor PackageCache {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return 0 }
         var removed = 0
         for name in names where name.contains(".tmp-") {
-            if unlink(directory + "/" + name) == 0 {
+            if SystemPath.remove(directory + "/" + name) {
                 removed += 1
             } else {
                 logger.warning("cannot remove a temporary package file", metadata: ["file": "\(directory)/\(name)"])

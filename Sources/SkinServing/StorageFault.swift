@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SystemCalls
 
 /// A write to the data folder failed because of the folder itself: it is full, or it cannot be written
 /// (read-only volume, lost permission). Such failures get their own answers (507, 503) instead of a bare 500,
@@ -24,10 +25,13 @@ public enum StorageFault: Sendable, Equatable {
     /// message): not writable or mounted read-only → `.notWritable`; no block left for an unprivileged writer →
     /// `.full`; otherwise nil (the failure had another cause).
     package static func probe(_ directory: String) -> StorageFault? {
-        if access(directory, W_OK) != 0 { return .notWritable }
-        var info = statvfs()
-        guard statvfs(directory, &info) == 0 else { return nil }
-        if info.f_flag & UInt(ST_RDONLY) != 0 { return .notWritable }
-        return info.f_bavail == 0 ? .full : nil
+        do throws(SystemCallError) {
+            try SystemPath.checkAccess(directory, W_OK)
+        } catch {
+            return .notWritable
+        }
+        guard let fileSystem = try? SystemPath.fileSystem(of: directory) else { return nil }
+        if fileSystem.readOnly { return .notWritable }
+        return fileSystem.blocksAvailable == 0 ? .full : nil
     }
 }

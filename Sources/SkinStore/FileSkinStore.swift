@@ -1,6 +1,7 @@
 import Foundation
 import LiveryJSON
 import LiveryCrypto
+import SystemCalls
 import Synchronization
 
 #if canImport(Glibc)
@@ -500,7 +501,7 @@ public final class FileSkinStore: Sendable {
         while true {
             if try FileIO.tryLock(fd, path: path) { return true }
             if clock.now >= deadline { return false }
-            usleep(5_000)
+            Syscall.sleep(milliseconds: 5)
         }
     }
 

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SystemCalls
 
 /// Everything that can go wrong in `SkinStore`.
 ///
@@ -63,7 +64,7 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case .damagedVersion(let id, let version, let reason): "version \(version) of skin \(quoted(id)) is damaged: \(reason)"
         case .corruptFile(let path, let reason): "corrupt store file \(path): \(reason)"
         case .io(let operation, let path, let code):
-            "\(operation) \(path): \(String(cString: strerror(code))) (errno \(code))"
+            "\(operation) \(path): \(SystemCallError.text(code)) (errno \(code))"
         case .locked(let path): "store \(path) is in use by another process"
         case .closed: "the store is closed"
         case .unavailable(let reason): "the store is unavailable: \(reason)"

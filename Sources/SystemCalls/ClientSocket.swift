@@ -19,21 +19,15 @@ public struct ClientSocket: ~Copyable {
     /// then holds the `EAI_` code and `reason` its text); otherwise the last address's failure is thrown, and a
     /// connect that outlived `timeout` has `ETIMEDOUT`.
     public init(host: String, port: Int, timeout: Double) throws(SystemCallError) {
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        var list: UnsafeMutablePointer<addrinfo>?
-        let status = getaddrinfo(host, String(port), &hints, &list)
-        guard status == 0, let first = list else { throw SystemCallError("getaddrinfo", path: host, errno: status) }
-        defer { freeaddrinfo(list) }
+        let addresses = try Syscall.resolve(host: host, port: port, passive: false)
         var failure = SystemCallError("connect", path: host, errno: EHOSTUNREACH)
-        var candidate: UnsafeMutablePointer<addrinfo>? = first
-        while let info = candidate {
-            candidate = info.pointee.ai_next
+        for address in addresses {
             do throws(SystemCallError) {
-                let fd = try Syscall.socket(domain: info.pointee.ai_family, type: Int32(SOCK_STREAM.rawValue))
+                let fd = try Syscall.socket(domain: address.family, type: Int32(SOCK_STREAM.rawValue))
                 do throws(SystemCallError) {
-                    try Self.connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen, timeout: timeout)
+                    try address.withSocketAddress { (pointer, length) throws(SystemCallError) in
+                        try Self.connect(fd, pointer, length, timeout: timeout)
+                    }
                 } catch {
                     Syscall.close(fd)
                     throw error
@@ -49,7 +43,7 @@ public struct ClientSocket: ~Copyable {
 
     /// A connect bounded by `timeout`: non-blocking, then `poll`, then back to blocking with send and receive
     /// timeouts.
-    private static func connect(_ fd: Int32, _ address: UnsafeMutablePointer<sockaddr>, _ length: socklen_t, timeout: Double) throws(SystemCallError) {
+    private static func connect(_ fd: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t, timeout: Double) throws(SystemCallError) {
         let flags = fcntl(fd, F_GETFL)
         _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
         if case .wouldBlock = try Syscall.connect(fd, address: address, length: length) {

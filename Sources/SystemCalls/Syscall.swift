@@ -158,6 +158,13 @@ public enum Syscall {
         _ = Glibc.shutdown(fd, Int32(SHUT_WR))
     }
 
+    /// Shuts a socket down for reading. On a listening socket (Linux) this leaves the listen state at once: new
+    /// connection attempts are refused and connections still in the backlog are reset. Failures (`ENOTCONN`) need
+    /// no handling.
+    public static func shutdownRead(_ fd: Int32) {
+        _ = Glibc.shutdown(fd, Int32(SHUT_RD))
+    }
+
     /// Waits until one of `descriptors` is ready or `timeoutMilliseconds` pass (-1: no limit); the number of ready
     /// descriptors, 0 on timeout. An interrupted wait goes on for the time that is left.
     public static func poll(_ descriptors: inout [pollfd], timeoutMilliseconds: Int32) throws(SystemCallError) -> Int {
@@ -271,6 +278,12 @@ public enum Syscall {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw lastFailure("fstat", path: path) }
         return info
+    }
+
+    /// Whether `fd` is an open descriptor of this process (`fcntl(F_GETFD)`), such as standard output, which a
+    /// service manager may have closed.
+    public static func isOpen(_ fd: Int32) -> Bool {
+        fcntl(fd, F_GETFD) != -1
     }
 
     /// Closes a descriptor. `EINTR` is not retried: on Linux the descriptor is released either way.

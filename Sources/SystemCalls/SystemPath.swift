@@ -16,9 +16,29 @@ public enum SystemPath {
         guard Glibc.link(from, to) == 0 else { throw Syscall.lastFailure("link", path: to) }
     }
 
-    /// Removes the file at `path`, ignoring any failure (for cleaning up temporary files).
-    public static func remove(_ path: String) {
-        _ = unlink(path)
+    /// Removes the file at `path`; whether it did. Callers that clean up temporary files ignore the result.
+    @discardableResult
+    public static func remove(_ path: String) -> Bool {
+        unlink(path) == 0
+    }
+
+    /// Whether something is at `path` (following links); one `access(F_OK)`, cheaper than a `stat`.
+    public static func exists(_ path: String) -> Bool {
+        access(path, F_OK) == 0
+    }
+
+    /// The file system holding `path` (`statvfs`): whether it is mounted read-only, and the blocks left for an
+    /// unprivileged writer.
+    public static func fileSystem(of path: String) throws(SystemCallError) -> (readOnly: Bool, blocksAvailable: UInt64) {
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else { throw Syscall.lastFailure("statvfs", path: path) }
+        return (info.f_flag & UInt(ST_RDONLY) != 0, UInt64(info.f_bavail))
+    }
+
+    /// Checks that this process may use `path` as `mode` says (`R_OK`, `W_OK`, `X_OK`, or'ed), with its real ids
+    /// (`access`); throws operation `access` with the reason otherwise.
+    public static func checkAccess(_ path: String, _ mode: Int32) throws(SystemCallError) {
+        guard access(path, mode) == 0 else { throw Syscall.lastFailure("access", path: path) }
     }
 
     /// Removes the file at `path`; a missing file is not an error.

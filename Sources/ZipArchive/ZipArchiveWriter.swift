@@ -57,7 +57,7 @@ public enum ZipArchiveWriter {
         public init() {}
 
         static func defaultTemporaryDirectory() -> String {
-            if let value = getenv("TMPDIR"), value.pointee != 0 { return String(cString: value) }
+            if let value = Syscall.environmentValue("TMPDIR"), !value.isEmpty { return value }
             return "/tmp"
         }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SkinModel
+import SystemCalls
 import ZipArchive
 import ZipReading
 
@@ -107,8 +108,12 @@ struct PushCommand: ParsableCommand {
                 skipped.append(path)
                 continue
             }
-            var info = stat()
-            guard lstat(root + "/" + path, &info) == 0 else { throw .usage("\(root)/\(path): cannot read it") }
+            let info: stat
+            do throws(SystemCallError) {
+                info = try SystemPath.linkStatus(root + "/" + path)
+            } catch {
+                throw .usage("\(root)/\(path): cannot read it (\(error.reason))")
+            }
             switch info.st_mode & S_IFMT {
             case S_IFDIR:
                 try collect(root, relative: path, depth: depth + 1, into: &entries, skipped: &skipped)

@@ -6,6 +6,7 @@ import LiveryHTTPClient
 import LiveryServer
 import LiverySetup
 import Logging
+import SystemCalls
 
 extension ServeCommand {
     /// The admin API's settings: `--tokens-file` / `LIVERY_TOKENS_FILE` and `--upload-limit` / `LIVERY_UPLOAD_LIMIT`,
@@ -49,7 +50,7 @@ final class ReloadSignal {
     private let source: any DispatchSourceSignal
 
     init(service: LiveryService, tlsServer: HTTPServer?, logger: Logger) {
-        signal(SIGHUP, SIG_IGN)
+        Syscall.ignoreSignal(SIGHUP)
         source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: DispatchQueue(label: "livery.sighup"))
         source.setEventHandler {
             service.reloadTokens(reason: "SIGHUP")

@@ -3,6 +3,7 @@ import Foundation
 import LiveryHTTP
 import LiveryServer
 import Logging
+import SystemCalls
 
 /// SIGTERM and SIGINT as Dispatch sources.
 ///
@@ -21,7 +22,7 @@ final class ShutdownSignals {
         let registered = DispatchGroup()
         let delayNanoseconds = Self.nanoseconds(shutdownDelay)
         sources = [SIGTERM, SIGINT].map { number in
-            signal(number, SIG_IGN)
+            Syscall.ignoreSignal(number)
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
             source.setEventHandler {
                 if received.increment() == 1 {

@@ -22,6 +22,7 @@ Every wait is bounded.
 Usage: /usr/bin/python3 Tests/Console/console_test.py [--binary .build/debug/livery] [--docs docs/console] [--keep]
 """
 import argparse
+import datetime
 import hashlib
 import io
 import json
@@ -44,15 +45,20 @@ from selenium.common.exceptions import StaleElementReferenceException, TimeoutEx
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 WAIT = 15  # seconds: the bound on every wait for the page or the server
 SKIN_ID = "console-flow-2027"
 
 # The screenshots docs/CONSOLE.md shows (docs/console/), refreshed with --docs docs/console.
-DOC_SHOTS = ["02-skins", "03-skin", "04b-phone-preview-dark", "05-release", "05c-release-conflict", "06-timeline",
-                "07-kill-switch", "08-device-preview", "10-upload-report", "11-audit"]
+DOC_SHOTS = ["02-skins", "03-skin", "03b-occurrences", "04b-phone-preview-dark", "05-release", "05c-release-conflict",
+             "05e-release-festival", "05f-release-422", "06-timeline", "07-kill-switch", "08-device-preview",
+             "10-upload-report", "11-audit"]
+# A rule's optional keys with their defaults (docs/SKINS.md, Windows that recur).
+RULE_DEFAULTS = {"leapMonth": False, "startOffsetDays": 0, "endOffsetDays": 0, "startTime": "00:00:00", "endTime": "23:59:59", "ifMissing": "refuse"}
+# Spring Festival (Chinese 1-1) by Gregorian year, issue 27's fixtures: the occurrence starts 7 days before.
+SPRING_FESTIVAL = {2024: "2024-02-10", 2025: "2025-01-29", 2026: "2026-02-17", 2027: "2027-02-06", 2028: "2028-01-26"}
 passed, failed = 0, 0
 
 
@@ -137,11 +143,11 @@ def call(server, method, path, token, body=None, headers=None):
             return error.code, error.headers, None
 
 
-def skin_zip(path, title, release=None, bad_color=False):
-    """A copy of the spring-festival sample as SKIN_ID (the folder wrapped, as 'compress folder' makes it)."""
+def skin_zip(path, title, release=None, bad_color=False, skin_id=SKIN_ID):
+    """A copy of the spring-festival sample as `skin_id` (the folder wrapped, as 'compress folder' makes it)."""
     source = os.path.join(REPO, "skins", "spring-festival-2027")
     manifest = json.load(open(os.path.join(source, "skin.json")))
-    manifest["id"], manifest["title"] = SKIN_ID, title
+    manifest["id"], manifest["title"] = skin_id, title
     manifest.pop("release", None)
     if release:
         manifest["release"] = release
@@ -257,12 +263,16 @@ class Console:
         if found:
             self.contrast[name] = found
 
-    def shot(self, name):
+    def shot(self, name, css=None):
+        """Saves the window, or only the element `css` (smaller images for the docs)."""
         self.settle()
         self.check_contrast(name)
         self.driver.execute_script("document.getElementById('banner').hidden = true")  # the toast would cover content
         path = os.path.join(self.shots, name + ".png")
-        self.driver.save_screenshot(path)
+        if css:
+            self.find(css).screenshot(path)
+        else:
+            self.driver.save_screenshot(path)
         return path
 
     def sign_in(self, token):
@@ -299,7 +309,7 @@ class Console:
     def write_controls(self):
         """Write controls on the page: anything that would change state."""
         return self.driver.execute_script("""
-            const words = /^(Release|Release…|Change release|Roll back|Stop|Turn on|Turn off|Review changes|Review release|Apply|Upload)$/;
+            const words = /^(Release|Release…|Change release|Roll back|Stop|Turn on|Turn off|Review changes|Review release|Apply|Upload|Override…|Skip|Change dates…|Undo override|Undo skip|Review override)$/;
             const found = [];
             for (const e of document.querySelectorAll('button, a.button, input[type=file], input[type=range]')) {
               if (e.closest('dialog') || e.closest('[hidden]')) continue;
@@ -338,6 +348,147 @@ COLOR_CASES = [
     ("FFFFFF 2", None), ("hex<FFF>", None), ("#FFFF", None), ("FFFFFFFF", None), ("", None), ("red", None),
     ("hex<B2D235 0.9", None), ("0x123", None),
 ]
+
+
+def upload(server, token, data):
+    """Uploads a zip's bytes through the admin API (not the browser); returns the status."""
+    request = urllib.request.Request(server.base + "/admin/v1/skins", data=data, method="POST")
+    request.add_header("Authorization", "Bearer " + token)
+    request.add_header("Content-Type", "application/zip")
+    try:
+        with urllib.request.urlopen(request, timeout=WAIT) as response:
+            return response.status
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
+def occurrence_rows(driver):
+    """The Skin screen's occurrences: [year, source, the row's text] per row."""
+    return driver.execute_script("""
+        return Array.from(document.querySelectorAll("#main > .screen:not([data-stale]) table[aria-label=Occurrences] tbody tr"))
+          .map(r => [r.dataset.year, r.dataset.source, r.textContent]);""")
+
+
+def festival_flow(browser, server, editor, root):
+    """Holidays that move (issue 27): Spring Festival picked from the list and released, each year's occurrence on
+    the Skin screen, one year skipped, one overridden with its own dates and the override undone, and 422s shown
+    at the field they name."""
+    driver = browser.driver
+    skin_id = "festival-flow"
+    with open(skin_zip(os.path.join(root, "festival.zip"), "Festival Flow", skin_id=skin_id), "rb") as archive:
+        check("a skin for the festival flow uploads", upload(server, editor, archive.read()) == 201)
+    set_value = """const set = (el, v) => { el.value = v; el.dispatchEvent(new Event('input', {bubbles: true})); el.dispatchEvent(new Event('change', {bubbles: true})); };"""
+
+    # --- Picking Spring Festival from the list, and releasing ------------------------------------------------
+    browser.go(f"#/skins/{skin_id}/release", "form[aria-label='Release settings']")
+    driver.find_element(By.CSS_SELECTOR, "label[for='window-mode-rule']").click()
+    Select(browser.find("#recurs-festival")).select_by_value("spring-festival")
+    shown = driver.execute_script("""return ['recurs-calendar', 'recurs-month', 'recurs-day', 'recurs-startOffsetDays', 'recurs-endOffsetDays',
+        'recurs-startTime', 'recurs-endTime', 'recurs-ifMissing', 'release-timeZone'].map(id => document.getElementById(id).value)
+        .concat([document.getElementById('recurs-leapMonth').checked, !!document.querySelector('#release-startsAt:not(:disabled)')]);""")
+    shown[5:7] = [t + ":00" if len(t) == 5 else t for t in shown[5:7]]  # a time input may drop ":00" seconds
+    check("picking Spring Festival fills in the rule: chinese 1-1, 7 days before to 15 after, in Asia/Shanghai, no dates",
+          shown == ["chinese", "1", "1", "-7", "15", "00:00:00", "23:59:59", "refuse", "Asia/Shanghai", False, False], str(shown))
+    check("release controls have labels with a rule", not browser.unlabelled_controls(), str(browser.unlabelled_controls()))
+    browser.shot("05e-release-festival", "form[aria-label='Release settings']")
+    browser.button("Review release").send_keys(Keys.ENTER)
+    browser.confirm("Spring Festival")
+    browser.find(".summary")
+    status, _, skin = call(server, "GET", f"/admin/v1/skins/{skin_id}", editor)
+    release = (skin or {}).get("release") or {}
+    check("releasing Spring Festival from the console stores the rule in Asia/Shanghai and no dates",
+          dict(RULE_DEFAULTS, **(release.get("recurs") or {})) == dict(RULE_DEFAULTS, calendar="chinese", month=1, day=1, startOffsetDays=-7, endOffsetDays=15)
+          and release.get("timeZone") == "Asia/Shanghai" and "startsAt" not in release and "endsAt" not in release, json.dumps(release))
+
+    # --- Each year's occurrence, as the server computes it -----------------------------------------------------
+    browser.go(f"#/skins/{skin_id}", "table[aria-label=Occurrences] tbody tr")
+    rows = occurrence_rows(driver)
+    listed = [int(o["year"]) for o in release.get("nextOccurrences", [])]
+    check("the Skin screen lists each of the next years the API lists, each by the rule",
+          [int(r[0]) for r in rows] == listed and len(rows) == 5 and all(r[1] == "rule" for r in rows), str(rows))
+    wrong = []
+    for year, text in ((int(r[0]), r[2]) for r in rows):
+        if year in SPRING_FESTIVAL:
+            first = datetime.date.fromisoformat(SPRING_FESTIVAL[year]) - datetime.timedelta(days=7)
+            expected = f"{first.day} {first.strftime('%b')} {year}, 00:00"
+            if expected not in text:
+                wrong.append(f"{year}: {expected!r} not in {text!r}")
+    check("each year starts 7 days before that year's Spring Festival (2027-02-06 → 30 Jan, 2028-01-26 → 19 Jan)", not wrong, "; ".join(wrong))
+    first_year, second_year = rows[0][0], rows[1][0]  # 2027 and 2028 in 2026
+
+    # --- Skipping a year -----------------------------------------------------------------------------------------
+    browser.button("Skip", within=f"tr[data-year='{second_year}']").send_keys(Keys.ENTER)
+    browser.confirm(second_year)
+    browser.find(f"#main > .screen:not([data-stale]) tr[data-year='{second_year}'][data-source=skip]")
+    row = next(r for r in occurrence_rows(driver) if r[0] == second_year)
+    status, _, skin = call(server, "GET", f"/admin/v1/skins/{skin_id}", editor)
+    check(f"skipping {second_year} stores it as skipped and the Skin screen marks it skipped",
+          "skipped" in row[2] and skin["release"].get("occurrences") == {second_year: "skip"}, f"{row} {json.dumps(skin['release'].get('occurrences'))}")
+
+    # --- Overriding a year with exact dates --------------------------------------------------------------------
+    browser.button("Override…", within=f"tr[data-year='{first_year}']").send_keys(Keys.ENTER)
+    browser.find(f"form[aria-label='Override {first_year}']")
+    check("override controls have labels", not browser.unlabelled_controls(), str(browser.unlabelled_controls()))
+    starts, ends = f"{first_year}-01-28T09:00:00", f"{first_year}-02-14T00:00:00"
+    driver.execute_script(set_value + "set(document.getElementById('occurrence-startsAt'), arguments[0]); set(document.getElementById('occurrence-endsAt'), arguments[1]);", starts, ends)
+    browser.button("Review override").send_keys(Keys.ENTER)
+    browser.confirm(first_year)
+    browser.find(f"#main > .screen:not([data-stale]) tr[data-year='{first_year}'][data-source=override]")
+    row = next(r for r in occurrence_rows(driver) if r[0] == first_year)
+    status, _, skin = call(server, "GET", f"/admin/v1/skins/{skin_id}", editor)
+    check(f"overriding {first_year} with exact dates stores them (local time in Asia/Shanghai) and the Skin screen shows them",
+          f"28 Jan {first_year}, 09:00" in row[2] and f"14 Feb {first_year}, 00:00" in row[2]
+          and skin["release"].get("occurrences") == {first_year: {"startsAt": starts, "endsAt": ends}, second_year: "skip"},
+          f"{row} {json.dumps(skin['release'].get('occurrences'))}")
+    browser.shot("03b-occurrences", "#main > .screen:not([data-stale]) .occurrences")
+
+    # --- An override that ends before it starts: the 422 at the field it names ----------------------------------
+    browser.button("Change dates…", within=f"tr[data-year='{first_year}']").send_keys(Keys.ENTER)
+    browser.find(f"form[aria-label='Override {first_year}']")
+    driver.execute_script(set_value + "set(document.getElementById('occurrence-endsAt'), arguments[0]);", f"{first_year}-01-20T00:00:00")
+    browser.button("Review override").send_keys(Keys.ENTER)
+    browser.confirm(first_year)
+    browser.find("#occurrence-endsAt[aria-invalid=true]")
+    note = driver.execute_script("return document.getElementById('occurrence-endsAt').closest('.field').querySelector('.field-error')?.textContent || ''")
+    check("an override ending before it starts shows the 422's reason next to Ends at", "not after" in note, note)
+
+    # --- Undoing the override ------------------------------------------------------------------------------------
+    browser.go(f"#/skins/{skin_id}", "table[aria-label=Occurrences] tbody tr")
+    browser.button("Undo override", within=f"tr[data-year='{first_year}']").send_keys(Keys.ENTER)
+    browser.confirm(first_year)
+    browser.find(f"#main > .screen:not([data-stale]) tr[data-year='{first_year}'][data-source=rule]")
+    status, _, skin = call(server, "GET", f"/admin/v1/skins/{skin_id}", editor)
+    check(f"undoing the {first_year} override follows the rule again and keeps the skip",
+          skin["release"].get("occurrences") == {second_year: "skip"}, json.dumps(skin["release"].get("occurrences")))
+
+    # --- A skip over someone else's change: 412, nothing written, what changed shown ---------------------------------
+    browser.go(f"#/skins/{skin_id}", "table[aria-label=Occurrences] tbody tr")
+    status, _, _ = call(server, "PATCH", f"/admin/v1/skins/{skin_id}/release", editor, {"priority": 7})
+    third_year = rows[2][0]
+    browser.button("Skip", within=f"tr[data-year='{third_year}']").send_keys(Keys.ENTER)
+    browser.confirm(third_year)
+    browser.text_in(".conflict", "412")
+    conflict = driver.find_element(By.CSS_SELECTOR, ".conflict").text
+    status, _, skin = call(server, "GET", f"/admin/v1/skins/{skin_id}", editor)
+    check("skipping a year sends If-Match: over someone else's change it gets 412, writes nothing and shows what changed",
+          "priority" in conflict and third_year not in (skin["release"].get("occurrences") or {}), conflict)
+
+    # --- A rule the calendar cannot keep: the 422 names recurs/day, shown at the Day field ----------------------------
+    browser.go(f"#/skins/{skin_id}/release", "form[aria-label='Release settings']")
+    check("a recurring release opens in the release form as a rule, the festival recognised",
+          driver.execute_script("return document.getElementById('window-mode-rule').checked && document.getElementById('recurs-festival').value") == "spring-festival")
+    driver.execute_script(set_value + "set(document.getElementById('recurs-month'), '12'); set(document.getElementById('recurs-day'), '30');")
+    check("a rule typed by hand is no festival", driver.find_element(By.ID, "recurs-festival").get_attribute("value") == "")
+    browser.button("Review changes").send_keys(Keys.ENTER)
+    browser.confirm("12-30")
+    browser.find("#recurs-day[aria-invalid=true]")
+    note = driver.execute_script("return document.getElementById('recurs-day').closest('.field').querySelector('.field-error')?.textContent || ''")
+    box = driver.find_element(By.CSS_SELECTOR, "form[aria-label='Release settings'] .error").text
+    check("Chinese 12-30 (missing in some years) gets a 422 naming recurs/day, shown next to Day with the years",
+          "12-30" in note and "recurs/day" in box and driver.switch_to.active_element.get_attribute("id") == "recurs-day", f"{note!r} {box!r}")
+    browser.shot("05f-release-422", "form[aria-label='Release settings'] fieldset.rule")
+    status, _, skin = call(server, "GET", f"/admin/v1/skins/{skin_id}", editor)
+    check("the refused rule wrote nothing", skin["release"]["recurs"]["month"] == 1, json.dumps(skin["release"]["recurs"]))
 
 
 def run(args, root, shots):
@@ -464,7 +615,7 @@ def run(args, root, shots):
             set(document.querySelector('input[list=zones]'), 'Asia/Shanghai');
             set(inputs[0], fmt(new Date(Date.now() - 86400e3)));
             set(inputs[1], fmt(new Date(Date.now() + 20 * 86400e3)));""")
-        priority = driver.find_element(By.CSS_SELECTOR, "input[type=number]")
+        priority = driver.find_element(By.ID, "release-priority")
         priority.clear()
         priority.send_keys("20")
         check("a new release starts at 5 %", driver.find_element(By.ID, "rollout").get_attribute("value") == "5")
@@ -499,7 +650,7 @@ def run(args, root, shots):
         # --- A 412 shows what changed ------------------------------------------------------------------------
         browser.go(f"#/skins/{SKIN_ID}/release", "#rollout")
         status, _, _ = call(server, "PATCH", f"/admin/v1/skins/{SKIN_ID}/release", editor, {"priority": 30})
-        priority = driver.find_element(By.CSS_SELECTOR, "input[type=number]")
+        priority = driver.find_element(By.ID, "release-priority")
         priority.clear()
         priority.send_keys("25" + Keys.ENTER)
         browser.confirm()
@@ -653,6 +804,7 @@ def run(args, root, shots):
         row = driver.execute_script("return document.querySelector(\"#main > .screen:not([data-stale]) tr[data-skin='\" + arguments[0] + \"']\").textContent", theme_id)
         check("the Skins screen lists the theme with its order and as live, not unreleased",
               "theme · order 3" in row and "live" in row and "unreleased" not in row.lower(), row)
+        festival_flow(browser, server, editor, root)
         browser.collect_logs()
         type_errors = [m for m in browser.console_errors if "TypeError" in m]
         check("no screen threw a TypeError", not type_errors, "; ".join(type_errors)[:500])
@@ -668,7 +820,7 @@ def run(args, root, shots):
         browser.find("table[aria-label=Skins] tbody tr")
         browser.text_in("#who", "VIEWER")
         screens = [("#/skins", "table[aria-label=Skins]"), (f"#/skins/{SKIN_ID}", ".tree"), (f"#/skins/{SKIN_ID}/phone", ".phone"),
-                   (f"#/skins/{SKIN_ID}/release", "h1"), ("#/timeline", ".timeline"), ("#/killswitch", "[data-switch='*']"),
+                   (f"#/skins/{SKIN_ID}/release", "h1"), ("#/skins/spring-festival-2027", "table[aria-label=Occurrences] tbody tr"), ("#/timeline", ".timeline"), ("#/killswitch", "[data-switch='*']"),
                    ("#/device", "form[aria-label=Device]"), ("#/audit", "table[aria-label='Audit entries']"), ("#/upload", "h1")]
         leaks = {}
         for hash_path, ready in screens:

@@ -227,7 +227,7 @@
     if (!release) return null;
     if (release.recurs) {
       var next = (release.nextOccurrences || []).filter(function (o) { return o.source !== "skip"; })[0];
-      return next ? { start: new Date(next.startsAt), end: new Date(next.endsAt), zone: release.timeZone || "UTC" } : null;
+      return next ? { start: new Date(next.startsAt), end: new Date(next.endsAt), zone: release.timeZone || "UTC", year: next.year } : null;
     }
     var zone = release.timeZone || null;
     var start = instantOf(release.startsAt, zone), end = instantOf(release.endsAt, zone);
@@ -236,6 +236,50 @@
       zone = offset ? offset[0] : "UTC";
     }
     return start && end ? { start: start, end: end, zone: zone } : null;
+  }
+
+  // Rules that recur every year (docs/SKINS.md, "Windows that recur"). The console only writes rules; each year's
+  // dates come from the server (nextOccurrences), which computes the Chinese calendar.
+  var RULE_KEYS = ["calendar", "month", "leapMonth", "day", "startOffsetDays", "endOffsetDays", "startTime", "endTime", "ifMissing"];
+  var RULE_DEFAULTS = { leapMonth: false, startOffsetDays: 0, endOffsetDays: 0, startTime: "00:00:00", endTime: "23:59:59", ifMissing: "refuse" };
+  // The festivals the release form offers, each in Asia/Shanghai (the statutory breaks are China's).
+  var FESTIVALS = [
+    { key: "spring-festival", label: "Spring Festival 春节 (Chinese 1-1, 7 days before to 15 after)", recurs: { calendar: "chinese", month: 1, day: 1, startOffsetDays: -7, endOffsetDays: 15 } },
+    { key: "dragon-boat", label: "Dragon Boat 端午 (Chinese 5-5, 2 days either side)", recurs: { calendar: "chinese", month: 5, day: 5, startOffsetDays: -2, endOffsetDays: 2 } },
+    { key: "mid-autumn", label: "Mid-Autumn 中秋 (Chinese 8-15, 2 days either side)", recurs: { calendar: "chinese", month: 8, day: 15, startOffsetDays: -2, endOffsetDays: 2 } },
+    { key: "new-years-eve", label: "New Year's Eve 除夕 (the day before Chinese 1-1)", recurs: { calendar: "chinese", month: 1, day: 1, startOffsetDays: -1, endOffsetDays: -1 } },
+    { key: "christmas", label: "Christmas (Gregorian 12-25, 5 days before to 2 after)", recurs: { calendar: "gregorian", month: 12, day: 25, startOffsetDays: -5, endOffsetDays: 2 } },
+    { key: "618", label: "618 (Gregorian 6-18, from 1 June)", recurs: { calendar: "gregorian", month: 6, day: 18, startOffsetDays: -17, endOffsetDays: 0 } },
+    { key: "double-11", label: "Double 11 (Gregorian 11-11, from 1 November)", recurs: { calendar: "gregorian", month: 11, day: 11, startOffsetDays: -10, endOffsetDays: 0 } }
+  ];
+  var FESTIVAL_ZONE = "Asia/Shanghai";
+
+  // A rule with every default filled in, for comparing two spellings of the same rule.
+  function fullRule(rule) {
+    var full = {};
+    RULE_KEYS.forEach(function (key) { full[key] = rule && rule[key] !== undefined && rule[key] !== null ? rule[key] : RULE_DEFAULTS[key]; });
+    return full;
+  }
+
+  // A rule as skin.json writes it: defaults left out.
+  function compactRule(rule) {
+    var compact = {};
+    RULE_KEYS.forEach(function (key) { if (rule[key] !== undefined && rule[key] !== RULE_DEFAULTS[key]) compact[key] = rule[key]; });
+    return compact;
+  }
+
+  function sameRule(a, b) { return !a === !b && (!a || JSON.stringify(fullRule(a)) === JSON.stringify(fullRule(b))); }
+
+  function festivalOf(rule) { return FESTIVALS.filter(function (f) { return sameRule(f.recurs, rule); })[0] || null; }
+
+  function signed(n) { return n > 0 ? "+" + n : n < 0 ? "−" + -n : "0"; }
+
+  // "chinese 1-1, −7 to +15 days, 00:00:00–23:59:59" (a leap month as L6), with the festival's name when it is one.
+  function ruleText(rule) {
+    var r = fullRule(rule), festival = festivalOf(rule);
+    return (festival ? festival.label.split(" (")[0] + ": " : "") + r.calendar + " " + (r.leapMonth ? "L" : "") + r.month + "-" + r.day +
+      ", " + signed(r.startOffsetDays) + " to " + signed(r.endOffsetDays) + " days, " + r.startTime + "–" + r.endTime +
+      (r.ifMissing !== "refuse" ? ", a year without that day: " + r.ifMissing : "");
   }
 
   // `date` at a fixed offset ("+08:00"), written like formatIn does.
@@ -283,7 +327,7 @@
     var zone = w.zone;
     return h("div", { class: "window" },
       h("div", { text: formatZoned(w.start, zone) + " → " + formatZoned(w.end, zone) }),
-      h("div", { class: "muted small", text: (/^[A-Za-z]/.test(zone) && zone !== "UTC" ? zone + " · " : "") +
+      h("div", { class: "muted small", text: (w.year ? "every year, now " + w.year + " · " : "") + (/^[A-Za-z]/.test(zone) && zone !== "UTC" ? zone + " · " : "") +
         (zone !== viewerZone ? "yours (" + viewerZone + "): " + formatIn(w.start, viewerZone) + " → " + formatIn(w.end, viewerZone) : "your time zone") }));
   }
 
@@ -628,6 +672,7 @@
           canWrite() && skin.release ? h("button", { type: "button", class: "ghost", text: "Roll back", onclick: function () { rollback(skin, etag); } }) : null,
           canWrite() && skin.release ? h("button", { type: "button", class: "danger", text: "Stop", onclick: function () { stopRelease(skin, etag); } }) : null));
       root.appendChild(head);
+      if (skin.release && skin.release.recurs) root.appendChild(occurrencesCard(skin, etag));
 
       var controls = h("div", { class: "controls" },
         field("Version", h("select", { onchange: function (e) { selected = +e.target.value; draw(); } },
@@ -672,6 +717,103 @@
       }
       draw();
     }, function (error) { note.remove(); fail(root, error); });
+  }
+
+  // Occurrences --------------------------------------------------------------------------------------------
+  // A recurring release's next years as the server lists them (nextOccurrences), each one overridable with its own
+  // dates or skipped, and each override undone: a merge PATCH of release.occurrences with If-Match, like every write.
+  function occurrencesCard(skin, etag) {
+    var release = skin.release, zone = release.timeZone || "UTC", title = skin.title || skin.id;
+    var overrides = release.occurrences || {}, next = release.nextOccurrences || [];
+    var listed = new Set(next.map(function (o) { return String(o.year); }));
+    var others = Object.keys(overrides).filter(function (year) { return !listed.has(year); }).sort();
+    var formHolder = h("div");
+    var card = h("section", { class: "card table-card occurrences", "aria-labelledby": "occurrences-title" },
+      h("div", { class: "card-head" },
+        h("h2", { id: "occurrences-title", text: "Every year" }),
+        h("p", { class: "muted small", text: ruleText(release.recurs) + ", in " + zone + ". The next " + next.length + " years as the server computes them" +
+          (canWrite() ? "; override a year with its own dates, or skip it." : ".") })),
+      h("table", { class: "table", "aria-label": "Occurrences" },
+        h("thead", null, h("tr", null, ["Year", "Starts", "Ends", "Source"].concat(canWrite() ? ["Change"] : []).map(function (t) { return h("th", { scope: "col", text: t }); }))),
+        h("tbody", null, next.map(function (o) {
+          var year = String(o.year), start = new Date(o.startsAt), end = new Date(o.endsAt);
+          var dates = formatZoned(start, zone) + " → " + formatZoned(end, zone);
+          var actions = null;
+          if (canWrite() && o.source === "rule") {
+            actions = [
+              h("button", { type: "button", class: "ghost", text: "Override…", "aria-label": "Override " + year + "…", onclick: function () { openOverride(o); } }),
+              h("button", { type: "button", class: "ghost", text: "Skip", "aria-label": "Skip " + year, onclick: function () {
+                write("Skip " + year + " of " + title + "?", [h("p", { text: "Phones get no skin from this release in " + year + "; the other years keep the rule." }),
+                  change(year, dates, "skipped")], "Skip " + year, year, "skip");
+              } })];
+          } else if (canWrite() && o.source === "override") {
+            actions = [
+              h("button", { type: "button", class: "ghost", text: "Change dates…", "aria-label": "Change dates of " + year + "…", onclick: function () { openOverride(o); } }),
+              h("button", { type: "button", class: "ghost", text: "Undo override", "aria-label": "Undo override " + year, onclick: function () {
+                write("Undo the " + year + " override?", [h("p", { text: year + " follows the rule again." }), change(year, dates, "the rule's dates")], "Undo override", year, null);
+              } })];
+          } else if (canWrite()) {
+            actions = [h("button", { type: "button", class: "ghost", text: "Undo skip", "aria-label": "Undo skip " + year, onclick: function () {
+              write("Undo skipping " + year + "?", [h("p", { text: "Phones get this release in " + year + " again." }), change(year, "skipped", dates)], "Undo skip", year, null);
+            } })];
+          }
+          return h("tr", { "data-year": year, "data-source": o.source, class: "source-" + o.source },
+            h("td", { class: "num strong", text: year }),
+            h("td", { text: formatZoned(start, zone) }), h("td", { text: formatZoned(end, zone) }),
+            h("td", null, h("span", { class: "status plain status-" + o.source, text: o.source === "skip" ? "skipped" : o.source === "rule" ? "rule" : "override" })),
+            canWrite() ? h("td", null, h("div", { class: "actions" }, actions)) : null);
+        }))),
+      others.length ? h("p", { class: "muted small card-foot", text: "Also overridden: " + others.map(function (year) { return year + (overrides[year] === "skip" ? " (skipped)" : " (own dates)"); }).join(", ") + "." }) : null,
+      formHolder);
+
+    function change(year, from, to) {
+      return h("ul", { class: "changes" }, h("li", null, h("code", { text: year }), ": ", h("span", { class: "old", text: from }), " → ", h("span", { class: "new", text: to })));
+    }
+
+    // Writes occurrences[year] = value ("skip", {startsAt, endsAt}, or null to follow the rule again).
+    function write(question, body, okLabel, year, value, into, controls) {
+      confirmAction(question, body, okLabel, value === "skip").then(function (ok) {
+        if (!ok) return;
+        var patch = { occurrences: {} };
+        patch.occurrences[year] = value;
+        api("PATCH", "/skins/" + encodeURIComponent(skin.id) + "/release", { json: patch, etag: etag }).then(function () {
+          showBanner(value === null ? year + " follows the rule again." : value === "skip" ? "Skipped " + year + "." : "Overrode " + year + ".");
+          route();
+        }, function (error) { writeFailed(error, skin, into || card); if (controls) markField(error, controls); });
+      });
+    }
+
+    function openOverride(o) {
+      clear(formHolder);
+      var year = String(o.year), own = overrides[year] && typeof overrides[year] === "object" ? overrides[year] : null;
+      function local(text, instant) { return (text && !/(Z|[+-]\d\d:\d\d)$/.test(text) ? text : localText(new Date(instant), zone)).slice(0, 19); }
+      var startsAt = h("input", { type: "datetime-local", id: "occurrence-startsAt", step: "1", value: local(own && own.startsAt, o.startsAt) });
+      var endsAt = h("input", { type: "datetime-local", id: "occurrence-endsAt", step: "1", value: local(own && own.endsAt, o.endsAt) });
+      var status = h("div", { class: "form-status", "aria-live": "polite" });
+      var form = h("form", { class: "occurrence-form", "aria-label": "Override " + year, novalidate: true },
+        h("h3", { text: "Override " + year + " with its own dates" }),
+        status,
+        h("div", { class: "form-grid" }, field("Starts at", startsAt, "local time in " + zone + ", inclusive"), field("Ends at", endsAt, "exclusive")),
+        h("div", { class: "actions" },
+          h("button", { type: "button", class: "ghost", text: "Cancel", onclick: function () { clear(formHolder); } }),
+          h("button", { type: "submit", text: "Review override" })));
+      var controls = {};
+      controls["occurrences/" + year] = startsAt;
+      controls["occurrences/" + year + "/startsAt"] = startsAt;
+      controls["occurrences/" + year + "/endsAt"] = endsAt;
+      form.addEventListener("submit", function (event) {
+        event.preventDefault();
+        clear(status);
+        clearFieldErrors(form);
+        var dates = { startsAt: startsAt.value.length === 16 ? startsAt.value + ":00" : startsAt.value, endsAt: endsAt.value.length === 16 ? endsAt.value + ":00" : endsAt.value };
+        write("Override " + year + " of " + title + "?", [h("p", { text: "Phones get this release in " + year + " from these dates instead of the rule's (local time in " + zone + ")." }),
+          change(year, formatZoned(new Date(o.startsAt), zone) + " → " + formatZoned(new Date(o.endsAt), zone), dates.startsAt + " → " + dates.endsAt)],
+          "Override " + year, year, dates, status, controls);
+      });
+      formHolder.appendChild(form);
+      startsAt.focus();
+    }
+    return card;
   }
 
   function fact(label, value) { return h("div", null, h("dt", { text: label }), h("dd", null, value)); }
@@ -731,7 +873,8 @@
   // Writes on a skin: each confirms first, sends If-Match, and shows a 412 as what changed ---------------------
   function describeRelease(release) {
     if (!release) return "not released";
-    var when = release.startsAt ? release.startsAt + " → " + release.endsAt + (release.timeZone ? " " + release.timeZone : "") : "no window";
+    var when = release.recurs ? "every year, " + ruleText(release.recurs) + " in " + release.timeZone
+      : release.startsAt ? release.startsAt + " → " + release.endsAt + (release.timeZone ? " " + release.timeZone : "") : "no window";
     return "v" + release.version + (isTheme(release) ? " as a " + kindText(release) : "") + ", " + when +
       ", rollout " + (release.rollout === undefined ? 100 : release.rollout) + " %, priority " + (release.priority || 0);
   }
@@ -744,9 +887,40 @@
     });
     return rows.length ? h("ul", { class: "changes" }, rows) : h("p", { class: "muted", text: "Nothing changes." });
   }
-  function show(value) { return value === undefined || value === null ? "—" : typeof value === "string" ? value : JSON.stringify(value); }
+  function show(value) {
+    if (value === undefined || value === null) return "—";
+    if (typeof value === "object" && value.calendar) return ruleText(value);
+    return typeof value === "string" ? value : JSON.stringify(value);
+  }
 
   var RELEASE_FIELDS = ["version", "kind", "order", "startsAt", "endsAt", "timeZone", "priority", "platforms", "minAppVersion", "maxAppVersion", "rollout"];
+  // What a 412 lists as changed: every field of a release, its rule and overrides, and who released it.
+  var CONFLICT_FIELDS = RELEASE_FIELDS.concat(["recurs", "occurrences", "releasedBy"]);
+
+  // A 422's field (details.field, such as "recurs/day" or "occurrences/2027/endsAt") shown next to its control in
+  // `controls` (field name → control), the nearest named parent when the field itself has none; returns the control.
+  function markField(error, controls) {
+    if (!error || !error.field || error.status !== 422) return null;
+    var name = error.field.replace(/^\//, "");
+    while (name && !controls[name]) name = name.indexOf("/") >= 0 ? name.slice(0, name.lastIndexOf("/")) : "";
+    var control = name ? controls[name] : null;
+    if (!control) return null;
+    var holder = control.closest(".field") || control.parentNode;
+    var note = h("span", { class: "field-error", id: control.id + "-error", text: error.reason || error.message });
+    holder.appendChild(note);
+    control.setAttribute("aria-invalid", "true");
+    control.setAttribute("aria-describedby", note.id);
+    control.focus();
+    return control;
+  }
+
+  function clearFieldErrors(form) {
+    Array.prototype.forEach.call(form.querySelectorAll(".field-error"), function (note) { note.remove(); });
+    Array.prototype.forEach.call(form.querySelectorAll("[aria-invalid]"), function (control) {
+      control.removeAttribute("aria-invalid");
+      control.removeAttribute("aria-describedby");
+    });
+  }
 
   // After a 412: fetch the skin as it is now and show what another operator changed.
   function showConflict(id, before, into) {
@@ -754,7 +928,7 @@
       var box = h("div", { class: "conflict", role: "alert" },
         h("strong", { text: "Someone else changed this skin since you opened it (412 precondition_failed). Nothing was written." }),
         h("p", { text: "What changed:" }),
-        changeList(before ? before.release : null, answer.data.release, RELEASE_FIELDS.concat(["releasedBy"])),
+        changeList(before ? before.release : null, answer.data.release, CONFLICT_FIELDS),
         h("p", { class: "muted small", text: "Reload to work on the current state." }),
         h("button", { type: "button", text: "Reload", onclick: function () { route(); } }));
       (into || main.firstElementChild || main).prepend(box);
@@ -814,19 +988,19 @@
         return h("option", { value: k.value, selected: (isTheme(current) ? "theme" : "holiday") === k.value, text: k.text });
       }));
       var order = h("input", { type: "number", id: "release-order", min: "0", max: "1000000", step: "1", value: isTheme(current) && current.order !== null && current.order !== undefined ? current.order : "", placeholder: "none: after ordered themes" });
-      var windowed = h("input", { type: "checkbox", id: "release-windowed", checked: !current || !!currentWindow });
-      var version = h("select", null, skin.versions.slice().reverse().map(function (v) { return h("option", { value: v.version, selected: current ? v.version === current.version : v.version === skin.latestVersion, text: "v" + v.version + " · " + formatIn(new Date(v.createdAt), viewerZone) }); }));
-      var startsAt = h("input", { type: "datetime-local", step: "1", value: startsLocal.slice(0, 19), required: true });
-      var endsAt = h("input", { type: "datetime-local", step: "1", value: endsLocal.slice(0, 19), required: true });
-      var timeZone = h("input", { type: "text", value: zone, list: "zones", required: true, autocomplete: "off" });
+      var windowed = h("input", { type: "checkbox", id: "release-windowed", checked: !current || !!currentWindow || !!current.recurs });
+      var version = h("select", { id: "release-version" }, skin.versions.slice().reverse().map(function (v) { return h("option", { value: v.version, selected: current ? v.version === current.version : v.version === skin.latestVersion, text: "v" + v.version + " · " + formatIn(new Date(v.createdAt), viewerZone) }); }));
+      var startsAt = h("input", { type: "datetime-local", id: "release-startsAt", step: "1", value: startsLocal.slice(0, 19), required: true });
+      var endsAt = h("input", { type: "datetime-local", id: "release-endsAt", step: "1", value: endsLocal.slice(0, 19), required: true });
+      var timeZone = h("input", { type: "text", id: "release-timeZone", value: zone, list: "zones", required: true, autocomplete: "off" });
       var zones = h("datalist", { id: "zones" }, (Intl.supportedValuesOf ? Intl.supportedValuesOf("timeZone") : [zone]).map(function (z) { return h("option", { value: z }); }));
-      var priority = h("input", { type: "number", step: "1", value: current ? current.priority || 0 : 0 });
+      var priority = h("input", { type: "number", id: "release-priority", step: "1", value: current ? current.priority || 0 : 0 });
       var platforms = h("fieldset", { class: "checks" }, h("legend", { text: "Platforms" }), PLATFORMS.map(function (p) {
         var box = h("input", { type: "checkbox", id: "platform-" + p, value: p, checked: !current || !current.platforms || current.platforms.indexOf(p) >= 0 });
         return h("span", { class: "check" }, box, h("label", { for: box.id, text: p }));
       }));
-      var minVersion = h("input", { type: "text", value: current && current.minAppVersion || "", placeholder: "e.g. 7.0.0", autocomplete: "off" });
-      var maxVersion = h("input", { type: "text", value: current && current.maxAppVersion || "", placeholder: "none", autocomplete: "off" });
+      var minVersion = h("input", { type: "text", id: "release-minAppVersion", value: current && current.minAppVersion || "", placeholder: "e.g. 7.0.0", autocomplete: "off" });
+      var maxVersion = h("input", { type: "text", id: "release-maxAppVersion", value: current && current.maxAppVersion || "", placeholder: "none", autocomplete: "off" });
       var currentRollout = current ? (current.rollout === undefined ? 100 : current.rollout) : 0;
       var rollout = h("input", { type: "range", min: "0", max: "100", step: "1", value: current ? currentRollout : 5, "aria-valuetext": (current ? currentRollout : 5) + " percent" });
       var rolloutOut = h("output", { for: "", class: "rollout-value", text: rollout.value + " %" });
@@ -841,15 +1015,84 @@
           });
         } else accepted = value;
       });
+
+      // The window: dates once, or a rule every year (a festival from the list, or entered by hand).
+      var mode = segmented("Window", "window-mode", [{ value: "dates", label: "Dates, once" }, { value: "rule", label: "Every year (a rule)" }],
+        current && current.recurs ? "rule" : "dates", function () { syncKind(); });
+      mode.classList.add("wide");
+      var byRule = mode.querySelector("input[value=rule]");
+      var festival = h("select", { id: "recurs-festival" }, [h("option", { value: "", text: "None: the rule below, entered by hand" })].concat(FESTIVALS.map(function (f) { return h("option", { value: f.key, text: f.label }); })));
+      var calendar = h("select", { id: "recurs-calendar" }, [{ value: "chinese", text: "Chinese (lunisolar)" }, { value: "gregorian", text: "Gregorian" }].map(function (c) { return h("option", { value: c.value, text: c.text }); }));
+      var month = h("input", { type: "number", id: "recurs-month", min: "1", max: "12", step: "1" });
+      var leapMonth = h("input", { type: "checkbox", id: "recurs-leapMonth" });
+      var day = h("input", { type: "number", id: "recurs-day", min: "1", max: "31", step: "1" });
+      var startOffset = h("input", { type: "number", id: "recurs-startOffsetDays", min: "-366", max: "366", step: "1" });
+      var endOffset = h("input", { type: "number", id: "recurs-endOffsetDays", min: "-366", max: "366", step: "1" });
+      var startTime = h("input", { type: "time", id: "recurs-startTime", step: "1" });
+      var endTime = h("input", { type: "time", id: "recurs-endTime", step: "1" });
+      var ifMissing = h("select", { id: "recurs-ifMissing" }, [{ value: "refuse", text: "Refuse the rule (default)" }, { value: "skip", text: "Skip that year" }, { value: "lastDay", text: "Use the month's last day" }].map(function (o) { return h("option", { value: o.value, text: o.text }); }));
+      var ruleControls = { calendar: calendar, month: month, leapMonth: leapMonth, day: day, startOffsetDays: startOffset, endOffsetDays: endOffset, startTime: startTime, endTime: endTime, ifMissing: ifMissing };
+      function fillRule(rule) {
+        var r = fullRule(rule);
+        calendar.value = r.calendar || "chinese"; month.value = r.month === undefined || r.month === null ? "" : r.month;
+        day.value = r.day === undefined || r.day === null ? "" : r.day; leapMonth.checked = !!r.leapMonth;
+        startOffset.value = r.startOffsetDays; endOffset.value = r.endOffsetDays;
+        startTime.value = r.startTime; endTime.value = r.endTime; ifMissing.value = r.ifMissing;
+      }
+      // A number field as typed: a whole number, or the text itself so that the server's 422 names it.
+      function number(input) { var text = input.value.trim(); return text === "" ? undefined : /^-?\d+$/.test(text) ? +text : text; }
+      function seconds(input) { return input.value.length === 5 ? input.value + ":00" : input.value || undefined; }
+      function readRule() {
+        var rule = { calendar: calendar.value, month: number(month), day: number(day), leapMonth: calendar.value === "chinese" && leapMonth.checked,
+          startOffsetDays: number(startOffset), endOffsetDays: number(endOffset), startTime: seconds(startTime), endTime: seconds(endTime), ifMissing: ifMissing.value };
+        return fullRule(rule);
+      }
+      function syncRule() {
+        leapMonth.disabled = calendar.value !== "chinese";
+        if (leapMonth.disabled) leapMonth.checked = false;
+        day.max = calendar.value === "chinese" ? "30" : "31";
+        var found = festivalOf(readRule());
+        festival.value = found ? found.key : "";
+      }
+      festival.addEventListener("change", function () {
+        var chosen = FESTIVALS.filter(function (f) { return f.key === festival.value; })[0];
+        if (!chosen) return;
+        fillRule(chosen.recurs);
+        timeZone.value = FESTIVAL_ZONE;
+        syncRule();
+      });
+      Object.keys(ruleControls).forEach(function (key) { ruleControls[key].addEventListener("input", syncRule); ruleControls[key].addEventListener("change", syncRule); });
+      // A new rule starts blank: a festival from the list, or the anchor day typed in.
+      fillRule(current && current.recurs ? current.recurs : { calendar: "chinese" });
+      syncRule();
+      var ruleBox = h("fieldset", { class: "rule wide", "aria-describedby": "rule-hint" },
+        h("legend", { text: "Every year" }),
+        h("div", { class: "form-grid" },
+          h("div", { class: "span-2" }, field("Festival", festival, "fills in the rule and Asia/Shanghai")),
+          field("Calendar", calendar),
+          field("Month", month, "1 to 12"),
+          h("span", { class: "check" }, leapMonth, h("label", { for: leapMonth.id, text: "Leap month (Chinese calendar)" })),
+          field("Day", day, "of the month: 1 to 30 Chinese, 1 to 31 Gregorian"),
+          field("Starts, days from that day", startOffset, "negative: before it, e.g. −7"),
+          field("Ends, days from that day", endOffset, "e.g. 15; −1 with a start of −1 is the day before"),
+          field("Start time", startTime, "local time in the time zone"),
+          field("End time", endTime, "exclusive: 23:59:59 leaves out the last second"),
+          field("A year without that day", ifMissing)),
+        h("p", { class: "hint", id: "rule-hint", text: current && current.recurs
+          ? "Each year's dates are computed by the server; see and override them on the skin's screen. A changed rule keeps the years you overrode or skipped."
+          : "Each year's dates are computed by the server; after releasing, the skin's screen lists them and lets you override or skip a year." }));
+
       var status = h("div", { class: "form-status", "aria-live": "polite" });
+      var startsField = field("Starts at", startsAt, "inclusive"), endsField = field("Ends at", endsAt, "exclusive");
       var form = h("form", { class: "card form", "aria-label": "Release settings", novalidate: true },
         status,
         h("div", { class: "form-grid" },
           field("Version", version),
-          field("Time zone", timeZone, "IANA name; the window below is local time there"),
-          current && current.recurs ? h("p", { class: "muted", text: "Recurs every year (" + current.recurs.calendar + " " + (current.recurs.leapMonth ? "L" : "") + current.recurs.month + "-" + current.recurs.day + "); the window below is this year's occurrence. Changing it replaces the rule with that one window." }) : null,
-          field("Starts at", startsAt, "inclusive"),
-          field("Ends at", endsAt, "exclusive"),
+          field("Time zone", timeZone, "IANA name; the window is local time there"),
+          mode,
+          ruleBox,
+          startsField,
+          endsField,
           field("Priority", priority, "higher wins when windows overlap"),
           field("Kind", kind, "a theme is listed by /api/v1/themes, never a poll's answer"),
           field("Order", order, "themes only: listed ascending, 1 first"),
@@ -862,13 +1105,22 @@
         h("div", { class: "actions" },
           h("a", { class: "button ghost", href: "#/skins/" + encodeURIComponent(id), text: "Cancel" }),
           h("button", { type: "submit", text: current ? "Review changes" : "Review release" })));
-      // Order and an open-ended window are for themes; a holiday skin always has a window.
+      // Where a 422 names a field, the message shows next to that control.
+      var controls = { version: version, timeZone: timeZone, startsAt: startsAt, endsAt: endsAt, priority: priority, kind: kind, order: order,
+        platforms: platforms.querySelector("input"), minAppVersion: minVersion, maxAppVersion: maxVersion, rollout: rollout, recurs: festival };
+      Object.keys(ruleControls).forEach(function (key) { controls["recurs/" + key] = ruleControls[key]; });
+      // Order and an open-ended window are for themes; a holiday skin always has a window, by dates or by a rule.
       function syncKind() {
         var theme = kind.value === "theme";
         order.disabled = !theme;
         windowed.disabled = !theme;
         if (!theme) windowed.checked = true;
-        [startsAt, endsAt, timeZone].forEach(function (input) { input.disabled = !windowed.checked; input.required = windowed.checked; });
+        var rule = windowed.checked && byRule.checked;
+        Array.prototype.forEach.call(mode.querySelectorAll("input"), function (input) { input.disabled = !windowed.checked; });
+        timeZone.disabled = !windowed.checked; timeZone.required = windowed.checked;
+        [startsAt, endsAt].forEach(function (input) { input.disabled = !windowed.checked || rule; input.required = windowed.checked && !rule; });
+        startsField.hidden = endsField.hidden = rule;
+        ruleBox.hidden = !rule;
       }
       kind.addEventListener("change", syncKind);
       windowed.addEventListener("change", syncKind);
@@ -881,7 +1133,9 @@
       form.addEventListener("submit", function (event) {
         event.preventDefault();
         clear(status);
+        clearFieldErrors(form);
         var theme = kind.value === "theme";
+        var recurring = windowed.checked && byRule.checked;
         var plan = {
           version: +version.value, startsAt: startsAt.value.length === 16 ? startsAt.value + ":00" : startsAt.value,
           endsAt: endsAt.value.length === 16 ? endsAt.value + ":00" : endsAt.value, timeZone: timeZone.value.trim(),
@@ -893,22 +1147,40 @@
           if (order.value.trim() !== "") plan.order = +order.value;
           if (!windowed.checked) { delete plan.startsAt; delete plan.endsAt; delete plan.timeZone; }
         }
-        // The same window written in another zone is no change: keep the release's own spelling.
-        var asked = plan.startsAt ? { start: instantOf(plan.startsAt, plan.timeZone), end: instantOf(plan.endsAt, plan.timeZone) } : {};
-        if (currentWindow && asked.start && asked.end && asked.start.getTime() === currentWindow.start.getTime() && asked.end.getTime() === currentWindow.end.getTime()) {
-          if (current.recurs) { delete plan.startsAt; delete plan.endsAt; plan.timeZone = current.timeZone; }
-          else { plan.startsAt = current.startsAt; plan.endsAt = current.endsAt; plan.timeZone = current.timeZone; }
+        if (recurring) {
+          delete plan.startsAt; delete plan.endsAt;
+          var rule = readRule();
+          // An unchanged rule keeps the release's own spelling.
+          plan.recurs = current && sameRule(current.recurs, rule) ? current.recurs : compactRule(rule);
+          // A rule that stays a rule keeps its overrides; dates replace both.
+          if (current && current.recurs && current.occurrences) plan.occurrences = current.occurrences;
+        } else if (currentWindow && !current.recurs && plan.startsAt) {
+          // The same window written in another zone is no change: keep the release's own spelling.
+          var askedStart = instantOf(plan.startsAt, plan.timeZone), askedEnd = instantOf(plan.endsAt, plan.timeZone);
+          if (askedStart && askedEnd && askedStart.getTime() === currentWindow.start.getTime() && askedEnd.getTime() === currentWindow.end.getTime()) {
+            plan.startsAt = current.startsAt; plan.endsAt = current.endsAt; plan.timeZone = current.timeZone;
+          }
         }
         var before = current ? Object.assign({ rollout: 100, priority: 0, platforms: PLATFORMS, minAppVersion: null, maxAppVersion: null }, current) : null;
         var changed = {};
-        // A merge patch: a field the new plan leaves out is removed with null (a theme's window or order, its kind).
-        RELEASE_FIELDS.forEach(function (name) {
-          if (!before || JSON.stringify(before[name]) !== JSON.stringify(plan[name])) changed[name] = plan[name] === undefined ? null : plan[name];
+        // A merge patch: a field the new plan leaves out is removed with null (a theme's window or order, its kind,
+        // a rule replaced by dates). A changed rule names every key, null for a default, since a merge patch
+        // merges objects key by key.
+        RELEASE_FIELDS.concat(["recurs"]).forEach(function (name) {
+          var a = before ? before[name] : undefined, b = plan[name];
+          var same = name === "recurs" ? sameRule(a, b) : JSON.stringify(a) === JSON.stringify(b);
+          if (before && same) return;
+          if (name === "recurs" && b && a) {
+            changed.recurs = {};
+            RULE_KEYS.forEach(function (key) { changed.recurs[key] = b[key] === undefined ? null : b[key]; });
+          } else changed[name] = b === undefined ? null : b;
         });
+        // Overrides belong to a rule: a release left without one drops them.
+        if (before && before.occurrences && !plan.recurs) changed.occurrences = null;
         if (before && !Object.keys(changed).length) { status.appendChild(h("p", { class: "muted", text: "Nothing to change." })); return; }
         var lowering = before && plan.rollout < before.rollout;
         confirmAction(current ? "Change the release of " + (skin.title || skin.id) + "?" : "Release " + (skin.title || skin.id) + "?",
-          [changeList(before, plan, RELEASE_FIELDS), lowering ? h("p", { class: "warn-text", text: "The rollout goes down: devices above " + plan.rollout + " % lose the skin." }) : null],
+          [changeList(before, plan, RELEASE_FIELDS.concat(["recurs", "occurrences"])), lowering ? h("p", { class: "warn-text", text: "The rollout goes down: devices above " + plan.rollout + " % lose the skin." }) : null],
           current ? "Apply" : "Release", lowering).then(function (ok) {
           if (!ok) return;
           // A released skin is changed with a merge patch of what changed; a new release is a PUT of the whole plan.
@@ -917,7 +1189,7 @@
           request.then(function () {
             showBanner((current ? "Changed the release of " : "Released ") + id + " (rollout " + plan.rollout + " %).");
             location.hash = "#/skins/" + encodeURIComponent(id);
-          }, function (error) { writeFailed(error, skin, status); });
+          }, function (error) { writeFailed(error, skin, status); markField(error, controls); });
         });
       });
     }, function (error) { note.remove(); fail(root, error); });
@@ -1087,7 +1359,7 @@
           var w = windowOf(s.release);
           var bar = h("a", { class: "bar-item" + (overlapping.has(s.id) ? " overlap" : "") + " status-" + statusOf(s, { apps: {} }, now), href: "#/skins/" + encodeURIComponent(s.id),
             style: { left: pct(w.start.getTime()) + "%", width: Math.max(0.8, pct(w.end.getTime()) - pct(w.start.getTime())) + "%" },
-            "aria-label": (s.title || s.id) + ", " + formatZoned(w.start, w.zone) + " to " + formatZoned(w.end, w.zone) + ", priority " + (s.release.priority || 0) + ", rollout " + (s.release.rollout === undefined ? 100 : s.release.rollout) + " %" },
+            "aria-label": (s.title || s.id) + (w.year ? ", every year, the " + w.year + " occurrence" : "") + ", " + formatZoned(w.start, w.zone) + " to " + formatZoned(w.end, w.zone) + ", priority " + (s.release.priority || 0) + ", rollout " + (s.release.rollout === undefined ? 100 : s.release.rollout) + " %" },
             h("span", { class: "bar-label", text: (s.title || s.id) }), h("span", { class: "bar-prio", text: "P" + (s.release.priority || 0) }));
           rows.appendChild(h("div", { class: "lane" }, h("div", { class: "lane-name", text: s.title || s.id }), h("div", { class: "lane-track" }, bar)));
         });

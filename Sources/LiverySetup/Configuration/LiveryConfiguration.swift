@@ -5,6 +5,7 @@ import Musl
 #endif
 import Foundation
 import Logging
+import SystemCalls
 
 /// Every setting of `livery serve`, resolved with the precedence flag > environment variable > default and checked.
 ///
@@ -255,43 +256,58 @@ public struct LiveryConfiguration: Sendable, Equatable {
     }
 
     static func folderProblem(_ path: String) -> String? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return "the folder cannot be opened: \(Self.reason(errno))" }
+        let info: stat
+        do throws(SystemCallError) {
+            info = try Syscall.pathStatus(path)
+        } catch {
+            return "the folder cannot be opened: \(Self.reason(error.errno))"
+        }
         guard info.st_mode & S_IFMT == S_IFDIR else { return "not a folder" }
-        guard access(path, R_OK | X_OK) == 0 else { return "the folder cannot be read: \(Self.reason(errno))" }
+        do throws(SystemCallError) {
+            try SystemPath.checkAccess(path, R_OK | X_OK)
+        } catch {
+            return "the folder cannot be read: \(Self.reason(error.errno))"
+        }
         return nil
     }
 
     static func writableFolderProblem(_ path: String) -> String? {
-        var info = stat()
-        if stat(path, &info) != 0 {
+        if let info = try? Syscall.pathStatus(path) {
+            guard info.st_mode & S_IFMT == S_IFDIR else { return "not a folder" }
+        } else {
             do {
                 try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
             } catch {
                 return "the folder does not exist and cannot be created"
             }
-        } else if info.st_mode & S_IFMT != S_IFDIR {
-            return "not a folder"
         }
-        let probe = path + "/.livery-write-probe-\(getpid())"
-        let descriptor = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { return "the folder is not writable: \(Self.reason(errno))" }
-        close(descriptor)
-        unlink(probe)
+        let probe = path + "/.livery-write-probe-\(Syscall.processID)"
+        do throws(SystemCallError) {
+            _ = try SystemFile.open(probe, O_WRONLY | O_CREAT | O_EXCL, mode: 0o600)  // closed when released
+        } catch {
+            return "the folder is not writable: \(Self.reason(error.errno))"
+        }
+        SystemPath.remove(probe)
         return nil
     }
 
     static func readableFileProblem(_ path: String) -> String? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return "the file cannot be opened: \(Self.reason(errno))" }
+        let info: stat
+        do throws(SystemCallError) {
+            info = try Syscall.pathStatus(path)
+        } catch {
+            return "the file cannot be opened: \(Self.reason(error.errno))"
+        }
         guard info.st_mode & S_IFMT == S_IFREG else { return "not a regular file" }
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return "the file cannot be read: \(Self.reason(errno))" }
-        close(descriptor)
+        do throws(SystemCallError) {
+            _ = try SystemFile.open(path, O_RDONLY)  // closed when released
+        } catch {
+            return "the file cannot be read: \(Self.reason(error.errno))"
+        }
         return nil
     }
 
     private static func reason(_ code: Int32) -> String {
-        String(cString: strerror(code)).lowercased()
+        SystemCallError.text(code).lowercased()
     }
 }

@@ -4,6 +4,7 @@ import Glibc
 import Musl
 #endif
 import LiveryJSON
+import SystemCalls
 import Logging
 
 /// A swift-log handler writing one JSON object per line:
@@ -80,40 +81,13 @@ public struct JSONLogHandler: LogHandler {
     }
 
     static func now() -> timespec {
-        var time = timespec()
-        clock_gettime(CLOCK_REALTIME, &time)
-        return time
+        let now = WallClock.now()
+        return timespec(tv_sec: now.seconds, tv_nsec: now.nanoseconds)
     }
 
     /// `YYYY-MM-DDTHH:MM:SS.mmmZ`.
     static func appendTimestamp(_ time: timespec, to line: inout [UInt8]) {
-        var seconds = time_t(time.tv_sec)
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        func digits(_ value: Int, _ count: Int) {
-            var divisor = 1
-            for _ in 1..<count { divisor *= 10 }
-            var rest = max(0, value)
-            while divisor > 0 {
-                line.append(UInt8(ascii: "0") + UInt8((rest / divisor) % 10))
-                rest %= divisor
-                divisor /= 10
-            }
-        }
-        digits(Int(parts.tm_year) + 1900, 4)
-        line.append(UInt8(ascii: "-"))
-        digits(Int(parts.tm_mon) + 1, 2)
-        line.append(UInt8(ascii: "-"))
-        digits(Int(parts.tm_mday), 2)
-        line.append(UInt8(ascii: "T"))
-        digits(Int(parts.tm_hour), 2)
-        line.append(UInt8(ascii: ":"))
-        digits(Int(parts.tm_min), 2)
-        line.append(UInt8(ascii: ":"))
-        digits(Int(parts.tm_sec), 2)
-        line.append(UInt8(ascii: "."))
-        digits(Int(time.tv_nsec) / 1_000_000, 3)
-        line.append(UInt8(ascii: "Z"))
+        WallClock.appendUTCStamp(time.tv_sec, milliseconds: time.tv_nsec / 1_000_000, zone: true, to: &line)
     }
 
     static func appendObject(_ metadata: Logger.Metadata, to line: inout [UInt8]) {

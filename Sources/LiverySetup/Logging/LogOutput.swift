@@ -24,7 +24,7 @@ public final class LogOutput: Sendable {
     ///   server started with standard output closed) drops every line.
     public init(format: LiveryConfiguration.LogFormat, descriptor: Int32 = 1) {
         self.format = format
-        self.descriptor = fcntl(descriptor, F_GETFD) == -1 ? -1 : descriptor
+        self.descriptor = Syscall.isOpen(descriptor) ? descriptor : -1
     }
 
     /// A handler for `LoggingSystem.bootstrap`, at `level`.
