@@ -130,10 +130,14 @@ let package = Package(
         // the log handler (text or JSON lines). No HTTP, no skins.
         .target(name: "LiverySetup", dependencies: ["LiveryJSON", "SystemCalls", .product(name: "Logging", package: "swift-log")]),
 
+        // A small blocking HTTP/1.1 client (http and https with the system's CAs or a private CA file, on
+        // SystemCalls' ClientSocket and OpenSSL): the CLI's ops commands and the guard's webhook.
+        .target(name: "LiveryHTTPClient", dependencies: ["COpenSSL", "SystemCalls"]),
+
         // The HTTP adapters of the serving core: client routes, the package responder, admin routes and auth, the one
         // mapping of errors to HTTP (APIError), metrics; LiveryService assembles them.
         .target(name: "LiveryServer", dependencies: [
-            "SkinServing", "LiveryHTTP", "LiveryConsole", "SkinModel", "SkinPackage", "LiveryCrypto", "LiveryProtocol", "SkinStore",
+            "SkinServing", "LiveryHTTP", "LiveryHTTPClient", "LiveryConsole", "SkinModel", "SkinPackage", "LiveryCrypto", "LiveryProtocol", "SkinStore",
             "ZipArchive", "ZipReading", "LiveryJSON", "SystemCalls", .product(name: "Logging", package: "swift-log"),
             .product(name: "CoreMetrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
@@ -141,7 +145,7 @@ let package = Package(
 
         // The thin executable: configuration, logging bootstrap, signals, subcommands.
         .executableTarget(name: "livery", dependencies: [
-            "LiveryServer", "LiverySetup", "LiveryHTTP", "LiveryJSON", "SkinModel", "SkinDirectory", "SkinPackage", "ZipArchive", "ZipReading", "LiveryCrypto", "LiveryProtocol", "COpenSSL",
+            "LiveryServer", "LiverySetup", "LiveryHTTP", "LiveryHTTPClient", "LiveryJSON", "SkinModel", "SkinDirectory", "SkinPackage", "ZipArchive", "ZipReading", "LiveryCrypto", "LiveryProtocol",
             "PostgresClient", "PostgresSkinStore", "SkinStore", "SkinServing", "SystemCalls",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),

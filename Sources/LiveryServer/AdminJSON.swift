@@ -21,7 +21,8 @@ enum AdminJSON {
 
     static func number(_ value: Int) -> JSONValue { .number(JSONNumber(value)) }
 
-    /// A release: `{"version", <the plan's fields>, "releasedAt", "releasedBy"}`; a recurring one also lists its
+    /// A release: `{"version", <the plan's fields>, "guard" (the effective guard), "paused" (or null), "releasedAt",
+    /// "releasedBy"}`; a recurring one also lists its
     /// next five occurrences from `now` as `"nextOccurrences": [{"year", "startsAt", "endsAt", "source"}]`
     /// (`source`: `rule`, `override` or `skip`).
     static func release(_ release: Release, now: Date = Date()) -> JSONValue {
@@ -31,9 +32,9 @@ enum AdminJSON {
             for member in document.objectValue ?? JSONObject() where member.key != "version" {
                 object[member.key] = member.value
             }
-            if document.objectValue?["recurs"] != nil,
-                let plan = ReleasePlan.parse(document, file: nil, pointer: .root, allowingExtraKeys: ["version"], now: now).value
-            {
+            let plan = ReleasePlan.parse(document, file: nil, pointer: .root, allowingExtraKeys: ["version"], now: now).value
+            (object["guard"], object["paused"]) = guardStatus(of: plan)
+            if document.objectValue?["recurs"] != nil, let plan {
                 object["nextOccurrences"] = .array(plan.occurrences(notEndedAt: now, count: 5).map { occurrence in
                     [
                         "year": number(occurrence.year), "startsAt": instant(occurrence.startsAt),
@@ -45,6 +46,13 @@ enum AdminJSON {
         object["releasedAt"] = instant(release.releasedAt)
         object["releasedBy"] = .string(release.actor)
         return .object(object)
+    }
+
+    /// A release's guard in force (every member; the standard guard when the release names none or there is no
+    /// plan) and its pause or `null`: what `GET …/skins/{id}` shows in `release` and the health endpoint beside
+    /// the figures.
+    static func guardStatus(of plan: ReleasePlan?) -> (guard: JSONValue, paused: JSONValue) {
+        ((plan?.effectiveGuard ?? .standard).jsonValue, plan?.paused?.jsonValue ?? .null)
     }
 
     /// One version: number, time, who, digest, file count and total size, title/app, and with `files` every file.

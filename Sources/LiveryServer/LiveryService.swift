@@ -33,6 +33,8 @@ public final class LiveryService: Sendable {
         public var admin = AdminAPI.Configuration()
         /// Rate limits of phones' reports (`POST /api/v1/reports`).
         public var reports = ReportIntake.Configuration()
+        /// The guard's webhook, called by the replica whose trip committed; nil for none. Default nil.
+        public var notifier: GuardNotifier?
 
         public init() {}
     }
@@ -55,6 +57,8 @@ public final class LiveryService: Sendable {
     /// Phones' reports into the store's ledger.
     public let reports: ReportIntake
     let reportsAPI: ReportsAPI
+    /// The changes the service makes itself (the guard's trips), apart from any admin caller.
+    private let guardChanges: Changes
     private let logger: Logger
     private let clock: @Sendable () -> Date
     /// Writes to the data folder in the background, at most once a second; `/readyz` and admin writes read its last
@@ -132,6 +136,10 @@ public final class LiveryService: Sendable {
         self.ownStore = ownStore
         self.client = client
         self.catalog = catalog
+        self.guardChanges = Changes(
+            store: store, catalog: catalog, limits: configuration.validationLimits,
+            archiveLimits: configuration.admin.archiveLimits, maxConcurrentUploads: 1,
+            dataDirectory: configuration.dataDirectory, logger: logger, clock: clock)
         self.admin = tokens.map {
             AdminAPI(
                 configuration: configuration.admin, store: store, catalog: catalog, client: client, tokens: $0,
@@ -193,6 +201,21 @@ public final class LiveryService: Sendable {
             metadata: ["store.revision": "\(revision)", "skins.stored": "\(store.snapshot.skins.count)",
                        "skins.served": "\(catalog.releases.values.reduce(0) { $0 + $1.count })",
                        "packages": "\(catalog.packages.count)"])
+    }
+
+    /// Trips the guard of `skinID`'s release when `figures` (of `version`, within its guard's window) say so
+    /// (`Changes.tripGuardIfNeeded`: one conditional store change, so of all replicas deciding on the same figures
+    /// one commits) and, on the replica whose trip committed, calls the webhook (`Configuration.notifier`, with its
+    /// retries) before returning. What report ingestion calls after a batch is durable, off the request's path.
+    ///
+    /// - Returns: the trip this replica committed, or nil.
+    @discardableResult
+    public func tripGuardIfNeeded(skinID: String, version: Int, figures: VersionFigures) async throws(ChangeError) -> GuardTrip? {
+        guard let trip = try await guardChanges.tripGuardIfNeeded(skinID: skinID, version: version, figures: figures) else {
+            return nil
+        }
+        if let notifier = configuration.notifier { await notifier.notify(trip) }
+        return trip
     }
 
     /// Serves the store's snapshot: its kill switches at once (applied to the catalog already served, whatever is

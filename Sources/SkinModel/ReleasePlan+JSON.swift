@@ -5,7 +5,7 @@ extension ReleasePlan {
     /// The keys a release object may hold.
     public static let knownKeys: [String] = [
         "startsAt", "endsAt", "timeZone", "priority", "platforms", "minAppVersion", "maxAppVersion", "rollout", "kind",
-        "order", "recurs", "occurrences",
+        "order", "recurs", "occurrences", "guard", "paused",
     ]
 
     /// Parses a release object (`skin.json`'s `release`, or an admin `PUT …/release` body).
@@ -15,7 +15,8 @@ extension ReleasePlan {
     /// `minAppVersion`/`maxAppVersion` (dotted versions or null), `rollout` (integer 0–100, default 100), `kind`
     /// (`holiday`, the default, or `theme`), `order` (themes only: an integer 0–1000000, ascending). A theme's
     /// window is optional: without `startsAt` and `endsAt` it is always active; with one, the other is required.
-    /// Keys outside ``knownKeys`` and `extraKeys` are errors, so a typo never silently changes a schedule.
+    /// `guard` (``ReleaseGuard``: absent members take the standard guard's values) and `paused` (``ReleasePause``,
+    /// written by the guard's trip) are optional. Keys outside ``knownKeys`` and `extraKeys` are errors, so a typo never silently changes a schedule.
     ///
     /// Instead of `startsAt`/`endsAt`, a release may carry `recurs` (a ``RecurrenceRule``, checked from `now`'s year;
     /// `timeZone` is then required) and `occurrences`: per Gregorian year of the anchor day (`"2027"`), `"skip"` or
@@ -280,6 +281,15 @@ extension ReleasePlan {
             }
         }
 
+        var releaseGuard: ReleaseGuard?
+        if let field = object["guard"], !field.isNull {
+            releaseGuard = ReleaseGuard.parse(field, pointer: pointer.appending("guard"), issues: &issues)
+        }
+        var paused: ReleasePause?
+        if let field = object["paused"], !field.isNull {
+            paused = ReleasePause.parse(field, pointer: pointer.appending("paused"), issues: &issues)
+        }
+
         var window: (start: (Date, String, Bool), end: (Date, String, Bool))?
         if recurring {
             if let rule, !issues.hasErrors {
@@ -311,6 +321,8 @@ extension ReleasePlan {
         var recurringPlan = plan
         recurringPlan.recurrence = rule
         recurringPlan.occurrenceOverrides = overrides
+        recurringPlan.releaseGuard = releaseGuard
+        recurringPlan.paused = paused
         return ParseResult(value: recurringPlan, issues: issues.issues)
     }
 
@@ -318,7 +330,8 @@ extension ReleasePlan {
     ///
     /// Keys in a fixed order (`startsAt`, `endsAt` (both absent for a theme without a window), `timeZone` when
     /// set, `priority`, `platforms` in ios/android/harmony/macos order, `minAppVersion`, `maxAppVersion`,
-    /// `rollout`, then `kind` and `order` for themes only); date-times as originally written.
+    /// `rollout`, then `kind` and `order` for themes only, then `guard` (every member) and `paused` when set);
+    /// date-times as originally written.
     public var jsonValue: JSONValue {
         var object = JSONObject()
         if let recurrence {
@@ -351,6 +364,9 @@ extension ReleasePlan {
             object["kind"] = .string(kind.rawValue)
             if let order { object["order"] = .number(JSONNumber(order)) }
         }
+        // Absent unless set, so a release without a guard keeps its document byte for byte.
+        if let releaseGuard { object["guard"] = releaseGuard.jsonValue }
+        if let paused { object["paused"] = paused.jsonValue }
         return .object(object)
     }
 }

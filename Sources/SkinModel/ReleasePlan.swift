@@ -46,6 +46,10 @@ public struct ReleasePlan: Sendable, Equatable {
     public var recurrence: RecurrenceRule?
     /// Per Gregorian year of the anchor day, what replaces that year's occurrence (`release.occurrences`).
     public var occurrenceOverrides: [Int: OccurrenceOverride] = [:]
+    /// The release's own guard (`release.guard`), or `nil` for ``ReleaseGuard/standard`` (see ``effectiveGuard``).
+    public var releaseGuard: ReleaseGuard?
+    /// What the guard's trip left (`release.paused`), or `nil` while the release serves normally (see ``served``).
+    public var paused: ReleasePause?
 
     /// Whether the release has a window; only a theme may have none (it is then always active).
     public var hasWindow: Bool { !startsAtText.isEmpty }

@@ -104,6 +104,11 @@ public struct SkinManifest: Sendable, Equatable {
         var release: ReleasePlan?
         if let field = object["release"], !field.isNull {
             let parsed = ReleasePlan.parse(field, file: file, pointer: root.appending("release"))
+            if let paused = field.objectValue?["paused"], !paused.isNull {
+                issues.error(.releaseFieldInvalid, root.appending("release").appending("paused"), value: paused,
+                    "paused is written by the release's guard when it trips, never by skin.json.",
+                    fix: "Remove paused from skin.json's release.")
+            }
             issues.append(contentsOf: parsed.issues)
             release = parsed.value
         }

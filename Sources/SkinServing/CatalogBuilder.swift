@@ -147,10 +147,10 @@ public final class CatalogBuilder: Sendable {
         for id in snapshot.skinIDs {
             guard let skin = snapshot.skins[id], let release = skin.release else { continue }
             do throws(ServingError) {
-                guard let version = skin.version(release.version) else {
+                guard let releasedVersion = skin.version(release.version) else {
                     throw .invalidRelease("version \(release.version) does not exist")
                 }
-                let plan = try Self.plan(of: release, now: now)
+                let (version, plan) = Self.served(releasedVersion, plan: try Self.plan(of: release, now: now), of: skin)
                 let part = try await self.release(packager(for: version), plan: plan, version: version)
                 if plan.recurrence == nil {
                     released.append(part.skin)
@@ -168,6 +168,24 @@ public final class CatalogBuilder: Sendable {
             releases: released, killSwitch: Self.killSwitch(snapshot.killSwitches), origins: origins,
             revision: snapshot.revision)
         return (catalog, problems)
+    }
+
+    /// What a release serves: `version` with `plan`, unless its guard paused it (`plan.paused`). A `pause` serves
+    /// rollout 0 (`ReleasePlan.served`); a `rollback` serves the skin's previous version (the highest below the
+    /// released one, as `POST /rollback` chooses) with the release's settings and no pause, or rollout 0 when
+    /// there is none or it is damaged.
+    public static func served(
+        _ version: SkinVersion, plan: ReleasePlan, of skin: SkinState
+    ) -> (version: SkinVersion, plan: ReleasePlan) {
+        guard let pause = plan.paused else { return (version, plan) }
+        if pause.action == .rollback,
+            let previous = skin.versions.last(where: { $0.number < version.number }), previous.damage == nil
+        {
+            var restored = plan
+            restored.paused = nil
+            return (previous, restored)
+        }
+        return (version, plan.served)
     }
 
     /// The catalog's kill switch for the store's switches: enabled ones only.

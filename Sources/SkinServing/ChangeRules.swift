@@ -57,11 +57,13 @@ public enum ChangeRules {
     ) throws(ChangeError) -> (version: SkinVersion, plan: ReleasePlan) {
         let skin = try skin(id, in: state)
         let number: Int?
-        let plan: ReleasePlan
+        var plan: ReleasePlan
         switch kind {
         case .put(let version, let wanted):
+            if wanted.paused != nil { throw pausedBySomeone }
             (number, plan) = (version, wanted)
         case .patch(let patch):
+            if let paused = patch["paused"], !paused.isNull { throw pausedBySomeone }
             guard let release = skin.release else { throw .notReleased(skinID: id, fix: "PUT a whole release first") }
             var merged = (try? JSONValue.parse(release.document).objectValue) ?? JSONObject()
             merged["version"] = .number(JSONNumber(release.version))
@@ -79,6 +81,8 @@ public enum ChangeRules {
                 throw .internalError
             }
             number = previous.number
+            // The pause was about the version rolled back from.
+            plan.paused = nil
         }
         try condition.check(current: skin.revision)
         // Without a version, the released one stays (a new window must not silently ship the latest upload).
@@ -109,11 +113,53 @@ public enum ChangeRules {
         guard version.number == prepared.number, version.digest == prepared.digest else {
             return .unchanged(.rebuild(version: version.number))
         }
+        var action = kind.auditAction
+        if case .patch(let patch) = kind, patch["paused"] == .null, let current = state.skins[id]?.release,
+            (try? JSONValue.parse(current.document))?.objectValue?["paused"].map({ !$0.isNull }) == true
+        {
+            action = resumeAuditAction
+        }
         return StoreDecision(
             edit: .setRelease(
-                skinID: id, version: version.number, document: plan.jsonValue.serialized(.compact),
-                action: kind.auditAction),
+                skinID: id, version: version.number, document: plan.jsonValue.serialized(.compact), action: action),
             value: .released(version: version.number, plan: plan))
+    }
+
+    /// The refusal of a release request that sets `paused`: only the guard pauses.
+    static let pausedBySomeone = ChangeError.invalidRelease(
+        field: "paused", reason: "is set by the release's guard when it trips; send \"paused\": null to resume")
+
+    // MARK: The guard
+
+    /// Who a guard's trip is by, in the audit log and the release's `releasedBy` (no token name holds `:`).
+    public static let guardActor = "livery:guard"
+    /// The audit action of a guard's trip: a `release.set`-shaped entry whose document's `paused` carries the
+    /// figures.
+    public static let guardAuditAction = "release.guard"
+    /// The audit action of a `PATCH` that clears a pause (`{"paused": null}`).
+    public static let resumeAuditAction = "release.resume"
+
+    /// A guard's trip, decided on the *current* state: the release is still `version`, not already paused, its
+    /// guard is not `none`, and `figures` are past its threshold (`GuardPolicy`). Then the release is written again
+    /// with `paused` set (`at`: now, its action, the rollout before, the figures) and nothing else changed: a
+    /// guard never widens a rollout. Anything else changes nothing (nil), so of two replicas deciding on the same
+    /// figures only the first to commit trips.
+    public static func guardTrip(
+        skinID: String, version: Int, figures: VersionFigures, now: Date, state: StoreSnapshot
+    ) -> StoreDecision<ReleasePause?> {
+        guard let release = state.skins[skinID]?.release, release.version == version,
+            let plan = try? CatalogBuilder.plan(of: release, now: now), plan.paused == nil,
+            case .trip = GuardPolicy.evaluate(figures, under: plan.effectiveGuard)
+        else { return .unchanged(nil) }
+        var paused = plan
+        let pause = ReleasePause(
+            at: now, action: plan.effectiveGuard.action, rollout: plan.rollout, figures: GuardPolicy.json(figures))
+        paused.paused = pause
+        return StoreDecision(
+            edit: .setRelease(
+                skinID: skinID, version: version, document: paused.jsonValue.serialized(.compact),
+                action: guardAuditAction),
+            value: pause)
     }
 
     // MARK: Stop, delete, kill switch

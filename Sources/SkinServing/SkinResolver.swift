@@ -10,6 +10,7 @@ public enum Exclusion: String, Sendable, Equatable {
     case notStarted = "window not started"
     case ended = "window ended"
     case rollout = "device outside rollout"
+    case paused = "release paused by its guard"
     case outranked = "another skin takes precedence"
 }
 
@@ -56,6 +57,8 @@ public enum SkinResolver {
         if !skin.targets(request.platform) { return .platform }
         if let min = release.minAppVersion, request.appVersion < min { return .belowMinAppVersion }
         if let max = release.maxAppVersion, request.appVersion >= max { return .atOrAboveMaxAppVersion }
+        // A paused release is served at rollout 0 (`ReleasePlan.served`): say why.
+        if release.paused != nil && release.rollout == 0 { return .paused }
         if !RolloutBucket.includes(deviceID: request.deviceID, skinID: skin.skinID, rollout: release.rollout) {
             return .rollout
         }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LiveryHTTPClient
 import LiveryJSON
 import SkinModel
 import SystemCalls
@@ -19,7 +20,7 @@ struct ServerOptions: ParsableArguments {
     /// A session with the server and the token from `LIVERY_TOKEN` (never from a flag: flags show up in `ps`).
     func session(environment: [String: String] = ProcessInfo.processInfo.environment) throws(AdminClientError) -> AdminSession {
         let url = server ?? environment["LIVERY_SERVER"] ?? Self.defaultServer
-        var client = AdminHTTPClient(server: try AdminHTTPClient.Server(parsing: url))
+        var client = HTTPClient(server: try AdminClientError.from { () throws(HTTPClientError) in try HTTPClient.Server(parsing: url) })
         client.caFile = caFile ?? environment["LIVERY_CA_FILE"].flatMap { $0.isEmpty ? nil : $0 }
         if let file = client.caFile { try Self.checkReadable(caFile: file) }
         guard let token = environment["LIVERY_TOKEN"], !token.isEmpty else {
@@ -50,7 +51,7 @@ extension ServerOptions {
 
 /// One authenticated conversation with the admin API.
 struct AdminSession {
-    let client: AdminHTTPClient
+    let client: HTTPClient
     let token: String
 
     /// The parsed answer of a successful request.
@@ -97,7 +98,9 @@ struct AdminSession {
             headers.append(("Content-Type", "application/zip"))
             bytes = zip
         }
-        let response = try client.send(method, "/admin/v1" + path, headers: headers + extra, body: bytes)
+        let response = try AdminClientError.from { () throws(HTTPClientError) in
+            try client.send(method, "/admin/v1" + path, headers: headers + extra, body: bytes)
+        }
         let json = (try? JSONValue.parse(response.body)) ?? .null
         return Answer(status: response.status, headers: response.headers, json: json)
     }

@@ -25,6 +25,10 @@ struct ReleaseCommand: ParsableCommand {
             --to-offset 15d around that day and --time-zone; --skip 2027 leaves a year out and \
             --occurrence 2027=START/END gives a year its own window. `livery occurrences ID` lists the years.
 
+            A release's guard pauses it by itself when too many reporting devices fail (docs/OPERATING.md, \
+            Guarded releases); --resume clears the pause and serves the rollout from before it (it may be \
+            combined with other options, such as --rollout 10 to resume more carefully).
+
             Exit status: 0 done; 1 refused by the server (unknown skin or version, invalid field, a window wholly \
             in the past, stale --if-match, token); 2 bad arguments or LIVERY_TOKEN unset; 3 server unreachable or \
             failing.
@@ -87,6 +91,9 @@ struct ReleaseCommand: ParsableCommand {
     @Flag(help: "Replace the whole release (needs --from and --until): options not given are reset to their defaults.")
     var replace = false
 
+    @Flag(help: "Resume a release its guard paused: serve the rollout from before the pause again (PATCH {\"paused\": null}).")
+    var resume = false
+
     @OptionGroup var server: ServerOptions
 
     /// `chinese:1-1`, `chinese:L6-15`, `gregorian:12-25` as (calendar, month, day, leap month).
@@ -137,8 +144,9 @@ struct ReleaseCommand: ParsableCommand {
         if let order, order != "none", Int(order) == nil { throw ValidationError("--order must be a whole number or 'none', got '\(order)'.") }
         if let rollout, !(0...100).contains(rollout) { throw ValidationError("--rollout must be 0-100, got \(rollout).") }
         if let version, version < 1 { throw ValidationError("--version must be 1 or more, got \(version).") }
+        if resume && replace { throw ValidationError("--resume changes the current release; give it without --replace.") }
         let whole = (from != nil && until != nil) || every != nil
-        if !whole && !recurring && version == nil && rollout == nil && priority == nil && platforms == nil && minAppVersion == nil
+        if !whole && !recurring && !resume && version == nil && rollout == nil && priority == nil && platforms == nil && minAppVersion == nil
             && maxAppVersion == nil && timeZone == nil && from == nil && until == nil && kind == nil && order == nil
         {
             throw ValidationError("Nothing to change: give --from and --until for a new release, or the options to change (such as --rollout 50).")
@@ -178,6 +186,7 @@ struct ReleaseCommand: ParsableCommand {
         if let rollout { object["rollout"] = .number(JSONNumber(rollout)) }
         if let kind { object["kind"] = .string(kind) }
         if let order { object["order"] = Int(order).map { .number(JSONNumber($0)) } ?? .null }
+        if resume { object["paused"] = .null }
         return .object(object)
     }
 
@@ -252,6 +261,10 @@ struct ReleaseCommand: ParsableCommand {
             text += "\n  window:    none (always, as a theme)"
         }
         text += "\n  rollout:   \(release["rollout"]?.intValue ?? 0)%"
+        if let paused = release["paused"]?.objectValue {
+            text += " (paused by its guard at \(paused["at"]?.stringValue ?? "?"): \(paused["action"]?.stringValue ?? "pause");"
+            text += " `livery release \(id) --resume` serves \(paused["rollout"]?.intValue ?? 0)% again)"
+        }
         text += "\n  priority:  \(release["priority"]?.intValue ?? 0)"
         text += "\n  platforms: \(platforms)"
         let minimum = release["minAppVersion"]?.stringValue ?? "-"

@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import LiveryHTTP
+import LiveryHTTPClient
 import LiveryServer
 import LiverySetup
 import Logging
@@ -15,6 +16,28 @@ extension ServeCommand {
         configuration.tokensFile = settings.tokensFile
         configuration.uploadLimit = settings.uploadLimit
         return configuration
+    }
+
+    /// The guard's webhook (`--notify-url`, `--notify-secret-file`), or nil when none is set; a URL that does not
+    /// parse or a secret file that cannot be read (or is empty) stops the start, naming the setting.
+    static func guardNotifier(_ settings: LiveryConfiguration, logger: Logger) -> GuardNotifier? {
+        guard let url = settings.notifyUrl else { return nil }
+        var configuration = GuardNotifier.Configuration(url: url)
+        if let path = settings.notifySecretFile {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                failStartup(settings.error(.notifySecretFile, path, "the file cannot be read"))
+            }
+            var secret = Array(data)
+            if secret.last == UInt8(ascii: "\n") { secret.removeLast() }
+            if secret.last == UInt8(ascii: "\r") { secret.removeLast() }
+            guard !secret.isEmpty else { failStartup(settings.error(.notifySecretFile, path, "the file is empty")) }
+            configuration.secret = secret
+        }
+        do throws(HTTPClientError) {
+            return try GuardNotifier(configuration: configuration, logger: logger)
+        } catch {
+            failStartup(settings.error(.notifyUrl, url, error.description))
+        }
     }
 }
 

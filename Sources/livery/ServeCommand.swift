@@ -67,6 +67,7 @@ struct ServeCommand: AsyncParsableCommand {
         serviceConfiguration.client.catalogHorizon = settings.catalogHorizon
         serviceConfiguration.client.signingKey = Self.loadSigningKey(settings, logger: logger)
         serviceConfiguration.admin = Self.adminConfiguration(settings)
+        serviceConfiguration.notifier = Self.guardNotifier(settings, logger: logger)
         let sharedStore = Self.sharedStore(settings, logger: logger)
         let service: LiveryService
         do {

@@ -93,6 +93,11 @@ struct ServeOptions: ParsableArguments {
 
     @Option(name: .customLong(Setting.reportAddressRate.flagName), help: Self.help(.reportAddressRate))
     var reportAddressRate: String?
+    @Option(name: .customLong(Setting.notifyUrl.flagName), help: Self.help(.notifyUrl))
+    var notifyUrl: String?
+
+    @Option(name: .customLong(Setting.notifySecretFile.flagName), help: Self.help(.notifySecretFile))
+    var notifySecretFile: String?
 
     @Option(name: .customLong(Setting.benchBody.flagName), help: Self.help(.benchBody))
     var benchBody: String?
@@ -129,6 +134,8 @@ struct ServeOptions: ParsableArguments {
             (.scrubInterval, scrubInterval),
             (.reportDeviceRate, reportDeviceRate),
             (.reportAddressRate, reportAddressRate),
+            (.notifyUrl, notifyUrl),
+            (.notifySecretFile, notifySecretFile),
             (.benchBody, benchBody),
         ]
         var given: [Setting: String] = [:]

@@ -43,6 +43,8 @@ import TestSupport
         case .scrubInterval: ("0", "3600")
         case .reportDeviceRate: ("60", "5")
         case .reportAddressRate: ("500", "7")
+        case .notifyUrl: ("https://hooks.example.com/livery", "http://127.0.0.1:9000/hook")
+        case .notifySecretFile: ("/run/secrets/hook-a", "/run/secrets/hook-b")
         case .benchBody: ("/tmp/a.json", "/tmp/b.json")
         }
     }

@@ -40,6 +40,9 @@ enum ChangeCheck: String, CaseIterable, Sendable, CustomStringConvertible {
     case aReleaseIsServedWhenItReturnsAndTheReleasedVersionStaysWhenNoneIsNamed
     case refusalsChangeNothing
     case theKillSwitchStopAndDeleteAreServedWhenTheyReturn
+    case aGuardTripPausesOnceServesRolloutZeroAndAResumeRestoresTheRollout
+    case aGuardTripDecidesOnTheCurrentRelease
+    case aRollbackGuardServesThePreviousVersion
 
     var description: String { rawValue }
 
@@ -50,6 +53,9 @@ enum ChangeCheck: String, CaseIterable, Sendable, CustomStringConvertible {
         case .aReleaseIsServedWhenItReturnsAndTheReleasedVersionStaysWhenNoneIsNamed: try await rig.releases()
         case .refusalsChangeNothing: try await rig.refusals()
         case .theKillSwitchStopAndDeleteAreServedWhenTheyReturn: try await rig.unserving()
+        case .aGuardTripPausesOnceServesRolloutZeroAndAResumeRestoresTheRollout: try await rig.guardTripAndResume()
+        case .aGuardTripDecidesOnTheCurrentRelease: try await rig.guardTripConditions()
+        case .aRollbackGuardServesThePreviousVersion: try await rig.guardRollback()
         }
         await store.close()
     }

@@ -2,6 +2,7 @@ import CoreMetrics
 import Foundation
 import LiveryHTTP
 import Prometheus
+import SkinModel
 import SkinServing
 
 /// The process's metrics: a Prometheus registry fed through swift-metrics, and the `GET /metrics` route.
@@ -28,6 +29,8 @@ import SkinServing
 /// | `livery_skin_answers_total` | counter | `skin` (empty when skins are off) |
 /// | `livery_skin_up_to_date_total` | counter | |
 /// | `livery_admin_changes_total` | counter | `action` |
+/// | `livery_guard_trips_total` | counter | `action` |
+/// | `livery_notify_failures_total` | counter | |
 /// | `process_start_time_seconds` | gauge | |
 public final class LiveryMetrics: Sendable {
     /// Where the series live; `/metrics` prints it.
@@ -63,6 +66,10 @@ public final class LiveryMetrics: Sendable {
         _ = PackageCacheMetrics(factory: factory)
         AdminChangeCounter(factory: factory).declare(AdminChangeCounter.knownActions)
         CoreMetrics.Counter(label: ClientMetrics.upToDateName, factory: factory).increment(by: 0)
+        for action in [ReleaseGuard.Action.pause, .rollback] {
+            CoreMetrics.Counter(label: Changes.guardTripsMetric, dimensions: [("action", action.rawValue)], factory: factory).increment(by: 0)
+        }
+        CoreMetrics.Counter(label: GuardNotifier.failuresMetric, factory: factory).increment(by: 0)
     }
 
     /// The Prometheus text exposition (format 0.0.4) of every series.

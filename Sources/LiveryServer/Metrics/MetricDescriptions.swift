@@ -43,6 +43,10 @@ enum MetricDescriptions {
         ReportIntake.reportsName: Description(
             type: "counter",
             help: "Phones' reports counted for the first time by this replica (one per device, package and outcome), by skin, outcome and failed stage (none when applied)."),
+        Changes.guardTripsMetric: Description(
+            type: "counter", help: "Release guards tripped by a write this replica committed, by action (pause, rollback)."),
+        GuardNotifier.failuresMetric: Description(
+            type: "counter", help: "Guard webhook tries that failed (no answer, or not a 2xx)."),
         AdminChangeCounter.name: Description(
             type: "counter", help: "Changes committed through the admin API, by action."),
         CatalogPublisher.damagedVersionsName: Description(

@@ -33,6 +33,8 @@ extension LiveryConfiguration {
         case scrubInterval
         case reportDeviceRate
         case reportAddressRate
+        case notifyUrl
+        case notifySecretFile
         case benchBody
 
         /// The long flag without dashes, such as `skins-dir`.
@@ -62,7 +64,8 @@ extension LiveryConfiguration {
             case .host: "address"
             case .port, .metricsPort, .plainPort: "port"
             case .skinsDir, .dataDir: "folder"
-            case .tokensFile, .benchBody, .tlsCert, .tlsKey, .signingKey, .storePasswordFile: "file"
+            case .tokensFile, .benchBody, .tlsCert, .tlsKey, .signingKey, .storePasswordFile, .notifySecretFile: "file"
+            case .notifyUrl: "url"
             case .store: "postgres-uri"
             case .cacheMaxAge, .catalogHorizon, .drainTimeout, .shutdownDelay, .headerTimeout, .idleTimeout, .startTimeout,
                 .scrubInterval: "seconds"
@@ -106,6 +109,8 @@ extension LiveryConfiguration {
             case .scrubInterval: "86400"
             case .reportDeviceRate: "12"
             case .reportAddressRate: "50"
+            case .notifyUrl: "none (no webhook)"
+            case .notifySecretFile: "none (unsigned)"
             case .benchBody: "none"
             }
         }
@@ -182,6 +187,13 @@ extension LiveryConfiguration {
             case .reportAddressRate:
                 "Report requests one client address may send per second (bursts of ten seconds' worth), 1-100000; "
                     + "more get 429. A rate, not a cap on devices: phones behind one NAT all count. Per replica."
+            case .notifyUrl:
+                "When a release's guard trips, POST a JSON body naming the skin, version, figures and action to this "
+                    + "http:// or https:// URL (system CAs) from the one replica whose trip committed; 5 s per try, "
+                    + "5 tries (docs/OPERATING.md, Guarded releases)."
+            case .notifySecretFile:
+                "File holding the webhook's HMAC-SHA256 key (one trailing newline ignored): each call carries "
+                    + "Livery-Signature-HMAC: sha256=<hex> over the exact body. Needs --notify-url."
             case .benchBody:
                 "Benchmark only: serve this file's bytes from memory at GET /bench (see bench/README.md)."
             }

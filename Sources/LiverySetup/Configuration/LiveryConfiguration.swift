@@ -74,6 +74,10 @@ public struct LiveryConfiguration: Sendable, Equatable {
     public var reportDeviceRate: Int = 12
     /// Report requests one address may send per second. Default 50.
     public var reportAddressRate: Int = 50
+    /// The guard's webhook, `http[s]://HOST[:PORT][/PATH]`. Default nil (none).
+    public var notifyUrl: String?
+    /// File holding the webhook's HMAC key. Default nil (calls unsigned).
+    public var notifySecretFile: String?
     /// Benchmark only: a file served from memory at `GET /bench`. Default nil.
     public var benchBody: String?
     /// Where each setting's value came from (every setting has an entry after `resolve`).
@@ -197,6 +201,12 @@ public struct LiveryConfiguration: Sendable, Equatable {
         case .scrubInterval: scrubInterval = try seconds(0...31_536_000, "the scrub interval")
         case .reportDeviceRate: reportDeviceRate = try integer(1...3600, "the device report rate")
         case .reportAddressRate: reportAddressRate = try integer(1...100_000, "the address report rate")
+        case .notifyUrl:
+            guard text.hasPrefix("http://") || text.hasPrefix("https://"),
+                !text.contains(where: { $0.isWhitespace || $0.isNewline }), !text.utf8.contains(0)
+            else { throw fail("the webhook must be an http:// or https:// URL") }
+            notifyUrl = text
+        case .notifySecretFile: notifySecretFile = try path("the webhook secret file")
         case .benchBody: benchBody = try path("the benchmark body file")
         }
     }
@@ -240,9 +250,12 @@ public struct LiveryConfiguration: Sendable, Equatable {
         if storePasswordFile != nil, store == nil {
             throw error(.storePasswordFile, storePasswordFile ?? "", "needs \(Setting.store.flag) (\(Setting.store.environmentVariable))")
         }
+        if notifySecretFile != nil, notifyUrl == nil {
+            throw error(.notifySecretFile, notifySecretFile ?? "", "needs \(Setting.notifyUrl.flag) (\(Setting.notifyUrl.environmentVariable))")
+        }
         for (setting, file) in [
             (Setting.tokensFile, tokensFile), (.benchBody, benchBody), (.tlsCert, tlsCert), (.tlsKey, tlsKey),
-            (.storePasswordFile, storePasswordFile),
+            (.storePasswordFile, storePasswordFile), (.notifySecretFile, notifySecretFile),
         ] {
             if let file, let problem = Self.readableFileProblem(file) { throw error(setting, file, problem) }
         }

@@ -5,7 +5,7 @@ import Darwin
 #endif
 import COpenSSL
 
-/// TLS for the ops CLI's `https://` servers: OpenSSL (already linked) over the client's blocking socket, whose
+/// TLS for `HTTPClient`'s `https://` servers: OpenSSL (already linked) over the client's blocking socket, whose
 /// send and receive timeouts bound every step of the handshake too.
 ///
 /// Verifies the server's certificate chain against the system's CAs, or only against `caFile` when given (a
@@ -15,11 +15,11 @@ import COpenSSL
 /// Why not `URLSession`: on Linux, FoundationNetworking (libcurl) offers no way to trust a private CA file for
 /// one session (its `URLSessionCertificateAuthorityInfoFile` is read on Android only), and would add libcurl to a
 /// binary that otherwise needs none.
-final class AdminTLSStream {
+final class ClientTLSStream {
     private let context: OpaquePointer
     private let ssl: OpaquePointer
 
-    init(fd: Int32, host: String, caFile: String?, server: String) throws(AdminClientError) {
+    init(fd: Int32, host: String, caFile: String?, server: String) throws(HTTPClientError) {
         ERR_clear_error()
         guard let context = SSL_CTX_new(TLS_client_method()) else {
             throw .unreachable("cannot set up TLS: \(Self.reason())")

@@ -5,29 +5,30 @@ import Darwin
 #endif
 import SystemCalls
 
-/// A small blocking HTTP/1.1 client for the ops commands: one request per connection (`Connection: close`),
-/// `http://` or `https://` (OpenSSL, `AdminTLSStream`: the system's CAs, or `caFile` for a private CA), bounded
-/// waits.
+/// A small blocking HTTP/1.1 client: one request per connection (`Connection: close`), `http://` or `https://`
+/// (OpenSSL, `ClientTLSStream`: the system's CAs, or `caFile` for a private CA), bounded waits. The CLI's ops
+/// commands talk to a server with it, and the server calls its guard's webhook with it.
 ///
-/// Written on sockets rather than `URLSession` so the CLI needs no libcurl and behaves the same everywhere; on
-/// Linux `URLSession` also cannot trust a private CA file (see `AdminTLSStream`).
-struct AdminHTTPClient {
+/// Written on sockets rather than `URLSession` so neither needs libcurl and both behave the same everywhere; on
+/// Linux `URLSession` also cannot trust a private CA file (see `ClientTLSStream`). Blocking: callers on the
+/// cooperative pool run it on a thread of their own.
+public struct HTTPClient: Sendable {
     /// Where the server is: `http[s]://HOST[:PORT][/PREFIX]`.
-    struct Server: Equatable, CustomStringConvertible {
+    public struct Server: Sendable, Equatable, CustomStringConvertible {
         /// Whether the URL is `https://` (TLS).
-        var isSecure: Bool
-        var host: String
-        var port: Int
+        public var isSecure: Bool
+        public var host: String
+        public var port: Int
         /// A path prefix the server is mounted under (empty, or starting with `/` without a trailing one).
-        var prefix: String
+        public var prefix: String
 
-        /// Parses a server URL.
+        /// Parses a server URL; `option` names where it came from in the messages.
         ///
-        /// - Throws: `AdminClientError.usage` naming the problem (another scheme, missing host, bad port).
-        init(parsing text: String) throws(AdminClientError) {
+        /// - Throws: `HTTPClientError.usage` naming the problem (another scheme, missing host, bad port).
+        public init(parsing text: String, option: String = "--server") throws(HTTPClientError) {
             let scheme = ["http://", "https://"].first { text.hasPrefix($0) }
             guard let scheme else {
-                throw .usage("--server \(text): expected http[s]://HOST[:PORT], such as https://livery.example.com")
+                throw .usage("\(option) \(text): expected http[s]://HOST[:PORT], such as https://livery.example.com")
             }
             isSecure = scheme == "https://"
             let rest = text.dropFirst(scheme.count)
@@ -37,61 +38,69 @@ struct AdminHTTPClient {
             var host = String(authority)
             var port = isSecure ? 443 : 80
             if host.hasPrefix("[") {
-                guard let close = host.firstIndex(of: "]") else { throw .usage("--server \(text): unclosed [ in the host") }
+                guard let close = host.firstIndex(of: "]") else { throw .usage("\(option) \(text): unclosed [ in the host") }
                 let after = host[host.index(after: close)...]
                 if after.hasPrefix(":") {
                     guard let parsed = Int(after.dropFirst()), (1...65535).contains(parsed) else {
-                        throw .usage("--server \(text): the port must be 1-65535")
+                        throw .usage("\(option) \(text): the port must be 1-65535")
                     }
                     port = parsed
                 }
                 host = String(host[host.index(after: host.startIndex)..<close])
             } else if let colon = host.lastIndex(of: ":") {
                 guard let parsed = Int(host[host.index(after: colon)...]), (1...65535).contains(parsed) else {
-                    throw .usage("--server \(text): the port must be 1-65535")
+                    throw .usage("\(option) \(text): the port must be 1-65535")
                 }
                 port = parsed
                 host = String(host[..<colon])
             }
-            guard !host.isEmpty else { throw .usage("--server \(text): no host") }
+            guard !host.isEmpty else { throw .usage("\(option) \(text): no host") }
             self.host = host
             self.port = port
             self.prefix = path
         }
 
-        var description: String {
+        public var description: String {
             let shownHost = host.contains(":") ? "[\(host)]" : host
             return "\(isSecure ? "https" : "http")://\(shownHost):\(port)\(prefix)"
         }
     }
 
     /// A response: status, headers (names lowercased) and body.
-    struct Response {
-        var status: Int
-        var headers: [String: String]
-        var body: [UInt8]
+    public struct Response: Sendable {
+        public var status: Int
+        public var headers: [String: String]
+        public var body: [UInt8]
     }
 
-    let server: Server
+    public let server: Server
     /// PEM file of the CAs trusted for `https://` instead of the system's (a private CA). Default nil.
-    var caFile: String?
+    public var caFile: String?
     /// Seconds to wait for connecting, sending, and each read. Default 120 (large uploads are validated before
     /// the answer).
-    var timeout: Int = 120
+    public var timeout: Int = 120
+    /// The `User-Agent` sent. Default `livery-cli`.
+    public var userAgent = "livery-cli"
+
+    public init(server: Server, caFile: String? = nil, timeout: Int = 120) {
+        self.server = server
+        self.caFile = caFile
+        self.timeout = timeout
+    }
 
     /// Sends one request and reads the whole response.
     ///
     /// - Parameter target: the path and query below the server's prefix, such as `/admin/v1/skins`.
-    /// - Throws: `AdminClientError.unreachable` when no connection can be made or the exchange breaks off.
-    func send(
+    /// - Throws: `HTTPClientError.unreachable` when no connection can be made or the exchange breaks off.
+    public func send(
         _ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8] = []
-    ) throws(AdminClientError) -> Response {
+    ) throws(HTTPClientError) -> Response {
         let socket = try connect()
         let tls = server.isSecure
-            ? try AdminTLSStream(fd: socket.descriptor, host: server.host, caFile: caFile, server: "\(server)") : nil
+            ? try ClientTLSStream(fd: socket.descriptor, host: server.host, caFile: caFile, server: "\(server)") : nil
         var head = "\(method) \(server.prefix)\(target) HTTP/1.1\r\n"
         let shownHost = server.host.contains(":") ? "[\(server.host)]" : server.host
-        head += "Host: \(shownHost):\(server.port)\r\nUser-Agent: livery-cli\r\nConnection: close\r\n"
+        head += "Host: \(shownHost):\(server.port)\r\nUser-Agent: \(userAgent)\r\nConnection: close\r\n"
         head += "Content-Length: \(body.count)\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         head += "\r\n"
@@ -99,7 +108,7 @@ struct AdminHTTPClient {
         return try Self.parse(try receiveAll(socket, tls))
     }
 
-    private func connect() throws(AdminClientError) -> ClientSocket {
+    private func connect() throws(HTTPClientError) -> ClientSocket {
         do throws(SystemCallError) {
             return try ClientSocket(host: server.host, port: server.port, timeout: Double(timeout))
         } catch {
@@ -110,7 +119,7 @@ struct AdminHTTPClient {
 
     /// One send or receive, through TLS when there is a session; `EINTR` retried, other failures thrown.
     private func transfer(
-        _ socket: borrowing ClientSocket, _ tls: AdminTLSStream?, sending: UnsafeRawBufferPointer?,
+        _ socket: borrowing ClientSocket, _ tls: ClientTLSStream?, sending: UnsafeRawBufferPointer?,
         receiving: UnsafeMutableRawBufferPointer?
     ) throws(SystemCallError) -> Int {
         guard let tls else {
@@ -126,7 +135,7 @@ struct AdminHTTPClient {
         return count
     }
 
-    private func sendAll(_ socket: borrowing ClientSocket, _ tls: AdminTLSStream?, _ bytes: [UInt8]) throws(AdminClientError) {
+    private func sendAll(_ socket: borrowing ClientSocket, _ tls: ClientTLSStream?, _ bytes: [UInt8]) throws(HTTPClientError) {
         var sent = 0
         while sent < bytes.count {
             let outcome = bytes.withUnsafeBytes { buffer in
@@ -146,7 +155,7 @@ struct AdminHTTPClient {
         }
     }
 
-    private func receiveAll(_ socket: borrowing ClientSocket, _ tls: AdminTLSStream?) throws(AdminClientError) -> [UInt8] {
+    private func receiveAll(_ socket: borrowing ClientSocket, _ tls: ClientTLSStream?) throws(HTTPClientError) -> [UInt8] {
         var received: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
@@ -169,7 +178,7 @@ struct AdminHTTPClient {
     }
 
     /// Parses a complete HTTP/1.1 response read until the server closed the connection.
-    static func parse(_ bytes: [UInt8]) throws(AdminClientError) -> Response {
+    public static func parse(_ bytes: [UInt8]) throws(HTTPClientError) -> Response {
         let separator: [UInt8] = [13, 10, 13, 10]
         guard let end = bytes.indices.first(where: { bytes[$0...].starts(with: separator) }) else {
             throw .unreachable(bytes.isEmpty ? "the server closed the connection without answering" : "the server's answer is not HTTP")
@@ -195,29 +204,16 @@ struct AdminHTTPClient {
     }
 }
 
-/// What can go wrong in an ops command, with its exit status.
-enum AdminClientError: Error, CustomStringConvertible {
-    /// Bad arguments or local input (exit 2).
+/// Why an exchange did not happen: bad local input (a URL, a CA file), or no answer.
+public enum HTTPClientError: Error, Sendable, CustomStringConvertible {
+    /// Bad local input: a URL or a CA file (the CLI's exit 2).
     case usage(String)
-    /// The server cannot be reached, or the exchange broke off (exit 3).
+    /// The server cannot be reached, or the exchange broke off.
     case unreachable(String)
-    /// The server refused the request with a 4xx (exit 1).
-    case rejected(String)
-    /// The server failed with a 5xx (exit 3).
-    case serverFailed(String)
 
-    var description: String {
+    public var description: String {
         switch self {
-        case .usage(let text), .unreachable(let text), .rejected(let text), .serverFailed(let text): text
-        }
-    }
-
-    /// The process exit status for this error.
-    var exitCode: Int32 {
-        switch self {
-        case .rejected: 1
-        case .usage: 2
-        case .unreachable, .serverFailed: 3
+        case .usage(let text), .unreachable(let text): text
         }
     }
 }
