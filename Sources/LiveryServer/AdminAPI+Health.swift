@@ -26,12 +26,13 @@ extension AdminAPI {
         return Self.json(.object(object))
     }
 
-    /// The release's guard (effective, defaults filled in) and its pause, for `/health`.
-    ///
-    /// Placeholder until guarded releases (issue 26 item 4) land: both null. The guard's branch fills them from
-    /// `skin.release` here, and only here.
+    /// The release's guard (effective, defaults filled in) and its pause, for `/health`: what `GET …/skins/{id}`
+    /// shows in `release` (`AdminJSON.guardStatus`); both null when the skin is not released.
     static func guardParts(of skin: SkinState) -> (rule: JSONValue, paused: JSONValue) {
-        (.null, .null)
+        guard let release = skin.release else { return (.null, .null) }
+        let plan = try? CatalogBuilder.plan(of: release)
+        let status = AdminJSON.guardStatus(of: plan)
+        return (status.guard, status.paused)
     }
 
     static func healthJSON(_ version: SkinHealth.Version) -> JSONValue {

@@ -59,6 +59,8 @@ public final class LiveryService: Sendable {
     let reportsAPI: ReportsAPI
     /// The changes the service makes itself (the guard's trips), apart from any admin caller.
     private let guardChanges: Changes
+    /// Checks the guards of the versions phones report failures of, in the background.
+    private let guardWatch: GuardWatch
     private let logger: Logger
     private let clock: @Sendable () -> Date
     /// Writes to the data folder in the background, at most once a second; `/readyz` and admin writes read its last
@@ -124,22 +126,33 @@ public final class LiveryService: Sendable {
                 reports.learn(catalog)
                 client.publish(catalog)
             })
+        let guardChanges = Changes(
+            store: store, catalog: catalog, limits: configuration.validationLimits,
+            archiveLimits: configuration.admin.archiveLimits, maxConcurrentUploads: 1,
+            dataDirectory: configuration.dataDirectory, logger: logger, clock: clock)
+        let notifier = configuration.notifier
+        let guardWatch = GuardWatch(store: store, clock: clock, logger: logger) { skinID, version, figures in
+            do throws(ChangeError) {
+                _ = try await Self.tripGuard(
+                    skinID: skinID, version: version, figures: figures, changes: guardChanges, notifier: notifier)
+            } catch {
+                logger.error(
+                    "a release's guard could not trip; the next failure report decides again",
+                    metadata: ["skin.id": "\(skinID)", "skin.version": "\(version)", "error": "\(error)"])
+            }
+        }
+        self.guardChanges = guardChanges
+        self.guardWatch = guardWatch
         self.reports = reports
+        // After a batch is durable, the versions it counted failures of are checked against their guards in the
+        // background (GuardWatch), never on the report's or a poll's path.
         self.reportsAPI = ReportsAPI(
             intake: reports, logger: logger, isReady: { client.isLoaded },
-            recorded: { _ in
-                // Guarded releases (issue 26 item 4) plug in here: for each (skin, version) a batch counted a
-                // failure of, off this path, `store.reports.figures(skinID:version:since:)` over the guard's window,
-                // then `Changes.tripGuardIfNeeded`.
-            })
+            recorded: { counted in guardWatch.reportsCounted(counted) })
         self.store = store
         self.ownStore = ownStore
         self.client = client
         self.catalog = catalog
-        self.guardChanges = Changes(
-            store: store, catalog: catalog, limits: configuration.validationLimits,
-            archiveLimits: configuration.admin.archiveLimits, maxConcurrentUploads: 1,
-            dataDirectory: configuration.dataDirectory, logger: logger, clock: clock)
         self.admin = tokens.map {
             AdminAPI(
                 configuration: configuration.admin, store: store, catalog: catalog, client: client, tokens: $0,
@@ -211,12 +224,23 @@ public final class LiveryService: Sendable {
     /// - Returns: the trip this replica committed, or nil.
     @discardableResult
     public func tripGuardIfNeeded(skinID: String, version: Int, figures: VersionFigures) async throws(ChangeError) -> GuardTrip? {
-        guard let trip = try await guardChanges.tripGuardIfNeeded(skinID: skinID, version: version, figures: figures) else {
+        try await Self.tripGuard(
+            skinID: skinID, version: version, figures: figures, changes: guardChanges, notifier: configuration.notifier)
+    }
+
+    @discardableResult
+    private static func tripGuard(
+        skinID: String, version: Int, figures: VersionFigures, changes: Changes, notifier: GuardNotifier?
+    ) async throws(ChangeError) -> GuardTrip? {
+        guard let trip = try await changes.tripGuardIfNeeded(skinID: skinID, version: version, figures: figures) else {
             return nil
         }
-        if let notifier = configuration.notifier { await notifier.notify(trip) }
+        if let notifier { await notifier.notify(trip) }
         return trip
     }
+
+    /// Returns once the guard checks that reports started have ended (tests; a draining server).
+    public func waitForGuardChecks() async { await guardWatch.waitUntilIdle() }
 
     /// Serves the store's snapshot: its kill switches at once (applied to the catalog already served, whatever is
     /// being built), then the catalog rebuilt from it in the background (a release made elsewhere may need package

@@ -1,4 +1,5 @@
 import PostgresClient
+import Synchronization
 
 extension PostgresSkinStore {
     /// Keeps `snapshot` up to date with the changes other replicas commit, until the calling task is cancelled:
@@ -22,6 +23,11 @@ extension PostgresSkinStore {
     ///     from one transaction to the next (PgBouncer in transaction mode: `PostgresListener.sessionsKept`), so
     ///     `LISTEN` cannot work: changes then arrive by the revision poll alone.
     ///   - changed: called after each newer snapshot is published, and when `retry` asks; calls may overlap.
+    ///
+    /// A newer snapshot counts whoever published it: an admin read (`currentSnapshot()`) or a refused change that
+    /// reloaded the state under the revision lock publishes what another replica committed before the
+    /// notification is handled, and `changed` is still called for it at the next catch-up (its revision is above
+    /// the last one `changed` was called for), so the catalog never stays behind a snapshot this store already has.
     public func follow(
         pollInterval: Duration = .milliseconds(500),
         reconnect: Backoff = Backoff(initial: .milliseconds(100), maximum: .seconds(2)),
@@ -31,11 +37,12 @@ extension PostgresSkinStore {
         withoutListener: @escaping @Sendable () -> Void = {},
         changed: @escaping @Sendable () async -> Void
     ) async {
+        let handed = HandedRevision(snapshot.revision)
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 var wasReachable = self.isReachable
                 while !Task.isCancelled {
-                    if await !self.catchUp(changed), self.isReachable, retry() { await changed() }
+                    if await !self.catchUp(handed, changed), self.isReachable, retry() { await changed() }
                     if self.isReachable != wasReachable {
                         wasReachable.toggle()
                         reachability(wasReachable)
@@ -61,10 +68,10 @@ extension PostgresSkinStore {
                     }
                     backoff.reset()
                     // Whatever was committed while no listener was connected.
-                    await self.catchUp(changed)
+                    await self.catchUp(handed, changed)
                     for await event in listener.events {
                         guard case .notification = event else { break }
-                        await self.catchUp(changed)
+                        await self.catchUp(handed, changed)
                     }
                     listener.stop()
                 }
@@ -72,14 +79,35 @@ extension PostgresSkinStore {
         }
     }
 
-    /// `refresh()`, then `changed` if it published a newer snapshot. A failure (PostgreSQL unreachable) is left for
-    /// the next attempt: `isReachable` reports it meanwhile.
+    /// `refresh()`, then `changed` if the published snapshot is newer than the last one `changed` was called for
+    /// (published by this refresh or by anything else since). A failure (PostgreSQL unreachable) is left for the
+    /// next attempt: `isReachable` reports it meanwhile.
     ///
     /// - Returns: whether `changed` was called.
     @discardableResult
-    private func catchUp(_ changed: @Sendable () async -> Void) async -> Bool {
-        guard (try? await refresh()) == true else { return false }
+    private func catchUp(_ handed: HandedRevision, _ changed: @Sendable () async -> Void) async -> Bool {
+        _ = try? await refresh()
+        guard handed.advance(to: snapshot.revision) else { return false }
         await changed()
         return true
+    }
+}
+
+/// The revision of the last snapshot `follow` called `changed` for; shared by its poll and its listener.
+private final class HandedRevision: Sendable {
+    private let revision: Atomic<Int>
+
+    init(_ revision: Int) { self.revision = Atomic(revision) }
+
+    /// Records `revision` and returns true when it is newer than the last one recorded.
+    func advance(to revision: Int) -> Bool {
+        var last = self.revision.load(ordering: .acquiring)
+        while revision > last {
+            let (exchanged, original) = self.revision.compareExchange(
+                expected: last, desired: revision, ordering: .acquiringAndReleasing)
+            if exchanged { return true }
+            last = original
+        }
+        return false
     }
 }

@@ -50,7 +50,7 @@ import TestSupport
 
         let expected = Reports.Figures(applied: 41, failed: 1, unpack: 1)
         #expect(try Reports.figures(livery.port) == expected)
-        // Per platform and app version, hour by hour; the guard's part is there, null until a guard is set.
+        // Per platform and app version, hour by hour; beside them the guard in force (the standard one) and no pause.
         let (_, health) = try AdminCall(port: livery.port, token: AdminWorkspace.viewerToken).json(
             "GET", "/admin/v1/skins/tiny/health")
         let version = try #require((health["versions"] as? [[String: Any]])?.first)
@@ -60,7 +60,9 @@ import TestSupport
         let series = try #require(version["series"] as? [[String: Any]])
         #expect(series.map { $0["applied"] as? Int ?? 0 }.reduce(0, +) == 41)
         #expect(series.allSatisfy { ($0["at"] as? String)?.hasSuffix(":00:00Z") == true }, "\(series)")
-        #expect(health["guard"] is NSNull && health["paused"] is NSNull, "\(health)")
+        let rule = try #require(health["guard"] as? [String: Any], "\(health)")
+        #expect(rule["minDevices"] as? Int == 50 && rule["action"] as? String == "pause", "\(rule)")
+        #expect(health["paused"] is NSNull, "\(health)")
         let metrics = try MetricsEndpointTests.scrape(port: livery.port)
         #expect(try metrics.value("livery_skin_reports_total", ["skin": "tiny", "outcome": "applied", "stage": "none"]) == 41)
         #expect(try metrics.value("livery_skin_reports_total", ["skin": "tiny", "outcome": "failed", "stage": "unpack"]) == 1)

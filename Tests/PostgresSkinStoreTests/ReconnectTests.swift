@@ -58,6 +58,45 @@ import Testing
 }
 
 extension FollowTests {
+    /// An admin read (`currentSnapshot`) or a refused change on the follower may publish another replica's change
+    /// before the follower's notification or poll comes: `changed` must still be called for it, or that replica's
+    /// catalog would keep serving the state from before until some later change.
+    @Test func aChangeAReadPublishedFirstIsStillHandedOn() async throws {
+        let storage = try await PostgresStoreStorage()
+        let writer = try await storage.openReplica("writer")
+        let follower = try await storage.openReplica("follower")
+        let handed = Mutex<[Int]>([])
+        let following = Task {
+            await follower.follow(pollInterval: .milliseconds(100)) {
+                let revision = follower.snapshot.revision
+                handed.withLock { $0.append(revision) }
+            }
+        }
+        try await writer.setKillSwitch(app: nil, enabled: true, reason: "first", expectedRevision: nil, actor: ReplicaTests.actor)
+        #expect(try await Self.eventually { handed.withLock { $0.contains(1) } })
+        for revision in 2...6 {
+            try await writer.setKillSwitch(
+                app: nil, enabled: revision % 2 == 1, reason: "r\(revision)", expectedRevision: nil, actor: ReplicaTests.actor)
+            // The read publishes the change at once, before the follower's own catch-up can.
+            #expect(try await follower.currentSnapshot().revision == revision)
+            #expect(try await Self.eventually { handed.withLock { $0.contains(revision) } }, "revision \(revision) handed on")
+        }
+        following.cancel()
+        await following.value
+        await writer.close()
+        await follower.close()
+    }
+
+    /// Polls `condition` every 50 ms for up to 30 s.
+    static func eventually(_ condition: () -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            if condition() { return true }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return condition()
+    }
+
     @Test func exclusivelyShowsWhatThePreviousHolderCommitted() async throws {
         let storage = try await PostgresStoreStorage()
         let first = try await storage.openReplica("a")
