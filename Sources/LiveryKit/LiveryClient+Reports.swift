@@ -30,8 +30,8 @@ struct LaunchReport: Sendable {
 /// ignores a full disk, and sending happens in its own task once the skin is applied.
 extension LiveryClient {
     /// Sends the reports waiting in the queue, unless this launch has sent them already: then it returns what that
-    /// request came to (waiting for it if it is still in flight). Call it where the app would rather not wait for
-    /// the next launch (after `markApplied()` in a short-lived process, or from a background task).
+    /// request came to (waiting for it if it is still in flight). A short-lived process calls it after
+    /// `markApplied()`, before it quits (`livery-phone` does); an app need not call it at all.
     ///
     /// Otherwise the launch's request goes by itself: when the first refresh ends, or, when that refresh left a skin
     /// awaiting confirmation, when `markApplied()` confirms it (so its `applied` goes in the same request).

@@ -67,7 +67,8 @@ public final class LiveryClient: Sendable {
         var queue: StoredReports? = configuration.reportsOutcomes ? storage.loadReports() ?? StoredReports() : nil
         if let crashed = stored.unconfirmed {
             Self.block(crashed, in: &stored)
-            // Saved before the state that blocks the sign: a crash between the two reports it again, never not at all.
+            // Saved before the state that blocks the sign: a crash between the two finds the sign unconfirmed again, and
+            // the queue already holds its crash, once.
             if queue?.record(OutcomeReport(skinSign: crashed, stage: .crash, at: configuration.clock())) == true, let queue {
                 try? storage.saveReports(queue)
             }

@@ -206,11 +206,23 @@ import SkinModel
         let again = try await phone.run()
         #expect(again.line["reported"] as? Int == 0 && catcher.posts.count == 2, "each outcome once: \(again)")
 
+        // A send that fails keeps the skin and the report; the next launch delivers it.
+        catcher.answer(503, retryAfter: 0, body: "busy")
+        var unlucky = phone
+        unlucky.storage = stage.workspace.root + "/unlucky"
+        let kept = try await unlucky.run()
+        #expect(kept.status == 0 && kept.skinSign == crashed.skinSign && kept.line["error"] is NSNull, "\(kept)")
+        #expect(kept.line["reported"] as? Int == 0 && kept.standardError.contains("kept for a later launch"), "\(kept)")
+        catcher.answer(202)
+        let delivered = try await unlucky.run()
+        #expect(delivered.line["reported"] as? Int == 1, "\(delivered)")
+        #expect(try catcher.reports().suffix(2) == [Outcome(crashed.skinSign, "applied"), Outcome(crashed.skinSign, "applied")])
+
         var quiet = phone
         quiet.storage = stage.workspace.root + "/quiet"
         let unreported = try await quiet.run(["--no-reports"])
         #expect(unreported.status == 0 && unreported.line["reported"] as? Int == 0, "\(unreported)")
-        #expect(catcher.posts.count == 2)
+        #expect(catcher.posts.count == 4)
     }
 
     @Test func aPackageThatFailsIsReportedAtItsStage() async throws {

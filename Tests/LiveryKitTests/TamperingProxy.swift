@@ -193,9 +193,6 @@ final class TamperingProxy: @unchecked Sendable {
         var request = Request(
             method: parts.first.map(String.init) ?? "", path: parts.dropFirst().first.map(String.init) ?? "", head: headText)
         if let length = request.header("Content-Length").flatMap({ Int($0) }), length > 0 {
-            if request.header("Expect")?.lowercased() == "100-continue" {
-                try? client.send(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
-            }
             guard let body = client.read(count: length) else { return }
             request.body = body
         }
