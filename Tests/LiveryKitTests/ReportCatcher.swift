@@ -28,7 +28,9 @@ final class ReportCatcher: @unchecked Sendable {
     var url: String { proxy.url }
 
     /// Answers the following report requests with `status` (and `Retry-After` when given).
-    func answer(_ status: Int, retryAfter: Int? = nil, body: String = #"{"error":{"code":"invalid","message":"reports[0].stage: unknown"}}"#) {
+    func answer(
+        _ status: Int, retryAfter: Int? = nil, body: String = #"{"error":{"code":"invalid","message":"reports[0].stage: unknown"}}"#
+    ) {
         var response = Response(status: status, headers: [("Content-Type", "application/json")], body: Array(body.utf8))
         if let retryAfter { response.headers.append(("Retry-After", String(retryAfter))) }
         if status == 202 { response = Self.accepted }

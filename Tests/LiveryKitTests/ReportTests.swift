@@ -43,7 +43,9 @@ import SkinModel
         try await relaunched.refresh()
         let relaunchedSend = await relaunched.sendReports()
         #expect(relaunchedSend == .delivered(count: 1))
-        #expect(try catcher.reports() == [Outcome(Self.sign(1), "applied"), Outcome(Self.sign(2), "failed", "verify"), Outcome(Self.sign(3), "failed", "config")])
+        #expect(try catcher.reports() == [
+            Outcome(Self.sign(1), "applied"), Outcome(Self.sign(2), "failed", "verify"), Outcome(Self.sign(3), "failed", "config"),
+        ])
         // Delivered outcomes are never queued again.
         relaunched.record(Self.sign(2), stage: .verify)
         #expect(relaunched.pendingReports.isEmpty)
@@ -101,7 +103,9 @@ import SkinModel
 
         catcher.answer(status, retryAfter: 120)
         let busy = try Self.launch(catcher.url, storage, at: now)
-        guard case .kept(count: 1, reason: let reason) = await busy.sendReports() else { throw KitTestError("HTTP \(status): kept") }
+        guard case .kept(count: 1, reason: let reason) = await busy.sendReports() else {
+            throw KitTestError("HTTP \(status): kept")
+        }
         #expect(reason.contains("\(status)"))
         #expect(busy.pendingReports.count == 1)
 
@@ -245,7 +249,9 @@ import SkinModel
         for (expected, code, package, vouch) in cases {
             catcher.proxy.setRule { request, response in
                 if request.path.hasPrefix("/api/v1/packages/") {
-                    guard let bytes = package(response.body) else { return .send(TamperingProxy.Response(status: 404, headers: [], body: [])) }
+                    guard let bytes = package(response.body) else {
+                        return .send(TamperingProxy.Response(status: 404, headers: [], body: []))
+                    }
                     return .send(TamperingProxy.Response(status: 200, headers: [("ETag", "\"other\"")], body: bytes))
                 }
                 guard vouch, request.path.hasPrefix("/api/v1/catalog"), response.status == 200,
