@@ -280,3 +280,55 @@ import SkinModel
         #expect(try catcher.reports().last == Outcome(failedSign, "applied"))
     }
 }
+
+/// Outcome reports against the real `livery serve` with its report ledger: what `livery health` counts.
+@Suite(.serialized) struct ReportServerTests {
+    typealias Outcome = ReportCatcher.Outcome
+
+    /// Version `version` of `kit-a` in `livery health kit-a --json`.
+    static func health(_ stage: Stage, version: Int) async throws -> [String: Any] {
+        let answer = try await stage.server.admin(["health", "kit-a", "--json"])
+        let object = try JSONSerialization.jsonObject(with: Data(answer.standardOutput.utf8)) as? [String: Any]
+        let versions = object?["versions"] as? [[String: Any]] ?? []
+        guard let found = versions.first(where: { $0["version"] as? Int == version }) else {
+            throw KitTestError("no version \(version) in \(answer.standardOutput)")
+        }
+        return found
+    }
+
+    @Test func appliedAndFailedOutcomesArriveAndAreCountedOnce() async throws {
+        let stage = try await Stage.make()
+        let proxy = try TamperingProxy(upstreamPort: stage.server.port)
+        let phone = stage.phone(url: proxy.url)
+        // The server records the first report request, but its 202 is lost on the way back: the phone keeps the
+        // report and sends it again at its next launch.
+        proxy.setRule { request, response in
+            guard request.path.hasPrefix("/api/v1/reports"), response.status == 202 else { return .send(response) }
+            return .send(TamperingProxy.Response(status: 502, headers: [], body: []))
+        }
+        let first = try await phone.run()
+        #expect(first.status == 0 && first.line["reported"] as? Int == 0, "\(first)")
+        #expect(first.standardError.contains("kept for a later launch"), "\(first)")
+        proxy.setRule { .send($1) }
+        let resent = try await phone.run()
+        #expect(resent.line["reported"] as? Int == 1, "\(resent)")
+
+        try await stage.releaseNewVersion(marker: "A2")
+        let crashed = try await phone.run(["--crash-before-applied"])
+        #expect(crashed.status == 3 && crashed.skinSign != first.skinSign, "\(crashed)")
+        let next = try await phone.run()
+        #expect(next.errorCode == "blocked" && next.line["reported"] as? Int == 1, "\(next)")
+        var other = phone
+        other.storage = stage.workspace.root + "/other"
+        other.deviceID = "device-2"
+        let applied = try await other.run()
+        #expect(applied.skinSign == crashed.skinSign && applied.line["reported"] as? Int == 1, "\(applied)")
+
+        let one = try await Self.health(stage, version: 1)
+        #expect(one["applied"] as? Int == 1 && one["failed"] as? Int == 0, "sent twice, counted once: \(one)")
+        let two = try await Self.health(stage, version: 2)
+        #expect(two["applied"] as? Int == 1 && two["failed"] as? Int == 1, "\(two)")
+        #expect((two["failedByStage"] as? [String: Any])?["crash"] as? Int == 1, "\(two)")
+        #expect(proxy.requests.filter { $0.path.hasPrefix("/api/v1/reports") }.count == 4)
+    }
+}
