@@ -15,8 +15,9 @@ struct LiveryPhone: AsyncParsableCommand {
         commandName: "livery-phone",
         abstract: "Play one app install against a Livery server: refresh, apply, confirm, print what the app would draw.",
         discussion: """
-            Prints one line: {"skinId", "skinSign", "themeId", "values", "error", "source"}; source is "catalog" when \
-            the stored catalog decided, "poll" otherwise. Each --get key \
+            Prints one line: {"skinId", "skinSign", "themeId", "values", "error", "source", "reported"}; source is \
+            "catalog" when the stored catalog decided, "poll" otherwise; reported is how many outcome reports the \
+            server took in this run (skins applied or failed, a crash found at launch). Each --get key \
             (MODULE/SECTION/IDENTIFIER) is resolved with the dotted fallback: a colour as #RRGGBBAA (or "random"), \
             an image as the absolute path of its file (a solid-colour image as #RRGGBBAA, a remote one as its URL), \
             a resource as its absolute path, a value as its JSON value, null when nothing on the chain is set.
@@ -53,6 +54,8 @@ struct LiveryPhone: AsyncParsableCommand {
     var theme: String?
     @Flag(name: .customLong("crash-before-applied"), help: "Print the line, then exit 3 without confirming the skin.")
     var crashBeforeApplied = false
+    @Flag(name: .customLong("no-reports"), help: "Record and send no outcome reports.")
+    var noReports = false
 
     func validate() throws {
         guard let url = URL(string: server), url.scheme == "http" || url.scheme == "https", url.host != nil else {
@@ -91,7 +94,8 @@ struct LiveryPhone: AsyncParsableCommand {
             serverURL: URL(string: server) ?? URL(fileURLWithPath: "/"), appID: app,
             platform: Platform(rawValue: platform.lowercased()) ?? .ios, appVersion: appVersion, scale: scale,
             appearance: PackageAppearance(look), deviceID: deviceID, trustedKeys: trusted,
-            storage: URL(fileURLWithPath: storage, isDirectory: true), clock: { instant ?? Date() })
+            storage: URL(fileURLWithPath: storage, isDirectory: true), clock: { instant ?? Date() },
+            reportsOutcomes: !noReports)
 
         var failure: LiveryError?
         let client: LiveryClient
@@ -99,7 +103,8 @@ struct LiveryPhone: AsyncParsableCommand {
             client = try LiveryClient(configuration: configuration)
         } catch {
             Self.report(error)
-            Self.printLine(skin: nil, themeID: nil, values: keys.map { ($0, JSONValue.null) }, error: error, source: .poll)
+            Self.printLine(
+                skin: nil, themeID: nil, values: keys.map { ($0, JSONValue.null) }, error: error, source: .poll, reported: 0)
             throw ExitCode(crashBeforeApplied ? 3 : 1)
         }
         if !offline {
@@ -128,21 +133,39 @@ struct LiveryPhone: AsyncParsableCommand {
         }
         let skin = client.current
         let values = keys.map { key in (key, Self.json(skin?.resolve(key, appearance: look))) }
-        Self.printLine(skin: skin, themeID: client.chosenThemeID, values: values, error: failure, source: client.source)
-        if crashBeforeApplied { throw ExitCode(3) }
+        if crashBeforeApplied {
+            // The app died while drawing: nothing confirmed, nothing sent; the next launch reports the crash.
+            Self.printLine(skin: skin, themeID: client.chosenThemeID, values: values, error: failure, source: client.source, reported: 0)
+            throw ExitCode(3)
+        }
         do { try client.markApplied() } catch {
             Self.report(error)
-            throw ExitCode(1)
+            if failure == nil { failure = error }
         }
+        // A short-lived app sends this launch's reports before it quits, its own `applied` included.
+        var reported = 0
+        if !offline {
+            switch await client.sendReports() {
+            case .notSent: break
+            case .delivered(let count): reported = count
+            case .refused(let count, let status, let message):
+                Self.warn("\(count) outcome reports refused with HTTP \(status) and dropped: \(message)")
+            case .kept(let count, let reason):
+                Self.warn("\(count) outcome reports kept for a later launch: \(reason)")
+            }
+        }
+        Self.printLine(
+            skin: skin, themeID: client.chosenThemeID, values: values, error: failure, source: client.source, reported: reported)
         if failure != nil { throw ExitCode(1) }
     }
 
-    static func report(_ error: LiveryError) {
-        FileHandle.standardError.write(Data("livery-phone: \(error.code.rawValue): \(error.message)\n".utf8))
-    }
+    static func report(_ error: LiveryError) { warn("\(error.code.rawValue): \(error.message)") }
+
+    static func warn(_ text: String) { FileHandle.standardError.write(Data("livery-phone: \(text)\n".utf8)) }
 
     static func printLine(
-        skin: Skin?, themeID: String?, values: [(String, JSONValue)], error: LiveryError?, source: DecisionSource
+        skin: Skin?, themeID: String?, values: [(String, JSONValue)], error: LiveryError?, source: DecisionSource,
+        reported: Int
     ) {
         var valueMembers: [JSONObject.Member] = []
         for (key, value) in values where !valueMembers.contains(where: { $0.key == key }) {
@@ -158,6 +181,7 @@ struct LiveryPhone: AsyncParsableCommand {
             .init(key: "values", value: .object(JSONObject(valueMembers))),
             .init(key: "error", value: errorValue),
             .init(key: "source", value: .string(source.rawValue)),
+            .init(key: "reported", value: .number(JSONNumber(reported))),
         ]))
         FileHandle.standardOutput.write(Data(line.serialized(.compact) + [UInt8(ascii: "\n")]))
     }

@@ -20,6 +20,8 @@ import FoundationNetworking
 /// - A sign applied and never confirmed with `markApplied()` (the app crashed first) is reverted at the next
 ///   launch and never applied again on this device.
 /// - Concurrent `refresh()` calls share one request.
+/// - Each skin's outcome (applied once confirmed, or failed at its stage, a crash included) is queued in the storage
+///   folder and reported at most once per launch (`sendReports()`); reporting never delays or fails applying a skin.
 ///
 /// Thread-safe; every method may be called from any task.
 public final class LiveryClient: Sendable {
@@ -37,6 +39,9 @@ public final class LiveryClient: Sendable {
     let catalog: LockedBox<StoredCatalog?>
     /// This install's side of catalog decisions; nil when its app version cannot be compared (it then polls).
     let question: CatalogQuestion?
+    /// The outcome queue (`reports.json`); nil when the configuration turns reports off.
+    let reports: LockedBox<StoredReports>?
+    let launchReport = LockedBox(LaunchReport())
 
     /// Opens the storage folder and applies what is stored (no network): the launch step.
     ///
@@ -59,9 +64,16 @@ public final class LiveryClient: Sendable {
         var configuration = configuration
         configuration.deviceID = stored.deviceID
         self.configuration = configuration
+        var queue: StoredReports? = configuration.reportsOutcomes ? storage.loadReports() ?? StoredReports() : nil
         if let crashed = stored.unconfirmed {
             Self.block(crashed, in: &stored)
+            // Saved before the state that blocks the sign: a crash between the two finds the sign unconfirmed again, and
+            // the queue already holds its crash, once.
+            if queue?.record(OutcomeReport(skinSign: crashed, stage: .crash, at: configuration.clock())) == true, let queue {
+                try? storage.saveReports(queue)
+            }
         }
+        reports = queue.map { LockedBox($0) }
         transport = HTTPTransport(timeout: configuration.timeout)
         downloader = PackageDownloader(transport: transport, storage: storage)
         question = CatalogQuestion(
@@ -127,6 +139,7 @@ public final class LiveryClient: Sendable {
                 return .failure(error)
             }
         }
+        refreshEnded()
         try result.get()
     }
 
@@ -136,15 +149,21 @@ public final class LiveryClient: Sendable {
 
     /// Confirms the applied skin: call once the first screen has drawn with it. Until then a crash makes the next
     /// launch revert it and block its sign.
+    ///
+    /// A sign confirmed for the first time is queued as `applied`; after a refresh has ended, this launch's reports
+    /// are sent (`sendReports()`).
     public func markApplied() throws(LiveryError) {
-        let snapshot = state.withLock { state -> StoredState in
-            if let sign = state.unconfirmed {
+        let (snapshot, confirmed) = state.withLock { state -> (StoredState, String?) in
+            let sign = state.unconfirmed
+            if let sign {
                 if !state.confirmed.contains(sign) { state.confirmed.append(sign) }
                 state.unconfirmed = nil
             }
-            return state
+            return (state, sign)
         }
         try storage.saveState(snapshot)
+        if let confirmed { record(confirmed, stage: nil) }
+        appliedConfirmed()
     }
 
     private func performRefresh() async throws(LiveryError) {
@@ -279,22 +298,44 @@ public final class LiveryClient: Sendable {
         LiveryError(.blocked, "skin \(entry.skinID) (\(entry.sign)) crashed this app before and is never applied again here")
     }
 
-    /// Downloads, verifies and unpacks `entry` unless its package is already stored.
+    /// Downloads, verifies and unpacks `entry` unless its package is already stored. A failure of the skin's own
+    /// (not of the network or the device) is queued as its outcome, at its stage.
     func ensurePackage(_ entry: PackageEntry) async throws(LiveryError) {
         if storage.hasPackage(entry.sign) { return }
         guard entry.size <= configuration.maximumPackageSize else {
-            throw LiveryError(.size, "the package is \(entry.size) bytes, above the \(configuration.maximumPackageSize) accepted")
+            throw reported(
+                LiveryError(.size, "the package is \(entry.size) bytes, above the \(configuration.maximumPackageSize) accepted"),
+                entry, at: .download)
         }
         guard let url = URL(string: entry.packageURL, relativeTo: configuration.serverURL)?.absoluteURL,
             url.scheme == "https" || url.scheme == "http"
         else {
-            throw LiveryError(.server, "the packageUrl '\(entry.packageURL.prefix(80))' is not an http(s) URL")
+            throw reported(
+                LiveryError(.server, "the packageUrl '\(entry.packageURL.prefix(80))' is not an http(s) URL"), entry, at: .download)
         }
-        let part = try await downloader.download(entry, from: url)
+        let refused = LockedBox(false)
+        let part: URL
+        do {
+            part = try await downloader.download(entry, from: url, refused: refused)
+        } catch {
+            // A network cut, a 5xx or a full disk says nothing about the skin: not reported, retried next refresh.
+            let stage: OutcomeReport.Stage? =
+                switch error.code {
+                case .size: .download
+                case .hash: .verify
+                case .server where refused.withLock({ $0 }): .download
+                default: nil
+                }
+            throw reported(error, entry, at: stage)
+        }
         let storage = self.storage
         let contents = configuration.appearance
-        try await Self.offPool { () throws(LiveryError) in
-            try PackageInstaller(storage: storage).install(entry, from: part, contents: contents)
+        do {
+            try await Self.offPool { () throws(LiveryError) in
+                try PackageInstaller(storage: storage).install(entry, from: part, contents: contents)
+            }
+        } catch {
+            throw reported(error, entry, at: error.code == .zip ? .unpack : error.code == .config ? .config : nil)
         }
     }
 
@@ -434,7 +475,7 @@ public final class LiveryClient: Sendable {
             throw LiveryError(.network, "the server URL '\(configuration.serverURL)' is not a URL")
         }
         components.path = (components.path.hasSuffix("/") ? String(components.path.dropLast()) : components.path) + path
-        components.percentEncodedQuery = query
+        components.percentEncodedQuery = query.isEmpty ? nil : query
         guard let url = components.url else { throw LiveryError(.network, "cannot make a URL for \(path)") }
         return url
     }

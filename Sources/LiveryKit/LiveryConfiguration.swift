@@ -31,12 +31,15 @@ public struct LiveryConfiguration: Sendable {
     public var timeout: TimeInterval
     /// Largest package accepted, in bytes, whatever an answer says. Default 256 MiB.
     public var maximumPackageSize: Int64
+    /// Whether each skin's outcome (applied, or failed and at which stage) is reported to the server
+    /// (`POST /api/v1/reports`, under a random install id). Default true; false records and sends nothing.
+    public var reportsOutcomes: Bool
 
     public init(
         serverURL: URL, appID: String, platform: Platform, appVersion: String, scale: Int = 3,
         appearance: PackageAppearance = .light, deviceID: String? = nil, trustedKeys: [String: String] = [:],
         storage: URL, clock: @escaping @Sendable () -> Date = { Date() }, timeout: TimeInterval = 30,
-        maximumPackageSize: Int64 = 256 << 20
+        maximumPackageSize: Int64 = 256 << 20, reportsOutcomes: Bool = true
     ) {
         self.serverURL = serverURL
         self.appID = appID
@@ -50,5 +53,6 @@ public struct LiveryConfiguration: Sendable {
         self.clock = clock
         self.timeout = timeout
         self.maximumPackageSize = maximumPackageSize
+        self.reportsOutcomes = reportsOutcomes
     }
 }

@@ -15,9 +15,10 @@ struct PackageDownloader: Sendable {
 
     /// Downloads and checks `entry`'s bytes; returns the complete, verified file.
     ///
-    /// - Throws: `network` (the part is kept for resuming), `server` (an error status), `size` (more or fewer
-    ///   bytes than the answer said; the part is removed), `hash` (SHA-256 differs; the part is removed), `disk`.
-    func download(_ entry: PackageEntry, from url: URL) async throws(LiveryError) -> URL {
+    /// - Throws: `network` (the part is kept for resuming), `server` (an error status; `refused` is set when it is
+    ///   a 4xx other than 408 and 429, the server's final word on this package), `size` (more or fewer bytes than
+    ///   the answer said; the part is removed), `hash` (SHA-256 differs; the part is removed), `disk`.
+    func download(_ entry: PackageEntry, from url: URL, refused: LockedBox<Bool>) async throws(LiveryError) -> URL {
         let part = storage.partFile(entry.sign)
         let etagFile = storage.etagFile(entry.sign)
         let sink = try PartSink(file: part, expectedSize: entry.size)
@@ -45,6 +46,9 @@ struct PackageDownloader: Sendable {
                             try? Data(etag.utf8).write(to: etagFile, options: .atomic)
                         }
                     default:
+                        if (400..<500).contains(head.status), head.status != 408, head.status != 429 {
+                            refused.withLock { $0 = true }
+                        }
                         throw LiveryError(.server, "the package download answered HTTP \(head.status)")
                     }
                 }, onChunk: { chunk throws(LiveryError) in try sink.append(chunk) })

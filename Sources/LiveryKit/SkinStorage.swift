@@ -5,6 +5,7 @@ import Foundation
 /// ```
 /// state.json            the pointer: which packages exist and which applies (replaced by write, fsync, rename)
 /// catalog.json          the verified catalog and its entity tag (replaced the same way)
+/// reports.json          skins' outcomes not yet reported, and this install's report id (replaced the same way)
 /// packages/<sign>/      unpacked, verified packages; a folder appears whole, by rename from staging/
 /// downloads/<sign>.part a download in progress (resumed with Range), with <sign>.etag beside it
 /// staging/              unpacking in progress; emptied at every launch
@@ -16,6 +17,7 @@ struct SkinStorage: Sendable {
 
     var stateFile: URL { root.appendingPathComponent("state.json") }
     var catalogFile: URL { root.appendingPathComponent("catalog.json") }
+    var reportsFile: URL { root.appendingPathComponent("reports.json") }
     var packages: URL { root.appendingPathComponent("packages", isDirectory: true) }
     var downloads: URL { root.appendingPathComponent("downloads", isDirectory: true) }
     var staging: URL { root.appendingPathComponent("staging", isDirectory: true) }
@@ -68,6 +70,17 @@ struct SkinStorage: Sendable {
     /// Replaces `catalog.json` atomically, as `saveState`.
     func saveCatalog(_ catalog: StoredCatalog) throws(LiveryError) {
         try Self.writeDurably(catalog.serialized(), to: catalogFile)
+    }
+
+    /// The outcome queue, nil when there is none or it is unreadable.
+    func loadReports() -> StoredReports? {
+        guard let data = FileManager.default.contents(atPath: reportsFile.path) else { return nil }
+        return StoredReports.read([UInt8](data))
+    }
+
+    /// Replaces `reports.json` atomically, as `saveState`.
+    func saveReports(_ reports: StoredReports) throws(LiveryError) {
+        try Self.writeDurably(reports.serialized(), to: reportsFile)
     }
 
     /// Removes `catalog.json` (a server without the catalog, or an app it does not know).

@@ -45,7 +45,20 @@ struct RawSocket: Sendable {
         }
     }
 
-    /// Reads up to the end of a request head (`\r\n\r\n`); GET requests have no body.
+    /// Reads exactly `count` bytes (a request body of that `Content-Length`); nil when the peer closes first.
+    func read(count: Int) -> [UInt8]? {
+        var result = [UInt8](repeating: 0, count: count)
+        var offset = 0
+        while offset < count {
+            let received = result[offset...].withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            if received < 0 && errno == EINTR { continue }
+            guard received > 0 else { return nil }
+            offset += received
+        }
+        return result
+    }
+
+    /// Reads up to the end of a request head (`\r\n\r\n`); a body is read after it with `read(count:)`.
     func readHead() -> [UInt8]? {
         var result: [UInt8] = []
         var byte: UInt8 = 0
@@ -71,13 +84,15 @@ struct RawSocket: Sendable {
 }
 
 /// An HTTP proxy on 127.0.0.1 in front of `livery serve` that can change what a phone receives: each request is
-/// forwarded (with `Connection: close`), and `rule` decides what goes back — the answer as it came, changed, cut
-/// after some body bytes, or one of its own.
+/// forwarded (with `Connection: close`, its body too), and `rule` decides what goes back — the answer as it came,
+/// changed, cut after some body bytes, or one of its own. Requests `local` answers are not forwarded: the proxy is
+/// then the capturing server (of outcome reports), and with `local` answering everything, a server of its own.
 final class TamperingProxy: @unchecked Sendable {
     struct Request: Sendable {
         var method: String
         var path: String
         var head: String
+        var body: [UInt8] = []
         func header(_ name: String) -> String? {
             for line in head.split(separator: "\r\n").dropFirst() {
                 let parts = line.split(separator: ":", maxSplits: 1)
@@ -110,11 +125,13 @@ final class TamperingProxy: @unchecked Sendable {
     }
 
     typealias Rule = @Sendable (Request, Response) -> Action
+    typealias Local = @Sendable (Request) -> Response?
 
     private let listener: Int32
     private let upstreamPort: Int
     private let lock = NSLock()
     private var rule: Rule = { .send($1) }
+    private var local: Local = { _ in nil }
     private var seen: [Request] = []
     private(set) var port = 0
     var url: String { "http://127.0.0.1:\(port)" }
@@ -143,6 +160,9 @@ final class TamperingProxy: @unchecked Sendable {
     /// Replaces the rule for the following requests.
     func setRule(_ rule: @escaping Rule) { lock.withLock { self.rule = rule } }
 
+    /// Answers the requests `local` returns a response for, without forwarding them.
+    func answerLocally(_ local: @escaping Local) { lock.withLock { self.local = local } }
+
     /// Every request so far.
     var requests: [Request] { lock.withLock { seen } }
 
@@ -170,11 +190,19 @@ final class TamperingProxy: @unchecked Sendable {
         let headText = String(decoding: headBytes, as: UTF8.self)
         let requestLine = headText.split(separator: "\r\n").first.map(String.init) ?? ""
         let parts = requestLine.split(separator: " ")
-        let request = Request(
+        var request = Request(
             method: parts.first.map(String.init) ?? "", path: parts.dropFirst().first.map(String.init) ?? "", head: headText)
-        let rule = lock.withLock { () -> Rule in
+        if let length = request.header("Content-Length").flatMap({ Int($0) }), length > 0 {
+            guard let body = client.read(count: length) else { return }
+            request.body = body
+        }
+        let (rule, local) = lock.withLock { () -> (Rule, Local) in
             seen.append(request)
-            return self.rule
+            return (self.rule, self.local)
+        }
+        if let answer = local(request) {
+            try? client.send(Self.serialize(answer, bodyBytes: answer.body.count))
+            return
         }
         var forwarded = headText.split(separator: "\r\n", omittingEmptySubsequences: true)
             .filter { !$0.lowercased().hasPrefix("connection:") && !$0.lowercased().hasPrefix("keep-alive:") }
@@ -182,7 +210,7 @@ final class TamperingProxy: @unchecked Sendable {
         forwarded += "\r\nConnection: close\r\n\r\n"
         guard let upstream = try? RawSocket.connect(port: upstreamPort) else { return }
         defer { upstream.close() }
-        guard (try? upstream.send(Array(forwarded.utf8))) != nil, let raw = try? upstream.readToEnd(),
+        guard (try? upstream.send(Array(forwarded.utf8) + request.body)) != nil, let raw = try? upstream.readToEnd(),
             let split = RawSocket.headEnd(raw)
         else { return }
         let responseHead = String(decoding: raw[..<split], as: UTF8.self).split(separator: "\r\n").map(String.init)
