@@ -673,6 +673,9 @@ def health_flow(browser, server, editor, root):
     actions = [(e["actor"], e["action"]) for e in audit["entries"] if e.get("skinId") == skin_id]
     check("the audit log has the guard's trip by livery:guard and the console's resume",
           ("livery:guard", "release.guard") in actions and ("night-ops", "release.resume") in actions, str(actions))
+    browser.go(f"#/audit?skin={skin_id}&limit=500", "table[aria-label='Audit entries'] tbody tr[data-action='release.guard']")
+    trip = driver.find_element(By.CSS_SELECTOR, "table[aria-label='Audit entries'] tbody tr[data-action='release.guard']").text
+    check("the audit screen shows the guard's trip by livery:guard with its figures", "livery:guard" in trip and "paused by its guard: 3 of 12 devices failed" in trip, trip)
 
     # One more failing phone within the window trips it again: the viewer finds it paused.
     check("one more failing phone's report is accepted",

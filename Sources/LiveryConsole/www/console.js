@@ -1816,6 +1816,10 @@
         if (release.rollout !== undefined) parts.push("rollout " + release.rollout + " %");
         if (release.priority !== undefined) parts.push("priority " + release.priority);
         if (release.startsAt) parts.push(release.startsAt + " → " + release.endsAt);
+        if (release.paused && typeof release.paused === "object") {
+          var figures = release.paused.figures || {};
+          parts.push("paused by its guard" + (figures.failedDevices !== undefined ? ": " + figures.failedDevices + " of " + figures.reportingDevices + " devices failed" : ""));
+        }
       }
       if (value.enabled !== undefined) parts.push((value.enabled ? "on" : "off") + (value.app ? " for " + value.app : " (global)") + (value.reason ? ": " + value.reason : ""));
       if (parts.length) return parts.join(", ");
