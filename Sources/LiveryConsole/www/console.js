@@ -845,8 +845,8 @@
 
   function percent(rate) {
     if (rate === null || rate === undefined) return "—";
-    var value = rate * 100;
-    return (value === Math.round(value) ? String(value) : value.toFixed(1)) + " %";
+    // One decimal at most, and none when it is whole: 25 %, 14.3 %, 7 % (not 7.000000000000001).
+    return String(Math.round(rate * 1000) / 10) + " %";
   }
 
   // "unpack 2 · crash 1", stages in the order a package goes through them, or "—".
@@ -864,7 +864,8 @@
     }
   }
 
-  // The guard in force, as the API writes it (every member); null when the server shows none.
+  // The guard of a release that names none (docs/ADMIN-API.md, guarded releases); GET shows the guard in force with
+  // every member, and fullGuard fills in what a partial one leaves out.
   var STANDARD_GUARD = { maxFailureRate: 0.05, minDevices: 50, windowMinutes: 60, action: "pause" };
   var GUARD_KEYS = ["maxFailureRate", "minDevices", "windowMinutes", "action"];
 
@@ -964,7 +965,7 @@
           return h("tr", { "data-version": v.version },
             h("td", { class: "num strong" }, "v" + v.version, skin.release && skin.release.version === v.version ? h("span", { class: "tag", text: "released" }) : null),
             h("td", { class: "num", "data-field": "applied", text: v.applied || 0 }), h("td", { class: "num", "data-field": "failed", text: v.failed || 0 }),
-            h("td", { class: "num", "data-field": "rate" }, h("span", { class: rate && skin.release && guard && rate > fullGuard(guard).maxFailureRate ? "rate-over" : null, text: percent(rate) })),
+            h("td", { class: "num", "data-field": "rate" }, h("span", { class: rate && skin.release && guard && fullGuard(guard).action !== "none" && rate > fullGuard(guard).maxFailureRate ? "rate-over" : null, text: percent(rate) })),
             h("td", { "data-field": "stages", text: stagesText(v.failedByStage) }));
         }))));
       versions.forEach(function (v) { card.appendChild(versionHealth(v)); });
@@ -1013,7 +1014,7 @@
     var top_ = Math.max(1, applied, failed);
     function x(t) { return left + (W - left - right) * (t - start) / (end - start); }
     function y(n) { return top + (H - top - bottom) * (1 - n / top_); }
-    // A step up at the end of each hour: the devices of an hour are known once it is over.
+    // Each hour's devices count at the hour's end (they are known once it is over), with straight lines between.
     function path(key) { return points.map(function (p, i) { return (i ? "L" : "M") + x(p.t).toFixed(1) + " " + y(p[key]).toFixed(1); }).join(" "); }
     var last = points[points.length - 1];
     var summary = "From 0 at " + hourText(new Date(start)) + " to " + applied + " devices applied by " + hourText(new Date(end)) + ", " + failed + " failed.";
