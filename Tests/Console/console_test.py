@@ -11,6 +11,10 @@ skins and a tokens file (an editor, a viewer), then:
     the admin API confirms the browser's change really happened;
   - provokes a 412 (another operator changes the skin meanwhile) and checks the console shows what changed;
   - signs in as the viewer and finds no write control on any screen;
+  - posts phones' reports to the server's POST /api/v1/reports (signs read from the app's catalog) and finds each
+    version's figures on the Skin screen's Health card (devices applied and failed, the failure rate, failures by
+    stage, platform and app version, the adoption curve as SVG with its table), sets a release's guard in the
+    release form, finds the release paused by that guard (the banner's figures), meets a 412 on Resume, resumes;
   - checks that every form control has a label, that the main flows work from the keyboard, that the colour
     parser reads every spelling docs/SKINS.md lists (and refuses look-alikes), and that the browser logged no
     Content-Security-Policy violation;
@@ -54,7 +58,7 @@ SKIN_ID = "console-flow-2027"
 # The screenshots docs/CONSOLE.md shows (docs/console/), refreshed with --docs docs/console.
 DOC_SHOTS = ["02-skins", "03-skin", "03b-occurrences", "04b-phone-preview-dark", "05-release", "05c-release-conflict",
              "05e-release-festival", "05f-release-422", "06-timeline", "07-kill-switch", "08-device-preview",
-             "10-upload-report", "11-audit"]
+             "10-upload-report", "11-audit", "05g-release-guard", "07-health", "07b-paused"]
 # A rule's optional keys with their defaults (docs/SKINS.md, Windows that recur).
 RULE_DEFAULTS = {"leapMonth": False, "startOffsetDays": 0, "endOffsetDays": 0, "startTime": "00:00:00", "endTime": "23:59:59", "ifMissing": "refuse"}
 # Spring Festival (Chinese 1-1) by Gregorian year, issue 27's fixtures: the occurrence starts 7 days before.
@@ -143,8 +147,9 @@ def call(server, method, path, token, body=None, headers=None):
             return error.code, error.headers, None
 
 
-def skin_zip(path, title, release=None, bad_color=False, skin_id=SKIN_ID):
-    """A copy of the spring-festival sample as `skin_id` (the folder wrapped, as 'compress folder' makes it)."""
+def skin_zip(path, title, release=None, bad_color=False, skin_id=SKIN_ID, tab_color=None):
+    """A copy of the spring-festival sample as `skin_id` (the folder wrapped, as 'compress folder' makes it); with
+    `tab_color`, another tab bar background (another package, so another skinSign)."""
     source = os.path.join(REPO, "skins", "spring-festival-2027")
     manifest = json.load(open(os.path.join(source, "skin.json")))
     manifest["id"], manifest["title"] = skin_id, title
@@ -154,6 +159,8 @@ def skin_zip(path, title, release=None, bad_color=False, skin_id=SKIN_ID):
     config = json.load(open(os.path.join(source, "config.json")))
     if bad_color:
         config["home_tabbar"]["colors"]["color_background"] = "#GG0000"
+    if tab_color:
+        config["home_tabbar"]["colors"]["color_background"] = tab_color
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
         for folder, _, files in os.walk(source):
             for name in sorted(files):
@@ -309,7 +316,7 @@ class Console:
     def write_controls(self):
         """Write controls on the page: anything that would change state."""
         return self.driver.execute_script("""
-            const words = /^(Release|Release…|Change release|Roll back|Stop|Turn on|Turn off|Review changes|Review release|Apply|Upload|Override…|Skip|Change dates…|Undo override|Undo skip|Review override)$/;
+            const words = /^(Release|Release…|Change release|Roll back|Stop|Turn on|Turn off|Review changes|Review release|Apply|Upload|Override…|Skip|Change dates…|Undo override|Undo skip|Review override|Resume)$/;
             const found = [];
             for (const e of document.querySelectorAll('button, a.button, input[type=file], input[type=range]')) {
               if (e.closest('dialog') || e.closest('[hidden]')) continue;
@@ -489,6 +496,200 @@ def festival_flow(browser, server, editor, root):
     browser.shot("05f-release-422", "form[aria-label='Release settings'] fieldset.rule")
     status, _, skin = call(server, "GET", f"/admin/v1/skins/{skin_id}", editor)
     check("the refused rule wrote nothing", skin["release"]["recurs"]["month"] == 1, json.dumps(skin["release"]["recurs"]))
+
+
+def post_reports(server, device, platform, app_version, reports):
+    """What a phone sends to the real server's POST /api/v1/reports: (status, parsed JSON or None)."""
+    at = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    body = {"app": "demo", "platform": platform, "appVersion": app_version, "deviceId": device,
+            "reports": [dict(report, at=at) for report in reports]}
+    request = urllib.request.Request(server.base + "/api/v1/reports", data=json.dumps(body).encode(), method="POST")
+    request.add_header("Content-Type", "application/json")
+    try:
+        with urllib.request.urlopen(request, timeout=WAIT) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, None
+
+
+def served_sign(server, skin_id, version, editor):
+    """The skinSign the server serves for `skin_id` at `version` (iOS, @3x light), read from the app's catalog."""
+    _, headers, skin = call(server, "GET", f"/admin/v1/skins/{skin_id}", editor)
+    revision = int(headers.get("ETag", "0").strip('"'))
+    if ((skin or {}).get("release") or {}).get("version") != version:
+        raise AssertionError(f"{skin_id} v{version} is not released")
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:  # a catalog built from the release's revision or a later one
+        with urllib.request.urlopen(server.base + "/api/v1/catalog?app=demo&platform=ios", timeout=WAIT) as response:
+            catalog = json.loads(response.read())
+        entry = next((e for e in catalog.get("skins", []) if e.get("skinId") == skin_id), None)
+        if entry and catalog.get("revision", -1) >= revision:
+            return entry["packages"]["@3x-light"]["skinSign"]
+        time.sleep(0.2)
+    raise AssertionError(f"the catalog never listed {skin_id} v{version}")
+
+
+def wait_for(what, condition, timeout=60):
+    """Polls `condition` (bounded); returns its last value."""
+    deadline = time.monotonic() + timeout
+    value = condition()
+    while not value and time.monotonic() < deadline:
+        time.sleep(0.2)
+        value = condition()
+    if not value:
+        raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+    return value
+
+
+def health_rows(driver):
+    """The Health card's version table: {version: {field: text}}."""
+    return driver.execute_script("""
+        const rows = {};
+        for (const r of document.querySelectorAll("#main > .screen:not([data-stale]) table[aria-label='Health by version'] tbody tr")) {
+          rows[r.dataset.version] = {};
+          for (const c of r.querySelectorAll('[data-field]')) rows[r.dataset.version][c.dataset.field] = c.textContent;
+        }
+        return rows;""")
+
+
+def health_flow(browser, server, editor, root):
+    """Issue 26 on the Skin screen: each version's health from the reports phones post to the real server (devices
+    applied and failed, the failure rate, failures by stage and platform, the adoption curve as SVG with a table), the
+    guard edited in the release form, and a guard's trip: the paused banner, a 412 on resume, and resuming."""
+    driver = browser.driver
+    skin_id = "health-flow"
+    for title, color in (("Health Flow v1", "#FFF5E1"), ("Health Flow v2", "#FFE8C2")):  # two packages, two signs
+        with open(skin_zip(os.path.join(root, "health.zip"), title, skin_id=skin_id, tab_color=color), "rb") as archive:
+            check(f"{title} uploads", upload(server, editor, archive.read()) == 201)
+
+    # --- No reports yet: the empty state ------------------------------------------------------------------------
+    browser.go(f"#/skins/{skin_id}", ".health .health-empty")
+    check("a skin no phone reported on shows the empty state", "No reports yet" in driver.find_element(By.CSS_SELECTOR, ".health").text)
+
+    # --- v1 released, four phones apply it ------------------------------------------------------------------------
+    now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
+    window = {"startsAt": (now - datetime.timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ"), "endsAt": (now + datetime.timedelta(days=7)).strftime("%Y-%m-%dT%H:%M:%SZ")}
+    status, _, body = call(server, "PUT", f"/admin/v1/skins/{skin_id}/release", editor, dict(window, version=1, priority=90, rollout=100))
+    check("v1 is released at 100 %", status == 200, json.dumps(body))
+    sign1 = served_sign(server, skin_id, 1, editor)
+    answers = [post_reports(server, f"phone-v1-{n}", "ios", "7.2.0", [{"skinSign": sign1, "outcome": "applied"}]) for n in range(4)]
+    check("four phones' reports of v1 are accepted (202)", all(a == (202, {"accepted": 1, "ignored": 0}) for a in answers), str(answers))
+
+    # --- v2 released from the console with its own guard ---------------------------------------------------------
+    browser.go(f"#/skins/{skin_id}/release", "form[aria-label='Release settings']")
+    shown = driver.execute_script("return ['guard-action', 'guard-maxFailureRate', 'guard-minDevices', 'guard-windowMinutes'].map(id => document.getElementById(id).value)")
+    check("the release form shows the guard in force (the standard one: pause above 5 % of 50 devices in 60 min)", shown == ["pause", "5", "50", "60"], str(shown))
+    Select(browser.find("#release-version")).select_by_value("2")
+    driver.execute_script("""const set = (el, v) => { el.value = v; el.dispatchEvent(new Event('input', {bubbles: true})); el.dispatchEvent(new Event('change', {bubbles: true})); };
+        set(document.getElementById('guard-maxFailureRate'), '20'); set(document.getElementById('guard-minDevices'), '10');""")
+    check("release controls have labels with the guard", not browser.unlabelled_controls(), str(browser.unlabelled_controls()))
+    browser.shot("05g-release-guard", "form[aria-label='Release settings'] fieldset.guard")
+    browser.button("Review changes").send_keys(Keys.ENTER)
+    dialog = browser.find("dialog[open]").text
+    check("the confirmation names the guard's change", "guard" in dialog and "20 %" in dialog and "10" in dialog, dialog)
+    browser.confirm()
+    browser.find("#main > .screen:not([data-stale]) .summary")
+    status, _, skin = call(server, "GET", f"/admin/v1/skins/{skin_id}", editor)
+    release = skin.get("release") or {}
+    check("the console's release stores release.guard (20 %, 10 devices, 60 min, pause) with v2",
+          release.get("version") == 2 and release.get("guard") == {"maxFailureRate": 0.2, "minDevices": 10, "windowMinutes": 60, "action": "pause"}, json.dumps(release))
+
+    # --- Phones report v2: 9 applied, 3 failed (unpack ×2, crash), on two platforms --------------------------------
+    sign2 = served_sign(server, skin_id, 2, editor)
+    phones = [(f"phone-ios-{n}", "ios", "7.2.0", None) for n in range(6)] + [(f"phone-droid-{n}", "android", "7.1.0", None) for n in range(3)]
+    phones += [("phone-ios-6", "ios", "7.2.0", "unpack"), ("phone-droid-3", "android", "7.1.0", "unpack"), ("phone-droid-4", "android", "7.1.0", "crash")]
+    answers = []
+    for device, platform, app_version, stage in phones:
+        report = {"skinSign": sign2, "outcome": "failed", "stage": stage} if stage else {"skinSign": sign2, "outcome": "applied"}
+        answers.append(post_reports(server, device, platform, app_version, [report]))
+    check("twelve phones' reports of v2 are accepted (202)", all(a == (202, {"accepted": 1, "ignored": 0}) for a in answers), str(answers))
+
+    # --- The health panel ----------------------------------------------------------------------------------------
+    browser.go(f"#/skins/{skin_id}", ".health table[aria-label='Health by version'] tbody tr")
+    rows = health_rows(driver)
+    check("the health panel lists v2 with 9 devices applied, 3 failed, a 25 % failure rate, unpack 2 and crash 1",
+          rows.get("2") == {"applied": "9", "failed": "3", "rate": "25 %", "stages": "unpack 2 · crash 1"}, json.dumps(rows))
+    check("and v1 with 4 applied, none failed", rows.get("1") == {"applied": "4", "failed": "0", "rate": "0 %", "stages": "—"}, json.dumps(rows))
+    platforms = driver.execute_script("""
+        return Array.from(document.querySelectorAll("#main > .screen:not([data-stale]) table[aria-label='v2 by platform'] tbody tr"))
+          .map(r => Array.from(r.children).map(c => c.textContent));""")
+    check("v2 by platform and app version: android 3 applied, 2 failed (40 %); iOS 6 applied, 1 failed (14.3 %)",
+          platforms == [["android", "3", "2", "40 %", "unpack 1 · crash 1"], ["app 7.1.0", "3", "2", "40 %", "unpack 1 · crash 1"],
+                        ["ios", "6", "1", "14.3 %", "unpack 1"], ["app 7.2.0", "6", "1", "14.3 %", "unpack 1"]], json.dumps(platforms))
+    chart = driver.execute_script("""
+        const figure = document.querySelector("#main > .screen:not([data-stale]) .version-health[data-version='2'] figure.adoption");
+        const svg = figure.querySelector('svg');
+        const hours = Array.from(figure.querySelectorAll("table[aria-label='v2 hour by hour'] tbody tr")).map(r => Array.from(r.children).map(c => c.textContent));
+        return {role: svg.getAttribute('role'), name: svg.getAttribute('aria-labelledby').split(' ').map(id => document.getElementById(id).textContent).join(' '),
+                line: !!svg.querySelector('path.line-applied'), hours: hours};""")
+    check("the adoption curve is inline SVG named for screen readers (role img, a title and a description)",
+          chart["role"] == "img" and "Adoption of v2" in chart["name"] and "9 devices applied" in chart["name"] and chart["line"], json.dumps(chart))
+    check("its hour-by-hour table adds up to the figures (9 applied, 3 failed)",
+          chart["hours"] and sum(int(r[1]) for r in chart["hours"]) == 9 and sum(int(r[2]) for r in chart["hours"]) == 3 and chart["hours"][-1][3] == "9", json.dumps(chart["hours"]))
+    guard_line = driver.find_element(By.CSS_SELECTOR, ".health .guard-line").text
+    check("the health panel states the guard in force", "20 %" in guard_line and "60 minutes" in guard_line and "10 devices" in guard_line, guard_line)
+    # An element's screenshot shows only what the window shows: the card scrolled to the top, below the sticky bar.
+    driver.execute_script("document.querySelector('#main > .screen:not([data-stale]) .health').scrollIntoView(); window.scrollBy(0, -72)")
+    browser.shot("07-health", "#main > .screen:not([data-stale]) .health")
+
+    # 3 failed of 12 reporting devices is 25 %, above the guard's 20 % once 10 devices reported: the guard trips.
+    def paused_release():
+        release = call(server, "GET", f"/admin/v1/skins/{skin_id}", editor)[2].get("release") or {}
+        return release if release.get("paused") else None
+    try:
+        release = wait_for("the guard to pause v2", paused_release)
+    except AssertionError as error:  # the rest of the flow needs the pause; the other screens' checks still run
+        check("the guard paused v2 after the twelfth phone's report (ingestion calls the guard)", False, str(error))
+        return False
+    paused = release["paused"]
+    check("the guard paused v2 with the figures that tripped it and the rollout before",
+          paused.get("action") == "pause" and paused.get("rollout") == 100 and paused.get("figures", {}).get("reportingDevices") == 12
+          and paused.get("figures", {}).get("failedDevices") == 3, json.dumps(paused))
+
+    # --- The paused banner ---------------------------------------------------------------------------------------
+    browser.go(f"#/skins/{skin_id}", ".paused-banner")
+    banner = browser.find("#main > .screen:not([data-stale]) .paused-banner").text
+    check("the Skin screen shows the pause: the figures that tripped it, the action and the rollout before",
+          "Paused by its guard" in banner and "3 of 12 reporting devices failed (25 %)" in banner and "rollout 0" in banner and "100 %" in banner
+          and "unpack 2 · crash 1" in banner, banner)
+    driver.execute_script("window.scrollTo(0, 0)")
+    browser.shot("07b-paused", "#main > .screen:not([data-stale]) .paused-banner")
+    browser.go("#/skins", "table[aria-label=Skins]")
+    row = driver.execute_script("return document.querySelector(\"#main > .screen:not([data-stale]) tr[data-skin='\" + arguments[0] + \"'] .status\").textContent", skin_id)
+    check("the Skins screen marks the release paused", row == "paused", row)
+
+    # --- Resume over someone else's change: 412, nothing written, what changed shown --------------------------------
+    browser.go(f"#/skins/{skin_id}", ".paused-banner")
+    status, _, _ = call(server, "PATCH", f"/admin/v1/skins/{skin_id}/release", editor, {"priority": 91})
+    browser.button("Resume").send_keys(Keys.ENTER)
+    browser.confirm("paused")
+    browser.text_in(".conflict", "412")
+    conflict = driver.find_element(By.CSS_SELECTOR, ".conflict").text
+    _, _, skin = call(server, "GET", f"/admin/v1/skins/{skin_id}", editor)
+    check("resuming sends If-Match: over someone else's change it gets 412, the release stays paused, and the console shows what changed",
+          "priority" in conflict and (skin["release"].get("paused") or {}).get("action") == "pause", conflict)
+
+    # --- Resume ----------------------------------------------------------------------------------------------------
+    browser.go(f"#/skins/{skin_id}", ".paused-banner")
+    browser.button("Resume").send_keys(Keys.ENTER)
+    browser.confirm("100 %")
+    browser.wait(lambda d: d.find_elements(By.CSS_SELECTOR, "#main > .screen:not([data-stale]) .health") and not d.find_elements(By.CSS_SELECTOR, ".paused-banner"), "the banner to go")
+    _, _, skin = call(server, "GET", f"/admin/v1/skins/{skin_id}", editor)
+    check("Resume sends PATCH {\"paused\": null}: the release serves its rollout from before (100 %) again",
+          skin["release"].get("paused") is None and skin["release"].get("rollout") == 100 and skin["release"].get("priority") == 91, json.dumps(skin["release"]))
+    _, _, audit = call(server, "GET", "/admin/v1/audit?limit=1000", editor)
+    actions = [(e["actor"], e["action"]) for e in audit["entries"] if e.get("skinId") == skin_id]
+    check("the audit log has the guard's trip by livery:guard and the console's resume",
+          ("livery:guard", "release.guard") in actions and ("night-ops", "release.resume") in actions, str(actions))
+    browser.go(f"#/audit?skin={skin_id}&limit=500", "table[aria-label='Audit entries'] tbody tr[data-action='release.guard']")
+    trip = driver.find_element(By.CSS_SELECTOR, "table[aria-label='Audit entries'] tbody tr[data-action='release.guard']").text
+    check("the audit screen shows the guard's trip by livery:guard with its figures", "livery:guard" in trip and "paused by its guard: 3 of 12 devices failed" in trip, trip)
+
+    # One more failing phone within the window trips it again: the viewer finds it paused.
+    check("one more failing phone's report is accepted",
+          post_reports(server, "phone-ios-7", "ios", "7.2.0", [{"skinSign": sign2, "outcome": "failed", "stage": "config"}])[0] == 202)
+    wait_for("the guard to pause v2 again", paused_release)
+    return True
 
 
 def run(args, root, shots):
@@ -805,6 +1006,7 @@ def run(args, root, shots):
         check("the Skins screen lists the theme with its order and as live, not unreleased",
               "theme · order 3" in row and "live" in row and "unreleased" not in row.lower(), row)
         festival_flow(browser, server, editor, root)
+        paused = health_flow(browser, server, editor, root)
         browser.collect_logs()
         type_errors = [m for m in browser.console_errors if "TypeError" in m]
         check("no screen threw a TypeError", not type_errors, "; ".join(type_errors)[:500])
@@ -820,7 +1022,8 @@ def run(args, root, shots):
         browser.find("table[aria-label=Skins] tbody tr")
         browser.text_in("#who", "VIEWER")
         screens = [("#/skins", "table[aria-label=Skins]"), (f"#/skins/{SKIN_ID}", ".tree"), (f"#/skins/{SKIN_ID}/phone", ".phone"),
-                   (f"#/skins/{SKIN_ID}/release", "h1"), ("#/skins/spring-festival-2027", "table[aria-label=Occurrences] tbody tr"), ("#/timeline", ".timeline"), ("#/killswitch", "[data-switch='*']"),
+                   (f"#/skins/{SKIN_ID}/release", "h1"), ("#/skins/spring-festival-2027", "table[aria-label=Occurrences] tbody tr"),
+                   ("#/skins/health-flow", ".health"), ("#/timeline", ".timeline"), ("#/killswitch", "[data-switch='*']"),
                    ("#/device", "form[aria-label=Device]"), ("#/audit", "table[aria-label='Audit entries']"), ("#/upload", "h1")]
         leaks = {}
         for hash_path, ready in screens:
@@ -830,6 +1033,10 @@ def run(args, root, shots):
             if found:
                 leaks[hash_path] = found
         check("a viewer token sees every screen with no write control", not leaks, json.dumps(leaks)[:500])
+        if paused:
+            browser.go("#/skins/health-flow", ".paused-banner")
+            check("a viewer sees the paused release's banner, with no Resume",
+                  "An editor resumes it" in driver.find_element(By.CSS_SELECTOR, ".paused-banner").text)
         browser.go("#/skins", "table[aria-label=Skins]")
         browser.shot("12-viewer-skins")
         browser.collect_logs()

@@ -300,6 +300,7 @@
   function statusOf(skin, switches, now) {
     if (!skin.release) return "unreleased";
     if ((switches.global && switches.global.enabled) || (skin.app && switches.apps[skin.app] && switches.apps[skin.app].enabled)) return "killed";
+    if (skin.release.paused) return "paused";
     var w = windowOf(skin.release);
     // A theme released without a window is listed always.
     if (!w) return isTheme(skin.release) ? "live" : "unreleased";
@@ -663,7 +664,8 @@
           fact("Skin id", h("code", { text: skin.id })), fact("App", skin.app || "—"),
           fact("Released", skin.release ? "v" + skin.release.version : "not released"),
           fact("Window", windowCell(skin.release)),
-          fact("Rollout", skin.release ? rolloutBar(skin.release.rollout === undefined ? 100 : skin.release.rollout) : "—"),
+          fact("Rollout", skin.release ? [rolloutBar(skin.release.rollout === undefined ? 100 : skin.release.rollout),
+            skin.release.paused ? h("div", { class: "small warn-text", text: "paused: " + (skin.release.paused.action === "rollback" ? "the previous version is served" : "serves 0 %") }) : null] : "—"),
           fact("Priority", skin.release ? String(skin.release.priority || 0) : "—"),
           fact("Platforms", skin.release ? (skin.release.platforms || PLATFORMS).join(", ") : "—")),
         h("div", { class: "actions" },
@@ -671,8 +673,10 @@
           canWrite() ? h("a", { class: "button", href: "#/skins/" + encodeURIComponent(id) + "/release", text: skin.release ? "Change release" : "Release…" }) : null,
           canWrite() && skin.release ? h("button", { type: "button", class: "ghost", text: "Roll back", onclick: function () { rollback(skin, etag); } }) : null,
           canWrite() && skin.release ? h("button", { type: "button", class: "danger", text: "Stop", onclick: function () { stopRelease(skin, etag); } }) : null));
+      if (skin.release && skin.release.paused) root.appendChild(pausedBanner(skin, etag));
       root.appendChild(head);
       if (skin.release && skin.release.recurs) root.appendChild(occurrencesCard(skin, etag));
+      root.appendChild(healthCard(skin));
 
       var controls = h("div", { class: "controls" },
         field("Version", h("select", { onchange: function (e) { selected = +e.target.value; draw(); } },
@@ -816,6 +820,229 @@
     return card;
   }
 
+  // Health ---------------------------------------------------------------------------------------------------
+  // What phones reported about each version (GET …/health): devices applied and failed, the failure rate, failures
+  // by stage and platform, and the adoption curve from the hourly series; the release's guard, and its pause.
+
+  var STAGES = ["download", "verify", "unpack", "config", "crash"];
+  var SVG_NS = "http://www.w3.org/2000/svg";
+
+  function svg(tag, attrs) {
+    var element = document.createElementNS(SVG_NS, tag);
+    Object.keys(attrs || {}).forEach(function (key) {
+      if (key === "text") element.textContent = attrs[key];
+      else element.setAttribute(key, attrs[key]);
+    });
+    for (var i = 2; i < arguments.length; i++) if (arguments[i]) element.appendChild(arguments[i]);
+    return element;
+  }
+
+  // Failed over all counted devices of a slice, or null without any.
+  function failureRate(counts) {
+    var applied = counts.applied || 0, failed = counts.failed || 0;
+    return applied + failed ? failed / (applied + failed) : null;
+  }
+
+  function percent(rate) {
+    if (rate === null || rate === undefined) return "—";
+    // One decimal at most, and none when it is whole: 25 %, 14.3 %, 7 % (not 7.000000000000001).
+    return String(Math.round(rate * 1000) / 10) + " %";
+  }
+
+  // "unpack 2 · crash 1", stages in the order a package goes through them, or "—".
+  function stagesText(byStage) {
+    var keys = Object.keys(byStage || {}).filter(function (k) { return byStage[k]; });
+    keys.sort(function (a, b) { return (STAGES.indexOf(a) + 1 || 99) - (STAGES.indexOf(b) + 1 || 99) || (a < b ? -1 : 1); });
+    return keys.length ? keys.map(function (k) { return k + " " + byStage[k]; }).join(" · ") : "—";
+  }
+
+  function hourText(date) {
+    try {
+      return new Intl.DateTimeFormat("en-GB", { timeZone: viewerZone, day: "numeric", month: "short", hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).format(date);
+    } catch (e) {
+      return date.toISOString().slice(0, 16).replace("T", " ");
+    }
+  }
+
+  // The guard of a release that names none (docs/ADMIN-API.md, guarded releases); GET shows the guard in force with
+  // every member, and fullGuard fills in what a partial one leaves out.
+  var STANDARD_GUARD = { maxFailureRate: 0.05, minDevices: 50, windowMinutes: 60, action: "pause" };
+  var GUARD_KEYS = ["maxFailureRate", "minDevices", "windowMinutes", "action"];
+
+  function fullGuard(guard) {
+    var full = {};
+    GUARD_KEYS.forEach(function (key) { full[key] = guard && guard[key] !== undefined && guard[key] !== null ? guard[key] : STANDARD_GUARD[key]; });
+    return full;
+  }
+
+  function sameGuard(a, b) { return JSON.stringify(fullGuard(a)) === JSON.stringify(fullGuard(b)); }
+
+  // "pause above 5 % of ≥ 50 devices in 60 min", or "off".
+  function guardText(guard) {
+    var g = fullGuard(guard);
+    if (g.action === "none") return "off (action none)";
+    return g.action + " above " + percent(g.maxFailureRate) + " failed of ≥ " + g.minDevices + " reporting devices in " + g.windowMinutes + " min";
+  }
+
+  function guardSentence(guard) {
+    var g = fullGuard(guard);
+    if (g.action === "none") return "Off: this release never pauses by itself (action none).";
+    return (g.action === "rollback" ? "Serves the previous version" : "Pauses the release (rollout 0)") + " when more than " + percent(g.maxFailureRate) +
+      " of the devices reporting on it in the last " + g.windowMinutes + " minutes failed, once at least " + g.minDevices + " devices reported.";
+  }
+
+  // The version a rollback pause serves: the one below the released version (what POST /rollback picks).
+  function previousVersion(skin) {
+    var below = skin.versions.filter(function (v) { return v.version < skin.release.version; });
+    return below.length ? below[below.length - 1].version : null;
+  }
+
+  // A paused release, stated at the top of the Skin screen: when, what the guard did, the figures that tripped it,
+  // the rollout before; an editor resumes it (PATCH {"paused": null} with If-Match).
+  function pausedBanner(skin, etag) {
+    var release = skin.release, paused = release.paused, figures = paused.figures || {};
+    var rate = figures.failureRate !== undefined ? figures.failureRate : figures.reportingDevices ? figures.failedDevices / figures.reportingDevices : null;
+    var before = paused.rollout === undefined ? 100 : paused.rollout;
+    var previous = previousVersion(skin);
+    var title = skin.title || skin.id;
+    var did = paused.action === "rollback"
+      ? (previous ? "It serves the previous version, v" + previous + ", at rollout " + before + " % instead of v" + release.version + "." : "There is no previous version, so it serves rollout 0.")
+      : "Phones are served rollout 0: no device is offered v" + release.version + " (the rollout was " + before + " %).";
+    var banner = h("section", { class: "paused-banner", role: "alert", "aria-labelledby": "paused-title", "data-action": paused.action },
+      h("h2", { id: "paused-title", text: (paused.action === "rollback" ? "Rolled back by its guard" : "Paused by its guard") + " at " + formatIn(new Date(paused.at), viewerZone) }),
+      h("p", null, (figures.failedDevices !== undefined ? figures.failedDevices + " of " + figures.reportingDevices + " reporting devices failed (" + percent(rate) + ")" : "The failure rate crossed the guard's line") +
+        ", above its " + percent(fullGuard(release.guard).maxFailureRate) + ". " + did),
+      h("dl", { class: "facts paused-figures" },
+        fact("Action", paused.action),
+        fact("Reporting devices", figures.reportingDevices === undefined ? "—" : String(figures.reportingDevices)),
+        fact("Failed devices", figures.failedDevices === undefined ? "—" : String(figures.failedDevices)),
+        fact("Failure rate", percent(rate)),
+        fact("Failed by stage", stagesText(figures.failedByStage)),
+        fact("Rollout before", before + " %")),
+      canWrite()
+        ? h("div", { class: "actions" }, h("span", { class: "small", text: "Fix the cause first: after a resume the guard counts the window's reports again." }),
+            h("button", { type: "button", text: "Resume", onclick: function () { resume(); } }))
+        : h("p", { class: "small", text: "An editor resumes it (livery release " + skin.id + " --resume)." }));
+
+    function resume() {
+      confirmAction("Resume " + title + "?", [
+        h("p", { text: "Phones are offered v" + release.version + " again at the rollout from before the pause." }),
+        h("ul", { class: "changes" },
+          h("li", null, h("code", { text: "paused" }), ": ", h("span", { class: "old", text: paused.at + " (" + paused.action + ")" }), " → ", h("span", { class: "new", text: "—" })),
+          h("li", null, "served: ", h("span", { class: "old", text: paused.action === "rollback" && previous ? "v" + previous + " at " + before + " %" : "rollout 0 %" }), " → ",
+            h("span", { class: "new", text: "v" + release.version + " at " + before + " %" }))),
+        h("p", { class: "muted small", text: "The guard still holds: " + guardText(release.guard) + "." })], "Resume at " + before + " %").then(function (ok) {
+        if (!ok) return;
+        api("PATCH", "/skins/" + encodeURIComponent(skin.id) + "/release", { json: { paused: null }, etag: etag }).then(function () {
+          showBanner("Resumed " + skin.id + " at rollout " + before + " %.");
+          route();
+        }, function (error) { writeFailed(error, skin, banner); });
+      });
+    }
+    return banner;
+  }
+
+  function healthCard(skin) {
+    var card = h("section", { class: "card health", "aria-labelledby": "health-title" },
+      h("div", { class: "card-head" }, h("h2", { id: "health-title", text: "Health" }),
+        h("p", { class: "muted small", text: "What phones reported, per version, over the whole history: each device counts once per package and outcome." })));
+    var note = loading(card);
+    api("GET", "/skins/" + encodeURIComponent(skin.id) + "/health").then(function (answer) {
+      note.remove();
+      var data = answer.data || {}, versions = data.versions || [];
+      var guard = (skin.release && skin.release.guard) || data.guard || null;
+      if (skin.release && guard) {
+        card.appendChild(h("p", { class: "guard-line" }, h("strong", { text: "Guard of v" + skin.release.version + ": " }), guardSentence(guard)));
+      }
+      if (!versions.length) {
+        card.appendChild(h("p", { class: "empty health-empty", text: "No reports yet. Phones report each package they apply, or fail to, and the figures show here." }));
+        return;
+      }
+      card.appendChild(h("table", { class: "table", "aria-label": "Health by version" },
+        h("thead", null, h("tr", null, ["Version", "Devices applied", "Devices failed", "Failure rate", "Failed by stage"].map(function (t) { return h("th", { scope: "col", text: t }); }))),
+        h("tbody", null, versions.map(function (v) {
+          var rate = failureRate(v);
+          return h("tr", { "data-version": v.version },
+            h("td", { class: "num strong" }, "v" + v.version, skin.release && skin.release.version === v.version ? h("span", { class: "tag", text: "released" }) : null),
+            h("td", { class: "num", "data-field": "applied", text: v.applied || 0 }), h("td", { class: "num", "data-field": "failed", text: v.failed || 0 }),
+            h("td", { class: "num", "data-field": "rate" }, h("span", { class: rate && skin.release && guard && fullGuard(guard).action !== "none" && rate > fullGuard(guard).maxFailureRate ? "rate-over" : null, text: percent(rate) })),
+            h("td", { "data-field": "stages", text: stagesText(v.failedByStage) }));
+        }))));
+      versions.forEach(function (v) { card.appendChild(versionHealth(v)); });
+    }, function (error) {
+      note.remove();
+      card.appendChild(error.status === 404 ? h("p", { class: "muted", text: "This server does not count reports yet (no /health)." }) : errorBox(error));
+    });
+    return card;
+  }
+
+  // One version: by platform (and app version), and its adoption curve with the hours as a table.
+  function versionHealth(v) {
+    var platforms = v.byPlatform || {};
+    var rows = [];
+    Object.keys(platforms).sort().forEach(function (name) {
+      var p = platforms[name];
+      rows.push(h("tr", { "data-platform": name }, h("th", { scope: "row", text: name }), h("td", { class: "num", text: p.applied || 0 }), h("td", { class: "num", text: p.failed || 0 }),
+        h("td", { class: "num", text: percent(failureRate(p)) }), h("td", { text: stagesText(p.failedByStage) })));
+      var apps = p.byAppVersion || {};
+      Object.keys(apps).sort().forEach(function (appVersion) {
+        var a = apps[appVersion];
+        rows.push(h("tr", { class: "sub", "data-platform": name, "data-app-version": appVersion }, h("th", { scope: "row", class: "muted", text: "app " + appVersion }),
+          h("td", { class: "num", text: a.applied || 0 }), h("td", { class: "num", text: a.failed || 0 }), h("td", { class: "num", text: percent(failureRate(a)) }), h("td", { text: stagesText(a.failedByStage) })));
+      });
+    });
+    return h("div", { class: "version-health", "data-version": v.version },
+      h("h3", { text: "v" + v.version }),
+      h("div", { class: "grid-2" },
+        h("table", { class: "table compact", "aria-label": "v" + v.version + " by platform" },
+          h("thead", null, h("tr", null, ["Platform", "Applied", "Failed", "Rate", "By stage"].map(function (t) { return h("th", { scope: "col", text: t }); }))),
+          h("tbody", null, rows.length ? rows : h("tr", null, h("td", { colspan: "5", class: "muted", text: "—" })))),
+        adoption(v)));
+  }
+
+  // Devices that applied the version, added up hour by hour (the hours without reports count zero), with failures
+  // beside them: inline SVG, and the same figures as a table for screen readers and copying.
+  function adoption(v) {
+    var series = (v.series || []).map(function (s) { return { at: new Date(s.at), applied: s.applied || 0, failed: s.failed || 0 }; })
+      .filter(function (s) { return !isNaN(s.at.getTime()); }).sort(function (a, b) { return a.at - b.at; });
+    var id = "adoption-" + v.version;
+    if (!series.length) return h("p", { class: "muted", text: "No hours recorded." });
+    var hour = 3600e3, start = series[0].at.getTime(), end = series[series.length - 1].at.getTime() + hour;
+    var points = [{ t: start, applied: 0, failed: 0 }], applied = 0, failed = 0;
+    series.forEach(function (s) { applied += s.applied; failed += s.failed; points.push({ t: s.at.getTime() + hour, applied: applied, failed: failed }); });
+    var W = 520, H = 180, left = 44, right = 12, top = 12, bottom = 28;
+    var top_ = Math.max(1, applied, failed);
+    function x(t) { return left + (W - left - right) * (t - start) / (end - start); }
+    function y(n) { return top + (H - top - bottom) * (1 - n / top_); }
+    // Each hour's devices count at the hour's end (they are known once it is over), with straight lines between.
+    function path(key) { return points.map(function (p, i) { return (i ? "L" : "M") + x(p.t).toFixed(1) + " " + y(p[key]).toFixed(1); }).join(" "); }
+    var last = points[points.length - 1];
+    var summary = "From 0 at " + hourText(new Date(start)) + " to " + applied + " devices applied by " + hourText(new Date(end)) + ", " + failed + " failed.";
+    var chart = svg("svg", { viewBox: "0 0 " + W + " " + H, class: "adoption-chart", role: "img", "aria-labelledby": id + "-title " + id + "-desc" },
+      svg("title", { id: id + "-title", text: "Adoption of v" + v.version + ": devices applied over time" }),
+      svg("desc", { id: id + "-desc", text: summary }),
+      svg("line", { x1: left, x2: W - right, y1: y(0), y2: y(0), class: "axis-line" }),
+      svg("line", { x1: left, x2: W - right, y1: y(top_), y2: y(top_), class: "grid-line" }),
+      svg("text", { x: left - 6, y: y(0) + 4, "text-anchor": "end", class: "axis-text", text: "0" }),
+      svg("text", { x: left - 6, y: y(top_) + 4, "text-anchor": "end", class: "axis-text", text: String(top_) }),
+      svg("text", { x: left, y: H - 8, class: "axis-text", text: hourText(new Date(start)) }),
+      svg("text", { x: W - right, y: H - 8, "text-anchor": "end", class: "axis-text", text: hourText(new Date(end)) }),
+      svg("path", { d: path("applied") + " L" + x(last.t).toFixed(1) + " " + y(0).toFixed(1) + " L" + x(start).toFixed(1) + " " + y(0).toFixed(1) + " Z", class: "area-applied" }),
+      svg("path", { d: path("applied"), class: "line-applied" }),
+      svg("path", { d: path("failed"), class: "line-failed" }));
+    var cumulative = 0;
+    return h("figure", { class: "adoption" }, chart,
+      h("figcaption", { class: "small" }, h("span", { class: "key key-applied", "aria-hidden": "true" }), " devices applied, added up  ",
+        h("span", { class: "key key-failed", "aria-hidden": "true" }), " failed, added up"),
+      h("details", null, h("summary", { text: "Hour by hour (" + series.length + ")" }),
+        h("table", { class: "table compact", "aria-label": "v" + v.version + " hour by hour" },
+          h("thead", null, h("tr", null, ["Hour", "Applied", "Failed", "Applied so far"].map(function (t) { return h("th", { scope: "col", text: t }); }))),
+          h("tbody", null, series.map(function (s) {
+            cumulative += s.applied;
+            return h("tr", { "data-at": s.at.toISOString() }, h("td", { text: hourText(s.at) }), h("td", { class: "num", text: s.applied }), h("td", { class: "num", text: s.failed }), h("td", { class: "num", text: cumulative }));
+          })))));
+  }
+
   function fact(label, value) { return h("div", null, h("dt", { text: label }), h("dd", null, value)); }
 
   function bytes(n) {
@@ -890,12 +1117,14 @@
   function show(value) {
     if (value === undefined || value === null) return "—";
     if (typeof value === "object" && value.calendar) return ruleText(value);
+    if (typeof value === "object" && value.figures) return "paused by its guard at " + value.at + " (" + value.action + ", rollout before " + value.rollout + " %)";
+    if (typeof value === "object" && GUARD_KEYS.some(function (key) { return value[key] !== undefined; })) return guardText(value);
     return typeof value === "string" ? value : JSON.stringify(value);
   }
 
   var RELEASE_FIELDS = ["version", "kind", "order", "startsAt", "endsAt", "timeZone", "priority", "platforms", "minAppVersion", "maxAppVersion", "rollout"];
   // What a 412 lists as changed: every field of a release, its rule and overrides, and who released it.
-  var CONFLICT_FIELDS = RELEASE_FIELDS.concat(["recurs", "occurrences", "releasedBy"]);
+  var CONFLICT_FIELDS = RELEASE_FIELDS.concat(["recurs", "occurrences", "guard", "paused", "releasedBy"]);
 
   // A 422's field (details.field, such as "recurs/day" or "occurrences/2027/endsAt") shown next to its control in
   // `controls` (field name → control), the nearest named parent when the field itself has none; returns the control.
@@ -1082,6 +1311,34 @@
           ? "Each year's dates are computed by the server; see and override them on the skin's screen. A changed rule keeps the years you overrode or skipped."
           : "Each year's dates are computed by the server; after releasing, the skin's screen lists them and lets you override or skip a year." }));
 
+      // The guard: when the release pauses itself (release.guard; the standard one when the release names none).
+      var shownGuard = fullGuard(current && current.guard);
+      var guardAction = h("select", { id: "guard-action" }, [{ value: "pause", text: "Pause: serve rollout 0" }, { value: "rollback", text: "Roll back: serve the previous version" }, { value: "none", text: "None: the guard is off" }].map(function (a) {
+        return h("option", { value: a.value, selected: shownGuard.action === a.value, text: a.text });
+      }));
+      var guardRate = h("input", { type: "number", id: "guard-maxFailureRate", min: "0", max: "100", step: "0.1", value: String(+(shownGuard.maxFailureRate * 100).toFixed(4)) });
+      var guardDevices = h("input", { type: "number", id: "guard-minDevices", min: "1", step: "1", value: shownGuard.minDevices });
+      var guardWindow = h("input", { type: "number", id: "guard-windowMinutes", min: "1", max: "43200", step: "1", value: shownGuard.windowMinutes });
+      var guardBox = h("fieldset", { class: "rule wide guard", "aria-describedby": "guard-hint" },
+        h("legend", { text: "Guard" }),
+        h("div", { class: "form-grid" },
+          field("When it trips", guardAction),
+          field("Max failure rate (%)", guardRate, "trips above this share of reporting devices"),
+          field("Min devices", guardDevices, "reporting devices needed before the rate counts"),
+          field("Window (minutes)", guardWindow, "how far back reports count")),
+        h("p", { class: "hint", id: "guard-hint", text: "Phones report each package's outcome; the guard pauses this release by itself when too many fail. Default: pause above 5 % of at least 50 devices in 60 minutes." }));
+      function syncGuard() { [guardRate, guardDevices, guardWindow].forEach(function (input) { input.disabled = guardAction.value === "none"; }); }
+      guardAction.addEventListener("change", syncGuard);
+      syncGuard();
+      // The guard as typed: a percentage becomes a fraction; text that is no number goes as typed, so that the
+      // server's 422 names the field.
+      function readGuard() {
+        var rate = guardRate.value.trim();
+        return fullGuard({
+          maxFailureRate: rate === "" ? undefined : /^\d+(\.\d+)?$/.test(rate) ? Math.round(+rate * 1e6) / 1e8 : rate,
+          minDevices: number(guardDevices), windowMinutes: number(guardWindow), action: guardAction.value });
+      }
+
       var status = h("div", { class: "form-status", "aria-live": "polite" });
       var startsField = field("Starts at", startsAt, "inclusive"), endsField = field("Ends at", endsAt, "exclusive");
       var form = h("form", { class: "card form", "aria-label": "Release settings", novalidate: true },
@@ -1100,14 +1357,16 @@
           platforms,
           field("Minimum app version", minVersion, "inclusive; empty for none"),
           field("Maximum app version", maxVersion, "exclusive; empty for none"),
-          h("div", { class: "field rollout-field" }, h("label", { for: "rollout", text: "Rollout" }), h("div", { class: "slider" }, rollout, rolloutOut), h("span", { class: "hint", text: "share of devices (sticky buckets); lowering asks first" }))),
+          h("div", { class: "field rollout-field" }, h("label", { for: "rollout", text: "Rollout" }), h("div", { class: "slider" }, rollout, rolloutOut), h("span", { class: "hint", text: "share of devices (sticky buckets); lowering asks first" })),
+          guardBox),
         zones,
         h("div", { class: "actions" },
           h("a", { class: "button ghost", href: "#/skins/" + encodeURIComponent(id), text: "Cancel" }),
           h("button", { type: "submit", text: current ? "Review changes" : "Review release" })));
       // Where a 422 names a field, the message shows next to that control.
       var controls = { version: version, timeZone: timeZone, startsAt: startsAt, endsAt: endsAt, priority: priority, kind: kind, order: order,
-        platforms: platforms.querySelector("input"), minAppVersion: minVersion, maxAppVersion: maxVersion, rollout: rollout, recurs: festival };
+        platforms: platforms.querySelector("input"), minAppVersion: minVersion, maxAppVersion: maxVersion, rollout: rollout, recurs: festival,
+        guard: guardAction, "guard/action": guardAction, "guard/maxFailureRate": guardRate, "guard/minDevices": guardDevices, "guard/windowMinutes": guardWindow };
       Object.keys(ruleControls).forEach(function (key) { controls["recurs/" + key] = ruleControls[key]; });
       // Order and an open-ended window are for themes; a holiday skin always has a window, by dates or by a rule.
       function syncKind() {
@@ -1161,7 +1420,11 @@
             plan.startsAt = current.startsAt; plan.endsAt = current.endsAt; plan.timeZone = current.timeZone;
           }
         }
+        // A new release names its guard only when it is not the standard one.
+        plan.guard = readGuard();
+        if (!current && sameGuard(plan.guard, STANDARD_GUARD)) delete plan.guard;
         var before = current ? Object.assign({ rollout: 100, priority: 0, platforms: PLATFORMS, minAppVersion: null, maxAppVersion: null }, current) : null;
+        if (before) before.guard = fullGuard(current.guard);
         var changed = {};
         // A merge patch: a field the new plan leaves out is removed with null (a theme's window or order, its kind,
         // a rule replaced by dates). A changed rule names every key, null for a default, since a merge patch
@@ -1177,10 +1440,12 @@
         });
         // Overrides belong to a rule: a release left without one drops them.
         if (before && before.occurrences && !plan.recurs) changed.occurrences = null;
+        // The guard is patched whole (each member named), and only when it changed.
+        if (before && !sameGuard(before.guard, plan.guard)) changed.guard = plan.guard;
         if (before && !Object.keys(changed).length) { status.appendChild(h("p", { class: "muted", text: "Nothing to change." })); return; }
         var lowering = before && plan.rollout < before.rollout;
         confirmAction(current ? "Change the release of " + (skin.title || skin.id) + "?" : "Release " + (skin.title || skin.id) + "?",
-          [changeList(before, plan, RELEASE_FIELDS.concat(["recurs", "occurrences"])), lowering ? h("p", { class: "warn-text", text: "The rollout goes down: devices above " + plan.rollout + " % lose the skin." }) : null],
+          [changeList(before, plan, RELEASE_FIELDS.concat(["recurs", "occurrences", "guard"])), lowering ? h("p", { class: "warn-text", text: "The rollout goes down: devices above " + plan.rollout + " % lose the skin." }) : null],
           current ? "Apply" : "Release", lowering).then(function (ok) {
           if (!ok) return;
           // A released skin is changed with a merge patch of what changed; a new release is a PUT of the whole plan.
@@ -1552,6 +1817,10 @@
         if (release.rollout !== undefined) parts.push("rollout " + release.rollout + " %");
         if (release.priority !== undefined) parts.push("priority " + release.priority);
         if (release.startsAt) parts.push(release.startsAt + " → " + release.endsAt);
+        if (release.paused && typeof release.paused === "object") {
+          var figures = release.paused.figures || {};
+          parts.push("paused by its guard" + (figures.failedDevices !== undefined ? ": " + figures.failedDevices + " of " + figures.reportingDevices + " devices failed" : ""));
+        }
       }
       if (value.enabled !== undefined) parts.push((value.enabled ? "on" : "off") + (value.app ? " for " + value.app : " (global)") + (value.reason ? ": " + value.reason : ""));
       if (parts.length) return parts.join(", ");
