@@ -61,6 +61,9 @@ public final class CatalogPublisher: Sendable {
     /// store answers), even if the store has no newer revision.
     public var needsRetry: Bool { failed.load(ordering: .acquiring) }
 
+    /// The store revision of the catalog served now (-1 before the first).
+    public var publishedRevision: Int { published.withLock { $0.revision } }
+
     /// The damaged versions as of the last catalog built, by skin id then number: those the store found damaged
     /// when it loaded them (never served, never read), and released ones whose stored files do not match their
     /// content address (left out of the catalog). Damage stays with its version: everything else is served and
