@@ -22,7 +22,7 @@ let package = Package(
         // The client SDK apps add with the Swift package manager (docs/CLIENT.md).
         .library(name: "LiveryKit", targets: ["LiveryKit"]),
         // One app install on the command line, built on LiveryKit.
-        .executable(name: "livery-phone", targets: ["livery-phone"]),
+        .executable(name: "livery-phone", targets: ["livery-phone"])
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -30,7 +30,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         // CryptoKit's API on every platform: SHA-256 and P-256 for LiveryKit and LiveryCatalog (the server keeps OpenSSL).
-        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3")
     ],
     targets: [
         // System libraries.
@@ -68,7 +68,9 @@ let package = Package(
         // poll's CPU); debug builds, which the tests run, keep them.
         .target(
             name: "LiveryHTTP",
-            dependencies: ["CLiveryHTTP", "COpenSSL", "LiveryJSON", "SystemCalls", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "CLiveryHTTP", "COpenSSL", "LiveryJSON", "SystemCalls", .product(name: "Logging", package: "swift-log")
+            ],
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
 
         // skin.json / config.json values, color and image parsing, validation, identifier fallback, variants, and a
@@ -86,7 +88,8 @@ let package = Package(
         .target(name: "ZipReading", dependencies: ["CZlib"]),
 
         // The deterministic zip writer on zlib (packages, `livery push`). No HTTP, no skins.
-        .target(name: "ZipArchive", dependencies: ["CZlib", "ZipReading", "LiveryCrypto", "LiveryProtocol", "SystemCalls"]),
+        .target(
+            name: "ZipArchive", dependencies: ["CZlib", "ZipReading", "LiveryCrypto", "LiveryProtocol", "SystemCalls"]),
 
         // The catalog document of `GET /api/v1/catalog` as a phone reads it (parsed hostile-first) and
         // `CatalogDecision`, the pure decision a phone makes from it (docs/PROTOCOL.md). Portable: Foundation,
@@ -106,9 +109,11 @@ let package = Package(
         .target(name: "PostgresSkinStore", dependencies: ["SkinStore", "PostgresClient", "LiveryCrypto"]),
 
         // Turns a validated skin and a variant into a deterministic zip package.
-        .target(name: "SkinPackage", dependencies: [
-            "SkinModel", "ZipArchive", "ZipReading", "LiveryCrypto", "LiveryProtocol", "SystemCalls",
-        ]),
+        .target(
+            name: "SkinPackage",
+            dependencies: [
+                "SkinModel", "ZipArchive", "ZipReading", "LiveryCrypto", "LiveryProtocol", "SystemCalls"
+            ]),
 
         // The ops console's static files (www/), compiled into the binary by SwiftPM so it needs no files next to it
         // (copied resources would need a bundle folder beside the binary). The byte-array literals cost about 20 s
@@ -119,16 +124,21 @@ let package = Package(
         // to a closure, request values, resolution, rollout buckets, answer bodies, the package cache, the importer,
         // upload reading, and every write as a use case (Changes: rules decided in one store change, then publish,
         // count, log; one ChangeError). Never imports LiveryHTTP.
-        .target(name: "SkinServing", dependencies: [
-            "SkinModel", "SkinDirectory", "SkinPackage", "SkinStore", "LiveryCrypto", "LiveryProtocol", "ZipArchive",
-            "ZipReading", "LiveryJSON",
-            "SystemCalls", .product(name: "Logging", package: "swift-log"),
-            .product(name: "CoreMetrics", package: "swift-metrics"),
-        ]),
+        .target(
+            name: "SkinServing",
+            dependencies: [
+                "SkinModel", "SkinDirectory", "SkinPackage", "SkinStore", "LiveryCrypto", "LiveryProtocol",
+                "ZipArchive",
+                "ZipReading", "LiveryJSON",
+                "SystemCalls", .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics")
+            ]),
 
         // How a Livery process is set up: the settings of `livery serve` (flag > environment > default, checked) and
         // the log handler (text or JSON lines). No HTTP, no skins.
-        .target(name: "LiverySetup", dependencies: ["LiveryJSON", "SystemCalls", .product(name: "Logging", package: "swift-log")]),
+        .target(
+            name: "LiverySetup",
+            dependencies: ["LiveryJSON", "SystemCalls", .product(name: "Logging", package: "swift-log")]),
 
         // A small blocking HTTP/1.1 client (http and https with the system's CAs or a private CA file, on
         // SystemCalls' ClientSocket and OpenSSL): the CLI's ops commands and the guard's webhook.
@@ -136,21 +146,28 @@ let package = Package(
 
         // The HTTP adapters of the serving core: client routes, the package responder, admin routes and auth, the one
         // mapping of errors to HTTP (APIError), metrics; LiveryService assembles them.
-        .target(name: "LiveryServer", dependencies: [
-            "SkinServing", "LiveryHTTP", "LiveryHTTPClient", "LiveryConsole", "SkinModel", "SkinPackage", "LiveryCrypto", "LiveryProtocol", "SkinStore",
-            "ZipArchive", "ZipReading", "LiveryJSON", "SystemCalls", .product(name: "Logging", package: "swift-log"),
-            .product(name: "CoreMetrics", package: "swift-metrics"),
-            .product(name: "Prometheus", package: "swift-prometheus"),
-        ]),
+        .target(
+            name: "LiveryServer",
+            dependencies: [
+                "SkinServing", "LiveryHTTP", "LiveryHTTPClient", "LiveryConsole", "SkinModel", "SkinPackage",
+                "LiveryCrypto", "LiveryProtocol", "SkinStore",
+                "ZipArchive", "ZipReading", "LiveryJSON", "SystemCalls",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus")
+            ]),
 
         // The thin executable: configuration, logging bootstrap, signals, subcommands.
-        .executableTarget(name: "livery", dependencies: [
-            "LiveryServer", "LiverySetup", "LiveryHTTP", "LiveryHTTPClient", "LiveryJSON", "SkinModel", "SkinDirectory", "SkinPackage", "ZipArchive", "ZipReading", "LiveryCrypto", "LiveryProtocol",
-            "PostgresClient", "PostgresSkinStore", "SkinStore", "SkinServing", "SystemCalls",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "CoreMetrics", package: "swift-metrics"),
-        ]),
+        .executableTarget(
+            name: "livery",
+            dependencies: [
+                "LiveryServer", "LiverySetup", "LiveryHTTP", "LiveryHTTPClient", "LiveryJSON", "SkinModel",
+                "SkinDirectory", "SkinPackage", "ZipArchive", "ZipReading", "LiveryCrypto", "LiveryProtocol",
+                "PostgresClient", "PostgresSkinStore", "SkinStore", "SkinServing", "SystemCalls",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics")
+            ]),
 
         // The client SDK: the catalog decided on the device (or a poll), verify, stream, unpack hostile-first, swap
         // atomically, read the skin, revert a skin that crashed the app. Portable targets and swift-crypto only
@@ -159,7 +176,7 @@ let package = Package(
             name: "LiveryKit",
             dependencies: [
                 "LiveryJSON", "LiveryProtocol", "ZipReading", "SkinModel", "LiveryCatalog",
-                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Crypto", package: "swift-crypto")
             ],
             resources: [.copy("PrivacyInfo.xcprivacy")]),
 
@@ -168,7 +185,7 @@ let package = Package(
             name: "livery-phone",
             dependencies: [
                 "LiveryKit", "LiveryJSON", "LiveryProtocol", "SkinModel",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser")
             ],
             path: "Examples/livery-phone"),
 
@@ -188,62 +205,83 @@ let package = Package(
         .executableTarget(name: "syscalls-probe", dependencies: ["SystemCalls"], path: "Tests/SystemCallsProbe"),
         .testTarget(name: "LiveryProtocolTests", dependencies: ["LiveryProtocol"]),
         .testTarget(name: "LiveryCryptoTests", dependencies: ["LiveryCrypto", "LiveryProtocol", "TestSupport"]),
-        .testTarget(name: "LiveryHTTPTests", dependencies: [
-            "LiveryHTTP", "LiverySetup", "HTTPTestSupport", "TestSupport", .product(name: "Logging", package: "swift-log"),
-        ]),
+        .testTarget(
+            name: "LiveryHTTPTests",
+            dependencies: [
+                "LiveryHTTP", "LiverySetup", "HTTPTestSupport", "TestSupport",
+                .product(name: "Logging", package: "swift-log")
+            ]),
         .testTarget(name: "SkinModelTests", dependencies: ["SkinModel", "SkinDirectory", "LiveryJSON", "TestSupport"]),
         .testTarget(name: "ZipReadingTests", dependencies: ["ZipReading", "TestSupport"]),
         .testTarget(name: "ZipArchiveTests", dependencies: ["ZipArchive", "ZipReading", "LiveryCrypto", "TestSupport"]),
-        .testTarget(name: "SkinPackageTests", dependencies: [
-            "SkinPackage", "SkinModel", "SkinDirectory", "ZipArchive", "ZipReading", "TestSupport",
-        ]),
+        .testTarget(
+            name: "SkinPackageTests",
+            dependencies: [
+                "SkinPackage", "SkinModel", "SkinDirectory", "ZipArchive", "ZipReading", "TestSupport"
+            ]),
         // How tests reach HTTP routes: a raw-socket HTTP/1.1 client (127.0.0.1 only), the one in-process test server
         // (`TestServer`), and `TestEndpoint`, which answers the same requests in memory or over that server. Never
         // shipped.
         .target(
-            name: "HTTPTestSupport", dependencies: ["LiveryHTTP", "TestSupport", .product(name: "Logging", package: "swift-log")],
+            name: "HTTPTestSupport",
+            dependencies: ["LiveryHTTP", "TestSupport", .product(name: "Logging", package: "swift-log")],
             path: "Tests/HTTPTestSupport"),
         .testTarget(name: "LiveryCatalogTests", dependencies: ["LiveryCatalog", "TestSupport"]),
         // The serving core without HTTP; the change use cases run on the file store and on a real PostgreSQL.
-        .testTarget(name: "SkinServingTests", dependencies: [
-            "SkinServing", "SkinModel", "SkinPackage", "SkinStore", "LiveryCrypto", "LiveryJSON", "TestSupport",
-            "PostgresSkinStore", "PostgresClient", "PostgresTestSupport",
-            .product(name: "Logging", package: "swift-log"), .product(name: "MetricsTestKit", package: "swift-metrics"),
-        ]),
-        .testTarget(name: "LiverySetupTests", dependencies: [
-            "LiverySetup", "TestSupport", .product(name: "Logging", package: "swift-log"),
-        ]),
-        .testTarget(name: "LiveryServerTests", dependencies: [
-            "LiveryServer", "SkinServing", "LiverySetup", "LiveryConsole", "LiveryHTTP", "SkinModel", "SkinDirectory", "SkinPackage", "HTTPTestSupport", "TestSupport", "LiveryCrypto",
-            "LiveryProtocol", "SkinStore", "ZipArchive", "ZipReading", "LiveryJSON", "LiveryCatalog",
-            .product(name: "MetricsTestKit", package: "swift-metrics"),
-        ]),
+        .testTarget(
+            name: "SkinServingTests",
+            dependencies: [
+                "SkinServing", "SkinModel", "SkinPackage", "SkinStore", "LiveryCrypto", "LiveryJSON", "TestSupport",
+                "PostgresSkinStore", "PostgresClient", "PostgresTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics")
+            ]),
+        .testTarget(
+            name: "LiverySetupTests",
+            dependencies: [
+                "LiverySetup", "TestSupport", .product(name: "Logging", package: "swift-log")
+            ]),
+        .testTarget(
+            name: "LiveryServerTests",
+            dependencies: [
+                "LiveryServer", "SkinServing", "LiverySetup", "LiveryConsole", "LiveryHTTP", "SkinModel",
+                "SkinDirectory", "SkinPackage", "HTTPTestSupport", "TestSupport", "LiveryCrypto",
+                "LiveryProtocol", "SkinStore", "ZipArchive", "ZipReading", "LiveryJSON", "LiveryCatalog",
+                .product(name: "MetricsTestKit", package: "swift-metrics")
+            ]),
         // A real PostgreSQL server per suite or test (initdb as an unprivileged user, Unix socket only). Never shipped.
         .target(name: "PostgresTestSupport", dependencies: ["TestSupport"], path: "Tests/PostgresTestSupport"),
-        .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "PostgresTestSupport", "TestSupport"]),
+        .testTarget(
+            name: "PostgresClientTests", dependencies: ["PostgresClient", "PostgresTestSupport", "TestSupport"]),
         // The checks every `SkinStore` implementation must pass, run by each implementation's tests with a factory of
         // its stores (FileSkinStore's in SkinStoreTests; PostgreSQL's next). Imports Testing. Never shipped.
         .target(
-            name: "SkinStoreConformance", dependencies: ["SkinStore", "LiveryCrypto"], path: "Tests/SkinStoreConformance"),
+            name: "SkinStoreConformance", dependencies: ["SkinStore", "LiveryCrypto"],
+            path: "Tests/SkinStoreConformance"),
         .testTarget(
             name: "SkinStoreTests", dependencies: ["SkinStore", "SkinStoreConformance", "LiveryCrypto", "TestSupport"]),
-        .testTarget(name: "PostgresSkinStoreTests", dependencies: [
-            "PostgresSkinStore", "SkinStore", "SkinStoreConformance", "PostgresClient", "PostgresTestSupport", "TestSupport",
-            "SkinServing", "SkinModel", .product(name: "Logging", package: "swift-log"),
-        ]),
+        .testTarget(
+            name: "PostgresSkinStoreTests",
+            dependencies: [
+                "PostgresSkinStore", "SkinStore", "SkinStoreConformance", "PostgresClient", "PostgresTestSupport",
+                "TestSupport",
+                "SkinServing", "SkinModel", .product(name: "Logging", package: "swift-log")
+            ]),
         // Child process for SkinStoreTests' crash-safety test (killed with SIGKILL mid-change). Not shipped.
         .executableTarget(
             name: "store-torture", dependencies: ["SkinStore", "TestSupport"], path: "Tests/StoreTorture"),
         .testTarget(
-            name: "EndToEndTests", dependencies: [
+            name: "EndToEndTests",
+            dependencies: [
                 "LiveryCrypto", "LiveryProtocol", "HTTPTestSupport", "TestSupport", "ZipArchive", "ZipReading",
                 "PostgresTestSupport",
-                "SkinStore",
+                "SkinStore"
             ]),
         // LiveryKit and livery-phone against the real `livery serve` (and a tampering proxy on 127.0.0.1).
         .testTarget(
-            name: "LiveryKitTests", dependencies: [
-                "LiveryKit", "LiveryJSON", "SkinModel", "TestSupport", .product(name: "Crypto", package: "swift-crypto"),
-            ]),
+            name: "LiveryKitTests",
+            dependencies: [
+                "LiveryKit", "LiveryJSON", "SkinModel", "TestSupport", .product(name: "Crypto", package: "swift-crypto")
+            ])
     ]
 )

@@ -13,7 +13,8 @@ import SkinModel
 struct LiveryPhone: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "livery-phone",
-        abstract: "Play one app install against a Livery server: refresh, apply, confirm, print what the app would draw.",
+        abstract:
+            "Play one app install against a Livery server: refresh, apply, confirm, print what the app would draw.",
         discussion: """
             Prints one line: {"skinId", "skinSign", "themeId", "values", "error", "source", "reported"}; source is \
             "catalog" when the stored catalog decided, "poll" otherwise; reported is how many outcome reports the \
@@ -46,7 +47,8 @@ struct LiveryPhone: AsyncParsableCommand {
     var publicKeys: [String] = []
     @Option(help: "The clock's instant (ISO 8601 with an offset), instead of now.")
     var at: String?
-    @Flag(help: "No network: decide from what is stored (the catalog, or the last poll's skins) at the clock's instant.")
+    @Flag(
+        help: "No network: decide from what is stored (the catalog, or the last poll's skins) at the clock's instant.")
     var offline = false
     @Option(name: .customLong("get"), help: "A key MODULE/SECTION/IDENTIFIER to print (repeatable).")
     var keys: [String] = []
@@ -65,12 +67,16 @@ struct LiveryPhone: AsyncParsableCommand {
             throw ValidationError("--platform '\(platform)' is not one of ios, android, harmony, macos")
         }
         guard (1...3).contains(scale) else { throw ValidationError("--scale must be 1, 2 or 3") }
-        guard Appearance(rawValue: appearance.lowercased()) != nil else { throw ValidationError("--appearance must be light or dark") }
+        guard Appearance(rawValue: appearance.lowercased()) != nil else {
+            throw ValidationError("--appearance must be light or dark")
+        }
         if let at, ISO8601Instant.parse(at) == nil {
-            throw ValidationError("--at '\(at)' is not an ISO 8601 instant with an offset, such as 2026-12-24T20:00:00+08:00")
+            throw ValidationError(
+                "--at '\(at)' is not an ISO 8601 instant with an offset, such as 2026-12-24T20:00:00+08:00")
         }
         for key in keys where ConfigKey(parsing: key) == nil {
-            throw ValidationError("--get '\(key)' is not MODULE/SECTION/IDENTIFIER (sections: colors, images, values, resources)")
+            throw ValidationError(
+                "--get '\(key)' is not MODULE/SECTION/IDENTIFIER (sections: colors, images, values, resources)")
         }
         if let theme, theme.isEmpty { throw ValidationError("--theme is empty: give a theme id or none") }
     }
@@ -85,7 +91,8 @@ struct LiveryPhone: AsyncParsableCommand {
                 let file = try PublicKeyFile.parse([UInt8](data))
                 trusted[file.keyID.text] = file.base64
             } catch {
-                throw ValidationError("--public-key \(path): \(error.description); give the file `livery keys create` printed")
+                throw ValidationError(
+                    "--public-key \(path): \(error.description); give the file `livery keys create` printed")
             }
         }
         let instant = at.flatMap(ISO8601Instant.parse)
@@ -104,7 +111,8 @@ struct LiveryPhone: AsyncParsableCommand {
         } catch {
             Self.report(error)
             Self.printLine(
-                skin: nil, themeID: nil, values: keys.map { ($0, JSONValue.null) }, error: error, source: .poll, reported: 0)
+                skin: nil, themeID: nil, values: keys.map { ($0, JSONValue.null) }, error: error, source: .poll,
+                reported: 0)
             throw ExitCode(crashBeforeApplied ? 3 : 1)
         }
         if !offline {
@@ -118,7 +126,9 @@ struct LiveryPhone: AsyncParsableCommand {
                 if theme == "none" {
                     try await client.selectTheme(nil)
                 } else if offline {
-                    if client.chosenThemeID != theme { throw LiveryError(.network, "--offline: theme '\(theme)' is not stored") }
+                    if client.chosenThemeID != theme {
+                        throw LiveryError(.network, "--offline: theme '\(theme)' is not stored")
+                    }
                 } else {
                     try await client.selectTheme(theme)
                 }
@@ -135,7 +145,9 @@ struct LiveryPhone: AsyncParsableCommand {
         let values = keys.map { key in (key, Self.json(skin?.resolve(key, appearance: look))) }
         if crashBeforeApplied {
             // The app died while drawing: nothing confirmed, nothing sent; the next launch reports the crash.
-            Self.printLine(skin: skin, themeID: client.chosenThemeID, values: values, error: failure, source: client.source, reported: 0)
+            Self.printLine(
+                skin: skin, themeID: client.chosenThemeID, values: values, error: failure, source: client.source,
+                reported: 0)
             throw ExitCode(3)
         }
         do { try client.markApplied() } catch {
@@ -155,7 +167,8 @@ struct LiveryPhone: AsyncParsableCommand {
             }
         }
         Self.printLine(
-            skin: skin, themeID: client.chosenThemeID, values: values, error: failure, source: client.source, reported: reported)
+            skin: skin, themeID: client.chosenThemeID, values: values, error: failure, source: client.source,
+            reported: reported)
         if failure != nil { throw ExitCode(1) }
     }
 
@@ -171,18 +184,24 @@ struct LiveryPhone: AsyncParsableCommand {
         for (key, value) in values where !valueMembers.contains(where: { $0.key == key }) {
             valueMembers.append(.init(key: key, value: value))
         }
-        let errorValue: JSONValue = error.map {
-            .object(JSONObject([.init(key: "code", value: .string($0.code.rawValue)), .init(key: "message", value: .string($0.message))]))
-        } ?? .null
-        let line = JSONValue.object(JSONObject([
-            .init(key: "skinId", value: skin.map { .string($0.id) } ?? .null),
-            .init(key: "skinSign", value: .string(skin?.sign ?? "")),
-            .init(key: "themeId", value: themeID.map { .string($0) } ?? .null),
-            .init(key: "values", value: .object(JSONObject(valueMembers))),
-            .init(key: "error", value: errorValue),
-            .init(key: "source", value: .string(source.rawValue)),
-            .init(key: "reported", value: .number(JSONNumber(reported))),
-        ]))
+        let errorValue: JSONValue =
+            error.map {
+                .object(
+                    JSONObject([
+                        .init(key: "code", value: .string($0.code.rawValue)),
+                        .init(key: "message", value: .string($0.message))
+                    ]))
+            } ?? .null
+        let line = JSONValue.object(
+            JSONObject([
+                .init(key: "skinId", value: skin.map { .string($0.id) } ?? .null),
+                .init(key: "skinSign", value: .string(skin?.sign ?? "")),
+                .init(key: "themeId", value: themeID.map { .string($0) } ?? .null),
+                .init(key: "values", value: .object(JSONObject(valueMembers))),
+                .init(key: "error", value: errorValue),
+                .init(key: "source", value: .string(source.rawValue)),
+                .init(key: "reported", value: .number(JSONNumber(reported)))
+            ]))
         FileHandle.standardOutput.write(Data(line.serialized(.compact) + [UInt8(ascii: "\n")]))
     }
 
@@ -203,10 +222,11 @@ struct LiveryPhone: AsyncParsableCommand {
         case .random: return ConfigColor.randomSpelling
         case .fixed(let color):
             let alpha = UInt8(max(0, min(255, (color.alpha * 255).rounded())))
-            return "#" + [color.red, color.green, color.blue, alpha].map { byte in
-                let text = String(byte, radix: 16, uppercase: true)
-                return text.count == 1 ? "0" + text : text
-            }.joined()
+            return "#"
+                + [color.red, color.green, color.blue, alpha].map { byte in
+                    let text = String(byte, radix: 16, uppercase: true)
+                    return text.count == 1 ? "0" + text : text
+                }.joined()
         }
     }
 }

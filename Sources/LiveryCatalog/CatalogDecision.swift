@@ -72,7 +72,9 @@ public enum CatalogDecision {
             if instant > limit { break }
             guard let upcoming = eligible.first(where: { $0.isActive(at: instant) }) else { continue }
             if upcoming.skinId == winner?.skinId { continue }
-            if let package = upcoming.packages[variant.key] { answer.next = CatalogChoice(entry: upcoming, package: package) }
+            if let package = upcoming.packages[variant.key] {
+                answer.next = CatalogChoice(entry: upcoming, package: package)
+            }
             break
         }
         answer.themes = themes.filter { $0.isActive(at: now) && applies($0) }.compactMap { theme in

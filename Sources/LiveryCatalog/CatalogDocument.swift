@@ -162,7 +162,8 @@ public struct CatalogEntry: Sendable, Equatable {
             priority: try fields.integer("priority"), platforms: platforms,
             minAppVersion: try fields.optionalVersion("minAppVersion"),
             maxAppVersion: try fields.optionalVersion("maxAppVersion"), rollout: rollout,
-            title: try fields.optionalString("title") ?? "", description: try fields.optionalString("description") ?? "",
+            title: try fields.optionalString("title") ?? "",
+            description: try fields.optionalString("description") ?? "",
             packages: packages)
     }
 }
@@ -188,9 +189,12 @@ public struct CatalogPackage: Sendable, Equatable {
         let size = try fields.integer("size")
         guard size >= 0 else { throw CatalogDocumentError(pointer: pointer + "/size", reason: "must not be negative") }
         let sign = try fields.string("skinSign")
-        guard !sign.isEmpty else { throw CatalogDocumentError(pointer: pointer + "/skinSign", reason: "must not be empty") }
+        guard !sign.isEmpty else {
+            throw CatalogDocumentError(pointer: pointer + "/skinSign", reason: "must not be empty")
+        }
         return CatalogPackage(
-            skinSign: sign, packageUrl: try fields.string("packageUrl"), sha256: try fields.string("sha256"), size: size)
+            skinSign: sign, packageUrl: try fields.string("packageUrl"), sha256: try fields.string("sha256"), size: size
+        )
     }
 }
 

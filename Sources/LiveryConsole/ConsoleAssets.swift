@@ -26,6 +26,6 @@ public enum ConsoleAssets {
         Asset(name: "console.css", contentType: "text/css; charset=utf-8", bytes: PackageResources.console_css),
         Asset(name: "console.js", contentType: javaScript, bytes: PackageResources.console_js),
         Asset(name: "icon.svg", contentType: "image/svg+xml", bytes: PackageResources.icon_svg),
-        Asset(name: "index.html", contentType: "text/html; charset=utf-8", bytes: PackageResources.index_html),
+        Asset(name: "index.html", contentType: "text/html; charset=utf-8", bytes: PackageResources.index_html)
     ]
 }

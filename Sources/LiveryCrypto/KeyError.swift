@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import LiveryProtocol
 import SystemCalls
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Why a key could not be made, written, read or used. Each case names the file (when there is one) and `fix` says
 /// what to do. No case ever holds key material.

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import LiveryProtocol
 import SystemCalls
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Key files on disk: one PEM block, preceded by `Name: value` lines that OpenSSL's PEM reader skips (so
 /// `openssl pkey -in FILE` reads the file as it is), of which `Livery-Key-Id:` names the key. Lines starting with

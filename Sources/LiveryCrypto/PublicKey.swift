@@ -103,7 +103,11 @@ extension PublicKey {
         let bytes = try KeyFile.readAll(path, ownerOnly: false)
         guard let key = PublicKey(pem: bytes) else {
             if bytes.containsSubsequence(Array("PRIVATE KEY-----".utf8)) {
-                throw .notAKey(path: path, expected: "a PEM public key, found a private key (never hand it out: use the public key `livery keys create` printed)")
+                throw .notAKey(
+                    path: path,
+                    expected:
+                        "a PEM public key, found a private key (never hand it out: use the public key `livery keys create` printed)"
+                )
             }
             throw .notAKey(path: path, expected: "an ECDSA P-256 PEM public key (-----BEGIN PUBLIC KEY-----)")
         }

@@ -66,8 +66,10 @@ public final class ResponseSigner: Sendable {
         }
         return try slot.value.withLock { value throws(KeyError) -> String in
             if let value { return value }
-            let header = SignatureHeader(keyID: signer.id, algorithm: signer.algorithm, signature: try signer.sign(body))
-                .format()
+            let header = SignatureHeader(
+                keyID: signer.id, algorithm: signer.algorithm, signature: try signer.sign(body)
+            )
+            .format()
             value = header
             return header
         }

@@ -31,7 +31,9 @@ public final class SigningKey: CustomStringConvertible, CustomReflectable, @unch
 
     /// A new random key named `id`, from OpenSSL's CSPRNG.
     public static func generate(id: KeyID) throws(KeyError) -> SigningKey {
-        guard let context = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else { throw .cryptoFailure(operation: "generate a key") }
+        guard let context = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else {
+            throw .cryptoFailure(operation: "generate a key")
+        }
         defer { EVP_PKEY_CTX_free(context) }
         var generated: OpaquePointer?
         guard EVP_PKEY_keygen_init(context) == 1, EVP_PKEY_CTX_set_group_name(context, "P-256") == 1,
@@ -77,7 +79,9 @@ extension SigningKey {
     /// The file is created with mode 0600, durably and atomically (see `KeyFile.create`): a half-written file is
     /// never visible, and an existing file is never replaced (`KeyError.fileExists`).
     public func write(toNewFile path: String) throws(KeyError) {
-        guard var pem = EVPKey.written(secure: true, { bio in PEM_write_bio_PrivateKey(bio, key, nil, nil, 0, nil, nil) == 1 })
+        guard
+            var pem = EVPKey.written(
+                secure: true, { bio in PEM_write_bio_PrivateKey(bio, key, nil, nil, 0, nil, nil) == 1 })
         else {
             EVPKey.clearErrors()
             throw .cryptoFailure(operation: "encode the private key")

@@ -2,9 +2,9 @@ import COpenSSL
 import SystemCalls
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// What a certificate file may hold, checked before OpenSSL loads it: the server certificate and the
@@ -33,7 +33,9 @@ enum CertificateChainCheck {
         guard bytes.count <= maximumFileBytes else {
             throw TLSSetupError(
                 path: path,
-                reason: "is larger than \(maximumFileBytes) bytes; a certificate file holds the server certificate and its intermediates only")
+                reason:
+                    "is larger than \(maximumFileBytes) bytes; a certificate file holds the server certificate and its intermediates only"
+            )
         }
         var certificates: [OpaquePointer] = []
         defer { for certificate in certificates { X509_free(certificate) } }
@@ -49,7 +51,8 @@ enum CertificateChainCheck {
         guard certificates.count <= maximumCertificates else {
             throw TLSSetupError(
                 path: path,
-                reason: "holds more than \(maximumCertificates) certificates; keep the server certificate and its intermediates "
+                reason:
+                    "holds more than \(maximumCertificates) certificates; keep the server certificate and its intermediates "
                     + "only (a CA bundle belongs in clients' trust stores, not in this file)")
         }
         guard let leaf = certificates.first else { return }  // OpenSSL's own load names an empty file
@@ -57,7 +60,8 @@ enum CertificateChainCheck {
         guard der <= maximumDERBytes else {
             throw TLSSetupError(
                 path: path,
-                reason: "holds \(der) bytes of certificates (DER), more than \(maximumDERBytes) a handshake can carry; keep the "
+                reason:
+                    "holds \(der) bytes of certificates (DER), more than \(maximumDERBytes) a handshake can carry; keep the "
                     + "server certificate and its intermediates only")
         }
         // Every further certificate must be on the leaf's issuer path, in any order.
@@ -70,8 +74,10 @@ enum CertificateChainCheck {
             let position = (certificates.firstIndex(of: stray) ?? 0) + 1
             throw TLSSetupError(
                 path: path,
-                reason: "certificate \(position) of \(certificates.count) (\(subject(of: stray))) is not in the issuer chain of the "
-                    + "server certificate (\(subject(of: leaf))); keep the server certificate and its intermediates only")
+                reason:
+                    "certificate \(position) of \(certificates.count) (\(subject(of: stray))) is not in the issuer chain of the "
+                    + "server certificate (\(subject(of: leaf))); keep the server certificate and its intermediates only"
+            )
         }
     }
 

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import Logging
 import Synchronization
 import SystemCalls
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// Episodes of running out of a resource, logged once each: one error when the first failure of an episode happens,
 /// one notice with the count when the resource is obtained again. Without it, an accept loop retrying every 100 ms
@@ -36,11 +37,15 @@ final class DescriptorExhaustion: Sendable {
         fileprivate var texts: (name: String, effect: String, regained: String) {
             switch self {
             case .descriptors:
-                ("file descriptors", "new connections wait and file downloads get 503 until descriptors are free",
-                 "file descriptors available again")
+                (
+                    "file descriptors", "new connections wait and file downloads get 503 until descriptors are free",
+                    "file descriptors available again"
+                )
             case .memory:
-                ("memory for sockets", "new connections wait in the listen backlog until memory is free",
-                 "memory for sockets available again")
+                (
+                    "memory for sockets", "new connections wait in the listen backlog until memory is free",
+                    "memory for sockets available again"
+                )
             }
         }
     }

@@ -18,8 +18,12 @@ public struct DescriptorLimit: Sendable, Equatable {
     /// Raises the soft limit to the hard limit (as a service manager's `LimitNOFILE` allows) and returns the
     /// result. Never lowers it; a failure leaves it as it was.
     public static func raiseToMaximum() -> DescriptorLimit {
-        guard let limit = Syscall.openFileLimit() else { return DescriptorLimit(current: 0, maximum: 0, raisedFrom: nil) }
-        guard limit.soft < limit.hard else { return DescriptorLimit(current: limit.soft, maximum: limit.hard, raisedFrom: nil) }
+        guard let limit = Syscall.openFileLimit() else {
+            return DescriptorLimit(current: 0, maximum: 0, raisedFrom: nil)
+        }
+        guard limit.soft < limit.hard else {
+            return DescriptorLimit(current: limit.soft, maximum: limit.hard, raisedFrom: nil)
+        }
         do throws(SystemCallError) {
             try Syscall.setOpenFileLimit(soft: limit.hard, hard: limit.hard)
         } catch {

@@ -1,12 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-import SystemCalls
 import CLiveryHTTP
 import Foundation
 import Synchronization
+import SystemCalls
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// One thread running an epoll loop, and the connections that live on it, with buffers they all reuse.
 ///
@@ -95,7 +96,8 @@ final class EventLoop: @unchecked Sendable {
         self.wakeFD = wakeFD
         self.readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.readBufferSize, alignment: 16)
         self.requestIDs = RequestIDGenerator(seed: context.requestIDSeed, loopIndex: index)
-        self.requestLines = context.logsRequests ? context.configuration.requestLog?.makeBuffer(level: context.requestLogLevel) : nil
+        self.requestLines =
+            context.logsRequests ? context.configuration.requestLog?.makeBuffer(level: context.requestLogLevel) : nil
         // A quarter of the shortest timeout, between 5 ms and 500 ms.
         let shortest = min(context.headerTimeout, context.idleTimeout, context.lingerTimeout)
         self.sweepInterval = min(max(shortest / 4, 5_000_000), 500_000_000)
@@ -157,7 +159,8 @@ final class EventLoop: @unchecked Sendable {
     private func watchListener() {
         let mask = UInt32(LIVERY_EPOLLIN) | UInt32(LIVERY_EPOLLEXCLUSIVE)
         if livery_epoll_ctl(epollFD, Int32(LIVERY_EPOLL_CTL_ADD), listenerFD, mask) != 0 {
-            context.logger.warning("epoll_ctl add of the listening socket failed: errno \(errno); loop \(index) does not accept")
+            context.logger.warning(
+                "epoll_ctl add of the listening socket failed: errno \(errno); loop \(index) does not accept")
         }
     }
 
@@ -250,7 +253,8 @@ final class EventLoop: @unchecked Sendable {
         }
         let slot = Int(connection.fd)
         if slot >= byDescriptor.count {
-            byDescriptor.append(contentsOf: repeatElement(nil, count: max(slot + 1 - byDescriptor.count, byDescriptor.count)))
+            byDescriptor.append(
+                contentsOf: repeatElement(nil, count: max(slot + 1 - byDescriptor.count, byDescriptor.count)))
         }
         byDescriptor[slot] = connection
         connection.loopSlot = connections.count

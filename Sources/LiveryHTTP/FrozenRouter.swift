@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// The immutable, `Sendable` form of a `Router`: a tree of path segments answering `HTTPRouting.route`.
@@ -74,7 +74,8 @@ public final class FrozenRouter: HTTPRouting {
                 let allow = methods.joined(separator: ", ")
                 let response: HTTPResponse = {
                     HTTPResponse.error(
-                        .methodNotAllowed, code: "method_not_allowed", message: "This path does not support the method.",
+                        .methodNotAllowed, code: "method_not_allowed",
+                        message: "This path does not support the method.",
                         details: [("field", "method"), ("reason", "this path allows \(allow)")],
                         headers: HTTPHeaders([("Allow", allow)]))
                 }()
@@ -156,7 +157,8 @@ public final class FrozenRouter: HTTPRouting {
             node.entries.append(
                 Entry(
                     method: registration.method, pattern: registration.pattern.description, parameterNames: names,
-                    bodyLimit: registration.bodyLimit, headCheck: registration.headCheck, handler: registration.handler))
+                    bodyLimit: registration.bodyLimit, headCheck: registration.headCheck, handler: registration.handler)
+            )
             if names.isEmpty { literalPatterns[registration.pattern.description] = node }
         }
         var frozen: [ObjectIdentifier: Node] = [:]
@@ -235,8 +237,10 @@ public final class FrozenRouter: HTTPRouting {
         guard let start else { return node.entry(for: method) }
         let (range, next) = segment(path, from: start)
         let candidates = withDecoded(path, range) { segment in
-            (node.literal(segment),
-             node.parameter == nil || segment.isEmpty ? nil : String(decoding: segment, as: UTF8.self))
+            (
+                node.literal(segment),
+                node.parameter == nil || segment.isEmpty ? nil : String(decoding: segment, as: UTF8.self)
+            )
         }
         guard let (literalChild, value) = candidates else { return nil }
         if let literalChild, let found = find(literalChild, path, from: next, &values, method: method) { return found }

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-import SystemCalls
 import Logging
+import SystemCalls
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// One accepted TCP connection: carries out what its `HTTPConnectionStateMachine` decides, doing the I/O, the
 /// routing and the handler calls.
@@ -92,7 +93,9 @@ final class HTTPConnection: @unchecked Sendable {
     private func refuse() {
         let response = HTTPResponse.overloaded(
             code: "server_busy", message: "The server has too many open connections; retry shortly.")
-        write(response, head: nil, routePattern: nil, requestID: loop.requestIDs.next(), start: loop.now, forceClose: true)
+        write(
+            response, head: nil, routePattern: nil, requestID: loop.requestIDs.next(), start: loop.now, forceClose: true
+        )
         flush()
         reconcile()
     }
@@ -389,7 +392,8 @@ final class HTTPConnection: @unchecked Sendable {
                 context.logger.error(
                     "file body unavailable: \(reason)",
                     metadata: ["request.id": "\(requestID)", "file.path": "\(path)"])
-                response = .error(.internalServerError, code: "internal_error", message: "The server failed to respond.")
+                response = .error(
+                    .internalServerError, code: "internal_error", message: "The server failed to respond.")
             }
         }
 
@@ -404,7 +408,8 @@ final class HTTPConnection: @unchecked Sendable {
                 fields: fields, into: output)
         } catch {
             context.logger.error(
-                "handler response has an invalid header", metadata: ["request.id": "\(requestID)", "header": "\(error.name)"])
+                "handler response has an invalid header",
+                metadata: ["request.id": "\(requestID)", "header": "\(error.name)"])
             file = nil
             response = .error(.internalServerError, code: "internal_error", message: "The server failed to respond.")
             // Cannot fail: the error response's headers are valid.
@@ -566,7 +571,8 @@ final class HTTPConnection: @unchecked Sendable {
                     }
                 case .file(let file, let offset, let remaining):
                     var position = offset
-                    let result = try sendFile(file.descriptor, offset: &position, count: min(remaining, Self.fileChunkLimit))
+                    let result = try sendFile(
+                        file.descriptor, offset: &position, count: min(remaining, Self.fileChunkLimit))
                     guard case .processed(let count) = result else { return }
                     if count == 0 {
                         // The file shrank after we announced its length: the response cannot be completed.

@@ -17,7 +17,8 @@ public struct HTTPHandler: Sendable {
         case sync(@Sendable (HTTPRequest) -> HTTPResponse)
         case async(@Sendable (HTTPRequest) async -> HTTPResponse)
         case syncOrAsync(
-            immediate: @Sendable (HTTPRequest) -> HTTPResponse?, otherwise: @Sendable (HTTPRequest) async -> HTTPResponse)
+            immediate: @Sendable (HTTPRequest) -> HTTPResponse?,
+            otherwise: @Sendable (HTTPRequest) async -> HTTPResponse)
     }
 
     @usableFromInline
@@ -39,9 +40,10 @@ public struct HTTPHandler: Sendable {
     public static func sync<Failure: HTTPResponseError>(
         _ body: @escaping @Sendable (HTTPRequest) throws(Failure) -> HTTPResponse
     ) -> HTTPHandler {
-        HTTPHandler(kind: .sync { request in
-            do throws(Failure) { return try body(request) } catch { return error.response }
-        })
+        HTTPHandler(
+            kind: .sync { request in
+                do throws(Failure) { return try body(request) } catch { return error.response }
+            })
     }
 
     /// Runs as a `Task`; the response is written when it returns.
@@ -49,9 +51,10 @@ public struct HTTPHandler: Sendable {
     public static func async<Failure: HTTPResponseError>(
         _ body: @escaping @Sendable (HTTPRequest) async throws(Failure) -> HTTPResponse
     ) -> HTTPHandler {
-        HTTPHandler(kind: .async { request in
-            do throws(Failure) { return try await body(request) } catch { return error.response }
-        })
+        HTTPHandler(
+            kind: .async { request in
+                do throws(Failure) { return try await body(request) } catch { return error.response }
+            })
     }
 
     /// Tries `immediate` on the event-loop thread (under the same rules as ``sync(_:)``); when it returns nil (the
@@ -71,13 +74,14 @@ public struct HTTPHandler: Sendable {
         immediate: @escaping @Sendable (HTTPRequest) throws(Quick) -> HTTPResponse?,
         otherwise: @escaping @Sendable (HTTPRequest) async throws(Slow) -> HTTPResponse
     ) -> HTTPHandler {
-        HTTPHandler(kind: .syncOrAsync(
-            immediate: { request in
-                do throws(Quick) { return try immediate(request) } catch { return error.response }
-            },
-            otherwise: { request in
-                do throws(Slow) { return try await otherwise(request) } catch { return error.response }
-            }))
+        HTTPHandler(
+            kind: .syncOrAsync(
+                immediate: { request in
+                    do throws(Quick) { return try immediate(request) } catch { return error.response }
+                },
+                otherwise: { request in
+                    do throws(Slow) { return try await otherwise(request) } catch { return error.response }
+                }))
     }
 
     /// This handler behind `before` (which may answer early or forward a changed request) and `after` (which
@@ -92,33 +96,36 @@ public struct HTTPHandler: Sendable {
     ) -> HTTPHandler {
         switch kind {
         case .sync(let next):
-            return HTTPHandler(kind: .sync { request in
-                switch before(request) {
-                case .respond(let response): response
-                case .forward(let forwarded): after(forwarded, next(forwarded))
-                }
-            })
+            return HTTPHandler(
+                kind: .sync { request in
+                    switch before(request) {
+                    case .respond(let response): response
+                    case .forward(let forwarded): after(forwarded, next(forwarded))
+                    }
+                })
         case .async(let next):
-            return HTTPHandler(kind: .async { request in
-                switch before(request) {
-                case .respond(let response): response
-                case .forward(let forwarded): after(forwarded, await next(forwarded))
-                }
-            })
+            return HTTPHandler(
+                kind: .async { request in
+                    switch before(request) {
+                    case .respond(let response): response
+                    case .forward(let forwarded): after(forwarded, await next(forwarded))
+                    }
+                })
         case .syncOrAsync(let immediate, let otherwise):
-            return HTTPHandler(kind: .syncOrAsync(
-                immediate: { request in
-                    switch before(request) {
-                    case .respond(let response): response
-                    case .forward(let forwarded): immediate(forwarded).map { after(forwarded, $0) }
-                    }
-                },
-                otherwise: { request in
-                    switch before(request) {
-                    case .respond(let response): response
-                    case .forward(let forwarded): after(forwarded, await otherwise(forwarded))
-                    }
-                }))
+            return HTTPHandler(
+                kind: .syncOrAsync(
+                    immediate: { request in
+                        switch before(request) {
+                        case .respond(let response): response
+                        case .forward(let forwarded): immediate(forwarded).map { after(forwarded, $0) }
+                        }
+                    },
+                    otherwise: { request in
+                        switch before(request) {
+                        case .respond(let response): response
+                        case .forward(let forwarded): after(forwarded, await otherwise(forwarded))
+                        }
+                    }))
         }
     }
 }

@@ -106,7 +106,8 @@ enum HTTPParseError: Error, Equatable {
         case .invalidHost: "Host"
         case .duplicateAuthorization: "Authorization"
         case .invalidContentLength, .duplicateContentLength: "Content-Length"
-        case .contentLengthWithTransferEncoding, .invalidTransferEncoding, .unsupportedTransferCoding: "Transfer-Encoding"
+        case .contentLengthWithTransferEncoding, .invalidTransferEncoding, .unsupportedTransferCoding:
+            "Transfer-Encoding"
         case .unsupportedExpectation: "Expect"
         case .invalidChunkSize, .invalidChunkFraming, .contentTooLarge: "body"
         }

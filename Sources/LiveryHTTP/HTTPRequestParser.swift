@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// An incremental HTTP/1.1 request parser (RFC 9112) that does no I/O.
@@ -297,7 +297,8 @@ struct HTTPRequestParser {
                 // Nothing to decode and the path is the whole target: share its storage.
                 path = target
             } else {
-                path = String(decoding: UnsafeRawBufferPointer(rebasing: targetBytes[0..<Int(pathBounds.end)]), as: UTF8.self)
+                path = String(
+                    decoding: UnsafeRawBufferPointer(rebasing: targetBytes[0..<Int(pathBounds.end)]), as: UTF8.self)
             }
         } else if Self.isAbsoluteForm(target) {
             // The part after the authority follows the same rules as an origin-form target. The authority starts
@@ -313,7 +314,8 @@ struct HTTPRequestParser {
             guard let decoded = PercentEncoding.decodePath(rawPath) else { throw .invalidTarget }
             path = decoded
             // An absolute-form target without a path ("http://host?q") has the implied path "/".
-            pathBounds = rawPath.base == target ? HTTPRequestHead.bounds(of: rawPath, in: target) : HTTPRequestHead.impliedRoot
+            pathBounds =
+                rawPath.base == target ? HTTPRequestHead.bounds(of: rawPath, in: target) : HTTPRequestHead.impliedRoot
             queryBounds = HTTPRequestHead.bounds(of: rawQuery, in: target)
         } else if target == "*" {
             guard method == .options else { throw .invalidTarget }
@@ -489,7 +491,9 @@ struct HTTPRequestParser {
     /// `HTTPGrammar.isPathOrQueryChar`.
     private static let targetByteClasses: [UInt8] = (0..<256).map { value in
         let byte = UInt8(value)
-        if byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") || byte == UInt8(ascii: "%") { return delimitingTargetByte }
+        if byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") || byte == UInt8(ascii: "%") {
+            return delimitingTargetByte
+        }
         return HTTPGrammar.isPathOrQueryChar(byte) ? ordinaryTargetByte : 0
     }
     private static let ordinaryTargetByte: UInt8 = 1
@@ -498,7 +502,10 @@ struct HTTPRequestParser {
     private static func slice(_ target: String, _ bounds: (start: Int32, end: Int32)) -> Substring {
         let utf8 = target.utf8
         return Substring(
-            utf8[utf8.index(utf8.startIndex, offsetBy: Int(bounds.start))..<utf8.index(utf8.startIndex, offsetBy: Int(bounds.end))])
+            utf8[
+                utf8.index(
+                    utf8.startIndex, offsetBy: Int(bounds.start))..<utf8.index(
+                        utf8.startIndex, offsetBy: Int(bounds.end))])
     }
 
     private static func isAbsoluteForm(_ target: String) -> Bool {

@@ -74,7 +74,7 @@ extension HTTPServer {
             }
             guard backlog > 0 else { throw .invalidConfiguration("backlog must be positive") }
             for (name, value) in [
-                ("headerTimeout", headerTimeout), ("idleTimeout", idleTimeout), ("lingerTimeout", lingerTimeout),
+                ("headerTimeout", headerTimeout), ("idleTimeout", idleTimeout), ("lingerTimeout", lingerTimeout)
             ] where value <= .zero {
                 throw .invalidConfiguration("\(name) must be positive")
             }

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-import SystemCalls
 import Logging
 import Synchronization
+import SystemCalls
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// An HTTP/1.1 server on BSD sockets, epoll and Dispatch.
 ///

@@ -1,12 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-import SystemCalls
 import Dispatch
 import Logging
 import Synchronization
+import SystemCalls
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// The listening socket, accepted on by every event loop.
 ///
@@ -45,7 +46,8 @@ final class Listener: Sendable {
         let port = configuration.port
         let fd: Int32
         do {
-            fd = try Syscall.socket(domain: bindAddress.family, type: Int32(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue))
+            fd = try Syscall.socket(
+                domain: bindAddress.family, type: Int32(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue))
         } catch {
             throw .socket(call: "socket", errno: error.errno)
         }
@@ -169,6 +171,7 @@ final class Listener: Sendable {
         // Responses go out in one send each, so Nagle's algorithm would only add delayed-ACK stalls.
         try? Syscall.setOption(connectionFD, level: Int32(IPPROTO_TCP), name: TCP_NODELAY, value: 1)
         let remote = SocketAddress(peer)?.description ?? "unknown"
-        HTTPConnection(fd: connectionFD, loop: loop, remoteAddress: remote, refused: open > maximum, tls: session).open()
+        HTTPConnection(fd: connectionFD, loop: loop, remoteAddress: remote, refused: open > maximum, tls: session)
+            .open()
     }
 }

@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The decoded `name=value` pairs of a query string, in order; names may repeat.
@@ -36,9 +36,10 @@ public struct QueryParameters: Sendable, Equatable, Sequence {
         var items: [Item] = []
         Self.withBytes(of: raw) { bytes in
             Self.forEachPair(in: bytes) { name, value, _ in
-                items.append(Item(
-                    name: PercentEncoding.decodeQueryComponent(name),
-                    value: value.map(PercentEncoding.decodeQueryComponent) ?? ""))
+                items.append(
+                    Item(
+                        name: PercentEncoding.decodeQueryComponent(name),
+                        value: value.map(PercentEncoding.decodeQueryComponent) ?? ""))
                 return true
             }
         }
@@ -85,9 +86,10 @@ public struct QueryParameters: Sendable, Equatable, Sequence {
             var bounds = FirstQueryValues.Bounds()
             var missing = names.count
             Self.forEachPair(in: bytes) { rawName, value, nameIsEscaped in
-                guard let index = nameIsEscaped
-                    ? names.index(of: Array(PercentEncoding.decodeQueryComponent(rawName).utf8))
-                    : names.index(of: rawName)
+                guard
+                    let index = nameIsEscaped
+                        ? names.index(of: Array(PercentEncoding.decodeQueryComponent(rawName).utf8))
+                        : names.index(of: rawName)
                 else { return true }
                 if !bounds.isPresent(index) {
                     let start = value.map { bytes.baseAddress!.distance(to: $0.baseAddress!) } ?? 0
@@ -135,7 +137,8 @@ public struct QueryParameters: Sendable, Equatable, Sequence {
         var start = 0
         while start < bytes.count {
             // The pair ends at the next `&` (found with memchr); only its name is scanned byte by byte.
-            let end = memchr(base + start, Int32(UInt8(ascii: "&")), bytes.count - start)
+            let end =
+                memchr(base + start, Int32(UInt8(ascii: "&")), bytes.count - start)
                 .map { base.distance(to: $0.assumingMemoryBound(to: UInt8.self)) } ?? bytes.count
             var nameEnd = start
             var nameIsEscaped = false

@@ -1,14 +1,15 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import Dispatch
 import Foundation
 import LiveryJSON
 import Logging
 import Synchronization
 import SystemCalls
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// The facts of one request line, borrowed from the request (no copy of the path, no metadata dictionary).
 struct RequestLine {
@@ -36,7 +37,7 @@ struct RequestLine {
             "http.route": .string(route),
             "http.status": .stringConvertible(status),
             "http.response_bytes": .stringConvertible(bytesSent),
-            "http.duration_ms": .stringConvertible(durationMilliseconds),
+            "http.duration_ms": .stringConvertible(durationMilliseconds)
         ]
         if method != nil {
             metadata["http.method"] = .string(methodText)

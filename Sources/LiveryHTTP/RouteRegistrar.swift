@@ -4,7 +4,8 @@
 /// `.async { … }` for slow work or `.syncOrAsync(immediate:otherwise:)` (see `HTTPHandler`).
 public protocol RouteRegistrar {
     /// Adds the route; what ``on(_:_:bodyLimit:headCheck:_:)`` calls. Implemented by `Router` and `RouteGroup`.
-    func register(_ method: HTTPMethod, _ pattern: String, bodyLimit: Int?, headCheck: HTTPHeadCheck?, handler: HTTPHandler)
+    func register(
+        _ method: HTTPMethod, _ pattern: String, bodyLimit: Int?, headCheck: HTTPHeadCheck?, handler: HTTPHandler)
 }
 
 extension RouteRegistrar {

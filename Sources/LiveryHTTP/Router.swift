@@ -67,6 +67,7 @@ public struct RouteGroup: RouteRegistrar {
 
     /// A nested group: prefixes concatenate, this group's middleware runs before the nested group's.
     public func group(_ prefix: String, middleware: [HTTPMiddleware] = []) -> RouteGroup {
-        RouteGroup(router: router, prefix: RoutePattern.join(self.prefix, prefix), middleware: self.middleware + middleware)
+        RouteGroup(
+            router: router, prefix: RoutePattern.join(self.prefix, prefix), middleware: self.middleware + middleware)
     }
 }

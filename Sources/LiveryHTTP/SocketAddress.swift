@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import SystemCalls
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// An IPv4 or IPv6 socket address with its printable form.
 ///
@@ -36,7 +37,9 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
             self.init(host: Self.format(family: AF_INET, address), port: Int(UInt16(bigEndian: port)), isIPv6: false)
         case AF_INET6:
             let (address, port) = withUnsafePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { ($0.pointee.sin6_addr, $0.pointee.sin6_port) }
+                $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
+                    ($0.pointee.sin6_addr, $0.pointee.sin6_port)
+                }
             }
             let host = Self.format(family: AF_INET6, address)
             if host.hasPrefix("::ffff:"), host.contains(".") {

@@ -62,12 +62,14 @@ final class TLSContext: @unchecked Sendable {
         guard SSL_CTX_use_certificate_chain_file(context, configuration.certificatePath) == 1 else {
             SSL_CTX_free(context)
             throw TLSSetupError(
-                path: configuration.certificatePath, reason: "not a readable PEM certificate chain (\(Self.openSSLReason()))")
+                path: configuration.certificatePath,
+                reason: "not a readable PEM certificate chain (\(Self.openSSLReason()))")
         }
         guard SSL_CTX_use_PrivateKey_file(context, configuration.privateKeyPath, SSL_FILETYPE_PEM) == 1 else {
             SSL_CTX_free(context)
             throw TLSSetupError(
-                path: configuration.privateKeyPath, reason: "not a readable unencrypted PEM private key (\(Self.openSSLReason()))")
+                path: configuration.privateKeyPath,
+                reason: "not a readable unencrypted PEM private key (\(Self.openSSLReason()))")
         }
         guard SSL_CTX_check_private_key(context) == 1 else {
             SSL_CTX_free(context)

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import COpenSSL
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// TLS for `HTTPClient`'s `https://` servers: OpenSSL (already linked) over the client's blocking socket, whose
 /// send and receive timeouts bound every step of the handshake too.

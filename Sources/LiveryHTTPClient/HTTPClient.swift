@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import SystemCalls
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// A small blocking HTTP/1.1 client: one request per connection (`Connection: close`), `http://` or `https://`
 /// (OpenSSL, `ClientTLSStream`: the system's CAs, or `caFile` for a private CA), bounded waits. The CLI's ops
@@ -38,7 +39,9 @@ public struct HTTPClient: Sendable {
             var host = String(authority)
             var port = isSecure ? 443 : 80
             if host.hasPrefix("[") {
-                guard let close = host.firstIndex(of: "]") else { throw .usage("\(option) \(text): unclosed [ in the host") }
+                guard let close = host.firstIndex(of: "]") else {
+                    throw .usage("\(option) \(text): unclosed [ in the host")
+                }
                 let after = host[host.index(after: close)...]
                 if after.hasPrefix(":") {
                     guard let parsed = Int(after.dropFirst()), (1...65535).contains(parsed) else {
@@ -96,7 +99,8 @@ public struct HTTPClient: Sendable {
         _ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8] = []
     ) throws(HTTPClientError) -> Response {
         let socket = try connect()
-        let tls = server.isSecure
+        let tls =
+            server.isSecure
             ? try ClientTLSStream(fd: socket.descriptor, host: server.host, caFile: caFile, server: "\(server)") : nil
         var head = "\(method) \(server.prefix)\(target) HTTP/1.1\r\n"
         let shownHost = server.host.contains(":") ? "[\(server.host)]" : server.host
@@ -135,12 +139,15 @@ public struct HTTPClient: Sendable {
         return count
     }
 
-    private func sendAll(_ socket: borrowing ClientSocket, _ tls: ClientTLSStream?, _ bytes: [UInt8]) throws(HTTPClientError) {
+    private func sendAll(
+        _ socket: borrowing ClientSocket, _ tls: ClientTLSStream?, _ bytes: [UInt8]
+    ) throws(HTTPClientError) {
         var sent = 0
         while sent < bytes.count {
             let outcome = bytes.withUnsafeBytes { buffer in
                 Result { () throws(SystemCallError) in
-                    try transfer(socket, tls, sending: UnsafeRawBufferPointer(rebasing: buffer[sent...]), receiving: nil)
+                    try transfer(
+                        socket, tls, sending: UnsafeRawBufferPointer(rebasing: buffer[sent...]), receiving: nil)
                 }
             }
             switch outcome {
@@ -155,7 +162,9 @@ public struct HTTPClient: Sendable {
         }
     }
 
-    private func receiveAll(_ socket: borrowing ClientSocket, _ tls: ClientTLSStream?) throws(HTTPClientError) -> [UInt8] {
+    private func receiveAll(
+        _ socket: borrowing ClientSocket, _ tls: ClientTLSStream?
+    ) throws(HTTPClientError) -> [UInt8] {
         var received: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
@@ -181,9 +190,12 @@ public struct HTTPClient: Sendable {
     public static func parse(_ bytes: [UInt8]) throws(HTTPClientError) -> Response {
         let separator: [UInt8] = [13, 10, 13, 10]
         guard let end = bytes.indices.first(where: { bytes[$0...].starts(with: separator) }) else {
-            throw .unreachable(bytes.isEmpty ? "the server closed the connection without answering" : "the server's answer is not HTTP")
+            throw .unreachable(
+                bytes.isEmpty ? "the server closed the connection without answering" : "the server's answer is not HTTP"
+            )
         }
-        let lines = String(decoding: bytes[..<end], as: UTF8.self).split(separator: "\r\n", omittingEmptySubsequences: false)
+        let lines = String(decoding: bytes[..<end], as: UTF8.self).split(
+            separator: "\r\n", omittingEmptySubsequences: false)
         let statusParts = lines.first?.split(separator: " ", maxSplits: 2) ?? []
         guard statusParts.count >= 2, statusParts[0].hasPrefix("HTTP/1."), let status = Int(statusParts[1]) else {
             throw .unreachable("the server's answer is not HTTP")

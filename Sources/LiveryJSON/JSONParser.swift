@@ -75,7 +75,9 @@ public struct JSONParser {
             throw error(.syntax, at: 0, "the file starts with a UTF-8 byte order mark; save it as UTF-8 without BOM")
         }
         skipWhitespace()
-        guard index < bytes.count else { throw error(.syntax, at: index, "expected a JSON value but the input is empty") }
+        guard index < bytes.count else {
+            throw error(.syntax, at: index, "expected a JSON value but the input is empty")
+        }
         let value = try parseValue()
         skipWhitespace()
         guard index == bytes.count else {
@@ -118,7 +120,9 @@ public struct JSONParser {
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
-                throw error(.syntax, at: index, "expected a string key in the object opened at \(position(open)) but found \(describe(index))")
+                throw error(
+                    .syntax, at: index,
+                    "expected a string key in the object opened at \(position(open)) but found \(describe(index))")
             }
             let keyOffset = index
             // Keys are always decoded when escaped: duplicates are judged on decoded text.
@@ -137,7 +141,9 @@ public struct JSONParser {
             }
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
-                throw error(.syntax, at: index, "expected ':' after the key \"\(name ?? text(of: key))\" but found \(describe(index))")
+                throw error(
+                    .syntax, at: index,
+                    "expected ':' after the key \"\(name ?? text(of: key))\" but found \(describe(index))")
             }
             index += 1
             skipWhitespace()
@@ -156,7 +162,9 @@ public struct JSONParser {
                 continue
             }
             guard bytes[index] == UInt8(ascii: "}") else {
-                throw error(.syntax, at: index, "expected ',' or '}' in the object opened at \(position(open)) but found \(describe(index))")
+                throw error(
+                    .syntax, at: index,
+                    "expected ',' or '}' in the object opened at \(position(open)) but found \(describe(index))")
             }
             index += 1
             depth -= 1
@@ -184,7 +192,8 @@ public struct JSONParser {
     private mutating func stringKeys(from firstKey: Int) -> [String: Int] {
         var offsets = [String: Int](minimumCapacity: 2 * (keyRanges.count - firstKey) + 2)
         for range in keyRanges[firstKey...] {
-            offsets[String(decoding: UnsafeBufferPointer(rebasing: bytes[range.start..<range.end]), as: UTF8.self)] = range.start - 1
+            offsets[String(decoding: UnsafeBufferPointer(rebasing: bytes[range.start..<range.end]), as: UTF8.self)] =
+                range.start - 1
         }
         keyRanges.removeSubrange(firstKey...)
         return offsets
@@ -222,7 +231,9 @@ public struct JSONParser {
                 continue
             }
             guard bytes[index] == UInt8(ascii: "]") else {
-                throw error(.syntax, at: index, "expected ',' or ']' in the array opened at \(position(open)) but found \(describe(index))")
+                throw error(
+                    .syntax, at: index,
+                    "expected ',' or ']' in the array opened at \(position(open)) but found \(describe(index))")
             }
             index += 1
             depth -= 1
@@ -245,7 +256,8 @@ public struct JSONParser {
     private mutating func enterNesting(at offset: Int) throws(JSONParseError) {
         depth += 1
         if depth > JSONParser.maximumDepth {
-            throw error(.tooDeep, at: offset, "arrays and objects are nested more than \(JSONParser.maximumDepth) levels deep")
+            throw error(
+                .tooDeep, at: offset, "arrays and objects are nested more than \(JSONParser.maximumDepth) levels deep")
         }
     }
 
@@ -273,13 +285,19 @@ public struct JSONParser {
                     continue
                 }
                 if byte < 0x20 {
-                    throw error(.syntax, at: index, "control character U+\(hex4(UInt32(byte))) inside a string; write it as an escape such as \\n or \\u00\(hex2(byte))")
+                    throw error(
+                        .syntax, at: index,
+                        "control character U+\(hex4(UInt32(byte))) inside a string; write it as an escape such as \\n or \\u00\(hex2(byte))"
+                    )
                 }
                 if firstInvalidUTF8 >= 0 {
-                    throw error(.invalidUTF8, at: firstInvalidUTF8, "the string contains bytes that are not valid UTF-8")
+                    throw error(
+                        .invalidUTF8, at: firstInvalidUTF8, "the string contains bytes that are not valid UTF-8")
                 }
                 if byte == UInt8(ascii: "\"") {
-                    if decoding, hasEscapes { scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index])) }
+                    if decoding, hasEscapes {
+                        scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+                    }
                     let end = index
                     index += 1
                     return ScannedString(start: start, end: end, hasEscapes: hasEscapes, isASCII: isASCII)
@@ -360,7 +378,9 @@ public struct JSONParser {
     private mutating func parseEscape() throws(JSONParseError) -> Unicode.Scalar {
         let start = index
         index += 1
-        guard index < bytes.count else { throw error(.syntax, at: start, "the escape sequence is cut off by the end of the input") }
+        guard index < bytes.count else {
+            throw error(.syntax, at: start, "the escape sequence is cut off by the end of the input")
+        }
         let letter = bytes[index]
         index += 1
         switch letter {
@@ -375,26 +395,38 @@ public struct JSONParser {
         case UInt8(ascii: "u"):
             let high = try parseHex4(escapeStart: start)
             if (0xDC00...0xDFFF).contains(high) {
-                throw error(.syntax, at: start, "\\u\(hex4(high)) is a lone low surrogate; pair it after a high surrogate \\uD800-\\uDBFF")
+                throw error(
+                    .syntax, at: start,
+                    "\\u\(hex4(high)) is a lone low surrogate; pair it after a high surrogate \\uD800-\\uDBFF")
             }
             if (0xD800...0xDBFF).contains(high) {
                 let lowStart = index
-                guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
-                    throw error(.syntax, at: start, "\\u\(hex4(high)) is a high surrogate without the low surrogate \\uDC00-\\uDFFF that must follow it")
+                guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+                else {
+                    throw error(
+                        .syntax, at: start,
+                        "\\u\(hex4(high)) is a high surrogate without the low surrogate \\uDC00-\\uDFFF that must follow it"
+                    )
                 }
                 index += 2
                 let low = try parseHex4(escapeStart: lowStart)
                 guard (0xDC00...0xDFFF).contains(low) else {
-                    throw error(.syntax, at: lowStart, "\\u\(hex4(low)) cannot follow the high surrogate \\u\(hex4(high)); expected \\uDC00-\\uDFFF")
+                    throw error(
+                        .syntax, at: lowStart,
+                        "\\u\(hex4(low)) cannot follow the high surrogate \\u\(hex4(high)); expected \\uDC00-\\uDFFF")
                 }
                 let combined = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
-                guard let scalar = Unicode.Scalar(combined) else { throw error(.syntax, at: start, "invalid surrogate pair") }
+                guard let scalar = Unicode.Scalar(combined) else {
+                    throw error(.syntax, at: start, "invalid surrogate pair")
+                }
                 return scalar
             }
             guard let scalar = Unicode.Scalar(high) else { throw error(.syntax, at: start, "invalid \\u escape") }
             return scalar
         default:
-            throw error(.syntax, at: start, "\\\(describeByte(letter)) is not a JSON escape; use \\\" \\\\ \\/ \\b \\f \\n \\r \\t or \\uXXXX")
+            throw error(
+                .syntax, at: start,
+                "\\\(describeByte(letter)) is not a JSON escape; use \\\" \\\\ \\/ \\b \\f \\n \\r \\t or \\uXXXX")
         }
     }
 
@@ -416,21 +448,29 @@ public struct JSONParser {
         let start = index
         var end = index
         guard JSONNumber.scan(bytes, &end) else {
-            throw error(.syntax, at: end, "malformed number: JSON numbers look like -12, 0.5 or 1e6 (no leading zeros, '+', or bare '.')")
+            throw error(
+                .syntax, at: end,
+                "malformed number: JSON numbers look like -12, 0.5 or 1e6 (no leading zeros, '+', or bare '.')")
         }
         // A number must not run into letters ("12abc") — that is caught as trailing data by the caller.
         index = end
         guard buildsValues else { return .null }
-        return .number(JSONNumber(validatedText: String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)))
+        return .number(
+            JSONNumber(
+                validatedText: String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)))
     }
 
     private mutating func expectLiteral(_ literal: StaticString) throws(JSONParseError) {
         let count = literal.utf8CodeUnitCount
         let expected = literal.utf8Start
         var matched = 0
-        while matched < count, index + matched < bytes.count, bytes[index + matched] == expected[matched] { matched += 1 }
+        while matched < count, index + matched < bytes.count, bytes[index + matched] == expected[matched] {
+            matched += 1
+        }
         guard matched == count else {
-            throw error(.syntax, at: index, "expected a value but found \(describeWord(index)); JSON literals are true, false and null")
+            throw error(
+                .syntax, at: index,
+                "expected a value but found \(describeWord(index)); JSON literals are true, false and null")
         }
         index += count
     }
@@ -513,7 +553,9 @@ package func hex2(_ byte: UInt8) -> String {
     return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 0xF)]], as: UTF8.self)
 }
 
-func hex4(_ value: UInt32) -> String { hex2(UInt8(truncatingIfNeeded: value >> 8)) + hex2(UInt8(truncatingIfNeeded: value)) }
+func hex4(_ value: UInt32) -> String {
+    hex2(UInt8(truncatingIfNeeded: value >> 8)) + hex2(UInt8(truncatingIfNeeded: value))
+}
 
 extension JSONValue {
     /// Parses one JSON document strictly (see ``JSONParser``), keeping object member order.

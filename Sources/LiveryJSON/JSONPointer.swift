@@ -42,7 +42,8 @@ extension String {
         output.reserveCapacity(utf8.count)
         var index = 0
         while index < characters.count {
-            if index + needle.count <= characters.count, characters[index..<index + needle.count].elementsEqual(needle) {
+            if index + needle.count <= characters.count, characters[index..<index + needle.count].elementsEqual(needle)
+            {
                 output += replacement
                 index += needle.count
             } else {

@@ -115,7 +115,7 @@ public struct JSONWriter: Sendable {
             case 0x00..<0x20:
                 output.append(contentsOf: [
                     UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                    hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)],
+                    hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]
                 ])
             default: output.append(byte)
             }

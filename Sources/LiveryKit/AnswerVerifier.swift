@@ -17,7 +17,9 @@ struct AnswerVerifier: Sendable {
     init(trustedKeys: [String: String]) throws(LiveryError) {
         var ring = KeyRing<TrustedKey>()
         for (id, text) in trustedKeys.sorted(by: { $0.key < $1.key }) {
-            guard let keyID = KeyID(id) else { throw LiveryError(.signature, "trusted key id '\(id)' is not \(KeyID.rule)") }
+            guard let keyID = KeyID(id) else {
+                throw LiveryError(.signature, "trusted key id '\(id)' is not \(KeyID.rule)")
+            }
             let compact = text.filter { !$0.isWhitespace }
             guard let der = Base64.decode(compact), (try? P256.Signing.PublicKey(derRepresentation: der)) != nil else {
                 throw LiveryError(.signature, "trusted key '\(id)' is not base64 of a P-256 SubjectPublicKeyInfo")
@@ -37,7 +39,8 @@ struct AnswerVerifier: Sendable {
     func verify(body: [UInt8], headerValue: String?) throws(LiveryError) -> Bool {
         guard requiresSignature else { return false }
         guard let headerValue else {
-            throw LiveryError(.unsigned, "the answer carries no \(SignatureHeader.name) header and trusted keys are configured")
+            throw LiveryError(
+                .unsigned, "the answer carries no \(SignatureHeader.name) header and trusted keys are configured")
         }
         do {
             try ring.verify(body: body, headerValue: headerValue)
@@ -60,7 +63,7 @@ struct AnswerVerifier: Sendable {
             ("app", .string(configuration.appID)),
             ("platform", .string(configuration.platform.rawValue)),
             ("scale", .number(JSONNumber(configuration.scale))),
-            ("appearance", .string(configuration.appearance.rawValue)),
+            ("appearance", .string(configuration.appearance.rawValue))
         ]
         for (name, value) in expected {
             guard let found = object[name] else {
@@ -69,7 +72,8 @@ struct AnswerVerifier: Sendable {
             }
             guard found == value else {
                 throw LiveryError(
-                    .wrongAnswer, "the signed answer is for \(name) \(found.compactText), this app asked for \(value.compactText)")
+                    .wrongAnswer,
+                    "the signed answer is for \(name) \(found.compactText), this app asked for \(value.compactText)")
             }
         }
         guard let text = object["expiresAt"]?.stringValue, let expiresAt = ISO8601Instant.parse(text) else {

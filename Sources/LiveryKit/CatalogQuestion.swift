@@ -30,9 +30,12 @@ struct CatalogQuestion: Sendable {
     /// knows) or from a document cut at the server's cap, nothing and no theme while `killed`, otherwise
     /// `CatalogDecision`'s current skin.
     func verdict(_ document: CatalogDocument, at instant: Date) -> CatalogVerdict {
-        guard document.complete, instant < document.horizonEndsAt else { return CatalogVerdict(skin: nil, themesAllowed: true) }
+        guard document.complete, instant < document.horizonEndsAt else {
+            return CatalogVerdict(skin: nil, themesAllowed: true)
+        }
         if document.killed { return CatalogVerdict(skin: nil, themesAllowed: false) }
-        return CatalogVerdict(skin: decide(document, at: instant).current.flatMap(PackageEntry.init), themesAllowed: true)
+        return CatalogVerdict(
+            skin: decide(document, at: instant).current.flatMap(PackageEntry.init), themesAllowed: true)
     }
 
     /// The packages this install needs from `instant` until the horizon, in the order they apply: the current
@@ -44,7 +47,8 @@ struct CatalogQuestion: Sendable {
         var moment = instant
         while moment < document.horizonEndsAt {
             let answer = decide(document, at: moment)
-            if let entry = answer.current.flatMap(PackageEntry.init), !result.contains(where: { $0.sign == entry.sign }) {
+            if let entry = answer.current.flatMap(PackageEntry.init), !result.contains(where: { $0.sign == entry.sign })
+            {
                 result.append(entry)
             }
             guard let boundary = answer.nextBoundary, boundary > moment else { break }

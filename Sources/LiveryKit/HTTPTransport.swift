@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// HTTP on `URLSession`, streamed: every body reaches a sink chunk by chunk on one serial queue (never held whole
@@ -88,7 +89,9 @@ final class HTTPTransport: NSObject, URLSessionDataDelegate, @unchecked Sendable
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
-        guard let handler = handlers.withLock({ $0[dataTask.taskIdentifier] }) else { return completionHandler(.cancel) }
+        guard let handler = handlers.withLock({ $0[dataTask.taskIdentifier] }) else {
+            return completionHandler(.cancel)
+        }
         guard let http = response as? HTTPURLResponse else {
             handler.fail(LiveryError(.server, "not an HTTP response"))
             return completionHandler(.cancel)
@@ -127,7 +130,8 @@ final class HTTPTransport: NSObject, URLSessionDataDelegate, @unchecked Sendable
         } else if let head = handler.head {
             handler.continuation.resume(returning: .success(head))
         } else {
-            handler.continuation.resume(returning: .failure(LiveryError(.network, "the connection ended without a response")))
+            handler.continuation.resume(
+                returning: .failure(LiveryError(.network, "the connection ended without a response")))
         }
     }
 

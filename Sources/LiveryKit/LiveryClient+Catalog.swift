@@ -1,8 +1,9 @@
 import Foundation
 import LiveryCatalog
 import SkinModel
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// The catalog side of `refresh()`: one signed document per app and platform, decided on the device.
@@ -134,7 +135,9 @@ extension LiveryClient {
     /// Checks a catalog that just arrived: the signature over the exact bytes first, then the document
     /// (hostile-first), that it names this app and platform, that a signed one has not expired, and that every
     /// package of this install's variant can be one.
-    private func verifiedCatalog(body: [UInt8], head: HTTPTransport.Head, now: Date) throws(LiveryError) -> CatalogDocument {
+    private func verifiedCatalog(
+        body: [UInt8], head: HTTPTransport.Head, now: Date
+    ) throws(LiveryError) -> CatalogDocument {
         let signed = try verifier.verify(body: body, headerValue: head.field("Livery-Signature"))
         let document: CatalogDocument
         do throws(CatalogDocumentError) {
@@ -143,15 +146,19 @@ extension LiveryClient {
             throw LiveryError(.server, "the answer is not a catalog: \(error.description)")
         }
         for (name, found, asked) in [
-            ("app", document.app, configuration.appID), ("platform", document.platform, configuration.platform.rawValue),
+            ("app", document.app, configuration.appID), ("platform", document.platform, configuration.platform.rawValue)
         ] where found != asked {
             throw LiveryError(.wrongAnswer, "the catalog is for \(name) \"\(found)\", this app asked for \"\(asked)\"")
         }
         if signed {
-            guard let expiresAt = document.expiresAt else { throw LiveryError(.expired, "the signed catalog has no expiresAt") }
+            guard let expiresAt = document.expiresAt else {
+                throw LiveryError(.expired, "the signed catalog has no expiresAt")
+            }
             guard now < expiresAt else {
                 throw LiveryError(
-                    .expired, "the signed catalog expired at \(ISO8601Instant.format(expiresAt)) (now \(ISO8601Instant.format(now)))")
+                    .expired,
+                    "the signed catalog expired at \(ISO8601Instant.format(expiresAt)) (now \(ISO8601Instant.format(now)))"
+                )
             }
         }
         if let key = question?.variant.key {

@@ -1,8 +1,9 @@
 import Foundation
 import LiveryJSON
 import SkinModel
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// What this launch's report request came to (`LiveryClient.sendReports()`).
@@ -121,7 +122,8 @@ extension LiveryClient {
             saveReports { $0.retryAfter = wait }
             return .kept(
                 count: count,
-                reason: "the server answered HTTP \(head.status)" + (wait.map { "; retry after \(ISO8601Instant.format($0))" } ?? ""))
+                reason: "the server answered HTTP \(head.status)"
+                    + (wait.map { "; retry after \(ISO8601Instant.format($0))" } ?? ""))
         default:
             return .kept(count: count, reason: "the server answered HTTP \(head.status)")
         }

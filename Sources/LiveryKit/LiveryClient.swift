@@ -2,8 +2,9 @@ import Foundation
 import LiveryCatalog
 import LiveryJSON
 import SkinModel
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// One app install's view of Livery: asks for the app's signed catalog (or polls per device) at launch and on
@@ -56,7 +57,8 @@ public final class LiveryClient: Sendable {
         verifier = try AnswerVerifier(trustedKeys: configuration.trustedKeys)
         storage = SkinStorage(root: configuration.storage)
         try storage.prepare()
-        var stored = storage.loadState() ?? StoredState(deviceID: configuration.deviceID ?? UUID().uuidString.lowercased())
+        var stored =
+            storage.loadState() ?? StoredState(deviceID: configuration.deviceID ?? UUID().uuidString.lowercased())
         if let given = configuration.deviceID, given != stored.deviceID {
             stored.deviceID = given
             stored.pollETag = nil
@@ -69,7 +71,9 @@ public final class LiveryClient: Sendable {
             Self.block(crashed, in: &stored)
             // Saved before the state that blocks the sign: a crash between the two finds the sign unconfirmed again, and
             // the queue already holds its crash, once.
-            if queue?.record(OutcomeReport(skinSign: crashed, stage: .crash, at: configuration.clock())) == true, let queue {
+            if queue?.record(OutcomeReport(skinSign: crashed, stage: .crash, at: configuration.clock())) == true,
+                let queue
+            {
                 try? storage.saveReports(queue)
             }
         }
@@ -170,7 +174,8 @@ public final class LiveryClient: Sendable {
         let now = configuration.clock()
         let before = state.withLock { $0 }
         if let retryAfter = before.retryAfter, now < retryAfter {
-            throw LiveryError(.server, "the server asked to wait until \(ISO8601Instant.format(retryAfter)) (Retry-After)")
+            throw LiveryError(
+                .server, "the server asked to wait until \(ISO8601Instant.format(retryAfter)) (Retry-After)")
         }
         // The server said the app has no skin: nothing is asked before the hour is over, so a new app's launch peak
         // does not reach the origin.
@@ -185,7 +190,9 @@ public final class LiveryClient: Sendable {
         let before = state.withLock { $0 }
         let query = pollQuery(deviceID: before.deviceID)
         var request = URLRequest(url: try endpoint("/api/v1/skin", query: query))
-        if before.pollQuery == query, let etag = before.pollETag { request.setValue(etag, forHTTPHeaderField: "If-None-Match") }
+        if before.pollQuery == query, let etag = before.pollETag {
+            request.setValue(etag, forHTTPHeaderField: "If-None-Match")
+        }
         let (head, body) = try await transport.get(request, limit: 1 << 20)
         switch head.status {
         case 304 where before.pollETag != nil:
@@ -210,7 +217,10 @@ public final class LiveryClient: Sendable {
             }
             try storage.saveState(snapshot)
         }
-        return LiveryError(.server, "the server answered HTTP \(head.status)" + (wait.map { "; retry after \(ISO8601Instant.format($0))" } ?? ""))
+        return LiveryError(
+            .server,
+            "the server answered HTTP \(head.status)"
+                + (wait.map { "; retry after \(ISO8601Instant.format($0))" } ?? ""))
     }
 
     /// Parses and verifies an answer body: signature first (over the exact bytes), then the question and expiry.
@@ -295,7 +305,8 @@ public final class LiveryClient: Sendable {
     }
 
     static func blockedError(_ entry: PackageEntry) -> LiveryError {
-        LiveryError(.blocked, "skin \(entry.skinID) (\(entry.sign)) crashed this app before and is never applied again here")
+        LiveryError(
+            .blocked, "skin \(entry.skinID) (\(entry.sign)) crashed this app before and is never applied again here")
     }
 
     /// Downloads, verifies and unpacks `entry` unless its package is already stored. A failure of the skin's own
@@ -304,14 +315,16 @@ public final class LiveryClient: Sendable {
         if storage.hasPackage(entry.sign) { return }
         guard entry.size <= configuration.maximumPackageSize else {
             throw reported(
-                LiveryError(.size, "the package is \(entry.size) bytes, above the \(configuration.maximumPackageSize) accepted"),
+                LiveryError(
+                    .size, "the package is \(entry.size) bytes, above the \(configuration.maximumPackageSize) accepted"),
                 entry, at: .download)
         }
         guard let url = URL(string: entry.packageURL, relativeTo: configuration.serverURL)?.absoluteURL,
             url.scheme == "https" || url.scheme == "http"
         else {
             throw reported(
-                LiveryError(.server, "the packageUrl '\(entry.packageURL.prefix(80))' is not an http(s) URL"), entry, at: .download)
+                LiveryError(.server, "the packageUrl '\(entry.packageURL.prefix(80))' is not an http(s) URL"), entry,
+                at: .download)
         }
         let refused = LockedBox(false)
         let part: URL
@@ -345,7 +358,8 @@ public final class LiveryClient: Sendable {
     public func themes() async throws(LiveryError) -> [Theme] {
         let now = configuration.clock()
         let query = pollQuery(deviceID: deviceID)
-        let (head, body) = try await transport.get(URLRequest(url: try endpoint("/api/v1/themes", query: query)), limit: 4 << 20)
+        let (head, body) = try await transport.get(
+            URLRequest(url: try endpoint("/api/v1/themes", query: query)), limit: 4 << 20)
         guard head.status == 200 else { throw LiveryError(.server, "the theme list answered HTTP \(head.status)") }
         let list = try Theme.readList(try verified(body: body, head: head, now: now), server: configuration.serverURL)
         themeList.withLock { $0 = list }
@@ -361,14 +375,17 @@ public final class LiveryClient: Sendable {
             try commit { $0.theme = nil }
             return
         }
-        if state.withLock({ $0.theme?.skinID == id }), storage.hasPackage(state.withLock { $0.theme?.sign ?? "" }) { return }
+        if state.withLock({ $0.theme?.skinID == id }), storage.hasPackage(state.withLock { $0.theme?.sign ?? "" }) {
+            return
+        }
         var list = themeList.withLock { $0 }
         if list == nil { list = try await themes() }
         guard let theme = list?.first(where: { $0.id == id }) else {
             throw LiveryError(.server, "the theme list does not offer '\(id)'")
         }
         if state.withLock({ $0.blocked.contains(theme.sign) }) {
-            throw LiveryError(.blocked, "theme \(id) (\(theme.sign)) crashed this app before and is never applied again here")
+            throw LiveryError(
+                .blocked, "theme \(id) (\(theme.sign)) crashed this app before and is never applied again here")
         }
         try await ensurePackage(theme.entry)
         try commit { $0.theme = theme.entry }
@@ -389,11 +406,14 @@ public final class LiveryClient: Sendable {
         let storage = self.storage
         let question = self.question
         let stored = catalog.withLock { $0 }
-        let (snapshot, choice, changed) = state.withLock { state -> (StoredState, (entry: PackageEntry, kind: Skin.Kind)?, Bool) in
+        let (snapshot, choice, changed) = state.withLock {
+            state -> (StoredState, (entry: PackageEntry, kind: Skin.Kind)?, Bool) in
             let before = state
             let choice: (entry: PackageEntry, kind: Skin.Kind)?
             if state.source == .catalog, let question {
-                let verdict = stored.map { question.verdict($0.document, at: now) } ?? CatalogVerdict(skin: nil, themesAllowed: true)
+                let verdict =
+                    stored.map { question.verdict($0.document, at: now) }
+                    ?? CatalogVerdict(skin: nil, themesAllowed: true)
                 // The catalog's skin is kept as `holiday` once it can apply, so a later failure (its package missing,
                 // its sign blocked after a crash) falls back to the skin applied before it.
                 if let skin = verdict.skin, skin.sign != state.holiday?.sign, !state.blocked.contains(skin.sign),
@@ -421,7 +441,8 @@ public final class LiveryClient: Sendable {
         if let choice {
             let folder = storage.packageFolder(choice.entry.sign)
             let configs = try PackageContents.configs(in: folder, contents: configuration.appearance)
-            skin = Skin(entry: choice.entry, kind: choice.kind, folder: folder, scale: configuration.scale, configs: configs)
+            skin = Skin(
+                entry: choice.entry, kind: choice.kind, folder: folder, scale: configuration.scale, configs: configs)
         }
         let announce = applied.withLock { current -> Bool in
             defer { current = skin }
@@ -452,7 +473,7 @@ public final class LiveryClient: Sendable {
         var components = URLComponents()
         components.queryItems = [
             URLQueryItem(name: "app", value: configuration.appID),
-            URLQueryItem(name: "platform", value: configuration.platform.rawValue),
+            URLQueryItem(name: "platform", value: configuration.platform.rawValue)
         ]
         return components.percentEncodedQuery ?? ""
     }
@@ -465,7 +486,7 @@ public final class LiveryClient: Sendable {
             URLQueryItem(name: "appVersion", value: configuration.appVersion),
             URLQueryItem(name: "deviceId", value: deviceID),
             URLQueryItem(name: "scale", value: String(configuration.scale)),
-            URLQueryItem(name: "appearance", value: configuration.appearance.rawValue),
+            URLQueryItem(name: "appearance", value: configuration.appearance.rawValue)
         ]
         return components.percentEncodedQuery ?? ""
     }
@@ -487,7 +508,9 @@ public final class LiveryClient: Sendable {
         for directive in (cacheControl ?? "").split(separator: ",") {
             let text = directive.trimmingCharacters(in: .whitespaces).lowercased()
             if text == "no-cache" || text == "no-store" { return now }
-            if text.hasPrefix("max-age="), let value = Int(text.dropFirst(8)), value >= 0 { seconds = min(value, 86_400) }
+            if text.hasPrefix("max-age="), let value = Int(text.dropFirst(8)), value >= 0 {
+                seconds = min(value, 86_400)
+            }
         }
         return now.addingTimeInterval(Double(seconds))
     }

@@ -1,7 +1,8 @@
 import Crypto
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Downloads one package to `downloads/<sign>.part`, hashing each chunk as it arrives and never writing past the
@@ -34,24 +35,27 @@ struct PackageDownloader: Sendable {
         }
         if sink.count < entry.size {
             do {
-                _ = try await transport.send(request, onHead: { head throws(LiveryError) in
-                    switch head.status {
-                    case 206:
-                        guard let range = head.field("Content-Range"), range.hasPrefix("bytes \(sink.count)-") else {
-                            throw LiveryError(.server, "the package's Content-Range does not continue the download")
+                _ = try await transport.send(
+                    request,
+                    onHead: { head throws(LiveryError) in
+                        switch head.status {
+                        case 206:
+                            guard let range = head.field("Content-Range"), range.hasPrefix("bytes \(sink.count)-")
+                            else {
+                                throw LiveryError(.server, "the package's Content-Range does not continue the download")
+                            }
+                        case 200:
+                            try sink.restart()
+                            if let etag = head.field("ETag") {
+                                try? Data(etag.utf8).write(to: etagFile, options: .atomic)
+                            }
+                        default:
+                            if (400..<500).contains(head.status), head.status != 408, head.status != 429 {
+                                refused.withLock { $0 = true }
+                            }
+                            throw LiveryError(.server, "the package download answered HTTP \(head.status)")
                         }
-                    case 200:
-                        try sink.restart()
-                        if let etag = head.field("ETag") {
-                            try? Data(etag.utf8).write(to: etagFile, options: .atomic)
-                        }
-                    default:
-                        if (400..<500).contains(head.status), head.status != 408, head.status != 429 {
-                            refused.withLock { $0 = true }
-                        }
-                        throw LiveryError(.server, "the package download answered HTTP \(head.status)")
-                    }
-                }, onChunk: { chunk throws(LiveryError) in try sink.append(chunk) })
+                    }, onChunk: { chunk throws(LiveryError) in try sink.append(chunk) })
             } catch {
                 sink.close()
                 if error.code != .network { Self.discard(part, etagFile) }

@@ -26,19 +26,27 @@ struct PackageEntry: Sendable, Equatable {
 
     /// Reads an entry from an answer object whose sign member is `signKey` (`skinSign` in polls, `sign` in theme
     /// lists) and id member `idKey`.
-    static func read(_ object: JSONObject, signKey: String, idKey: String, windowed: Bool) throws(LiveryError) -> PackageEntry {
+    static func read(
+        _ object: JSONObject, signKey: String, idKey: String, windowed: Bool
+    ) throws(LiveryError) -> PackageEntry {
         func text(_ key: String) throws(LiveryError) -> String {
-            guard let value = object[key]?.stringValue else { throw LiveryError(.server, "the answer has no string \"\(key)\"") }
+            guard let value = object[key]?.stringValue else {
+                throw LiveryError(.server, "the answer has no string \"\(key)\"")
+            }
             return value
         }
         let sign = try text(signKey)
         let sha256 = try text("sha256")
         try check(sign: sign, signKey: signKey, sha256: sha256)
-        guard let size = object["size"]?.intValue, size > 0 else { throw LiveryError(.server, "the answer has no positive \"size\"") }
+        guard let size = object["size"]?.intValue, size > 0 else {
+            throw LiveryError(.server, "the answer has no positive \"size\"")
+        }
         var entry = PackageEntry(
             sign: sign, skinID: try text(idKey), packageURL: try text("packageUrl"), sha256: sha256, size: Int64(size))
         if windowed {
-            guard let starts = ISO8601Instant.parse(try text("startsAt")), let ends = ISO8601Instant.parse(try text("endsAt")) else {
+            guard let starts = ISO8601Instant.parse(try text("startsAt")),
+                let ends = ISO8601Instant.parse(try text("endsAt"))
+            else {
                 throw LiveryError(.server, "the answer's startsAt or endsAt is not an ISO 8601 instant")
             }
             entry.startsAt = starts
@@ -48,8 +56,12 @@ struct PackageEntry: Sendable, Equatable {
     }
 
     private static func check(sign: String, signKey: String, sha256: String) throws(LiveryError) {
-        guard isSafeSign(sign) else { throw LiveryError(.server, "the answer's \(signKey) \"\(sign.prefix(40))\" is not a package sign") }
-        guard sha256.utf8.count == 64, sha256.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
+        guard isSafeSign(sign) else {
+            throw LiveryError(.server, "the answer's \(signKey) \"\(sign.prefix(40))\" is not a package sign")
+        }
+        guard sha256.utf8.count == 64,
+            sha256.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
+        else {
             throw LiveryError(.server, "the answer's sha256 is not 64 lowercase hex digits")
         }
     }
@@ -94,7 +106,8 @@ extension PackageEntry {
     /// The package a catalog decision chose; nil when the choice has no package (or one `init(catalog:package:)`
     /// refuses; a stored catalog was checked with it when it arrived).
     init?(_ choice: CatalogChoice) {
-        guard let package = choice.package, let entry = try? PackageEntry(catalog: choice.entry, package: package) else {
+        guard let package = choice.package, let entry = try? PackageEntry(catalog: choice.entry, package: package)
+        else {
             return nil
         }
         self = entry
@@ -109,11 +122,17 @@ struct PollAnswer: Sendable, Equatable {
 
     static func read(_ document: JSONValue) throws(LiveryError) -> PollAnswer {
         guard let object = document.objectValue else { throw LiveryError(.server, "the answer is not a JSON object") }
-        guard let sign = object["skinSign"]?.stringValue else { throw LiveryError(.server, "the answer has no string \"skinSign\"") }
+        guard let sign = object["skinSign"]?.stringValue else {
+            throw LiveryError(.server, "the answer has no string \"skinSign\"")
+        }
         var answer = PollAnswer()
-        if !sign.isEmpty { answer.current = try PackageEntry.read(object, signKey: "skinSign", idKey: "skinId", windowed: true) }
+        if !sign.isEmpty {
+            answer.current = try PackageEntry.read(object, signKey: "skinSign", idKey: "skinId", windowed: true)
+        }
         if let next = object["next"] {
-            guard let nextObject = next.objectValue else { throw LiveryError(.server, "the answer's \"next\" is not an object") }
+            guard let nextObject = next.objectValue else {
+                throw LiveryError(.server, "the answer's \"next\" is not an object")
+            }
             answer.next = try PackageEntry.read(nextObject, signKey: "skinSign", idKey: "skinId", windowed: true)
         }
         return answer
@@ -143,9 +162,10 @@ public struct Theme: Sendable, Equatable, Identifiable {
             guard let object = value.objectValue else { throw LiveryError(.server, "a theme is not an object") }
             let entry = try PackageEntry.read(object, signKey: "sign", idKey: "id", windowed: false)
             let preview = object["previewUrl"]?.stringValue.flatMap { URL(string: $0, relativeTo: server)?.absoluteURL }
-            result.append(Theme(
-                id: entry.skinID, title: object["title"]?.stringValue ?? entry.skinID,
-                description: object["description"]?.stringValue ?? "", previewURL: preview, entry: entry))
+            result.append(
+                Theme(
+                    id: entry.skinID, title: object["title"]?.stringValue ?? entry.skinID,
+                    description: object["description"]?.stringValue ?? "", previewURL: preview, entry: entry))
         }
         return result
     }

@@ -96,7 +96,9 @@ struct PackageFolder: SkinSource {
         guard let walker = FileManager.default.enumerator(atPath: base) else { throw .rootNotFound }
         var files: [SkinFile] = []
         while let relative = walker.nextObject() as? String {
-            guard let attributes = walker.fileAttributes, let type = attributes[.type] as? FileAttributeType else { continue }
+            guard let attributes = walker.fileAttributes, let type = attributes[.type] as? FileAttributeType else {
+                continue
+            }
             switch type {
             case .typeRegular:
                 files.append(SkinFile(path: relative, size: (attributes[.size] as? NSNumber)?.intValue ?? 0))

@@ -78,7 +78,9 @@ public struct Skin: Sendable, Equatable {
         case .colors:
             return module.colors.first { $0.identifier == resolved.identifier }.map { .color($0.value) }
         case .images:
-            guard let image = module.images.first(where: { $0.identifier == resolved.identifier })?.value else { return nil }
+            guard let image = module.images.first(where: { $0.identifier == resolved.identifier })?.value else {
+                return nil
+            }
             switch image {
             case .asset(let asset):
                 return asset.file(forScale: scale).map { .imageFile(file($0)) }

@@ -9,7 +9,9 @@ enum SkinSelection {
         _ state: StoredState, at instant: Date, isStored: (String) -> Bool
     ) -> (entry: PackageEntry, kind: Skin.Kind)? {
         for candidate in [state.holiday, state.next] {
-            if let entry = candidate, entry.applies(at: instant), !state.blocked.contains(entry.sign), isStored(entry.sign) {
+            if let entry = candidate, entry.applies(at: instant), !state.blocked.contains(entry.sign),
+                isStored(entry.sign)
+            {
                 return (entry, .holiday)
             }
         }
@@ -26,7 +28,9 @@ enum SkinSelection {
     ) -> (entry: PackageEntry, kind: Skin.Kind)? {
         if let skin = verdict.skin {
             for candidate in [skin, state.holiday] {
-                if let entry = candidate, entry.applies(at: instant), !state.blocked.contains(entry.sign), isStored(entry.sign) {
+                if let entry = candidate, entry.applies(at: instant), !state.blocked.contains(entry.sign),
+                    isStored(entry.sign)
+                {
                     return (entry, .holiday)
                 }
             }

@@ -43,7 +43,8 @@ struct SkinStorage: Sendable {
 
     func hasPackage(_ sign: String) -> Bool {
         var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: packageFolder(sign).path, isDirectory: &isDirectory) && isDirectory.boolValue
+        return FileManager.default.fileExists(atPath: packageFolder(sign).path, isDirectory: &isDirectory)
+            && isDirectory.boolValue
     }
 
     /// Whether `state.json` exists.
@@ -126,7 +127,9 @@ struct SkinStorage: Sendable {
             try? files.removeItem(at: packages.appendingPathComponent(name))
         }
         for name in (try? files.contentsOfDirectory(atPath: downloads.path)) ?? [] {
-            let sign = name.hasSuffix(".part") ? String(name.dropLast(5)) : name.hasSuffix(".etag") ? String(name.dropLast(5)) : ""
+            let sign =
+                name.hasSuffix(".part")
+                ? String(name.dropLast(5)) : name.hasSuffix(".etag") ? String(name.dropLast(5)) : ""
             if !keep.contains(sign) { try? files.removeItem(at: downloads.appendingPathComponent(name)) }
         }
         for name in (try? files.contentsOfDirectory(atPath: root.path)) ?? [] where name.hasPrefix(".tmp-") {

@@ -21,7 +21,7 @@ struct OutcomeReport: Sendable, Equatable {
     var json: JSONValue {
         var members: [JSONObject.Member] = [
             .init(key: "skinSign", value: .string(skinSign)),
-            .init(key: "outcome", value: .string(stage == nil ? "applied" : "failed")),
+            .init(key: "outcome", value: .string(stage == nil ? "applied" : "failed"))
         ]
         if let stage { members.append(.init(key: "stage", value: .string(stage.rawValue))) }
         members.append(.init(key: "at", value: .string(ISO8601Instant.format(at))))
@@ -90,13 +90,15 @@ struct StoredReports: Sendable, Equatable {
     func batch(app: String, platform: String, appVersion: String) -> (body: [UInt8], reports: [OutcomeReport])? {
         var reports = Array(pending.prefix(Self.batchLimit))
         while !reports.isEmpty {
-            let body = JSONValue.object(JSONObject([
-                .init(key: "app", value: .string(app)),
-                .init(key: "platform", value: .string(platform)),
-                .init(key: "appVersion", value: .string(appVersion)),
-                .init(key: "deviceId", value: .string(installID)),
-                .init(key: "reports", value: .array(reports.map(\.json))),
-            ])).serialized(.compact)
+            let body = JSONValue.object(
+                JSONObject([
+                    .init(key: "app", value: .string(app)),
+                    .init(key: "platform", value: .string(platform)),
+                    .init(key: "appVersion", value: .string(appVersion)),
+                    .init(key: "deviceId", value: .string(installID)),
+                    .init(key: "reports", value: .array(reports.map(\.json)))
+                ])
+            ).serialized(.compact)
             if body.count <= Self.bodyLimit { return (body, reports) }
             // Each report is about a hundred bytes: a body over the limit loses one report per pass, at most 64.
             reports.removeLast()
@@ -111,9 +113,11 @@ struct StoredReports: Sendable, Equatable {
             .init(key: "version", value: 1),
             .init(key: "installId", value: .string(installID)),
             .init(key: "pending", value: .array(pending.map(\.json))),
-            .init(key: "delivered", value: .array(delivered.map { .string($0) })),
+            .init(key: "delivered", value: .array(delivered.map { .string($0) }))
         ]
-        if let retryAfter { members.append(.init(key: "retryAfter", value: .string(ISO8601Instant.format(retryAfter)))) }
+        if let retryAfter {
+            members.append(.init(key: "retryAfter", value: .string(ISO8601Instant.format(retryAfter))))
+        }
         return JSONValue.object(JSONObject(members)).serialized(.compact)
     }
 
@@ -123,8 +127,10 @@ struct StoredReports: Sendable, Equatable {
             let installID = object["installId"]?.stringValue, !installID.isEmpty
         else { return nil }
         var reports = StoredReports(installID: installID)
-        reports.pending = Array((object["pending"]?.arrayValue ?? []).compactMap(OutcomeReport.read).suffix(pendingLimit))
-        reports.delivered = Array((object["delivered"]?.arrayValue ?? []).compactMap(\.stringValue).suffix(deliveredLimit))
+        reports.pending = Array(
+            (object["pending"]?.arrayValue ?? []).compactMap(OutcomeReport.read).suffix(pendingLimit))
+        reports.delivered = Array(
+            (object["delivered"]?.arrayValue ?? []).compactMap(\.stringValue).suffix(deliveredLimit))
         reports.retryAfter = object["retryAfter"]?.stringValue.flatMap(ISO8601Instant.parse)
         return reports
     }

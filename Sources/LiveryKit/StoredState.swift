@@ -54,7 +54,7 @@ struct StoredState: Sendable, Equatable {
             .init(key: "deviceId", value: .string(deviceID)),
             .init(key: "applied", value: .string(applied)),
             .init(key: "blocked", value: .array(blocked.map { .string($0) })),
-            .init(key: "confirmed", value: .array(confirmed.map { .string($0) })),
+            .init(key: "confirmed", value: .array(confirmed.map { .string($0) }))
         ]
         func add(_ key: String, _ value: JSONValue?) { if let value { members.append(.init(key: key, value: value)) } }
         add("pollQuery", pollQuery.map { .string($0) })
@@ -104,7 +104,7 @@ struct StoredState: Sendable, Equatable {
             .init(key: "skinId", value: .string(entry.skinID)),
             .init(key: "packageUrl", value: .string(entry.packageURL)),
             .init(key: "sha256", value: .string(entry.sha256)),
-            .init(key: "size", value: .number(JSONNumber(Int(entry.size)))),
+            .init(key: "size", value: .number(JSONNumber(Int(entry.size))))
         ]
         if let startsAt = entry.startsAt, let endsAt = entry.endsAt {
             members.append(.init(key: "startsAt", value: .string(ISO8601Instant.format(startsAt))))
@@ -115,7 +115,9 @@ struct StoredState: Sendable, Equatable {
 
     private static func entry(_ object: JSONObject) -> PackageEntry? {
         let windowed = object["startsAt"] != nil
-        guard let entry = try? PackageEntry.read(object, signKey: "sign", idKey: "skinId", windowed: windowed) else { return nil }
+        guard let entry = try? PackageEntry.read(object, signKey: "sign", idKey: "skinId", windowed: windowed) else {
+            return nil
+        }
         return entry
     }
 }

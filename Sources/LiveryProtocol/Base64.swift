@@ -42,7 +42,8 @@ public enum Base64 {
         var index = 0
         while index < utf8.count {
             let isLast = index + 4 == utf8.count
-            let padding = isLast ? (utf8[index + 3] == UInt8(ascii: "=") ? (utf8[index + 2] == UInt8(ascii: "=") ? 2 : 1) : 0) : 0
+            let padding =
+                isLast ? (utf8[index + 3] == UInt8(ascii: "=") ? (utf8[index + 2] == UInt8(ascii: "=") ? 2 : 1) : 0) : 0
             var group: UInt32 = 0
             for offset in 0..<4 {
                 let value = offset < 4 - padding ? values[Int(utf8[index + offset])] : 0

@@ -2,7 +2,9 @@
 /// integer positive and minimally encoded, at most 33 bytes (a P-256 scalar plus a sign byte).
 enum ECDSASignatureDER {
     static func isWellFormed(_ bytes: [UInt8]) -> Bool {
-        guard bytes.count >= 8, bytes[0] == 0x30, Int(bytes[1]) == bytes.count - 2, bytes[1] < 0x80 else { return false }
+        guard bytes.count >= 8, bytes[0] == 0x30, Int(bytes[1]) == bytes.count - 2, bytes[1] < 0x80 else {
+            return false
+        }
         var index = 2
         for _ in 0..<2 {
             guard index + 2 <= bytes.count, bytes[index] == 0x02 else { return false }

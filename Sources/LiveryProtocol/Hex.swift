@@ -30,7 +30,8 @@ public enum Hex {
 
     /// Whether `byte` is one of `0-9a-f`.
     public static func isLowerHexDigit(_ byte: UInt8) -> Bool {
-        (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f"))
+        (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+            || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f"))
     }
 
     private static func nibble(_ c: UInt8) -> UInt8? {

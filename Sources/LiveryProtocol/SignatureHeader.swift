@@ -138,7 +138,9 @@ public struct SignatureHeader: Sendable, Equatable {
         throw .syntax(offset: index, expected: "a closing '\"'")
     }
 
-    private static func isQuotable(_ byte: UInt8) -> Bool { byte == 0x09 || (0x20...0x7E).contains(byte) || byte >= 0x80 }
+    private static func isQuotable(_ byte: UInt8) -> Bool {
+        byte == 0x09 || (0x20...0x7E).contains(byte) || byte >= 0x80
+    }
 }
 
 /// RFC 9110 §5.6.2 `tchar`.

@@ -12,8 +12,10 @@ import ZipReading
 extension APIError {
     /// 401 with the `WWW-Authenticate` challenge of RFC 6750.
     static func unauthorized(reason: String) -> APIError {
-        let challenge = reason == "missing" ? #"Bearer realm="livery""# : #"Bearer realm="livery", error="invalid_token""#
-        let message = reason == "missing"
+        let challenge =
+            reason == "missing" ? #"Bearer realm="livery""# : #"Bearer realm="livery", error="invalid_token""#
+        let message =
+            reason == "missing"
             ? "This endpoint needs an admin token: send Authorization: Bearer <token>."
             : "The admin token is not valid (it may have been revoked)."
         return APIError(
@@ -25,7 +27,8 @@ extension APIError {
     /// 403: the token's role does not allow the method.
     static func forbidden(role: AdminRole, method: String) -> APIError {
         APIError(
-            .forbidden, code: "forbidden", message: "A \(role.rawValue) token may only read (GET); \(method) needs an editor token.",
+            .forbidden, code: "forbidden",
+            message: "A \(role.rawValue) token may only read (GET); \(method) needs an editor token.",
             details: fields("Authorization", "role \(role.rawValue) may not \(method)"))
     }
 
@@ -47,7 +50,9 @@ extension APIError {
         var details = fields("body", "not valid JSON: \(error.message)")
         details["line"] = .number(JSONNumber(error.line))
         details["column"] = .number(JSONNumber(error.column))
-        return APIError(.badRequest, code: "invalid_json", message: "The request body is not valid JSON: \(error).", details: details)
+        return APIError(
+            .badRequest, code: "invalid_json", message: "The request body is not valid JSON: \(error).",
+            details: details)
     }
 
     /// The answer for a refused or failed change (or a read of the state): the one mapping of `ChangeError`.
@@ -98,7 +103,8 @@ extension APIError {
         case .skinReleased(let id, let version, let field):
             return APIError(
                 .conflict, code: "skin_released",
-                message: "Skin \"\(id)\" is released (version \(version)); stop it first with DELETE …/release, or pass ?force=true.",
+                message:
+                    "Skin \"\(id)\" is released (version \(version)); stop it first with DELETE …/release, or pass ?force=true.",
                 details: fields(field, "the skin is released; force=true deletes it anyway"))
         case .preconditionFailed(let current):
             return preconditionFailed(current: current)
@@ -176,13 +182,16 @@ extension APIError {
     static func uploadCode(_ error: ZipReadError) -> String {
         guard case .unsafePath(let name) = error else { return error.code }
         let bytes = Array(name.utf8)
-        let hasDrive = bytes.count >= 2 && bytes[1] == UInt8(ascii: ":")
+        let hasDrive =
+            bytes.count >= 2 && bytes[1] == UInt8(ascii: ":")
             && (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(bytes[0] & 0xDF)
         return name.hasPrefix("/") || hasDrive ? "absolute_path" : "zip_slip"
     }
 
     /// `version_not_found` with `status`: the skin has no version `version`.
-    static func versionNotFound(_ status: HTTPStatus, skinID: String, version: Int, field: String, hint: String) -> APIError {
+    static func versionNotFound(
+        _ status: HTTPStatus, skinID: String, version: Int, field: String, hint: String
+    ) -> APIError {
         APIError(
             status, code: "version_not_found", message: "Skin \"\(skinID)\" has no version \(version).",
             details: fields(field, "no version \(version)" + hint))
@@ -193,7 +202,8 @@ extension APIError {
     static func versionDamaged(skinID: String, version: Int) -> APIError {
         APIError(
             .internalServerError, code: "version_damaged",
-            message: "Version \(version) of skin \"\(skinID)\" is damaged in the store and is neither served nor read; an operator must restore it (GET /readyz and the log say why).",
+            message:
+                "Version \(version) of skin \"\(skinID)\" is damaged in the store and is neither served nor read; an operator must restore it (GET /readyz and the log say why).",
             details: fields("version", "damaged in the store"))
     }
 
@@ -202,7 +212,8 @@ extension APIError {
     static func storedFileCorrupt(path: String) -> APIError {
         APIError(
             .internalServerError, code: "stored_file_corrupt",
-            message: "The stored file \"\(path)\" was damaged on disk and is not served; an operator must restore it (the log names the blob).",
+            message:
+                "The stored file \"\(path)\" was damaged on disk and is not served; an operator must restore it (the log names the blob).",
             details: fields("path", "does not match its content address"))
     }
 
@@ -227,7 +238,8 @@ extension APIError {
         case .notWritable:
             return APIError(
                 .serviceUnavailable, code: "data_dir_not_writable",
-                message: "The data folder \(dataDirectory) cannot be written (read-only volume or permissions); fix it and retry.",
+                message:
+                    "The data folder \(dataDirectory) cannot be written (read-only volume or permissions); fix it and retry.",
                 details: fields("data-dir", "not writable"), headers: headers)
         }
     }
@@ -237,19 +249,23 @@ extension APIError {
     static func unknownApp(_ app: String, field: String, known: Set<String>) -> APIError {
         let nearest = nearestMatch(to: app, among: known.sorted())
         let hint = nearest.map { "did you mean \"\($0)\"? " } ?? "no skin is stored for any app yet; "
-        var details = fields(field, "no stored skin belongs to app \"\(app)\"; \(hint)pass force=true for an app with no skins yet")
+        var details = fields(
+            field, "no stored skin belongs to app \"\(app)\"; \(hint)pass force=true for an app with no skins yet")
         details["value"] = .string(app)
         if let nearest { details["closest"] = .string(nearest) }
         return APIError(
             .notFound, code: "unknown_app",
-            message: "No skin is stored for app \"\(app)\"" + (nearest.map { "; the closest known app is \"\($0)\"." } ?? "."),
+            message: "No skin is stored for app \"\(app)\""
+                + (nearest.map { "; the closest known app is \"\($0)\"." } ?? "."),
             details: details)
     }
 
     /// 409 `app_mismatch`: an upload's skin id exists under another app; `force=true` moves it.
     static func appMismatch(skinID: String, stored: String, uploaded: String) -> APIError {
         var details = fields(
-            "app", "skin \"\(skinID)\" belongs to app \"\(stored)\", the upload says \"\(uploaded)\"; fix skin.json's app or its id, or pass force=true to move it")
+            "app",
+            "skin \"\(skinID)\" belongs to app \"\(stored)\", the upload says \"\(uploaded)\"; fix skin.json's app or its id, or pass force=true to move it"
+        )
         details["storedApp"] = .string(stored)
         details["value"] = .string(uploaded)
         return APIError(

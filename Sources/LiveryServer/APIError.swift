@@ -49,7 +49,8 @@ public struct APIError: HTTPResponseError, Sendable {
     }
 
     static let packageNotFound = APIError(.notFound, code: "package_not_found", message: "no package with that sign")
-    static let previewNotFound = APIError(.notFound, code: "preview_not_found", message: "no preview image with that name")
+    static let previewNotFound = APIError(
+        .notFound, code: "preview_not_found", message: "no preview image with that name")
     static let internalError = APIError(.internalServerError, code: "internal_error", message: "internal error")
 
     /// The HTTP response for this error: the HTTP layer's one error encoding (`HTTPResponse.error`), with these

@@ -49,16 +49,21 @@ extension AdminAPI {
             platforms[name] = .object(entry)
         }
         object["byPlatform"] = .object(platforms)
-        object["series"] = .array(version.series.map { hour -> JSONValue in
-            ["at": .string(ISO8601Instant.format(hour.at)), "applied": AdminJSON.number(hour.applied),
-             "failed": AdminJSON.number(hour.failed)]
-        })
+        object["series"] = .array(
+            version.series.map { hour -> JSONValue in
+                [
+                    "at": .string(ISO8601Instant.format(hour.at)), "applied": AdminJSON.number(hour.applied),
+                    "failed": AdminJSON.number(hour.failed)
+                ]
+            })
         return .object(object)
     }
 
     private static func countsJSON(_ counts: SkinHealth.Counts) -> JSONObject {
         var stages = JSONObject()
-        for (stage, count) in counts.failedByStage.sorted(by: { $0.key < $1.key }) { stages[stage] = AdminJSON.number(count) }
+        for (stage, count) in counts.failedByStage.sorted(by: { $0.key < $1.key }) {
+            stages[stage] = AdminJSON.number(count)
+        }
         var object = JSONObject()
         object["applied"] = AdminJSON.number(counts.applied)
         object["failed"] = AdminJSON.number(counts.failed)

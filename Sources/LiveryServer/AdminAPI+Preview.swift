@@ -24,7 +24,8 @@ extension AdminAPI {
         var at = clock()
         if let text = request.query["at"] {
             guard let parsed = AdminJSON.parseInstant(text) else {
-                throw APIError.invalidField("at", "must be an ISO 8601 instant with an offset, such as 2027-02-05T00:00:00+08:00")
+                throw APIError.invalidField(
+                    "at", "must be an ISO 8601 instant with an offset, such as 2027-02-05T00:00:00+08:00")
             }
             at = parsed
         }
@@ -40,7 +41,9 @@ extension AdminAPI {
         }
         let released = catalog.releases[query.app] ?? []
         var shown: [SkinID: ReleasedSkin] = [:]
-        for skin in released where shown[skin.skinID].map({ rank(skin) < rank($0) }) ?? true { shown[skin.skinID] = skin }
+        for skin in released where shown[skin.skinID].map({ rank(skin) < rank($0) }) ?? true {
+            shown[skin.skinID] = skin
+        }
         for skin in released where shown[skin.skinID] === skin {
             let exclusion = SkinResolver.exclusion(of: skin, for: query, at: at, killSwitch: catalog.killSwitch)
             let outcome: String
@@ -57,7 +60,8 @@ extension AdminAPI {
             }
             var entry = JSONObject()
             entry["skinId"] = .string(skin.skinID.rawValue)
-            entry["version"] = snapshot.skins[skin.skinID.rawValue]?.release.map { AdminJSON.number($0.version) } ?? .null
+            entry["version"] =
+                snapshot.skins[skin.skinID.rawValue]?.release.map { AdminJSON.number($0.version) } ?? .null
             entry["outcome"] = .string(outcome)
             entry["reason"] = reason
             entry["next"] = .bool(decision.next?.skinID == skin.skinID)
@@ -83,7 +87,8 @@ extension AdminAPI {
         body["themeList"] = (try? JSONValue.parse(themes.answer.body)) ?? .null
         body["themes"] = .array(
             (themes.catalog.themes[query.app] ?? []).map { theme in
-                let exclusion = SkinResolver.exclusion(of: theme, for: query, at: at, killSwitch: themes.catalog.killSwitch)
+                let exclusion = SkinResolver.exclusion(
+                    of: theme, for: query, at: at, killSwitch: themes.catalog.killSwitch)
                 var entry = JSONObject()
                 entry["themeId"] = .string(theme.skinID.rawValue)
                 entry["version"] =
@@ -109,7 +114,8 @@ extension AdminAPI {
                 cursor = .time(date)
             } else {
                 throw APIError.invalidField(
-                    "since", "must be a sequence number (such as 42) or an ISO 8601 instant (such as 2027-02-05T00:00:00Z)")
+                    "since",
+                    "must be a sequence number (such as 42) or an ISO 8601 instant (such as 2027-02-05T00:00:00Z)")
             }
         }
         var limit = 100
@@ -127,7 +133,7 @@ extension AdminAPI {
         }
         return Self.json([
             "entries": .array(entries.map(AdminJSON.auditEntry)),
-            "nextSince": entries.last.map { AdminJSON.number($0.sequence) } ?? .null,
+            "nextSince": entries.last.map { AdminJSON.number($0.sequence) } ?? .null
         ])
     }
 }

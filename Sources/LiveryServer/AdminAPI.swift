@@ -83,7 +83,8 @@ public final class AdminAPI: Sendable {
     let writeFault: @Sendable () -> StorageFault?
 
     init(
-        configuration: Configuration, store: any SkinStore, catalog: CatalogPublisher, client: ClientAPI, tokens: TokenStore,
+        configuration: Configuration, store: any SkinStore, catalog: CatalogPublisher, client: ClientAPI,
+        tokens: TokenStore,
         limits: ValidationLimits, dataDirectory: String, logger: Logger, clock: @escaping @Sendable () -> Date,
         writeFault: @escaping @Sendable () -> StorageFault? = { nil }
     ) {
@@ -108,36 +109,53 @@ public final class AdminAPI: Sendable {
     func register(on router: Router, isReady: @escaping @Sendable () -> Bool) {
         let auth = AdminAuth(tokens: tokens, logger: logger, isReady: isReady)
         let admin = router.group(Self.prefix, middleware: [auth.middleware, writeCheckMiddleware])
-        admin.on(.post, "/skins", bodyLimit: configuration.uploadLimit, .async { [self] request in await upload(request) })
-        admin.on(.get, "/skins", .async { [self] request in await respond { () async throws(APIError) in try await listSkins(request) } })
-        admin.on(.get, "/skins/:id", .async { [self] request in await respond { () async throws(APIError) in try await skin(request) } })
+        admin.on(
+            .post, "/skins", bodyLimit: configuration.uploadLimit, .async { [self] request in await upload(request) })
+        admin.on(
+            .get, "/skins",
+            .async { [self] request in await respond { () async throws(APIError) in try await listSkins(request) } })
+        admin.on(
+            .get, "/skins/:id",
+            .async { [self] request in await respond { () async throws(APIError) in try await skin(request) } })
         admin.on(.delete, "/skins/:id", .async { [self] request in await deleteSkin(request) })
-        admin.on(.get, "/skins/:id/health", .async { [self] request in
-            await respond { () async throws(APIError) in try await health(request) }
-        })
-        admin.on(.get, "/skins/:id/versions", .async { [self] request in
-            await respond { () async throws(APIError) in try await versions(request) }
-        })
-        admin.on(.get, "/skins/:id/versions/:n", .async { [self] request in
-            await respond { () async throws(APIError) in try await version(request) }
-        })
-        admin.on(.get, "/skins/:id/versions/:n/config.json", .async { [self] request in
-            await respond { () async throws(APIError) in try await file(request, path: "config.json") }
-        })
+        admin.on(
+            .get, "/skins/:id/health",
+            .async { [self] request in
+                await respond { () async throws(APIError) in try await health(request) }
+            })
+        admin.on(
+            .get, "/skins/:id/versions",
+            .async { [self] request in
+                await respond { () async throws(APIError) in try await versions(request) }
+            })
+        admin.on(
+            .get, "/skins/:id/versions/:n",
+            .async { [self] request in
+                await respond { () async throws(APIError) in try await version(request) }
+            })
+        admin.on(
+            .get, "/skins/:id/versions/:n/config.json",
+            .async { [self] request in
+                await respond { () async throws(APIError) in try await file(request, path: "config.json") }
+            })
         // File paths contain "/": one route per depth (a %2F-encoded path also works at depth 1).
         for depth in 1...ZipArchiveReader.Limits().maxPathDepth {
             let names = (1...depth).map { "p\($0)" }
             let pattern = "/skins/:id/versions/:n/files/" + names.map { ":" + $0 }.joined(separator: "/")
-            admin.on(.get, pattern, .async { [self] request in
-                let path = names.compactMap { request.pathParameters[$0] }.joined(separator: "/")
-                return await respond { () async throws(APIError) in try await file(request, path: path) }
-            })
+            admin.on(
+                .get, pattern,
+                .async { [self] request in
+                    let path = names.compactMap { request.pathParameters[$0] }.joined(separator: "/")
+                    return await respond { () async throws(APIError) in try await file(request, path: path) }
+                })
         }
         admin.on(.put, "/skins/:id/release", .async { [self] request in await putRelease(request) })
         admin.on(.patch, "/skins/:id/release", .async { [self] request in await patchRelease(request) })
         admin.on(.delete, "/skins/:id/release", .async { [self] request in await deleteRelease(request) })
         admin.on(.post, "/skins/:id/rollback", .async { [self] request in await rollback(request) })
-        admin.on(.get, "/killswitch", .async { [self] request in await respond { () async throws(APIError) in try await killSwitch(request) } })
+        admin.on(
+            .get, "/killswitch",
+            .async { [self] request in await respond { () async throws(APIError) in try await killSwitch(request) } })
         admin.on(.put, "/killswitch", .async { [self] request in await putKillSwitch(request) })
         admin.on(.get, "/preview", .sync { [self] request throws(APIError) in try preview(request) })
         admin.on(.get, "/audit", .async { [self] request throws(APIError) in try await audit(request) })
@@ -154,9 +172,11 @@ public final class AdminAPI: Sendable {
             guard request.method != .get, request.method != .head, let fault = writeFault() else { return nil }
             return APIError.storage(fault, dataDirectory: dataDirectory).response
         }
-        return HTTPMiddleware(headCheck: HTTPHeadCheck(check), before: { request in
-            check(request).map(HTTPMiddleware.Decision.respond) ?? .forward(request)
-        })
+        return HTTPMiddleware(
+            headCheck: HTTPHeadCheck(check),
+            before: { request in
+                check(request).map(HTTPMiddleware.Decision.respond) ?? .forward(request)
+            })
     }
 
     // MARK: - Answers
@@ -222,7 +242,8 @@ public final class AdminAPI: Sendable {
 
     /// The store's state, at least as new as its revision now (`SkinStore.currentSnapshot`): what reads answer from.
     func currentState(_ request: HTTPRequest) async throws(APIError) -> StoreSnapshot {
-        try await perform { () async throws(ChangeError) in try await changes.currentState(requestID: request.requestID) }
+        try await perform { () async throws(ChangeError) in try await changes.currentState(requestID: request.requestID)
+        }
     }
 
     /// The answer to a change or read of a skin: the skin, with its `ETag`.
@@ -316,7 +337,9 @@ public final class AdminAPI: Sendable {
     /// `GET /skins`: every live skin, with its release.
     func listSkins(_ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
         let snapshot = try await currentState(request)
-        let skins = snapshot.skinIDs.compactMap { snapshot.skins[$0] }.map { JSONValue.object(AdminJSON.skinSummary($0)) }
+        let skins = snapshot.skinIDs.compactMap { snapshot.skins[$0] }.map {
+            JSONValue.object(AdminJSON.skinSummary($0))
+        }
         return Self.json(["skins": .array(skins), "revision": AdminJSON.number(snapshot.revision)])
     }
 
@@ -329,7 +352,8 @@ public final class AdminAPI: Sendable {
         var damaged = skin.versions.compactMap { version in
             version.damage.map { DamagedVersion(skinID: skin.id, version: version.number, reason: $0) }
         }
-        for found in catalog.damaged where found.skinID == skin.id && !damaged.contains(where: { $0.version == found.version }) {
+        for found in catalog.damaged
+        where found.skinID == skin.id && !damaged.contains(where: { $0.version == found.version }) {
             damaged.append(found)
         }
         damaged.sort { $0.version < $1.version }
@@ -384,7 +408,8 @@ public final class AdminAPI: Sendable {
         headers.add(name: "X-Content-Type-Options", value: "nosniff")
         headers.add(name: "Cache-Control", value: "no-store")
         headers.add(name: "ETag", value: "\"\(stored.sha256)\"")
-        return HTTPResponse(status: .ok, headers: headers, body: .file(path: blob, offset: 0, length: UInt64(stored.size)))
+        return HTTPResponse(
+            status: .ok, headers: headers, body: .file(path: blob, offset: 0, length: UInt64(stored.size)))
     }
 
     /// The media type for a skin file by its extension.
@@ -406,7 +431,7 @@ public final class AdminAPI: Sendable {
     static func whoami(_ request: HTTPRequest) -> HTTPResponse {
         json([
             "name": .string(AdminAuth.actor(of: request)),
-            "role": AdminAuth.role(of: request).map { .string($0.rawValue) } ?? .null,
+            "role": AdminAuth.role(of: request).map { .string($0.rawValue) } ?? .null
         ])
     }
 

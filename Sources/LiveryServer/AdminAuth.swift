@@ -119,7 +119,7 @@ struct AdminAuth: Sendable {
             "request.id": "\(request.requestID)", "remote": "\(request.remoteAddress)", "reason": "\(why)",
             // The raw path (visible ASCII only, checked by the server), so a decoded %0A cannot forge log lines;
             // never the query, nor the authority of an absolute-form target, which may carry user:password@.
-            "http.method": "\(request.method.rawValue)", "http.path": "\(request.rawPath)",
+            "http.method": "\(request.method.rawValue)", "http.path": "\(request.rawPath)"
         ]
         if let principal { metadata["token.name"] = "\(principal.name)" }
         logger.notice("admin request refused", metadata: metadata)

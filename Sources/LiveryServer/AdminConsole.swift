@@ -20,12 +20,14 @@ enum AdminConsole {
 
     /// Adds `GET /admin` (308 to `/admin/`), `GET /admin/` (the page) and `GET /admin/<file>` for each asset.
     static func register(on router: Router) {
-        router.on(.get, "/admin", .sync { _ in
-            var headers = HTTPHeaders()
-            headers.add(name: "Location", value: path)
-            headers.add(name: "Cache-Control", value: "no-store")
-            return HTTPResponse(status: .permanentRedirect, headers: headers)
-        })
+        router.on(
+            .get, "/admin",
+            .sync { _ in
+                var headers = HTTPHeaders()
+                headers.add(name: "Location", value: path)
+                headers.add(name: "Cache-Control", value: "no-store")
+                return HTTPResponse(status: .permanentRedirect, headers: headers)
+            })
         for asset in ConsoleAssets.all {
             let response = answer(asset)
             router.on(.get, path + asset.name, .sync { _ in response })

@@ -26,7 +26,8 @@ enum AdminETag {
             for part in value.split(separator: ",") {
                 let tag = trimmed(part)
                 if tag == "*" { return .any }
-                guard tag.count >= 3, tag.first == "\"", tag.last == "\"", let revision = Int(tag.dropFirst().dropLast()),
+                guard tag.count >= 3, tag.first == "\"", tag.last == "\"",
+                    let revision = Int(tag.dropFirst().dropLast()),
                     revision >= 0
                 else {
                     throw APIError.invalidField(

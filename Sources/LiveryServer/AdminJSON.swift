@@ -32,15 +32,17 @@ enum AdminJSON {
             for member in document.objectValue ?? JSONObject() where member.key != "version" {
                 object[member.key] = member.value
             }
-            let plan = ReleasePlan.parse(document, file: nil, pointer: .root, allowingExtraKeys: ["version"], now: now).value
+            let plan = ReleasePlan.parse(document, file: nil, pointer: .root, allowingExtraKeys: ["version"], now: now)
+                .value
             (object["guard"], object["paused"]) = guardStatus(of: plan)
             if document.objectValue?["recurs"] != nil, let plan {
-                object["nextOccurrences"] = .array(plan.occurrences(notEndedAt: now, count: 5).map { occurrence in
-                    [
-                        "year": number(occurrence.year), "startsAt": instant(occurrence.startsAt),
-                        "endsAt": instant(occurrence.endsAt), "source": .string(occurrence.source.rawValue),
-                    ]
-                })
+                object["nextOccurrences"] = .array(
+                    plan.occurrences(notEndedAt: now, count: 5).map { occurrence in
+                        [
+                            "year": number(occurrence.year), "startsAt": instant(occurrence.startsAt),
+                            "endsAt": instant(occurrence.endsAt), "source": .string(occurrence.source.rawValue)
+                        ]
+                    })
             }
         }
         object["releasedAt"] = instant(release.releasedAt)
@@ -72,9 +74,10 @@ enum AdminJSON {
         object["fileCount"] = number(version.files.count)
         object["size"] = number(version.totalSize)
         if files {
-            object["files"] = .array(version.files.map { file in
-                ["path": .string(file.path), "size": number(file.size), "sha256": .string(file.sha256)]
-            })
+            object["files"] = .array(
+                version.files.map { file in
+                    ["path": .string(file.path), "size": number(file.size), "sha256": .string(file.sha256)]
+                })
         }
         return .object(object)
     }
@@ -100,16 +103,20 @@ enum AdminJSON {
     static func skin(_ skin: SkinState, damaged: [DamagedVersion] = [], now: Date = Date()) -> JSONValue {
         var object = skinSummary(skin, now: now)
         object["versions"] = .array(skin.versions.map { version($0) })
-        object["damaged"] = .array(damaged.map { damage in
-            ["skin": .string(damage.skinID), "version": number(damage.version), "reason": .string(damage.reason)]
-        })
+        object["damaged"] = .array(
+            damaged.map { damage in
+                ["skin": .string(damage.skinID), "version": number(damage.version), "reason": .string(damage.reason)]
+            })
         return .object(object)
     }
 
     /// The kill switches: `{"global": setting or null, "apps": {app: setting}, "revision", "etag"}`.
     static func killSwitches(_ switches: KillSwitches) -> JSONValue {
         func setting(_ enabled: Bool, _ reason: String, _ actor: String, _ changedAt: Date) -> JSONValue {
-            ["enabled": .bool(enabled), "reason": .string(reason), "changedBy": .string(actor), "changedAt": instant(changedAt)]
+            [
+                "enabled": .bool(enabled), "reason": .string(reason), "changedBy": .string(actor),
+                "changedAt": instant(changedAt)
+            ]
         }
         var apps = JSONObject()
         for app in switches.apps.keys.sorted() {

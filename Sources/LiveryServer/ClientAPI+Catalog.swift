@@ -1,7 +1,7 @@
 import Foundation
 import LiveryCrypto
-import LiveryProtocol
 import LiveryHTTP
+import LiveryProtocol
 import SkinModel
 import SkinServing
 
@@ -17,7 +17,9 @@ extension ClientAPI {
     /// an app no released skin belongs to, 503 `not_ready` before the first catalog; errors are `no-store`.
     public func catalog(_ request: HTTPRequest) -> HTTPResponse {
         let app = request.query["app"]
-        guard let app, !app.isEmpty else { return APIError.invalidParameter(InvalidParameter("app", "is required")).response }
+        guard let app, !app.isEmpty else {
+            return APIError.invalidParameter(InvalidParameter("app", "is required")).response
+        }
         guard SkinRequest.isAppID(app) else {
             return APIError.invalidParameter(
                 InvalidParameter("app", "must be 1–64 characters of letters, digits, '.', '_' or '-'", value: app)
@@ -37,7 +39,8 @@ extension ClientAPI {
         guard current.loaded else { return APIError.notReady.response }
         let document: CatalogDocumentAnswer
         do {
-            guard let found = try current.documents.document(app: app, platform: platform, at: now, signer: signer) else {
+            guard let found = try current.documents.document(app: app, platform: platform, at: now, signer: signer)
+            else {
                 return APIError.unknownCatalogApp(app).response
             }
             document = found
@@ -49,7 +52,9 @@ extension ClientAPI {
     }
 
     /// The response for `document` at `now`: 304 without a body when `If-None-Match` matches.
-    static func catalogResponse(_ request: HTTPRequest, _ document: CatalogDocumentAnswer, maxAge: Int, now: Date)
+    static func catalogResponse(
+        _ request: HTTPRequest, _ document: CatalogDocumentAnswer, maxAge: Int, now: Date
+    )
         -> HTTPResponse
     {
         func seconds(until instant: Date) -> Int { max(0, Int(instant.timeIntervalSince(now).rounded(.down))) }

@@ -14,7 +14,8 @@ struct PreparedAnswer: Sendable {
     static func table(signer: AnswerSigner, maxAge: Int) -> SignedAnswers<PreparedAnswer> {
         SignedAnswers(signer: signer) { signed in
             PreparedAnswer(
-                answer: signed.answer, headers: AnswerHeaders(signed.answer, maxAge: maxAge, signature: signed.signature),
+                answer: signed.answer,
+                headers: AnswerHeaders(signed.answer, maxAge: maxAge, signature: signed.signature),
                 expiresAt: signed.expiresAt)
         }
     }

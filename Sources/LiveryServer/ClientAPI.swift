@@ -292,11 +292,14 @@ public final class ClientAPI: Sendable {
             let untilLimit = max(0, Int(limit.timeIntervalSince(now).rounded(.down)))
             if untilLimit < maxAge {
                 freshFor = untilLimit
-                if expiresAt == nil { headers.replaceOrAdd(name: "Cache-Control", value: "public, max-age=\(untilLimit)") }
+                if expiresAt == nil {
+                    headers.replaceOrAdd(name: "Cache-Control", value: "public, max-age=\(untilLimit)")
+                }
             }
         }
         if let expiresAt {
-            headers.replaceOrAdd(name: "Cache-Control", value: signedCacheControl(maxAge: freshFor, expiresAt: expiresAt, now: now))
+            headers.replaceOrAdd(
+                name: "Cache-Control", value: signedCacheControl(maxAge: freshFor, expiresAt: expiresAt, now: now))
         }
         if notModified { return HTTPResponse(status: .notModified, headers: headers, body: .empty) }
         return HTTPResponse(status: .ok, headers: headers, body: .bytes(body))
@@ -338,7 +341,9 @@ public final class ClientAPI: Sendable {
     }
 
     /// What a theme list for `query` holds at `now` from the catalog requests see now, with that catalog.
-    func themesPreview(_ query: SkinRequest, at now: Date) -> (answer: ThemeListAnswer, decision: ThemeDecision, catalog: Catalog) {
+    func themesPreview(
+        _ query: SkinRequest, at now: Date
+    ) -> (answer: ThemeListAnswer, decision: ThemeDecision, catalog: Catalog) {
         let current = snapshot.withLock { $0 }
         let decision = SkinResolver.themes(query, in: current.catalog, at: now)
         return (current.themeLists.answer(for: decision), decision, current.catalog)

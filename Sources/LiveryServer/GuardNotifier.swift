@@ -95,15 +95,20 @@ public final class GuardNotifier: Sendable {
     public func notify(_ trip: GuardTrip) async -> Bool {
         let body = Self.body(for: trip)
         var headers = [("Content-Type", "application/json"), ("Livery-Event", "guard.trip")]
-        if let secret = configuration.secret { headers.append((Self.signatureHeader, Self.signature(of: body, secret: secret))) }
+        if let secret = configuration.secret {
+            headers.append((Self.signatureHeader, Self.signature(of: body, secret: secret)))
+        }
         let target = client.server.prefix.isEmpty ? "/" : ""
         var delay = configuration.firstRetryDelay
         let attempts = max(1, configuration.attempts)
         for attempt in 1...attempts {
             let client = client
             let sentHeaders = headers
-            let outcome = await BlockingWorkRunner.onOwnThread(name: "livery.notify") { () -> Result<Int, HTTPClientError> in
-                Result { () throws(HTTPClientError) in try client.send("POST", target, headers: sentHeaders, body: body).status }
+            let outcome = await BlockingWorkRunner.onOwnThread(name: "livery.notify") {
+                () -> Result<Int, HTTPClientError> in
+                Result { () throws(HTTPClientError) in
+                    try client.send("POST", target, headers: sentHeaders, body: body).status
+                }
             }
             let failure: String
             var retry = true
@@ -111,7 +116,9 @@ public final class GuardNotifier: Sendable {
             case .success(let status) where (200..<300).contains(status):
                 logger.info(
                     "guard webhook delivered",
-                    metadata: ["skin.id": "\(trip.skinID)", "audit.sequence": "\(trip.sequence)", "attempt": "\(attempt)"])
+                    metadata: [
+                        "skin.id": "\(trip.skinID)", "audit.sequence": "\(trip.sequence)", "attempt": "\(attempt)"
+                    ])
                 return true
             case .success(let status):
                 failure = "HTTP \(status)"
@@ -125,7 +132,7 @@ public final class GuardNotifier: Sendable {
                 level: last ? .error : .warning, "guard webhook failed",
                 metadata: [
                     "skin.id": "\(trip.skinID)", "audit.sequence": "\(trip.sequence)", "attempt": "\(attempt)",
-                    "error": "\(failure)", "retrying": "\(!last)",
+                    "error": "\(failure)", "retrying": "\(!last)"
                 ])
             if last { return false }
             try? await Task.sleep(for: delay)

@@ -1,6 +1,6 @@
 import Foundation
-import LiveryJSON
 import LiveryHTTP
+import LiveryJSON
 import Logging
 import SkinModel
 import SkinPackage
@@ -88,7 +88,8 @@ public final class LiveryService: Sendable {
         self.openFiles = openFiles
         do throws(PackageCacheError) {
             cache = try PackageCache(
-                directory: configuration.dataDirectory + "/packages", maxParallelBuilds: configuration.maxParallelBuilds,
+                directory: configuration.dataDirectory + "/packages",
+                maxParallelBuilds: configuration.maxParallelBuilds,
                 logger: logger, fileChanged: { openFiles.invalidate($0) })
         } catch {
             throw .packageCache(error)
@@ -109,13 +110,15 @@ public final class LiveryService: Sendable {
         var tokens: TokenStore?
         if let path = configuration.admin.tokensFile {
             do throws(TokenFileError) {
-                tokens = try TokenStore(path: path, checkInterval: configuration.admin.tokenCheckInterval, logger: logger)
+                tokens = try TokenStore(
+                    path: path, checkInterval: configuration.admin.tokenCheckInterval, logger: logger)
             } catch {
                 ownStore?.close()
                 throw .tokens(error)
             }
         } else {
-            logger.notice("admin API disabled: no tokens file (--tokens-file / LIVERY_TOKENS_FILE); /admin/v1 answers 404")
+            logger.notice(
+                "admin API disabled: no tokens file (--tokens-file / LIVERY_TOKENS_FILE); /admin/v1 answers 404")
         }
         let client = ClientAPI(configuration: configuration.client, cache: cache, logger: logger, clock: clock)
         let reports = ReportIntake(configuration: configuration.reports, ledger: store.reports)
@@ -200,8 +203,10 @@ public final class LiveryService: Sendable {
         if summary.ran {
             logger.info(
                 "skins folder imported into the store",
-                metadata: ["skins.imported": "\(summary.imported.count)", "skins.rejected": "\(summary.rejected.count)",
-                           "skins.already_stored": "\(summary.alreadyStored.count)"])
+                metadata: [
+                    "skins.imported": "\(summary.imported.count)", "skins.rejected": "\(summary.rejected.count)",
+                    "skins.already_stored": "\(summary.alreadyStored.count)"
+                ])
         }
         guard let revision = await catalog.publishLatest() else {
             // Not ready with a catalog missing skins: the caller starts over once the store answers.
@@ -211,9 +216,11 @@ public final class LiveryService: Sendable {
         let catalog = client.current
         logger.info(
             "catalog loaded",
-            metadata: ["store.revision": "\(revision)", "skins.stored": "\(store.snapshot.skins.count)",
-                       "skins.served": "\(catalog.releases.values.reduce(0) { $0 + $1.count })",
-                       "packages": "\(catalog.packages.count)"])
+            metadata: [
+                "store.revision": "\(revision)", "skins.stored": "\(store.snapshot.skins.count)",
+                "skins.served": "\(catalog.releases.values.reduce(0) { $0 + $1.count })",
+                "packages": "\(catalog.packages.count)"
+            ])
     }
 
     /// Trips the guard of `skinID`'s release when `figures` (of `version`, within its guard's window) say so
@@ -223,7 +230,9 @@ public final class LiveryService: Sendable {
     ///
     /// - Returns: the trip this replica committed, or nil.
     @discardableResult
-    public func tripGuardIfNeeded(skinID: String, version: Int, figures: VersionFigures) async throws(ChangeError) -> GuardTrip? {
+    public func tripGuardIfNeeded(
+        skinID: String, version: Int, figures: VersionFigures
+    ) async throws(ChangeError) -> GuardTrip? {
         try await Self.tripGuard(
             skinID: skinID, version: version, figures: figures, changes: guardChanges, notifier: configuration.notifier)
     }
@@ -298,19 +307,24 @@ public final class LiveryService: Sendable {
     public func register(on router: Router) {
         let shared = store as? any SharedSkinStore
         router.on(.get, "/healthz", .sync { _ in Self.status("ok", .ok) })
-        router.on(.get, "/readyz", .sync { [self] _ in
-            let store = shared.map { $0.isReachable ? "reachable" : "unreachable" }
-            if draining.load(ordering: .acquiring) { return Self.status("draining", .serviceUnavailable, store: store) }
-            guard ready.load(ordering: .acquiring) else {
-                return Self.status("loading", .serviceUnavailable, store: store)
-            }
-            // No disk write on the probe path: the background write check's last result (an ext4 volume forced
-            // read-only by errors still passes access(2)), and one access(2) call for a lost permission at once.
-            guard writeCheck.isWritable, (try? SystemPath.checkAccess(configuration.dataDirectory, W_OK)) != nil else {
-                return Self.status("data-dir-not-writable", .serviceUnavailable, store: store)
-            }
-            return Self.status("ready", .ok, store: store, damaged: catalog.damaged)
-        })
+        router.on(
+            .get, "/readyz",
+            .sync { [self] _ in
+                let store = shared.map { $0.isReachable ? "reachable" : "unreachable" }
+                if draining.load(ordering: .acquiring) {
+                    return Self.status("draining", .serviceUnavailable, store: store)
+                }
+                guard ready.load(ordering: .acquiring) else {
+                    return Self.status("loading", .serviceUnavailable, store: store)
+                }
+                // No disk write on the probe path: the background write check's last result (an ext4 volume forced
+                // read-only by errors still passes access(2)), and one access(2) call for a lost permission at once.
+                guard writeCheck.isWritable, (try? SystemPath.checkAccess(configuration.dataDirectory, W_OK)) != nil
+                else {
+                    return Self.status("data-dir-not-writable", .serviceUnavailable, store: store)
+                }
+                return Self.status("ready", .ok, store: store, damaged: catalog.damaged)
+            })
         client.register(on: router)
         reportsAPI.register(on: router)
         if let admin {
@@ -334,12 +348,14 @@ public final class LiveryService: Sendable {
         var body = Array(#"{"status":"\#(text)"\#(storePart)"#.utf8)
         if !damaged.isEmpty {
             body.append(contentsOf: #","damaged":"#.utf8)
-            body.append(contentsOf: JSONWriter.array(damaged.map { damage in
-                JSONWriter.object([
-                    ("skin", JSONWriter.string(damage.skinID)), ("version", JSONWriter.number(damage.version)),
-                    ("reason", JSONWriter.string(damage.reason)),
-                ])
-            }))
+            body.append(
+                contentsOf: JSONWriter.array(
+                    damaged.map { damage in
+                        JSONWriter.object([
+                            ("skin", JSONWriter.string(damage.skinID)), ("version", JSONWriter.number(damage.version)),
+                            ("reason", JSONWriter.string(damage.reason))
+                        ])
+                    }))
         }
         body.append(UInt8(ascii: "}"))
         return HTTPResponse(status: status, headers: headers, body: .bytes(body))

@@ -47,7 +47,8 @@ enum PackageResponder {
         case .full:
             if let bytes = package.bytes { return HTTPResponse(status: .ok, headers: package.ok, body: .bytes(bytes)) }
             return HTTPResponse(
-                status: .ok, headers: package.ok, body: .immutableFile(path: record.path, offset: 0, length: record.size))
+                status: .ok, headers: package.ok,
+                body: .immutableFile(path: record.path, offset: 0, length: record.size))
         case .partial(let range):
             var headers = package.ok
             headers.add(name: "Content-Range", value: "bytes \(range.first)-\(range.last)/\(record.size)")

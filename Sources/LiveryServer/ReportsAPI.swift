@@ -38,13 +38,15 @@ final class ReportsAPI: Sendable {
     static let path = "/api/v1/reports"
 
     func register(on router: Router) {
-        router.on(.post, Self.path, bodyLimit: ReportBatch.maximumBytes, .async { [self] request in
-            do throws(APIError) {
-                return try await receive(request)
-            } catch {
-                return error.response
-            }
-        })
+        router.on(
+            .post, Self.path, bodyLimit: ReportBatch.maximumBytes,
+            .async { [self] request in
+                do throws(APIError) {
+                    return try await receive(request)
+                } catch {
+                    return error.response
+                }
+            })
     }
 
     func receive(_ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
@@ -61,7 +63,8 @@ final class ReportsAPI: Sendable {
             switch error.kind {
             case .syntax: throw APIError.invalidField(error.field, error.reason, code: "invalid_json")
             case .invalid:
-                throw APIError.invalidField(error.field, error.reason, code: "invalid_report", status: .unprocessableContent)
+                throw APIError.invalidField(
+                    error.field, error.reason, code: "invalid_report", status: .unprocessableContent)
             }
         }
         if let wait = intake.admitDevice(batch.deviceID) { throw Self.rateLimited("deviceId", wait) }
@@ -73,7 +76,8 @@ final class ReportsAPI: Sendable {
             logger.warning(
                 "reports not recorded", metadata: ["request.id": "\(request.requestID)", "error": "\(error)"])
             throw APIError(
-                .serviceUnavailable, code: "store_unavailable", message: "The reports could not be stored; send them later.",
+                .serviceUnavailable, code: "store_unavailable",
+                message: "The reports could not be stored; send them later.",
                 details: Self.fields("body", "the store cannot take reports now"),
                 headers: HTTPHeaders([("Retry-After", "30")]))
         }
@@ -82,7 +86,7 @@ final class ReportsAPI: Sendable {
         headers.add(name: "Content-Type", value: "application/json")
         headers.add(name: "Cache-Control", value: "no-store")
         let body = JSONWriter.object([
-            ("accepted", JSONWriter.number(receipt.accepted)), ("ignored", JSONWriter.number(receipt.ignored)),
+            ("accepted", JSONWriter.number(receipt.accepted)), ("ignored", JSONWriter.number(receipt.ignored))
         ])
         return HTTPResponse(status: .accepted, headers: headers, body: .bytes(body))
     }

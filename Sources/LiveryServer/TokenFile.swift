@@ -55,7 +55,9 @@ public struct TokenFile: Sendable, Equatable {
         var digests = Set<[UInt8]>()
         // Lines are split on the LF byte, not on Characters: Swift reads CR LF as one Character, so a file written
         // on Windows would otherwise be one long line (all a comment if it starts with one).
-        for (index, rawLine) in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
+        for (index, rawLine) in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+            .enumerated()
+        {
             let number = index + 1
             let line = rawLine.last == UInt8(ascii: "\r") ? rawLine.dropLast() : rawLine
             let content = line.prefix { $0 != UInt8(ascii: "#") }
@@ -63,7 +65,8 @@ public struct TokenFile: Sendable, Equatable {
                 .map { String(decoding: $0, as: UTF8.self) }
             if fields.isEmpty { continue }
             guard fields.count == 3 else {
-                problems.append(Problem(line: number, reason: "expected NAME ROLE SHA256HEX, found \(fields.count) fields"))
+                problems.append(
+                    Problem(line: number, reason: "expected NAME ROLE SHA256HEX, found \(fields.count) fields"))
                 continue
             }
             let name = fields[0]
@@ -76,7 +79,8 @@ public struct TokenFile: Sendable, Equatable {
                 continue
             }
             guard let digest = Hex.decode(fields[2].lowercased()), digest.count == 32 else {
-                problems.append(Problem(line: number, reason: "the digest must be 64 hex characters (the SHA-256 of the token)"))
+                problems.append(
+                    Problem(line: number, reason: "the digest must be 64 hex characters (the SHA-256 of the token)"))
                 continue
             }
             guard digests.insert(digest).inserted else {

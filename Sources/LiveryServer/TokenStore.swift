@@ -5,9 +5,9 @@ import Synchronization
 import SystemCalls
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Who made an admin request: the name and role of the token it carried.
@@ -96,7 +96,9 @@ public final class TokenStore: Sendable {
             file = TokenFile.parse(String(decoding: data, as: UTF8.self))
             isBlank = Self.isBlank(data)
         } else {
-            logger.error("tokens file cannot be read; every admin token is revoked until it can", metadata: ["tokens.file": "\(path)"])
+            logger.error(
+                "tokens file cannot be read; every admin token is revoked until it can",
+                metadata: ["tokens.file": "\(path)"])
             file = TokenFile(entries: [], problems: [])
         }
         state.withLock {
@@ -174,7 +176,7 @@ public final class TokenStore: Sendable {
                 "tokens file is not empty but holds no usable token; every admin request will be refused",
                 metadata: [
                     "tokens.file": "\(path)", "tokens.ignoredLines": "\(file.problems.count)",
-                    "fix": "one token per line: NAME ROLE SHA256HEX (livery token create prints the line)",
+                    "fix": "one token per line: NAME ROLE SHA256HEX (livery token create prints the line)"
                 ])
         }
         logger.info(
@@ -184,7 +186,9 @@ public final class TokenStore: Sendable {
 
     /// Whether `data` holds nothing but spaces, tabs and line ends.
     private static func isBlank(_ data: Data) -> Bool {
-        data.allSatisfy { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n") }
+        data.allSatisfy {
+            $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n")
+        }
     }
 
     private static func identity(of path: String) -> FileIdentity? {

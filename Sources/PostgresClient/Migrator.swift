@@ -56,7 +56,9 @@ public struct Migrator: Sendable {
     public func migrate(_ connection: PostgresConnection) async throws(MigrationError) -> Report {
         let result: Result<Report, MigrationError>
         do {
-            result = try await connection.withSession { session in Result { () throws(MigrationError) in try migrate(session) } }
+            result = try await connection.withSession { session in
+                Result { () throws(MigrationError) in try migrate(session) }
+            }
         } catch {
             throw .failed(version: nil, PostgresConnection.typed(error))
         }
@@ -69,7 +71,8 @@ public struct Migrator: Sendable {
         do {
             return try session.transaction { session in
                 try session.query("SELECT pg_advisory_xact_lock($1)", [.int(lockKey)])
-                try session.query("""
+                try session.query(
+                    """
                     CREATE TABLE IF NOT EXISTS \(table) (
                         version integer PRIMARY KEY,
                         applied_at timestamptz NOT NULL DEFAULT now()

@@ -53,10 +53,10 @@ public struct PostgresConfiguration: Sendable, CustomStringConvertible {
     func connectionParameters() throws(PostgresError) -> (keywords: [String], values: [String], secrets: [String]) {
         var keywords = [
             "application_name", "connect_timeout", "keepalives", "keepalives_idle", "keepalives_interval",
-            "keepalives_count", "tcp_user_timeout", "dbname",
+            "keepalives_count", "tcp_user_timeout", "dbname"
         ]
         var values = [
-            applicationName, String(connectTimeoutSeconds), "1", "5", "2", "3", String(tcpTimeoutSeconds * 1000), uri,
+            applicationName, String(connectTimeoutSeconds), "1", "5", "2", "3", String(tcpTimeoutSeconds * 1000), uri
         ]
         var secrets = Self.passwords(in: uri)
         if let passwordFile {
@@ -67,7 +67,9 @@ public struct PostgresConfiguration: Sendable, CustomStringConvertible {
                 throw .invalidConfiguration("cannot read the password file \(passwordFile)")
             }
             var password = Substring(contents)
-            if password.hasSuffix("\r\n") { password = password.dropLast(2) } else if password.hasSuffix("\n") {
+            if password.hasSuffix("\r\n") {
+                password = password.dropLast(2)
+            } else if password.hasSuffix("\n") {
                 password = password.dropLast()
             }
             guard !password.isEmpty, !password.contains("\0") else {
@@ -95,10 +97,12 @@ public struct PostgresConfiguration: Sendable, CustomStringConvertible {
             }
         }
         if let query = result.firstIndex(of: "?") {
-            let parameters = result[result.index(after: query)...].split(separator: "&", omittingEmptySubsequences: false)
+            let parameters = result[result.index(after: query)...].split(
+                separator: "&", omittingEmptySubsequences: false)
             let redacted = parameters.map { parameter -> String in
                 let name = parameter.prefix(while: { $0 != "=" })
-                return name.lowercased() == "password" && name.count < parameter.count ? "\(name)=***" : String(parameter)
+                return name.lowercased() == "password" && name.count < parameter.count
+                    ? "\(name)=***" : String(parameter)
             }
             result = result[...query] + redacted.joined(separator: "&")
         }

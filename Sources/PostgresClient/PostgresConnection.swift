@@ -31,7 +31,8 @@ public final class PostgresConnection: Sendable {
     ///
     /// - Throws: `invalidConfiguration` (unreadable password file), `connectionFailed` (server unreachable,
     ///   authentication refused); messages never hold the password.
-    public static func connect(_ configuration: PostgresConfiguration) async throws(PostgresError) -> PostgresConnection {
+    public static func connect(_ configuration: PostgresConfiguration) async throws(PostgresError) -> PostgresConnection
+    {
         let worker = WorkerThread(name: "pg connection")
         do {
             let box = try await worker.run { SessionBox(try PostgresSession(configuration: configuration)) }

@@ -95,8 +95,9 @@ public final class PostgresListener: Sendable {
         self.events = events
         Thread {
             livery_name_current_thread("pg listener")
-            Self.listen(box.session, wakeReader: wake.reader, healthCheck: healthCheck,
-                        continuation: continuation)
+            Self.listen(
+                box.session, wakeReader: wake.reader, healthCheck: healthCheck,
+                continuation: continuation)
             box.session.close()
         }.start()
     }
@@ -118,8 +119,12 @@ public final class PostgresListener: Sendable {
         guard let connection = try? session.open() else { return }
         let socket = PQsocket(connection)
         let disconnected = { (fallback: String) -> Void in
-            continuation.yield(.disconnected(session.scrubbed(.connectionLost(
-                PQstatus(connection) == CONNECTION_OK ? fallback : PostgresSession.message(of: connection)))))
+            continuation.yield(
+                .disconnected(
+                    session.scrubbed(
+                        .connectionLost(
+                            PQstatus(connection) == CONNECTION_OK ? fallback : PostgresSession.message(of: connection)))
+                ))
         }
         // A health check is sent without waiting for it (`PQsendQuery`): a server that stopped answering must not
         // hang the loop. No answer within the next interval means the connection is dead.
@@ -129,7 +134,7 @@ public final class PostgresListener: Sendable {
         while true {
             var descriptors = [
                 pollfd(fd: socket, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: wakeReader, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: wakeReader, events: Int16(POLLIN), revents: 0)
             ]
             let wait = answerDue.map { max($0 - clock.now, .zero) } ?? healthCheck.interval
             let ready: Int
@@ -164,9 +169,11 @@ public final class PostgresListener: Sendable {
             }
             while let notification = PQnotifies(connection) {
                 let value = notification.pointee
-                continuation.yield(.notification(Notification(
-                    channel: String(cString: value.relname), payload: String(cString: value.extra),
-                    senderProcessID: value.be_pid)))
+                continuation.yield(
+                    .notification(
+                        Notification(
+                            channel: String(cString: value.relname), payload: String(cString: value.extra),
+                            senderProcessID: value.be_pid)))
                 PQfreemem(notification)
             }
             if PQstatus(connection) != CONNECTION_OK {

@@ -37,7 +37,9 @@ public struct PostgresRow: Sendable {
     /// The integer at `column`, nil for NULL.
     public func optionalInt(_ column: Int) throws(PostgresError) -> Int? {
         guard let text = try optionalString(column) else { return nil }
-        guard let value = Int(text) else { throw .decoding(column: name(column), reason: "not an integer: \(text.prefix(40))") }
+        guard let value = Int(text) else {
+            throw .decoding(column: name(column), reason: "not an integer: \(text.prefix(40))")
+        }
         return value
     }
 

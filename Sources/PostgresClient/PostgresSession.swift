@@ -116,8 +116,9 @@ public final class PostgresSession {
     ) throws -> T {
         let connection = try open()
         guard PQtransactionStatus(connection) == PQTRANS_IDLE else {
-            throw PostgresError.server(ServerError(
-                sqlState: SQLState(rawValue: "25001"), message: "a transaction is already open on this connection"))
+            throw PostgresError.server(
+                ServerError(
+                    sqlState: SQLState(rawValue: "25001"), message: "a transaction is already open on this connection"))
         }
         try query("BEGIN ISOLATION LEVEL \(isolation.rawValue)")
         let value: T
@@ -129,9 +130,10 @@ public final class PostgresSession {
         }
         if PQtransactionStatus(connection) == PQTRANS_INERROR {
             _ = try? query("ROLLBACK")
-            throw PostgresError.server(ServerError(
-                sqlState: SQLState(rawValue: "25P02"),
-                message: "a statement in the transaction failed; it was rolled back"))
+            throw PostgresError.server(
+                ServerError(
+                    sqlState: SQLState(rawValue: "25P02"),
+                    message: "a statement in the transaction failed; it was rolled back"))
         }
         try query("COMMIT")
         return value
@@ -173,7 +175,8 @@ public final class PostgresSession {
     }
 
     /// Turns a libpq result into a `PostgresResult` or the matching error, and frees it (and any further results).
-    private func consume(_ result: OpaquePointer?, of connection: OpaquePointer) throws(PostgresError) -> PostgresResult {
+    private func consume(_ result: OpaquePointer?, of connection: OpaquePointer) throws(PostgresError) -> PostgresResult
+    {
         guard let result else {
             throw redactor.scrub(.connectionLost(Self.message(of: connection)))
         }
@@ -183,28 +186,34 @@ public final class PostgresSession {
             let columnCount = Int(PQnfields(result))
             let columns = (0..<columnCount).map { String(cString: PQfname(result, Int32($0))) }
             let rows = (0..<PQntuples(result)).map { row in
-                PostgresRow(columns: columns, values: (0..<Int32(columnCount)).map { column in
-                    guard PQgetisnull(result, row, column) == 0, let value = PQgetvalue(result, row, column) else {
-                        return nil
-                    }
-                    let length = Int(PQgetlength(result, row, column))
-                    return [UInt8](UnsafeRawBufferPointer(start: value, count: length))
-                })
+                PostgresRow(
+                    columns: columns,
+                    values: (0..<Int32(columnCount)).map { column in
+                        guard PQgetisnull(result, row, column) == 0, let value = PQgetvalue(result, row, column) else {
+                            return nil
+                        }
+                        let length = Int(PQgetlength(result, row, column))
+                        return [UInt8](UnsafeRawBufferPointer(start: value, count: length))
+                    })
             }
             let affected = PQcmdTuples(result).map { Int(String(cString: $0)) ?? 0 } ?? 0
             return PostgresResult(columns: columns, rows: rows, affectedRows: affected)
         default:
             let field = { (code: Character) -> String? in
-                guard let ascii = code.asciiValue, let value = PQresultErrorField(result, Int32(ascii)) else { return nil }
+                guard let ascii = code.asciiValue, let value = PQresultErrorField(result, Int32(ascii)) else {
+                    return nil
+                }
                 return String(cString: value)
             }
             let message = field("M") ?? Self.message(of: connection)
             if PQstatus(connection) != CONNECTION_OK {
                 throw redactor.scrub(.connectionLost(message))
             }
-            throw redactor.scrub(.server(ServerError(
-                sqlState: SQLState(rawValue: field("C") ?? "XX000"), message: message, detail: field("D"),
-                constraint: field("n"))))
+            throw redactor.scrub(
+                .server(
+                    ServerError(
+                        sqlState: SQLState(rawValue: field("C") ?? "XX000"), message: message, detail: field("D"),
+                        constraint: field("n"))))
         }
     }
 }

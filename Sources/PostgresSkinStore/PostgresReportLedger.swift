@@ -46,15 +46,16 @@ public final class PostgresReportLedger: ReportLedger {
             hashes.append(device)
             let base = parameters.count
             rows.append(
-                "(" + (1...11).map { index in
-                    let cast = index == 6 ? "::integer" : index >= 10 ? "::bigint" : ""
-                    return "$\(base + index)\(cast)"
-                }.joined(separator: ",") + ")")
+                "("
+                    + (1...11).map { index in
+                        let cast = index == 6 ? "::integer" : index >= 10 ? "::bigint" : ""
+                        return "$\(base + index)\(cast)"
+                    }.joined(separator: ",") + ")")
             parameters += [
                 .text(report.sign), .text(device), .text(report.outcome.rawValue), .optional(report.stage?.rawValue),
                 .text(report.skinID), .int(report.version), .text(report.variant), .text(report.platform),
                 .text(report.appVersion), .int(Int64((report.at.timeIntervalSince1970 * 1000).rounded(.down))),
-                .int(recorded),
+                .int(recorded)
             ]
         }
         let sql = """
@@ -98,15 +99,15 @@ public final class PostgresReportLedger: ReportLedger {
     public func deviceCounts(skinID: String, version: Int, since: Date) async throws(StoreError) -> ReportDeviceCounts {
         let from = PostgresValue.int(Int64((since.timeIntervalSince1970 * 1000).rounded(.down)))
         return try await run { session in
-            let where_ = "skin_id = $1 AND version = $2::integer AND recorded_at >= $3::bigint"
+            let condition = "skin_id = $1 AND version = $2::integer AND recorded_at >= $3::bigint"
             let parameters: [PostgresValue] = [.text(skinID), .int(version), from]
             let totals = try session.query(
                 "SELECT count(DISTINCT device), count(DISTINCT device) FILTER (WHERE outcome = 'failed') "
-                    + "FROM livery_reports WHERE \(where_)", parameters
+                    + "FROM livery_reports WHERE \(condition)", parameters
             ).singleRow()
             var counts = ReportDeviceCounts(reporting: try totals.int(0), failed: try totals.int(1))
             for row in try session.query(
-                "SELECT stage, count(DISTINCT device) FROM livery_reports WHERE \(where_) AND outcome = 'failed' "
+                "SELECT stage, count(DISTINCT device) FROM livery_reports WHERE \(condition) AND outcome = 'failed' "
                     + "AND stage IS NOT NULL GROUP BY stage", parameters
             ).rows {
                 if let stage = ReportStage(rawValue: try row.string(0)) { counts.failedByStage[stage] = try row.int(1) }

@@ -31,7 +31,8 @@ extension PostgresSkinStore {
     public func follow(
         pollInterval: Duration = .milliseconds(500),
         reconnect: Backoff = Backoff(initial: .milliseconds(100), maximum: .seconds(2)),
-        healthCheck: PostgresListener.HealthCheck = PostgresListener.HealthCheck(interval: .seconds(5), timeout: .seconds(5)),
+        healthCheck: PostgresListener.HealthCheck = PostgresListener.HealthCheck(
+            interval: .seconds(5), timeout: .seconds(5)),
         reachability: @escaping @Sendable (Bool) -> Void = { _ in },
         retry: @escaping @Sendable () -> Bool = { false },
         withoutListener: @escaping @Sendable () -> Void = {},
@@ -61,7 +62,8 @@ extension PostgresSkinStore {
                     let listener: PostgresListener
                     do {
                         listener = try await PostgresListener.start(
-                            self.configuration, channels: [PostgresStoreSchema.changesChannel], healthCheck: healthCheck)
+                            self.configuration, channels: [PostgresStoreSchema.changesChannel], healthCheck: healthCheck
+                        )
                     } catch {
                         do { try await Task.sleep(for: backoff.next()) } catch { return }
                         continue

@@ -67,7 +67,8 @@ public final class PostgresSkinStore: SharedSkinStore {
     ///   - clock: the time recorded for changes, kept with millisecond precision.
     /// - Throws: `.store` when the cache folder cannot be created.
     public init(
-        _ configuration: PostgresConfiguration, cacheDirectory: String, clock: @escaping @Sendable () -> Date = { Date() }
+        _ configuration: PostgresConfiguration, cacheDirectory: String,
+        clock: @escaping @Sendable () -> Date = { Date() }
     ) throws(PostgresStoreError) {
         do throws(StoreError) {
             try FileIO.makeDirectory(cacheDirectory)
@@ -96,7 +97,9 @@ public final class PostgresSkinStore: SharedSkinStore {
     /// - Throws: `PostgresStoreError.schema(.databaseNewer)` when the database's schema is newer than this binary;
     ///   `.connection` when PostgreSQL cannot be reached; `.store` for a damaged row.
     public func connect() async throws(PostgresStoreError) {
-        let connection = try await Self.migratedConnection(configuration) { phase in self.waiting.withLock { $0 = phase } }
+        let connection = try await Self.migratedConnection(configuration) { phase in
+            self.waiting.withLock { $0 = phase }
+        }
         let loaded = await Self.run(on: connection) { session throws(StoreError) in
             try Self.inTransaction(session, isolation: .repeatableRead) { session throws(StoreError) in
                 try StoreRows.load(session)
@@ -266,21 +269,24 @@ public final class PostgresSkinStore: SharedSkinStore {
                 let connection = try await PostgresConnection.connect(configuration)
                 let rows: [PostgresRow]
                 do {
-                    rows = try await connection.query("""
+                    rows = try await connection.query(
+                        """
                         SELECT a.pid, coalesce(a.application_name, ''), coalesce(host(a.client_addr), 'a local socket'),
                                coalesce(a.state, ''),
                                coalesce(to_char(a.xact_start AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'), '?')
                         FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
                         WHERE l.locktype = 'advisory' AND l.granted AND l.classid::bigint = $1 AND l.objid::bigint = $2
                           AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-                        """, [.int(Int(key >> 32)), .int(Int(key & 0xFFFF_FFFF))]).rows
+                        """, [.int(Int(key >> 32)), .int(Int(key & 0xFFFF_FFFF))]
+                    ).rows
                 } catch {
                     await connection.close()
                     throw error
                 }
                 await connection.close()
                 if let row = rows.first {
-                    holder = "held by PostgreSQL backend pid \(try row.int(0)) (application '\(try row.string(1))', "
+                    holder =
+                        "held by PostgreSQL backend pid \(try row.int(0)) (application '\(try row.string(1))', "
                         + "connected from \(try row.string(2)), \(try row.string(3)), its transaction open since "
                         + "\(try row.string(4)))"
                 } else {
@@ -378,7 +384,8 @@ public final class PostgresSkinStore: SharedSkinStore {
         skinID: String, files: [String: [UInt8]], metadata: [UInt8], expectedRevision: Int?, release: [UInt8]?,
         actor: String, unlessUnchanged: Bool
     ) async throws(StoreError) -> (version: SkinVersion, added: Bool) {
-        let upload = try PreparedUpload(skinID: skinID, files: files, metadata: metadata, release: release, actor: actor)
+        let upload = try PreparedUpload(
+            skinID: skinID, files: files, metadata: metadata, release: release, actor: actor)
         var blobs = upload.fileBlobs
         blobs[upload.metadataDigest] = metadata
         return try await commit(blobs: blobs) { (current, now, revision) throws(StoreError) in
@@ -401,7 +408,9 @@ public final class PostgresSkinStore: SharedSkinStore {
     }
 
     @discardableResult
-    public func clearRelease(skinID: String, expectedRevision: Int?, actor: String) async throws(StoreError) -> SkinState {
+    public func clearRelease(
+        skinID: String, expectedRevision: Int?, actor: String
+    ) async throws(StoreError) -> SkinState {
         try StoreNames.checkName(skinID)
         try StoreNames.checkName(actor)
         return try await commit { (current, _, revision) throws(StoreError) in
@@ -423,7 +432,9 @@ public final class PostgresSkinStore: SharedSkinStore {
     }
 
     @discardableResult
-    public func deleteSkin(skinID: String, force: Bool, expectedRevision: Int?, actor: String) async throws(StoreError) -> Int {
+    public func deleteSkin(
+        skinID: String, force: Bool, expectedRevision: Int?, actor: String
+    ) async throws(StoreError) -> Int {
         try StoreNames.checkName(skinID)
         try StoreNames.checkName(actor)
         return try await commit { (current, _, revision) throws(StoreError) in
@@ -508,7 +519,9 @@ public final class PostgresSkinStore: SharedSkinStore {
                 // What this replica learned is published even when the change was refused.
                 publish(state)
                 return try outcome.get()
-            } catch .unavailable(let reason) where reason.hasPrefix(Self.transientPrefix) && attempt <= Self.transientRetries {
+            } catch .unavailable(let reason)
+                where reason.hasPrefix(Self.transientPrefix) && attempt <= Self.transientRetries
+            {
                 continue
             }
         }
@@ -697,7 +710,8 @@ extension PostgresSkinStore {
                 for version in skin.versions {
                     blobs[version.metadataDigest] = version.metadata
                     for file in version.files where blobs[file.sha256] == nil {
-                        blobs[file.sha256] = try await source.fileBytes(skinID: skin.id, version: version.number, path: file.path)
+                        blobs[file.sha256] = try await source.fileBytes(
+                            skinID: skin.id, version: version.number, path: file.path)
                     }
                 }
             }
@@ -706,7 +720,8 @@ extension PostgresSkinStore {
         }
         let connection = try await migratedConnection(configuration)
         let blobsToWrite = blobs
-        let copied = await run(on: connection) { session throws(StoreError) -> Swift.Result<CopyOutcome, PostgresStoreError> in
+        let copied = await run(on: connection) {
+            session throws(StoreError) -> Swift.Result<CopyOutcome, PostgresStoreError> in
             try inTransaction(session, isolation: .readCommitted) { session throws(StoreError) in
                 if try StoreRows.isEmpty(session) {
                     try StoreRows.writeWhole(session, snapshot: snapshot, audit: audit, blobs: blobsToWrite)

@@ -11,7 +11,8 @@ enum StoreRows {
 
     /// The store revision; `forUpdate` locks the row until the transaction ends (how changes serialize).
     static func revision(_ session: PostgresSession, forUpdate: Bool) throws(StoreError) -> Int {
-        try rows(session, "SELECT revision FROM livery_store" + (forUpdate ? " FOR UPDATE" : ""), []) { row throws(PostgresError) in
+        try rows(session, "SELECT revision FROM livery_store" + (forUpdate ? " FOR UPDATE" : ""), []) {
+            row throws(PostgresError) in
             try row.int(0)
         }.first ?? 0
     }
@@ -40,24 +41,31 @@ enum StoreRows {
         struct SkinRow { let id: String, revision: Int, lastVersion: Int, deleted: Bool }
         let skinRows = try rows(session, "SELECT id, revision, last_version, deleted FROM livery_skins", []) {
             row throws(PostgresError) in
-            SkinRow(id: try row.string(0), revision: try row.int(1), lastVersion: try row.int(2), deleted: try row.bool(3))
+            SkinRow(
+                id: try row.string(0), revision: try row.int(1), lastVersion: try row.int(2), deleted: try row.bool(3))
         }
         var files = [String: [Int: [StoredFile]]]()
         for (skinID, number, file) in try rows(
             session, "SELECT skin_id, number, path, sha256, size FROM livery_version_files", [],
             { row throws(PostgresError) in
-                (try row.string(0), try row.int(1), StoredFile(path: try row.string(2), size: try row.int(4), sha256: try row.string(3)))
+                (
+                    try row.string(0), try row.int(1),
+                    StoredFile(path: try row.string(2), size: try row.int(4), sha256: try row.string(3))
+                )
             })
         {
             files[skinID, default: [:]][number, default: []].append(file)
         }
         // A left join: a version whose metadata blob row is gone is damaged, not silently dropped.
-        let versionRows = try rows(session, """
+        let versionRows = try rows(
+            session,
+            """
             SELECT v.skin_id, v.number, v.created_at, v.actor, v.metadata_sha256, v.digest, b.bytes, b.size,
                 v.scrub_damage
             FROM livery_versions v LEFT JOIN livery_blobs b ON b.sha256 = v.metadata_sha256
             ORDER BY v.skin_id, v.number
-            """, []) { row throws(PostgresError) in
+            """, []
+        ) { row throws(PostgresError) in
             let skinID = try row.string(0)
             let number = try row.int(1)
             let stored = (files[skinID]?[number] ?? []).sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
@@ -69,7 +77,8 @@ enum StoreRows {
                 skinID: skinID, number: number, files: stored, metadata: metadata, metadataDigest: metadataDigest,
                 metadataSize: metadataSize, digest: digest)
             return SkinVersion(
-                skinID: skinID, number: number, createdAt: StoreTime.date(Int64(try row.int(2))), actor: try row.string(3),
+                skinID: skinID, number: number, createdAt: StoreTime.date(Int64(try row.int(2))),
+                actor: try row.string(3),
                 files: stored, metadata: damage == nil ? metadata ?? [] : [], metadataDigest: metadataDigest,
                 digest: digest, damage: damage,
                 metadataSize: metadataSize, scrubDamage: try row.optionalString(8))
@@ -78,11 +87,17 @@ enum StoreRows {
         for version in versionRows {
             versions[version.skinID, default: []].append(version)
         }
-        let releases = try rows(session, "SELECT skin_id, version, document, released_at, actor FROM livery_releases", []) {
+        let releases = try rows(
+            session, "SELECT skin_id, version, document, released_at, actor FROM livery_releases", []
+        ) {
             row throws(PostgresError) in
-            (try row.string(0), Release(
-                version: try row.int(1), document: try row.bytes(2), releasedAt: StoreTime.date(Int64(try row.int(3))),
-                actor: try row.string(4)))
+            (
+                try row.string(0),
+                Release(
+                    version: try row.int(1), document: try row.bytes(2),
+                    releasedAt: StoreTime.date(Int64(try row.int(3))),
+                    actor: try row.string(4))
+            )
         }
         let releaseBySkin = Dictionary(releases, uniquingKeysWith: { first, _ in first })
         // The revision numbers every change; one behind the rows it counts would make changes collide.
@@ -105,7 +120,8 @@ enum StoreRows {
                 tombstones[skin.id] = Tombstone(revision: skin.revision, lastVersion: skin.lastVersion)
             } else {
                 skins[skin.id] = SkinState(
-                    id: skin.id, revision: skin.revision, versions: versions[skin.id] ?? [], release: releaseBySkin[skin.id])
+                    id: skin.id, revision: skin.revision, versions: versions[skin.id] ?? [],
+                    release: releaseBySkin[skin.id])
             }
         }
         var global: KillSwitch?
@@ -113,9 +129,12 @@ enum StoreRows {
         for (app, setting) in try rows(
             session, "SELECT app, enabled, reason, actor, changed_at FROM livery_kill_switches", [],
             { row throws(PostgresError) in
-                (try row.string(0), KillSwitch(
-                    enabled: try row.bool(1), reason: try row.string(2), actor: try row.string(3),
-                    changedAt: StoreTime.date(Int64(try row.int(4)))))
+                (
+                    try row.string(0),
+                    KillSwitch(
+                        enabled: try row.bool(1), reason: try row.string(2), actor: try row.string(3),
+                        changedAt: StoreTime.date(Int64(try row.int(4))))
+                )
             })
         {
             if app.isEmpty { global = setting } else { apps[app] = setting }
@@ -133,7 +152,8 @@ enum StoreRows {
     ) throws(StoreError) {
         try insertBlobs(session, blobs)
         if let skinID = change.skinID {
-            try writeSkin(session, skinID: skinID, in: next, versions: next.skins[skinID]?.latestVersion.map { [$0] } ?? [])
+            try writeSkin(
+                session, skinID: skinID, in: next, versions: next.skins[skinID]?.latestVersion.map { [$0] } ?? [])
         } else {
             try writeKillSwitches(session, next.killSwitches)
         }
@@ -147,14 +167,18 @@ enum StoreRows {
     /// Sets the `scrub_damage` of `skin`'s version rows to their marks (`SkinVersion.scrubDamage`), clearing the
     /// others: the only change `StoreEdit.markScrubDamage` makes to versions, which otherwise never change.
     private static func writeScrubDamage(_ session: PostgresSession, _ skin: SkinState) throws(StoreError) {
-        try execute(session, """
+        try execute(
+            session,
+            """
             UPDATE livery_versions SET scrub_damage = NULL WHERE skin_id = $1 AND scrub_damage IS NOT NULL
             """, [.text(skin.id)])
         for version in skin.versions {
             guard let mark = version.scrubDamage else { continue }
-            try execute(session, "UPDATE livery_versions SET scrub_damage = $3 WHERE skin_id = $1 AND number = $2", [
-                .text(skin.id), .int(version.number), .text(mark),
-            ])
+            try execute(
+                session, "UPDATE livery_versions SET scrub_damage = $3 WHERE skin_id = $1 AND number = $2",
+                [
+                    .text(skin.id), .int(version.number), .text(mark)
+                ])
         }
     }
 
@@ -177,13 +201,17 @@ enum StoreRows {
 
     /// Whether the schema holds nothing yet: revision 0 and no blob.
     static func isEmpty(_ session: PostgresSession) throws(StoreError) -> Bool {
-        let blobs = try rows(session, "SELECT count(*) FROM livery_blobs", []) { row throws(PostgresError) in try row.int(0) }
+        let blobs = try rows(session, "SELECT count(*) FROM livery_blobs", []) { row throws(PostgresError) in
+            try row.int(0)
+        }
         return try revision(session, forUpdate: true) == 0 && blobs.first == 0
     }
 
     private static func insertBlobs(_ session: PostgresSession, _ blobs: [String: [UInt8]]) throws(StoreError) {
         for (digest, bytes) in blobs.sorted(by: { $0.key < $1.key }) {
-            try execute(session, """
+            try execute(
+                session,
+                """
                 INSERT INTO livery_blobs (sha256, size, bytes) VALUES ($1, $2, $3) ON CONFLICT (sha256) DO NOTHING
                 """, [.text(digest), .int(bytes.count), .bytes(bytes)])
         }
@@ -193,31 +221,45 @@ enum StoreRows {
         var settings = switches.apps.map { ($0.key, $0.value) }
         if let global = switches.global { settings.append(("", global)) }
         for (app, setting) in settings {
-            try execute(session, """
+            try execute(
+                session,
+                """
                 INSERT INTO livery_kill_switches (app, enabled, reason, actor, changed_at) VALUES ($1, $2, $3, $4, $5)
                 ON CONFLICT (app) DO UPDATE SET enabled = $2, reason = $3, actor = $4, changed_at = $5
-                """, [.text(app), .bool(setting.enabled), .text(setting.reason), .text(setting.actor),
-                      .int(StoreTime.millis(setting.changedAt))])
+                """,
+                [
+                    .text(app), .bool(setting.enabled), .text(setting.reason), .text(setting.actor),
+                    .int(StoreTime.millis(setting.changedAt))
+                ])
         }
     }
 
     private static func insertAudit(_ session: PostgresSession, _ entry: AuditEntry) throws(StoreError) {
-        try execute(session, """
+        try execute(
+            session,
+            """
             INSERT INTO livery_audit (sequence, time, actor, action, skin_id, before, after)
             VALUES ($1, $2, $3, $4, $5, $6, $7)
-            """, [.int(entry.sequence), .int(StoreTime.millis(entry.time)), .text(entry.actor), .text(entry.action),
-                  .optional(entry.skinID), entry.before.map(PostgresValue.bytes) ?? .null,
-                  entry.after.map(PostgresValue.bytes) ?? .null])
+            """,
+            [
+                .int(entry.sequence), .int(StoreTime.millis(entry.time)), .text(entry.actor), .text(entry.action),
+                .optional(entry.skinID), entry.before.map(PostgresValue.bytes) ?? .null,
+                entry.after.map(PostgresValue.bytes) ?? .null
+            ])
     }
 
     /// Sets the revision counters to `snapshot`'s and sends the notification delivered at commit.
     private static func finish(_ session: PostgresSession, at snapshot: StoreSnapshot) throws(StoreError) {
-        try execute(session, "UPDATE livery_store SET revision = $1, kill_switch_revision = $2", [
-            .int(snapshot.revision), .int(snapshot.killSwitches.revision),
-        ])
-        try execute(session, "SELECT pg_notify($1, $2)", [
-            .text(PostgresStoreSchema.changesChannel), .text(String(snapshot.revision)),
-        ])
+        try execute(
+            session, "UPDATE livery_store SET revision = $1, kill_switch_revision = $2",
+            [
+                .int(snapshot.revision), .int(snapshot.killSwitches.revision)
+            ])
+        try execute(
+            session, "SELECT pg_notify($1, $2)",
+            [
+                .text(PostgresStoreSchema.changesChannel), .text(String(snapshot.revision))
+            ])
     }
 
     /// Makes the rows of `skinID` match `next`: a live skin's row, `versions` of it not written yet (versions never
@@ -229,38 +271,57 @@ enum StoreRows {
             let tombstone = next.tombstones[skinID]
             try execute(session, "DELETE FROM livery_releases WHERE skin_id = $1", [.text(skinID)])
             try execute(session, "DELETE FROM livery_versions WHERE skin_id = $1", [.text(skinID)])
-            try execute(session, """
+            try execute(
+                session,
+                """
                 INSERT INTO livery_skins (id, revision, last_version, deleted) VALUES ($1, $2, $3, true)
                 ON CONFLICT (id) DO UPDATE SET revision = $2, last_version = $3, deleted = true
-                """, [
-                .text(skinID), .int(tombstone?.revision ?? next.revision), .int(tombstone?.lastVersion ?? 0),
-            ])
+                """,
+                [
+                    .text(skinID), .int(tombstone?.revision ?? next.revision), .int(tombstone?.lastVersion ?? 0)
+                ])
             return
         }
-        try execute(session, """
+        try execute(
+            session,
+            """
             INSERT INTO livery_skins (id, revision, last_version, deleted) VALUES ($1, $2, $3, false)
             ON CONFLICT (id) DO UPDATE SET revision = $2, last_version = $3, deleted = false
             """, [.text(skinID), .int(skin.revision), .int(skin.latestVersion?.number ?? 0)])
         for version in versions {
-            let inserted = try affected(session, """
+            let inserted = try affected(
+                session,
+                """
                 INSERT INTO livery_versions (skin_id, number, created_at, actor, metadata_sha256, digest)
                 VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING
-                """, [.text(skinID), .int(version.number), .int(StoreTime.millis(version.createdAt)), .text(version.actor),
-                      .text(version.metadataDigest), .text(version.digest)])
+                """,
+                [
+                    .text(skinID), .int(version.number), .int(StoreTime.millis(version.createdAt)),
+                    .text(version.actor),
+                    .text(version.metadataDigest), .text(version.digest)
+                ])
             if inserted > 0 {
                 for file in version.files {
-                    try execute(session, """
+                    try execute(
+                        session,
+                        """
                         INSERT INTO livery_version_files (skin_id, number, path, sha256, size) VALUES ($1, $2, $3, $4, $5)
-                        """, [.text(skinID), .int(version.number), .text(file.path), .text(file.sha256), .int(file.size)])
+                        """,
+                        [.text(skinID), .int(version.number), .text(file.path), .text(file.sha256), .int(file.size)])
                 }
             }
         }
         if let release = skin.release {
-            try execute(session, """
+            try execute(
+                session,
+                """
                 INSERT INTO livery_releases (skin_id, version, document, released_at, actor) VALUES ($1, $2, $3, $4, $5)
                 ON CONFLICT (skin_id) DO UPDATE SET version = $2, document = $3, released_at = $4, actor = $5
-                """, [.text(skinID), .int(release.version), .bytes(release.document),
-                      .int(StoreTime.millis(release.releasedAt)), .text(release.actor)])
+                """,
+                [
+                    .text(skinID), .int(release.version), .bytes(release.document),
+                    .int(StoreTime.millis(release.releasedAt)), .text(release.actor)
+                ])
         } else {
             try execute(session, "DELETE FROM livery_releases WHERE skin_id = $1", [.text(skinID)])
         }
@@ -269,11 +330,12 @@ enum StoreRows {
     /// Audit entries after `since`, oldest first, at most `limit`.
     static func audit(_ session: PostgresSession, since: AuditCursor?, limit: Int) throws(StoreError) -> [AuditEntry] {
         let columns = "SELECT sequence, time, actor, action, skin_id, before, after FROM livery_audit"
-        let (condition, parameters): (String, [PostgresValue]) = switch since {
-        case nil: ("", [])
-        case .afterSequence(let sequence): (" WHERE sequence > $2", [.int(sequence)])
-        case .time(let time): (" WHERE time >= $2", [.int(StoreTime.millis(time))])
-        }
+        let (condition, parameters): (String, [PostgresValue]) =
+            switch since {
+            case nil: ("", [])
+            case .afterSequence(let sequence): (" WHERE sequence > $2", [.int(sequence)])
+            case .time(let time): (" WHERE time >= $2", [.int(StoreTime.millis(time))])
+            }
         return try rows(session, columns + condition + " ORDER BY sequence LIMIT $1", [.int(limit)] + parameters) {
             row throws(PostgresError) in
             AuditEntry(
@@ -285,7 +347,8 @@ enum StoreRows {
 
     /// The stored bytes of blob `digest`, nil when there is no such row.
     static func blob(_ session: PostgresSession, digest: String) throws(StoreError) -> [UInt8]? {
-        try rows(session, "SELECT bytes FROM livery_blobs WHERE sha256 = $1", [.text(digest)]) { row throws(PostgresError) in
+        try rows(session, "SELECT bytes FROM livery_blobs WHERE sha256 = $1", [.text(digest)]) {
+            row throws(PostgresError) in
             try row.bytes(0)
         }.first
     }
@@ -303,7 +366,9 @@ enum StoreRows {
         }
     }
 
-    private static func execute(_ session: PostgresSession, _ sql: String, _ parameters: [PostgresValue]) throws(StoreError) {
+    private static func execute(
+        _ session: PostgresSession, _ sql: String, _ parameters: [PostgresValue]
+    ) throws(StoreError) {
         _ = try affected(session, sql, parameters)
     }
 

@@ -1,12 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import SkinModel
 import SystemCalls
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// A skin folder on disk.
 ///
@@ -59,9 +60,11 @@ public struct DirectorySkinSource: SkinSource {
             case S_IFDIR:
                 try list(relative: childRelative, depth: depth + 1, into: &files)
             case S_IFREG:
-                files.append(SkinFile(path: shownChild, size: Int(info.st_size), kind: .regular, nameIsValidUTF8: validName))
+                files.append(
+                    SkinFile(path: shownChild, size: Int(info.st_size), kind: .regular, nameIsValidUTF8: validName))
             case S_IFLNK:
-                files.append(SkinFile(path: shownChild, size: Int(info.st_size), kind: .symlink, nameIsValidUTF8: validName))
+                files.append(
+                    SkinFile(path: shownChild, size: Int(info.st_size), kind: .symlink, nameIsValidUTF8: validName))
             default:
                 files.append(SkinFile(path: shownChild, size: 0, kind: .other, nameIsValidUTF8: validName))
             }

@@ -31,7 +31,8 @@ struct AssetIndex: Sendable {
         for file in files.sorted() {
             paths.insert(file.rawValue)
             let name = AssetIndex.split(file.rawValue)
-            guard let fileExtension = name.fileExtension, AssetIndex.imageExtensions.contains(fileExtension.lowercased())
+            guard let fileExtension = name.fileExtension,
+                AssetIndex.imageExtensions.contains(fileExtension.lowercased())
             else { continue }
             let key = GroupKey(stem: name.stem, fileExtension: fileExtension)
             let scale = name.scale ?? 1

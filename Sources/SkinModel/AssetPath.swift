@@ -68,7 +68,9 @@ public struct AssetPath: Sendable, Hashable, Comparable, CustomStringConvertible
             }
         }
         endSegment()
-        if second == UInt8(ascii: ":"), (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(first & 0xDF) { return .absolute }
+        if second == UInt8(ascii: ":"), (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(first & 0xDF) {
+            return .absolute
+        }
         if sawBackslash { return .malformed("it contains a backslash; use '/' between folders") }
         if sawControl { return .malformed("it contains a control character") }
         if sawParent { return .parentSegment }

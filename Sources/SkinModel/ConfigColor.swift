@@ -12,7 +12,8 @@ public enum ConfigColor: Sendable, Hashable, CustomStringConvertible {
     public static let randomSpelling = "random"
 
     /// Every accepted spelling, as shown in fixes and docs/SKINS.md.
-    public static let acceptedSpellings = SkinColor.acceptedSpellings + ", or \"random\" (Chameleon: the app picks a color)"
+    public static let acceptedSpellings =
+        SkinColor.acceptedSpellings + ", or \"random\" (Chameleon: the app picks a color)"
 
     /// Parses `random` or one of ``SkinColor/init(parsing:)``'s spellings; `nil` for anything else.
     public init?(parsing text: String) {

@@ -26,13 +26,16 @@ public struct ConfigKey: Sendable, Hashable, Comparable, CustomStringConvertible
     public init?(parsing text: String) {
         let trimmed = text.hasPrefix("/") ? String(text.dropFirst()) : text
         let parts = trimmed.split(separator: "/", maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count == 3, !parts[0].isEmpty, let section = ConfigSection(rawValue: String(parts[1])) else { return nil }
+        guard parts.count == 3, !parts[0].isEmpty, let section = ConfigSection(rawValue: String(parts[1])) else {
+            return nil
+        }
         self.init(module: String(parts[0]), section: section, identifier: String(parts[2]))
     }
 
     /// Whether `identifier` is non-empty with no empty dotted part.
     public static func isValidIdentifier(_ identifier: String) -> Bool {
-        !identifier.isEmpty && !identifier.split(separator: ".", omittingEmptySubsequences: false).contains(where: \.isEmpty)
+        !identifier.isEmpty
+            && !identifier.split(separator: ".", omittingEmptySubsequences: false).contains(where: \.isEmpty)
     }
 
     /// The same module and section with another identifier.

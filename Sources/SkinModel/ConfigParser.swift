@@ -22,7 +22,8 @@ struct ConfigParser {
     /// Parses the whole document; the config is `nil` when any error was found.
     mutating func parse(_ document: JSONValue) -> SkinConfig? {
         guard let root = document.objectValue else {
-            issues.error(.configNotObject, .root, value: nil,
+            issues.error(
+                .configNotObject, .root, value: nil,
                 "\(file) must be a JSON object of modules, not a \(document.kindName).",
                 fix: "Write \(file) as {\"home_tabbar\": {\"colors\": {\"color_background\": \"#F9F9F9\"}}}.")
             return nil
@@ -35,7 +36,8 @@ struct ConfigParser {
             }
         }
         if modules.isEmpty, root.keys.allSatisfy({ $0 == SkinConfig.darkKey }) {
-            issues.warning(.configEmpty, .root, value: nil,
+            issues.warning(
+                .configEmpty, .root, value: nil,
                 "\(file) has no modules, so the skin changes nothing in the app.",
                 fix: "Add modules such as {\"home_tabbar\": {\"colors\": {…}, \"images\": {…}}}.")
         }
@@ -51,9 +53,12 @@ struct ConfigParser {
 
     private mutating func parseModule(_ name: String, _ value: JSONValue, at pointer: JSONPointer) -> SkinModule? {
         guard let sections = value.objectValue else {
-            issues.error(.configModuleInvalid, pointer, value: value,
+            issues.error(
+                .configModuleInvalid, pointer, value: value,
                 "The module \"\(name)\" must be an object of sections, not a \(value.kindName).",
-                fix: "Write \"\(name)\": {\"colors\": {…}, \"images\": {…}, \"values\": {…}, \"resources\": {…}} (any of the four).")
+                fix:
+                    "Write \"\(name)\": {\"colors\": {…}, \"images\": {…}, \"values\": {…}, \"resources\": {…}} (any of the four)."
+            )
             return nil
         }
         var module = SkinModule(name: name)
@@ -64,7 +69,8 @@ struct ConfigParser {
                 continue
             }
             guard let entries = member.value.objectValue else {
-                issues.error(.configSectionInvalid, place, value: member.value,
+                issues.error(
+                    .configSectionInvalid, place, value: member.value,
                     "The section \"\(member.key)\" of \"\(name)\" must be an object of identifiers, not a \(member.value.kindName).",
                     fix: "Write \"\(member.key)\": {\"identifier\": value, …}.")
                 continue
@@ -80,11 +86,13 @@ struct ConfigParser {
         if let close = closestMatch(to: key, among: names) {
             fix += "did you mean \"\(close)\"?"
         } else if ConfigSection(rawValue: module) != nil {
-            fix += "\"\(module)\" looks like a section at the top level: wrap it in a module, as {\"app\": {\"\(module)\": {…}}}."
+            fix +=
+                "\"\(module)\" looks like a section at the top level: wrap it in a module, as {\"app\": {\"\(module)\": {…}}}."
         } else {
             fix += "move \"\(key)\" under one of them."
         }
-        issues.error(.configSectionUnknown, place, value: .string(key),
+        issues.error(
+            .configSectionUnknown, place, value: .string(key),
             "\"\(key)\" is not a section (in module \"\(module)\").", fix: fix)
     }
 
@@ -102,7 +110,8 @@ struct ConfigParser {
         for member in entries {
             let place = pointer.appending(member.key)
             guard ConfigKey.isValidIdentifier(member.key) else {
-                issues.error(.configIdentifierInvalid, place, value: .string(member.key),
+                issues.error(
+                    .configIdentifierInvalid, place, value: .string(member.key),
                     "\"\(member.key)\" is not a usable identifier: it is empty or has an empty dotted part.",
                     fix: "Use parts separated by single dots, such as \"color.background.tableview\".")
                 continue
@@ -130,7 +139,8 @@ struct ConfigParser {
 
     mutating func parseColor(_ value: JSONValue, at place: JSONPointer) -> ConfigColor? {
         guard let text = value.stringValue else {
-            issues.error(.colorInvalid, place, value: value,
+            issues.error(
+                .colorInvalid, place, value: value,
                 "A color must be a string, not \(value.compactText).",
                 fix: "Write it as a string in one of: \(ConfigColor.acceptedSpellings).")
             return nil
@@ -184,19 +194,26 @@ struct ConfigParser {
             let unknown = object.keys.filter { !forms.contains($0) }
             guard present.count == 1, unknown.isEmpty else {
                 let detail =
-                    present.count > 1 ? "it has several of name, file, color"
+                    present.count > 1
+                    ? "it has several of name, file, color"
                     : !unknown.isEmpty ? "it has the unknown key \"\(unknown[0])\"" : "it has none of name, file, color"
-                issues.error(.imageInvalid, place, value: value,
+                issues.error(
+                    .imageInvalid, place, value: value,
                     "The image object \(value.compactText) is not usable: \(detail).",
-                    fix: "Use exactly one of {\"name\": \"tab_home\"}, {\"file\": \"tab_home.png\"} or {\"color\": \"ffffff\"}, or AUUTheme's {\"type\": 0|1|2|3, …}.")
+                    fix:
+                        "Use exactly one of {\"name\": \"tab_home\"}, {\"file\": \"tab_home.png\"} or {\"color\": \"ffffff\"}, or AUUTheme's {\"type\": 0|1|2|3, …}."
+                )
                 return nil
             }
             let key = present[0]
             let inner = object[key] ?? .null
             guard let text = inner.stringValue, !text.isEmpty else {
-                issues.error(.imageInvalid, place.appending(key), value: inner,
+                issues.error(
+                    .imageInvalid, place.appending(key), value: inner,
                     "\"\(key)\" must be a non-empty string, not \(inner.compactText).",
-                    fix: key == "color" ? "Write a color such as \"ffffff\"." : "Write the image's file name, such as \"tab_home.png\".")
+                    fix: key == "color"
+                        ? "Write a color such as \"ffffff\"." : "Write the image's file name, such as \"tab_home.png\"."
+                )
                 return nil
             }
             switch key {
@@ -205,7 +222,8 @@ struct ConfigParser {
             default: return parseColor(inner, at: place.appending(key)).map(ImageReference.solidColor)
             }
         default:
-            issues.error(.imageInvalid, place, value: value,
+            issues.error(
+                .imageInvalid, place, value: value,
                 "An image must be a string or an object, not \(value.compactText).",
                 fix: "Write it as one of \(ConfigParser.imageForms).")
             return nil
@@ -218,16 +236,22 @@ struct ConfigParser {
         _ type: JSONValue, _ object: JSONObject, at place: JSONPointer, value: JSONValue
     ) -> ImageReference? {
         guard let number = type.intValue, (0...3).contains(number) else {
-            issues.error(.imageInvalid, place.appending("type"), value: type,
+            issues.error(
+                .imageInvalid, place.appending("type"), value: type,
                 "The image type \(type.compactText) is not one of AUUTheme's 0, 1, 2, 3.",
-                fix: "Use type 0 with \"name\" (bundled image), 1 with \"name\" (file), 2 with \"color\", or 3 with \"path\" (https URL).")
+                fix:
+                    "Use type 0 with \"name\" (bundled image), 1 with \"name\" (file), 2 with \"color\", or 3 with \"path\" (https URL)."
+            )
             return nil
         }
         let key = ["name", "name", "color", "path"][number]
         guard let inner = object[key], let text = inner.stringValue, !text.isEmpty else {
-            issues.error(.imageInvalid, place, value: value,
+            issues.error(
+                .imageInvalid, place, value: value,
                 "An AUUTheme image of type \(number) needs a non-empty string \"\(key)\".",
-                fix: "Add \"\(key)\": \(["\"tab_home.png\"", "\"tab_home.png\"", "\"ffffff\"", "\"https://cdn.example.com/banner.png\""][number]).")
+                fix:
+                    "Add \"\(key)\": \(["\"tab_home.png\"", "\"tab_home.png\"", "\"ffffff\"", "\"https://cdn.example.com/banner.png\""][number])."
+            )
             return nil
         }
         switch number {
@@ -236,7 +260,8 @@ struct ConfigParser {
         case 2: return parseColor(inner, at: place.appending(key)).map(ImageReference.solidColor)
         default:
             guard text.contains("://") else {
-                issues.error(.imageURLInvalid, place.appending(key), value: inner,
+                issues.error(
+                    .imageURLInvalid, place.appending(key), value: inner,
                     "\"\(text)\" is not a URL; AUUTheme type 3 is a remote image.",
                     fix: "Write an https:// URL, or use type 0 or 1 for an image in the skin.")
                 return nil
@@ -248,17 +273,23 @@ struct ConfigParser {
     private mutating func parseRemote(_ text: String, at place: JSONPointer, value: JSONValue) -> ImageReference? {
         let lowered = text.lowercased()
         if lowered.hasPrefix("http://") {
-            issues.error(.imageInsecureURL, place, value: value,
+            issues.error(
+                .imageInsecureURL, place, value: value,
                 "\"\(text)\" uses plain http://, which apps block (App Transport Security) and networks can tamper with.",
-                fix: "Serve the image over https:// and write \"https://\(text.dropFirst("http://".count))\", or ship it inside the skin.")
+                fix:
+                    "Serve the image over https:// and write \"https://\(text.dropFirst("http://".count))\", or ship it inside the skin."
+            )
             return nil
         }
         guard lowered.hasPrefix("https://"), let url = URL(string: text), let host = url.host, !host.isEmpty,
             !text.contains(where: \.isWhitespace)
         else {
-            issues.error(.imageURLInvalid, place, value: value,
+            issues.error(
+                .imageURLInvalid, place, value: value,
                 "\"\(text)\" is not a usable remote image URL.",
-                fix: "Write a full https:// URL such as \"https://cdn.example.com/banner.png\" (no spaces), or ship the image in the skin.")
+                fix:
+                    "Write a full https:// URL such as \"https://cdn.example.com/banner.png\" (no spaces), or ship the image in the skin."
+            )
             return nil
         }
         return .remote(url: text)
@@ -272,24 +303,30 @@ struct ConfigParser {
         } catch {
             switch error {
             case .absolute:
-                issues.error(.pathAbsolute, place, value: value,
+                issues.error(
+                    .pathAbsolute, place, value: value,
                     "\"\(text)\" is an absolute path; a skin may only reference its own files.",
                     fix: "Write the path relative to the skin folder, such as \"images/tab_home.png\".")
             case .parentSegment:
-                issues.error(.pathEscape, place, value: value,
+                issues.error(
+                    .pathEscape, place, value: value,
                     "\"\(text)\" climbs out of the skin folder with '..'.",
                     fix: "Copy the file into the skin and reference it relative to the skin folder.")
             case .malformed(let reason):
-                issues.error(.pathInvalid, place, value: value,
+                issues.error(
+                    .pathInvalid, place, value: value,
                     "\"\(text)\" is not a usable path: \(reason).",
                     fix: "Write a plain relative path such as \"images/tab_home.png\".")
             }
             return nil
         }
         if AssetIndex.reservedPaths.contains(path.rawValue) {
-            issues.error(.pathReserved, place, value: value,
+            issues.error(
+                .pathReserved, place, value: value,
                 "\"\(text)\" is the skin's own \(text), not an asset.",
-                fix: "Reference an asset file instead; skin.json, config.json and config-dark.json (the dark config of packages holding both appearances) are not shipped as assets.")
+                fix:
+                    "Reference an asset file instead; skin.json, config.json and config-dark.json (the dark config of packages holding both appearances) are not shipped as assets."
+            )
             return nil
         }
         return path
@@ -306,15 +343,18 @@ struct ConfigParser {
             return .asset(asset)
         case .failure(.missing):
             let hint = suggestion(for: text).map { "Did you mean \"\($0)\"? " } ?? ""
-            issues.error(.assetMissing, place, value: value,
+            issues.error(
+                .assetMissing, place, value: value,
                 "The image \"\(text)\" is not in the skin (looked for \(AssetIndex.lookedFor(text))).",
                 fix: "\(hint)Add the file to the skin folder, or correct the name (names are case-sensitive).")
         case .failure(.ambiguous(let files)):
-            issues.error(.imageAmbiguous, place, value: value,
+            issues.error(
+                .imageAmbiguous, place, value: value,
                 "\"\(text)\" matches images of several types: \(files.joined(separator: ", ")).",
                 fix: "Write the name with its extension, such as \"\(files.first ?? text)\".")
         case .failure(.unsupportedType):
-            issues.error(.imageTypeUnsupported, place, value: value,
+            issues.error(
+                .imageTypeUnsupported, place, value: value,
                 "\"\(text)\" is not a PNG, JPEG, GIF or WebP image.",
                 fix: "Convert it to PNG (or JPEG, GIF, WebP), or list it under resources if the app loads it itself.")
         }
@@ -336,20 +376,23 @@ struct ConfigParser {
         let missing = scales.contains(2) ? 3 : 2
         let name = AssetIndex.split(present.path.rawValue)
         let expected = "\(name.stem)@\(missing)x" + (name.fileExtension.map { ".\($0)" } ?? "")
-        issues.warning(.assetScaleMissing, place, value: value,
+        issues.warning(
+            .assetScaleMissing, place, value: value,
             "The image \"\(asset.reference)\" has @\(present.scale)x but no @\(missing)x (\(expected)); @\(missing)x devices get the nearest scale.",
             fix: "Add \(expected) so every device gets a sharp image.")
     }
 
     private mutating func parseResource(_ value: JSONValue, at place: JSONPointer) -> AssetPath? {
         guard let text = value.stringValue, !text.isEmpty else {
-            issues.error(.resourceInvalid, place, value: value,
+            issues.error(
+                .resourceInvalid, place, value: value,
                 "A resource must be a file name string, not \(value.compactText).",
                 fix: "Write the path of a file in the skin, such as \"refresh.gif\".")
             return nil
         }
         if text.contains("://") {
-            issues.error(.resourceInvalid, place, value: value,
+            issues.error(
+                .resourceInvalid, place, value: value,
                 "\"\(text)\" is a URL; resources must be files inside the skin so the package is complete offline.",
                 fix: "Put the file in the skin folder and reference it by its relative path.")
             return nil
@@ -357,9 +400,12 @@ struct ConfigParser {
         guard let path = checkedPath(text, at: place, value: value) else { return nil }
         guard index.contains(path.rawValue) else {
             let hint = suggestion(for: text).map { "Did you mean \"\($0)\"? " } ?? ""
-            issues.error(.assetMissing, place, value: value,
+            issues.error(
+                .assetMissing, place, value: value,
                 "The resource \"\(text)\" is not in the skin.",
-                fix: "\(hint)Add the file to the skin folder, or correct the path (paths are case-sensitive and need the extension).")
+                fix:
+                    "\(hint)Add the file to the skin folder, or correct the path (paths are case-sensitive and need the extension)."
+            )
             return nil
         }
         return path
@@ -372,22 +418,27 @@ struct ConfigParser {
     private mutating func parseDark(_ value: JSONValue, light: JSONObject) -> [SkinModule] {
         let darkPointer = JSONPointer(tokens: [SkinConfig.darkKey])
         guard let modules = value.objectValue else {
-            issues.error(.darkInvalid, darkPointer, value: value,
+            issues.error(
+                .darkInvalid, darkPointer, value: value,
                 "\"dark\" must be an object mirroring the modules, not a \(value.kindName).",
-                fix: "Write \"dark\": {\"home_tabbar\": {\"colors\": {\"color_background\": \"#1C1C1E\"}}} with only the keys that change in dark mode.")
+                fix:
+                    "Write \"dark\": {\"home_tabbar\": {\"colors\": {\"color_background\": \"#1C1C1E\"}}} with only the keys that change in dark mode."
+            )
             return []
         }
         var result: [SkinModule] = []
         for member in modules {
             let modulePlace = darkPointer.appending(member.key)
             guard member.key != SkinConfig.darkKey, let lightSections = light[member.key]?.objectValue else {
-                issues.error(.darkKeyUnknown, modulePlace, value: .string(member.key),
+                issues.error(
+                    .darkKeyUnknown, modulePlace, value: .string(member.key),
                     "The dark override names the module \"\(member.key)\", which the light config does not define.",
                     fix: unknownFix(member.key, among: light.keys.filter { $0 != SkinConfig.darkKey }, what: "module"))
                 continue
             }
             guard let sections = member.value.objectValue else {
-                issues.error(.darkInvalid, modulePlace, value: member.value,
+                issues.error(
+                    .darkInvalid, modulePlace, value: member.value,
                     "The dark module \"\(member.key)\" must be an object of sections, not a \(member.value.kindName).",
                     fix: "Write it like the light module, with only the keys that change.")
                 continue
@@ -400,7 +451,8 @@ struct ConfigParser {
                     continue
                 }
                 guard let entries = sectionMember.value.objectValue else {
-                    issues.error(.configSectionInvalid, sectionPlace, value: sectionMember.value,
+                    issues.error(
+                        .configSectionInvalid, sectionPlace, value: sectionMember.value,
                         "The dark section \"\(sectionMember.key)\" must be an object of identifiers, not a \(sectionMember.value.kindName).",
                         fix: "Write \"\(sectionMember.key)\": {\"identifier\": value, …}.")
                     continue
@@ -411,7 +463,8 @@ struct ConfigParser {
                     if lightEntries[entry.key] != nil {
                         known[entry.key] = entry.value
                     } else {
-                        issues.error(.darkKeyUnknown, sectionPlace.appending(entry.key), value: .string(entry.key),
+                        issues.error(
+                            .darkKeyUnknown, sectionPlace.appending(entry.key), value: .string(entry.key),
                             "The dark override \"\(entry.key)\" has no light value in \(member.key)/\(section.rawValue).",
                             fix: unknownFix(entry.key, among: lightEntries.keys, what: "identifier"))
                     }
@@ -425,7 +478,8 @@ struct ConfigParser {
 
     private func unknownFix(_ name: String, among candidates: [String], what: String) -> String {
         let hint = closestMatch(to: name, among: candidates).map { "Did you mean \"\($0)\"? " } ?? ""
-        return "\(hint)Dark overrides only replace values the light config defines; add the \(what) to the light config first, or remove the override."
+        return
+            "\(hint)Dark overrides only replace values the light config defines; add the \(what) to the light config first, or remove the override."
     }
 }
 

@@ -66,9 +66,13 @@ public struct CoverageReport: Sendable, Equatable {
         for module in modules where module.key != SkinConfig.darkKey {
             guard let sections = module.value.objectValue else { continue }
             for section in sections {
-                guard let kind = ConfigSection(rawValue: section.key), let entries = section.value.objectValue else { continue }
+                guard let kind = ConfigSection(rawValue: section.key), let entries = section.value.objectValue else {
+                    continue
+                }
                 for entry in entries {
-                    if let key = ConfigKey(module: module.key, section: kind, identifier: entry.key) { result.append(key) }
+                    if let key = ConfigKey(module: module.key, section: kind, identifier: entry.key) {
+                        result.append(key)
+                    }
                 }
             }
         }
@@ -79,18 +83,20 @@ public struct CoverageReport: Sendable, Equatable {
     public var jsonValue: JSONValue {
         var object = JSONObject()
         object["overridden"] = .array(overridden.map { .string($0.description) })
-        object["fallingBack"] = .array(fallingBack.map { entry in
-            var item = JSONObject()
-            item["key"] = .string(entry.key.description)
-            item["resolvedBy"] = entry.resolvedBy.map { .string($0.description) } ?? .null
-            return .object(item)
-        })
-        object["unknownToBase"] = .array(unknownToBase.map { entry in
-            var item = JSONObject()
-            item["key"] = .string(entry.key.description)
-            item["suggestion"] = entry.suggestion.map { .string($0.description) } ?? .null
-            return .object(item)
-        })
+        object["fallingBack"] = .array(
+            fallingBack.map { entry in
+                var item = JSONObject()
+                item["key"] = .string(entry.key.description)
+                item["resolvedBy"] = entry.resolvedBy.map { .string($0.description) } ?? .null
+                return .object(item)
+            })
+        object["unknownToBase"] = .array(
+            unknownToBase.map { entry in
+                var item = JSONObject()
+                item["key"] = .string(entry.key.description)
+                item["suggestion"] = entry.suggestion.map { .string($0.description) } ?? .null
+                return .object(item)
+            })
         return .object(object)
     }
 }

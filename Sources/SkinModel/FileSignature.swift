@@ -28,7 +28,8 @@ enum FileSignature: String, Sendable, CaseIterable {
         case .png: prefix.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
         case .jpeg: prefix.starts(with: [0xFF, 0xD8, 0xFF])
         case .gif: prefix.starts(with: Array("GIF87a".utf8)) || prefix.starts(with: Array("GIF89a".utf8))
-        case .webp: prefix.count >= 12 && prefix.starts(with: Array("RIFF".utf8)) && Array(prefix[8..<12]) == Array("WEBP".utf8)
+        case .webp:
+            prefix.count >= 12 && prefix.starts(with: Array("RIFF".utf8)) && Array(prefix[8..<12]) == Array("WEBP".utf8)
         case .json: true
         }
     }

@@ -88,7 +88,9 @@ public enum ForeignThemeFormat: String, Sendable, Hashable, CaseIterable {
         }
         func put(_ section: ConfigSection, _ identifier: String, _ value: JSONValue, from name: String) {
             guard ConfigKey.isValidIdentifier(identifier) else {
-                dropped.append(ImportNote(name: name, reason: "\"\(identifier)\" is not a usable identifier (an empty dotted part)"))
+                dropped.append(
+                    ImportNote(
+                        name: name, reason: "\"\(identifier)\" is not a usable identifier (an empty dotted part)"))
                 return
             }
             switch section {
@@ -107,7 +109,9 @@ public enum ForeignThemeFormat: String, Sendable, Hashable, CaseIterable {
                     continue
                 }
                 guard let entries = member.value.objectValue else {
-                    dropped.append(ImportNote(name: member.key, reason: "\"\(member.key)\" is a \(member.value.kindName), not an object"))
+                    dropped.append(
+                        ImportNote(
+                            name: member.key, reason: "\"\(member.key)\" is a \(member.value.kindName), not an object"))
                     continue
                 }
                 for entry in entries { put(section, entry.key, entry.value, from: "\(member.key)/\(entry.key)") }
@@ -119,7 +123,12 @@ public enum ForeignThemeFormat: String, Sendable, Hashable, CaseIterable {
                     let name = ([member.key] + leaf.path).joined(separator: "/")
                     let identifier = (section == .values ? [member.key] + leaf.path : leaf.path).joined(separator: ".")
                     if section != .values, leaf.value.objectValue == nil, leaf.value.stringValue == nil {
-                        dropped.append(ImportNote(name: name, reason: "a \(section == .colors ? "color" : "image") must be a string, not \(leaf.value.compactText)"))
+                        dropped.append(
+                            ImportNote(
+                                name: name,
+                                reason:
+                                    "a \(section == .colors ? "color" : "image") must be a string, not \(leaf.value.compactText)"
+                            ))
                         continue
                     }
                     put(section, identifier, leaf.value, from: name)

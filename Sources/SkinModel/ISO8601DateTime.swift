@@ -51,12 +51,14 @@ struct ISO8601DateTime: Sendable, Equatable {
             i += 1
         } else if byte(i, "+") || byte(i, "-") {
             let sign = byte(i, "-") ? -1 : 1
-            guard let hours = number(i + 1, 2), byte(i + 3, ":"), let minutes = number(i + 4, 2), hours <= 18, minutes < 60
+            guard let hours = number(i + 1, 2), byte(i + 3, ":"), let minutes = number(i + 4, 2), hours <= 18,
+                minutes < 60
             else { return nil }
             offset = sign * (hours * 3600 + minutes * 60)
             i += 6
         }
-        guard i == b.count, year >= 1, (1...12).contains(month), (1...ISO8601DateTime.daysIn(month, year)).contains(day),
+        guard i == b.count, year >= 1, (1...12).contains(month),
+            (1...ISO8601DateTime.daysIn(month, year)).contains(day),
             hour < 24, minute < 60, second < 60
         else { return nil }
         self.year = year
@@ -108,7 +110,8 @@ struct ISO8601DateTime: Sendable, Equatable {
     /// `date` in UTC as `YYYY-MM-DDTHH:MM:SSZ`, with milliseconds when the date has a fraction.
     static func utcText(_ date: Date) -> String {
         // Clamp to years 0001...9999, the range the parser accepts, so any Date formats without trapping.
-        let interval = max(-62_135_596_800, min(253_402_300_799, date.timeIntervalSince1970.isNaN ? 0 : date.timeIntervalSince1970))
+        let interval = max(
+            -62_135_596_800, min(253_402_300_799, date.timeIntervalSince1970.isNaN ? 0 : date.timeIntervalSince1970))
         let whole = Int(interval.rounded(.down))
         let millis = Int(((interval - Double(whole)) * 1000).rounded())
         let days = whole >= 0 ? whole / 86_400 : (whole - 86_399) / 86_400
@@ -119,7 +122,8 @@ struct ISO8601DateTime: Sendable, Equatable {
             let digits = String(value)
             return String(repeating: "0", count: max(0, width - digits.count)) + digits
         }
-        var text = "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondsOfDay / 3600, 2)):"
+        var text =
+            "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondsOfDay / 3600, 2)):"
             + "\(pad(secondsOfDay / 60 % 60, 2)):\(pad(secondsOfDay % 60, 2))"
         if millis > 0 && millis < 1000 { text += "." + pad(millis, 3) }
         return text + "Z"

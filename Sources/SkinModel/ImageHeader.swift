@@ -59,7 +59,8 @@ public struct ImageHeader: Sendable, Hashable {
 
     /// PNG: the first chunk must be IHDR (length 13), holding width and height as 31-bit big-endian integers.
     private static func png(_ bytes: [UInt8]) -> Result<ImageHeader, Problem> {
-        guard let length = bigEndian(bytes, 8, 4), let width = bigEndian(bytes, 16, 4), let height = bigEndian(bytes, 20, 4)
+        guard let length = bigEndian(bytes, 8, 4), let width = bigEndian(bytes, 16, 4),
+            let height = bigEndian(bytes, 20, 4)
         else { return .failure(.malformed(.png, "the file ends before the IHDR chunk")) }
         guard length == 13, Array(bytes[12..<16]) == Array("IHDR".utf8) else {
             return .failure(.malformed(.png, "the first chunk is not a 13-byte IHDR"))
@@ -90,7 +91,8 @@ public struct ImageHeader: Sendable, Hashable {
             }
             guard let length = bigEndian(bytes, markerAt + 1, 2), length >= 2 else { break }
             if (0xC0...0xCF).contains(marker), ![0xC4, 0xC8, 0xCC].contains(marker) {
-                guard let height = bigEndian(bytes, markerAt + 4, 2), let width = bigEndian(bytes, markerAt + 6, 2) else { break }
+                guard let height = bigEndian(bytes, markerAt + 4, 2), let width = bigEndian(bytes, markerAt + 6, 2)
+                else { break }
                 guard width > 0, height > 0 else {
                     return .failure(.malformed(.jpeg, "the frame header declares \(width)×\(height) pixels"))
                 }
@@ -104,12 +106,16 @@ public struct ImageHeader: Sendable, Hashable {
     /// WebP: the first chunk is `VP8 ` (lossy: 14-bit sizes after the frame start code), `VP8L` (lossless:
     /// 14-bit sizes minus one after the 0x2F signature) or `VP8X` (extended: 24-bit canvas sizes minus one).
     private static func webp(_ bytes: [UInt8]) -> Result<ImageHeader, Problem> {
-        guard bytes.count >= 30 else { return .failure(.malformed(.webp, "the file ends before the first chunk's header")) }
+        guard bytes.count >= 30 else {
+            return .failure(.malformed(.webp, "the file ends before the first chunk's header"))
+        }
         let chunk = String(decoding: bytes[12..<16], as: UTF8.self)
         var size: (Int, Int)?
         switch chunk {
         case "VP8 ":
-            if Array(bytes[23..<26]) == [0x9D, 0x01, 0x2A], let width = littleEndian(bytes, 26, 2), let height = littleEndian(bytes, 28, 2) {
+            if Array(bytes[23..<26]) == [0x9D, 0x01, 0x2A], let width = littleEndian(bytes, 26, 2),
+                let height = littleEndian(bytes, 28, 2)
+            {
                 size = (width & 0x3FFF, height & 0x3FFF)
             }
         case "VP8L":
@@ -117,11 +123,15 @@ public struct ImageHeader: Sendable, Hashable {
                 size = ((bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1)
             }
         case "VP8X":
-            if let width = littleEndian(bytes, 24, 3), let height = littleEndian(bytes, 27, 3) { size = (width + 1, height + 1) }
+            if let width = littleEndian(bytes, 24, 3), let height = littleEndian(bytes, 27, 3) {
+                size = (width + 1, height + 1)
+            }
         default:
             return .failure(.malformed(.webp, "the first chunk \"\(chunk)\" is not VP8, VP8L or VP8X"))
         }
-        guard let size, size.0 > 0, size.1 > 0 else { return .failure(.malformed(.webp, "the \(chunk) header declares no size")) }
+        guard let size, size.0 > 0, size.1 > 0 else {
+            return .failure(.malformed(.webp, "the \(chunk) header declares no size"))
+        }
         return .success(ImageHeader(format: .webp, width: size.0, height: size.1))
     }
 }

@@ -12,15 +12,19 @@ struct IssueCollector {
     mutating func error(
         _ code: ValidationIssue.Code, _ pointer: JSONPointer, value: JSONValue? = nil, _ message: String, fix: String
     ) {
-        issues.append(ValidationIssue(
-            severity: .error, code: code, file: file, pointer: pointer.description, value: value, message: message, fix: fix))
+        issues.append(
+            ValidationIssue(
+                severity: .error, code: code, file: file, pointer: pointer.description, value: value, message: message,
+                fix: fix))
     }
 
     mutating func warning(
         _ code: ValidationIssue.Code, _ pointer: JSONPointer, value: JSONValue? = nil, _ message: String, fix: String
     ) {
-        issues.append(ValidationIssue(
-            severity: .warning, code: code, file: file, pointer: pointer.description, value: value, message: message, fix: fix))
+        issues.append(
+            ValidationIssue(
+                severity: .warning, code: code, file: file, pointer: pointer.description, value: value,
+                message: message, fix: fix))
     }
 
     mutating func append(contentsOf other: [ValidationIssue]) { issues.append(contentsOf: other) }
@@ -37,10 +41,19 @@ extension ValidationIssue {
         let name = file ?? "the JSON"
         let (code, fix): (Code, String) =
             switch failure.kind {
-            case .syntax: (.jsonSyntax, "Fix \(name) at line \(failure.line), column \(failure.column) so it is strict JSON (no comments, trailing commas or single quotes).")
-            case .duplicateKey: (.jsonDuplicateKey, "Keep one of the two keys in \(name); apps disagree on which duplicate wins.")
+            case .syntax:
+                (
+                    .jsonSyntax,
+                    "Fix \(name) at line \(failure.line), column \(failure.column) so it is strict JSON (no comments, trailing commas or single quotes)."
+                )
+            case .duplicateKey:
+                (.jsonDuplicateKey, "Keep one of the two keys in \(name); apps disagree on which duplicate wins.")
             case .invalidUTF8: (.jsonEncoding, "Save \(name) as UTF-8.")
-            case .tooDeep: (.jsonTooDeep, "Flatten \(name): nest arrays and objects at most \(JSONParser.maximumDepth) levels deep.")
+            case .tooDeep:
+                (
+                    .jsonTooDeep,
+                    "Flatten \(name): nest arrays and objects at most \(JSONParser.maximumDepth) levels deep."
+                )
             }
         return ValidationIssue(
             severity: .error, code: code, file: file, pointer: "", value: nil,

@@ -34,7 +34,9 @@ public struct PackageConfig: Sendable, Equatable {
     /// - Throws: ``PackageConfigError/unreadable(_:)`` when the source cannot be listed or a config read;
     ///   ``PackageConfigError/invalid(_:)`` with every error found (a config missing, not JSON, or breaking a
     ///   config rule; a file name that is not a plain relative path), each with its file, JSON pointer and fix.
-    public static func read(_ source: some SkinSource, contents: PackageAppearance) throws(PackageConfigError) -> PackageConfig {
+    public static func read(
+        _ source: some SkinSource, contents: PackageAppearance
+    ) throws(PackageConfigError) -> PackageConfig {
         let listed: [SkinFile]
         do {
             listed = try source.listFiles()
@@ -49,10 +51,11 @@ public struct PackageConfig: Sendable, Equatable {
             present.insert(file.path)
             guard !configNames.contains(file.path) else { continue }
             guard file.kind == .regular, file.nameIsValidUTF8, let path = try? AssetPath(validating: file.path) else {
-                issues.append(ValidationIssue(
-                    severity: .error, code: .pathInvalid, file: file.path, value: .string(file.path),
-                    message: "The package entry \"\(file.path)\" is not a regular file with a plain relative path.",
-                    fix: "Download the package again; packages Livery builds hold only such files."))
+                issues.append(
+                    ValidationIssue(
+                        severity: .error, code: .pathInvalid, file: file.path, value: .string(file.path),
+                        message: "The package entry \"\(file.path)\" is not a regular file with a plain relative path.",
+                        fix: "Download the package again; packages Livery builds hold only such files."))
                 continue
             }
             files.append(path)
@@ -62,10 +65,11 @@ public struct PackageConfig: Sendable, Equatable {
         for appearance in contents.appearances {
             guard let name = configName(for: appearance, in: contents) else { continue }
             guard present.contains(name) else {
-                issues.append(ValidationIssue(
-                    severity: .error, code: .configMissing, file: name,
-                    message: "The package has no \(name).",
-                    fix: "Download the package again; a package built for \(contents.rawValue) holds \(name)."))
+                issues.append(
+                    ValidationIssue(
+                        severity: .error, code: .configMissing, file: name,
+                        message: "The package has no \(name).",
+                        fix: "Download the package again; a package built for \(contents.rawValue) holds \(name)."))
                 continue
             }
             let bytes: [UInt8]
@@ -88,7 +92,8 @@ public struct PackageConfig: Sendable, Equatable {
         let errors = issues.filter { $0.severity == .error }
         guard errors.isEmpty else { throw .invalid(errors) }
         return PackageConfig(
-            contents: contents, configs: configs, files: files.sorted(), warnings: issues.filter { $0.severity != .error })
+            contents: contents, configs: configs, files: files.sorted(),
+            warnings: issues.filter { $0.severity != .error })
     }
 }
 

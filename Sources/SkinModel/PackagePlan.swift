@@ -34,7 +34,8 @@ public struct PackagePlan: Sendable, Equatable {
         let parts = try entries.map { entry throws(Failure) -> DigestPart in
             switch entry.content {
             case .sourceFile(let relativePath): .file(name: entry.name, identity: try fileIdentity(relativePath))
-            case .bytes(let bytes): .generated(name: entry.name, count: bytes.count, write: { bytes.withUnsafeBytes($0) })
+            case .bytes(let bytes):
+                .generated(name: entry.name, count: bytes.count, write: { bytes.withUnsafeBytes($0) })
             }
         }
         Self.feedContentDigestInput(parts) { output.append(contentsOf: $0) }

@@ -33,7 +33,9 @@ public struct PreviewImages: Sendable, Hashable {
     var isSingle = false
 
     /// Equal when they name the same files, however they were written.
-    public static func == (lhs: PreviewImages, rhs: PreviewImages) -> Bool { lhs.light == rhs.light && lhs.dark == rhs.dark }
+    public static func == (lhs: PreviewImages, rhs: PreviewImages) -> Bool {
+        lhs.light == rhs.light && lhs.dark == rhs.dark
+    }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(light)
@@ -46,7 +48,8 @@ public struct PreviewImages: Sendable, Hashable {
         let errorsBefore = issues.issues.filter { $0.severity == .error }.count
         func path(_ field: JSONValue, at place: JSONPointer) -> AssetPath? {
             guard let text = field.stringValue else {
-                issues.error(.previewInvalid, place, value: field,
+                issues.error(
+                    .previewInvalid, place, value: field,
                     "A preview must be the path of an image file of the skin, not \(field.compactText).",
                     fix: "Write it as a path such as \"preview.png\".")
                 return nil
@@ -54,7 +57,8 @@ public struct PreviewImages: Sendable, Hashable {
             do {
                 return try AssetPath(validating: text)
             } catch {
-                issues.error(.previewInvalid, place, value: field,
+                issues.error(
+                    .previewInvalid, place, value: field,
                     "\"\(text)\" is not a usable path inside the skin.",
                     fix: "Write a relative path without '..', such as \"images/preview.png\".")
                 return nil
@@ -67,17 +71,22 @@ public struct PreviewImages: Sendable, Hashable {
             return images
         }
         guard let object = value.objectValue else {
-            issues.error(.previewInvalid, root, value: value,
+            issues.error(
+                .previewInvalid, root, value: value,
                 "preview must be a path or an object {\"light\", \"dark\"}, not a \(value.kindName).",
-                fix: "Write \"preview\": \"preview.png\", or {\"light\": \"preview.png\", \"dark\": \"preview-dark.png\"}.")
+                fix:
+                    "Write \"preview\": \"preview.png\", or {\"light\": \"preview.png\", \"dark\": \"preview-dark.png\"}."
+            )
             return nil
         }
         for member in object where member.key != "light" && member.key != "dark" {
-            issues.error(.previewInvalid, root.appending(member.key), value: .string(member.key),
+            issues.error(
+                .previewInvalid, root.appending(member.key), value: .string(member.key),
                 "preview has an unknown key \"\(member.key)\".", fix: "preview holds only \"light\" and \"dark\".")
         }
         guard let lightValue = object["light"] else {
-            issues.error(.previewInvalid, root, value: value,
+            issues.error(
+                .previewInvalid, root, value: value,
                 "preview has no \"light\" image.", fix: "Add \"light\": \"preview.png\"; \"dark\" is optional.")
             return nil
         }
@@ -90,6 +99,9 @@ public struct PreviewImages: Sendable, Hashable {
     /// `skin.json`'s `preview` value: a string, or `{"light", "dark"}`.
     var jsonValue: JSONValue {
         guard let dark else { return .string(light.rawValue) }
-        return .object(JSONObject([.init(key: "light", value: .string(light.rawValue)), .init(key: "dark", value: .string(dark.rawValue))]))
+        return .object(
+            JSONObject([
+                .init(key: "light", value: .string(light.rawValue)), .init(key: "dark", value: .string(dark.rawValue))
+            ]))
     }
 }

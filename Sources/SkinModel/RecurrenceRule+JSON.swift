@@ -4,7 +4,7 @@ import LiveryJSON
 extension RecurrenceRule {
     /// The keys a `recurs` object may hold.
     public static let knownKeys: [String] = [
-        "calendar", "month", "day", "leapMonth", "startOffsetDays", "endOffsetDays", "startTime", "endTime", "ifMissing",
+        "calendar", "month", "day", "leapMonth", "startOffsetDays", "endOffsetDays", "startTime", "endTime", "ifMissing"
     ]
 
     /// How many Gregorian years, from the current one, a rule is checked over when parsed (missing days under
@@ -24,14 +24,18 @@ extension RecurrenceRule {
     ) -> ParseResult<RecurrenceRule> {
         var issues = IssueCollector(file: file)
         guard let object = value.objectValue else {
-            issues.error(.releaseFieldInvalid, pointer, value: value,
+            issues.error(
+                .releaseFieldInvalid, pointer, value: value,
                 "recurs must be an object, not a \(value.kindName).",
-                fix: "Write recurs as {\"calendar\": \"chinese\", \"month\": 1, \"day\": 1, \"startOffsetDays\": -7, \"endOffsetDays\": 15}.")
+                fix:
+                    "Write recurs as {\"calendar\": \"chinese\", \"month\": 1, \"day\": 1, \"startOffsetDays\": -7, \"endOffsetDays\": 15}."
+            )
             return ParseResult(value: nil, issues: issues.issues)
         }
         for member in object where !knownKeys.contains(member.key) {
             let suggestion = closestMatch(to: member.key, among: knownKeys).map { "Did you mean \"\($0)\"? " } ?? ""
-            issues.error(.releaseKeyUnknown, pointer.appending(member.key), value: .string(member.key),
+            issues.error(
+                .releaseKeyUnknown, pointer.appending(member.key), value: .string(member.key),
                 "recurs has an unknown key \"\(member.key)\".",
                 fix: "\(suggestion)recurs keys are \(knownKeys.joined(separator: ", ")).")
         }
@@ -40,13 +44,17 @@ extension RecurrenceRule {
         where T.RawValue == String {
             guard let field = object[key], !field.isNull else {
                 if fallback == nil {
-                    issues.error(.releaseFieldMissing, pointer.appending(key), value: nil, "recurs has no \(key).",
-                        fix: "Add \"\(key)\": one of \(T.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")).")
+                    issues.error(
+                        .releaseFieldMissing, pointer.appending(key), value: nil, "recurs has no \(key).",
+                        fix:
+                            "Add \"\(key)\": one of \(T.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))."
+                    )
                 }
                 return fallback
             }
             if let text = field.stringValue, let parsed = T(rawValue: text) { return parsed }
-            issues.error(.releaseFieldInvalid, pointer.appending(key), value: field,
+            issues.error(
+                .releaseFieldInvalid, pointer.appending(key), value: field,
                 "\(key) must be one of \(T.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")), not \(field.compactText).",
                 fix: "Write \(key) as one of those strings.")
             return nil
@@ -54,13 +62,15 @@ extension RecurrenceRule {
         func integer(_ key: String, in range: ClosedRange<Int>, default fallback: Int?, what: String) -> Int? {
             guard let field = object[key], !field.isNull else {
                 if fallback == nil {
-                    issues.error(.releaseFieldMissing, pointer.appending(key), value: nil, "recurs has no \(key).",
+                    issues.error(
+                        .releaseFieldMissing, pointer.appending(key), value: nil, "recurs has no \(key).",
                         fix: "Add \"\(key)\": \(what).")
                 }
                 return fallback
             }
             if let number = field.intValue, range.contains(number) { return number }
-            issues.error(.releaseFieldInvalid, pointer.appending(key), value: field,
+            issues.error(
+                .releaseFieldInvalid, pointer.appending(key), value: field,
                 "\(key) must be a whole number from \(range.lowerBound) to \(range.upperBound), not \(field.compactText).",
                 fix: "Write \(key) as \(what).")
             return nil
@@ -68,7 +78,8 @@ extension RecurrenceRule {
         func time(_ key: String, default fallback: TimeOfDay) -> TimeOfDay? {
             guard let field = object[key], !field.isNull else { return fallback }
             if let text = field.stringValue, let parsed = TimeOfDay(text) { return parsed }
-            issues.error(.releaseFieldInvalid, pointer.appending(key), value: field,
+            issues.error(
+                .releaseFieldInvalid, pointer.appending(key), value: field,
                 "\(key) must be a time of day \"HH:MM:SS\", not \(field.compactText).",
                 fix: "Write \(key) such as \"00:00:00\" or \"23:59:59\".")
             return nil
@@ -83,23 +94,30 @@ extension RecurrenceRule {
             if case .bool(let flag) = field {
                 leapMonth = flag
                 if flag && calendar == .gregorian {
-                    issues.error(.releaseFieldInvalid, pointer.appending("leapMonth"), value: field,
+                    issues.error(
+                        .releaseFieldInvalid, pointer.appending("leapMonth"), value: field,
                         "leapMonth is for the Chinese calendar; the Gregorian calendar has no leap months.",
                         fix: "Remove leapMonth, or use \"calendar\": \"chinese\".")
                 }
             } else {
-                issues.error(.releaseFieldInvalid, pointer.appending("leapMonth"), value: field,
-                    "leapMonth must be true or false, not \(field.compactText).", fix: "Write leapMonth as true or false.")
+                issues.error(
+                    .releaseFieldInvalid, pointer.appending("leapMonth"), value: field,
+                    "leapMonth must be true or false, not \(field.compactText).",
+                    fix: "Write leapMonth as true or false.")
             }
         }
-        let startOffset = integer("startOffsetDays", in: -366...366, default: 0, what: "days from the anchor day, such as -7")
-        let endOffset = integer("endOffsetDays", in: -366...366, default: 0, what: "days from the anchor day, such as 15")
+        let startOffset = integer(
+            "startOffsetDays", in: -366...366, default: 0, what: "days from the anchor day, such as -7")
+        let endOffset = integer(
+            "endOffsetDays", in: -366...366, default: 0, what: "days from the anchor day, such as 15")
         let startTime = time("startTime", default: .startOfDay)
         let endTime = time("endTime", default: .lastSecondOfDay)
         let ifMissing = choice("ifMissing", IfMissing.self, default: .refuse)
         if calendar == .gregorian, let month, let day, day > ISO8601DateTime.daysIn(month, 2000) {
-            issues.error(.releaseFieldInvalid, pointer.appending("day"), value: .number(JSONNumber(day)),
-                "Month \(month) never has a day \(day).", fix: "Use a day from 1 to \(ISO8601DateTime.daysIn(month, 2000)).")
+            issues.error(
+                .releaseFieldInvalid, pointer.appending("day"), value: .number(JSONNumber(day)),
+                "Month \(month) never has a day \(day).",
+                fix: "Use a day from 1 to \(ISO8601DateTime.daysIn(month, 2000)).")
         }
         guard !issues.hasErrors, let calendar, let month, let day, let startOffset, let endOffset, let startTime,
             let endTime, let ifMissing
@@ -109,13 +127,15 @@ extension RecurrenceRule {
             calendar: calendar, month: month, day: day, leapMonth: leapMonth, startOffsetDays: startOffset,
             endOffsetDays: endOffset, startTime: startTime, endTime: endTime, ifMissing: ifMissing)
         if endOffset * 86_400 + endTime.secondsOfDay <= startOffset * 86_400 + startTime.secondsOfDay {
-            issues.error(.releaseRecurrenceOverlap, pointer.appending("endOffsetDays"), value: .number(JSONNumber(endOffset)),
+            issues.error(
+                .releaseRecurrenceOverlap, pointer.appending("endOffsetDays"), value: .number(JSONNumber(endOffset)),
                 "Each occurrence would end (day \(endOffset) at \(endTime)) before it starts (day \(startOffset) at \(startTime)).",
                 fix: "Make endOffsetDays and endTime later than startOffsetDays and startTime.")
             return ParseResult(value: nil, issues: issues.issues)
         }
         let firstYear = CivilDate(
-            daysSinceEpoch: Int(((now.timeIntervalSince1970 + Double(timeZone.secondsFromGMT(for: now))) / 86_400).rounded(.down))
+            daysSinceEpoch: Int(
+                ((now.timeIntervalSince1970 + Double(timeZone.secondsFromGMT(for: now))) / 86_400).rounded(.down))
         ).year
         let years = firstYear...(firstYear + checkedYears - 1)
         if ifMissing == .refuse {
@@ -123,21 +143,26 @@ extension RecurrenceRule {
             if !lacking.isEmpty {
                 let place = leapMonth ? "leapMonth" : "day"
                 let what = leapMonth ? "leap month \(month)" : "day \(month)-\(day)"
-                issues.error(.releaseRecurrenceDayMissing, pointer.appending(place), value: object[place],
+                issues.error(
+                    .releaseRecurrenceDayMissing, pointer.appending(place), value: object[place],
                     "The \(calendar.rawValue) calendar has no \(what) in \(lacking.map(String.init).joined(separator: ", ")).",
-                    fix: "Set \"ifMissing\": \"skip\" or \"lastDay\", or anchor on a day every year has (New Year's Eve is chinese 1-1 with both offsets -1).")
+                    fix:
+                        "Set \"ifMissing\": \"skip\" or \"lastDay\", or anchor on a day every year has (New Year's Eve is chinese 1-1 with both offsets -1)."
+                )
                 return ParseResult(value: nil, issues: issues.issues)
             }
         }
         let occurrences = years.compactMap { rule.occurrence(inYear: $0, timeZone: timeZone) }
         guard !occurrences.isEmpty else {
-            issues.error(.releaseRecurrenceEmpty, pointer, value: nil,
+            issues.error(
+                .releaseRecurrenceEmpty, pointer, value: nil,
                 "This rule yields no occurrence from \(years.lowerBound) to \(years.upperBound).",
                 fix: "Anchor on a day the calendar has, or set \"ifMissing\": \"lastDay\".")
             return ParseResult(value: nil, issues: issues.issues)
         }
         for (earlier, later) in zip(occurrences, occurrences.dropFirst()) where earlier.endsAt > later.startsAt {
-            issues.error(.releaseRecurrenceOverlap, pointer.appending("endOffsetDays"), value: .number(JSONNumber(endOffset)),
+            issues.error(
+                .releaseRecurrenceOverlap, pointer.appending("endOffsetDays"), value: .number(JSONNumber(endOffset)),
                 "The \(earlier.year) occurrence (until \(ISO8601DateTime.utcText(earlier.endsAt))) reaches into the \(later.year) one (from \(ISO8601DateTime.utcText(later.startsAt))).",
                 fix: "Shorten the window: bring startOffsetDays and endOffsetDays closer together.")
             break

@@ -59,7 +59,8 @@ public struct RecurrenceRule: Sendable, Equatable {
         /// Parses exactly `HH:MM:SS`.
         public init?(_ text: String) {
             let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-            guard parts.count == 3, parts.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+            guard parts.count == 3,
+                parts.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
                 let hour = Int(parts[0]), let minute = Int(parts[1]), let second = Int(parts[2])
             else { return nil }
             self.init(hour: hour, minute: minute, second: second)
@@ -190,7 +191,8 @@ public struct RecurrenceRule: Sendable, Equatable {
             var missing = false
             for beginning in [year - 1, year] {
                 switch Self.chineseAnchor(
-                    beginningInGregorianYear: beginning, month: month, day: day, leapMonth: leapMonth, ifMissing: ifMissing)
+                    beginningInGregorianYear: beginning, month: month, day: day, leapMonth: leapMonth,
+                    ifMissing: ifMissing)
                 {
                 case .day(let date) where date.year == year: return .day(date)
                 case .missing where (month <= 10 ? beginning : beginning + 1) == year: missing = true
@@ -232,7 +234,8 @@ public struct RecurrenceRule: Sendable, Equatable {
     // MARK: - Calendar arithmetic
 
     /// China's civil time zone, in which the Chinese calendar's days are defined.
-    private static let chinaTimeZone = TimeZone(identifier: "Asia/Shanghai") ?? TimeZone(secondsFromGMT: 8 * 3600) ?? .current
+    private static let chinaTimeZone =
+        TimeZone(identifier: "Asia/Shanghai") ?? TimeZone(secondsFromGMT: 8 * 3600) ?? .current
 
     /// The Gregorian date of `month`/`day` (in the leap month when `leapMonth`) of the Chinese year whose new year
     /// falls in Gregorian year `gregorianYear`, applying `ifMissing: .lastDay` when the day or leap month is absent.
@@ -280,8 +283,10 @@ public struct RecurrenceRule: Sendable, Equatable {
     static func instant(_ date: CivilDate, _ time: TimeOfDay, _ zone: TimeZone) -> Date {
         let reading = ISO8601DateTime(local: date, time)
         if let exact = reading.instant(in: zone) { return exact }
-        let later = ISO8601DateTime(local: date, TimeOfDay(hour: min(time.hour + 1, 23), minute: time.minute, second: time.second) ?? time)
-        return later.instant(in: zone) ?? Date(timeIntervalSince1970: Double(reading.localSecondsSinceEpoch - zone.secondsFromGMT()))
+        let later = ISO8601DateTime(
+            local: date, TimeOfDay(hour: min(time.hour + 1, 23), minute: time.minute, second: time.second) ?? time)
+        return later.instant(in: zone)
+            ?? Date(timeIntervalSince1970: Double(reading.localSecondsSinceEpoch - zone.secondsFromGMT()))
     }
 }
 

@@ -53,16 +53,21 @@ public struct ReleaseGuard: Sendable, Equatable {
     /// Parses `release.guard`: an object whose absent members take ``standard``'s values.
     static func parse(_ value: JSONValue, pointer: JSONPointer, issues: inout IssueCollector) -> ReleaseGuard? {
         guard let object = value.objectValue else {
-            issues.error(.releaseFieldInvalid, pointer, value: value,
+            issues.error(
+                .releaseFieldInvalid, pointer, value: value,
                 "guard must be an object, not a \(value.kindName).",
-                fix: "Write guard as {\"maxFailureRate\": 0.05, \"minDevices\": 50, \"windowMinutes\": 60, \"action\": \"pause\"}, or {\"action\": \"none\"} to turn it off.")
+                fix:
+                    "Write guard as {\"maxFailureRate\": 0.05, \"minDevices\": 50, \"windowMinutes\": 60, \"action\": \"pause\"}, or {\"action\": \"none\"} to turn it off."
+            )
             return nil
         }
         let keys = ["maxFailureRate", "minDevices", "windowMinutes", "action"]
         var valid = true
         for member in object where !keys.contains(member.key) {
-            issues.error(.releaseKeyUnknown, pointer.appending(member.key), value: .string(member.key),
-                "The guard has an unknown key \"\(member.key)\".", fix: "Guard keys are \(keys.joined(separator: ", ")).")
+            issues.error(
+                .releaseKeyUnknown, pointer.appending(member.key), value: .string(member.key),
+                "The guard has an unknown key \"\(member.key)\".",
+                fix: "Guard keys are \(keys.joined(separator: ", ")).")
             valid = false
         }
         var result = standard
@@ -70,7 +75,8 @@ public struct ReleaseGuard: Sendable, Equatable {
             if case .number(let number) = field, (0...1).contains(number.doubleValue) {
                 result.maxFailureRate = number.doubleValue
             } else {
-                issues.error(.releaseFieldInvalid, pointer.appending("maxFailureRate"), value: field,
+                issues.error(
+                    .releaseFieldInvalid, pointer.appending("maxFailureRate"), value: field,
                     "maxFailureRate must be a number from 0 to 1, not \(field.compactText).",
                     fix: "Write maxFailureRate as a fraction such as 0.05 (5 % of reporting devices failed).")
                 valid = false
@@ -79,24 +85,31 @@ public struct ReleaseGuard: Sendable, Equatable {
         func whole(_ key: String, upTo limit: Int, fix: String) -> Int? {
             guard let field = object[key], !field.isNull else { return nil }
             if let number = field.intValue, (1...limit).contains(number) { return number }
-            issues.error(.releaseFieldInvalid, pointer.appending(key), value: field,
+            issues.error(
+                .releaseFieldInvalid, pointer.appending(key), value: field,
                 "\(key) must be a whole number from 1 to \(limit), not \(field.compactText).", fix: fix)
             valid = false
             return nil
         }
-        if let number = whole("minDevices", upTo: maximumMinDevices, fix: "Write minDevices as an integer such as 50.") {
+        if let number = whole("minDevices", upTo: maximumMinDevices, fix: "Write minDevices as an integer such as 50.")
+        {
             result.minDevices = number
         }
-        if let number = whole("windowMinutes", upTo: maximumWindowMinutes, fix: "Write windowMinutes as an integer such as 60.") {
+        if let number = whole(
+            "windowMinutes", upTo: maximumWindowMinutes, fix: "Write windowMinutes as an integer such as 60.")
+        {
             result.windowMinutes = number
         }
         if let field = object["action"], !field.isNull {
             if let text = field.stringValue, let action = Action(rawValue: text) {
                 result.action = action
             } else {
-                issues.error(.releaseFieldInvalid, pointer.appending("action"), value: field,
+                issues.error(
+                    .releaseFieldInvalid, pointer.appending("action"), value: field,
                     "action must be \"pause\", \"rollback\" or \"none\", not \(field.compactText).",
-                    fix: "Write \"action\": \"pause\" to stop serving on a trip, \"rollback\" to serve the previous version, or \"none\" to turn the guard off.")
+                    fix:
+                        "Write \"action\": \"pause\" to stop serving on a trip, \"rollback\" to serve the previous version, or \"none\" to turn the guard off."
+                )
                 valid = false
             }
         }
@@ -141,27 +154,34 @@ public struct ReleasePause: Sendable, Equatable {
     static func parse(_ value: JSONValue, pointer: JSONPointer, issues: inout IssueCollector) -> ReleasePause? {
         let fix = "paused is written by the release's guard when it trips; send \"paused\": null to resume."
         guard let object = value.objectValue else {
-            issues.error(.releaseFieldInvalid, pointer, value: value, "paused must be null or an object, not a \(value.kindName).", fix: fix)
+            issues.error(
+                .releaseFieldInvalid, pointer, value: value,
+                "paused must be null or an object, not a \(value.kindName).", fix: fix)
             return nil
         }
         guard let atText = object["at"]?.stringValue, let at = ISO8601Instant.parse(atText) else {
-            issues.error(.releaseFieldInvalid, pointer.appending("at"), value: object["at"], "paused.at must be an ISO 8601 instant.", fix: fix)
+            issues.error(
+                .releaseFieldInvalid, pointer.appending("at"), value: object["at"],
+                "paused.at must be an ISO 8601 instant.", fix: fix)
             return nil
         }
         guard let actionText = object["action"]?.stringValue, let action = ReleaseGuard.Action(rawValue: actionText),
             action != .none
         else {
-            issues.error(.releaseFieldInvalid, pointer.appending("action"), value: object["action"],
+            issues.error(
+                .releaseFieldInvalid, pointer.appending("action"), value: object["action"],
                 "paused.action must be \"pause\" or \"rollback\".", fix: fix)
             return nil
         }
         guard let rollout = object["rollout"]?.intValue, (0...100).contains(rollout) else {
-            issues.error(.releaseFieldInvalid, pointer.appending("rollout"), value: object["rollout"],
+            issues.error(
+                .releaseFieldInvalid, pointer.appending("rollout"), value: object["rollout"],
                 "paused.rollout must be a whole percentage from 0 to 100.", fix: fix)
             return nil
         }
         guard let figures = object["figures"]?.objectValue else {
-            issues.error(.releaseFieldInvalid, pointer.appending("figures"), value: object["figures"],
+            issues.error(
+                .releaseFieldInvalid, pointer.appending("figures"), value: object["figures"],
                 "paused.figures must be an object.", fix: fix)
             return nil
         }

@@ -5,7 +5,7 @@ extension ReleasePlan {
     /// The keys a release object may hold.
     public static let knownKeys: [String] = [
         "startsAt", "endsAt", "timeZone", "priority", "platforms", "minAppVersion", "maxAppVersion", "rollout", "kind",
-        "order", "recurs", "occurrences", "guard", "paused",
+        "order", "recurs", "occurrences", "guard", "paused"
     ]
 
     /// Parses a release object (`skin.json`'s `release`, or an admin `PUT …/release` body).
@@ -33,14 +33,18 @@ extension ReleasePlan {
     ) -> ParseResult<ReleasePlan> {
         var issues = IssueCollector(file: file)
         guard let object = value.objectValue else {
-            issues.error(.releaseNotObject, pointer, value: value,
+            issues.error(
+                .releaseNotObject, pointer, value: value,
                 "The release must be an object, not a \(value.kindName).",
-                fix: "Write release as {\"startsAt\": \"2027-02-05T00:00:00+08:00\", \"endsAt\": \"2027-02-20T00:00:00+08:00\"}, or remove it to store the skin without serving it.")
+                fix:
+                    "Write release as {\"startsAt\": \"2027-02-05T00:00:00+08:00\", \"endsAt\": \"2027-02-20T00:00:00+08:00\"}, or remove it to store the skin without serving it."
+            )
             return ParseResult(value: nil, issues: issues.issues)
         }
         for member in object where !knownKeys.contains(member.key) && !extraKeys.contains(member.key) {
             let suggestion = closestMatch(to: member.key, among: knownKeys).map { "Did you mean \"\($0)\"? " } ?? ""
-            issues.error(.releaseKeyUnknown, pointer.appending(member.key), value: .string(member.key),
+            issues.error(
+                .releaseKeyUnknown, pointer.appending(member.key), value: .string(member.key),
                 "The release has an unknown key \"\(member.key)\".",
                 fix: "\(suggestion)Release keys are \(knownKeys.joined(separator: ", ")).")
         }
@@ -50,21 +54,26 @@ extension ReleasePlan {
             if let text = field.stringValue, let parsed = SkinKind(rawValue: text) {
                 kind = parsed
             } else {
-                issues.error(.releaseFieldInvalid, pointer.appending("kind"), value: field,
+                issues.error(
+                    .releaseFieldInvalid, pointer.appending("kind"), value: field,
                     "kind must be \"holiday\" or \"theme\", not \(field.compactText).",
-                    fix: "Write \"kind\": \"theme\" for a skin users pick, or remove kind for a holiday skin (the default).")
+                    fix:
+                        "Write \"kind\": \"theme\" for a skin users pick, or remove kind for a holiday skin (the default)."
+                )
             }
         }
         var order: Int?
         if let field = object["order"], !field.isNull {
             if kind != .theme {
-                issues.error(.releaseFieldInvalid, pointer.appending("order"), value: field,
+                issues.error(
+                    .releaseFieldInvalid, pointer.appending("order"), value: field,
                     "order places a theme in the themes list, but this release is a holiday skin.",
                     fix: "Add \"kind\": \"theme\", or remove order.")
             } else if let number = field.intValue, (0...1_000_000).contains(number) {
                 order = number
             } else {
-                issues.error(.releaseFieldInvalid, pointer.appending("order"), value: field,
+                issues.error(
+                    .releaseFieldInvalid, pointer.appending("order"), value: field,
                     "order must be a whole number from 0 to 1000000, not \(field.compactText).",
                     fix: "Write order as an integer such as 1; themes are listed by order, ascending.")
             }
@@ -74,12 +83,14 @@ extension ReleasePlan {
         let windowless = kind == .theme && object["startsAt"] == nil && object["endsAt"] == nil && !recurring
         if recurring {
             for key in ["startsAt", "endsAt"] where object[key] != nil {
-                issues.error(.releaseFieldInvalid, pointer.appending(key), value: object[key],
+                issues.error(
+                    .releaseFieldInvalid, pointer.appending(key), value: object[key],
                     "A release has either recurs or \(key), not both.",
                     fix: "Remove \(key) to follow the rule every year, or remove recurs for a single window.")
             }
         } else if let field = object["occurrences"], !field.isNull {
-            issues.error(.releaseFieldInvalid, pointer.appending("occurrences"), value: field,
+            issues.error(
+                .releaseFieldInvalid, pointer.appending("occurrences"), value: field,
                 "occurrences overrides the years of a recurs rule, but this release has no recurs.",
                 fix: "Add recurs, or remove occurrences.")
         }
@@ -94,18 +105,21 @@ extension ReleasePlan {
                 zone = found
                 zoneName = name
             } else {
-                issues.error(.releaseTimeZoneUnknown, pointer.appending("timeZone"), value: .string(name),
+                issues.error(
+                    .releaseTimeZoneUnknown, pointer.appending("timeZone"), value: .string(name),
                     "\"\(name)\" is not an IANA time zone name.",
                     fix: "Use a name from the IANA time zone database, such as \"Asia/Shanghai\" or \"Europe/Berlin\".")
             }
         case let other?:
-            issues.error(.releaseFieldInvalid, pointer.appending("timeZone"), value: other,
+            issues.error(
+                .releaseFieldInvalid, pointer.appending("timeZone"), value: other,
                 "timeZone must be a string, not a \(other.kindName).",
                 fix: "Write the IANA zone name as a string, such as \"Asia/Shanghai\".")
         }
         let zoneIsUsable = zone != nil || object["timeZone"] == nil || object["timeZone"] == .null
         if recurring && zone == nil && zoneIsUsable {
-            issues.error(.releaseTimeZoneMissing, pointer.appending("timeZone"), value: nil,
+            issues.error(
+                .releaseTimeZoneMissing, pointer.appending("timeZone"), value: nil,
                 "A release with recurs needs a timeZone: the rule's days and times are read in it.",
                 fix: "Add \"timeZone\": \"Asia/Shanghai\" (or the holiday's zone).")
         }
@@ -115,34 +129,45 @@ extension ReleasePlan {
             guard let field = container[key] else {
                 if windowless { return nil }
                 // A theme's half window names the missing half (a holiday release names the release object, as always).
-                issues.error(.releaseFieldMissing, kind == .theme ? base.appending(key) : base, value: nil,
+                issues.error(
+                    .releaseFieldMissing, kind == .theme ? base.appending(key) : base, value: nil,
                     "The release has no \(key).",
-                    fix: "Add \"\(key)\": \"2027-02-05T00:00:00+08:00\" (ISO 8601 with an offset), or a local time with \"timeZone\".")
+                    fix:
+                        "Add \"\(key)\": \"2027-02-05T00:00:00+08:00\" (ISO 8601 with an offset), or a local time with \"timeZone\"."
+                )
                 return nil
             }
             guard let text = field.stringValue else {
-                issues.error(.releaseFieldInvalid, place, value: field,
+                issues.error(
+                    .releaseFieldInvalid, place, value: field,
                     "\(key) must be an ISO 8601 date-time string, not a \(field.kindName).",
                     fix: "Write \(key) as a string such as \"2027-02-05T00:00:00+08:00\".")
                 return nil
             }
             guard let parsed = ISO8601DateTime(text) else {
-                issues.error(.releaseDateInvalid, place, value: field,
+                issues.error(
+                    .releaseDateInvalid, place, value: field,
                     "\"\(text)\" is not an ISO 8601 date-time.",
-                    fix: "Write \(key) as YYYY-MM-DDTHH:MM:SS with an offset (\"2027-02-05T00:00:00+08:00\", \"…Z\"), or without one plus \"timeZone\".")
+                    fix:
+                        "Write \(key) as YYYY-MM-DDTHH:MM:SS with an offset (\"2027-02-05T00:00:00+08:00\", \"…Z\"), or without one plus \"timeZone\"."
+                )
                 return nil
             }
             if let date = parsed.instant { return (date, text, true) }
             guard let zone else {
                 if zoneIsUsable {
-                    issues.error(.releaseTimeZoneMissing, place, value: field,
+                    issues.error(
+                        .releaseTimeZoneMissing, place, value: field,
                         "\"\(text)\" has no UTC offset and the release has no timeZone, so the instant is unknown.",
-                        fix: "Add \"timeZone\": \"Asia/Shanghai\" (or the holiday's zone) to the release, or append an offset such as +08:00.")
+                        fix:
+                            "Add \"timeZone\": \"Asia/Shanghai\" (or the holiday's zone) to the release, or append an offset such as +08:00."
+                    )
                 }
                 return nil
             }
             guard let date = parsed.instant(in: zone) else {
-                issues.error(.releaseTimeNonexistent, place, value: field,
+                issues.error(
+                    .releaseTimeNonexistent, place, value: field,
                     "\"\(text)\" does not exist in \(zone.identifier): the clocks skip it for daylight saving time.",
                     fix: "Pick a time outside the daylight-saving gap, such as an hour later.")
                 return nil
@@ -154,7 +179,8 @@ extension ReleasePlan {
         var rule: RecurrenceRule?
         var overrides: [Int: OccurrenceOverride] = [:]
         if recurring, let field = object["recurs"], let zone {
-            let parsedRule = RecurrenceRule.parse(field, file: file, pointer: pointer.appending("recurs"), timeZone: zone, now: now)
+            let parsedRule = RecurrenceRule.parse(
+                field, file: file, pointer: pointer.appending("recurs"), timeZone: zone, now: now)
             issues.append(contentsOf: parsedRule.issues)
             rule = parsedRule.value
         }
@@ -163,10 +189,12 @@ extension ReleasePlan {
             if let years = field.objectValue {
                 for member in years {
                     let yearPlace = place.appending(member.key)
-                    guard member.key.count == 4, member.key.allSatisfy({ $0.isASCII && $0.isNumber }), let year = Int(member.key),
+                    guard member.key.count == 4, member.key.allSatisfy({ $0.isASCII && $0.isNumber }),
+                        let year = Int(member.key),
                         year >= 1000
                     else {
-                        issues.error(.releaseFieldInvalid, yearPlace, value: .string(member.key),
+                        issues.error(
+                            .releaseFieldInvalid, yearPlace, value: .string(member.key),
                             "\"\(member.key)\" is not a year: occurrences are keyed by the Gregorian year of the anchor day.",
                             fix: "Write the year with four digits, such as \"2027\".")
                         continue
@@ -175,39 +203,50 @@ extension ReleasePlan {
                         overrides[year] = .skip
                     } else if let window = member.value.objectValue {
                         for inner in window where inner.key != "startsAt" && inner.key != "endsAt" {
-                            issues.error(.releaseKeyUnknown, yearPlace.appending(inner.key), value: .string(inner.key),
+                            issues.error(
+                                .releaseKeyUnknown, yearPlace.appending(inner.key), value: .string(inner.key),
                                 "An occurrence has only startsAt and endsAt, not \"\(inner.key)\".",
                                 fix: "Remove \"\(inner.key)\".")
                         }
-                        if let from = instant("startsAt", in: window, at: yearPlace), let to = instant("endsAt", in: window, at: yearPlace) {
+                        if let from = instant("startsAt", in: window, at: yearPlace),
+                            let to = instant("endsAt", in: window, at: yearPlace)
+                        {
                             if from.0 < to.0 {
-                                overrides[year] = .window(startsAt: from.0, endsAt: to.0, startsAtText: from.1, endsAtText: to.1)
+                                overrides[year] = .window(
+                                    startsAt: from.0, endsAt: to.0, startsAtText: from.1, endsAtText: to.1)
                             } else {
-                                issues.error(.releaseWindowEmpty, yearPlace.appending("endsAt"), value: .string(to.1),
+                                issues.error(
+                                    .releaseWindowEmpty, yearPlace.appending("endsAt"), value: .string(to.1),
                                     "endsAt (\(to.1)) is not after startsAt (\(from.1)) in the \(year) occurrence.",
                                     fix: "Set endsAt to an instant after startsAt.")
                             }
                         }
                     } else {
-                        issues.error(.releaseFieldInvalid, yearPlace, value: member.value,
+                        issues.error(
+                            .releaseFieldInvalid, yearPlace, value: member.value,
                             "An occurrence override is \"skip\" or {\"startsAt\", \"endsAt\"}, not \(member.value.compactText).",
-                            fix: "Write \"\(member.key)\": \"skip\", or \"\(member.key)\": {\"startsAt\": …, \"endsAt\": …}.")
+                            fix:
+                                "Write \"\(member.key)\": \"skip\", or \"\(member.key)\": {\"startsAt\": …, \"endsAt\": …}."
+                        )
                     }
                 }
             } else {
-                issues.error(.releaseFieldInvalid, place, value: field,
+                issues.error(
+                    .releaseFieldInvalid, place, value: field,
                     "occurrences must be an object keyed by year, not a \(field.kindName).",
                     fix: "Write occurrences as {\"2027\": \"skip\"} or {\"2027\": {\"startsAt\": …, \"endsAt\": …}}.")
             }
         }
         if let start, let end {
             if !(start.0 < end.0) {
-                issues.error(.releaseWindowEmpty, pointer.appending("endsAt"), value: .string(end.1),
+                issues.error(
+                    .releaseWindowEmpty, pointer.appending("endsAt"), value: .string(end.1),
                     "endsAt (\(end.1)) is not after startsAt (\(start.1)), so the skin would never be active.",
                     fix: "Set endsAt to an instant after startsAt.")
             }
             if zoneName != nil, start.2, end.2 {
-                issues.warning(.releaseTimeZoneUnused, pointer.appending("timeZone"), value: object["timeZone"],
+                issues.warning(
+                    .releaseTimeZoneUnused, pointer.appending("timeZone"), value: object["timeZone"],
                     "timeZone is ignored because startsAt and endsAt both carry a UTC offset.",
                     fix: "Remove timeZone, or write startsAt and endsAt as local date-times without an offset.")
             }
@@ -218,7 +257,8 @@ extension ReleasePlan {
             if let number = field.intValue {
                 priority = number
             } else {
-                issues.error(.releaseFieldInvalid, pointer.appending("priority"), value: field,
+                issues.error(
+                    .releaseFieldInvalid, pointer.appending("priority"), value: field,
                     "priority must be an integer, not \(field.compactText).",
                     fix: "Write priority as a whole number such as 10; higher wins when windows overlap.")
             }
@@ -231,24 +271,30 @@ extension ReleasePlan {
                 for (position, element) in elements.enumerated() {
                     let place = pointer.appending("platforms").appending(position)
                     guard let name = element.stringValue, let platform = Platform(rawValue: name) else {
-                        issues.error(.releasePlatformInvalid, place, value: element,
+                        issues.error(
+                            .releasePlatformInvalid, place, value: element,
                             "\(element.compactText) is not a platform.",
                             fix: "Use \"ios\", \"android\", \"harmony\" or \"macos\" (lowercase).")
                         continue
                     }
                     if !chosen.insert(platform).inserted {
-                        issues.error(.releasePlatformInvalid, place, value: element,
+                        issues.error(
+                            .releasePlatformInvalid, place, value: element,
                             "The platform \"\(name)\" is listed twice.", fix: "List each platform once.")
                     }
                 }
                 if elements.isEmpty {
-                    issues.error(.releasePlatformInvalid, pointer.appending("platforms"), value: field,
+                    issues.error(
+                        .releasePlatformInvalid, pointer.appending("platforms"), value: field,
                         "platforms is empty, so no client would ever get the skin.",
-                        fix: "List at least one of \"ios\", \"android\", \"harmony\", \"macos\", or remove platforms to target all.")
+                        fix:
+                            "List at least one of \"ios\", \"android\", \"harmony\", \"macos\", or remove platforms to target all."
+                    )
                 }
                 platforms = chosen
             } else {
-                issues.error(.releasePlatformInvalid, pointer.appending("platforms"), value: field,
+                issues.error(
+                    .releasePlatformInvalid, pointer.appending("platforms"), value: field,
                     "platforms must be an array, not a \(field.kindName).",
                     fix: "Write platforms as an array such as [\"ios\", \"android\"].")
             }
@@ -257,7 +303,8 @@ extension ReleasePlan {
         func version(_ key: String) -> AppVersion? {
             guard let field = object[key], !field.isNull else { return nil }
             if let text = field.stringValue, let parsed = AppVersion(text) { return parsed }
-            issues.error(.releaseVersionInvalid, pointer.appending(key), value: field,
+            issues.error(
+                .releaseVersionInvalid, pointer.appending(key), value: field,
                 "\(field.compactText) is not an app version.",
                 fix: "Write \(key) as a string of 1 to 4 dot-separated numbers, such as \"7.0.0\", or null.")
             return nil
@@ -265,7 +312,8 @@ extension ReleasePlan {
         let minAppVersion = version("minAppVersion")
         let maxAppVersion = version("maxAppVersion")
         if let minAppVersion, let maxAppVersion, !(minAppVersion < maxAppVersion) {
-            issues.error(.releaseVersionInvalid, pointer.appending("maxAppVersion"), value: .string(maxAppVersion.text),
+            issues.error(
+                .releaseVersionInvalid, pointer.appending("maxAppVersion"), value: .string(maxAppVersion.text),
                 "maxAppVersion \(maxAppVersion) is not above minAppVersion \(minAppVersion), so no app version is served (max is exclusive).",
                 fix: "Raise maxAppVersion above minAppVersion, or set it to null.")
         }
@@ -275,7 +323,8 @@ extension ReleasePlan {
             if let number = field.intValue, (0...100).contains(number) {
                 rollout = number
             } else {
-                issues.error(.releaseRolloutInvalid, pointer.appending("rollout"), value: field,
+                issues.error(
+                    .releaseRolloutInvalid, pointer.appending("rollout"), value: field,
                     "rollout must be a whole percentage from 0 to 100, not \(field.compactText).",
                     fix: "Write rollout as an integer from 0 to 100, such as 30.")
             }
@@ -303,7 +352,8 @@ extension ReleasePlan {
                         (current.endsAt, ISO8601DateTime.utcText(current.endsAt), true)
                     )
                 } else {
-                    issues.error(.releaseRecurrenceEmpty, pointer.appending("occurrences"), value: object["occurrences"],
+                    issues.error(
+                        .releaseRecurrenceEmpty, pointer.appending("occurrences"), value: object["occurrences"],
                         "Every occurrence ahead is skipped, so the skin would never be active.",
                         fix: "Remove a \"skip\" from occurrences.")
                 }

@@ -38,8 +38,10 @@ extension ReleasePlan {
     public func occurrences(notEndedAt instant: Date, count: Int) -> [ScheduledOccurrence] {
         guard let rule = recurrence, count > 0 else { return [] }
         let zone = recurrenceZone
-        let firstYear = RecurrenceRule.CivilDate(
-            daysSinceEpoch: Int((instant.timeIntervalSince1970 / 86_400).rounded(.down))).year - 1
+        let firstYear =
+            RecurrenceRule.CivilDate(
+                daysSinceEpoch: Int((instant.timeIntervalSince1970 / 86_400).rounded(.down))
+            ).year - 1
         var found: [ScheduledOccurrence] = []
         for year in firstYear..<(firstYear + 400) {
             let next: ScheduledOccurrence?

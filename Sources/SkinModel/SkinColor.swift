@@ -54,7 +54,9 @@ public struct SkinColor: Sendable, Hashable, CustomStringConvertible {
             self = color
             return
         }
-        if text.hasPrefix("#"), let color = SkinColor.hexDigits(String(text.dropFirst()), allowAlpha: true, allowShort: true) {
+        if text.hasPrefix("#"),
+            let color = SkinColor.hexDigits(String(text.dropFirst()), allowAlpha: true, allowShort: true)
+        {
             self = color
             return
         }
@@ -84,7 +86,9 @@ public struct SkinColor: Sendable, Hashable, CustomStringConvertible {
         guard pieces.count == 1 || pieces.count == 2 else { return nil }
         for prefix in prefixes where pieces[0].hasPrefix(prefix) {
             let digits = String(pieces[0].dropFirst(prefix.count))
-            guard digits.utf8.count == 6, var color = hexDigits(digits, allowAlpha: false, allowShort: false) else { continue }
+            guard digits.utf8.count == 6, var color = hexDigits(digits, allowAlpha: false, allowShort: false) else {
+                continue
+            }
             if pieces.count == 2 {
                 guard let alpha = alpha(pieces[1]) else { return nil }
                 color.alpha = alpha

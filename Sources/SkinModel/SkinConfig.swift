@@ -26,7 +26,9 @@ public struct SkinConfig: Sendable, Equatable {
 
     /// Whether the skin changes anything in dark mode.
     public var hasDarkOverrides: Bool {
-        darkOverrides.contains { !$0.colors.isEmpty || !$0.images.isEmpty || !$0.values.isEmpty || !$0.resources.isEmpty }
+        darkOverrides.contains {
+            !$0.colors.isEmpty || !$0.images.isEmpty || !$0.values.isEmpty || !$0.resources.isEmpty
+        }
     }
 
     /// The modules an app sees in `appearance`.
@@ -38,7 +40,8 @@ public struct SkinConfig: Sendable, Equatable {
     /// ``modules(for:)`` one at a time, each dark one merged when it is reached: no array of them all is made,
     /// which for a large config would be a copy of every module.
     public func lazyModules(for appearance: Appearance) -> LazyMapSequence<[SkinModule], SkinModule> {
-        let overrides = appearance == .dark
+        let overrides =
+            appearance == .dark
             ? Dictionary(darkOverrides.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last }) : [:]
         return modules.lazy.map { module in overrides[module.name].map(module.merging) ?? module }
     }
@@ -55,9 +58,12 @@ public struct SkinConfig: Sendable, Equatable {
         root[darkKey] = nil
         if appearance == .dark, let dark {
             for module in dark {
-                guard var sections = root[module.key]?.objectValue, let darkSections = module.value.objectValue else { continue }
+                guard var sections = root[module.key]?.objectValue, let darkSections = module.value.objectValue else {
+                    continue
+                }
                 for section in darkSections {
-                    guard var entries = sections[section.key]?.objectValue, let darkEntries = section.value.objectValue else { continue }
+                    guard var entries = sections[section.key]?.objectValue, let darkEntries = section.value.objectValue
+                    else { continue }
                     for entry in darkEntries where entries[entry.key] != nil { entries[entry.key] = entry.value }
                     sections[section.key] = .object(entries)
                 }

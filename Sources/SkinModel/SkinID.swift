@@ -22,7 +22,8 @@ public struct SkinID: Sendable, Hashable, Comparable, CustomStringConvertible {
         let bytes = Array(text.utf8)
         guard (1...64).contains(bytes.count), !text.includes("..") else { return false }
         func lowerAlnum(_ byte: UInt8) -> Bool {
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
         }
         guard lowerAlnum(bytes[0]) else { return false }
         return bytes.dropFirst().allSatisfy {
@@ -42,12 +43,15 @@ extension SkinID {
     public init?(deriving text: String) {
         var bytes: [UInt8] = []
         for byte in text.lowercased().utf8 {
-            let allowed = (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+            let allowed =
+                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
                 || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_")
                 || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
             let next = allowed ? byte : UInt8(ascii: "-")
             if next == UInt8(ascii: "."), bytes.last == UInt8(ascii: ".") { continue }
-            if bytes.isEmpty, !(next >= UInt8(ascii: "a") && next <= UInt8(ascii: "z")), !(next >= UInt8(ascii: "0") && next <= UInt8(ascii: "9")) {
+            if bytes.isEmpty, !(next >= UInt8(ascii: "a") && next <= UInt8(ascii: "z")),
+                !(next >= UInt8(ascii: "0") && next <= UInt8(ascii: "9"))
+            {
                 continue
             }
             bytes.append(next)

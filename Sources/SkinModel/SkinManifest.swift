@@ -38,26 +38,32 @@ public struct SkinManifest: Sendable, Equatable {
         var issues = IssueCollector(file: file)
         let root = JSONPointer.root
         guard let object = value.objectValue else {
-            issues.error(.manifestNotObject, root, value: nil,
+            issues.error(
+                .manifestNotObject, root, value: nil,
                 "\(file) must be a JSON object, not a \(value.kindName).",
-                fix: "Write \(file) as {\"id\": \"spring-festival-2027\", \"title\": \"Spring Festival 2027\", \"app\": \"demo\"}.")
+                fix:
+                    "Write \(file) as {\"id\": \"spring-festival-2027\", \"title\": \"Spring Festival 2027\", \"app\": \"demo\"}."
+            )
             return ParseResult(value: nil, issues: issues.issues)
         }
         for member in object where !knownKeys.contains(member.key) {
             let suggestion = closestMatch(to: member.key, among: knownKeys).map { "Did you mean \"\($0)\"? " } ?? ""
-            issues.warning(.manifestKeyUnknown, root.appending(member.key), value: .string(member.key),
+            issues.warning(
+                .manifestKeyUnknown, root.appending(member.key), value: .string(member.key),
                 "\(file) has an unknown key \"\(member.key)\"; it is ignored.",
                 fix: "\(suggestion)Known keys are \(knownKeys.joined(separator: ", ")).")
         }
 
         func requiredString(_ key: String, example: String) -> String? {
             guard let field = object[key] else {
-                issues.error(.manifestFieldMissing, root, value: nil, "\(file) has no \"\(key)\".",
+                issues.error(
+                    .manifestFieldMissing, root, value: nil, "\(file) has no \"\(key)\".",
                     fix: "Add \"\(key)\": \"\(example)\".")
                 return nil
             }
             guard let text = field.stringValue, !text.isEmpty else {
-                issues.error(.manifestFieldInvalid, root.appending(key), value: field,
+                issues.error(
+                    .manifestFieldInvalid, root.appending(key), value: field,
                     "\"\(key)\" must be a non-empty string, not \(field.compactText).",
                     fix: "Write \"\(key)\": \"\(example)\".")
                 return nil
@@ -69,14 +75,17 @@ public struct SkinManifest: Sendable, Equatable {
         if let text = requiredString("id", example: "spring-festival-2027") {
             id = SkinID(text)
             if id == nil {
-                issues.error(.manifestFieldInvalid, root.appending("id"), value: .string(text),
-                    "\"\(text)\" is not a valid skin id.", fix: "Use \(SkinID.ruleDescription), such as \"spring-festival-2027\".")
+                issues.error(
+                    .manifestFieldInvalid, root.appending("id"), value: .string(text),
+                    "\"\(text)\" is not a valid skin id.",
+                    fix: "Use \(SkinID.ruleDescription), such as \"spring-festival-2027\".")
             }
         }
         let title = requiredString("title", example: "Spring Festival 2027")
         var app = requiredString("app", example: "demo")
         if let name = app, !SkinID.isValid(name) {
-            issues.error(.manifestFieldInvalid, root.appending("app"), value: .string(name),
+            issues.error(
+                .manifestFieldInvalid, root.appending("app"), value: .string(name),
                 "\"\(name)\" is not a valid app id.", fix: "Use \(SkinID.ruleDescription), such as \"demo\".")
             app = nil
         }
@@ -85,8 +94,10 @@ public struct SkinManifest: Sendable, Equatable {
             if let text = field.stringValue {
                 description = text
             } else {
-                issues.error(.manifestFieldInvalid, root.appending("description"), value: field,
-                    "\"description\" must be a string, not a \(field.kindName).", fix: "Write the description as a string.")
+                issues.error(
+                    .manifestFieldInvalid, root.appending("description"), value: field,
+                    "\"description\" must be a string, not a \(field.kindName).",
+                    fix: "Write the description as a string.")
             }
         }
         var imageReferences = ImageReferenceStyle.asWritten
@@ -94,9 +105,12 @@ public struct SkinManifest: Sendable, Equatable {
             if let text = field.stringValue, let style = ImageReferenceStyle(rawValue: text) {
                 imageReferences = style
             } else {
-                issues.error(.manifestFieldInvalid, root.appending("imageReferences"), value: field,
+                issues.error(
+                    .manifestFieldInvalid, root.appending("imageReferences"), value: field,
                     "\"imageReferences\" must be \"as-written\" or \"file-path\", not \(field.compactText).",
-                    fix: "Write \"imageReferences\": \"file-path\" for clients that open path + \"/\" + value, or remove it to keep references as written.")
+                    fix:
+                        "Write \"imageReferences\": \"file-path\" for clients that open path + \"/\" + value, or remove it to keep references as written."
+                )
             }
         }
         var preview: PreviewImages?
@@ -105,17 +119,21 @@ public struct SkinManifest: Sendable, Equatable {
         if let field = object["release"], !field.isNull {
             let parsed = ReleasePlan.parse(field, file: file, pointer: root.appending("release"))
             if let paused = field.objectValue?["paused"], !paused.isNull {
-                issues.error(.releaseFieldInvalid, root.appending("release").appending("paused"), value: paused,
+                issues.error(
+                    .releaseFieldInvalid, root.appending("release").appending("paused"), value: paused,
                     "paused is written by the release's guard when it trips, never by skin.json.",
                     fix: "Remove paused from skin.json's release.")
             }
             issues.append(contentsOf: parsed.issues)
             release = parsed.value
         }
-        guard !issues.hasErrors, let id, let title, let app else { return ParseResult(value: nil, issues: issues.issues) }
+        guard !issues.hasErrors, let id, let title, let app else {
+            return ParseResult(value: nil, issues: issues.issues)
+        }
         return ParseResult(
             value: SkinManifest(
-                id: id, title: title, app: app, description: description, release: release, imageReferences: imageReferences,
+                id: id, title: title, app: app, description: description, release: release,
+                imageReferences: imageReferences,
                 preview: preview),
             issues: issues.issues)
     }

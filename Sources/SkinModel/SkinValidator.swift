@@ -24,27 +24,36 @@ public struct SkinValidator: Sendable {
             return ValidationReport(issues: issues, skin: nil, manifest: nil, coverage: nil)
         }
         guard files.count <= limits.maxFileCount else {
-            issues.append(ValidationIssue(
-                severity: .error, code: .skinTooManyFiles, file: nil, value: .number(JSONNumber(files.count)),
-                message: "The skin has \(files.count) files, over the limit of \(limits.maxFileCount).",
-                fix: "Remove files the config does not reference; a skin needs only config.json, skin.json and its assets."))
+            issues.append(
+                ValidationIssue(
+                    severity: .error, code: .skinTooManyFiles, file: nil, value: .number(JSONNumber(files.count)),
+                    message: "The skin has \(files.count) files, over the limit of \(limits.maxFileCount).",
+                    fix:
+                        "Remove files the config does not reference; a skin needs only config.json, skin.json and its assets."
+                ))
             return ValidationReport(issues: issues, skin: nil, manifest: nil, coverage: nil)
         }
 
         let inventory = checkFiles(files, issues: &issues)
         let index = AssetIndex(inventory.present)
         for conflict in index.scaleConflicts {
-            issues.append(ValidationIssue(
-                severity: .error, code: .assetScaleConflict, file: conflict.second.rawValue, value: .string(conflict.second.rawValue),
-                message: "\"\(conflict.first)\" and \"\(conflict.second)\" are both the same scale of one image.",
-                fix: "Keep one of them; a name without @Nx already means @1x."))
+            issues.append(
+                ValidationIssue(
+                    severity: .error, code: .assetScaleConflict, file: conflict.second.rawValue,
+                    value: .string(conflict.second.rawValue),
+                    message: "\"\(conflict.first)\" and \"\(conflict.second)\" are both the same scale of one image.",
+                    fix: "Keep one of them; a name without @Nx already means @1x."))
         }
 
         // skin.json
         var manifest: SkinManifest?
-        if let document = readJSON("skin.json", source, inventory, issues: &issues, missing: (.manifestMissing,
-            "The skin has no skin.json.",
-            "Add skin.json with at least {\"id\": \"spring-festival-2027\", \"title\": \"Spring Festival 2027\", \"app\": \"demo\"}."))
+        if let document = readJSON(
+            "skin.json", source, inventory, issues: &issues,
+            missing: (
+                .manifestMissing,
+                "The skin has no skin.json.",
+                "Add skin.json with at least {\"id\": \"spring-festival-2027\", \"title\": \"Spring Festival 2027\", \"app\": \"demo\"}."
+            ))
         {
             let parsed = SkinManifest.parse(document)
             issues.append(contentsOf: parsed.issues)
@@ -55,16 +64,24 @@ public struct SkinValidator: Sendable {
         // config.json
         var config: SkinConfig?
         var configDocument: JSONValue?
-        if let document = readJSON("config.json", source, inventory, issues: &issues, missing: (.configMissing,
-            "The skin has no config.json.",
-            "Add config.json with the modules the app reads, such as {\"home_tabbar\": {\"colors\": {\"color_background\": \"#F9F9F9\"}}}."))
+        if let document = readJSON(
+            "config.json", source, inventory, issues: &issues,
+            missing: (
+                .configMissing,
+                "The skin has no config.json.",
+                "Add config.json with the modules the app reads, such as {\"home_tabbar\": {\"colors\": {\"color_background\": \"#F9F9F9\"}}}."
+            ))
         {
             if let format = ForeignThemeFormat.detect(document) {
                 // One error with the way out, rather than one per top-level key suggesting to wrap it in a module.
-                issues.append(ValidationIssue(
-                    severity: .error, code: .configForeignTheme, file: "config.json",
-                    message: "config.json is \(format.articleName) theme (\(format.shape)), not a Livery config of modules.",
-                    fix: "Convert it into a skin folder with `\(format.importCommand)` (FILE: this file; DIR: a new folder), then validate or push DIR."))
+                issues.append(
+                    ValidationIssue(
+                        severity: .error, code: .configForeignTheme, file: "config.json",
+                        message:
+                            "config.json is \(format.articleName) theme (\(format.shape)), not a Livery config of modules.",
+                        fix:
+                            "Convert it into a skin folder with `\(format.importCommand)` (FILE: this file; DIR: a new folder), then validate or push DIR."
+                    ))
             } else {
                 configDocument = document
                 var parser = ConfigParser(index: index)
@@ -77,20 +94,24 @@ public struct SkinValidator: Sendable {
 
         if let configDocument, configDocument.objectValue != nil {
             let previews = Set(manifest?.preview?.placed.map(\.path.rawValue) ?? [])
-            warnAboutUnreferenced(configDocument, index: index, inventory: inventory, alsoUsed: previews, issues: &issues)
+            warnAboutUnreferenced(
+                configDocument, index: index, inventory: inventory, alsoUsed: previews, issues: &issues)
         }
 
         var coverage: CoverageReport?
         if let base, let configDocument {
-            let report = CoverageReport.compare(skin: SkinConfig.effectiveDocument(configDocument, for: .light), base: base)
+            let report = CoverageReport.compare(
+                skin: SkinConfig.effectiveDocument(configDocument, for: .light), base: base)
             coverage = report
             for unknown in report.unknownToBase {
                 let hint = unknown.suggestion.map { "Did you mean \"\($0.identifier)\" (\($0))? " } ?? ""
-                issues.append(ValidationIssue(
-                    severity: .warning, code: .coverageKeyUnknown, file: "config.json", pointer: unknown.key.pointer.description,
-                    value: .string(unknown.key.identifier),
-                    message: "\"\(unknown.key)\" is not in the app's base config, so the app never asks for it.",
-                    fix: "\(hint)Rename it to a key the app reads, or add it to the app's base config first."))
+                issues.append(
+                    ValidationIssue(
+                        severity: .warning, code: .coverageKeyUnknown, file: "config.json",
+                        pointer: unknown.key.pointer.description,
+                        value: .string(unknown.key.identifier),
+                        message: "\"\(unknown.key)\" is not in the app's base config, so the app never asks for it.",
+                        fix: "\(hint)Rename it to a key the app reads, or add it to the app's base config first."))
             }
         }
 
@@ -118,9 +139,12 @@ public struct SkinValidator: Sendable {
         for file in files {
             let name = file.path
             guard file.nameIsValidUTF8 else {
-                issues.append(fileIssue(.pathNotUTF8, name,
-                    "The file name \"\(name)\" is not valid UTF-8 (invalid bytes shown as \u{FFFD}).",
-                    "Rename the file with a UTF-8 name; ASCII letters, digits, '-' and '_' are safest on every phone."))
+                issues.append(
+                    fileIssue(
+                        .pathNotUTF8, name,
+                        "The file name \"\(name)\" is not valid UTF-8 (invalid bytes shown as \u{FFFD}).",
+                        "Rename the file with a UTF-8 name; ASCII letters, digits, '-' and '_' are safest on every phone."
+                    ))
                 continue
             }
             let path: AssetPath
@@ -129,43 +153,57 @@ public struct SkinValidator: Sendable {
             } catch {
                 switch error {
                 case .absolute:
-                    issues.append(fileIssue(.pathAbsolute, name, "The entry \"\(name)\" has an absolute path.",
-                        "Store files relative to the skin folder."))
+                    issues.append(
+                        fileIssue(
+                            .pathAbsolute, name, "The entry \"\(name)\" has an absolute path.",
+                            "Store files relative to the skin folder."))
                 case .parentSegment:
-                    issues.append(fileIssue(.pathEscape, name, "The entry \"\(name)\" climbs out of the skin folder with '..'.",
-                        "Store files inside the skin folder, with no '..' in their paths."))
+                    issues.append(
+                        fileIssue(
+                            .pathEscape, name, "The entry \"\(name)\" climbs out of the skin folder with '..'.",
+                            "Store files inside the skin folder, with no '..' in their paths."))
                 case .malformed(let reason):
-                    issues.append(fileIssue(.pathInvalid, name, "The entry \"\(name)\" is not a usable path: \(reason).",
-                        "Rename it to a plain relative path such as \"images/tab_home.png\"."))
+                    issues.append(
+                        fileIssue(
+                            .pathInvalid, name, "The entry \"\(name)\" is not a usable path: \(reason).",
+                            "Rename it to a plain relative path such as \"images/tab_home.png\"."))
                 }
                 continue
             }
             inventory.present.append(path)
             if let other = byLowercase[name.lowercased()] {
-                issues.append(fileIssue(.pathCaseCollision, name,
-                    "\"\(other)\" and \"\(name)\" differ only in letter case; on case-insensitive phone file systems one overwrites the other.",
-                    "Rename one of them so the names differ by more than case."))
+                issues.append(
+                    fileIssue(
+                        .pathCaseCollision, name,
+                        "\"\(other)\" and \"\(name)\" differ only in letter case; on case-insensitive phone file systems one overwrites the other.",
+                        "Rename one of them so the names differ by more than case."))
             } else {
                 byLowercase[name.lowercased()] = name
             }
             switch file.kind {
             case .symlink:
                 inventory.rejected.insert(name)
-                issues.append(fileIssue(.pathSymlink, name,
-                    "\"\(name)\" is a symbolic link; links are never followed because they can point outside the skin.",
-                    "Replace the link with a copy of the file it points to."))
+                issues.append(
+                    fileIssue(
+                        .pathSymlink, name,
+                        "\"\(name)\" is a symbolic link; links are never followed because they can point outside the skin.",
+                        "Replace the link with a copy of the file it points to."))
             case .other:
                 inventory.rejected.insert(name)
-                issues.append(fileIssue(.pathSpecialFile, name,
-                    "\"\(name)\" is not a regular file (a FIFO, socket or device).",
-                    "Remove it from the skin folder."))
+                issues.append(
+                    fileIssue(
+                        .pathSpecialFile, name,
+                        "\"\(name)\" is not a regular file (a FIFO, socket or device).",
+                        "Remove it from the skin folder."))
             case .regular:
                 total += file.size
                 if file.size > limits.maxFileBytes {
                     inventory.rejected.insert(name)
-                    issues.append(fileIssue(.fileTooLarge, name,
-                        "\"\(name)\" is \(file.size) bytes, over the limit of \(limits.maxFileBytes) bytes per file.",
-                        "Shrink it (export images at the size shown, compress animations), or raise the limit."))
+                    issues.append(
+                        fileIssue(
+                            .fileTooLarge, name,
+                            "\"\(name)\" is \(file.size) bytes, over the limit of \(limits.maxFileBytes) bytes per file.",
+                            "Shrink it (export images at the size shown, compress animations), or raise the limit."))
                 } else {
                     inventory.readable.append(path)
                     inventory.readableSet.insert(name)
@@ -173,15 +211,18 @@ public struct SkinValidator: Sendable {
             }
         }
         if total > limits.maxTotalBytes {
-            issues.append(ValidationIssue(
-                severity: .error, code: .skinTooLarge, file: nil, value: .number(JSONNumber(total)),
-                message: "The skin's files total \(total) bytes, over the limit of \(limits.maxTotalBytes) bytes.",
-                fix: "Remove files the config does not reference and shrink large images, or raise the limit."))
+            issues.append(
+                ValidationIssue(
+                    severity: .error, code: .skinTooLarge, file: nil, value: .number(JSONNumber(total)),
+                    message: "The skin's files total \(total) bytes, over the limit of \(limits.maxTotalBytes) bytes.",
+                    fix: "Remove files the config does not reference and shrink large images, or raise the limit."))
         }
         return inventory
     }
 
-    private func fileIssue(_ code: ValidationIssue.Code, _ name: String, _ message: String, _ fix: String) -> ValidationIssue {
+    private func fileIssue(
+        _ code: ValidationIssue.Code, _ name: String, _ message: String, _ fix: String
+    ) -> ValidationIssue {
         ValidationIssue(severity: .error, code: code, file: name, value: .string(name), message: message, fix: fix)
     }
 
@@ -198,7 +239,8 @@ public struct SkinValidator: Sendable {
         missing: (ValidationIssue.Code, String, String)
     ) -> JSONValue? {
         guard inventory.present.contains(where: { $0.rawValue == name }) else {
-            issues.append(ValidationIssue(severity: .error, code: missing.0, file: name, message: missing.1, fix: missing.2))
+            issues.append(
+                ValidationIssue(severity: .error, code: missing.0, file: name, message: missing.1, fix: missing.2))
             return nil
         }
         guard inventory.readableSet.contains(name) else { return nil }
@@ -272,13 +314,19 @@ public struct SkinValidator: Sendable {
             } else if let detected = FileSignature.detect(prefix) {
                 actual = "its bytes are a \(detected.rawValue)"
             } else {
-                actual = "its bytes are not a \(expected.rawValue) (they start with \(prefix.prefix(8).map(hex2).joined(separator: " ")))"
+                actual =
+                    "its bytes are not a \(expected.rawValue) (they start with \(prefix.prefix(8).map(hex2).joined(separator: " ")))"
             }
-            let rename = FileSignature.detect(prefix).map { " or rename it to ." + ($0 == .jpeg ? "jpg" : $0.rawValue.lowercased()) } ?? ""
-            issues.append(ValidationIssue(
-                severity: .error, code: .assetTypeMismatch, file: name, value: .string(name),
-                message: "\"\(name)\" is named as a \(expected.rawValue) but \(actual); apps would fail to decode it.",
-                fix: "Re-export it as a real \(expected.rawValue)\(rename)."))
+            let rename =
+                FileSignature.detect(prefix).map {
+                    " or rename it to ." + ($0 == .jpeg ? "jpg" : $0.rawValue.lowercased())
+                } ?? ""
+            issues.append(
+                ValidationIssue(
+                    severity: .error, code: .assetTypeMismatch, file: name, value: .string(name),
+                    message:
+                        "\"\(name)\" is named as a \(expected.rawValue) but \(actual); apps would fail to decode it.",
+                    fix: "Re-export it as a real \(expected.rawValue)\(rename)."))
         }
     }
 
@@ -293,10 +341,12 @@ public struct SkinValidator: Sendable {
             let name = path.rawValue
             let value = JSONValue.string(name)
             guard inventory.present.contains(path) else {
-                issues.append(ValidationIssue(
-                    severity: .error, code: .previewMissing, file: "skin.json", pointer: pointer.description, value: value,
-                    message: "The preview \"\(name)\" is not in the skin.",
-                    fix: "Add the image to the skin folder, or correct the path."))
+                issues.append(
+                    ValidationIssue(
+                        severity: .error, code: .previewMissing, file: "skin.json", pointer: pointer.description,
+                        value: value,
+                        message: "The preview \"\(name)\" is not in the skin.",
+                        fix: "Add the image to the skin folder, or correct the path."))
                 continue
             }
             // A file refused by the file checks (too large, a link) is reported there.
@@ -310,17 +360,24 @@ public struct SkinValidator: Sendable {
             }
             switch ImageHeader.read(prefix) {
             case .failure(let problem):
-                issues.append(ValidationIssue(
-                    severity: .error, code: .previewTypeUnsupported, file: "skin.json", pointer: pointer.description,
-                    value: value, message: "The preview \"\(name)\" cannot be shown: \(problem).",
-                    fix: "Export the preview as a PNG, JPEG or WebP image."))
+                issues.append(
+                    ValidationIssue(
+                        severity: .error, code: .previewTypeUnsupported, file: "skin.json",
+                        pointer: pointer.description,
+                        value: value, message: "The preview \"\(name)\" cannot be shown: \(problem).",
+                        fix: "Export the preview as a PNG, JPEG or WebP image."))
             case .success(let header):
                 let sides = PreviewImages.minimumSide...PreviewImages.maximumSide
                 guard !sides.contains(header.width) || !sides.contains(header.height) else { continue }
-                issues.append(ValidationIssue(
-                    severity: .error, code: .previewDimensions, file: "skin.json", pointer: pointer.description, value: value,
-                    message: "The preview \"\(name)\" is \(header.width)×\(header.height) pixels; each side must be from \(sides.lowerBound) to \(sides.upperBound).",
-                    fix: "Export the preview at a size within \(sides.lowerBound) to \(sides.upperBound) pixels per side, such as 750×1334."))
+                issues.append(
+                    ValidationIssue(
+                        severity: .error, code: .previewDimensions, file: "skin.json", pointer: pointer.description,
+                        value: value,
+                        message:
+                            "The preview \"\(name)\" is \(header.width)×\(header.height) pixels; each side must be from \(sides.lowerBound) to \(sides.upperBound).",
+                        fix:
+                            "Export the preview at a size within \(sides.lowerBound) to \(sides.upperBound) pixels per side, such as 750×1334."
+                    ))
             }
         }
     }
@@ -364,7 +421,9 @@ public struct SkinValidator: Sendable {
             }
         }
         for module in root[SkinConfig.darkKey]?.objectValue ?? JSONObject() where module.key != SkinConfig.darkKey {
-            guard let sections = root[module.key]?.objectValue, let darkSections = module.value.objectValue else { continue }
+            guard let sections = root[module.key]?.objectValue, let darkSections = module.value.objectValue else {
+                continue
+            }
             for section in sectionsWithFiles {
                 guard let entries = sections[section.rawValue]?.objectValue,
                     let darkEntries = darkSections[section.rawValue]?.objectValue
@@ -374,12 +433,14 @@ public struct SkinValidator: Sendable {
         }
         for path in inventory.present {
             let name = path.rawValue
-            guard !AssetIndex.reservedPaths.contains(name), !referenced.contains(name), !inventory.rejected.contains(name)
+            guard !AssetIndex.reservedPaths.contains(name), !referenced.contains(name),
+                !inventory.rejected.contains(name)
             else { continue }
-            issues.append(ValidationIssue(
-                severity: .warning, code: .assetUnreferenced, file: name, value: .string(name),
-                message: "Nothing in config.json references \"\(name)\"; it is left out of every package.",
-                fix: "Reference it from config.json (images or resources), or delete it from the skin."))
+            issues.append(
+                ValidationIssue(
+                    severity: .warning, code: .assetUnreferenced, file: name, value: .string(name),
+                    message: "Nothing in config.json references \"\(name)\"; it is left out of every package.",
+                    fix: "Reference it from config.json (images or resources), or delete it from the skin."))
         }
     }
 }

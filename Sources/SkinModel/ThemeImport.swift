@@ -36,7 +36,8 @@ public struct ThemeImport: Sendable {
             report = SkinValidator(limits: limits).validate(InMemorySkinSource(files: files))
             var changed = false
             for issue in report.errors {
-                if issue.file == "config.json", let tokens = JSONPointer(parsing: issue.pointer)?.tokens, tokens.count >= 3,
+                if issue.file == "config.json", let tokens = JSONPointer(parsing: issue.pointer)?.tokens,
+                    tokens.count >= 3,
                     tokens[0] == ForeignThemeFormat.moduleName, var sections = config[tokens[0]]?.objectValue,
                     var entries = sections[tokens[1]]?.objectValue, entries[tokens[2]] != nil
                 {

@@ -18,7 +18,9 @@ public struct ValidatedSkin: Sendable, Equatable {
     public func referencedFiles(for appearance: Appearance) -> [AssetPath] {
         var found = Set<AssetPath>()
         for module in config.lazyModules(for: appearance) {
-            for entry in module.images { if case .asset(let asset) = entry.value { found.formUnion(asset.variants.map(\.path)) } }
+            for entry in module.images {
+                if case .asset(let asset) = entry.value { found.formUnion(asset.variants.map(\.path)) }
+            }
             for entry in module.resources { found.insert(entry.value) }
         }
         return found.sorted()
@@ -119,7 +121,9 @@ public struct ValidatedSkin: Sendable, Equatable {
         for appearance in variant.appearance.appearances {
             for module in config.lazyModules(for: appearance) {
                 for entry in module.images {
-                    if case .asset(let asset) = entry.value, let file = asset.file(forScale: variant.scale) { add(file) }
+                    if case .asset(let asset) = entry.value, let file = asset.file(forScale: variant.scale) {
+                        add(file)
+                    }
                 }
                 for entry in module.resources { add(entry.value) }
             }

@@ -50,8 +50,9 @@ extension ValidationReport {
         }
         if let coverage {
             lines.append("")
-            lines.append("coverage against the base config: \(coverage.overridden.count) overridden, "
-                + "\(coverage.fallingBack.count) falling back, \(coverage.unknownToBase.count) unknown to the base")
+            lines.append(
+                "coverage against the base config: \(coverage.overridden.count) overridden, "
+                    + "\(coverage.fallingBack.count) falling back, \(coverage.unknownToBase.count) unknown to the base")
             for key in coverage.overridden { lines.append("  overridden    \(key)") }
             for entry in coverage.fallingBack {
                 let source = entry.resolvedBy.map { "skin's \($0)" } ?? "the app's default"

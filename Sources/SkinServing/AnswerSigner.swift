@@ -52,7 +52,8 @@ public struct AnswerSigner: Sendable {
     /// - Parameter jsonObject: a serialized JSON object (`{…}`, no whitespace after the closing brace), as the
     ///   answers Livery precomputes are.
     /// - Throws: `KeyError.cryptoFailure` when OpenSSL cannot sign.
-    public func sign(jsonObject: [UInt8], answering binding: AnswerBinding, step: Int64) throws(KeyError) -> SignedBody {
+    public func sign(jsonObject: [UInt8], answering binding: AnswerBinding, step: Int64) throws(KeyError) -> SignedBody
+    {
         try sign(jsonObject, appending: binding.members, step: step)
     }
 

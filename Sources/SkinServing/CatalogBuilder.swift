@@ -59,12 +59,14 @@ public final class CatalogBuilder: Sendable {
         } catch .unavailable(let reason) {
             throw .storeUnavailable(reason)
         } catch .corruptFile(let path, let reason) {
-            throw .damaged(DamagedVersion(skinID: version.skinID, version: version.number, reason: "\(path): \(reason)"))
+            throw .damaged(
+                DamagedVersion(skinID: version.skinID, version: version.number, reason: "\(path): \(reason)"))
         } catch {
             throw .unreadable(error.description)
         }
         let limits = limits
-        let packager = try await BlockingWorkRunner.onOwnThread(name: "livery.validate") { () throws(ServingError) -> SkinPackager in
+        let packager = try await BlockingWorkRunner.onOwnThread(name: "livery.validate") {
+            () throws(ServingError) -> SkinPackager in
             let report = SkinValidator(limits: limits).validate(source)
             guard let skin = report.skin else { throw .invalidVersion(report) }
             do throws(SkinPackageError) {
@@ -155,7 +157,8 @@ public final class CatalogBuilder: Sendable {
                 if plan.recurrence == nil {
                     released.append(part.skin)
                 } else {
-                    released += plan.concreteWindows(from: now, count: Self.servedOccurrences).map(part.skin.with(release:))
+                    released += plan.concreteWindows(from: now, count: Self.servedOccurrences).map(
+                        part.skin.with(release:))
                 }
                 origins.merge(part.origins) { first, _ in first }
             } catch .storeUnavailable(let reason) {

@@ -85,8 +85,12 @@ public final class CatalogDocuments: Sendable {
         self.logger = logger
         kept = StepTable(limit: 4096)
         var entries: [ObjectIdentifier: [UInt8]] = [:]
-        for skin in catalog.releases.values.joined() { entries[ObjectIdentifier(skin)] = Self.entry(skin, packageURLPrefix) }
-        for skin in catalog.themes.values.joined() { entries[ObjectIdentifier(skin)] = Self.entry(skin, packageURLPrefix) }
+        for skin in catalog.releases.values.joined() {
+            entries[ObjectIdentifier(skin)] = Self.entry(skin, packageURLPrefix)
+        }
+        for skin in catalog.themes.values.joined() {
+            entries[ObjectIdentifier(skin)] = Self.entry(skin, packageURLPrefix)
+        }
         self.entries = entries
     }
 
@@ -103,7 +107,9 @@ public final class CatalogDocuments: Sendable {
     /// - Parameter signer: must have this table's `period` (`AnswerSigner.period`), so its `expiresAt` is this
     ///   step's.
     /// - Throws: `KeyError.cryptoFailure` when OpenSSL cannot sign; nothing is kept, so the next request retries.
-    public func document(app: String, platform: Platform, at now: Date, signer: AnswerSigner?) throws(KeyError)
+    public func document(
+        app: String, platform: Platform, at now: Date, signer: AnswerSigner?
+    ) throws(KeyError)
         -> CatalogDocumentAnswer?
     {
         guard knownApps.contains(app) else { return nil }
@@ -114,7 +120,9 @@ public final class CatalogDocuments: Sendable {
         }
     }
 
-    private func assemble(app: String, platform: Platform, step: Int64, signer: AnswerSigner?) throws(KeyError)
+    private func assemble(
+        app: String, platform: Platform, step: Int64, signer: AnswerSigner?
+    ) throws(KeyError)
         -> CatalogDocumentAnswer
     {
         let start = Date(timeIntervalSince1970: Double(step * Int64(period)))
@@ -133,7 +141,7 @@ public final class CatalogDocuments: Sendable {
                 "catalog document cut at the entry cap: phones of this app and platform poll per device",
                 metadata: [
                     "app": "\(app)", "platform": "\(platform.rawValue)", "catalog.entries": "\(listed.count)",
-                    "catalog.entry_limit": "\(entryLimit)",
+                    "catalog.entry_limit": "\(entryLimit)"
                 ])
             listed = Array(listed.prefix(entryLimit))
         }
@@ -151,7 +159,10 @@ public final class CatalogDocuments: Sendable {
         }
         body.append(contentsOf: Array("]}".utf8))
         let boundaries = Array(
-            Set(listed.filter(\.release.hasWindow).flatMap { [$0.release.startsAt, $0.release.endsAt] }.filter { $0 < end })
+            Set(
+                listed.filter(\.release.hasWindow).flatMap { [$0.release.startsAt, $0.release.endsAt] }.filter {
+                    $0 < end
+                })
         ).sorted()
         guard let signer else {
             return CatalogDocumentAnswer(
@@ -173,7 +184,8 @@ public final class CatalogDocuments: Sendable {
         let release = skin.release
         func instant(_ date: Date) -> String { release.hasWindow ? quote(ISO8601Instant.format(date)) : "null" }
         let platforms = release.platforms.sorted().map { quote($0.rawValue) }.joined(separator: ",")
-        var text = #"{"skinId":\#(quote(skin.skinID.rawValue)),"kind":\#(quote(release.kind.rawValue)),"#
+        var text =
+            #"{"skinId":\#(quote(skin.skinID.rawValue)),"kind":\#(quote(release.kind.rawValue)),"#
             + #""order":\#(release.order.map(String.init) ?? "null"),"#
             + #""startsAt":\#(instant(release.startsAt)),"endsAt":\#(instant(release.endsAt)),"#
             + #""priority":\#(release.priority),"platforms":[\#(platforms)],"#

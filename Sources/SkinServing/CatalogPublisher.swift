@@ -97,7 +97,9 @@ public final class CatalogPublisher: Sendable {
         for problem in problems {
             logger.error(
                 "released skin not served",
-                metadata: ["skin.id": "\(problem.skinID)", "skin.version": "\(problem.version)", "reason": "\(problem.error)"])
+                metadata: [
+                    "skin.id": "\(problem.skinID)", "skin.version": "\(problem.version)", "reason": "\(problem.error)"
+                ])
         }
         record(damage: snapshot, problems: problems)
         return published.withLock { published in
@@ -196,7 +198,9 @@ public final class CatalogPublisher: Sendable {
         for version in fresh where version.reason == snapshot.skins[version.skinID]?.version(version.version)?.damage {
             logger.error(
                 "stored version damaged: left out; every other version and skin is served and can be changed",
-                metadata: ["skin.id": "\(version.skinID)", "skin.version": "\(version.version)", "reason": "\(version.reason)"])
+                metadata: [
+                    "skin.id": "\(version.skinID)", "skin.version": "\(version.version)", "reason": "\(version.reason)"
+                ])
         }
     }
 

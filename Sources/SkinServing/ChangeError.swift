@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import SkinModel
 import SkinStore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Why a change (`Changes`), or a read of the state changes are decided on, was refused or failed: the one error
 /// of the serving core's write use cases. The server maps it to HTTP in one place (`APIError+Admin.swift`).
@@ -92,7 +93,8 @@ public enum ChangeError: Error, Sendable {
             self = .unknownVersion(skinID: id, version: version, field: field ?? "version")
         case .unknownFile(let id, let version, let path):
             self = .unknownFile(skinID: id, version: version, path: path, field: field ?? "path")
-        case .skinReleased(let id, let version): self = .skinReleased(skinID: id, version: version, field: field ?? "force")
+        case .skinReleased(let id, let version):
+            self = .skinReleased(skinID: id, version: version, field: field ?? "force")
         case .revisionMismatch(let current): self = .preconditionFailed(current: current)
         case .closed: self = .shuttingDown
         case .unavailable: self = .storeUnavailable(field: field ?? "store")

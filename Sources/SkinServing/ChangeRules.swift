@@ -71,7 +71,9 @@ public enum ChangeRules {
             let wanted = try ReleaseRequest.parse(merged, now: now)
             (number, plan) = (wanted.version ?? release.version, wanted.plan)
         case .rollback:
-            guard let release = skin.release else { throw .notReleased(skinID: id, fix: "there is nothing to roll back") }
+            guard let release = skin.release else {
+                throw .notReleased(skinID: id, fix: "there is nothing to roll back")
+            }
             guard let previous = skin.versions.last(where: { $0.number < release.version }) else {
                 throw .noPreviousVersion(skinID: id, released: release.version)
             }
@@ -89,7 +91,8 @@ public enum ChangeRules {
         let wanted = number ?? skin.release?.version ?? skin.latestVersion?.number ?? 0
         guard let version = skin.version(wanted) else { throw .unknownReleaseVersion(skinID: id, version: wanted) }
         guard plan.endsAt > now else {
-            throw .windowInPast(endsAt: AnswerFragments.instantText(plan.endsAt, written: plan.endsAtText, plan.timeZone))
+            throw .windowInPast(
+                endsAt: AnswerFragments.instantText(plan.endsAt, written: plan.endsAtText, plan.timeZone))
         }
         return (version, plan)
     }
@@ -165,7 +168,9 @@ public enum ChangeRules {
     // MARK: Stop, delete, kill switch
 
     /// Stops serving `id` (nothing when it is not released).
-    public static func stop(id: String, condition: ChangeCondition, state: StoreSnapshot) throws(ChangeError) -> StoreDecision<Void> {
+    public static func stop(
+        id: String, condition: ChangeCondition, state: StoreSnapshot
+    ) throws(ChangeError) -> StoreDecision<Void> {
         let skin = try skin(id, in: state)
         try condition.check(current: skin.revision)
         return StoreDecision(edit: .clearRelease(skinID: id), value: ())
@@ -217,7 +222,9 @@ public enum ChangeRules {
     /// Refuses an `app` the server has never seen (a typo at 2 a.m.), unless `force` (an app with no skins yet).
     ///
     /// - Throws: `unknownApp` naming `field` and the known apps.
-    public static func checkKnownApp(_ app: String, field: String, force: Bool, state: StoreSnapshot) throws(ChangeError) {
+    public static func checkKnownApp(
+        _ app: String, field: String, force: Bool, state: StoreSnapshot
+    ) throws(ChangeError) {
         guard !force else { return }
         let known = knownApps(in: state)
         guard known.contains(app) else { throw .unknownApp(app, field: field, known: known) }

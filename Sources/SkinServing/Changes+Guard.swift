@@ -22,7 +22,8 @@ extension Changes {
         let now = clock()
         let decided: Result<StoreOutcome<ReleasePause?>, Never>
         do throws(StoreError) {
-            decided = try await store.change(actor: ChangeRules.guardActor, upload: nil) { (state: StoreSnapshot) throws(Never) -> StoreDecision<ReleasePause?> in
+            decided = try await store.change(actor: ChangeRules.guardActor, upload: nil) {
+                (state: StoreSnapshot) throws(Never) -> StoreDecision<ReleasePause?> in
                 ChangeRules.guardTrip(skinID: skinID, version: version, figures: figures, now: now, state: state)
             }
         } catch {
@@ -36,7 +37,7 @@ extension Changes {
             metadata: [
                 "skin.id": "\(skinID)", "skin.version": "\(version)", "action": "\(pause.action.rawValue)",
                 "release.rollout": "\(pause.rollout)", "guard.reporting": "\(figures.reportingDevices)",
-                "guard.failed": "\(figures.failedDevices)", "audit.sequence": "\(outcome.state.revision)",
+                "guard.failed": "\(figures.failedDevices)", "audit.sequence": "\(outcome.state.revision)"
             ])
         return GuardTrip(
             skinID: skinID, version: version, sequence: outcome.state.revision, action: pause.action,

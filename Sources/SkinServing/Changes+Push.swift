@@ -51,7 +51,8 @@ extension Changes {
     ) async throws(ChangeError) -> Pushed {
         let (archiveLimits, limits) = (archiveLimits, limits)
         let prepared = try await uploads.withPermit { () async throws(ChangeError) -> PreparedUpload in
-            try await BlockingWorkRunner.onOwnThread(name: "livery.upload") { () throws(ChangeError) -> PreparedUpload in
+            try await BlockingWorkRunner.onOwnThread(name: "livery.upload") {
+                () throws(ChangeError) -> PreparedUpload in
                 try Self.prepare(archive: archive, archiveLimits: archiveLimits, limits: limits)
             }
         }
@@ -99,12 +100,14 @@ extension Changes {
             // An in-memory source always reads; this is a bug, not bad input.
             throw .internalError
         }
-        let signs = (PackageVariant.all + PackageVariant.bothAppearances).map { (variant: $0, sign: packager.sign(for: $0)) }
+        let signs = (PackageVariant.all + PackageVariant.bothAppearances).map {
+            (variant: $0, sign: packager.sign(for: $0))
+        }
         let metadata: JSONValue = [
             "source": "upload", "archiveSha256": .string(SHA256.hexHash(archive)),
             "archiveBytes": .number(JSONNumber(archive.count)), "skipped": .array(upload.skipped.map { .string($0) }),
             "strippedFolder": upload.strippedFolder.map(JSONValue.string) ?? .null,
-            "skin": skin.manifest.jsonValue, "report": report.jsonValue,
+            "skin": skin.manifest.jsonValue, "report": report.jsonValue
         ]
         return PreparedUpload(
             skinID: skin.manifest.id.rawValue, app: skin.manifest.app, files: upload.files,

@@ -25,13 +25,16 @@ extension Changes {
             let built = (number: version.number, digest: version.digest)
             let counted: Kind = if case .rollback = kind { .rollback } else { .release }
             let outcome = try await commit(counted, by: caller, field: "version") { state throws(ChangeError) in
-                try ChangeRules.releaseDecision(kind, id: id, condition: condition, now: now, prepared: built, state: state)
+                try ChangeRules.releaseDecision(
+                    kind, id: id, condition: condition, now: now, prepared: built, state: state)
             } log: { outcome in
                 guard case .released(let number, let plan) = outcome.value else { return nil }
                 return (
                     .info, "skin released",
-                    ["skin.id": "\(id)", "skin.version": "\(number)", "action": "\(kind.auditAction)",
-                     "actor": "\(caller.actor)", "release.rollout": "\(plan.rollout)"]
+                    [
+                        "skin.id": "\(id)", "skin.version": "\(number)", "action": "\(kind.auditAction)",
+                        "actor": "\(caller.actor)", "release.rollout": "\(plan.rollout)"
+                    ]
                 )
             }
             guard case .released = outcome.value, let updated = outcome.state.skins[id] else {
@@ -44,11 +47,13 @@ extension Changes {
     }
 
     /// Builds the packages of `version` (every variant), so the catalog that releases it never waits for one.
-    private func prepare(version: SkinVersion, plan: ReleasePlan, id: String, caller: Caller) async throws(ChangeError) {
+    private func prepare(version: SkinVersion, plan: ReleasePlan, id: String, caller: Caller) async throws(ChangeError)
+    {
         do throws(ServingError) {
             try await catalog.builder.prepare(version: version, plan: plan)
         } catch {
-            if case .invalidVersion = error {} else {
+            if case .invalidVersion = error {
+            } else {
                 logger.error(
                     "cannot prepare a release",
                     metadata: ["request.id": "\(caller.requestID)", "skin.id": "\(id)", "error": "\(error)"])

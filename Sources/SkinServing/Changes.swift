@@ -139,7 +139,9 @@ public final class Changes: Sendable {
     /// Stops serving `id` (nothing changes when it is not released).
     ///
     /// - Returns: the skin after the change.
-    public func stop(skinID id: String, condition: ChangeCondition, by caller: Caller) async throws(ChangeError) -> SkinState {
+    public func stop(
+        skinID id: String, condition: ChangeCondition, by caller: Caller
+    ) async throws(ChangeError) -> SkinState {
         let outcome = try await commit(.stop, by: caller) { state throws(ChangeError) in
             try ChangeRules.stop(id: id, condition: condition, state: state)
         } log: { _ in

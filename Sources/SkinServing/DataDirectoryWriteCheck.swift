@@ -4,9 +4,9 @@ import Synchronization
 import SystemCalls
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Whether the data folder takes writes, found by writing to it: in the background, at most once a second, a
@@ -70,7 +70,9 @@ public final class DataDirectoryWriteCheck: Sendable {
         Thread { [weak self] in
             while let check = self, !check.stopped.load(ordering: .acquiring) {
                 check.checkNow()
-                Thread.sleep(forTimeInterval: Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18)
+                Thread.sleep(
+                    forTimeInterval: Double(interval.components.seconds) + Double(interval.components.attoseconds)
+                        / 1e18)
             }
         }.start()
     }

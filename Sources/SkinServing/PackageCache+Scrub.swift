@@ -19,26 +19,31 @@ extension PackageCache {
             let skinID = record?.builtFrom?.skinID ?? "-"
             let version = record?.builtFrom?.version ?? 0
             guard let record else {
-                report.damages.append(StoreDamage(
-                    kind: .package, skinID: skinID, version: version, location: name,
-                    reason: "the build record does not parse or names another sign"))
+                report.damages.append(
+                    StoreDamage(
+                        kind: .package, skinID: skinID, version: version, location: name,
+                        reason: "the build record does not parse or names another sign"))
                 continue
             }
             let found: BuildOutcome?
             do {
                 found = try summarizeExisting(at: path)
             } catch {
-                report.damages.append(StoreDamage(
-                    kind: .package, skinID: skinID, version: version, location: packageName,
-                    reason: "cannot be read: \(error)"))
+                report.damages.append(
+                    StoreDamage(
+                        kind: .package, skinID: skinID, version: version, location: packageName,
+                        reason: "cannot be read: \(error)"))
                 continue
             }
             guard let found else { continue }
             report.checkedPackages += 1
             if found.sha256 != record.sha256 || found.size != record.size {
-                report.damages.append(StoreDamage(
-                    kind: .package, skinID: skinID, version: version, location: packageName,
-                    reason: "holds \(found.size) bytes hashing to \(found.sha256), but was built as \(record.size) bytes hashing to \(record.sha256)"))
+                report.damages.append(
+                    StoreDamage(
+                        kind: .package, skinID: skinID, version: version, location: packageName,
+                        reason:
+                            "holds \(found.size) bytes hashing to \(found.sha256), but was built as \(record.size) bytes hashing to \(record.sha256)"
+                    ))
             }
         }
         return report

@@ -10,9 +10,9 @@ import SystemCalls
 import ZipArchive
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Built packages on disk under `<data-dir>/packages/<sign>.zip`, with single-flight builds.
@@ -191,7 +191,7 @@ public actor PackageCache {
                 metadata: [
                     "package.sign": "\(sign)", "package.path": "\(path)",
                     "package.recorded": "\(recorded.map { "\($0.sha256) \($0.size)" } ?? "none")",
-                    "package.found": "\(existing.sha256) \(existing.size)",
+                    "package.found": "\(existing.sha256) \(existing.size)"
                 ])
             SystemPath.remove(path)
             fileChanged(path)
@@ -209,7 +209,8 @@ public actor PackageCache {
                 SystemPath.remove(path)
                 fileChanged(path)
                 throw PackageCacheError.rebuildDiffers(
-                    path: path, recorded: "\(recorded.sha256) \(recorded.size)", rebuilt: "\(outcome.sha256) \(outcome.size)")
+                    path: path, recorded: "\(recorded.sha256) \(recorded.size)",
+                    rebuilt: "\(outcome.sha256) \(outcome.size)")
             }
         } else {
             let record = BuildRecord(sign: sign, sha256: outcome.sha256, size: outcome.size, builtFrom: version)
@@ -217,7 +218,8 @@ public actor PackageCache {
                 try writeDurably(recordPath, record.encoded)
             } catch {
                 // Without a record the package is rebuilt next time; serving it now is still right.
-                logger.error("cannot record a package build", metadata: ["package.sign": "\(sign)", "error": "\(error)"])
+                logger.error(
+                    "cannot record a package build", metadata: ["package.sign": "\(sign)", "error": "\(error)"])
             }
         }
         return outcome

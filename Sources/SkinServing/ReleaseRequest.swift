@@ -23,7 +23,8 @@ public struct ReleaseRequest: Sendable {
         if let field = object["version"], !field.isNull {
             guard let number = field.intValue, number >= 1 else {
                 throw .invalidRelease(
-                    field: "version", reason: "must be a version number (a whole number from 1), not \(field.compactText)")
+                    field: "version",
+                    reason: "must be a version number (a whole number from 1), not \(field.compactText)")
             }
             version = number
         }
@@ -32,9 +33,11 @@ public struct ReleaseRequest: Sendable {
         let isHoliday = object["kind"] == nil || object["kind"] == .string(SkinKind.holiday.rawValue)
         let recurring = object["recurs"].map { !$0.isNull } ?? false
         for key in ["startsAt", "endsAt"] where object[key] == nil && isHoliday && !recurring {
-            throw .invalidRelease(field: key, reason: "is required: an ISO 8601 date-time such as 2027-02-05T00:00:00+08:00")
+            throw .invalidRelease(
+                field: key, reason: "is required: an ISO 8601 date-time such as 2027-02-05T00:00:00+08:00")
         }
-        let parsed = ReleasePlan.parse(.object(object), file: nil, pointer: .root, allowingExtraKeys: ["version"], now: now)
+        let parsed = ReleasePlan.parse(
+            .object(object), file: nil, pointer: .root, allowingExtraKeys: ["version"], now: now)
         guard let plan = parsed.value else { throw .invalidReleasePlan(parsed.issues) }
         return ReleaseRequest(version: version, plan: plan)
     }

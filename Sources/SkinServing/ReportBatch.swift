@@ -107,7 +107,8 @@ public struct ReportBatch: Sendable, Equatable {
         }
         var stage: ReportStage?
         if outcome == .failed {
-            let stageName = try string(object, "stage", field + ".stage", requirement: "is required when outcome is failed")
+            let stageName = try string(
+                object, "stage", field + ".stage", requirement: "is required when outcome is failed")
             guard let named = ReportStage(rawValue: stageName) else {
                 throw ReportBatchError(
                     .invalid, field + ".stage",
@@ -117,7 +118,8 @@ public struct ReportBatch: Sendable, Equatable {
         }
         let atText = try string(object, "at", field + ".at")
         guard atText.hasSuffix("Z"), let at = ISO8601Instant.parse(atText) else {
-            throw ReportBatchError(.invalid, field + ".at", "must be an RFC 3339 UTC instant such as 2026-12-24T18:00:00Z")
+            throw ReportBatchError(
+                .invalid, field + ".at", "must be an RFC 3339 UTC instant such as 2026-12-24T18:00:00Z")
         }
         return Item(sign: sign, outcome: outcome, stage: stage, at: at)
     }

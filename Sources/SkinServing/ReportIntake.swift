@@ -1,7 +1,7 @@
 import CoreMetrics
 import Foundation
-import Synchronization
 import SkinStore
+import Synchronization
 
 /// Takes phones' reports (`POST /api/v1/reports`) into the store's `ReportLedger`: the rate limits, the sign of
 /// each report mapped to the skin version it was built from, and `livery_skin_reports_total`.
@@ -113,8 +113,10 @@ public final class ReportIntake: Sendable {
         for report in counted {
             Counter(
                 label: Self.reportsName,
-                dimensions: [("skin", report.skinID), ("outcome", report.outcome.rawValue),
-                             ("stage", report.stage?.rawValue ?? "none")],
+                dimensions: [
+                    ("skin", report.skinID), ("outcome", report.outcome.rawValue),
+                    ("stage", report.stage?.rawValue ?? "none")
+                ],
                 factory: factory
             ).increment()
         }

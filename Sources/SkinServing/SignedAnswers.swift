@@ -65,7 +65,8 @@ public final class SignedAnswers<Prepared: Sendable>: Sendable {
     ) throws(KeyError) -> Prepared {
         let step = signer.step(at: now)
         let key = SignedAnswerKey(
-            answer: AnswerKey(current: decision.current, next: decision.next, variant: decision.variant), binding: binding)
+            answer: AnswerKey(current: decision.current, next: decision.next, variant: decision.variant),
+            binding: binding)
         return try table.value(step: step, key: key) { () throws(KeyError) -> Kept in
             let unsigned = fragments.answer(for: decision)
             let signed = try signer.sign(jsonObject: unsigned.body, answering: binding, step: step)

@@ -1,6 +1,6 @@
 import Foundation
-import LiveryJSON
 import LiveryCrypto
+import LiveryJSON
 import SkinModel
 
 /// The answer to a poll: the JSON body bytes plus the facts an adapter's caching headers need (the entity tag, a
@@ -36,7 +36,8 @@ public struct SkinAnswer: Sendable, Equatable {
             body.append(contentsOf: Array(#"{"skinSign":"""#.utf8))
             skinSign = ""
         }
-        if let next = decision.next, let record = decision.nextPackage, let fragment = fragments.fragment(next, record) {
+        if let next = decision.next, let record = decision.nextPackage, let fragment = fragments.fragment(next, record)
+        {
             body.append(contentsOf: Array(#","next":{"#.utf8))
             body.append(contentsOf: fragment)
             body.append(UInt8(ascii: "}"))
@@ -81,7 +82,8 @@ public struct AnswerFragments: Sendable {
     public init(catalog: Catalog, packageURLPrefix: String = "/api/v1/packages/", maxAge: Int = 60) {
         self.maxAge = max(0, maxAge)
         let (byRelease, releases) = Self.render(catalog.releases.values.joined()) { skin in
-            let startsAt = Self.instantText(skin.release.startsAt, written: skin.release.startsAtText, skin.release.timeZone)
+            let startsAt = Self.instantText(
+                skin.release.startsAt, written: skin.release.startsAtText, skin.release.timeZone)
             let endsAt = Self.instantText(skin.release.endsAt, written: skin.release.endsAtText, skin.release.timeZone)
             return { _, record in
                 #""skinSign":\#(Self.quote(record.sign)),"skinId":\#(Self.quote(skin.skinID.rawValue)),"#
@@ -120,7 +122,9 @@ public struct AnswerFragments: Sendable {
     /// The answer for `decision`: precomputed when the catalog was published, so a poll costs a lookup of two
     /// object identities instead of assembling bytes.
     public func answer(for decision: SkinDecision) -> SkinAnswer {
-        guard let index = precomputedIndex(for: decision) else { return SkinAnswer(decision: decision, fragments: self) }
+        guard let index = precomputedIndex(for: decision) else {
+            return SkinAnswer(decision: decision, fragments: self)
+        }
         return precomputed[index]
     }
 

@@ -78,7 +78,8 @@ public struct SkinImporter: Sendable {
                 let folder = skinsDirectory + "/" + name
                 var isDirectory: ObjCBool = false
                 return !name.hasPrefix(".")
-                    && FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) && isDirectory.boolValue
+                    && FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory)
+                    && isDirectory.boolValue
                     && FileManager.default.fileExists(atPath: folder + "/skin.json")
             }
         }
@@ -93,7 +94,7 @@ public struct SkinImporter: Sendable {
             try await importFolder(skinsDirectory + "/" + name, name: name, seen: &seen, summary: &summary)
         }
         let note: JSONValue = [
-            "skinsDirectory": .string(skinsDirectory), "imported": .array(summary.imported.map { .string($0) }),
+            "skinsDirectory": .string(skinsDirectory), "imported": .array(summary.imported.map { .string($0) })
         ]
         let markerPath = markerPath
         let writeDurably = writeDurably
@@ -133,7 +134,9 @@ public struct SkinImporter: Sendable {
         _ folder: String, name: String, seen: inout Set<String>, summary: inout Summary
     ) async throws(StoreError) {
         let limits = limits
-        let candidate = await BlockingWorkRunner.onOwnThread(name: "livery.import") { Self.read(folder, limits: limits) }
+        let candidate = await BlockingWorkRunner.onOwnThread(name: "livery.import") {
+            Self.read(folder, limits: limits)
+        }
         let skin: ValidatedSkin
         let report: ValidationReport
         let files: [String: [UInt8]]
@@ -154,7 +157,8 @@ public struct SkinImporter: Sendable {
         let id = skin.manifest.id.rawValue
         guard seen.insert(id).inserted else {
             summary.rejected.append(name)
-            logger.error("skin not imported: duplicate skin id", metadata: ["skin.folder": "\(folder)", "skin.id": "\(id)"])
+            logger.error(
+                "skin not imported: duplicate skin id", metadata: ["skin.folder": "\(folder)", "skin.id": "\(id)"])
             return
         }
         guard store.snapshot.revision(ofSkin: id) == 0 else {
@@ -162,7 +166,7 @@ public struct SkinImporter: Sendable {
             return
         }
         let metadata: JSONValue = [
-            "source": "import", "folder": .string(name), "skin": skin.manifest.jsonValue, "report": report.jsonValue,
+            "source": "import", "folder": .string(name), "skin": skin.manifest.jsonValue, "report": report.jsonValue
         ]
         let release = skin.manifest.release.map { $0.jsonValue.serialized(.compact) }
         do throws(StoreError) {

@@ -70,7 +70,8 @@ public struct SkinRequest: Sendable, Equatable {
         }
         guard let platform else { throw InvalidParameter("platform", "is required") }
         guard let platform else {
-            throw InvalidParameter("platform", "must be one of ios, android, harmony, macos (in any case)", value: sent(.platform))
+            throw InvalidParameter(
+                "platform", "must be one of ios, android, harmony, macos (in any case)", value: sent(.platform))
         }
         guard let versionText = appVersion else { throw InvalidParameter("appVersion", "is required") }
         guard let appVersion = AppVersion(versionText) else {

@@ -41,7 +41,9 @@ public enum SkinResolver {
     /// one fixed order: kill switch, window, platform, app version, rollout.
     ///
     /// Windows are half-open: a skin applies from `startsAt` inclusive until `endsAt` exclusive.
-    public static func exclusion(of skin: ReleasedSkin, for request: SkinRequest, at now: Date, killSwitch: KillSwitch)
+    public static func exclusion(
+        of skin: ReleasedSkin, for request: SkinRequest, at now: Date, killSwitch: KillSwitch
+    )
         -> Exclusion?
     {
         if killSwitch.blocks(app: skin.app) { return .killSwitch }
@@ -68,7 +70,8 @@ public enum SkinResolver {
     /// The winning skin at `now`, ignoring the kill switch (callers check it).
     static func winner(among skins: [ReleasedSkin], for request: SkinRequest, at now: Date) -> ReleasedSkin? {
         skins.first { skin in
-            targetingExclusion(of: skin, for: request) == nil && skin.release.startsAt <= now && now < skin.release.endsAt
+            targetingExclusion(of: skin, for: request) == nil && skin.release.startsAt <= now
+                && now < skin.release.endsAt
         }
     }
 
@@ -81,7 +84,8 @@ public enum SkinResolver {
             decision.variant = request.variant
             return decision
         }
-        return resolve(request, among: skins, boundaries: catalog.boundaries[request.app] ?? [], at: now, horizon: horizon)
+        return resolve(
+            request, among: skins, boundaries: catalog.boundaries[request.app] ?? [], at: now, horizon: horizon)
     }
 
     /// Resolves `request` against one app's released skins (in precedence order) and their window boundaries

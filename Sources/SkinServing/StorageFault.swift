@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import SystemCalls
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// A write to the data folder failed because of the folder itself: it is full, or it cannot be written
 /// (read-only volume, lost permission). Such failures get their own answers (507, 503) instead of a bare 500,

@@ -23,7 +23,8 @@ public struct StoredSkinSource: SkinSource {
         self.version = version
         var paths: [String: String] = [:]
         for file in version.files {
-            paths[file.path] = try await store.verifiedFilePath(of: file, skinID: version.skinID, version: version.number)
+            paths[file.path] = try await store.verifiedFilePath(
+                of: file, skinID: version.skinID, version: version.number)
         }
         self.blobPaths = paths
     }

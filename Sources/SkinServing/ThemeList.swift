@@ -112,7 +112,9 @@ public final class ThemeListFragments: Sendable {
         (entries, keyedThemes) = AnswerFragments.render(catalog.themes.values.joined()) { theme in
             { variant, record in
                 let quote = AnswerFragments.quote
-                let preview = theme.previews.map { quote(previewURLPrefix + $0.image(for: variant.appearance).fileName) }
+                let preview = theme.previews.map {
+                    quote(previewURLPrefix + $0.image(for: variant.appearance).fileName)
+                }
                 return #"{"id":\#(quote(theme.skinID.rawValue)),"title":\#(quote(theme.title)),"#
                     + #""description":\#(quote(theme.description)),"previewUrl":\#(preview ?? "null"),"#
                     + #""sign":\#(quote(record.sign)),"packageUrl":\#(quote(packageURLPrefix + record.sign + ".zip")),"#
@@ -161,7 +163,8 @@ extension ThemeListFragments {
             binding: binding)
         return try signed.value(step: step, key: key) { () throws(KeyError) -> SignedThemeList in
             let body = try signer.sign(jsonObject: answer(for: decision).body, answering: binding, step: step)
-            return SignedThemeList(answer: ThemeListAnswer(body: body.body), signature: body.signature, expiresAt: body.expiresAt)
+            return SignedThemeList(
+                answer: ThemeListAnswer(body: body.body), signature: body.signature, expiresAt: body.expiresAt)
         }
     }
 

@@ -2,9 +2,9 @@ import Foundation
 import LiveryJSON
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The append-only audit log file (`audit.log`): one JSON object per line, line N holding change N.

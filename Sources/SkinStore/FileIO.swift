@@ -3,9 +3,9 @@ import LiveryProtocol
 import SystemCalls
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The store's file operations on the system-call layer (`SystemCalls`), each failure turned into
@@ -57,7 +57,9 @@ package enum FileIO {
     ///
     /// - Parameter syncDirectory: pass `false` only when the caller syncs `path`'s directory itself afterwards
     ///   (to batch many files of one directory); until then the rename may not survive a power loss.
-    package static func writeAtomically(_ bytes: [UInt8], to path: String, syncDirectory shouldSyncDirectory: Bool = true) throws(StoreError) {
+    package static func writeAtomically(
+        _ bytes: [UInt8], to path: String, syncDirectory shouldSyncDirectory: Bool = true
+    ) throws(StoreError) {
         try mapped { () throws(SystemCallError) in
             try DurableFile.replace(path, with: bytes, directorySync: shouldSyncDirectory ? .required : .byCaller)
         }
@@ -76,7 +78,9 @@ package enum FileIO {
     }
 
     /// Calls `body` with successive chunks of `path` (at most `chunkSize` bytes each), without loading it whole.
-    package static func forEachChunk(of path: String, chunkSize: Int = 1 << 20, _ body: (UnsafeRawBufferPointer) -> Void) throws(StoreError) {
+    package static func forEachChunk(
+        of path: String, chunkSize: Int = 1 << 20, _ body: (UnsafeRawBufferPointer) -> Void
+    ) throws(StoreError) {
         try mapped { () throws(SystemCallError) in
             let file = try SystemFile.open(path, O_RDONLY)
             let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 1)

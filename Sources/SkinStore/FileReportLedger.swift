@@ -4,9 +4,9 @@ import LiveryJSON
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The file store's `ReportLedger`: counted reports appended to `reports.log` in the store's folder, one JSON line
@@ -209,9 +209,13 @@ public final class FileReportLedger: ReportLedger, Sendable {
                         seen.insert(key)
                         mine.append(report)
                         lines += Self.line(report, device: device, recorded: recorded)
-                        additions.append((report.skinID, key, Entry(
-                            version: report.version, platform: report.platform, appVersion: report.appVersion,
-                            device: device, outcome: report.outcome, stage: report.stage, recorded: recorded)))
+                        additions.append(
+                            (
+                                report.skinID, key,
+                                Entry(
+                                    version: report.version, platform: report.platform, appVersion: report.appVersion,
+                                    device: device, outcome: report.outcome, stage: report.stage, recorded: recorded)
+                            ))
                     }
                     counted.append(mine)
                 }
@@ -274,14 +278,14 @@ public final class FileReportLedger: ReportLedger, Sendable {
     static func line(_ report: LedgerReport, device: String, recorded: Int64) -> [UInt8] {
         var members: [(String, [UInt8])] = [
             ("sign", JSONWriter.string(report.sign)), ("device", JSONWriter.string(device)),
-            ("outcome", JSONWriter.string(report.outcome.rawValue)),
+            ("outcome", JSONWriter.string(report.outcome.rawValue))
         ]
         if let stage = report.stage { members.append(("stage", JSONWriter.string(stage.rawValue))) }
         members += [
             ("skin", JSONWriter.string(report.skinID)), ("version", JSONWriter.number(report.version)),
             ("variant", JSONWriter.string(report.variant)), ("platform", JSONWriter.string(report.platform)),
             ("appVersion", JSONWriter.string(report.appVersion)),
-            ("at", JSONWriter.number(Int(StoreTime.millis(report.at)))), ("recorded", JSONWriter.number(Int(recorded))),
+            ("at", JSONWriter.number(Int(StoreTime.millis(report.at)))), ("recorded", JSONWriter.number(Int(recorded)))
         ]
         return JSONWriter.object(members) + [UInt8(ascii: "\n")]
     }

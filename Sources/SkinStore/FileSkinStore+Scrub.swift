@@ -2,9 +2,9 @@ import Foundation
 import LiveryCrypto
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 extension FileSkinStore {
@@ -29,8 +29,10 @@ extension FileSkinStore {
         do throws(StoredObject.Fault) {
             state = try PersistedState.parse(bytes)
         } catch {
-            report.damages.append(StoreDamage(
-                kind: .version, skinID: "-", version: 0, location: "state.json", reason: "not a state record: \(error.text)"))
+            report.damages.append(
+                StoreDamage(
+                    kind: .version, skinID: "-", version: 0, location: "state.json",
+                    reason: "not a state record: \(error.text)"))
             return report
         }
 
@@ -42,11 +44,14 @@ extension FileSkinStore {
                 let files = version.files.map { StoredFile(path: $0.path, size: $0.size, sha256: $0.sha256) }
                 let digest = SkinVersion.digest(files: files, metadataDigest: version.metadata)
                 if digest != version.digest {
-                    report.damages.append(StoreDamage(
-                        kind: .version, skinID: skin.id, version: version.number, location: "state.json",
-                        reason: "the version digest is \(version.digest) but its files and metadata hash to \(digest)"))
+                    report.damages.append(
+                        StoreDamage(
+                            kind: .version, skinID: skin.id, version: version.number, location: "state.json",
+                            reason:
+                                "the version digest is \(version.digest) but its files and metadata hash to \(digest)"))
                 }
-                references[version.metadata, default: []].append((skin.id, version.number, "metadata", version.metadataSize))
+                references[version.metadata, default: []].append(
+                    (skin.id, version.number, "metadata", version.metadataSize))
                 for file in version.files {
                     references[file.sha256, default: []].append((skin.id, version.number, file.path, file.size))
                 }
@@ -67,17 +72,20 @@ extension FileSkinStore {
                 let reason: String
                 if let found {
                     guard found.size != use.size || found.sha256 != digest else { continue }
-                    reason = "the blob holds \(found.size) bytes hashing to \(found.sha256), not \(use.size) bytes hashing to \(digest)"
+                    reason =
+                        "the blob holds \(found.size) bytes hashing to \(found.sha256), not \(use.size) bytes hashing to \(digest)"
                 } else {
                     reason = "the blob \(digest) is missing"
                 }
-                report.damages.append(StoreDamage(
-                    kind: .blob, skinID: use.skin, version: use.version, location: use.path, reason: reason))
+                report.damages.append(
+                    StoreDamage(
+                        kind: .blob, skinID: use.skin, version: use.version, location: use.path, reason: reason))
             }
         }
 
         // Blobs no live version refers to: still content-addressed, so still checked.
-        for prefix in (try FileIO.listIfDirectory(blobs) ?? []).sorted() where !prefix.hasPrefix(FileIO.temporaryPrefix) {
+        for prefix in (try FileIO.listIfDirectory(blobs) ?? []).sorted() where !prefix.hasPrefix(FileIO.temporaryPrefix)
+        {
             guard let names = try FileIO.listIfDirectory(blobs + "/" + prefix) else { continue }
             for name in names.sorted() where !name.hasPrefix(FileIO.temporaryPrefix) {
                 let digest = prefix + name
@@ -85,9 +93,10 @@ extension FileSkinStore {
                 guard let found = try FileIO.contentAddress(of: blobs + "/" + prefix + "/" + name) else { continue }
                 report.checkedBlobs += 1
                 if found.sha256 != digest {
-                    report.damages.append(StoreDamage(
-                        kind: .blob, skinID: "-", version: 0, location: "blobs/\(prefix)/\(name)",
-                        reason: "the blob hashes to \(found.sha256)"))
+                    report.damages.append(
+                        StoreDamage(
+                            kind: .blob, skinID: "-", version: 0, location: "blobs/\(prefix)/\(name)",
+                            reason: "the blob hashes to \(found.sha256)"))
                 }
             }
         }

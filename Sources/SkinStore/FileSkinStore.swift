@@ -1,13 +1,13 @@
 import Foundation
-import LiveryJSON
 import LiveryCrypto
-import SystemCalls
+import LiveryJSON
 import Synchronization
+import SystemCalls
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Livery's durable state: skin versions, releases, kill switches and the audit log, in one directory.
@@ -425,7 +425,8 @@ public final class FileSkinStore: Sendable {
 
             let entry = change.auditEntry(sequence: revision, time: now)
             try audit.append(entry)
-            try FileIO.writeAtomically(PersistedState(next).encoded(), to: directory + "/state.json", syncDirectory: false)
+            try FileIO.writeAtomically(
+                PersistedState(next).encoded(), to: directory + "/state.json", syncDirectory: false)
             // The rename happened: on disk the store is now in the new state (durable once the directory is
             // synced), so memory must follow even if that sync fails.
             audit.commit()
@@ -520,8 +521,10 @@ public final class FileSkinStore: Sendable {
         guard blobs.isEmpty && auditSize == 0 else {
             throw .corruptFile(
                 path: statePath,
-                reason: "missing, yet the store holds \(blobs.count) blob folder(s) and \(auditSize) bytes of audit log; "
-                    + "restore state.json from a backup (the store will not start empty over data it cannot account for)")
+                reason:
+                    "missing, yet the store holds \(blobs.count) blob folder(s) and \(auditSize) bytes of audit log; "
+                    + "restore state.json from a backup (the store will not start empty over data it cannot account for)"
+            )
         }
         try FileIO.writeAtomically(empty.encoded(), to: statePath)
     }
@@ -560,16 +563,19 @@ public final class FileSkinStore: Sendable {
                 let damage = SkinVersion.damage(
                     skinID: skin.id, number: version.number, files: files, metadata: metadata,
                     metadataDigest: version.metadata, metadataSize: version.metadataSize, digest: version.digest)
-                versions.append(SkinVersion(
-                    skinID: skin.id, number: version.number, createdAt: StoreTime.date(version.createdAt),
-                    actor: version.actor, files: files, metadata: damage == nil ? metadata ?? [] : [],
-                    metadataDigest: version.metadata, digest: version.digest, damage: damage,
-                    metadataSize: version.metadataSize, scrubDamage: version.scrubDamage))
+                versions.append(
+                    SkinVersion(
+                        skinID: skin.id, number: version.number, createdAt: StoreTime.date(version.createdAt),
+                        actor: version.actor, files: files, metadata: damage == nil ? metadata ?? [] : [],
+                        metadataDigest: version.metadata, digest: version.digest, damage: damage,
+                        metadataSize: version.metadataSize, scrubDamage: version.scrubDamage))
             }
             skins[skin.id] = SkinState(
                 id: skin.id, revision: skin.revision, versions: versions,
                 release: skin.release.map {
-                    Release(version: $0.version, document: Array($0.document), releasedAt: StoreTime.date($0.releasedAt), actor: $0.actor)
+                    Release(
+                        version: $0.version, document: Array($0.document), releasedAt: StoreTime.date($0.releasedAt),
+                        actor: $0.actor)
                 })
         }
         let records = state.killSwitches

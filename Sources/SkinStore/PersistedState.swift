@@ -76,25 +76,31 @@ extension PersistedState {
     init(_ snapshot: StoreSnapshot) {
         var skins = [Skin]()
         for (id, skin) in snapshot.skins {
-            skins.append(Skin(
-                id: id, revision: skin.revision, lastVersion: skin.versions.last?.number ?? 0, deleted: false,
-                versions: skin.versions.map { version in
-                    Version(
-                        number: version.number, createdAt: StoreTime.millis(version.createdAt), actor: version.actor,
-                        metadata: version.metadataDigest, metadataSize: version.metadataSize, digest: version.digest,
-                        files: version.files.map { File(path: $0.path, size: $0.size, sha256: $0.sha256) },
-                        scrubDamage: version.scrubDamage)
-                },
-                release: skin.release.map {
-                    ReleaseRecord(
-                        version: $0.version, document: Data($0.document), releasedAt: StoreTime.millis($0.releasedAt),
-                        actor: $0.actor)
-                }))
+            skins.append(
+                Skin(
+                    id: id, revision: skin.revision, lastVersion: skin.versions.last?.number ?? 0, deleted: false,
+                    versions: skin.versions.map { version in
+                        Version(
+                            number: version.number, createdAt: StoreTime.millis(version.createdAt),
+                            actor: version.actor,
+                            metadata: version.metadataDigest, metadataSize: version.metadataSize,
+                            digest: version.digest,
+                            files: version.files.map { File(path: $0.path, size: $0.size, sha256: $0.sha256) },
+                            scrubDamage: version.scrubDamage)
+                    },
+                    release: skin.release.map {
+                        ReleaseRecord(
+                            version: $0.version, document: Data($0.document),
+                            releasedAt: StoreTime.millis($0.releasedAt),
+                            actor: $0.actor)
+                    }))
         }
         for (id, tombstone) in snapshot.tombstones {
-            skins.append(Skin(
-                id: id, revision: tombstone.revision, lastVersion: tombstone.lastVersion, deleted: true, versions: [],
-                release: nil))
+            skins.append(
+                Skin(
+                    id: id, revision: tombstone.revision, lastVersion: tombstone.lastVersion, deleted: true,
+                    versions: [],
+                    release: nil))
         }
         skins.sort { $0.id.utf8.lexicographicallyPrecedes($1.id.utf8) }
         let switches = snapshot.killSwitches
@@ -137,13 +143,18 @@ extension PersistedState {
             for version in try skin.objects("versions") {
                 var files: [File] = []
                 for file in try version.objects("files") {
-                    files.append(File(path: try file.string("path"), size: try file.int("size"), sha256: try file.string("sha256")))
+                    files.append(
+                        File(
+                            path: try file.string("path"), size: try file.int("size"), sha256: try file.string("sha256")
+                        ))
                 }
-                versions.append(Version(
-                    number: try version.int("number"), createdAt: Int64(try version.int("createdAt")),
-                    actor: try version.string("actor"), metadata: try version.string("metadata"),
-                    metadataSize: try version.int("metadataSize"), digest: try version.string("digest"), files: files,
-                    scrubDamage: try version.optionalString("scrubDamage")))
+                versions.append(
+                    Version(
+                        number: try version.int("number"), createdAt: Int64(try version.int("createdAt")),
+                        actor: try version.string("actor"), metadata: try version.string("metadata"),
+                        metadataSize: try version.int("metadataSize"), digest: try version.string("digest"),
+                        files: files,
+                        scrubDamage: try version.optionalString("scrubDamage")))
             }
             var release: ReleaseRecord?
             if let record = try skin.optionalObject("release") {
@@ -151,19 +162,23 @@ extension PersistedState {
                     version: try record.int("version"), document: Data(try record.bytes("document")),
                     releasedAt: Int64(try record.int("releasedAt")), actor: try record.string("actor"))
             }
-            skins.append(Skin(
-                id: try skin.string("id"), revision: try skin.int("revision"), lastVersion: try skin.int("lastVersion"),
-                deleted: try skin.bool("deleted"), versions: versions, release: release))
+            skins.append(
+                Skin(
+                    id: try skin.string("id"), revision: try skin.int("revision"),
+                    lastVersion: try skin.int("lastVersion"),
+                    deleted: try skin.bool("deleted"), versions: versions, release: release))
         }
         let switches = try root.object("killSwitches")
         var apps: [AppKillSwitchRecord] = []
         for app in try switches.objects("apps") {
-            apps.append(AppKillSwitchRecord(app: try app.string("app"), setting: try KillSwitchRecord(app.object("setting"))))
+            apps.append(
+                AppKillSwitchRecord(app: try app.string("app"), setting: try KillSwitchRecord(app.object("setting"))))
         }
         return PersistedState(
             format: try root.int("format"), revision: try root.int("revision"), skins: skins,
             killSwitches: KillSwitchRecords(
-                revision: try switches.int("revision"), global: try switches.optionalObject("global").map(KillSwitchRecord.init),
+                revision: try switches.int("revision"),
+                global: try switches.optionalObject("global").map(KillSwitchRecord.init),
                 apps: apps))
     }
 
@@ -175,7 +190,7 @@ extension PersistedState {
         switches["revision"] = .int(killSwitches.revision)
         return [
             "format": .int(format), "killSwitches": .object(switches), "revision": .int(revision),
-            "skins": .array(skins.map(\.jsonValue)),
+            "skins": .array(skins.map(\.jsonValue))
         ]
     }
 
@@ -184,31 +199,43 @@ extension PersistedState {
         func require(_ condition: Bool, _ text: @autoclosure () -> String) throws(Inconsistency) {
             if !condition { throw Inconsistency(text: text()) }
         }
-        try require(format == Self.currentFormat, "unsupported format \(format) (this build reads \(Self.currentFormat))")
+        try require(
+            format == Self.currentFormat, "unsupported format \(format) (this build reads \(Self.currentFormat))")
         try require(revision >= 0, "negative revision")
         var previousID: String?
         for skin in skins {
             try require((try? StoreNames.checkName(skin.id)) != nil, "invalid skin id \(skin.id)")
             if let previousID {
-                try require(previousID.utf8.lexicographicallyPrecedes(skin.id.utf8), "skins not sorted or duplicated at \(skin.id)")
+                try require(
+                    previousID.utf8.lexicographicallyPrecedes(skin.id.utf8),
+                    "skins not sorted or duplicated at \(skin.id)")
             }
             previousID = skin.id
             try require(skin.revision >= 1 && skin.revision <= revision, "skin \(skin.id): revision out of range")
-            try require(skin.deleted == skin.versions.isEmpty, "skin \(skin.id): deleted flag disagrees with its versions")
+            try require(
+                skin.deleted == skin.versions.isEmpty, "skin \(skin.id): deleted flag disagrees with its versions")
             try require(!skin.deleted || skin.release == nil, "skin \(skin.id): deleted but released")
             var previousNumber = 0
             for version in skin.versions {
                 try require(version.number > previousNumber, "skin \(skin.id): version numbers not ascending")
                 previousNumber = version.number
-                try require((try? StoreNames.checkDigest(version.metadata)) != nil, "skin \(skin.id) v\(version.number): bad metadata digest")
+                try require(
+                    (try? StoreNames.checkDigest(version.metadata)) != nil,
+                    "skin \(skin.id) v\(version.number): bad metadata digest")
                 try require(version.metadataSize >= 0, "skin \(skin.id) v\(version.number): bad metadata size")
                 var previousPath: String?
                 for file in version.files {
-                    try require((try? StoreNames.checkPath(file.path)) != nil, "skin \(skin.id) v\(version.number): invalid path \(file.path)")
-                    try require((try? StoreNames.checkDigest(file.sha256)) != nil, "skin \(skin.id) v\(version.number): bad digest for \(file.path)")
+                    try require(
+                        (try? StoreNames.checkPath(file.path)) != nil,
+                        "skin \(skin.id) v\(version.number): invalid path \(file.path)")
+                    try require(
+                        (try? StoreNames.checkDigest(file.sha256)) != nil,
+                        "skin \(skin.id) v\(version.number): bad digest for \(file.path)")
                     try require(file.size >= 0, "skin \(skin.id) v\(version.number): negative size for \(file.path)")
                     if let previousPath {
-                        try require(previousPath.utf8.lexicographicallyPrecedes(file.path.utf8), "skin \(skin.id) v\(version.number): files not sorted at \(file.path)")
+                        try require(
+                            previousPath.utf8.lexicographicallyPrecedes(file.path.utf8),
+                            "skin \(skin.id) v\(version.number): files not sorted at \(file.path)")
                     }
                     previousPath = file.path
                 }
@@ -217,17 +244,23 @@ extension PersistedState {
                     SkinVersion.digest(files: files, metadataDigest: version.metadata) == version.digest,
                     "skin \(skin.id) v\(version.number): version digest does not match its files")
             }
-            try require(skin.lastVersion >= previousNumber && skin.lastVersion >= 1, "skin \(skin.id): lastVersion too small")
+            try require(
+                skin.lastVersion >= previousNumber && skin.lastVersion >= 1, "skin \(skin.id): lastVersion too small")
             if let release = skin.release {
-                try require(skin.versions.contains { $0.number == release.version }, "skin \(skin.id): released version \(release.version) does not exist")
+                try require(
+                    skin.versions.contains { $0.number == release.version },
+                    "skin \(skin.id): released version \(release.version) does not exist")
             }
         }
-        try require(killSwitches.revision >= 0 && killSwitches.revision <= revision, "kill switches: revision out of range")
+        try require(
+            killSwitches.revision >= 0 && killSwitches.revision <= revision, "kill switches: revision out of range")
         var previousApp: String?
         for entry in killSwitches.apps {
             try require((try? StoreNames.checkName(entry.app)) != nil, "kill switches: invalid app id \(entry.app)")
             if let previousApp {
-                try require(previousApp.utf8.lexicographicallyPrecedes(entry.app.utf8), "kill switches: apps not sorted at \(entry.app)")
+                try require(
+                    previousApp.utf8.lexicographicallyPrecedes(entry.app.utf8),
+                    "kill switches: apps not sorted at \(entry.app)")
             }
             previousApp = entry.app
         }
@@ -249,12 +282,14 @@ extension PersistedState.KillSwitchRecord {
     var jsonValue: JSONValue {
         [
             "actor": .string(actor), "changedAt": .int(Int(changedAt)), "enabled": .bool(enabled),
-            "reason": .string(reason),
+            "reason": .string(reason)
         ]
     }
 
     init(_ setting: KillSwitch) {
-        self.init(enabled: setting.enabled, reason: setting.reason, actor: setting.actor, changedAt: StoreTime.millis(setting.changedAt))
+        self.init(
+            enabled: setting.enabled, reason: setting.reason, actor: setting.actor,
+            changedAt: StoreTime.millis(setting.changedAt))
     }
 
     var killSwitch: KillSwitch {
@@ -271,25 +306,27 @@ extension PersistedState.Skin {
         if let release {
             object["release"] = [
                 "actor": .string(release.actor), "document": .base64(Array(release.document)),
-                "releasedAt": .int(Int(release.releasedAt)), "version": .int(release.version),
+                "releasedAt": .int(Int(release.releasedAt)), "version": .int(release.version)
             ]
         }
         object["revision"] = .int(revision)
-        object["versions"] = .array(versions.map { version in
-            var record = JSONObject()
-            record["actor"] = .string(version.actor)
-            record["createdAt"] = .int(Int(version.createdAt))
-            record["digest"] = .string(version.digest)
-            record["files"] = .array(version.files.map { file in
-                ["path": .string(file.path), "sha256": .string(file.sha256), "size": .int(file.size)]
+        object["versions"] = .array(
+            versions.map { version in
+                var record = JSONObject()
+                record["actor"] = .string(version.actor)
+                record["createdAt"] = .int(Int(version.createdAt))
+                record["digest"] = .string(version.digest)
+                record["files"] = .array(
+                    version.files.map { file in
+                        ["path": .string(file.path), "sha256": .string(file.sha256), "size": .int(file.size)]
+                    })
+                record["metadata"] = .string(version.metadata)
+                record["metadataSize"] = .int(version.metadataSize)
+                record["number"] = .int(version.number)
+                // Absent when none, so a store without scrub marks writes the same bytes as before them.
+                if let scrubDamage = version.scrubDamage { record["scrubDamage"] = .string(scrubDamage) }
+                return .object(record)
             })
-            record["metadata"] = .string(version.metadata)
-            record["metadataSize"] = .int(version.metadataSize)
-            record["number"] = .int(version.number)
-            // Absent when none, so a store without scrub marks writes the same bytes as before them.
-            if let scrubDamage = version.scrubDamage { record["scrubDamage"] = .string(scrubDamage) }
-            return .object(record)
-        })
         return .object(object)
     }
 }

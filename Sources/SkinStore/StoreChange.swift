@@ -1,6 +1,6 @@
 import Foundation
-import LiveryJSON
 import LiveryCrypto
+import LiveryJSON
 
 /// A change computed from the current snapshot: the next snapshot, its audit entry, and what the mutator returns.
 /// `snapshot` nil means "nothing to change".
@@ -99,7 +99,7 @@ package enum StoreChanges {
         tombstones[skinID] = nil
         var summary = [
             ("version", JSONWriter.number(version.number)), ("digest", JSONWriter.string(upload.digest)),
-            ("files", JSONWriter.number(upload.files.count)), ("size", JSONWriter.number(version.totalSize)),
+            ("files", JSONWriter.number(upload.files.count)), ("size", JSONWriter.number(version.totalSize))
         ]
         if let release { summary.append(("release", auditJSON(release))) }
         return StoreChange(
@@ -110,7 +110,9 @@ package enum StoreChanges {
     }
 
     /// Checks the arguments of `setRelease`.
-    package static func checkSetRelease(skinID: String, document: [UInt8], actor: String, action: String) throws(StoreError) {
+    package static func checkSetRelease(
+        skinID: String, document: [UInt8], actor: String, action: String
+    ) throws(StoreError) {
         try StoreNames.checkName(skinID)
         try StoreNames.checkName(actor)
         try StoreNames.checkName(action)
@@ -192,7 +194,7 @@ package enum StoreChanges {
         func describe(_ setting: KillSwitch) -> [UInt8] {
             JSONWriter.object([
                 ("app", app.map(JSONWriter.string) ?? JSONWriter.null), ("enabled", JSONWriter.bool(setting.enabled)),
-                ("reason", JSONWriter.string(setting.reason)),
+                ("reason", JSONWriter.string(setting.reason))
             ])
         }
         return StoreChange(
@@ -216,7 +218,7 @@ package enum StoreChanges {
         tombstones[skinID] = Tombstone(revision: revision, lastVersion: skin.versions.last?.number ?? 0)
         let before = JSONWriter.object([
             ("versions", JSONWriter.array(skin.versions.map { JSONWriter.number($0.number) })),
-            ("release", skin.release.map(auditJSON) ?? JSONWriter.null),
+            ("release", skin.release.map(auditJSON) ?? JSONWriter.null)
         ])
         return StoreChange(
             snapshot: StoreSnapshot(
@@ -237,11 +239,19 @@ package enum StoreChanges {
         var skins = current.skins
         skins[skin.id] = updated
         func describe(_ versions: [SkinVersion]) -> [UInt8] {
-            JSONWriter.object([("damaged", JSONWriter.array(versions.compactMap { version in
-                version.scrubDamage.map {
-                    JSONWriter.object([("version", JSONWriter.number(version.number)), ("reason", JSONWriter.string($0))])
-                }
-            }))])
+            JSONWriter.object([
+                (
+                    "damaged",
+                    JSONWriter.array(
+                        versions.compactMap { version in
+                            version.scrubDamage.map {
+                                JSONWriter.object([
+                                    ("version", JSONWriter.number(version.number)), ("reason", JSONWriter.string($0))
+                                ])
+                            }
+                        })
+                )
+            ])
         }
         return StoreChange(
             snapshot: StoreSnapshot(
@@ -293,7 +303,9 @@ package enum StoreChanges {
     /// embedded as is in audit JSON.
     package static func checkJSON(_ bytes: [UInt8]) throws(StoreError) {
         guard !bytes.contains(0) else { throw .invalidDocument(reason: "contains NUL") }
-        guard !bytes.starts(with: [0xEF, 0xBB, 0xBF]) else { throw .invalidDocument(reason: "starts with a byte-order mark") }
+        guard !bytes.starts(with: [0xEF, 0xBB, 0xBF]) else {
+            throw .invalidDocument(reason: "starts with a byte-order mark")
+        }
         guard String(validating: bytes, as: UTF8.self) != nil else { throw .invalidDocument(reason: "not UTF-8") }
         do throws(JSONParseError) {
             try JSONValue.validateSyntax(bytes)

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import SystemCalls
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Everything that can go wrong in `SkinStore`.
 ///
@@ -61,7 +62,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
             "version \(version) of skin \(quoted(id)) has no file \(quoted(path))"
         case .skinReleased(let id, let version): "skin \(quoted(id)) is released (version \(version))"
         case .revisionMismatch(let current): "revision mismatch: the current revision is \(current)"
-        case .damagedVersion(let id, let version, let reason): "version \(version) of skin \(quoted(id)) is damaged: \(reason)"
+        case .damagedVersion(let id, let version, let reason):
+            "version \(version) of skin \(quoted(id)) is damaged: \(reason)"
         case .corruptFile(let path, let reason): "corrupt store file \(path): \(reason)"
         case .io(let operation, let path, let code):
             "\(operation) \(path): \(SystemCallError.text(code)) (errno \(code))"

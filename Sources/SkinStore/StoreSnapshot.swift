@@ -23,7 +23,8 @@ public struct StoreSnapshot: Sendable, Equatable {
         self.init(revision: revision, skins: skins, killSwitches: killSwitches, tombstones: [:])
     }
 
-    package init(revision: Int, skins: [String: SkinState], killSwitches: KillSwitches, tombstones: [String: Tombstone]) {
+    package init(revision: Int, skins: [String: SkinState], killSwitches: KillSwitches, tombstones: [String: Tombstone])
+    {
         self.revision = revision
         self.skins = skins
         self.killSwitches = killSwitches

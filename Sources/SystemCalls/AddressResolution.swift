@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// One IPv4 or IPv6 socket address, as `getaddrinfo` gave it: ready for `bind` or `connect`.
@@ -12,7 +12,9 @@ public struct ResolvedAddress: @unchecked Sendable {
     public var family: Int32
 
     /// Runs `body` with the address as the `sockaddr` the socket calls take.
-    public func withSocketAddress<Result>(_ body: (UnsafePointer<sockaddr>, socklen_t) throws(SystemCallError) -> Result) throws(SystemCallError) -> Result {
+    public func withSocketAddress<Result>(
+        _ body: (UnsafePointer<sockaddr>, socklen_t) throws(SystemCallError) -> Result
+    ) throws(SystemCallError) -> Result {
         var copy = storage
         let result = withUnsafePointer(to: &copy) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// A blocking TCP connection for the command line's small clients (`livery healthcheck`, the ops commands): every
@@ -43,7 +43,9 @@ public struct ClientSocket: ~Copyable {
 
     /// A connect bounded by `timeout`: non-blocking, then `poll`, then back to blocking with send and receive
     /// timeouts.
-    private static func connect(_ fd: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t, timeout: Double) throws(SystemCallError) {
+    private static func connect(
+        _ fd: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t, timeout: Double
+    ) throws(SystemCallError) {
         let flags = fcntl(fd, F_GETFL)
         _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
         if case .wouldBlock = try Syscall.connect(fd, address: address, length: length) {
@@ -53,7 +55,8 @@ public struct ClientSocket: ~Copyable {
                 let left = deadline - ContinuousClock.now
                 guard left > .zero else { throw SystemCallError("connect", errno: ETIMEDOUT) }
                 var descriptors = [pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)]
-                let milliseconds = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1
+                let milliseconds =
+                    left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1
                 ready = try Syscall.poll(&descriptors, timeoutMilliseconds: Int32(clamping: milliseconds))
             }
             let code = try Syscall.pendingError(fd)

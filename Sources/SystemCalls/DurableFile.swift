@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// The one crash-safe write: files written so that a crash at any instant leaves either the old file or the new
@@ -53,9 +53,12 @@ public enum DurableFile {
     /// symbolic link, even a dangling one): the temporary file is linked to `path` (`link(2)` fails with `EEXIST`),
     /// so two concurrent writers cannot both win and no one ever sees a half-written file.
     public static func create(_ path: String, with bytes: [UInt8], mode: mode_t) throws(SystemCallError) {
-        try commit(path, mode: mode, directorySync: .required, mapError: { $0 }, writing: { file throws(SystemCallError) in
-            try file.writeAll(bytes)
-        }) { (temporary) throws(SystemCallError) in
+        try commit(
+            path, mode: mode, directorySync: .required, mapError: { $0 },
+            writing: { file throws(SystemCallError) in
+                try file.writeAll(bytes)
+            }
+        ) { (temporary) throws(SystemCallError) in
             defer { SystemPath.remove(temporary) }
             try SystemPath.link(temporary, to: path)
         }

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import CSystemCalls
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// Every system call Livery makes on a descriptor, behind one type that checks results.
 ///
@@ -31,7 +32,9 @@ public enum Syscall {
 
     /// Checks a call's result: a count, `.wouldBlock` for `EAGAIN`, a trap for `EBADF`/`EFAULT`, else a throw.
     @inlinable @inline(__always)
-    static func checked(_ operation: String, _ result: Int, path: String? = nil) throws(SystemCallError) -> IOResult<Int> {
+    static func checked(
+        _ operation: String, _ result: Int, path: String? = nil
+    ) throws(SystemCallError) -> IOResult<Int> {
         if result >= 0 { return .processed(result) }
         let code = SystemCallError.currentErrno()
         if code == EAGAIN || code == EWOULDBLOCK { return .wouldBlock }
@@ -65,7 +68,9 @@ public enum Syscall {
     }
 
     /// `setsockopt` with any value type (`timeval` for `SO_RCVTIMEO`, ...).
-    public static func setOption<Value: BitwiseCopyable>(_ fd: Int32, level: Int32, name: Int32, value: inout Value) throws(SystemCallError) {
+    public static func setOption<Value: BitwiseCopyable>(
+        _ fd: Int32, level: Int32, name: Int32, value: inout Value
+    ) throws(SystemCallError) {
         let result = withUnsafeBytes(of: &value) { setsockopt(fd, level, name, $0.baseAddress, socklen_t($0.count)) }
         guard result == 0 else { throw lastFailure("setsockopt") }
     }
@@ -80,7 +85,9 @@ public enum Syscall {
 
     /// Connects a socket. On a non-blocking socket a connection still under way is `.wouldBlock` (`EINPROGRESS`):
     /// wait for it to become writable, then read ``pendingError(_:)``.
-    public static func connect(_ fd: Int32, address: UnsafePointer<sockaddr>, length: socklen_t) throws(SystemCallError) -> IOResult<Void> {
+    public static func connect(
+        _ fd: Int32, address: UnsafePointer<sockaddr>, length: socklen_t
+    ) throws(SystemCallError) -> IOResult<Void> {
         // Retrying an interrupted connect would fail with EALREADY: the connection goes on in the background,
         // exactly as EINPROGRESS says.
         if Glibc.connect(fd, address, length) == 0 { return .processed(()) }
@@ -132,20 +139,26 @@ public enum Syscall {
 
     /// Receives up to `buffer.count` bytes; 0 when the peer closed its side.
     @inlinable
-    public static func receive(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemCallError) -> IOResult<Int> {
+    public static func receive(
+        _ fd: Int32, into buffer: UnsafeMutableRawBufferPointer
+    ) throws(SystemCallError) -> IOResult<Int> {
         try checked("recv", livery_recv(fd, buffer.baseAddress, buffer.count))
     }
 
     /// Sends bytes; `more` sets `MSG_MORE` so the kernel may coalesce them with the next call (used before
     /// `sendfile`, which would otherwise put the response head in a packet of its own).
     @inlinable
-    public static func send(_ fd: Int32, _ buffer: UnsafeRawBufferPointer, more: Bool = false) throws(SystemCallError) -> IOResult<Int> {
+    public static func send(
+        _ fd: Int32, _ buffer: UnsafeRawBufferPointer, more: Bool = false
+    ) throws(SystemCallError) -> IOResult<Int> {
         try checked("send", livery_send(fd, buffer.baseAddress, buffer.count, more ? Int32(MSG_MORE) : 0))
     }
 
     /// Sends up to `count` bytes of `file` from `offset`, advancing `offset` by what was sent.
     @inlinable
-    public static func sendFile(to socket: Int32, from file: Int32, offset: inout Int, count: Int) throws(SystemCallError) -> IOResult<Int> {
+    public static func sendFile(
+        to socket: Int32, from file: Int32, offset: inout Int, count: Int
+    ) throws(SystemCallError) -> IOResult<Int> {
         var fileOffset = off_t(offset)
         let result = retryingInterrupts { Glibc.sendfile(socket, file, &fileOffset, count) }
         let outcome = try checked("sendfile", result)
@@ -188,14 +201,18 @@ public enum Syscall {
 
     /// Reads up to `buffer.count` bytes from the current position (a pipe, a socket or a file); 0 at the end.
     @inlinable
-    public static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemCallError) -> IOResult<Int> {
+    public static func read(
+        _ fd: Int32, into buffer: UnsafeMutableRawBufferPointer
+    ) throws(SystemCallError) -> IOResult<Int> {
         let result = retryingInterrupts { Glibc.read(fd, buffer.baseAddress, buffer.count) }
         return try checked("read", result)
     }
 
     /// Reads up to `buffer.count` bytes of a file at `offset` (`pread`); 0 at its end.
     @inlinable
-    public static func readFile(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(SystemCallError) -> Int {
+    public static func readFile(
+        _ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int
+    ) throws(SystemCallError) -> Int {
         let result = retryingInterrupts { pread(fd, buffer.baseAddress, buffer.count, off_t(offset)) }
         guard result >= 0 else { throw lastFailure("pread") }
         return result
@@ -203,7 +220,9 @@ public enum Syscall {
 
     /// Reads until `buffer` is full or the descriptor ends; the number of bytes read (less than the buffer only at
     /// the end). For blocking descriptors.
-    public static func readFully(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, path: String? = nil) throws(SystemCallError) -> Int {
+    public static func readFully(
+        _ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, path: String? = nil
+    ) throws(SystemCallError) -> Int {
         guard let base = buffer.baseAddress else { return 0 }
         var filled = 0
         while filled < buffer.count {
@@ -217,7 +236,9 @@ public enum Syscall {
 
     /// Writes all of `bytes` (at `offset` with `pwrite`, or at the current position when `offset` is nil). For
     /// blocking descriptors.
-    public static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int? = nil, path: String? = nil) throws(SystemCallError) {
+    public static func writeAll(
+        _ fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int? = nil, path: String? = nil
+    ) throws(SystemCallError) {
         guard let base = bytes.baseAddress else { return }
         var written = 0
         while written < bytes.count {
@@ -231,7 +252,9 @@ public enum Syscall {
     }
 
     /// Writes all of `bytes` (see ``writeAll(_:_:at:path:)-(_,UnsafeRawBufferPointer,_,_)``).
-    public static func writeAll(_ fd: Int32, _ bytes: [UInt8], at offset: Int? = nil, path: String? = nil) throws(SystemCallError) {
+    public static func writeAll(
+        _ fd: Int32, _ bytes: [UInt8], at offset: Int? = nil, path: String? = nil
+    ) throws(SystemCallError) {
         let failure = bytes.withUnsafeBytes { buffer -> SystemCallError? in
             do throws(SystemCallError) { try writeAll(fd, buffer, at: offset, path: path) } catch { return error }
             return nil
@@ -257,7 +280,9 @@ public enum Syscall {
 
     /// Truncates to `length` bytes.
     public static func truncate(_ fd: Int32, to length: Int, path: String? = nil) throws(SystemCallError) {
-        guard retryingInterrupts({ ftruncate(fd, off_t(length)) }) == 0 else { throw lastFailure("ftruncate", path: path) }
+        guard retryingInterrupts({ ftruncate(fd, off_t(length)) }) == 0 else {
+            throw lastFailure("ftruncate", path: path)
+        }
     }
 
     /// Moves the file offset to `offset` from the start.
@@ -305,7 +330,9 @@ public enum Syscall {
     }
 
     /// Opens `name` relative to the directory `directory` (`openat`), close-on-exec added, retrying `EINTR`.
-    public static func open(_ name: String, in directory: Int32, _ flags: Int32, mode: mode_t = 0o644, shownPath: String? = nil) throws(SystemCallError) -> Int32 {
+    public static func open(
+        _ name: String, in directory: Int32, _ flags: Int32, mode: mode_t = 0o644, shownPath: String? = nil
+    ) throws(SystemCallError) -> Int32 {
         let fd = retryingInterrupts { openat(directory, name, flags | O_CLOEXEC, mode) }
         guard fd >= 0 else { throw lastFailure("open", path: shownPath ?? name) }
         return fd

@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A failed system call: which operation, on which path (when there is one), and its `errno`.
@@ -49,11 +49,11 @@ public struct SystemCallError: Error, Equatable, Sendable, CustomStringConvertib
     @inlinable
     public static func currentErrno() -> Int32 {
         #if canImport(Darwin)
-        return Darwin.errno
+            return Darwin.errno
         #elseif canImport(Musl)
-        return Musl.errno
+            return Musl.errno
         #else
-        return Glibc.errno
+            return Glibc.errno
         #endif
     }
 }

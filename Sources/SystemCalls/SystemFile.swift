@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// An open file descriptor owned by this value: closed exactly once, when the value goes away.
@@ -23,7 +23,8 @@ public struct SystemFile: ~Copyable {
     deinit { Syscall.close(descriptor) }
 
     /// Opens `path` with `flags` (close-on-exec added); `mode` applies with `O_CREAT`.
-    public static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o644) throws(SystemCallError) -> SystemFile {
+    public static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o644) throws(SystemCallError) -> SystemFile
+    {
         SystemFile(descriptor: try Syscall.open(path, flags, mode: mode), path: path)
     }
 
@@ -54,12 +55,16 @@ public struct SystemFile: ~Copyable {
         for component in components {
             let name = String(decoding: component, as: UTF8.self)
             shown += "/" + name
-            guard !name.isEmpty, name != ".", name != ".." else { throw SystemCallError("open", path: shown, errno: EINVAL) }
+            guard !name.isEmpty, name != ".", name != ".." else {
+                throw SystemCallError("open", path: shown, errno: EINVAL)
+            }
             if component.startIndex == last.startIndex {
-                let fd = try Syscall.open(name, in: directory.descriptor, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, shownPath: shown)
+                let fd = try Syscall.open(
+                    name, in: directory.descriptor, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, shownPath: shown)
                 return SystemFile(descriptor: fd, path: shown)
             }
-            let fd = try Syscall.open(name, in: directory.descriptor, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, shownPath: shown)
+            let fd = try Syscall.open(
+                name, in: directory.descriptor, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, shownPath: shown)
             directory = SystemFile(descriptor: fd, path: shown)
         }
         throw SystemCallError("open", path: shown, errno: EINVAL)
@@ -129,7 +134,9 @@ public struct SystemFile: ~Copyable {
             if chunk.isEmpty { chunk = [UInt8](repeating: 0, count: 64 * 1024) }
             let room = limit.map { min(chunk.count, $0 - bytes.count) } ?? chunk.count
             let outcome = chunk.withUnsafeMutableBytes { buffer in
-                Result { () throws(SystemCallError) in try read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<room])) }
+                Result { () throws(SystemCallError) in
+                    try read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<room]))
+                }
             }
             let count = try outcome.get()
             if count == 0 { break }
@@ -182,7 +189,7 @@ public struct SystemFile: ~Copyable {
     /// Hints that the file will be read front to back once (lets the kernel read ahead more).
     public func adviseSequential() {
         #if os(Linux)
-        _ = posix_fadvise(descriptor, 0, 0, Int32(POSIX_FADV_SEQUENTIAL))
+            _ = posix_fadvise(descriptor, 0, 0, Int32(POSIX_FADV_SEQUENTIAL))
         #endif
     }
 }

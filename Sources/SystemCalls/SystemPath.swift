@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// Path operations that do not need an open file. Each throws a ``SystemCallError`` naming its path.
@@ -29,7 +29,8 @@ public enum SystemPath {
 
     /// The file system holding `path` (`statvfs`): whether it is mounted read-only, and the blocks left for an
     /// unprivileged writer.
-    public static func fileSystem(of path: String) throws(SystemCallError) -> (readOnly: Bool, blocksAvailable: UInt64) {
+    public static func fileSystem(of path: String) throws(SystemCallError) -> (readOnly: Bool, blocksAvailable: UInt64)
+    {
         var info = statvfs()
         guard statvfs(path, &info) == 0 else { throw Syscall.lastFailure("statvfs", path: path) }
         return (info.f_flag & UInt(ST_RDONLY) != 0, UInt64(info.f_bavail))
@@ -43,7 +44,9 @@ public enum SystemPath {
 
     /// Removes the file at `path`; a missing file is not an error.
     public static func removeIfPresent(_ path: String) throws(SystemCallError) {
-        if unlink(path) != 0 && SystemCallError.currentErrno() != ENOENT { throw Syscall.lastFailure("unlink", path: path) }
+        if unlink(path) != 0 && SystemCallError.currentErrno() != ENOENT {
+            throw Syscall.lastFailure("unlink", path: path)
+        }
     }
 
     /// `stat` of `path` following links; nil if nothing is there (`ENOENT`).
@@ -62,7 +65,9 @@ public enum SystemPath {
     /// `lstat` of the raw path bytes `path` (which need not be UTF-8).
     public static func linkStatus(_ path: [UInt8]) throws(SystemCallError) -> stat {
         var info = stat()
-        guard withCString(path, { lstat($0, &info) }) == 0 else { throw Syscall.lastFailure("lstat", path: shown(path)) }
+        guard withCString(path, { lstat($0, &info) }) == 0 else {
+            throw Syscall.lastFailure("lstat", path: shown(path))
+        }
         return info
     }
 

@@ -70,7 +70,9 @@ final class ArchiveBuilder<Output: ZipOutput> {
         return level == 0 ? nil : Int32(level)
     }
 
-    private func addBytes(_ raw: UnsafeRawBufferPointer, name: ZipEntryName, level: Int32?) throws(ZipError)
+    private func addBytes(
+        _ raw: UnsafeRawBufferPointer, name: ZipEntryName, level: Int32?
+    ) throws(ZipError)
         -> EncodedEntry
     {
         let size = UInt64(raw.count)
@@ -79,13 +81,15 @@ final class ArchiveBuilder<Output: ZipOutput> {
             try startDeflating(level: level)
             if try deflateChunk(raw, finish: true, limit: raw.count) {
                 let encoded = EncodedEntry(
-                    method: ZipFormat.methodDeflated, crc: crc, compressedSize: UInt64(spill.count), uncompressedSize: size)
+                    method: ZipFormat.methodDeflated, crc: crc, compressedSize: UInt64(spill.count),
+                    uncompressedSize: size)
                 try writeLocalHeader(name: name, encoded: encoded)
                 try spill.drain(into: stream, buffer: readBuffer)
                 return encoded
             }
         }
-        let encoded = EncodedEntry(method: ZipFormat.methodStored, crc: crc, compressedSize: size, uncompressedSize: size)
+        let encoded = EncodedEntry(
+            method: ZipFormat.methodStored, crc: crc, compressedSize: size, uncompressedSize: size)
         try writeLocalHeader(name: name, encoded: encoded)
         try stream.write(raw)
         return encoded
@@ -118,7 +122,9 @@ final class ArchiveBuilder<Output: ZipOutput> {
 
     /// Deflates the whole file into the spill. Returns nil (and leaves the file rewound) when the compressed
     /// form is not smaller than the file, so the caller stores it.
-    private func deflateFile(_ file: borrowing SystemFile, path: String, size: UInt64, level: Int32) throws(ZipError)
+    private func deflateFile(
+        _ file: borrowing SystemFile, path: String, size: UInt64, level: Int32
+    ) throws(ZipError)
         -> EncodedEntry?
     {
         try startDeflating(level: level)
@@ -140,13 +146,16 @@ final class ArchiveBuilder<Output: ZipOutput> {
         }
         guard total == size else { throw .sourceChanged(path: path) }
         return EncodedEntry(
-            method: ZipFormat.methodDeflated, crc: crc.value, compressedSize: UInt64(spill.count), uncompressedSize: size)
+            method: ZipFormat.methodDeflated, crc: crc.value, compressedSize: UInt64(spill.count),
+            uncompressedSize: size)
     }
 
     /// Stores the file: small files are read once into the buffer; larger ones get a CRC pass and then a
     /// copy pass that re-checks size and CRC, so a file changing underneath fails loudly instead of producing
     /// an archive whose header lies.
-    private func storeFile(_ file: borrowing SystemFile, path: String, size: UInt64, name: ZipEntryName)
+    private func storeFile(
+        _ file: borrowing SystemFile, path: String, size: UInt64, name: ZipEntryName
+    )
         throws(ZipError) -> EncodedEntry
     {
         if size < UInt64(readBuffer.count) {
@@ -156,7 +165,8 @@ final class ArchiveBuilder<Output: ZipOutput> {
             guard got == count else { throw .sourceChanged(path: path) }
             let content = UnsafeRawBufferPointer(rebasing: readBuffer[0..<count])
             let encoded = EncodedEntry(
-                method: ZipFormat.methodStored, crc: CRC32.checksum(content), compressedSize: size, uncompressedSize: size)
+                method: ZipFormat.methodStored, crc: CRC32.checksum(content), compressedSize: size,
+                uncompressedSize: size)
             try writeLocalHeader(name: name, encoded: encoded)
             try stream.write(content)
             return encoded
@@ -191,7 +201,9 @@ final class ArchiveBuilder<Output: ZipOutput> {
         return encoded
     }
 
-    private func read(_ file: borrowing SystemFile, path: String, into buffer: UnsafeMutableRawBufferPointer)
+    private func read(
+        _ file: borrowing SystemFile, path: String, into buffer: UnsafeMutableRawBufferPointer
+    )
         throws(ZipError) -> Int
     {
         do {

@@ -1,4 +1,5 @@
 import SystemCalls
+
 /// Holds one entry's compressed bytes until its local header (which needs their size) has been written:
 /// in memory up to a limit, then in an unlinked temporary file. Reused across entries.
 final class DeflateSpill {
@@ -42,7 +43,8 @@ final class DeflateSpill {
         do {
             if file == nil {
                 var path = ""
-                let created = try SystemFile.createUnique(template: "\(temporaryDirectory)/livery-zip-spill-XXXXXX", path: &path)
+                let created = try SystemFile.createUnique(
+                    template: "\(temporaryDirectory)/livery-zip-spill-XXXXXX", path: &path)
                 // Unlinked at once: the bytes vanish with the descriptor even if the process dies.
                 SystemPath.remove(path)
                 file = consume created

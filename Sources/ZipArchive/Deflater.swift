@@ -57,7 +57,8 @@ final class Deflater {
         repeat {
             let take = min(remaining.count, 1 << 30)
             let lastPiece = take == remaining.count
-            stream.pointee.next_in = take == 0
+            stream.pointee.next_in =
+                take == 0
                 ? nil : UnsafeMutablePointer(mutating: remaining.baseAddress?.assumingMemoryBound(to: Bytef.self))
             stream.pointee.avail_in = UInt32(take)
             let pieceFlush = lastPiece ? flush : Z_NO_FLUSH

@@ -1,13 +1,13 @@
 import CZlib
+import SystemCalls
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
-import SystemCalls
 
 /// Writes deterministic zip archives with bounded memory.
 ///
@@ -85,7 +85,9 @@ public enum ZipArchiveWriter {
     /// - Returns: the archive's SHA-256, size and entry count.
     /// - Throws: `ZipError` (invalid or duplicate names, unreadable or changing sources, I/O failures).
     @discardableResult
-    public static func write(_ entries: [ZipEntry], to path: String, options: Options = .init()) throws(ZipError)
+    public static func write(
+        _ entries: [ZipEntry], to path: String, options: Options = .init()
+    ) throws(ZipError)
         -> ZipArchiveSummary
     {
         try options.validate()

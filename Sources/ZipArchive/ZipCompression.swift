@@ -20,7 +20,7 @@ public enum ZipCompression: Sendable, Equatable {
         "mp3", "m4a", "aac", "ogg", "oga", "opus", "flac",
         "mp4", "m4v", "mov", "webm", "mkv", "avi",
         "woff", "woff2",
-        "zip", "gz", "tgz", "bz2", "xz", "zst", "br", "7z", "rar", "lz4", "jar", "apk", "ipa",
+        "zip", "gz", "tgz", "bz2", "xz", "zst", "br", "7z", "rar", "lz4", "jar", "apk", "ipa"
     ]
 
     /// True when `.automatic` stores a file with this name: its extension (after the last `.` of the last

@@ -67,7 +67,9 @@ public enum ZipError: Error, Equatable, Sendable {
     /// The file involved, if any (a source file or the destination); for logs, not for clients.
     public var path: String? {
         switch self {
-        case .sourceUnreadable(let path, _), .sourceNotRegularFile(let path), .sourceIsSymbolicLink(let path), .sourceChanged(let path): path
+        case .sourceUnreadable(let path, _), .sourceNotRegularFile(let path), .sourceIsSymbolicLink(let path),
+            .sourceChanged(let path):
+            path
         case .outputFailed(let path, _): path
         default: nil
         }

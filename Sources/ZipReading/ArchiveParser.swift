@@ -85,8 +85,11 @@ struct ArchiveParser {
             guard let locatorDisk = view.u32(locator + 4), let recordOffset = view.u64(locator + 8),
                 let totalDisks = view.u32(locator + 16)
             else { throw .truncated }
-            guard locatorDisk == 0, totalDisks <= 1 else { throw .corrupt(reason: "multi-disk archives are not supported") }
-            guard recordOffset <= UInt64(locator), UInt64(locator) - recordOffset >= UInt64(ZipFormat.zip64EndOfCentralDirectorySize)
+            guard locatorDisk == 0, totalDisks <= 1 else {
+                throw .corrupt(reason: "multi-disk archives are not supported")
+            }
+            guard recordOffset <= UInt64(locator),
+                UInt64(locator) - recordOffset >= UInt64(ZipFormat.zip64EndOfCentralDirectorySize)
             else { throw .corrupt(reason: "the Zip64 end record is out of place") }
             let record = Int(recordOffset)
             guard view.u32(record) == ZipFormat.zip64EndOfCentralDirectorySignature,
@@ -248,7 +251,8 @@ struct ArchiveParser {
             }
             totalUncompressed = sum
             // Bounded by the archive size once local headers are checked; saturate meanwhile.
-            totalCompressed = totalCompressed.addingReportingOverflow(entry.compressedSize).overflow
+            totalCompressed =
+                totalCompressed.addingReportingOverflow(entry.compressedSize).overflow
                 ? UInt64.max : totalCompressed + entry.compressedSize
         }
         if exceedsRatio(uncompressed: totalUncompressed, compressed: totalCompressed) {
@@ -304,7 +308,8 @@ struct ArchiveParser {
         for index in order {
             let entry = entries[index]
             guard entry.localHeaderOffset <= UInt64(directoryStart) else {
-                throw entry.localHeaderOffset > UInt64(view.count) ? .truncated : .corrupt(reason: "an entry starts inside the central directory")
+                throw entry.localHeaderOffset > UInt64(view.count)
+                    ? .truncated : .corrupt(reason: "an entry starts inside the central directory")
             }
             let header = Int(entry.localHeaderOffset)
             guard header >= previousEnd else { throw .corrupt(reason: "entries overlap") }
@@ -357,7 +362,8 @@ struct ArchiveParser {
     func file(_ entry: CentralEntry, inflater: inout Inflater?) throws(ZipReadError) -> ExtractedEntry {
         guard let data = view.slice(entry.dataStart, length: Int(entry.compressedSize)) else { throw .truncated }
         guard let size = Int(exactly: entry.uncompressedSize) else {
-            throw .entryTooLarge(name: entry.displayName, size: entry.uncompressedSize, limit: limits.maxEntryUncompressed)
+            throw .entryTooLarge(
+                name: entry.displayName, size: entry.uncompressedSize, limit: limits.maxEntryUncompressed)
         }
         let bytes: [UInt8]
         if entry.method == ZipFormat.methodStored {

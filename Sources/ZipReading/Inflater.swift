@@ -52,7 +52,8 @@ final class Inflater {
             while true {
                 let inputTake = min(input.count - inputPosition, chunkLimit)
                 let inputStart = input.baseAddress.map { $0 + inputPosition }
-                stream.pointee.next_in = inputTake == 0
+                stream.pointee.next_in =
+                    inputTake == 0
                     ? nil : UnsafeMutablePointer(mutating: inputStart?.assumingMemoryBound(to: Bytef.self))
                 stream.pointee.avail_in = UInt32(inputTake)
                 let usingProbe = outputPosition == output.count

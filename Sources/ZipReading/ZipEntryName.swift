@@ -113,7 +113,9 @@ public struct ZipEntryName: Hashable, Sendable, Comparable, CustomStringConverti
                 sawEmpty = true
             } else if length == 1, bytes[segmentStart] == UInt8(ascii: ".") {
                 sawCurrent = true
-            } else if length == 2, bytes[segmentStart] == UInt8(ascii: "."), bytes[segmentStart + 1] == UInt8(ascii: ".") {
+            } else if length == 2, bytes[segmentStart] == UInt8(ascii: "."),
+                bytes[segmentStart + 1] == UInt8(ascii: ".")
+            {
                 return .parentSegment
             }
             segmentStart = index + 1

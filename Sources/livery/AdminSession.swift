@@ -9,22 +9,31 @@ import SystemCalls
 struct ServerOptions: ParsableArguments {
     static let defaultServer = "http://127.0.0.1:8080"
 
-    @Option(help: "The Livery server, http[s]://HOST[:PORT]. Env LIVERY_SERVER. Default http://127.0.0.1:8080. The admin token comes from LIVERY_TOKEN.")
+    @Option(
+        help:
+            "The Livery server, http[s]://HOST[:PORT]. Env LIVERY_SERVER. Default http://127.0.0.1:8080. The admin token comes from LIVERY_TOKEN."
+    )
     var server: String?
 
-    @Option(help: ArgumentHelp(
-        "For https:// servers: trust only the CAs in this PEM file (a private CA) instead of the system's. Env LIVERY_CA_FILE.",
-        valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "For https:// servers: trust only the CAs in this PEM file (a private CA) instead of the system's. Env LIVERY_CA_FILE.",
+            valueName: "file"))
     var caFile: String?
 
     /// A session with the server and the token from `LIVERY_TOKEN` (never from a flag: flags show up in `ps`).
-    func session(environment: [String: String] = ProcessInfo.processInfo.environment) throws(AdminClientError) -> AdminSession {
+    func session(
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(AdminClientError) -> AdminSession {
         let url = server ?? environment["LIVERY_SERVER"] ?? Self.defaultServer
-        var client = HTTPClient(server: try AdminClientError.from { () throws(HTTPClientError) in try HTTPClient.Server(parsing: url) })
+        var client = HTTPClient(
+            server: try AdminClientError.from { () throws(HTTPClientError) in try HTTPClient.Server(parsing: url) })
         client.caFile = caFile ?? environment["LIVERY_CA_FILE"].flatMap { $0.isEmpty ? nil : $0 }
         if let file = client.caFile { try Self.checkReadable(caFile: file) }
         guard let token = environment["LIVERY_TOKEN"], !token.isEmpty else {
-            throw .usage("LIVERY_TOKEN is not set: export LIVERY_TOKEN=<token> (make one with `livery token create NAME --role editor`)")
+            throw .usage(
+                "LIVERY_TOKEN is not set: export LIVERY_TOKEN=<token> (make one with `livery token create NAME --role editor`)"
+            )
         }
         guard !token.contains(where: { $0 == "\r" || $0 == "\n" || $0 == " " }) else {
             throw .usage("LIVERY_TOKEN holds spaces or line breaks; set it to the token alone")
@@ -80,7 +89,8 @@ struct AdminSession {
         case 400..<500:
             throw .rejected(Self.describe(answer.status, answer.json, hint: Self.hint(answer.status)))
         default:
-            throw .serverFailed(Self.describe(answer.status, answer.json, hint: "the server failed; its log has the details"))
+            throw .serverFailed(
+                Self.describe(answer.status, answer.json, hint: "the server failed; its log has the details"))
         }
     }
 
@@ -123,7 +133,8 @@ struct AdminSession {
         switch status {
         case 401: "check LIVERY_TOKEN: the token must be listed (as its SHA-256) in the server's tokens file"
         case 403: "this token is a viewer token; changes need an editor token"
-        case 404: "check the skin id or app (GET /admin/v1/skins lists them) and the --server address; --force acts on an app with no skins yet"
+        case 404:
+            "check the skin id or app (GET /admin/v1/skins lists them) and the --server address; --force acts on an app with no skins yet"
         case 412: "someone changed it meanwhile: read the current state, then retry with the new ETag"
         default: nil
         }
@@ -157,7 +168,9 @@ enum OpsCommand {
         guard let object = issue.objectValue else { return issue.compactText }
         let file = object["file"]?.stringValue ?? ""
         let pointer = object["pointer"]?.stringValue ?? ""
-        var lines = ["\(object["severity"]?.stringValue ?? "issue") [\(object["code"]?.stringValue ?? "")] \(file)\(pointer.isEmpty ? "" : "#" + pointer)"]
+        var lines = [
+            "\(object["severity"]?.stringValue ?? "issue") [\(object["code"]?.stringValue ?? "")] \(file)\(pointer.isEmpty ? "" : "#" + pointer)"
+        ]
         if let value = object["value"] { lines.append("  value: \(value.compactText)") }
         lines.append("  \(object["message"]?.stringValue ?? "")")
         lines.append("  fix: \(object["fix"]?.stringValue ?? "")")

@@ -6,7 +6,8 @@ import LiveryJSON
 struct HealthCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "health",
-        abstract: "Show what phones reported about a skin: applied and failed devices per version, by stage and platform.",
+        abstract:
+            "Show what phones reported about a skin: applied and failed devices per version, by stage and platform.",
         discussion: """
             Prints one line per version (newest first): devices that applied it, devices that failed and the \
             failure rate, failures by stage, then one indented line per platform. Counts are over the skin's \
@@ -55,14 +56,17 @@ struct HealthCommand: ParsableCommand {
         let failed = counts["failed"]?.intValue ?? 0
         let total = applied + failed
         let rate = total == 0 ? "-" : String(format: "%.1f%%", Double(failed) * 100 / Double(total))
-        let stages = (counts["failedByStage"]?.objectValue ?? JSONObject()).map { "\($0.key)=\($0.value.intValue ?? 0)" }
+        let stages = (counts["failedByStage"]?.objectValue ?? JSONObject()).map {
+            "\($0.key)=\($0.value.intValue ?? 0)"
+        }
         return pad([label, String(applied), String(failed), rate, stages.isEmpty ? "-" : stages.joined(separator: " ")])
     }
 
     private static func pad(_ columns: [String]) -> String {
         let widths = [12, 9, 8, 8]
         return columns.enumerated().map { index, text in
-            index < widths.count ? text.padding(toLength: max(widths[index], text.count + 1), withPad: " ", startingAt: 0) : text
+            index < widths.count
+                ? text.padding(toLength: max(widths[index], text.count + 1), withPad: " ", startingAt: 0) : text
         }.joined()
     }
 }

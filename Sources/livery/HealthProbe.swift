@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import SystemCalls
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// One blocking `GET` over plain HTTP/1.1, for container health checks: connect, send, read the status line.
 ///
@@ -76,8 +77,10 @@ struct HealthProbe {
     private func statusLine() throws(SystemCallError) -> [UInt8] {
         let socket = try ClientSocket(host: target.host, port: target.port, timeout: timeout)
         let hostHeader = target.host.contains(":") ? "[\(target.host)]:\(target.port)" : "\(target.host):\(target.port)"
-        try socket.sendAll(Array(
-            "GET \(target.path) HTTP/1.1\r\nHost: \(hostHeader)\r\nUser-Agent: livery-healthcheck\r\nConnection: close\r\n\r\n".utf8))
+        try socket.sendAll(
+            Array(
+                "GET \(target.path) HTTP/1.1\r\nHost: \(hostHeader)\r\nUser-Agent: livery-healthcheck\r\nConnection: close\r\n\r\n"
+                    .utf8))
         var received: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 512)
         while !received.contains(0x0A), received.count < 4096 {

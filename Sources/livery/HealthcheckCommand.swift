@@ -22,7 +22,8 @@ struct HealthcheckCommand: ParsableCommand {
     func run() throws {
         let text = url ?? Self.defaultURL(environment: ProcessInfo.processInfo.environment)
         guard let target = HealthProbe.Target(url: text) else {
-            FileHandle.standardError.write(Data("livery healthcheck: '\(text)' is not an http://host:port/path URL\n".utf8))
+            FileHandle.standardError.write(
+                Data("livery healthcheck: '\(text)' is not an http://host:port/path URL\n".utf8))
             throw ExitCode(2)
         }
         guard timeout > 0, timeout <= 300 else {

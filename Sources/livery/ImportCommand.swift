@@ -6,7 +6,7 @@ import SkinModel
 import SystemCalls
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `livery import --from auutheme|chameleon FILE DIR [--id] [--app] [--title]`: turns a theme written for
@@ -47,17 +47,25 @@ struct ImportCommand: ParsableCommand {
 
     func validate() throws {
         guard ForeignThemeFormat(rawValue: format) != nil else {
-            throw ValidationError("--from must be one of \(ForeignThemeFormat.allCases.map(\.rawValue).joined(separator: ", ")), got '\(format)'.")
+            throw ValidationError(
+                "--from must be one of \(ForeignThemeFormat.allCases.map(\.rawValue).joined(separator: ", ")), got '\(format)'."
+            )
         }
-        if let id, !SkinID.isValid(id) { throw ValidationError("--id '\(id)' is not a skin id: use lowercase letters, digits, '.', '_' and '-'.") }
-        if let app, !SkinID.isValid(app) { throw ValidationError("--app '\(app)' is not an app id: use lowercase letters, digits, '.', '_' and '-'.") }
+        if let id, !SkinID.isValid(id) {
+            throw ValidationError("--id '\(id)' is not a skin id: use lowercase letters, digits, '.', '_' and '-'.")
+        }
+        if let app, !SkinID.isValid(app) {
+            throw ValidationError("--app '\(app)' is not an app id: use lowercase letters, digits, '.', '_' and '-'.")
+        }
         if let title, title.isEmpty { throw ValidationError("--title must not be empty.") }
     }
 
     func run() throws {
         guard let format = ForeignThemeFormat(rawValue: format) else { throw ExitCode(2) }
         if (try? FileManager.default.attributesOfItem(atPath: directory)) != nil {
-            CommandInput.fail("\(directory): already exists; import writes a new skin folder.", fix: "Name a folder that does not exist yet.")
+            CommandInput.fail(
+                "\(directory): already exists; import writes a new skin folder.",
+                fix: "Name a folder that does not exist yet.")
         }
         let document: JSONValue
         switch CommandInput.loadJSON(path: file) {
@@ -65,18 +73,24 @@ struct ImportCommand: ParsableCommand {
         case .failure(let problem): CommandInput.fail(problem.message, fix: problem.fix)
         }
         let stem = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
-        guard let skinID = id.flatMap({ SkinID($0) }) ?? SkinID(deriving: stem) ?? SkinID("theme") else { throw ExitCode(2) }
-        let manifest = SkinManifest(id: skinID, title: title ?? (stem.isEmpty ? skinID.rawValue : stem), app: app ?? "demo")
+        guard let skinID = id.flatMap({ SkinID($0) }) ?? SkinID(deriving: stem) ?? SkinID("theme") else {
+            throw ExitCode(2)
+        }
+        let manifest = SkinManifest(
+            id: skinID, title: title ?? (stem.isEmpty ? skinID.rawValue : stem), app: app ?? "demo")
         var notes: [ImportNote] = []
         let images = Self.images(beside: file, notes: &notes)
         let result = ThemeImport(format: format, document: document, manifest: manifest, images: images)
         do {
             try Self.write(result.files, to: directory)
         } catch {
-            CommandInput.fail("\(directory): cannot write the skin: \(error.localizedDescription)", fix: "Check that its parent folder exists and is writable.")
+            CommandInput.fail(
+                "\(directory): cannot write the skin: \(error.localizedDescription)",
+                fix: "Check that its parent folder exists and is writable.")
         }
         notes += result.dropped
-        var text = "Imported \(file) (\(format.rawValue)) into \(directory): skin '\(skinID)', app '\(manifest.app)', title '\(manifest.title)'.\n"
+        var text =
+            "Imported \(file) (\(format.rawValue)) into \(directory): skin '\(skinID)', app '\(manifest.app)', title '\(manifest.title)'.\n"
         if notes.isEmpty {
             text += "Every value was carried over.\n"
         } else {
@@ -91,17 +105,22 @@ struct ImportCommand: ParsableCommand {
     /// (a file of `resources/` lands at the skin's root, as Chameleon's image names expect). Symbolic links are
     /// never followed; they are noted.
     static func images(beside file: String, notes: inout [ImportNote]) -> [String: [UInt8]] {
-        let folder = (file as NSString).deletingLastPathComponent.isEmpty ? "." : (file as NSString).deletingLastPathComponent
+        let folder =
+            (file as NSString).deletingLastPathComponent.isEmpty ? "." : (file as NSString).deletingLastPathComponent
         var images: [String: [UInt8]] = [:]
         let resources = DirectorySkinSource(path: folder + "/resources")
         // The folder itself is a path from outside like any other: a link there (`resources -> elsewhere`) is not
         // followed, or files from anywhere would be carried into the skin.
         if let status = try? SystemPath.linkStatus(folder + "/resources"), status.st_mode & S_IFMT == S_IFLNK {
-            notes.append(ImportNote(name: "resources", reason: "a symbolic link; not followed, nothing under it copied"))
+            notes.append(
+                ImportNote(name: "resources", reason: "a symbolic link; not followed, nothing under it copied"))
         } else if let listed = try? resources.listFiles() {
             for entry in listed {
                 guard entry.kind == .regular, entry.nameIsValidUTF8 else {
-                    notes.append(ImportNote(name: "resources/" + entry.path, reason: "not a regular file with a UTF-8 name; not copied"))
+                    notes.append(
+                        ImportNote(
+                            name: "resources/" + entry.path, reason: "not a regular file with a UTF-8 name; not copied")
+                    )
                     continue
                 }
                 if let bytes = try? resources.read(entry.path) { images[entry.path] = bytes }
@@ -110,7 +129,9 @@ struct ImportCommand: ParsableCommand {
         let beside = DirectorySkinSource(path: folder)
         let extensions: Set<String> = ["png", "jpg", "jpeg", "gif", "webp"]
         for name in (try? FileManager.default.contentsOfDirectory(atPath: folder))?.sorted() ?? [] {
-            guard extensions.contains((name as NSString).pathExtension.lowercased()), images[name] == nil else { continue }
+            guard extensions.contains((name as NSString).pathExtension.lowercased()), images[name] == nil else {
+                continue
+            }
             let attributes = try? FileManager.default.attributesOfItem(atPath: folder + "/" + name)
             guard attributes?[.type] as? FileAttributeType == .typeRegular else {
                 notes.append(ImportNote(name: name, reason: "not a regular file (a link or folder); not copied"))
@@ -126,7 +147,8 @@ struct ImportCommand: ParsableCommand {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         for (name, bytes) in files.sorted(by: { $0.key < $1.key }) {
             let path = directory + "/" + name
-            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             try Data(bytes).write(to: URL(fileURLWithPath: path), options: .withoutOverwriting)
         }
     }

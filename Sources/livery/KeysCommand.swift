@@ -28,7 +28,9 @@ struct KeysCommand: ParsableCommand {
         @Option(help: ArgumentHelp("The key's id (\(KeyID.rule)); signatures name it as their keyid.", valueName: "id"))
         var id: String
 
-        @Option(help: ArgumentHelp("Where to write the private key (default: ID.pem in the current folder).", valueName: "file"))
+        @Option(
+            help: ArgumentHelp(
+                "Where to write the private key (default: ID.pem in the current folder).", valueName: "file"))
         var out: String?
 
         func run() throws {
@@ -42,12 +44,14 @@ struct KeysCommand: ParsableCommand {
                 let key = try SigningKey.generate(id: id)
                 try key.write(toNewFile: path)
                 CommandInput.writeStandardOutput(Array(key.publicKey.fileText(id: id).utf8))
-                CommandInput.writeStandardError(Array("""
-                    Wrote the private key '\(id.text)' to \(path) (mode 0600): keep it secret, never commit it.
-                    Standard output is its public key: save it for `livery verify --public-key`; apps embed the id \
-                    and the base64 line.
+                CommandInput.writeStandardError(
+                    Array(
+                        """
+                        Wrote the private key '\(id.text)' to \(path) (mode 0600): keep it secret, never commit it.
+                        Standard output is its public key: save it for `livery verify --public-key`; apps embed the id \
+                        and the base64 line.
 
-                    """.utf8))
+                        """.utf8))
             } catch {
                 CommandInput.writeStandardError(Array("livery: \(error.description)\n  fix: \(error.fix)\n".utf8))
                 if case .cryptoFailure = error { throw ExitCode(3) }

@@ -62,7 +62,9 @@ struct KillSwitchCommand: ParsableCommand {
                 + " [\(setting["changedBy"]?.stringValue ?? "?") at \(setting["changedAt"]?.stringValue ?? "?")]"
         }
         var lines = [line("global", object["global"])]
-        for member in object["apps"]?.objectValue ?? JSONObject() { lines.append(line("app \(member.key)", member.value)) }
+        for member in object["apps"]?.objectValue ?? JSONObject() {
+            lines.append(line("app \(member.key)", member.value))
+        }
         return lines.joined(separator: "\n")
     }
 }

@@ -9,8 +9,9 @@ struct Livery: AsyncParsableCommand {
         subcommands: [
             ServeCommand.self, ValidateCommand.self, ResolveCommand.self, PackCommand.self, HealthcheckCommand.self,
             TokenCommand.self, PushCommand.self, ReleaseCommand.self, RollbackCommand.self, KillSwitchCommand.self,
-            PreviewCommand.self, ThemesCommand.self, OccurrencesCommand.self, HealthCommand.self, KeysCommand.self, VerifyCommand.self, MigrateCommand.self, ImportCommand.self,
-            StoreCommand.self,
+            PreviewCommand.self, ThemesCommand.self, OccurrencesCommand.self, HealthCommand.self, KeysCommand.self,
+            VerifyCommand.self, MigrateCommand.self, ImportCommand.self,
+            StoreCommand.self
         ])
 
     /// The argument parser's `main`, except that bad arguments exit with status 2, as the docs state for

@@ -23,15 +23,17 @@ struct MigrateCommand: AsyncParsableCommand {
             nothing; a target holding other data is refused (exit 2), as is a damaged file in the source.
             """)
 
-    @Option(help: ArgumentHelp(
-        "The PostgreSQL store (default: LIVERY_STORE).", valueName: "postgres-uri"))
+    @Option(
+        help: ArgumentHelp(
+            "The PostgreSQL store (default: LIVERY_STORE).", valueName: "postgres-uri"))
     var store: String?
 
     @Option(help: ArgumentHelp("A file holding the password (for a mounted secret).", valueName: "path"))
     var passwordFile: String?
 
-    @Option(help: ArgumentHelp(
-        "A data folder whose file store to copy into the PostgreSQL store.", valueName: "dir"))
+    @Option(
+        help: ArgumentHelp(
+            "A data folder whose file store to copy into the PostgreSQL store.", valueName: "dir"))
     var fromDataDir: String?
 
     func run() async throws {
@@ -54,9 +56,11 @@ struct MigrateCommand: AsyncParsableCommand {
         do {
             let report = try await PostgresStoreSchema.migrator().migrate(connection)
             await connection.close()
-            let applied = report.applied.isEmpty
+            let applied =
+                report.applied.isEmpty
                 ? "nothing to apply" : "applied " + report.applied.map(String.init).joined(separator: ", ")
-            FileHandle.standardOutput.write(Data("store \(target): schema at version \(report.version) (\(applied))\n".utf8))
+            FileHandle.standardOutput.write(
+                Data("store \(target): schema at version \(report.version) (\(applied))\n".utf8))
         } catch {
             await connection.close()
             Self.fail("store \(target): \(error)")
@@ -83,7 +87,8 @@ struct MigrateCommand: AsyncParsableCommand {
             source.close()
             switch outcome {
             case .copied(let revision):
-                FileHandle.standardOutput.write(Data("copied \(directory) into store \(target) (revision \(revision))\n".utf8))
+                FileHandle.standardOutput.write(
+                    Data("copied \(directory) into store \(target) (revision \(revision))\n".utf8))
             case .alreadyCopied(let revision):
                 FileHandle.standardOutput.write(
                     Data("store \(target) already holds \(directory) (revision \(revision)); nothing to copy\n".utf8))

@@ -27,10 +27,13 @@ struct OccurrencesCommand: ParsableCommand {
     @Option(help: "Compute a rule locally instead: chinese:1-1, chinese:L6-15, gregorian:12-25.")
     var every: String?
 
-    @Option(parsing: .unconditional, help: "With --every: days from the recurring day to the window's start, such as -7d.")
+    @Option(
+        parsing: .unconditional, help: "With --every: days from the recurring day to the window's start, such as -7d.")
     var fromOffset: String = "0d"
 
-    @Option(parsing: .unconditional, help: "With --every: days from the recurring day to the window's last day, such as 15d.")
+    @Option(
+        parsing: .unconditional,
+        help: "With --every: days from the recurring day to the window's last day, such as 15d.")
     var toOffset: String = "0d"
 
     @Option(help: "With --every: the IANA time zone, such as Asia/Shanghai.")
@@ -44,7 +47,9 @@ struct OccurrencesCommand: ParsableCommand {
     func validate() throws {
         if (id == nil) == (every == nil) { throw ValidationError("Give a skin ID, or --every with a rule (not both).") }
         if !(1...100).contains(count) { throw ValidationError("--count must be 1-100, got \(count).") }
-        if let at, ISO8601Instant.parse(at) == nil { throw ValidationError("--at must be an ISO 8601 instant, got '\(at)'.") }
+        if let at, ISO8601Instant.parse(at) == nil {
+            throw ValidationError("--at must be an ISO 8601 instant, got '\(at)'.")
+        }
     }
 
     func run() throws {
@@ -52,7 +57,10 @@ struct OccurrencesCommand: ParsableCommand {
         if let every {
             guard let anchor = ReleaseCommand.anchor(every), let start = ReleaseCommand.offsetDays(fromOffset),
                 let end = ReleaseCommand.offsetDays(toOffset)
-            else { throw ValidationError("--every must be chinese:M-D, chinese:LM-D or gregorian:M-D with offsets such as -7d.") }
+            else {
+                throw ValidationError(
+                    "--every must be chinese:M-D, chinese:LM-D or gregorian:M-D with offsets such as -7d.")
+            }
             var rule = JSONObject()
             rule["calendar"] = .string(anchor.calendar)
             rule["month"] = .number(JSONNumber(anchor.month))
@@ -86,14 +94,18 @@ struct OccurrencesCommand: ParsableCommand {
             release, file: nil, pointer: .root,
             allowingExtraKeys: ["version", "releasedAt", "releasedBy", "nextOccurrences"], now: now)
         guard let plan = parsed.value else {
-            throw ValidationError(parsed.issues.filter { $0.severity == .error }.map { "\($0.pointer): \($0.message)" }.joined(separator: "\n"))
+            throw ValidationError(
+                parsed.issues.filter { $0.severity == .error }.map { "\($0.pointer): \($0.message)" }.joined(
+                    separator: "\n"))
         }
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime]
         formatter.timeZone = plan.timeZone.flatMap(TimeZone.init(identifier:)) ?? TimeZone(secondsFromGMT: 0)
         for occurrence in plan.occurrences(notEndedAt: now, count: count) {
             let mark = occurrence.source == .rule ? "" : " \(occurrence.source.rawValue)"
-            OpsCommand.print("\(occurrence.year) \(formatter.string(from: occurrence.startsAt)) \(formatter.string(from: occurrence.endsAt))\(mark)")
+            OpsCommand.print(
+                "\(occurrence.year) \(formatter.string(from: occurrence.startsAt)) \(formatter.string(from: occurrence.endsAt))\(mark)"
+            )
         }
     }
 }

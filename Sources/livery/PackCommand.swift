@@ -25,7 +25,11 @@ struct PackCommand: ParsableCommand {
     @Option(name: .long, help: "Keep only this image scale, falling back to the nearest available (1, 2 or 3).")
     var scale = 3
 
-    @Option(name: .long, help: "The appearance whose overrides the package's config.json carries (light or dark), or any: both configs (config.json light, config-dark.json dark) and every file either needs.")
+    @Option(
+        name: .long,
+        help:
+            "The appearance whose overrides the package's config.json carries (light or dark), or any: both configs (config.json light, config-dark.json dark) and every file either needs."
+    )
     var appearance = "light"
 
     @Flag(name: .long, help: "Print the result as one JSON object.")
@@ -61,7 +65,8 @@ struct PackCommand: ParsableCommand {
         do {
             let summary = try SkinPackager.build(variant, of: skin, from: source, to: output)
             let sign = try hashing.value().sign(for: variant)
-            let line = json
+            let line =
+                json
                 ? #"{"sha256":"\#(summary.sha256)","size":\#(summary.size),"entries":\#(summary.entryCount),"sign":"\#(sign)","variant":"\#(variant)"}"#
                 : "sha256 \(summary.sha256)\nsize \(summary.size)\nentries \(summary.entryCount)\nsign \(sign)\nvariant \(variant)"
             CommandInput.writeStandardOutput(Array((line + "\n").utf8))
@@ -71,13 +76,16 @@ struct PackCommand: ParsableCommand {
             _ = try? hashing.value()
             switch error {
             case .unreadable, .symbolicLink:
-                CommandInput.fail("\(directory): \(error.description).",
+                CommandInput.fail(
+                    "\(directory): \(error.description).",
                     fix: "Check that the skin's files are readable and not changed while packing.")
             case .invalidEntryName:
-                CommandInput.fail("\(directory): \(error.description).",
+                CommandInput.fail(
+                    "\(directory): \(error.description).",
                     fix: "Rename the file to a plain UTF-8 name without control characters.")
             case .writeFailed:
-                CommandInput.fail("\(output): \(error.description)", fix: "Check that the output folder exists and is writable.")
+                CommandInput.fail(
+                    "\(output): \(error.description)", fix: "Check that the output folder exists and is writable.")
             }
         }
     }

@@ -58,7 +58,8 @@ struct ClientQueryOptions: ParsableArguments {
 
     /// `  <id> v<version>: <outcome> (<reason>)`: one considered skin or theme of a preview.
     static func outcome(of entry: JSONObject, id key: String) -> String {
-        var line = "  \(entry[key]?.stringValue ?? "?") v\(entry["version"]?.intValue ?? 0): \(entry["outcome"]?.stringValue ?? "?")"
+        var line =
+            "  \(entry[key]?.stringValue ?? "?") v\(entry["version"]?.intValue ?? 0): \(entry["outcome"]?.stringValue ?? "?")"
         if let reason = entry["reason"]?.stringValue { line += " (\(reason))" }
         return line
     }
@@ -89,7 +90,8 @@ struct PreviewCommand: ParsableCommand {
             if body?["killSwitch"] == .bool(true) { lines.append("kill switch: ON for this app") }
             for skin in body?["considered"]?.arrayValue ?? [] {
                 guard let skin = skin.objectValue else { continue }
-                lines.append(ClientQueryOptions.outcome(of: skin, id: "skinId") + (skin["next"] == .bool(true) ? " [next]" : ""))
+                lines.append(
+                    ClientQueryOptions.outcome(of: skin, id: "skinId") + (skin["next"] == .bool(true) ? " [next]" : ""))
             }
             if body?["considered"]?.arrayValue?.isEmpty ?? true { lines.append("  no skin is released for this app") }
             // Themes the app lists beside its skin (`livery themes` shows the list itself).

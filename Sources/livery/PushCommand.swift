@@ -6,9 +6,9 @@ import ZipArchive
 import ZipReading
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `livery push DIR --server URL`: zips a skin folder, uploads it as a new version, prints the report.
@@ -30,7 +30,8 @@ struct PushCommand: ParsableCommand {
     @Argument(help: "The skin folder (holding skin.json, config.json and the assets).")
     var directory: String
 
-    @Flag(help: "Store the version even though the skin id exists under another app (otherwise refused as app_mismatch).")
+    @Flag(
+        help: "Store the version even though the skin id exists under another app (otherwise refused as app_mismatch).")
     var force = false
 
     @OptionGroup var server: ServerOptions
@@ -51,16 +52,22 @@ struct PushCommand: ParsableCommand {
             }
             guard (200..<300).contains(answer.status), let body else {
                 if (500..<600).contains(answer.status) {
-                    throw .serverFailed(AdminSession.describe(answer.status, answer.json, hint: "the server failed; its log has the details"))
+                    throw .serverFailed(
+                        AdminSession.describe(
+                            answer.status, answer.json, hint: "the server failed; its log has the details"))
                 }
-                throw .rejected(AdminSession.describe(answer.status, answer.json, hint: AdminSession.hint(answer.status)))
+                throw .rejected(
+                    AdminSession.describe(answer.status, answer.json, hint: AdminSession.hint(answer.status)))
             }
             let id = body["skinId"]?.stringValue ?? "?"
             let version = body["version"]?.intValue ?? 0
-            let stored = body["unchanged"] == .bool(true)
+            let stored =
+                body["unchanged"] == .bool(true)
                 ? "unchanged: version \(version) already holds these files, nothing stored"
                 : "stored as version \(version)"
-            var lines = ["\(id): \(stored) (\(body["fileCount"]?.intValue ?? 0) files, \(body["size"]?.intValue ?? 0) bytes)"]
+            var lines = [
+                "\(id): \(stored) (\(body["fileCount"]?.intValue ?? 0) files, \(body["size"]?.intValue ?? 0) bytes)"
+            ]
             if let signs = body["signs"]?.objectValue {
                 lines.append("package signs:")
                 for member in signs { lines.append("  \(member.key)  \(member.value.stringValue ?? "")") }
@@ -69,7 +76,8 @@ struct PushCommand: ParsableCommand {
             lines.append("\(issues.count) warning\(issues.count == 1 ? "" : "s")")
             for issue in issues { lines.append(""); lines.append(OpsCommand.render(issue: issue)) }
             lines.append("")
-            lines.append("release it with: livery release \(id) --version \(version) --from <ISO 8601> --until <ISO 8601>")
+            lines.append(
+                "release it with: livery release \(id) --version \(version) --from <ISO 8601> --until <ISO 8601>")
             OpsCommand.print(lines.joined(separator: "\n"))
         }
     }
@@ -124,7 +132,8 @@ struct PushCommand: ParsableCommand {
                     throw .usage("\(root)/\(path): the name cannot go into a zip archive: \(error)")
                 }
             case S_IFLNK:
-                throw .usage("\(root)/\(path): is a symbolic link; replace it with a copy of the file (uploads refuse links)")
+                throw .usage(
+                    "\(root)/\(path): is a symbolic link; replace it with a copy of the file (uploads refuse links)")
             default:
                 throw .usage("\(root)/\(path): is not a regular file; remove it from the skin folder")
             }

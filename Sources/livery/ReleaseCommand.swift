@@ -40,7 +40,10 @@ struct ReleaseCommand: ParsableCommand {
     @Option(help: "The version to serve. Default: the latest (PUT) or the released one (PATCH).")
     var version: Int?
 
-    @Option(help: "Start of the window (inclusive), ISO 8601 such as 2027-02-05T00:00:00+08:00, or local time with --time-zone.")
+    @Option(
+        help:
+            "Start of the window (inclusive), ISO 8601 such as 2027-02-05T00:00:00+08:00, or local time with --time-zone."
+    )
     var from: String?
 
     @Option(help: "End of the window (exclusive), same format as --from.")
@@ -49,7 +52,10 @@ struct ReleaseCommand: ParsableCommand {
     @Option(help: "IANA time zone for --from/--until written without an offset, such as Asia/Shanghai.")
     var timeZone: String?
 
-    @Option(help: "Recur every year on a day: chinese:1-1, chinese:L6-15 (leap month), gregorian:12-25. Replaces --from/--until.")
+    @Option(
+        help:
+            "Recur every year on a day: chinese:1-1, chinese:L6-15 (leap month), gregorian:12-25. Replaces --from/--until."
+    )
     var every: String?
 
     @Option(parsing: .unconditional, help: "Days from the recurring day to the window's start, such as -7d.")
@@ -61,7 +67,10 @@ struct ReleaseCommand: ParsableCommand {
     @Option(help: "A year (of the recurring day) without a window, such as 2027. Repeatable.")
     var skip: [Int] = []
 
-    @Option(help: "A year's own window, YEAR=START/END in ISO 8601 (2027=2027-02-01T00:00:00/2027-02-18T00:00:00). Repeatable.")
+    @Option(
+        help:
+            "A year's own window, YEAR=START/END in ISO 8601 (2027=2027-02-01T00:00:00/2027-02-18T00:00:00). Repeatable."
+    )
     var occurrence: [String] = []
 
     @Option(help: "Percentage of devices served, 0-100.")
@@ -79,7 +88,9 @@ struct ReleaseCommand: ParsableCommand {
     @Option(help: "First app version no longer served (exclusive); 'none' removes the bound.")
     var maxAppVersion: String?
 
-    @Option(help: "holiday (the poll serves it in its window; the default) or theme (users pick it; the window is optional).")
+    @Option(
+        help:
+            "holiday (the poll serves it in its window; the default) or theme (users pick it; the window is optional).")
     var kind: String?
 
     @Option(help: "Where a theme is listed, ascending (1 comes first); 'none' removes it. Themes only.")
@@ -91,7 +102,10 @@ struct ReleaseCommand: ParsableCommand {
     @Flag(help: "Replace the whole release (needs --from and --until): options not given are reset to their defaults.")
     var replace = false
 
-    @Flag(help: "Resume a release its guard paused: serve the rollout from before the pause again (PATCH {\"paused\": null}).")
+    @Flag(
+        help:
+            "Resume a release its guard paused: serve the rollout from before the pause again (PATCH {\"paused\": null})."
+    )
     var resume = false
 
     @OptionGroup var server: ServerOptions
@@ -126,10 +140,14 @@ struct ReleaseCommand: ParsableCommand {
 
     func validate() throws {
         if let every, Self.anchor(every) == nil {
-            throw ValidationError("--every must be chinese:MONTH-DAY, chinese:LMONTH-DAY (leap month) or gregorian:MONTH-DAY, got '\(every)'.")
+            throw ValidationError(
+                "--every must be chinese:MONTH-DAY, chinese:LMONTH-DAY (leap month) or gregorian:MONTH-DAY, got '\(every)'."
+            )
         }
         for (name, value) in [("--from-offset", fromOffset), ("--to-offset", toOffset)] {
-            if let value, Self.offsetDays(value) == nil { throw ValidationError("\(name) must be days such as -7d or 15d, got '\(value)'.") }
+            if let value, Self.offsetDays(value) == nil {
+                throw ValidationError("\(name) must be days such as -7d or 15d, got '\(value)'.")
+            }
         }
         for text in occurrence where Self.override(text) == nil {
             throw ValidationError("--occurrence must be YEAR=START/END, got '\(text)'.")
@@ -138,18 +156,31 @@ struct ReleaseCommand: ParsableCommand {
             throw ValidationError("--every recurs every year: give it without --from/--until.")
         }
         if replace && every == nil && (from == nil || until == nil) && kind != SkinKind.theme.rawValue {
-            throw ValidationError("--replace sets the whole release: give --from and --until (or --every) with it (a theme may have no window: --kind theme).")
+            throw ValidationError(
+                "--replace sets the whole release: give --from and --until (or --every) with it (a theme may have no window: --kind theme)."
+            )
         }
-        if let kind, SkinKind(rawValue: kind) == nil { throw ValidationError("--kind must be holiday or theme, got '\(kind)'.") }
-        if let order, order != "none", Int(order) == nil { throw ValidationError("--order must be a whole number or 'none', got '\(order)'.") }
-        if let rollout, !(0...100).contains(rollout) { throw ValidationError("--rollout must be 0-100, got \(rollout).") }
+        if let kind, SkinKind(rawValue: kind) == nil {
+            throw ValidationError("--kind must be holiday or theme, got '\(kind)'.")
+        }
+        if let order, order != "none", Int(order) == nil {
+            throw ValidationError("--order must be a whole number or 'none', got '\(order)'.")
+        }
+        if let rollout, !(0...100).contains(rollout) {
+            throw ValidationError("--rollout must be 0-100, got \(rollout).")
+        }
         if let version, version < 1 { throw ValidationError("--version must be 1 or more, got \(version).") }
-        if resume && replace { throw ValidationError("--resume changes the current release; give it without --replace.") }
+        if resume && replace {
+            throw ValidationError("--resume changes the current release; give it without --replace.")
+        }
         let whole = (from != nil && until != nil) || every != nil
-        if !whole && !recurring && !resume && version == nil && rollout == nil && priority == nil && platforms == nil && minAppVersion == nil
+        if !whole && !recurring && !resume && version == nil && rollout == nil && priority == nil && platforms == nil
+            && minAppVersion == nil
             && maxAppVersion == nil && timeZone == nil && from == nil && until == nil && kind == nil && order == nil
         {
-            throw ValidationError("Nothing to change: give --from and --until for a new release, or the options to change (such as --rollout 50).")
+            throw ValidationError(
+                "Nothing to change: give --from and --until for a new release, or the options to change (such as --rollout 50)."
+            )
         }
     }
 
@@ -165,7 +196,8 @@ struct ReleaseCommand: ParsableCommand {
             rule["calendar"] = .string(anchor.calendar)
             rule["month"] = .number(JSONNumber(anchor.month))
             rule["day"] = .number(JSONNumber(anchor.day))
-            rule["leapMonth"] = anchor.calendar == RecurrenceRule.CalendarKind.chinese.rawValue ? .bool(anchor.leap) : .null
+            rule["leapMonth"] =
+                anchor.calendar == RecurrenceRule.CalendarKind.chinese.rawValue ? .bool(anchor.leap) : .null
         }
         if let days = fromOffset.flatMap(Self.offsetDays) { rule["startOffsetDays"] = .number(JSONNumber(days)) }
         if let days = toOffset.flatMap(Self.offsetDays) { rule["endOffsetDays"] = .number(JSONNumber(days)) }
@@ -174,12 +206,17 @@ struct ReleaseCommand: ParsableCommand {
         for year in skip { years[String(year)] = .string("skip") }
         for text in occurrence {
             guard let window = Self.override(text) else { continue }
-            years[window.year] = .object(JSONObject([.init(key: "startsAt", value: .string(window.start)), .init(key: "endsAt", value: .string(window.end))]))
+            years[window.year] = .object(
+                JSONObject([
+                    .init(key: "startsAt", value: .string(window.start)),
+                    .init(key: "endsAt", value: .string(window.end))
+                ]))
         }
         if !years.isEmpty { object["occurrences"] = .object(years) }
         if let priority { object["priority"] = .number(JSONNumber(priority)) }
         if let platforms {
-            object["platforms"] = .array(platforms.split(separator: ",").map { .string($0.trimmingCharacters(in: .whitespaces)) })
+            object["platforms"] = .array(
+                platforms.split(separator: ",").map { .string($0.trimmingCharacters(in: .whitespaces)) })
         }
         if let minAppVersion { object["minAppVersion"] = minAppVersion == "none" ? .null : .string(minAppVersion) }
         if let maxAppVersion { object["maxAppVersion"] = maxAppVersion == "none" ? .null : .string(maxAppVersion) }
@@ -212,7 +249,8 @@ struct ReleaseCommand: ParsableCommand {
             if replace {
                 let reset = resets()
                 if !reset.isEmpty {
-                    OpsCommand.print("--replace resets what is not given:\n" + reset.map { "  " + $0 }.joined(separator: "\n"))
+                    OpsCommand.print(
+                        "--replace resets what is not given:\n" + reset.map { "  " + $0 }.joined(separator: "\n"))
                 }
                 OpsCommand.print(Self.describe(try session.call("PUT", path, json: body(), headers: headers)))
                 return
@@ -224,7 +262,8 @@ struct ReleaseCommand: ParsableCommand {
                 guard (from != nil && until != nil) || every != nil || kind == SkinKind.theme.rawValue else {
                     throw .rejected(
                         AdminSession.describe(
-                            patched.status, patched.json, hint: "\(id) is not released yet: give --from and --until for its first release"))
+                            patched.status, patched.json,
+                            hint: "\(id) is not released yet: give --from and --until for its first release"))
                 }
                 OpsCommand.print(Self.describe(try session.call("PUT", path, json: body(), headers: headers)))
                 return
@@ -243,15 +282,19 @@ struct ReleaseCommand: ParsableCommand {
         var text = "\(id): version \(release["version"]?.intValue ?? 0) released"
         let kind = release["kind"]?.stringValue ?? SkinKind.holiday.rawValue
         text += "\n  kind:      \(kind)"
-        if kind == SkinKind.theme.rawValue { text += "\n  order:     \(release["order"]?.intValue.map(String.init) ?? "none")" }
+        if kind == SkinKind.theme.rawValue {
+            text += "\n  order:     \(release["order"]?.intValue.map(String.init) ?? "none")"
+        }
         if let rule = release["recurs"]?.objectValue {
             let leap = rule["leapMonth"] == .bool(true) ? "L" : ""
-            text += "\n  recurs:    \(rule["calendar"]?.stringValue ?? "?"):\(leap)\(rule["month"]?.intValue ?? 0)-\(rule["day"]?.intValue ?? 0)"
+            text +=
+                "\n  recurs:    \(rule["calendar"]?.stringValue ?? "?"):\(leap)\(rule["month"]?.intValue ?? 0)-\(rule["day"]?.intValue ?? 0)"
             text += " from \(rule["startOffsetDays"]?.intValue ?? 0)d to \(rule["endOffsetDays"]?.intValue ?? 0)d"
             if let zone = release["timeZone"]?.stringValue { text += " (\(zone))" }
             for next in release["nextOccurrences"]?.arrayValue ?? [] {
                 guard let year = next.objectValue?["year"]?.intValue else { continue }
-                text += "\n    \(year): \(next.objectValue?["startsAt"]?.stringValue ?? "?") until \(next.objectValue?["endsAt"]?.stringValue ?? "?")"
+                text +=
+                    "\n    \(year): \(next.objectValue?["startsAt"]?.stringValue ?? "?") until \(next.objectValue?["endsAt"]?.stringValue ?? "?")"
                 if let source = next.objectValue?["source"]?.stringValue, source != "rule" { text += " (\(source))" }
             }
         } else if let start = release["startsAt"]?.stringValue, let end = release["endsAt"]?.stringValue {
@@ -262,7 +305,8 @@ struct ReleaseCommand: ParsableCommand {
         }
         text += "\n  rollout:   \(release["rollout"]?.intValue ?? 0)%"
         if let paused = release["paused"]?.objectValue {
-            text += " (paused by its guard at \(paused["at"]?.stringValue ?? "?"): \(paused["action"]?.stringValue ?? "pause");"
+            text +=
+                " (paused by its guard at \(paused["at"]?.stringValue ?? "?"): \(paused["action"]?.stringValue ?? "pause");"
             text += " `livery release \(id) --resume` serves \(paused["rollout"]?.intValue ?? 0)% again)"
         }
         text += "\n  priority:  \(release["priority"]?.intValue ?? 0)"

@@ -31,7 +31,9 @@ struct ResolveCommand: ParsableCommand {
 
     func validate() throws {
         guard ConfigKey(parsing: key) != nil else {
-            throw ValidationError("'\(key)' is not MODULE/SECTION/IDENTIFIER with SECTION one of colors, images, values, resources and no empty dotted part.")
+            throw ValidationError(
+                "'\(key)' is not MODULE/SECTION/IDENTIFIER with SECTION one of colors, images, values, resources and no empty dotted part."
+            )
         }
         guard Appearance(rawValue: appearance) != nil else {
             throw ValidationError("--appearance must be light or dark, not '\(appearance)'.")
@@ -46,13 +48,15 @@ struct ResolveCommand: ParsableCommand {
         do {
             bytes = try DirectorySkinSource(path: directory).read("config.json")
         } catch {
-            CommandInput.fail("\(directory)/config.json: \(error).", fix: "Pass a skin folder that holds a readable config.json.")
+            CommandInput.fail(
+                "\(directory)/config.json: \(error).", fix: "Pass a skin folder that holds a readable config.json.")
         }
         let document: JSONValue
         do {
             document = try JSONValue.parse(bytes)
         } catch {
-            CommandInput.fail("\(directory)/config.json:\(error.line):\(error.column): not valid JSON: \(error.message).",
+            CommandInput.fail(
+                "\(directory)/config.json:\(error.line):\(error.column): not valid JSON: \(error.message).",
                 fix: "Fix config.json (run `livery validate \(directory)` for the full report).")
         }
         let effective = SkinConfig.effectiveDocument(document, for: appearance)

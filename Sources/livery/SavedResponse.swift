@@ -33,8 +33,9 @@ struct SavedResponse {
             let statusLine = lines[0]
             let parts = statusLine.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
             guard parts.count >= 2, parts[0].hasPrefix("HTTP/"), parts[1].count == 3, let status = Int(parts[1]) else {
-                throw Unusable(reason: "it does not start with an HTTP status line (such as `HTTP/1.1 200 OK`): "
-                    + "save the response with `curl -si URL > FILE`, head included")
+                throw Unusable(
+                    reason: "it does not start with an HTTP status line (such as `HTTP/1.1 200 OK`): "
+                        + "save the response with `curl -si URL > FILE`, head included")
             }
             if (100...199).contains(status) {
                 start = bodyStart
@@ -48,7 +49,8 @@ struct SavedResponse {
                     throw Unusable(reason: "header line \(number + 2) is not `Name: value`")
                 }
                 let value = line[line.index(after: colon)...].drop { $0 == " " || $0 == "\t" }
-                fields.append((String(line[..<colon]), String(value.reversed().drop { $0 == " " || $0 == "\t" }.reversed())))
+                fields.append(
+                    (String(line[..<colon]), String(value.reversed().drop { $0 == " " || $0 == "\t" }.reversed())))
             }
             self.statusLine = statusLine
             self.fields = fields
@@ -65,7 +67,9 @@ struct SavedResponse {
                 if index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "\n") {
                     return (Array(bytes[start..<index]), index + 2)
                 }
-                if index + 2 < bytes.count, bytes[index + 1] == UInt8(ascii: "\r"), bytes[index + 2] == UInt8(ascii: "\n") {
+                if index + 2 < bytes.count, bytes[index + 1] == UInt8(ascii: "\r"),
+                    bytes[index + 2] == UInt8(ascii: "\n")
+                {
                     return (Array(bytes[start..<index]), index + 3)
                 }
             }

@@ -58,12 +58,14 @@ extension ServeCommand {
                 for damage in report.damages {
                     logger.error(
                         "\(damage.line)",
-                        metadata: ["damage.kind": "\(damage.kind.rawValue)", "skin.id": "\(damage.skinID)",
-                                   "skin.version": "\(damage.version)", "damage.location": "\(damage.location)"])
+                        metadata: [
+                            "damage.kind": "\(damage.kind.rawValue)", "skin.id": "\(damage.skinID)",
+                            "skin.version": "\(damage.version)", "damage.location": "\(damage.location)"
+                        ])
                 }
                 let summary: Logger.Metadata = [
                     "scrub.blobs": "\(report.checkedBlobs)", "scrub.versions": "\(report.checkedVersions)",
-                    "scrub.packages": "\(report.checkedPackages)", "scrub.damaged": "\(report.damages.count)",
+                    "scrub.packages": "\(report.checkedPackages)", "scrub.damaged": "\(report.damages.count)"
                 ]
                 if report.isClean {
                     logger.info("scrub found no damage", metadata: summary)
@@ -103,12 +105,14 @@ extension ServeCommand {
     /// `livery_scrub_damage_found_total{kind}`.
     private struct ScrubSeries {
         let runs = Counter(label: "livery_scrub_runs_total")
-        let damaged = Dictionary(uniqueKeysWithValues: StoreDamage.Kind.allCases.map {
-            ($0, Gauge(label: "livery_scrub_damaged", dimensions: [("kind", $0.rawValue)]))
-        })
-        let found = Dictionary(uniqueKeysWithValues: StoreDamage.Kind.allCases.map {
-            ($0, Counter(label: "livery_scrub_damage_found_total", dimensions: [("kind", $0.rawValue)]))
-        })
+        let damaged = Dictionary(
+            uniqueKeysWithValues: StoreDamage.Kind.allCases.map {
+                ($0, Gauge(label: "livery_scrub_damaged", dimensions: [("kind", $0.rawValue)]))
+            })
+        let found = Dictionary(
+            uniqueKeysWithValues: StoreDamage.Kind.allCases.map {
+                ($0, Counter(label: "livery_scrub_damage_found_total", dimensions: [("kind", $0.rawValue)]))
+            })
 
         func count(_ report: StoreScrubReport) {
             runs.increment()

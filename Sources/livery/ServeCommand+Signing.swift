@@ -17,7 +17,8 @@ extension ServeCommand {
             failStartup(settings.error(.signingKey, path, "\(error.description). \(error.fix)"))
         }
         logger.notice(
-            "poll answers are signed", metadata: ["signing.keyid": "\(key.id.text)", "signing.alg": "\(key.algorithm.rawValue)"])
+            "poll answers are signed",
+            metadata: ["signing.keyid": "\(key.id.text)", "signing.alg": "\(key.algorithm.rawValue)"])
         return key
     }
 }

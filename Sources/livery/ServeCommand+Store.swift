@@ -57,10 +57,14 @@ extension ServeCommand {
                 guard attempts & (attempts - 1) == 0 else { return }
                 logger.warning(
                     "PostgreSQL unreachable; not ready until it answers",
-                    metadata: ["store": "\(store.redactedURI)", "error": "\(error)", "attempts": "\(attempts)",
-                               "retry.in": "\(delay)"])
+                    metadata: [
+                        "store": "\(store.redactedURI)", "error": "\(error)", "attempts": "\(attempts)",
+                        "retry.in": "\(delay)"
+                    ])
             }
-            logger.info("connected to PostgreSQL", metadata: ["store": "\(store.redactedURI)", "store.revision": "\(store.snapshot.revision)"])
+            logger.info(
+                "connected to PostgreSQL",
+                metadata: ["store": "\(store.redactedURI)", "store.revision": "\(store.snapshot.revision)"])
         } catch {
             guard !Task.isCancelled else { throw error }
             logger.critical(

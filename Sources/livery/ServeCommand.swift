@@ -1,4 +1,5 @@
 import ArgumentParser
+import CoreMetrics
 import Dispatch
 import Foundation
 import LiveryHTTP
@@ -6,7 +7,6 @@ import LiveryServer
 import LiverySetup
 import Logging
 import PostgresSkinStore
-import CoreMetrics
 
 /// `livery serve`: runs the HTTP server until SIGTERM or SIGINT, then drains and exits 0.
 ///
@@ -176,11 +176,13 @@ struct ServeCommand: AsyncParsableCommand {
             guard let timeout = settings.startTimeout else { return }
             do { try await Task.sleep(for: timeout) } catch { return }
             guard !service.isReady, !Task.isCancelled else { return }
-            let what = await sharedStore?.describeWait()
+            let what =
+                await sharedStore?.describeWait()
                 ?? "the catalog to load (the first import of the skins folder and its package builds)"
             guard !service.isReady else { return }
             let setting = LiveryConfiguration.Setting.startTimeout
-            let message = "not ready after \(Self.seconds(timeout)) s (\(setting.flag) / \(setting.environmentVariable)): "
+            let message =
+                "not ready after \(Self.seconds(timeout)) s (\(setting.flag) / \(setting.environmentVariable)): "
                 + "waited for \(what)"
             logger.critical("\(message)")
             Self.failStartup(StartTimedOut(description: message))
@@ -188,23 +190,30 @@ struct ServeCommand: AsyncParsableCommand {
         // Changes committed through other replicas: served within a poll interval (500 ms), or at once on NOTIFY.
         let following = Task {
             guard let sharedStore, await loading.value else { return }
-            await sharedStore.follow(reachability: { reachable in
-                if reachable {
-                    logger.notice("PostgreSQL answers again; following changes", metadata: ["store": "\(sharedStore.redactedURI)"])
-                } else {
-                    logger.warning(
-                        "PostgreSQL unreachable: serving the last catalog, admin writes answer 503 store_unavailable",
-                        metadata: ["store": "\(sharedStore.redactedURI)"])
+            await sharedStore.follow(
+                reachability: { reachable in
+                    if reachable {
+                        logger.notice(
+                            "PostgreSQL answers again; following changes",
+                            metadata: ["store": "\(sharedStore.redactedURI)"])
+                    } else {
+                        logger.warning(
+                            "PostgreSQL unreachable: serving the last catalog, admin writes answer 503 store_unavailable",
+                            metadata: ["store": "\(sharedStore.redactedURI)"])
+                    }
+                },
+                retry: {
+                    // The last catalog build failed on an unreachable store: built again at the next poll.
+                    service.catalogNeedsRetry
+                },
+                withoutListener: {
+                    let message =
+                        "PostgreSQL connections do not keep their session between transactions (a pool such "
+                        + "as PgBouncer in transaction mode): LISTEN cannot work there, so changes arrive by the revision "
+                        + "poll (every 500 ms)"
+                    logger.notice("\(message)", metadata: ["store": "\(sharedStore.redactedURI)"])
                 }
-            }, retry: {
-                // The last catalog build failed on an unreachable store: built again at the next poll.
-                service.catalogNeedsRetry
-            }, withoutListener: {
-                let message = "PostgreSQL connections do not keep their session between transactions (a pool such "
-                    + "as PgBouncer in transaction mode): LISTEN cannot work there, so changes arrive by the revision "
-                    + "poll (every 500 ms)"
-                logger.notice("\(message)", metadata: ["store": "\(sharedStore.redactedURI)"])
-            }) {
+            ) {
                 await service.publishStoreChanges()
             }
         }
@@ -255,7 +264,8 @@ struct ServeCommand: AsyncParsableCommand {
             format: output.format == .json ? .json : .text, label: logger.label,
             write: { output.write(line: $0) },
             warn: { count in
-                let message = "standard output cannot keep up with the log: dropped \(count) request lines "
+                let message =
+                    "standard output cannot keep up with the log: dropped \(count) request lines "
                     + "(counted in livery_log_lines_dropped_total); warnings and errors are kept"
                 logger.warning("\(message)")
             },

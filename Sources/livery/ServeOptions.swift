@@ -136,7 +136,7 @@ struct ServeOptions: ParsableArguments {
             (.reportAddressRate, reportAddressRate),
             (.notifyUrl, notifyUrl),
             (.notifySecretFile, notifySecretFile),
-            (.benchBody, benchBody),
+            (.benchBody, benchBody)
         ]
         var given: [Setting: String] = [:]
         for case (let setting, let value?) in all { given[setting] = value }

@@ -32,16 +32,20 @@ struct StoreVerifyCommand: AsyncParsableCommand {
             clean, 1 anything damaged, 2 unusable input (no store there, an unusable URI) or an unreachable store.
             """)
 
-    @Option(help: ArgumentHelp(
-        "The data folder (default: LIVERY_DATA_DIR, else `data`).", valueName: "dir"))
+    @Option(
+        help: ArgumentHelp(
+            "The data folder (default: LIVERY_DATA_DIR, else `data`).", valueName: "dir"))
     var dataDir: String?
 
-    @Option(help: ArgumentHelp(
-        "Check the PostgreSQL store at this URI instead of DIR/store (default: LIVERY_STORE).", valueName: "postgres-uri"))
+    @Option(
+        help: ArgumentHelp(
+            "Check the PostgreSQL store at this URI instead of DIR/store (default: LIVERY_STORE).",
+            valueName: "postgres-uri"))
     var store: String?
 
-    @Option(help: ArgumentHelp(
-        "A file holding the PostgreSQL password (default: LIVERY_STORE_PASSWORD_FILE).", valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "A file holding the PostgreSQL password (default: LIVERY_STORE_PASSWORD_FILE).", valueName: "path"))
     var storePasswordFile: String?
 
     @Flag(help: "Print one JSON object: what was checked and every damage.")
@@ -52,7 +56,8 @@ struct StoreVerifyCommand: AsyncParsableCommand {
         let dataDirectory = Self.nonEmpty(dataDir) ?? Self.nonEmpty(environment["LIVERY_DATA_DIR"]) ?? "data"
         var report: StoreScrubReport
         if let uri = Self.nonEmpty(store) ?? Self.nonEmpty(environment["LIVERY_STORE"]) {
-            let passwordFile = Self.nonEmpty(storePasswordFile) ?? Self.nonEmpty(environment["LIVERY_STORE_PASSWORD_FILE"])
+            let passwordFile =
+                Self.nonEmpty(storePasswordFile) ?? Self.nonEmpty(environment["LIVERY_STORE_PASSWORD_FILE"])
             let configuration: PostgresConfiguration
             do {
                 configuration = try PostgresConfiguration(uri: uri, passwordFile: passwordFile)
@@ -65,7 +70,8 @@ struct StoreVerifyCommand: AsyncParsableCommand {
                 report = try await PostgresSkinStore.scrub(configuration, exclusive: false) ?? StoreScrubReport()
             } catch {
                 CommandInput.fail(
-                    "store \(configuration.redactedURI): \(error)", fix: "Check that PostgreSQL is up and the URI is right.")
+                    "store \(configuration.redactedURI): \(error)",
+                    fix: "Check that PostgreSQL is up and the URI is right.")
             }
         } else {
             let directory = dataDirectory + "/store"
@@ -74,7 +80,9 @@ struct StoreVerifyCommand: AsyncParsableCommand {
             } catch {
                 CommandInput.fail(
                     "no store to verify in \(directory): \(error)",
-                    fix: "Give the data folder of the server with --data-dir (or LIVERY_DATA_DIR), or --store for PostgreSQL.")
+                    fix:
+                        "Give the data folder of the server with --data-dir (or LIVERY_DATA_DIR), or --store for PostgreSQL."
+                )
             }
         }
         report.merge(PackageCache.scrub(directory: dataDirectory + "/packages"))
@@ -84,8 +92,10 @@ struct StoreVerifyCommand: AsyncParsableCommand {
         } else {
             CommandInput.writeStandardOutput(Array(report.damages.map { $0.line + "\n" }.joined().utf8))
             let verdict = report.isClean ? "clean" : "\(report.damages.count) damaged"
-            CommandInput.writeStandardError(Array(
-                "checked \(report.checkedBlobs) blobs, \(report.checkedVersions) versions, \(report.checkedPackages) packages: \(verdict)\n".utf8))
+            CommandInput.writeStandardError(
+                Array(
+                    "checked \(report.checkedBlobs) blobs, \(report.checkedVersions) versions, \(report.checkedPackages) packages: \(verdict)\n"
+                        .utf8))
         }
         if !report.isClean { Foundation.exit(1) }
     }

@@ -47,11 +47,13 @@ struct TokenCommand: ParsableCommand {
             }
             OpsCommand.print(token)
             OpsCommand.print(TokenFile.line(name: name, role: role, token: token))
-            CommandInput.writeStandardError(Array("""
-                Line 1 is the token: give it to its user (LIVERY_TOKEN) now, it is not stored anywhere.
-                Line 2 goes into the tokens file; the server reloads it within a second (or on SIGHUP).
+            CommandInput.writeStandardError(
+                Array(
+                    """
+                    Line 1 is the token: give it to its user (LIVERY_TOKEN) now, it is not stored anywhere.
+                    Line 2 goes into the tokens file; the server reloads it within a second (or on SIGHUP).
 
-                """.utf8))
+                    """.utf8))
         }
     }
 }

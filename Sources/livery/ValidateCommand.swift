@@ -18,7 +18,10 @@ struct ValidateCommand: ParsableCommand {
     @Argument(help: "The skin folder (holding skin.json, config.json and the assets).")
     var directory: String
 
-    @Option(name: .long, help: ArgumentHelp("The app's base config (its localConfig.json) to report coverage against.", valueName: "file"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The app's base config (its localConfig.json) to report coverage against.", valueName: "file"))
     var base: String?
 
     @Flag(name: .long, help: "Print the report as JSON instead of text.")
@@ -45,7 +48,8 @@ struct ValidateCommand: ParsableCommand {
             switch CommandInput.loadJSON(path: base) {
             case .success(let document):
                 guard document.objectValue != nil else {
-                    CommandInput.fail("\(base): the base config must be a JSON object of modules, not a \(document.kindName).",
+                    CommandInput.fail(
+                        "\(base): the base config must be a JSON object of modules, not a \(document.kindName).",
                         fix: "Pass the app's localConfig.json, shaped like config.json.")
                 }
                 baseDocument = document
@@ -53,7 +57,8 @@ struct ValidateCommand: ParsableCommand {
                 CommandInput.fail(problem.message, fix: problem.fix)
             }
         }
-        let limits = ValidationLimits(maxFileBytes: maxFileBytes, maxTotalBytes: maxTotalBytes, maxFileCount: maxFileCount)
+        let limits = ValidationLimits(
+            maxFileBytes: maxFileBytes, maxTotalBytes: maxTotalBytes, maxFileCount: maxFileCount)
         let report = SkinValidator(limits: limits).validate(DirectorySkinSource(path: directory), base: baseDocument)
         if json {
             CommandInput.writeStandardOutput(report.jsonValue.serialized(.pretty))
@@ -77,14 +82,16 @@ enum CommandInput {
     /// Reads and strictly parses the JSON file at `path`; errors name the file (and line and column).
     static func loadJSON(path: String) -> Result<JSONValue, Problem> {
         guard let data = FileManager.default.contents(atPath: path) else {
-            return .failure(Problem(message: "\(path): cannot read the file.", fix: "Check the path and its permissions."))
+            return .failure(
+                Problem(message: "\(path): cannot read the file.", fix: "Check the path and its permissions."))
         }
         do {
             return .success(try JSONValue.parse([UInt8](data)))
         } catch {
-            return .failure(Problem(
-                message: "\(path):\(error.line):\(error.column): not valid JSON: \(error.message).",
-                fix: "Fix the file at line \(error.line), column \(error.column) so it is strict JSON."))
+            return .failure(
+                Problem(
+                    message: "\(path):\(error.line):\(error.column): not valid JSON: \(error.message).",
+                    fix: "Fix the file at line \(error.line), column \(error.column) so it is strict JSON."))
         }
     }
 

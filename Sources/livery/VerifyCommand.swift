@@ -34,21 +34,28 @@ struct VerifyCommand: ParsableCommand {
             valueName: "file"))
     var publicKeys: [String] = []
 
-    @Option(help: ArgumentHelp("Check expiry at this ISO 8601 instant with an offset instead of now.", valueName: "instant"))
+    @Option(
+        help: ArgumentHelp("Check expiry at this ISO 8601 instant with an offset instead of now.", valueName: "instant")
+    )
     var at: String?
 
     @Option(help: ArgumentHelp("The app the request asked for (`app=`), exactly as sent.", valueName: "app"))
     var app: String?
 
-    @Option(help: ArgumentHelp("The platform the request asked for: ios, android, harmony or macos (any case).", valueName: "platform"))
+    @Option(
+        help: ArgumentHelp(
+            "The platform the request asked for: ios, android, harmony or macos (any case).", valueName: "platform"))
     var platform: String?
 
-    @Option(help: ArgumentHelp("The scale the request asked for: 1, 2 or 3 (3 when the request gave none).", valueName: "scale"))
+    @Option(
+        help: ArgumentHelp(
+            "The scale the request asked for: 1, 2 or 3 (3 when the request gave none).", valueName: "scale"))
     var scale: String?
 
-    @Option(help: ArgumentHelp(
-        "The appearance the request asked for: light, dark or any (unspecified, or none, means light).",
-        valueName: "appearance"))
+    @Option(
+        help: ArgumentHelp(
+            "The appearance the request asked for: light, dark or any (unspecified, or none, means light).",
+            valueName: "appearance"))
     var appearance: String?
 
     @Argument(help: ArgumentHelp("The response saved with `curl -si URL > FILE`.", valueName: "response"))
@@ -57,12 +64,15 @@ struct VerifyCommand: ParsableCommand {
     func run() throws {
         // Checked here rather than in validate(), so bad arguments exit 2 like every other unusable input.
         guard !publicKeys.isEmpty else {
-            CommandInput.fail("no public key given.", fix: "Give at least one --public-key FILE (repeat it for every trusted key).")
+            CommandInput.fail(
+                "no public key given.", fix: "Give at least one --public-key FILE (repeat it for every trusted key).")
         }
         var now = Date()
         if let at {
             guard let instant = ISO8601Instant.parse(at) else {
-                CommandInput.fail("--at '\(at)' is not an ISO 8601 instant.", fix: "Write it with an offset, such as 2026-12-24T08:00:00Z.")
+                CommandInput.fail(
+                    "--at '\(at)' is not an ISO 8601 instant.",
+                    fix: "Write it with an offset, such as 2026-12-24T08:00:00Z.")
             }
             now = instant
         }
@@ -76,7 +86,8 @@ struct VerifyCommand: ParsableCommand {
                 CommandInput.fail(error.description, fix: error.fix)
             }
             guard ring.add(loaded.key, id: loaded.id) else {
-                CommandInput.fail("\(path): another --public-key file already has the id '\(loaded.id)'.",
+                CommandInput.fail(
+                    "\(path): another --public-key file already has the id '\(loaded.id)'.",
                     fix: "Give each key id once; a rotated key needs an id of its own.")
             }
         }
@@ -87,7 +98,8 @@ struct VerifyCommand: ParsableCommand {
         do {
             saved = try SavedResponse(parsing: [UInt8](data))
         } catch {
-            CommandInput.fail("\(response): not a saved HTTP response: \(error.reason).",
+            CommandInput.fail(
+                "\(response): not a saved HTTP response: \(error.reason).",
                 fix: "Save it with `curl -si URL > FILE`.")
         }
         switch Self.check(saved, ring: ring, at: now, question: question) {
@@ -108,12 +120,14 @@ struct VerifyCommand: ParsableCommand {
     /// `appearance`), each as the body states it when it answers that question: the app exactly as given, the
     /// platform and appearance in lowercase (`unspecified` is `light`), the scale as a number. Exits 2 for a value no
     /// request could send.
-    static func question(app: String?, platform: String?, scale: String?, appearance: String?) -> [(String, JSONValue)] {
+    static func question(app: String?, platform: String?, scale: String?, appearance: String?) -> [(String, JSONValue)]
+    {
         var members: [(String, JSONValue)] = []
         if let app { members.append(("app", .string(app))) }
         if let platform {
             guard let named = Platform(rawValue: platform.lowercased()) else {
-                CommandInput.fail("--platform '\(platform)' is not a platform.", fix: "Give ios, android, harmony or macos.")
+                CommandInput.fail(
+                    "--platform '\(platform)' is not a platform.", fix: "Give ios, android, harmony or macos.")
             }
             members.append(("platform", .string(named.rawValue)))
         }
@@ -164,11 +178,14 @@ struct VerifyCommand: ParsableCommand {
         }
         for (name, expected) in question where object[name] != expected {
             // A value of another kind than expected shows as JSON ('"3"' for the string "3" where 3 is expected).
-            let answered = object[name].map { value in
-                "'\(expected.stringValue != nil ? Self.text(value) : value.compactText)'"
-            } ?? "no \(name)"
-            return .failure(Invalid(reason:
-                "wrong \(name): the body answers \(answered), expected '\(Self.text(expected))'"))
+            let answered =
+                object[name].map { value in
+                    "'\(expected.stringValue != nil ? Self.text(value) : value.compactText)'"
+                } ?? "no \(name)"
+            return .failure(
+                Invalid(
+                    reason:
+                        "wrong \(name): the body answers \(answered), expected '\(Self.text(expected))'"))
         }
         guard let expiresText = object["expiresAt"]?.stringValue else {
             return .failure(Invalid(reason: "\(signed), but the body has no expiresAt: it could be replayed forever"))
@@ -177,10 +194,14 @@ struct VerifyCommand: ParsableCommand {
             return .failure(Invalid(reason: "\(signed), but expiresAt '\(expiresText)' is not an ISO 8601 instant"))
         }
         guard now < expiresAt else {
-            return .failure(Invalid(reason:
-                "expired: expiresAt \(expiresText) is not after \(ISO8601Instant.format(now)); \(signed)"))
+            return .failure(
+                Invalid(
+                    reason:
+                        "expired: expiresAt \(expiresText) is not after \(ISO8601Instant.format(now)); \(signed)"))
         }
-        let answering = question.isEmpty ? "" : ", answering " + question.map { "\($0.0) '\(Self.text($0.1))'" }.joined(separator: ", ")
+        let answering =
+            question.isEmpty
+            ? "" : ", answering " + question.map { "\($0.0) '\(Self.text($0.1))'" }.joined(separator: ", ")
         return .success("\(signed)\(answering), expires at \(expiresText)")
     }
 

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import HTTPTestSupport
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The ops commands (`token create`, `push`, `release`, `rollback`, `killswitch`, `preview`) against a real server.
 @Suite struct AdminCLITests {
@@ -20,9 +21,13 @@ import TestSupport
     /// A ready server on a fresh workspace, and the environment that makes the ops commands its editor.
     static func servingEditor() throws -> (workspace: AdminWorkspace, livery: LiveryProcess, env: [String: String]) {
         let workspace = try AdminWorkspace()
-        let livery = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0"], environment: workspace.environment)
+        let livery = try LiveryProcess.start(
+            ["serve", "--host", "127.0.0.1", "--port", "0"], environment: workspace.environment)
         try AdminCall(port: livery.port).waitUntilReady()
-        return (workspace, livery, ["LIVERY_TOKEN": AdminWorkspace.editorToken, "LIVERY_SERVER": "http://127.0.0.1:\(livery.port)"])
+        return (
+            workspace, livery,
+            ["LIVERY_TOKEN": AdminWorkspace.editorToken, "LIVERY_SERVER": "http://127.0.0.1:\(livery.port)"]
+        )
     }
 
     /// A release written once for every year from the command line (issue 27): `--every` with negative offsets,
@@ -35,20 +40,26 @@ import TestSupport
             #expect(try LiveryProcess.run(["push", folder], environment: env).status == 0)
             // Open nearly all year: from 182 days before 1 January to the end of 182 days after it (2092 is a leap year).
             let release = try LiveryProcess.run(
-                ["release", "tiny", "--every", "gregorian:1-1", "--from-offset", "-182d", "--to-offset", "182d", "--time-zone", "UTC",
-                 "--skip", "2090"], environment: env)
+                [
+                    "release", "tiny", "--every", "gregorian:1-1", "--from-offset", "-182d", "--to-offset", "182d",
+                    "--time-zone", "UTC",
+                    "--skip", "2090"
+                ], environment: env)
             #expect(release.status == 0, "\(release.output)")
             #expect(release.output.contains("recurs:    gregorian:1-1 from -182d to 182d (UTC)"), "\(release.output)")
             let moved = try LiveryProcess.run(
                 ["release", "tiny", "--occurrence", "2091=2091-01-01T00:00:00Z/2091-01-02T00:00:00Z"], environment: env)
             #expect(moved.status == 0, "\(moved.output)")
-            let listed = try LiveryProcess.run(["occurrences", "tiny", "--at", "2089-12-01T00:00:00Z", "--count", "3"], environment: env)
+            let listed = try LiveryProcess.run(
+                ["occurrences", "tiny", "--at", "2089-12-01T00:00:00Z", "--count", "3"], environment: env)
             #expect(listed.status == 0, "\(listed.output)")
-            #expect(listed.output.contains("""
-                2090 2089-07-03T00:00:00Z 2090-07-02T23:59:59Z skip
-                2091 2091-01-01T00:00:00Z 2091-01-02T00:00:00Z override
-                2092 2091-07-03T00:00:00Z 2092-07-01T23:59:59Z
-                """), "\(listed.output)")
+            #expect(
+                listed.output.contains(
+                    """
+                    2090 2089-07-03T00:00:00Z 2090-07-02T23:59:59Z skip
+                    2091 2091-01-01T00:00:00Z 2091-01-02T00:00:00Z override
+                    2092 2091-07-03T00:00:00Z 2092-07-01T23:59:59Z
+                    """), "\(listed.output)")
             #expect(try livery.stop(signal: SIGTERM) == 0)
         }
     }
@@ -56,7 +67,8 @@ import TestSupport
     @Test func theRunbookWorksFromTheCommandLine() async throws {
         try await blocking {
             let workspace = try AdminWorkspace()
-            let livery = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0"], environment: workspace.environment)
+            let livery = try LiveryProcess.start(
+                ["serve", "--host", "127.0.0.1", "--port", "0"], environment: workspace.environment)
             try AdminCall(port: livery.port).waitUntilReady()
             let server = "http://127.0.0.1:\(livery.port)"
 
@@ -85,8 +97,11 @@ import TestSupport
 
             // Release with a rollout, then raise the rollout alone.
             let release = try LiveryProcess.run(
-                ["release", "tiny", "--version", "1", "--from", "2000-01-01T00:00:00Z", "--until", "2100-01-01T00:00:00Z",
-                 "--rollout", "30", "--priority", "5", "--platforms", "ios,android"], environment: env)
+                [
+                    "release", "tiny", "--version", "1", "--from", "2000-01-01T00:00:00Z", "--until",
+                    "2100-01-01T00:00:00Z",
+                    "--rollout", "30", "--priority", "5", "--platforms", "ios,android"
+                ], environment: env)
             #expect(release.status == 0, "\(release.output)")
             #expect(release.output.contains("tiny: version 1 released") && release.output.contains("rollout:   30%"))
             let raise = try LiveryProcess.run(["release", "tiny", "--rollout", "100"], environment: env)
@@ -94,7 +109,8 @@ import TestSupport
             #expect(raise.output.contains("rollout:   100%") && raise.output.contains("priority:  5"))
             #expect(try Self.polledSkin(livery.port) == "tiny")
 
-            let preview = try LiveryProcess.run(["preview", "--app", "demo", "--platform", "ios", "--app-version", "7.0.0"], environment: env)
+            let preview = try LiveryProcess.run(
+                ["preview", "--app", "demo", "--platform", "ios", "--app-version", "7.0.0"], environment: env)
             #expect(preview.status == 0, "\(preview.output)")
             #expect(preview.output.contains("tiny v1: selected"))
             let previewAndroid = try LiveryProcess.run(
@@ -115,8 +131,12 @@ import TestSupport
             #expect(try LiveryProcess.run(["push", folder], environment: env).output.contains("stored as version 2"))
             // A retried push stores nothing and says so.
             let retried = try LiveryProcess.run(["push", folder], environment: env)
-            #expect(retried.status == 0 && retried.output.contains("unchanged: version 2 already holds these files"), "\(retried.output)")
-            #expect(try LiveryProcess.run(["release", "tiny", "--version", "2"], environment: env).output.contains("version 2 released"))
+            #expect(
+                retried.status == 0 && retried.output.contains("unchanged: version 2 already holds these files"),
+                "\(retried.output)")
+            #expect(
+                try LiveryProcess.run(["release", "tiny", "--version", "2"], environment: env).output.contains(
+                    "version 2 released"))
             let rollback = try LiveryProcess.run(["rollback", "tiny"], environment: env)
             #expect(rollback.status == 0 && rollback.output.contains("version 1 released"), "\(rollback.output)")
 
@@ -132,7 +152,8 @@ import TestSupport
     @Test func failuresNameTheProblemAndExitWithTheDocumentedStatus() async throws {
         try await blocking {
             let workspace = try AdminWorkspace()
-            let livery = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0"], environment: workspace.environment)
+            let livery = try LiveryProcess.start(
+                ["serve", "--host", "127.0.0.1", "--port", "0"], environment: workspace.environment)
             try AdminCall(port: livery.port).waitUntilReady()
             let server = "http://127.0.0.1:\(livery.port)"
             let editor = ["LIVERY_TOKEN": AdminWorkspace.editorToken, "LIVERY_SERVER": server]
@@ -144,7 +165,9 @@ import TestSupport
             try AdminWorkspace.write(files, into: broken)
             let invalid = try LiveryProcess.run(["push", broken], environment: editor)
             #expect(invalid.status == 1)
-            #expect(invalid.output.contains("INVALID") && invalid.output.contains("[color.invalid] config.json#/home/colors/color_background"))
+            #expect(
+                invalid.output.contains("INVALID")
+                    && invalid.output.contains("[color.invalid] config.json#/home/colors/color_background"))
             #expect(invalid.output.contains("fix:"))
 
             // A symbolic link in the folder: refused locally, exit 2.
@@ -155,23 +178,29 @@ import TestSupport
             #expect(link.status == 2 && link.output.contains("link.png: is a symbolic link"))
 
             // Token problems.
-            let viewer = try LiveryProcess.run(["push", broken], environment: ["LIVERY_TOKEN": AdminWorkspace.viewerToken, "LIVERY_SERVER": server])
+            let viewer = try LiveryProcess.run(
+                ["push", broken], environment: ["LIVERY_TOKEN": AdminWorkspace.viewerToken, "LIVERY_SERVER": server])
             #expect(viewer.status == 1 && viewer.output.contains("HTTP 403") && viewer.output.contains("editor token"))
-            let wrong = try LiveryProcess.run(["killswitch", "status"], environment: ["LIVERY_TOKEN": "livery_nope", "LIVERY_SERVER": server])
+            let wrong = try LiveryProcess.run(
+                ["killswitch", "status"], environment: ["LIVERY_TOKEN": "livery_nope", "LIVERY_SERVER": server])
             #expect(wrong.status == 1 && wrong.output.contains("HTTP 401") && wrong.output.contains("LIVERY_TOKEN"))
             let unset = try LiveryProcess.run(["killswitch", "status", "--server", server])
             #expect(unset.status == 2 && unset.output.contains("LIVERY_TOKEN is not set"))
 
             // Server-side refusals name the field.
             let unknown = try LiveryProcess.run(["release", "nope", "--rollout", "5"], environment: editor)
-            #expect(unknown.status == 1 && unknown.output.contains("skin_not_found") && unknown.output.contains("field: id"))
+            #expect(
+                unknown.status == 1 && unknown.output.contains("skin_not_found") && unknown.output.contains("field: id")
+            )
             let badRollout = try LiveryProcess.run(["release", "nope", "--rollout", "500"], environment: editor)
-            #expect(badRollout.status == 2 && badRollout.output.contains("--rollout must be 0-100"), "bad arguments exit 2")
+            #expect(
+                badRollout.status == 2 && badRollout.output.contains("--rollout must be 0-100"), "bad arguments exit 2")
             let missingArgument = try LiveryProcess.run(["release"], environment: editor)
             #expect(missingArgument.status == 2, "\(missingArgument.output)")
             let unknownOption = try LiveryProcess.run(["killswitch", "on", "--everywhere"], environment: editor)
             #expect(unknownOption.status == 2, "\(unknownOption.output)")
-            let ftp = try LiveryProcess.run(["killswitch", "status", "--server", "ftp://livery.example"], environment: editor)
+            let ftp = try LiveryProcess.run(
+                ["killswitch", "status", "--server", "ftp://livery.example"], environment: editor)
             #expect(ftp.status == 2 && ftp.output.contains("expected http[s]://"), "\(ftp.output)")
             #expect(try livery.stop(signal: SIGTERM) == 0)
 
@@ -196,11 +225,17 @@ import TestSupport
             let reordered = try LiveryProcess.run(["release", "tiny", "--order", "1"], environment: env)
             #expect(reordered.status == 0 && reordered.output.contains("order:     1"), "\(reordered.output)")
             let badKind = try LiveryProcess.run(["release", "tiny", "--kind", "seasonal"], environment: env)
-            #expect(badKind.status == 2 && badKind.output.contains("--kind must be holiday or theme"), "\(badKind.output)")
+            #expect(
+                badKind.status == 2 && badKind.output.contains("--kind must be holiday or theme"), "\(badKind.output)")
             let holidayWithoutWindow = try LiveryProcess.run(["release", "tiny", "--kind", "holiday"], environment: env)
-            #expect(holidayWithoutWindow.status == 1 && holidayWithoutWindow.output.contains("field: startsAt"), "\(holidayWithoutWindow.output)")
+            #expect(
+                holidayWithoutWindow.status == 1 && holidayWithoutWindow.output.contains("field: startsAt"),
+                "\(holidayWithoutWindow.output)")
             let holiday = try LiveryProcess.run(
-                ["release", "tiny", "--kind", "holiday", "--order", "none", "--from", "2000-01-01T00:00:00Z", "--until", "2100-01-01T00:00:00Z"],
+                [
+                    "release", "tiny", "--kind", "holiday", "--order", "none", "--from", "2000-01-01T00:00:00Z",
+                    "--until", "2100-01-01T00:00:00Z"
+                ],
                 environment: env)
             #expect(holiday.status == 0 && holiday.output.contains("kind:      holiday"), "\(holiday.output)")
             #expect(try Self.polledSkin(livery.port) == "tiny")
@@ -217,16 +252,22 @@ import TestSupport
                 #expect(try LiveryProcess.run(["push", folder], environment: env).status == 0)
             }
             let notReleased = try LiveryProcess.run(["release", "tiny", "--rollout", "30"], environment: env)
-            #expect(notReleased.status == 1 && notReleased.output.contains("give --from and --until"), "\(notReleased.output)")
+            #expect(
+                notReleased.status == 1 && notReleased.output.contains("give --from and --until"),
+                "\(notReleased.output)")
             let release = try LiveryProcess.run(
-                ["release", "tiny", "--version", "2", "--from", "2000-01-01T00:00:00Z", "--until", "2100-01-01T00:00:00Z",
-                 "--rollout", "30", "--priority", "5", "--platforms", "ios"], environment: env)
+                [
+                    "release", "tiny", "--version", "2", "--from", "2000-01-01T00:00:00Z", "--until",
+                    "2100-01-01T00:00:00Z",
+                    "--rollout", "30", "--priority", "5", "--platforms", "ios"
+                ], environment: env)
             #expect(release.status == 0, "\(release.output)")
             #expect(try LiveryProcess.run(["rollback", "tiny"], environment: env).output.contains("version 1 released"))
 
             // After a rollback, a new window changes the window alone.
             let window = try LiveryProcess.run(
-                ["release", "tiny", "--from", "2000-01-01T00:00:00Z", "--until", "2099-01-01T00:00:00Z"], environment: env)
+                ["release", "tiny", "--from", "2000-01-01T00:00:00Z", "--until", "2099-01-01T00:00:00Z"],
+                environment: env)
             #expect(window.status == 0, "\(window.output)")
             #expect(window.output.contains("version 1 released") && window.output.contains("rollout:   30%"))
             #expect(window.output.contains("priority:  5") && window.output.contains("platforms: ios\n"))
@@ -234,23 +275,29 @@ import TestSupport
 
             // A whole replacement is explicit and says what it resets; the released version stays.
             let replace = try LiveryProcess.run(
-                ["release", "tiny", "--replace", "--from", "2000-01-01T00:00:00Z", "--until", "2099-01-01T00:00:00Z",
-                 "--priority", "5"], environment: env)
+                [
+                    "release", "tiny", "--replace", "--from", "2000-01-01T00:00:00Z", "--until", "2099-01-01T00:00:00Z",
+                    "--priority", "5"
+                ], environment: env)
             #expect(replace.status == 0, "\(replace.output)")
             #expect(replace.output.contains("--replace resets") && replace.output.contains("--rollout → 100"))
             #expect(!replace.output.contains("--priority →"))
             #expect(replace.output.contains("version 1 released") && replace.output.contains("rollout:   100%"))
-            let replaceWithoutWindow = try LiveryProcess.run(["release", "tiny", "--replace", "--rollout", "5"], environment: env)
+            let replaceWithoutWindow = try LiveryProcess.run(
+                ["release", "tiny", "--replace", "--rollout", "5"], environment: env)
             #expect(replaceWithoutWindow.status == 2 && replaceWithoutWindow.output.contains("--from and --until"))
 
             // A window wholly in the past.
             let past = try LiveryProcess.run(
-                ["release", "tiny", "--from", "2000-01-01T00:00:00Z", "--until", "2001-01-01T00:00:00Z"], environment: env)
+                ["release", "tiny", "--from", "2000-01-01T00:00:00Z", "--until", "2001-01-01T00:00:00Z"],
+                environment: env)
             #expect(past.status == 1 && past.output.contains("field: endsAt"), "\(past.output)")
 
             // A typo in an app name, for the kill switch and the preview; --force for an app with no skins yet.
             let typo = try LiveryProcess.run(["killswitch", "on", "--app", "dmeo"], environment: env)
-            #expect(typo.status == 1 && typo.output.contains("unknown_app") && typo.output.contains(#""demo""#), "\(typo.output)")
+            #expect(
+                typo.status == 1 && typo.output.contains("unknown_app") && typo.output.contains(#""demo""#),
+                "\(typo.output)")
             #expect(try Self.polledSkin(livery.port) == "tiny")
             let forced = try LiveryProcess.run(["killswitch", "on", "--app", "next-app", "--force"], environment: env)
             #expect(forced.status == 0, "\(forced.output)")
@@ -258,7 +305,8 @@ import TestSupport
                 ["preview", "--app", "dmeo", "--platform", "ios", "--app-version", "7.0.0"], environment: env)
             #expect(preview.status == 1 && preview.output.contains("unknown_app"), "\(preview.output)")
             let forcedPreview = try LiveryProcess.run(
-                ["preview", "--app", "dmeo", "--platform", "ios", "--app-version", "7.0.0", "--force"], environment: env)
+                ["preview", "--app", "dmeo", "--platform", "ios", "--app-version", "7.0.0", "--force"], environment: env
+            )
             #expect(forcedPreview.status == 0, "\(forcedPreview.output)")
 
             // The same skin id pushed for another app.

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import HTTPTestSupport
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The real `livery serve` killed with SIGKILL at random moments while uploads and releases run against it:
 /// after each restart every change answered 2xx is there, and the catalog loads and serves it.
@@ -35,7 +36,9 @@ import TestSupport
             let workspace = try AdminWorkspace()
             // A seed skin imported on the first start (released in the past, so it never competes in polls).
             try AdminWorkspace.write(
-                AdminWorkspace.tinySkin(id: "seed", marker: "seed", release: #"{"startsAt": "2001-01-01T00:00:00Z", "endsAt": "2001-01-02T00:00:00Z"}"#),
+                AdminWorkspace.tinySkin(
+                    id: "seed", marker: "seed",
+                    release: #"{"startsAt": "2001-01-01T00:00:00Z", "endsAt": "2001-01-02T00:00:00Z"}"#),
                 into: workspace.skins + "/seed")
             var random = SplitMix64(seed: 0xC0FF_EE50)
             var model = Model()
@@ -71,11 +74,14 @@ import TestSupport
                 for step in 0..<500 {
                     if step == armAfter {
                         let delay = 1 + random.below(100)
-                        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(delay)) { kill(pid, SIGKILL) }
+                        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(delay)) {
+                            kill(pid, SIGKILL)
+                        }
                     }
                     counter += 1
                     let known = model.versions.filter { $0.value.sign != nil }.keys.sorted()
-                    let operation: Operation = known.isEmpty || random.below(2) == 0
+                    let operation: Operation =
+                        known.isEmpty || random.below(2) == 0
                         ? .upload(marker: "m\(counter)")
                         : .release(version: known[random.below(known.count)], priority: counter)
                     do {
@@ -129,8 +135,11 @@ import TestSupport
             model.versions[version] = (digest, sign)
         case .release(let version, let priority):
             let body = #"{"version": \#(version), "priority": \#(priority), \#(window)}"#
-            let response = try admin.send("PUT", "/admin/v1/skins/crash/release", body: Array(body.utf8), contentType: "application/json")
-            guard response.status == 200 else { throw UnexpectedAnswer(description: "release: \(response.status) \(response.text)") }
+            let response = try admin.send(
+                "PUT", "/admin/v1/skins/crash/release", body: Array(body.utf8), contentType: "application/json")
+            guard response.status == 200 else {
+                throw UnexpectedAnswer(description: "release: \(response.status) \(response.text)")
+            }
             model.release = (version, priority)
         }
         model.changesAcknowledged += 1
@@ -148,7 +157,9 @@ import TestSupport
         let versions = (skin["versions"] as? [[String: Any]]) ?? []
         var found: [Int: String] = [:]
         for version in versions {
-            if let number = version["version"] as? Int, let digest = version["digest"] as? String { found[number] = digest }
+            if let number = version["version"] as? Int, let digest = version["digest"] as? String {
+                found[number] = digest
+            }
         }
         for (number, expected) in model.versions {
             #expect(found[number] == expected.digest, "acknowledged version \(number) is missing or changed")
@@ -159,7 +170,9 @@ import TestSupport
 
         let release = skin["release"] as? [String: Any]
         let actual = release.flatMap { release -> (Int, Int)? in
-            guard let version = release["version"] as? Int, let priority = release["priority"] as? Int else { return nil }
+            guard let version = release["version"] as? Int, let priority = release["priority"] as? Int else {
+                return nil
+            }
             return (version, priority)
         }
         var allowed = [model.release.map { "\($0.version)/\($0.priority)" } ?? "none"]

@@ -1,12 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import HTTPTestSupport
 import LiveryCrypto
 import TestSupport
 import ZipArchive
 import ZipReading
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A folder with a skins folder, a tokens file and a data folder, for running `livery serve` with the admin API.
 /// The folder is removed when the last copy of the workspace goes away.
@@ -28,35 +29,42 @@ struct AdminWorkspace {
     init() throws {
         folder = try ScratchDirectory(prefix: "livery-admin-e2e")
         try folder.write([:], under: "skins")
-        try Self.writeTokens([("ops", "editor", Self.editorToken), ("auditor", "viewer", Self.viewerToken)], to: root + "/tokens")
+        try Self.writeTokens(
+            [("ops", "editor", Self.editorToken), ("auditor", "viewer", Self.viewerToken)], to: root + "/tokens")
     }
 
     /// Writes a tokens file (atomically, by rename) holding the SHA-256 of each token.
     static func writeTokens(_ tokens: [(name: String, role: String, token: String)], to path: String) throws {
-        let text = tokens.map { "\($0.name) \($0.role) \(SHA256.hexHash(Array($0.token.utf8)))" }.joined(separator: "\n") + "\n"
+        let text =
+            tokens.map { "\($0.name) \($0.role) \(SHA256.hexHash(Array($0.token.utf8)))" }.joined(separator: "\n")
+            + "\n"
         try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
     }
 
     /// A minimal valid skin; `marker` changes its config (so versions differ), `release` is put in `skin.json`.
-    static func tinySkin(id: String, marker: String, app: String = "demo", release: String? = nil) -> [String: [UInt8]] {
+    static func tinySkin(id: String, marker: String, app: String = "demo", release: String? = nil) -> [String: [UInt8]]
+    {
         let releasePart = release.map { #","release":\#($0)"# } ?? ""
         return [
             "skin.json": Array(#"{"id":"\#(id)","title":"Tiny \#(marker)","app":"\#(app)"\#(releasePart)}"#.utf8),
-            "config.json": Array(##"{"home":{"colors":{"color_background":"#FFFFFF"},"values":{"value_marker":"\##(marker)"}}}"##.utf8),
+            "config.json": Array(
+                ##"{"home":{"colors":{"color_background":"#FFFFFF"},"values":{"value_marker":"\##(marker)"}}}"##.utf8)
         ]
     }
 
     static func write(_ files: [String: [UInt8]], into folder: String) throws {
         for (path, bytes) in files {
             let url = URL(fileURLWithPath: folder + "/" + path)
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data(bytes).write(to: url)
         }
     }
 
     static func zip(_ files: [String: [UInt8]]) throws -> [UInt8] {
         var output = ZipMemoryOutput()
-        try ZipArchiveWriter.write(try files.map { ZipEntry(name: try ZipEntryName($0.key), source: .bytes($0.value)) }, to: &output)
+        try ZipArchiveWriter.write(
+            try files.map { ZipEntry(name: try ZipEntryName($0.key), source: .bytes($0.value)) }, to: &output)
         return output.bytes
     }
 }
@@ -72,11 +80,13 @@ struct AdminCall {
         var headers: [(String, String)] = []
         if let token { headers.append(("Authorization", "Bearer \(token)")) }
         if let contentType { headers.append(("Content-Type", contentType)) }
-        return try TestClient(port: port, timeout: timeout).request(method, target, host: "e2e", headers: headers, body: body)
+        return try TestClient(port: port, timeout: timeout).request(
+            method, target, host: "e2e", headers: headers, body: body)
     }
 
     func json(_ method: String, _ target: String, body: String? = nil) throws -> (status: Int, object: [String: Any]) {
-        let response = try send(method, target, body: Array((body ?? "").utf8), contentType: body == nil ? nil : "application/json")
+        let response = try send(
+            method, target, body: Array((body ?? "").utf8), contentType: body == nil ? nil : "application/json")
         let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any] ?? [:]
         return (response.status, object)
     }

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import HTTPTestSupport
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `livery serve` with the admin API: token reloads by SIGHUP and by file change, and the disabled API.
 @Suite struct AdminServeTests {
@@ -30,13 +31,17 @@ import TestSupport
 
             // Revoke the viewer and add a new editor, then SIGHUP before any request can notice the change.
             try AdminWorkspace.writeTokens(
-                [("ops", "editor", AdminWorkspace.editorToken), ("night", "editor", "livery_e2e_new_token")], to: workspace.tokens)
+                [("ops", "editor", AdminWorkspace.editorToken), ("night", "editor", "livery_e2e_new_token")],
+                to: workspace.tokens)
             kill(livery.pid, SIGHUP)
             #expect(Self.eventually { livery.output.contains("reason=SIGHUP") }, "SIGHUP reloads: \(livery.output)")
             #expect(try viewer.send("GET", "/admin/v1/skins").status == 401)
-            #expect(try AdminCall(port: livery.port, token: "livery_e2e_new_token").send("GET", "/admin/v1/skins").status == 200)
+            #expect(
+                try AdminCall(port: livery.port, token: "livery_e2e_new_token").send("GET", "/admin/v1/skins").status
+                    == 200)
             #expect(try livery.stop(signal: SIGTERM) == 0, "SIGHUP does not stop the server")
-            #expect(!livery.output.contains(AdminWorkspace.viewerToken) && !livery.output.contains("livery_e2e_new_token"))
+            #expect(
+                !livery.output.contains(AdminWorkspace.viewerToken) && !livery.output.contains("livery_e2e_new_token"))
         }
     }
 
@@ -62,7 +67,8 @@ import TestSupport
             let call = AdminCall(port: livery.port)
             try call.waitUntilReady()
             #expect(try call.send("GET", "/admin/v1/skins").status == 404)
-            #expect(try call.send("POST", "/admin/v1/skins", body: [1, 2, 3], contentType: "application/zip").status == 404)
+            #expect(
+                try call.send("POST", "/admin/v1/skins", body: [1, 2, 3], contentType: "application/zip").status == 404)
             #expect(try livery.stop(signal: SIGTERM) == 0)
             #expect(livery.output.components(separatedBy: "admin API disabled").count == 2, "\(livery.output)")
         }

@@ -1,8 +1,8 @@
 import Foundation
 import HTTPTestSupport
 import LiveryCrypto
-import Testing
 import TestSupport
+import Testing
 
 /// The app's whole flow against the real binary: poll, download, unzip with readers we did not write, re-skin.
 @Suite struct AppFlowTests {
@@ -10,15 +10,17 @@ import TestSupport
     /// value goes away.
     static func liveSkins(_ sample: String) throws -> ScratchDirectory {
         let skins = try ScratchDirectory(prefix: "livery-flow")
-        let folder = try skins.copy(folder: LiveryProcess.repository.appendingPathComponent("skins/\(sample)").path, to: sample)
+        let folder = try skins.copy(
+            folder: LiveryProcess.repository.appendingPathComponent("skins/\(sample)").path, to: sample)
         let manifestURL = URL(fileURLWithPath: folder + "/skin.json")
-        guard var manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: manifestURL)) as? [String: Any] else {
+        guard var manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: manifestURL)) as? [String: Any]
+        else {
             throw E2EError(description: "skin.json is not an object")
         }
         let formatter = ISO8601DateFormatter()
         manifest["release"] = [
             "startsAt": formatter.string(from: Date().addingTimeInterval(-3600)),
-            "endsAt": formatter.string(from: Date().addingTimeInterval(86400)), "platforms": ["ios", "android"],
+            "endsAt": formatter.string(from: Date().addingTimeInterval(86400)), "platforms": ["ios", "android"]
         ]
         try JSONSerialization.data(withJSONObject: manifest).write(to: manifestURL)
         return skins
@@ -26,28 +28,28 @@ import TestSupport
 
     /// Runs a Python check on the downloaded zip: CRCs (testzip), config.json parses, every referenced file is in.
     static let pythonCheck = #"""
-import json, os, re, sys, zipfile
-z = zipfile.ZipFile(sys.argv[1])
-assert z.testzip() is None, "CRC mismatch"
-names = set(z.namelist())
-config = json.loads(z.read("config.json"))
-assert "dark" not in config
-def stem(name):
-    base, _ = os.path.splitext(name)
-    return re.sub(r"@[123]x$", "", base)
-stems = {stem(n) for n in names}
-refs = []
-for module in config.values():
-    for section in ("images", "resources"):
-        for value in module.get(section, {}).values():
-            if isinstance(value, dict):
-                value = value.get("name") or value.get("file") or value.get("path")
-            if isinstance(value, str) and not value.startswith("https://") and not re.fullmatch(r"(#|0x)?[0-9A-Fa-f]{3,8}( [0-9.]+)?|rgba<.*>|hex<.*>", value):
-                refs.append(value[len("file://"):] if value.startswith("file://") else value)
-missing = [r for r in refs if r not in names and stem(r) not in stems]
-assert not missing, f"missing: {missing}"
-print(f"ok {len(names)} entries, {len(refs)} references")
-"""#
+        import json, os, re, sys, zipfile
+        z = zipfile.ZipFile(sys.argv[1])
+        assert z.testzip() is None, "CRC mismatch"
+        names = set(z.namelist())
+        config = json.loads(z.read("config.json"))
+        assert "dark" not in config
+        def stem(name):
+            base, _ = os.path.splitext(name)
+            return re.sub(r"@[123]x$", "", base)
+        stems = {stem(n) for n in names}
+        refs = []
+        for module in config.values():
+            for section in ("images", "resources"):
+                for value in module.get(section, {}).values():
+                    if isinstance(value, dict):
+                        value = value.get("name") or value.get("file") or value.get("path")
+                    if isinstance(value, str) and not value.startswith("https://") and not re.fullmatch(r"(#|0x)?[0-9A-Fa-f]{3,8}( [0-9.]+)?|rgba<.*>|hex<.*>", value):
+                        refs.append(value[len("file://"):] if value.startswith("file://") else value)
+        missing = [r for r in refs if r not in names and stem(r) not in stems]
+        assert not missing, f"missing: {missing}"
+        print(f"ok {len(names)} entries, {len(refs)} references")
+        """#
 
     @Test(arguments: ["spring-festival-2027", "christmas-2026", "double-11-2026"])
     func pollDownloadUnzipAndReskin(sample: String) async throws {
@@ -73,7 +75,9 @@ print(f"ok {len(names)} entries, {len(refs)} references")
             try Data(download.body).write(to: URL(fileURLWithPath: zipPath))
 
             // The app already holds this sign: same answer, and a conditional request costs nothing.
-            let again = try client.get("/api/v1/skin?app=demo&platform=android&appVersion=7.3.0&scale=2&deviceId=e2e&sign=\(answer["skinSign"] as? String ?? "")")
+            let again = try client.get(
+                "/api/v1/skin?app=demo&platform=android&appVersion=7.3.0&scale=2&deviceId=e2e&sign=\(answer["skinSign"] as? String ?? "")"
+            )
             #expect(again.body == poll.body)
             #expect(try livery.stop(signal: SIGTERM) == 0)
         }
@@ -88,9 +92,13 @@ print(f"ok {len(names)} entries, {len(refs)} references")
         let scratch = try Self.liveSkins("double-11-2026")
         let skins = scratch.path
         try FileManager.default.createDirectory(atPath: skins + "/broken", withIntermediateDirectories: true)
-        try Data(#"{"id": "broken", "title": "Broken", "app": "demo", "release": {"startsAt": "2020-01-01T00:00:00Z", "endsAt": "2099-01-01T00:00:00Z", "priority": 99}}"#.utf8)
-            .write(to: URL(fileURLWithPath: skins + "/broken/skin.json"))
-        try Data(##"{"home": {"colors": {"bg": "#GGGGGG"}}}"##.utf8).write(to: URL(fileURLWithPath: skins + "/broken/config.json"))
+        try Data(
+            #"{"id": "broken", "title": "Broken", "app": "demo", "release": {"startsAt": "2020-01-01T00:00:00Z", "endsAt": "2099-01-01T00:00:00Z", "priority": 99}}"#
+                .utf8
+        )
+        .write(to: URL(fileURLWithPath: skins + "/broken/skin.json"))
+        try Data(##"{"home": {"colors": {"bg": "#GGGGGG"}}}"##.utf8).write(
+            to: URL(fileURLWithPath: skins + "/broken/config.json"))
         try await blocking {
             let livery = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0", "--skins-dir", skins])
             defer { _ = try? livery.stop(signal: SIGTERM) }

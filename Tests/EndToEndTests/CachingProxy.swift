@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import HTTPTestSupport
 import TestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Debian's nginx with `proxy_cache` in front of one origin, on 127.0.0.1 only, configured as deploy/README.md tells
 /// a CDN to be: the catalog cached under path + `app` + `platform` alone, `Cache-Control` honoured, concurrent misses
@@ -86,7 +87,9 @@ final class CachingProxy: @unchecked Sendable {
     /// upstream address is set), and all requests for `path`.
     func originRequests(path: String = "/api/v1/catalog") throws -> (origin: Int, total: Int) {
         let log = try String(contentsOfFile: folder.path("access.log"), encoding: .utf8)
-        let lines = log.split(separator: "\n").map { $0.split(separator: " ") }.filter { $0.first.map(String.init) == path }
+        let lines = log.split(separator: "\n").map { $0.split(separator: " ") }.filter {
+            $0.first.map(String.init) == path
+        }
         return (lines.filter { $0.count > 2 && $0[2] != "-" }.count, lines.count)
     }
 }

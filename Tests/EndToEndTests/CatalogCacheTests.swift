@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import HTTPTestSupport
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The catalog behind a real cache (Debian's nginx `proxy_cache`, configured as deploy/README.md says): thousands
 /// of launches from distinct devices reach the origin a handful of times, every cached copy's signature verifies
@@ -18,13 +19,16 @@ struct CatalogCacheTests {
     @Test func thousandsOfLaunchesReachTheOriginAHandfulOfTimesAndEveryCachedCopyVerifies() async throws {
         let workspace = try AdminWorkspace()
         let now = Date()
-        let window = #"{"startsAt":"\#(ISO8601DateFormatter().string(from: now.addingTimeInterval(-3600)))","#
+        let window =
+            #"{"startsAt":"\#(ISO8601DateFormatter().string(from: now.addingTimeInterval(-3600)))","#
             + #""endsAt":"\#(ISO8601DateFormatter().string(from: now.addingTimeInterval(2 * 86_400)))","platforms":["ios"]}"#
-        try AdminWorkspace.write(AdminWorkspace.tinySkin(id: "cdn-skin", marker: "1", release: window), into: workspace.skins + "/cdn-skin")
+        try AdminWorkspace.write(
+            AdminWorkspace.tinySkin(id: "cdn-skin", marker: "1", release: window), into: workspace.skins + "/cdn-skin")
         let scratch = try ScratchDirectory(prefix: "livery-catalog-cache")
         try await SigningCLITests.makeKey("cdn", in: scratch)
         let livery = try await SignedServeTests.serve(
-            ["--signing-key", scratch.path("cdn.pem"), "--cache-max-age", "\(Self.maxAge)"], environment: workspace.environment)
+            ["--signing-key", scratch.path("cdn.pem"), "--cache-max-age", "\(Self.maxAge)"],
+            environment: workspace.environment)
         let proxy = try await blocking { try CachingProxy(origin: livery.port) }
 
         // Launches: every device asks for the same catalog with its own id and version, four connections in turn.
@@ -52,11 +56,14 @@ struct CatalogCacheTests {
         // Every distinct copy the cache handed out verifies, byte for byte, with openssl.
         for (index, copy) in copies.values.enumerated() {
             try scratch.write("copy-\(index)", copy.body)
-            let saved = SignedServeTests.SavedPoll(head: "", body: copy.body, signatureLine: "Livery-Signature: " + copy.signature)
+            let saved = SignedServeTests.SavedPoll(
+                head: "", body: copy.body, signatureLine: "Livery-Signature: " + copy.signature)
             #expect(saved.keyID == "cdn")
             let signature = try #require(saved.signature)
-            #expect(try await SignedServeTests.opensslVerifies(
-                scratch.path("copy-\(index)"), signature: signature, publicKey: scratch.path("cdn.pub"), in: scratch))
+            #expect(
+                try await SignedServeTests.opensslVerifies(
+                    scratch.path("copy-\(index)"), signature: signature, publicKey: scratch.path("cdn.pub"), in: scratch
+                ))
             #expect(String(decoding: copy.body, as: UTF8.self).contains(#""skinId":"cdn-skin""#))
         }
 
@@ -82,12 +89,18 @@ struct CatalogCacheTests {
         #expect(["EXPIRED", "MISS", "REVALIDATED"].contains(seen.response.header("X-Cache-Status") ?? ""))
         #expect(seen.response.text.contains(#""skins":[]"#))
         let delay = Date().timeIntervalSince(changed)
-        print("catalog cache: \(Self.launches) launches, \(origin) origin requests in \(elapsed) s; kill switch seen after \(delay) s (max-age \(Self.maxAge) s)")
+        print(
+            "catalog cache: \(Self.launches) launches, \(origin) origin requests in \(elapsed) s; kill switch seen after \(delay) s (max-age \(Self.maxAge) s)"
+        )
         try scratch.write("killed", seen.response.body)
         let killedSignature = try #require(
-            SignedServeTests.SavedPoll(head: "", body: [], signatureLine: "Livery-Signature: " + (seen.response.header("Livery-Signature") ?? "")).signature)
-        #expect(try await SignedServeTests.opensslVerifies(
-            scratch.path("killed"), signature: killedSignature, publicKey: scratch.path("cdn.pub"), in: scratch))
+            SignedServeTests.SavedPoll(
+                head: "", body: [],
+                signatureLine: "Livery-Signature: " + (seen.response.header("Livery-Signature") ?? "")
+            ).signature)
+        #expect(
+            try await SignedServeTests.opensslVerifies(
+                scratch.path("killed"), signature: killedSignature, publicKey: scratch.path("cdn.pub"), in: scratch))
         #expect(try livery.stop(signal: SIGTERM) == 0)
     }
 }

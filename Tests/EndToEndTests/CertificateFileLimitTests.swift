@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// What a `--tls-cert` file may hold (issue 22, faults 3): the server certificate and its issuer chain, at most 10
 /// certificates and 64 KiB of DER. Anything else stops the start (exit 2, naming the file and why) and is
@@ -20,13 +21,18 @@ import TestSupport
         let names = (0..<2600).map { "DNS:host-\(String(format: "%05d", $0)).oversized.example" }.joined(separator: ",")
         let configuration = try certificates.folder.write(
             "oversized.cnf",
-            Array("[req]\ndistinguished_name = dn\nprompt = no\n[dn]\nCN = oversized\n[v3]\nsubjectAltName = \(names)\n".utf8))
+            Array(
+                "[req]\ndistinguished_name = dn\nprompt = no\n[dn]\nCN = oversized\n[v3]\nsubjectAltName = \(names)\n"
+                    .utf8))
         let pair = TestCertificates.Pair(
             certificate: certificates.folder.path("oversized.crt"), key: certificates.folder.path("oversized.key"))
-        let made = try await ExternalProcess.run("openssl", [
-            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", pair.key,
-            "-out", pair.certificate, "-days", "2", "-config", configuration, "-extensions", "v3",
-        ])
+        let made = try await ExternalProcess.run(
+            "openssl",
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout",
+                pair.key,
+                "-out", pair.certificate, "-days", "2", "-config", configuration, "-extensions", "v3"
+            ])
         try #require(made.status == 0, "\(made.transcript)")
         return pair
     }
@@ -36,7 +42,8 @@ import TestSupport
         let server = certificates.pair("server")
         let folder = certificates.folder
         let bundle = folder.path("bundle.crt")
-        try Self.concatenate([server.certificate] + Array(repeating: folder.path("other-ca.crt"), count: 11), into: bundle)
+        try Self.concatenate(
+            [server.certificate] + Array(repeating: folder.path("other-ca.crt"), count: 11), into: bundle)
         let stray = folder.path("stray.crt")
         try Self.concatenate([server.certificate, folder.path("other-ca.crt")], into: stray)
         let oversized = try await Self.oversized(in: certificates)
@@ -44,7 +51,7 @@ import TestSupport
         for (file, key, reason) in [
             (bundle, server.key, "more than 10 certificates"),
             (stray, server.key, "not in the issuer chain"),
-            (oversized.certificate, oversized.key, "more than 65536"),
+            (oversized.certificate, oversized.key, "more than 65536")
         ] {
             let run = try await blocking {
                 try LiveryProcess.runSeparately(
@@ -59,9 +66,13 @@ import TestSupport
         let chain = folder.path("chain.crt")
         try Self.concatenate([server.certificate, certificates.caFile], into: chain)
         let livery = try await blocking {
-            try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0", "--tls-cert", chain, "--tls-key", server.key])
+            try LiveryProcess.start([
+                "serve", "--host", "127.0.0.1", "--port", "0", "--tls-cert", chain, "--tls-key", server.key
+            ])
         }
-        let answer = try await TLSServeTests.curl(["--cacert", certificates.caFile, "https://localhost:\(livery.port)/healthz"])
+        let answer = try await TLSServeTests.curl([
+            "--cacert", certificates.caFile, "https://localhost:\(livery.port)/healthz"
+        ])
         #expect(answer.status == 0 && answer.standardOutput.contains("ok"), "\(answer.transcript)")
         #expect(try livery.stop(signal: SIGTERM) == 0)
     }
@@ -73,15 +84,23 @@ import TestSupport
         try Self.concatenate([server.certificate], into: live)
         let livery = try await blocking {
             try LiveryProcess.start(
-                ["serve", "--host", "127.0.0.1", "--port", "0", "--log-level", "notice", "--tls-cert", live, "--tls-key", server.key])
+                [
+                    "serve", "--host", "127.0.0.1", "--port", "0", "--log-level", "notice", "--tls-cert", live,
+                    "--tls-key", server.key
+                ])
         }
         try Self.concatenate([server.certificate] + Array(repeating: certificates.caFile, count: 11), into: live)
         kill(livery.pid, SIGHUP)
         let deadline = Date().addingTimeInterval(20)
         while !livery.output.contains("not reloaded"), Date() < deadline { usleep(20_000) }
-        #expect(livery.output.contains("not reloaded") && livery.output.contains("more than 10 certificates"), "\(livery.output)")
-        let answer = try await TLSServeTests.curl(["--cacert", certificates.caFile, "https://localhost:\(livery.port)/healthz"])
-        #expect(answer.status == 0 && answer.standardOutput.contains("ok"), "clients still connect: \(answer.transcript)")
+        #expect(
+            livery.output.contains("not reloaded") && livery.output.contains("more than 10 certificates"),
+            "\(livery.output)")
+        let answer = try await TLSServeTests.curl([
+            "--cacert", certificates.caFile, "https://localhost:\(livery.port)/healthz"
+        ])
+        #expect(
+            answer.status == 0 && answer.standardOutput.contains("ok"), "clients still connect: \(answer.transcript)")
         #expect(try livery.stop(signal: SIGTERM) == 0)
     }
 }

@@ -1,13 +1,15 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The replica deploy files hold together offline (no Docker engine or cluster runs here): HAProxy accepts the
 /// proxy configuration, and each file names what the others expect.
 @Suite struct DeployFilesTests {
     static let deploy = LiveryProcess.repository.appendingPathComponent("deploy").path
 
-    static func read(_ path: String) throws -> String { try String(contentsOfFile: deploy + "/" + path, encoding: .utf8) }
+    static func read(_ path: String) throws -> String {
+        try String(contentsOfFile: deploy + "/" + path, encoding: .utf8)
+    }
 
     @Test func haproxyAcceptsTheProxyConfigurationAndChecksReadiness() async throws {
         let checked = try await ExternalProcess.run("/usr/sbin/haproxy", ["-c", "-f", Self.deploy + "/haproxy.cfg"])
@@ -26,7 +28,7 @@ import TestSupport
     /// its services; nothing in them is Compose v2 only (a top-level `name:`) or obsolete in v2 (`version:`).
     @Test(arguments: [
         ("docker-compose.yml", "livery", ["livery"]),
-        ("docker-compose.replicas.yml", "livery-replicas", ["livery-a", "livery-b", "postgres", "proxy"]),
+        ("docker-compose.replicas.yml", "livery-replicas", ["livery-a", "livery-b", "postgres", "proxy"])
     ])
     func debiansDockerComposeAcceptsTheComposeFile(file: String, project: String, services: [String]) async throws {
         let composer = "/usr/bin/docker-compose"

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import HTTPTestSupport
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The real `livery serve` under a small open-file limit (`RLIMIT_NOFILE`, set for the child by the shell that
 /// starts it), with connections held open on 127.0.0.1 until it runs out of descriptors.
@@ -121,7 +122,9 @@ import TestSupport
             let admin = AdminCall(port: livery.port)
             try admin.waitUntilReady()
             let keeper = try TestClient(port: livery.port, timeout: 10)
-            let bearer = [("Authorization", "Bearer \(AdminWorkspace.editorToken)"), ("Content-Type", "application/json")]
+            let bearer = [
+                ("Authorization", "Bearer \(AdminWorkspace.editorToken)"), ("Content-Type", "application/json")
+            ]
             #expect(try keeper.request("GET", "/admin/v1/killswitch", headers: bearer).status == 200)
             var idle: [TestClient] = []
             for _ in 0..<120 { idle.append(try TestClient(port: livery.port)) }
@@ -139,7 +142,8 @@ import TestSupport
             idle = []
             // On new connections: accepting the closed clients' backlog may start another short episode.
             let accepted = try Self.waitFor(seconds: 20) {
-                (try? admin.send("PUT", "/admin/v1/killswitch", body: body, contentType: "application/json").status) == 200
+                (try? admin.send("PUT", "/admin/v1/killswitch", body: body, contentType: "application/json").status)
+                    == 200
             }
             #expect(accepted, "\(livery.output)")
             #expect(try livery.stop(signal: SIGTERM) == 0)

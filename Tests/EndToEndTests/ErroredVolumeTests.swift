@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTestSupport
-import Testing
 import TestSupport
+import Testing
 
 /// The data folder on a real ext4 volume (a loop device over a scratch file) mounted with `errors=remount-ro`,
 /// forced read-only by an error while the server runs (issue 22, faults 2): `access(W_OK)` still says writable,
@@ -28,7 +28,8 @@ struct ErroredVolumeTests {
             #expect(!sign.isEmpty)
 
             try volume.forceError()
-            #expect(access(volume.path + "/data", W_OK) == 0, "the trap this guards against: access(2) still says writable")
+            #expect(
+                access(volume.path + "/data", W_OK) == 0, "the trap this guards against: access(2) still says writable")
             // The background check writes at most once a second: bounded wait for it to notice.
             let deadline = Date().addingTimeInterval(15)
             var readiness = try TestClient(port: livery.port).get("/readyz")
@@ -42,7 +43,8 @@ struct ErroredVolumeTests {
             let killSwitch = try admin.send(
                 "PUT", "/admin/v1/killswitch", body: Array(DataFolderFaultTests.killSwitchOn.utf8),
                 contentType: "application/json")
-            try DataFolderFaultTests.expectRefusal(killSwitch, 503, "data_dir_not_writable", naming: volume.path + "/data")
+            try DataFolderFaultTests.expectRefusal(
+                killSwitch, 503, "data_dir_not_writable", naming: volume.path + "/data")
             #expect(try IntegrityTests.advertised(admin).sign == sign, "polls keep being served")
             #expect(livery.output.contains("the data folder cannot be written"), "\(livery.output.suffix(2000))")
         }
@@ -78,7 +80,8 @@ final class Ext4LoopVolume: Sendable {
 
     /// Records an error on the file system, as a failing disk would: ext4 then remounts it read-only.
     func forceError() throws {
-        let source = try Self.run("/usr/bin/findmnt", ["-n", "-o", "SOURCE", path]).trimmingCharacters(in: .whitespacesAndNewlines)
+        let source = try Self.run("/usr/bin/findmnt", ["-n", "-o", "SOURCE", path]).trimmingCharacters(
+            in: .whitespacesAndNewlines)
         let device = URL(fileURLWithPath: source).lastPathComponent
         try Data("1\n".utf8).write(to: URL(fileURLWithPath: "/sys/fs/ext4/\(device)/trigger_fs_error"))
     }

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import HTTPTestSupport
 import LiveryCrypto
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// SIGTERM as a container runtime sends it: in-flight downloads finish, `/readyz` turns 503, then exit 0.
 @Suite(.serialized) struct GracefulShutdownTests {
@@ -53,7 +54,8 @@ import TestSupport
         var response: (head: String, body: ArraySlice<UInt8>)? {
             guard let end = received.firstRange(of: Array("\r\n\r\n".utf8)) else { return nil }
             let head = String(decoding: received[..<end.lowerBound], as: UTF8.self)
-            guard let line = head.split(separator: "\r\n").first(where: { $0.lowercased().hasPrefix("content-length:") }),
+            guard
+                let line = head.split(separator: "\r\n").first(where: { $0.lowercased().hasPrefix("content-length:") }),
                 let length = Int(line.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)),
                 received.count - end.upperBound >= length
             else { return nil }

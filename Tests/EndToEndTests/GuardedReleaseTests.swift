@@ -1,8 +1,8 @@
 import Foundation
 import LiveryJSON
 import SkinStore
-import Testing
 import TestSupport
+import Testing
 
 /// A release paused by its guard, through the real binary: served at rollout 0, shown by GET and the preview, and
 /// resumed from the command line. The pause is written into the file store between two runs of the server, as the
@@ -15,7 +15,8 @@ import TestSupport
         let editor = ["LIVERY_TOKEN": AdminWorkspace.editorToken]
 
         try await blocking {
-            let livery = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0"], environment: environment)
+            let livery = try LiveryProcess.start(
+                ["serve", "--host", "127.0.0.1", "--port", "0"], environment: environment)
             try AdminCall(port: livery.port).waitUntilReady()
             let env = editor.merging(["LIVERY_SERVER": "http://127.0.0.1:\(livery.port)"]) { $1 }
             let folder = root + "/work/tiny"
@@ -23,7 +24,8 @@ import TestSupport
             #expect(try LiveryProcess.run(["push", folder], environment: env).status == 0)
             let from = ISO8601DateFormatter().string(from: Date().addingTimeInterval(-3600))
             let until = ISO8601DateFormatter().string(from: Date().addingTimeInterval(86_400))
-            let released = try LiveryProcess.run(["release", "tiny", "--from", from, "--until", until, "--rollout", "100"], environment: env)
+            let released = try LiveryProcess.run(
+                ["release", "tiny", "--from", from, "--until", until, "--rollout", "100"], environment: env)
             #expect(released.status == 0, "\(released.output)")
             #expect(try AdminCLITests.polledSkin(livery.port) == "tiny")
             #expect(try livery.stop(signal: SIGTERM) == 0)
@@ -33,8 +35,10 @@ import TestSupport
         let store = try FileSkinStore(directory: data + "/store")
         let release = try #require(store.snapshot.skins["tiny"]?.release)
         var document = try #require(try JSONValue.parse(release.document).objectValue)
-        document["paused"] = try JSONValue.parse(Array(
-            #"{"at":"2027-01-01T00:00:00Z","action":"pause","rollout":100,"figures":{"reportingDevices":60,"failedDevices":20,"failureRate":0.3333,"failedByStage":{"crash":20}}}"#.utf8))
+        document["paused"] = try JSONValue.parse(
+            Array(
+                #"{"at":"2027-01-01T00:00:00Z","action":"pause","rollout":100,"figures":{"reportingDevices":60,"failedDevices":20,"failureRate":0.3333,"failedByStage":{"crash":20}}}"#
+                    .utf8))
         let edit = StoreEdit.setRelease(
             skinID: "tiny", version: release.version, document: JSONValue.object(document).serialized(.compact),
             action: "release.guard")
@@ -46,7 +50,8 @@ import TestSupport
         store.close()
 
         try await blocking {
-            let livery = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0"], environment: environment)
+            let livery = try LiveryProcess.start(
+                ["serve", "--host", "127.0.0.1", "--port", "0"], environment: environment)
             try AdminCall(port: livery.port).waitUntilReady()
             let env = editor.merging(["LIVERY_SERVER": "http://127.0.0.1:\(livery.port)"]) { $1 }
             #expect(try AdminCLITests.polledSkin(livery.port) == "", "paused: rollout 0")
@@ -68,7 +73,8 @@ import TestSupport
 
             let resumed = try LiveryProcess.run(["release", "tiny", "--resume"], environment: env)
             #expect(resumed.status == 0, "\(resumed.output)")
-            #expect(resumed.output.contains("rollout:   100%") && !resumed.output.contains("paused"), "\(resumed.output)")
+            #expect(
+                resumed.output.contains("rollout:   100%") && !resumed.output.contains("paused"), "\(resumed.output)")
             #expect(try AdminCLITests.polledSkin(livery.port) == "tiny", "served again at the rollout from before")
             #expect(try livery.stop(signal: SIGTERM) == 0)
         }

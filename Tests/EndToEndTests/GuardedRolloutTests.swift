@@ -1,13 +1,14 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import HTTPTestSupport
 import LiveryHTTP
 import PostgresTestSupport
 import Synchronization
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Issue 26's whole loop on three replicas over one PostgreSQL: phones report, the figures cross the release's guard,
 /// exactly one replica's write pauses the release, every replica stops serving it, the webhook is called once with
@@ -23,10 +24,12 @@ import TestSupport
     @Test func failuresOnOnePlatformPauseTheReleaseOnceAndAPersonResumesIt() async throws {
         let hook = Hook()
         let receiver = try TestServer.start(routes: { (router: Router) in
-            router.on(.post, "/hooks/livery", HTTPHandler.sync { request in
-                hook.calls.withLock { $0.append(request) }
-                return .json(.ok, Array(#"{"ok":true}"#.utf8))
-            })
+            router.on(
+                .post, "/hooks/livery",
+                HTTPHandler.sync { request in
+                    hook.calls.withLock { $0.append(request) }
+                    return .json(.ok, Array(#"{"ok":true}"#.utf8))
+                })
         })
         defer { Task { await receiver.stop() } }
 
@@ -39,10 +42,12 @@ import TestSupport
             "LIVERY_NOTIFY_URL": "http://127.0.0.1:\(receiver.port)/hooks/livery",
             "LIVERY_NOTIFY_SECRET_FILE": secretFile,
             // 500 phones from one test address: the address limit is a rate, raised here as behind a proxy.
-            "LIVERY_REPORT_ADDRESS_RATE": "100000",
+            "LIVERY_REPORT_ADDRESS_RATE": "100000"
         ]
         let uri = server.uri(database: database)
-        let replicas = try (0..<3).map { _ in try Replicas.start(store: uri, workspace: workspace, environment: environment) }
+        let replicas = try (0..<3).map { _ in
+            try Replicas.start(store: uri, workspace: workspace, environment: environment)
+        }
         defer { for replica in replicas { _ = try? replica.stop(signal: SIGTERM) } }
         for replica in replicas { try replica.waitUntilReady(seconds: 60) }
         let ios = try Reports.sign(port: replicas[0].port)
@@ -51,7 +56,8 @@ import TestSupport
         // One device flooding failure reports at every replica counts once: 1 device is under minDevices (50).
         for round in 0..<6 {
             for replica in replicas {
-                let response = try Reports.post(replica.port, Reports.batch(device: "flood", [(ios, "failed", "crash")]))
+                let response = try Reports.post(
+                    replica.port, Reports.batch(device: "flood", [(ios, "failed", "crash")]))
                 #expect([202, 429].contains(response.status), "round \(round): \(response.text)")
             }
         }
@@ -71,10 +77,13 @@ import TestSupport
 
         // The pause reaches every replica: GET shows it, and no phone is served the skin.
         for replica in replicas {
-            #expect(AdminServeTests.eventually(seconds: 30) { (try? Self.paused(replica.port)) != nil }, "paused on \(replica.port)")
+            #expect(
+                AdminServeTests.eventually(seconds: 30) { (try? Self.paused(replica.port)) != nil },
+                "paused on \(replica.port)")
             #expect(
                 AdminServeTests.eventually(seconds: 10) { (try? AdminCLITests.polledSkin(replica.port)) == "" },
-                "replica \(replica.port) still serves: \((try? TestClient(port: replica.port, timeout: 10).get(Replicas.poll).text) ?? "")")
+                "replica \(replica.port) still serves: \((try? TestClient(port: replica.port, timeout: 10).get(Replicas.poll).text) ?? "")"
+            )
         }
         let pause = try #require(try Self.paused(replicas[0].port))
         #expect(pause["action"] as? String == "pause" && pause["rollout"] as? Int == 100, "\(pause)")
@@ -85,7 +94,9 @@ import TestSupport
         // Exactly one replica's trip committed: one audit entry by livery:guard, one trip counted, one webhook call.
         var trips = 0.0
         for replica in replicas {
-            trips += try MetricsEndpointTests.scrape(port: replica.port).value("livery_guard_trips_total", ["action": "pause"]) ?? 0
+            trips +=
+                try MetricsEndpointTests.scrape(port: replica.port).value(
+                    "livery_guard_trips_total", ["action": "pause"]) ?? 0
         }
         #expect(trips == 1)
         #expect(AdminServeTests.eventually(seconds: 30) { hook.calls.withLock { $0.count } >= 1 })
@@ -94,14 +105,16 @@ import TestSupport
         #expect(calls.count == 1, "one webhook call for one trip, from the replica whose write committed")
         let call = try #require(calls.first)
         let body = try #require(try JSONSerialization.jsonObject(with: Data(call.body)) as? [String: Any])
-        #expect(body["skin"] as? String == "tiny" && body["version"] as? Int == 1 && body["action"] as? String == "pause")
+        #expect(
+            body["skin"] as? String == "tiny" && body["version"] as? Int == 1 && body["action"] as? String == "pause")
         #expect(body["id"] is Int && (body["text"] as? String)?.contains("tiny") == true, "\(body)")
         // The signature, checked by an independent HMAC: openssl over the exact bytes received.
         let bodyFile = workspace.root + "/hook-body.json"
         try Data(call.body).write(to: URL(fileURLWithPath: bodyFile))
         let openssl = try await ExternalProcess.run(
             "openssl", ["dgst", "-sha256", "-mac", "HMAC", "-macopt", "key:\(Self.secret)", "-hex", bodyFile])
-        let digest = try #require(openssl.standardOutput.split(separator: " ").last).trimmingCharacters(in: .whitespacesAndNewlines)
+        let digest = try #require(openssl.standardOutput.split(separator: " ").last).trimmingCharacters(
+            in: .whitespacesAndNewlines)
         #expect(call.headers["livery-signature-hmac"] == "sha256=" + digest, "\(openssl.standardOutput)")
 
         // A person resumes: the rollout from before is served again on every replica.
@@ -116,14 +129,16 @@ import TestSupport
 
     /// `release.paused` of `tiny` as GET shows it on the replica at `port`, or nil.
     static func paused(_ port: Int) throws -> [String: Any]? {
-        let (status, object) = try AdminCall(port: port, token: AdminWorkspace.viewerToken).json("GET", "/admin/v1/skins/tiny")
+        let (status, object) = try AdminCall(port: port, token: AdminWorkspace.viewerToken).json(
+            "GET", "/admin/v1/skins/tiny")
         guard status == 200 else { throw E2EError(description: "GET answered \(status): \(object)") }
         return (object["release"] as? [String: Any])?["paused"] as? [String: Any]
     }
 
     /// The sign a poll on `platform` hands out for `demo`.
     static func sign(port: Int, platform: String) throws -> String {
-        let response = try TestClient(port: port, timeout: 10).get("/api/v1/skin?app=demo&platform=\(platform)&appVersion=7.0.0")
+        let response = try TestClient(port: port, timeout: 10).get(
+            "/api/v1/skin?app=demo&platform=\(platform)&appVersion=7.0.0")
         guard let body = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
             let sign = body["skinSign"] as? String, !sign.isEmpty
         else { throw E2EError(description: "no sign for \(platform) in \(response.text)") }

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `livery healthcheck`, the image's HEALTHCHECK: exit 0 for a 2xx, 1 for anything else, 2 for an unusable URL.
 @Suite(.serialized) struct HealthcheckTests {
@@ -25,7 +26,9 @@ import TestSupport
                     bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
                 }
             }
-            guard bound, !listening || listen(fd, 4) == 0 else { throw E2EError(description: "bind failed: errno \(errno)") }
+            guard bound, !listening || listen(fd, 4) == 0 else {
+                throw E2EError(description: "bind failed: errno \(errno)")
+            }
             port = Int(UInt16(bigEndian: address.sin_port))
         }
 
@@ -68,7 +71,10 @@ import TestSupport
         }
     }
 
-    @Test(arguments: ["https://127.0.0.1/healthz", "ftp://127.0.0.1/", "http://:8080/healthz", "http://[::1/", "http://127.0.0.1:0/", "http://127.0.0.1:99999/", "127.0.0.1:8080"])
+    @Test(arguments: [
+        "https://127.0.0.1/healthz", "ftp://127.0.0.1/", "http://:8080/healthz", "http://[::1/", "http://127.0.0.1:0/",
+        "http://127.0.0.1:99999/", "127.0.0.1:8080"
+    ])
     func exitsTwoForAnUnusableURL(url: String) async throws {
         try await blocking {
             let result = try LiveryProcess.run(["healthcheck", "--url", url])

@@ -1,12 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import HTTPTestSupport
 import LiveryCrypto
 import Synchronization
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// What is served is what was stored: the real `livery serve`, its data folder changed on disk between runs
 /// (bytes flipped, files truncated, swapped or removed) the way a damaged volume or a careless operator would.
@@ -21,7 +22,7 @@ import TestSupport
         [
             "skin.json": Array(#"{"id":"\#(id)","title":"Integrity","app":"\#(app)","release":\#(release)}"#.utf8),
             "config.json": Array(#"{"home":{"resources":{"resource_data":"anim/data.json"}}}"#.utf8),
-            "anim/data.json": Array(resource.utf8),
+            "anim/data.json": Array(resource.utf8)
         ]
     }
 
@@ -39,7 +40,10 @@ import TestSupport
 
     /// The package files in the workspace's package cache.
     static func packageFiles(_ workspace: AdminWorkspace) throws -> Set<String> {
-        Set(try FileManager.default.contentsOfDirectory(atPath: workspace.data + "/packages").filter { $0.hasSuffix(".zip") })
+        Set(
+            try FileManager.default.contentsOfDirectory(atPath: workspace.data + "/packages").filter {
+                $0.hasSuffix(".zip")
+            })
     }
 
     /// The poll answer's `skinSign`, `sha256` and `size`, and the package's bytes.
@@ -60,7 +64,8 @@ import TestSupport
         let download = try admin.send("GET", url)
         #expect(download.status == 200)
         return Advertised(
-            sign: sign, sha256: answer["sha256"] as? String ?? "", size: answer["size"] as? Int ?? -1, bytes: download.body)
+            sign: sign, sha256: answer["sha256"] as? String ?? "", size: answer["size"] as? Int ?? -1,
+            bytes: download.body)
     }
 
     /// Runs `livery serve` on `workspace` until ready, hands it to `body`, then stops it with SIGTERM.
@@ -97,11 +102,14 @@ import TestSupport
             case .flipOneByte: bytes[bytes.count / 2] ^= 0x01
             case .truncateToZero: bytes = []
             case .swapInAnotherSkinsPackage:
-                bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: workspace.data + "/packages/\(other.sign).zip")))
+                bytes = try [UInt8](
+                    Data(contentsOf: URL(fileURLWithPath: workspace.data + "/packages/\(other.sign).zip")))
             }
             try Data(bytes).write(to: URL(fileURLWithPath: package))
 
-            let (again, log) = try Self.withServer(workspace) { admin, livery in (try Self.advertised(admin), livery.output) }
+            let (again, log) = try Self.withServer(workspace) { admin, livery in
+                (try Self.advertised(admin), livery.output)
+            }
             #expect(again == original, "the same sign must come with the same bytes, digest and size")
             #expect(log.contains("cached package does not match its build record"))
             #expect(log.contains(package))
@@ -114,7 +122,9 @@ import TestSupport
     func aStoredFileFlippedInPlaceIsNeitherPackedNorServed() async throws {
         try await blocking {
             let workspace = try Self.workspace()
-            let resource = Self.skin(id: "demo-skin", app: "demo", resource: #"{"frames": [1, 2, 3], "owner": "demo"}"#)["anim/data.json"] ?? []
+            let resource =
+                Self.skin(id: "demo-skin", app: "demo", resource: #"{"frames": [1, 2, 3], "owner": "demo"}"#)[
+                    "anim/data.json"] ?? []
             let digest = SHA256.hexHash(resource)
             let original = try Self.withServer(workspace) { admin, _ in try Self.advertised(admin) }
             let builtBefore = try Self.packageFiles(workspace)
@@ -159,12 +169,14 @@ import TestSupport
         var description: String { removed.joined(separator: " + ") }
     }
 
-    @Test(.timeLimit(.minutes(2)), arguments: [
-        // The store folder lost while the import marker says it was seeded.
-        Loss(removed: ["store"], named: ["/store", "import-complete"]),
-        // The marker gone too, so only the store itself can tell its pieces disagree.
-        Loss(removed: ["import-complete", "store/state.json"], named: ["/store/state.json"]),
-    ])
+    @Test(
+        .timeLimit(.minutes(2)),
+        arguments: [
+            // The store folder lost while the import marker says it was seeded.
+            Loss(removed: ["store"], named: ["/store", "import-complete"]),
+            // The marker gone too, so only the store itself can tell its pieces disagree.
+            Loss(removed: ["import-complete", "store/state.json"], named: ["/store/state.json"])
+        ])
     func aLostOrInconsistentStoreStopsTheStartNamingIt(loss: Loss) async throws {
         try await blocking {
             let workspace = try Self.workspace()
@@ -175,9 +187,13 @@ import TestSupport
             let run = try LiveryProcess.runSeparately(Self.arguments, environment: workspace.environment)
             #expect(run.status == 2)
             for text in loss.named {
-                #expect(run.standardError.contains(text == "import-complete" ? text : workspace.data + text), "\(run.standardError)")
+                #expect(
+                    run.standardError.contains(text == "import-complete" ? text : workspace.data + text),
+                    "\(run.standardError)")
             }
-            #expect(!FileManager.default.fileExists(atPath: workspace.data + "/store/state.json"), "nothing was started over it")
+            #expect(
+                !FileManager.default.fileExists(atPath: workspace.data + "/store/state.json"),
+                "nothing was started over it")
         }
     }
 
@@ -190,7 +206,9 @@ import TestSupport
             let original = try Self.withServer(workspace) { admin, _ in try Self.advertised(admin) }
             let packages = workspace.data + "/packages"
             let leftovers = [".\(original.sign).zip.tmp-a1B2c3", ".\(String(repeating: "0", count: 32)).zip.tmp-XyZ987"]
-            for name in leftovers { try Data(repeating: 7, count: 1000).write(to: URL(fileURLWithPath: packages + "/" + name)) }
+            for name in leftovers {
+                try Data(repeating: 7, count: 1000).write(to: URL(fileURLWithPath: packages + "/" + name))
+            }
 
             try Self.withServer(workspace) { admin, _ in
                 #expect(try Self.advertised(admin) == original)
@@ -212,7 +230,8 @@ struct DataFolderFaultTests {
         var files = IntegrityTests.skin(id: "demo-skin", app: "demo", resource: #"{"v": 2}"#)
         var random = SplitMix64(seed: 0x5EED_F111)
         files["anim/payload.bin"] = random.bytes(payload)
-        files["config.json"] = Array(#"{"home":{"resources":{"resource_data":"anim/data.json","resource_p":"anim/payload.bin"}}}"#.utf8)
+        files["config.json"] = Array(
+            #"{"home":{"resources":{"resource_data":"anim/data.json","resource_p":"anim/payload.bin"}}}"#.utf8)
         return try AdminWorkspace.zip(files)
     }
 

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import HTTPTestSupport
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// What `livery serve` writes to its log: JSON that parses line by line, request ids, and never a credential.
 @Suite(.serialized) struct LogOutputTests {
@@ -20,7 +21,7 @@ import TestSupport
             ("GET", "/healthz?token=\(secret)"),
             ("GET", "/admin/v1/skins?access_token=\(secret)"),
             ("PUT", "/admin/v1/killswitch?token=\(secret)"),
-            ("GET", "/api/v1/packages/\(String(repeating: "0", count: 32)).zip?token=\(secret)"),
+            ("GET", "/api/v1/packages/\(String(repeating: "0", count: 32)).zip?token=\(secret)")
         ] {
             let body = method == "PUT" ? #"{"enabled":true}"# : ""
             try client.send(
@@ -38,7 +39,8 @@ import TestSupport
 
     @Test func jsonLogsParseLineByLineAndCarryRequestIDs() async throws {
         try await blocking {
-            let livery = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0", "--log-format", "json"])
+            let livery = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0", "--log-format", "json"]
+            )
             try livery.waitUntilReady()
             let ids = try Self.sendCredentials(port: livery.port)
             #expect(try livery.stop(signal: SIGTERM) == 0)
@@ -50,7 +52,8 @@ import TestSupport
             var routes: [String: String] = [:]
             for line in lines.dropLast() {
                 let object = try #require(
-                    try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not a JSON object: \(line)")
+                    try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                    "not a JSON object: \(line)")
                 let timestamp = try #require(object["timestamp"] as? String)
                 #expect(timestamp.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/) != nil, "\(timestamp)")
                 let level = try #require(object["level"] as? String)

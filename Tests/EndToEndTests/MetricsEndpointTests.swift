@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import HTTPTestSupport
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `GET /metrics` of the real binary: valid Prometheus text, and counters that move with the traffic.
 @Suite(.serialized) struct MetricsEndpointTests {
@@ -35,7 +36,7 @@ import TestSupport
                 ("livery_package_builds_total", "counter"), ("livery_package_build_duration_seconds", "histogram"),
                 ("livery_package_build_bytes_total", "counter"), ("livery_package_cache_hits_total", "counter"),
                 ("livery_package_cache_misses_total", "counter"), ("livery_admin_changes_total", "counter"),
-                ("livery_skin_up_to_date_total", "counter"), ("process_start_time_seconds", "gauge"),
+                ("livery_skin_up_to_date_total", "counter"), ("process_start_time_seconds", "gauge")
             ] {
                 #expect(before.types[family] == type, "\(family)")
             }
@@ -77,7 +78,9 @@ import TestSupport
             #expect(try delta("livery_http_requests_total", ["route": "/metrics", "status": "200"]) == 1)
             #expect(try delta("livery_http_request_duration_seconds_count", ["route": "/api/v1/skin"]) == 5)
             #expect(try delta("livery_http_request_duration_seconds_sum", ["route": "/api/v1/skin"]) > 0)
-            #expect(try delta("livery_http_response_bytes_total", ["route": "/api/v1/packages/:file"]) > Double(packageSize))
+            #expect(
+                try delta("livery_http_response_bytes_total", ["route": "/api/v1/packages/:file"]) > Double(packageSize)
+            )
             #expect(try delta("livery_skin_answers_total", ["skin": "christmas-2026"]) == 4)
             #expect(try delta("livery_skin_answers_total", ["skin": ""]) == 1)
             #expect(try delta("livery_skin_up_to_date_total") == 1)
@@ -117,7 +120,8 @@ import TestSupport
         #expect(expositions.last?.contains(#"route="unmatched",status="405""#) == true)
         for exposition in expositions {
             _ = try scratch.write("metrics.txt", Array(exposition.utf8))
-            let checked = try await ExternalProcess.run("/bin/sh", ["-c", "\(promtool) check metrics < \(scratch.path("metrics.txt"))"])
+            let checked = try await ExternalProcess.run(
+                "/bin/sh", ["-c", "\(promtool) check metrics < \(scratch.path("metrics.txt"))"])
             #expect(checked.status == 0, "\(checked.transcript)")
             #expect(checked.standardOutput.isEmpty && checked.standardError.isEmpty, "\(checked.transcript)")
         }

@@ -1,8 +1,8 @@
 import Foundation
 import PostgresTestSupport
 import SkinStore
-import Testing
 import TestSupport
+import Testing
 
 /// `livery migrate --store postgres://…` applies the PostgreSQL store's schema and exits: 0 when the schema is
 /// current, 2 for an unusable URI, an unreachable server or a schema newer than the binary. The password is never
@@ -21,11 +21,14 @@ import TestSupport
         #expect(first.status == 0, "\(first.output)")
         #expect(first.standardOutput.contains("schema at version 3 (applied 1, 2, 3)"), "\(first.output)")
         #expect(!first.output.contains(password) && !first.output.contains("s3cret"))
-        #expect(try await server.psql("SELECT revision FROM livery_store", database: database)
-            .trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+        #expect(
+            try await server.psql("SELECT revision FROM livery_store", database: database)
+                .trimmingCharacters(in: .whitespacesAndNewlines) == "0")
 
         // Again, through LIVERY_STORE: nothing left to apply.
-        let second = try await blocking { try LiveryProcess.runSeparately(["migrate"], environment: ["LIVERY_STORE": uri]) }
+        let second = try await blocking {
+            try LiveryProcess.runSeparately(["migrate"], environment: ["LIVERY_STORE": uri])
+        }
         #expect(second.status == 0, "\(second.output)")
         #expect(second.standardOutput.contains("schema at version 3 (nothing to apply)"), "\(second.output)")
     }
@@ -44,17 +47,23 @@ import TestSupport
 
     @Test func exitsTwoForAnUnusableOrUnreachableStore() async throws {
         let server = try PostgresServer.forSuite()
-        let notPostgres = try await blocking { try LiveryProcess.runSeparately(["migrate", "--store", "mysql://db/livery"]) }
+        let notPostgres = try await blocking {
+            try LiveryProcess.runSeparately(["migrate", "--store", "mysql://db/livery"])
+        }
         #expect(notPostgres.status == 2)
         #expect(notPostgres.standardError.contains("postgres://"), "\(notPostgres.output)")
 
-        let missing = try await blocking { try LiveryProcess.runSeparately(["migrate"], environment: ["LIVERY_STORE": ""]) }
+        let missing = try await blocking {
+            try LiveryProcess.runSeparately(["migrate"], environment: ["LIVERY_STORE": ""])
+        }
         #expect(missing.status == 2)
         #expect(missing.standardError.contains("--store"), "\(missing.output)")
 
         let nowhere = server.folder.path("no-such-socket-folder")
         let unreachable = try await blocking {
-            try LiveryProcess.runSeparately(["migrate", "--store", "postgresql://postgres:hunter2@/postgres?host=\(nowhere)"])
+            try LiveryProcess.runSeparately([
+                "migrate", "--store", "postgresql://postgres:hunter2@/postgres?host=\(nowhere)"
+            ])
         }
         #expect(unreachable.status == 2)
         #expect(unreachable.standardError.contains("could not connect"), "\(unreachable.output)")
@@ -78,8 +87,9 @@ import TestSupport
         }
         #expect(copied.status == 0, "\(copied.output)")
         #expect(copied.standardOutput.contains("copied \(dataDirectory.path("store")) into store"), "\(copied.output)")
-        #expect(try await server.psql("SELECT count(*) FROM livery_audit", database: database)
-            .trimmingCharacters(in: .whitespacesAndNewlines) == "2")
+        #expect(
+            try await server.psql("SELECT count(*) FROM livery_audit", database: database)
+                .trimmingCharacters(in: .whitespacesAndNewlines) == "2")
 
         let again = try await blocking {
             try LiveryProcess.runSeparately(["migrate", "--store", uri, "--from-data-dir", dataDirectory.path])

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import PostgresTestSupport
 import TestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// PgBouncer from Debian (`/usr/sbin/pgbouncer`) in front of a test `PostgresServer`: listening on 127.0.0.1 (a
 /// port picked free) and on a Unix socket in a temporary folder, trusting every client (`postgres` is in its users
@@ -51,7 +52,8 @@ final class PgBouncer: @unchecked Sendable {
             }
             executable = "/usr/bin/setpriv"
             arguments = [
-                "--reuid=postgres", "--regid=postgres", "--init-groups", "/usr/sbin/pgbouncer", folder.path("pgbouncer.ini"),
+                "--reuid=postgres", "--regid=postgres", "--init-groups", "/usr/sbin/pgbouncer",
+                folder.path("pgbouncer.ini")
             ]
         } else {
             (executable, arguments) = ("/usr/sbin/pgbouncer", [folder.path("pgbouncer.ini")])

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import HTTPTestSupport
 import PostgresTestSupport
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Replicas and `livery migrate` through a real PgBouncer (Debian's) on 127.0.0.1 and a Unix socket: transaction
 /// pooling works (transaction-level advisory locks, changes by the revision poll, said in the log), statement
@@ -24,7 +25,9 @@ import TestSupport
             try second.waitUntilReady(seconds: 60)
             #expect(Replicas.polledSkin(port: first.port) == "seed" && Replicas.polledSkin(port: second.port) == "seed")
             for livery in [first, second] {
-                #expect(AdminServeTests.eventually(seconds: 20) { livery.output.contains("LISTEN cannot work there") }, "\(livery.output)")
+                #expect(
+                    AdminServeTests.eventually(seconds: 20) { livery.output.contains("LISTEN cannot work there") },
+                    "\(livery.output)")
             }
             // A change through one is served by the other, by the revision poll.
             try Replicas.pushAndRelease(AdminCall(port: first.port), id: "winter", marker: "w1", priority: 5)
@@ -35,11 +38,13 @@ import TestSupport
             #expect(Replicas.timeUntilServed("", port: first.port, within: 10) != nil)
             // A replica started later finds no lock left behind.
             let third = try Replicas.start(
-                store: bouncer.tcpURI(database: database), workspace: workspace, environment: ["LIVERY_START_TIMEOUT": "30"])
+                store: bouncer.tcpURI(database: database), workspace: workspace,
+                environment: ["LIVERY_START_TIMEOUT": "30"])
             try third.waitUntilReady(seconds: 40)
             for livery in [first, second, third] { #expect(try livery.stop(signal: SIGTERM) == 0, "\(livery.output)") }
         }
-        let locks = try await server.psql("""
+        let locks = try await server.psql(
+            """
             SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'
             AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
             """, database: database)
@@ -70,7 +75,9 @@ import TestSupport
             let replica = try Replicas.start(store: bouncer.tcpURI(database: database), workspace: workspace)
             let status = try replica.waitForExit(seconds: 60)
             #expect(status == 2, "\(replica.output)")
-            #expect(replica.output.contains("statement mode") && replica.output.contains("pool_mode = transaction or session"),
+            #expect(
+                replica.output.contains("statement mode")
+                    && replica.output.contains("pool_mode = transaction or session"),
                 "\(replica.output)")
         }
     }
@@ -80,7 +87,7 @@ import TestSupport
 @Suite(.postgresServer, .timeLimit(.minutes(3))) struct StartTimeoutTests {
     @Test(arguments: [
         (Int64(0x6C69_7665_7279_0002), "the first start's import lock (advisory lock 0x6c69766572790002)"),
-        (Int64(0x6C69_7665_7279_0001), "the schema migration lock (advisory lock 0x6c69766572790001)"),
+        (Int64(0x6C69_7665_7279_0001), "the schema migration lock (advisory lock 0x6c69766572790001)")
     ])
     func aReplicaWaitingForALockExitsTwoNamingItsHolder(key: Int64, lock: String) async throws {
         let server = try PostgresServer.forSuite()
@@ -88,15 +95,19 @@ import TestSupport
         let uri = server.uri(database: database)
         let workspace = try Replicas.workspace(releasing: "seed")
         // A session holding the lock (as a stuck replica or migration would), until the test ends it.
-        let holder = Task { try? await server.psql("SELECT pg_advisory_lock(\(key)), pg_sleep(60)", database: database) }
+        let holder = Task {
+            try? await server.psql("SELECT pg_advisory_lock(\(key)), pg_sleep(60)", database: database)
+        }
         let held = try await Self.eventually {
             // pg_locks shows every database's locks: this database's, this key's.
-            try await server.psql("""
+            try await server.psql(
+                """
                 SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted
                 AND objid::bigint = \(key & 0xFFFF_FFFF)
                 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-                """, database: database)
-                .trimmingCharacters(in: .whitespacesAndNewlines) == "1"
+                """, database: database
+            )
+            .trimmingCharacters(in: .whitespacesAndNewlines) == "1"
         }
         #expect(held)
         let run = try await blocking {
@@ -104,11 +115,15 @@ import TestSupport
                 ["serve", "--host", "127.0.0.1", "--port", "0", "--start-timeout", "2"],
                 environment: Self.environment(workspace, ["LIVERY_STORE": uri]))
         }
-        try await server.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(database)' AND query LIKE '%pg_sleep(60)%' AND pid <> pg_backend_pid()")
+        try await server.psql(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(database)' AND query LIKE '%pg_sleep(60)%' AND pid <> pg_backend_pid()"
+        )
         _ = await holder.value
         #expect(run.status == 2, "\(run.output)")
-        #expect(run.standardError.hasPrefix("livery: not ready after 2 s (--start-timeout / LIVERY_START_TIMEOUT): "
-            + "waited for \(lock), held by PostgreSQL backend pid "),
+        #expect(
+            run.standardError.hasPrefix(
+                "livery: not ready after 2 s (--start-timeout / LIVERY_START_TIMEOUT): "
+                    + "waited for \(lock), held by PostgreSQL backend pid "),
             "\(run.standardError)")
         #expect(run.standardError.contains("application 'psql'"), "\(run.standardError)")
     }
@@ -119,13 +134,18 @@ import TestSupport
         let run = try await blocking {
             try LiveryProcess.runSeparately(
                 ["serve", "--host", "127.0.0.1", "--port", "0"],
-                environment: Self.environment(workspace, [
-                    "LIVERY_STORE": "postgresql://postgres@/livery?host=\(nowhere.path)", "LIVERY_START_TIMEOUT": "1.5",
-                ]))
+                environment: Self.environment(
+                    workspace,
+                    [
+                        "LIVERY_STORE": "postgresql://postgres@/livery?host=\(nowhere.path)",
+                        "LIVERY_START_TIMEOUT": "1.5"
+                    ]))
         }
         #expect(run.status == 2, "\(run.output)")
-        #expect(run.standardError.hasPrefix(
-            "livery: not ready after 1.5 s (--start-timeout / LIVERY_START_TIMEOUT): waited for PostgreSQL at postgresql://postgres@/livery?host=\(nowhere.path) to answer ("),
+        #expect(
+            run.standardError.hasPrefix(
+                "livery: not ready after 1.5 s (--start-timeout / LIVERY_START_TIMEOUT): waited for PostgreSQL at postgresql://postgres@/livery?host=\(nowhere.path) to answer ("
+            ),
             "\(run.standardError)")
     }
 

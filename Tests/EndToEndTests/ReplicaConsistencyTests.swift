@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import HTTPTestSupport
 import PostgresTestSupport
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Three `livery serve --store postgres://…` replicas on one real PostgreSQL, each write sent to one replica right
 /// after an acknowledged change through another: every write is decided on that change (nothing acknowledged is
@@ -27,11 +28,14 @@ import TestSupport
         try await blocking {
             let replicas = try (0..<3).map { _ in try Replicas.start(store: uri, workspace: workspace) }
             for replica in replicas { try AdminCall(port: replica.port).waitUntilReady() }
-            let (a, b, c) = (AdminCall(port: replicas[0].port), AdminCall(port: replicas[1].port), AdminCall(port: replicas[2].port))
+            let (a, b, c) = (
+                AdminCall(port: replicas[0].port), AdminCall(port: replicas[1].port), AdminCall(port: replicas[2].port)
+            )
             var lost: [String] = []
             var stale: [String] = []
             for pair in 0..<40 {
-                let endsAt = "2099-\(String(format: "%02d", pair % 12 + 1))-\(String(format: "%02d", pair % 28 + 1))T00:00:00Z"
+                let endsAt =
+                    "2099-\(String(format: "%02d", pair % 12 + 1))-\(String(format: "%02d", pair % 28 + 1))T00:00:00Z"
                 let rollout = pair + 10
                 let first = try a.json("PATCH", "/admin/v1/skins/seed/release", body: #"{"endsAt": "\#(endsAt)"}"#)
                 let second = try b.json("PATCH", "/admin/v1/skins/seed/release", body: #"{"rollout": \#(rollout)}"#)
@@ -48,7 +52,8 @@ import TestSupport
                 }
             }
             #expect(lost.isEmpty, "\(lost.count) of 40 pairs lost a change: \(lost.prefix(3))")
-            #expect(stale.isEmpty, "\(stale.count) of 40 reads on the third replica missed a change: \(stale.prefix(3))")
+            #expect(
+                stale.isEmpty, "\(stale.count) of 40 reads on the third replica missed a change: \(stale.prefix(3))")
             for replica in replicas { #expect(try replica.stop(signal: SIGTERM) == 0) }
         }
     }
@@ -70,11 +75,14 @@ import TestSupport
                 let pushed = try a.send("POST", "/admin/v1/skins", body: archive, contentType: "application/zip")
                 #expect(pushed.status == 201, "\(pushed.text)")
                 let put = try b.json(
-                    "PUT", "/admin/v1/skins/\(id)/release", body: #"{"version": 1, "priority": 2, \#(Replicas.window)}"#)
+                    "PUT", "/admin/v1/skins/\(id)/release", body: #"{"version": 1, "priority": 2, \#(Replicas.window)}"#
+                )
                 if put.status != 200 { failures.append("round \(round): PUT after a push elsewhere: \(put)") }
                 // A release on one replica, then a rollout change on another.
                 let patched = try a.json("PATCH", "/admin/v1/skins/\(id)/release", body: #"{"rollout": 40}"#)
-                if patched.status != 200 { failures.append("round \(round): PATCH after a release elsewhere: \(patched)") }
+                if patched.status != 200 {
+                    failures.append("round \(round): PATCH after a release elsewhere: \(patched)")
+                }
                 // The ETag one replica just returned is current on another.
                 let answer = try b.send(
                     "PATCH", "/admin/v1/skins/\(id)/release", body: Array(#"{"rollout": 60}"#.utf8),
@@ -87,7 +95,9 @@ import TestSupport
                     admins[(round + 2) % 3], "PATCH", "/admin/v1/skins/\(id)/release", body: #"{"rollout": 70}"#,
                     headers: [("If-Match", tag)])
                 if conditional.status != 200 {
-                    failures.append("round \(round): PATCH with the ETag just returned elsewhere: \(conditional.status) \(conditional.text)")
+                    failures.append(
+                        "round \(round): PATCH with the ETag just returned elsewhere: \(conditional.status) \(conditional.text)"
+                    )
                 }
                 // A read anywhere sees the last acknowledged change.
                 let read = try Self.release(admins[round % 3], id)
@@ -96,11 +106,13 @@ import TestSupport
             #expect(failures.isEmpty, "\(failures.count) writes decided on a stale state: \(failures.prefix(4))")
 
             // A change through one replica is served by polls on every replica within 1 s.
-            let flipped = try admins[0].json("PUT", "/admin/v1/killswitch", body: #"{"enabled": true, "reason": "e2e"}"#)
+            let flipped = try admins[0].json(
+                "PUT", "/admin/v1/killswitch", body: #"{"enabled": true, "reason": "e2e"}"#)
             #expect(flipped.status == 200)
             for replica in replicas {
                 let served = Replicas.timeUntilServed("", port: replica.port, within: 10)
-                #expect(served.map { $0 < 1 } == true, "kill switch served after \(served.map { "\($0) s" } ?? "never")")
+                #expect(
+                    served.map { $0 < 1 } == true, "kill switch served after \(served.map { "\($0) s" } ?? "never")")
             }
             for replica in replicas { #expect(try replica.stop(signal: SIGTERM) == 0) }
         }

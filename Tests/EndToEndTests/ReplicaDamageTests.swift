@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import HTTPTestSupport
 import PostgresTestSupport
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Damage stays with its version on real replicas over a real PostgreSQL: a never-released skin's metadata blob row
 /// damaged in the database (or its file rows changed behind Livery's back) leaves that version out, logged and
@@ -30,11 +31,12 @@ import TestSupport
             try #require(upload.status == 201, "\(upload.text)")
             return (first, second, admin, other)
         }
-        let sql = damage == "metadata"
+        let sql =
+            damage == "metadata"
             ? """
-              UPDATE livery_blobs SET bytes = set_byte(bytes, 1, get_byte(bytes, 1) # 1)
-              WHERE sha256 = (SELECT metadata_sha256 FROM livery_versions WHERE skin_id = 'broken' AND number = 1)
-              """
+            UPDATE livery_blobs SET bytes = set_byte(bytes, 1, get_byte(bytes, 1) # 1)
+            WHERE sha256 = (SELECT metadata_sha256 FROM livery_versions WHERE skin_id = 'broken' AND number = 1)
+            """
             : "UPDATE livery_version_files SET size = size + 1 WHERE skin_id = 'broken' AND number = 1 AND path = 'config.json'"
         // A hand edit, with the store revision bumped as the docs ask: every replica reloads.
         try await server.psql("\(sql); UPDATE livery_store SET revision = revision + 1", database: database)
@@ -42,14 +44,19 @@ import TestSupport
         try await blocking {
             // Every replica reports the damage and stays ready.
             for port in [first.port, second.port] {
-                #expect(AdminServeTests.eventually(seconds: 10) {
-                    (try? TestClient(port: port).get("/readyz"))?.text.contains(#""damaged":[{"skin":"broken","version":1,"reason":""#) == true
-                }, "\((try? TestClient(port: port).get("/readyz"))?.text ?? "")")
+                #expect(
+                    AdminServeTests.eventually(seconds: 10) {
+                        (try? TestClient(port: port).get("/readyz"))?.text.contains(
+                            #""damaged":[{"skin":"broken","version":1,"reason":""#) == true
+                    }, "\((try? TestClient(port: port).get("/readyz"))?.text ?? "")")
                 let ready = try TestClient(port: port).get("/readyz")
-                #expect(ready.status == 200 && ready.text.hasPrefix(#"{"status":"ready","store":"reachable","damaged":"#), "\(ready.text)")
+                #expect(
+                    ready.status == 200 && ready.text.hasPrefix(#"{"status":"ready","store":"reachable","damaged":"#),
+                    "\(ready.text)")
             }
             // The kill switch first, on either replica; then every other write.
-            let killed = try other.json("PUT", "/admin/v1/killswitch", body: #"{"enabled": true, "reason": "incident"}"#)
+            let killed = try other.json(
+                "PUT", "/admin/v1/killswitch", body: #"{"enabled": true, "reason": "incident"}"#)
             #expect(killed.status == 200, "\(killed.object)")
             #expect(Replicas.timeUntilServed("", port: first.port, within: 10) != nil)
             let revived = try admin.json("PUT", "/admin/v1/killswitch", body: #"{"enabled": false, "reason": "over"}"#)
@@ -63,15 +70,19 @@ import TestSupport
             let skin = try admin.json("GET", "/admin/v1/skins/broken")
             #expect(skin.status == 200)
             let damaged = try #require(skin.object["damaged"] as? [[String: Any]], "\(skin.object)")
-            #expect(damaged.count == 1 && damaged.first?["version"] as? Int == 1 && damaged.first?["skin"] as? String == "broken")
+            #expect(
+                damaged.count == 1 && damaged.first?["version"] as? Int == 1
+                    && damaged.first?["skin"] as? String == "broken")
             #expect((damaged.first?["reason"] as? String)?.contains("broken v1") == true, "\(damaged)")
             for (method, target, body) in [
                 ("GET", "/admin/v1/skins/broken/versions/1", nil),
                 ("GET", "/admin/v1/skins/broken/versions/1/config.json", nil),
-                ("PUT", "/admin/v1/skins/broken/release", #"{"version": 1, \#(Replicas.window)}"#),
+                ("PUT", "/admin/v1/skins/broken/release", #"{"version": 1, \#(Replicas.window)}"#)
             ] {
                 let refused = try other.json(method, target, body: body)
-                #expect(refused.status == 500 && (refused.object["error"] as? [String: Any])?["code"] as? String == "version_damaged",
+                #expect(
+                    refused.status == 500
+                        && (refused.object["error"] as? [String: Any])?["code"] as? String == "version_damaged",
                     "\(method) \(target): \(refused.status) \(refused.object)")
             }
             // A new upload of the skin makes a sound version 2 that releases and serves.
@@ -79,7 +90,9 @@ import TestSupport
             let pushed = try admin.send("POST", "/admin/v1/skins", body: archive, contentType: "application/zip")
             #expect(pushed.status == 201, "\(pushed.text)")
             let metrics = try TestClient(port: first.port).get("/metrics").text
-            #expect(metrics.contains("livery_store_damaged_versions 1"), "\(metrics.split(separator: "\n").filter { $0.contains("damaged") })")
+            #expect(
+                metrics.contains("livery_store_damaged_versions 1"),
+                "\(metrics.split(separator: "\n").filter { $0.contains("damaged") })")
             #expect(first.output.contains("stored version damaged"), "\(first.output)")
 
             // A replica started now starts, ready, reporting the damage.
@@ -106,7 +119,9 @@ import TestSupport
             let replica = try Replicas.start(store: uri, workspace: workspace)
             let status = try replica.waitForExit(seconds: 30)
             #expect(status == 2, "\(replica.output)")
-            #expect(replica.output.contains("livery_store row") && replica.output.contains("revision row is missing"), "\(replica.output)")
+            #expect(
+                replica.output.contains("livery_store row") && replica.output.contains("revision row is missing"),
+                "\(replica.output)")
         }
     }
 }

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import HTTPTestSupport
 import PostgresTestSupport
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// In Jepsen's manner: clients drive concurrent admin writes (release PUT and PATCH, rollback, stop, If-Match, kill
 /// switches) and admin reads at three replicas on one PostgreSQL while replicas are killed with SIGKILL and
@@ -24,14 +25,16 @@ import TestSupport
     static let checker = LiveryProcess.repository.appendingPathComponent("Tests/History/check_history.py").path
 
     @Test func concurrentAdminWritesThroughReplicaAndPostgreSQLCrashesAreLinearizable() async throws {
-        let seed = ProcessInfo.processInfo.environment["LIVERY_HISTORY_SEED"].flatMap(UInt64.init)
+        let seed =
+            ProcessInfo.processInfo.environment["LIVERY_HISTORY_SEED"].flatMap(UInt64.init)
             ?? UInt64.random(in: 1...UInt64(UInt32.max))
         try await PostgresServer.withServer { server in
             let uri = server.uri(database: try await server.createDatabase())
             let workspace = try AdminWorkspace()
             for (index, id) in Self.skins.enumerated() {
                 try AdminWorkspace.write(
-                    AdminWorkspace.tinySkin(id: id, marker: id, release: #"{"priority": \#(index), \#(Replicas.window)}"#),
+                    AdminWorkspace.tinySkin(
+                        id: id, marker: id, release: #"{"priority": \#(index), \#(Replicas.window)}"#),
                     into: workspace.skins + "/" + id)
             }
             let cluster = try await blocking { try Cluster(uri: uri, workspace: workspace) }
@@ -46,7 +49,8 @@ import TestSupport
                     var random = SplitMix(seed: seed &+ UInt64(client) &* 0x9E37_79B9_7F4A_7C15)
                     var etags: [String: Int] = [:]
                     while Recorder.now() < deadline, recorder.reserve(limit: Self.maximumOperations) {
-                        Self.operate(client: client, cluster: cluster, recorder: recorder, random: &random, etags: &etags)
+                        Self.operate(
+                            client: client, cluster: cluster, recorder: recorder, random: &random, etags: &etags)
                         // Paced so the operations span the whole run, faults included (at most 1,000 in 40 s).
                         usleep(useconds_t(50_000 + random.next() % 200_000))
                     }
@@ -81,8 +85,14 @@ import TestSupport
             try await blocking {
                 for replica in 0..<3 {
                     try cluster.admin(replica).waitUntilReady(seconds: 60)
-                    for id in Self.skins { Self.record(recorder, client: -1, kind: "get_skin", skin: id, args: [:], replica: replica, cluster: cluster) }
-                    Self.record(recorder, client: -1, kind: "get_switches", skin: nil, args: [:], replica: replica, cluster: cluster)
+                    for id in Self.skins {
+                        Self.record(
+                            recorder, client: -1, kind: "get_skin", skin: id, args: [:], replica: replica,
+                            cluster: cluster)
+                    }
+                    Self.record(
+                        recorder, client: -1, kind: "get_switches", skin: nil, args: [:], replica: replica,
+                        cluster: cluster)
                 }
             }
             let folder = try ScratchDirectory(prefix: "livery-history")
@@ -94,14 +104,19 @@ import TestSupport
             }
             let checked = try await ExternalProcess.run(
                 "python3", [Self.checker, path, String(Self.checkerBudget)], timeout: .seconds(Self.checkerBudget + 30))
-            let summary = "seed \(seed) (LIVERY_HISTORY_SEED=\(seed) to replay); \(recorder.count) operations; faults: \(faults)"
+            let summary =
+                "seed \(seed) (LIVERY_HISTORY_SEED=\(seed) to replay); \(recorder.count) operations; faults: \(faults)"
             if checked.status == 3 {
                 // Inconclusive: the search ran past its budget without finding a violation. Kept for a look, not
                 // failed: a search that cannot finish proves nothing either way.
-                let kept = FileManager.default.temporaryDirectory.appendingPathComponent("livery-history-\(seed).json").path
+                let kept = FileManager.default.temporaryDirectory.appendingPathComponent("livery-history-\(seed).json")
+                    .path
                 try? FileManager.default.removeItem(atPath: kept)
                 try? FileManager.default.copyItem(atPath: path, toPath: kept)
-                FileHandle.standardError.write(Data("ReplicaHistoryTests: inconclusive, \(summary); history kept at \(kept)\n\(checked.standardOutput)".utf8))
+                FileHandle.standardError.write(
+                    Data(
+                        "ReplicaHistoryTests: inconclusive, \(summary); history kept at \(kept)\n\(checked.standardOutput)"
+                            .utf8))
             } else {
                 #expect(checked.status == 0, "\(summary)\n\(checked.standardOutput)\(checked.standardError)")
             }
@@ -158,14 +173,14 @@ import TestSupport
             let parsed = Self.skinResult(response)
             skins[id] = [
                 "release": parsed?["release"] ?? NSNull(), "etag": parsed?["etag"] ?? 0,
-                "versions": (object["versions"] as? [[String: Any]] ?? []).compactMap { $0["version"] as? Int },
+                "versions": (object["versions"] as? [[String: Any]] ?? []).compactMap { $0["version"] as? Int }
             ]
         }
         let listing = try admin.json("GET", "/admin/v1/skins")
         let switches = Self.switchesResult(try admin.send("GET", "/admin/v1/killswitch")) ?? [:]
         let initial: [String: Any] = [
             "revision": listing.object["revision"] as? Int ?? 0, "skins": skins,
-            "switches": [switches["global"] ?? false, switches["app"] ?? false, switches["revision"] ?? 0],
+            "switches": [switches["global"] ?? false, switches["app"] ?? false, switches["revision"] ?? 0]
         ]
         return try JSONSerialization.data(withJSONObject: initial)
     }
@@ -178,7 +193,8 @@ import TestSupport
         let skin = skins[Int(random.next() % UInt64(skins.count))]
         let roll = random.next() % 100
         let rollout = [100, 100, 50][Int(random.next() % 3)]
-        let endsAt = "2099-\(String(format: "%02d", random.next() % 12 + 1))-\(String(format: "%02d", random.next() % 28 + 1))T00:00:00Z"
+        let endsAt =
+            "2099-\(String(format: "%02d", random.next() % 12 + 1))-\(String(format: "%02d", random.next() % 28 + 1))T00:00:00Z"
         var args: [String: Any] = [:]
         let kind: String
         switch roll {
@@ -220,7 +236,8 @@ import TestSupport
     /// Sends one operation to `replica`, records it with its times and answer, and returns the parsed answer.
     @discardableResult
     static func record(
-        _ recorder: Recorder, client: Int, kind: String, skin: String?, args: [String: Any], replica: Int, cluster: Cluster
+        _ recorder: Recorder, client: Int, kind: String, skin: String?, args: [String: Any], replica: Int,
+        cluster: Cluster
     ) -> (status: Int, result: [String: Any]?) {
         var method = "GET"
         var target = "/admin/v1/killswitch"
@@ -256,17 +273,19 @@ import TestSupport
         var result: [String: Any]?
         var complete: Double?
         if let port = cluster.port(replica),
-            let response = try? TestClient(port: port, timeout: 5).request(method, target, host: "e2e", headers: headers, body: bytes)
+            let response = try? TestClient(port: port, timeout: 5).request(
+                method, target, host: "e2e", headers: headers, body: bytes)
         {
             complete = Recorder.now()
             status = response.status
             if status == 200 {
-                result = kind == "kill_switch" || kind == "get_switches" ? switchesResult(response) : skinResult(response)
+                result =
+                    kind == "kill_switch" || kind == "get_switches" ? switchesResult(response) : skinResult(response)
             }
         }
         recorder.add([
             "client": client, "kind": kind, "skin": skin ?? NSNull(), "args": args, "replica": replica,
-            "invoke": invoke, "complete": complete ?? NSNull(), "status": status, "result": result ?? NSNull(),
+            "invoke": invoke, "complete": complete ?? NSNull(), "status": status, "result": result ?? NSNull()
         ])
         return (status, result)
     }
@@ -274,7 +293,8 @@ import TestSupport
     /// A skin answer as the checker's model writes it: `{"release": [version, rollout, endsAt] or null, "etag": n}`.
     static func skinResult(_ response: TestResponse) -> [String: Any]? {
         guard let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
-            let tag = response.header("ETag"), let etag = Int(tag.trimmingCharacters(in: CharacterSet(charactersIn: "\"")))
+            let tag = response.header("ETag"),
+            let etag = Int(tag.trimmingCharacters(in: CharacterSet(charactersIn: "\"")))
         else { return nil }
         var release: Any = NSNull()
         if let fields = object["release"] as? [String: Any] {
@@ -285,7 +305,9 @@ import TestSupport
 
     /// A kill-switch answer as the checker's model writes it: `{"global", "app", "revision"}`.
     static func switchesResult(_ response: TestResponse) -> [String: Any]? {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any] else { return nil }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any] else {
+            return nil
+        }
         let global = (object["global"] as? [String: Any])?["enabled"] as? Bool ?? false
         let app = ((object["apps"] as? [String: Any])?["demo"] as? [String: Any])?["enabled"] as? Bool ?? false
         return ["global": global, "app": app, "revision": object["revision"] as? Int ?? -1]
@@ -299,7 +321,7 @@ import TestSupport
         let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]
         recorder.poll([
             "replica": replica, "sent": sent, "received": Recorder.now(), "status": response.status,
-            "skinId": object?["skinId"] as? String ?? "",
+            "skinId": object?["skinId"] as? String ?? ""
         ])
     }
 }

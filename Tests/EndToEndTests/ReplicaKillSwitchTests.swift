@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import HTTPTestSupport
 import PostgresTestSupport
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The kill switch never waits for a package build: while one replica builds the packages of a large release, a
 /// global kill switch through another replica and an app's kill switch through the building one are answered, and
@@ -46,13 +47,15 @@ import TestSupport
                 "PUT", "/admin/v1/killswitch", body: Array(#"{"enabled": true, "reason": "2 a.m."}"#.utf8),
                 contentType: "application/json", timeout: 600)
             let app = try builder.send(
-                "PUT", "/admin/v1/killswitch", body: Array(#"{"app": "demo", "enabled": true, "reason": "2 a.m."}"#.utf8),
+                "PUT", "/admin/v1/killswitch",
+                body: Array(#"{"app": "demo", "enabled": true, "reason": "2 a.m."}"#.utf8),
                 contentType: "application/json", timeout: 600)
             let answeredDuringBuild = !release.isFinished
             #expect(global.status == 200 && app.status == 200, "\(global.text) \(app.text)")
             var servedOff: [Bool] = []
             for replica in replicas {
-                servedOff.append(AdminServeTests.eventually(seconds: 60) { Replicas.polledSkin(port: replica.port) == "" })
+                servedOff.append(
+                    AdminServeTests.eventually(seconds: 60) { Replicas.polledSkin(port: replica.port) == "" })
             }
             let servedDuringBuild = !release.isFinished
             #expect(servedOff == [true, true, true], "skins off served by \(servedOff)")
@@ -83,11 +86,15 @@ import TestSupport
         try #require(made.status == 0, "\(made.transcript)")
         var files: [String: [UInt8]] = [:]
         let root = URL(fileURLWithPath: folder)
-        guard let walk = FileManager.default.enumerator(atPath: folder) else { throw E2EError(description: "cannot list \(folder)") }
+        guard let walk = FileManager.default.enumerator(atPath: folder) else {
+            throw E2EError(description: "cannot list \(folder)")
+        }
         while let path = walk.nextObject() as? String {
             var isFolder: ObjCBool = false
             let url = root.appendingPathComponent(path)
-            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), !isFolder.boolValue else { continue }
+            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), !isFolder.boolValue else {
+                continue
+            }
             files[path] = [UInt8](try Data(contentsOf: url))
         }
         files["skin.json"] = Array(#"{"id": "\#(id)", "title": "Large", "app": "demo"}"#.utf8)

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import HTTPTestSupport
 import PostgresTestSupport
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A release that recurs (issue 27) on three replicas over one PostgreSQL: a change to its rule (`recurs`) or to one
 /// year's occurrence (`occurrences`: own dates, or skipped) made through one replica is served by the polls of the
@@ -18,7 +19,8 @@ import TestSupport
         // A Gregorian rule anchored on today (UTC): in force now, from yesterday to the end of tomorrow.
         let today = Self.utcDay(Date())
         let workspace = try AdminWorkspace()
-        let rule = #"{"calendar": "gregorian", "month": \#(today.month), "day": \#(today.day), "startOffsetDays": -1, "endOffsetDays": 1, "ifMissing": "lastDay"}"#
+        let rule =
+            #"{"calendar": "gregorian", "month": \#(today.month), "day": \#(today.day), "startOffsetDays": -1, "endOffsetDays": 1, "ifMissing": "lastDay"}"#
         try AdminWorkspace.write(
             AdminWorkspace.tinySkin(id: "lantern", marker: "l1", release: #"{"recurs": \#(rule), "timeZone": "UTC"}"#),
             into: workspace.skins + "/lantern")
@@ -33,10 +35,12 @@ import TestSupport
             let year = String(today.year)
             let changes: [(what: String, patch: String)] = [
                 ("the rule ends a day later", #"{"recurs": {"endOffsetDays": 2}}"#),
-                ("\(year) has its own dates",
-                 #"{"occurrences": {"\#(year)": {"startsAt": "\#(Self.dayText(today, plus: -2))T06:00:00", "endsAt": "\#(Self.dayText(today, plus: 3))T18:00:00"}}}"#),
+                (
+                    "\(year) has its own dates",
+                    #"{"occurrences": {"\#(year)": {"startsAt": "\#(Self.dayText(today, plus: -2))T06:00:00", "endsAt": "\#(Self.dayText(today, plus: 3))T18:00:00"}}}"#
+                ),
                 ("\(year) is skipped", #"{"occurrences": {"\#(year)": "skip"}}"#),
-                ("\(year) follows the rule again", #"{"occurrences": {"\#(year)": null}}"#),
+                ("\(year) follows the rule again", #"{"occurrences": {"\#(year)": null}}"#)
             ]
             var before = first
             for change in changes {
@@ -46,8 +50,10 @@ import TestSupport
                 #expect(expected != before, "\(change.what): the first replica still serves \(expected)")
                 for replica in replicas[1...] {
                     let served = Self.timeUntilServed(expected, port: replica.port, within: 10)
-                    #expect(served.map { $0 < 1 } == true,
-                        "\(change.what): \(expected.isEmpty ? "no skin" : expected) served after \(served.map { "\($0) s" } ?? "never")")
+                    #expect(
+                        served.map { $0 < 1 } == true,
+                        "\(change.what): \(expected.isEmpty ? "no skin" : expected) served after \(served.map { "\($0) s" } ?? "never")"
+                    )
                 }
                 before = expected
             }

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import HTTPTestSupport
 import PostgresTestSupport
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Several `livery serve --store postgres://…` replicas on one real PostgreSQL: the first start imports the skins
 /// folder once, every replica serves byte-identical packages, a change made through one is served by the others
@@ -27,7 +28,9 @@ import TestSupport
         // The second replica reads the password from a file (a mounted secret), its URI holding none.
         let passwordFile = workspace.root + "/pg-password"
         try Data((password + "\n").utf8).write(to: URL(fileURLWithPath: passwordFile))
-        let bareURI = uri.replacingOccurrences(of: ":" + (password.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? password) + "@", with: "@")
+        let bareURI = uri.replacingOccurrences(
+            of: ":" + (password.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? password) + "@",
+            with: "@")
         #expect(bareURI != uri)
         try await blocking {
             let first = try Replicas.start(store: uri, workspace: workspace)
@@ -116,7 +119,9 @@ import TestSupport
                 #expect(flipped.status == 200, "\(flipped.text)")
                 for replica in [replicas[0], replicas[2]] {
                     let served = Replicas.timeUntilServed(expected, port: replica.port, within: 10)
-                    #expect(served.map { $0 < 1 } == true, "kill switch \(enabled) after \(served.map { "\($0) s" } ?? "never")")
+                    #expect(
+                        served.map { $0 < 1 } == true,
+                        "kill switch \(enabled) after \(served.map { "\($0) s" } ?? "never")")
                 }
             }
 
@@ -131,7 +136,9 @@ import TestSupport
             for step in 0..<24 {
                 if step == 8 { kill(replicas[2].pid, SIGKILL) }
                 let archive = try AdminWorkspace.zip(AdminWorkspace.tinySkin(id: "storm", marker: "m\(step)"))
-                guard let upload = try? admin.send("POST", "/admin/v1/skins", body: archive, contentType: "application/zip"),
+                guard
+                    let upload = try? admin.send(
+                        "POST", "/admin/v1/skins", body: archive, contentType: "application/zip"),
                     upload.status == 201,
                     let body = try JSONSerialization.jsonObject(with: Data(upload.body)) as? [String: Any],
                     let version = body["version"] as? Int, let digest = body["digest"] as? String
@@ -167,7 +174,8 @@ import TestSupport
             try LiveryProcess.run(["serve", "--port", "0", "--store", "mysql://ops:hunter2@db/livery"])
         }
         #expect(notPostgres.status == 2)
-        #expect(notPostgres.output.contains("--store 'mysql…': the store must be a postgres://"), "\(notPostgres.output)")
+        #expect(
+            notPostgres.output.contains("--store 'mysql…': the store must be a postgres://"), "\(notPostgres.output)")
         #expect(!notPostgres.output.contains("hunter2"))
 
         let newer = try PostgresServer.forSuite()
@@ -217,10 +225,14 @@ import TestSupport
             traffic.start()
             try await server.stop()
             try await blocking {
-                #expect(AdminServeTests.eventually(seconds: 10) {
-                    (try? other.send("GET", "/readyz"))?.text.contains(#""store":"unreachable""#) == true
-                })
-                #expect(AdminServeTests.eventually(seconds: 5) { second.output.contains("PostgreSQL unreachable: serving the last catalog") })
+                #expect(
+                    AdminServeTests.eventually(seconds: 10) {
+                        (try? other.send("GET", "/readyz"))?.text.contains(#""store":"unreachable""#) == true
+                    })
+                #expect(
+                    AdminServeTests.eventually(seconds: 5) {
+                        second.output.contains("PostgreSQL unreachable: serving the last catalog")
+                    })
                 let ready = try other.send("GET", "/readyz")
                 #expect(ready.status == 200 && ready.text.contains(#""status":"ready""#), "\(ready.text)")
                 for _ in 0..<50 {
@@ -229,7 +241,8 @@ import TestSupport
                 }
                 #expect(try TestClient(port: second.port).get(packageURL).status == 200)
                 let refused = try admin.send(
-                    "POST", "/admin/v1/skins", body: try AdminWorkspace.zip(AdminWorkspace.tinySkin(id: "late", marker: "l")),
+                    "POST", "/admin/v1/skins",
+                    body: try AdminWorkspace.zip(AdminWorkspace.tinySkin(id: "late", marker: "l")),
                     contentType: "application/zip")
                 #expect(refused.status == 503 && refused.text.contains("store_unavailable"), "\(refused.text)")
                 #expect(refused.header("Retry-After") != nil)
@@ -239,9 +252,10 @@ import TestSupport
             let restarted = Date()
             try await blocking { () throws in
                 // Within 10 s: the first replica takes a change again, and the second serves it.
-                #expect(AdminServeTests.eventually(seconds: 10) {
-                    (try? Replicas.pushAndRelease(admin, id: "late", marker: "l", priority: 9)) != nil
-                })
+                #expect(
+                    AdminServeTests.eventually(seconds: 10) {
+                        (try? Replicas.pushAndRelease(admin, id: "late", marker: "l", priority: 9)) != nil
+                    })
                 #expect(Replicas.timeUntilServed("late", port: second.port, within: 10) != nil)
                 #expect(Date().timeIntervalSince(restarted) < 10)
                 #expect(try other.send("GET", "/readyz").text == #"{"status":"ready","store":"reachable"}"#)

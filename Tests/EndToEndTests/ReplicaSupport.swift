@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import HTTPTestSupport
 import PostgresTestSupport
 import TestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `livery serve --store postgres://…` replicas for the end-to-end tests: each with a data folder of its own (the
 /// local caches), the workspace's skins folder and tokens file, and the shared PostgreSQL store.

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import HTTPTestSupport
 import PostgresTestSupport
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Phones' reports (`POST /api/v1/reports`, issue 26) on the real binary: untrusted input checked field by field,
 /// counted once per device, rate limited, kept across restarts and crashes, and the same on every replica.
@@ -22,21 +23,25 @@ import TestSupport
         #expect(missingStage.status == 422 && Reports.field(missingStage) == "reports[1].stage", "\(missingStage.text)")
         let notJSON = try Reports.post(livery.port, "{\"app\":")
         #expect(notJSON.status == 400 && Reports.field(notJSON) == "body", "\(notJSON.text)")
-        let text = try Reports.post(livery.port, Reports.batch(device: "phone-1", [(sign, "applied", nil)]), type: "text/plain")
+        let text = try Reports.post(
+            livery.port, Reports.batch(device: "phone-1", [(sign, "applied", nil)]), type: "text/plain")
         #expect(text.status == 415 && Reports.field(text) == "Content-Type", "\(text.text)")
-        let tooMany = try Reports.post(livery.port, Reports.batch(device: "phone-1", Array(repeating: (sign, "applied", nil), count: 65)))
+        let tooMany = try Reports.post(
+            livery.port, Reports.batch(device: "phone-1", Array(repeating: (sign, "applied", nil), count: 65)))
         #expect(tooMany.status == 422 && Reports.field(tooMany) == "reports", "\(tooMany.text)")
         let local = try Reports.post(
             livery.port, Reports.batch(device: "phone-1", [(sign, "applied", nil)], at: "2026-12-24T18:00:00+08:00"))
         #expect(local.status == 422 && Reports.field(local) == "reports[0].at", "\(local.text)")
-        let platform = try Reports.post(livery.port, Reports.batch(device: "phone-1", [(sign, "applied", nil)], platform: "palm"))
+        let platform = try Reports.post(
+            livery.port, Reports.batch(device: "phone-1", [(sign, "applied", nil)], platform: "palm"))
         #expect(platform.status == 422 && Reports.field(platform) == "platform", "\(platform.text)")
         let huge = try Reports.post(livery.port, "{\"pad\":\"" + String(repeating: "x", count: 17_000) + "\"}")
         #expect(huge.status == 413, "\(huge.text)")
 
         // Unknown signs are ignored, not errors; a device counts once per sign and outcome.
         let first = try Reports.post(
-            livery.port, Reports.batch(device: "phone-1", [(sign, "applied", nil), ("0123456789abcdef", "applied", nil)]))
+            livery.port,
+            Reports.batch(device: "phone-1", [(sign, "applied", nil), ("0123456789abcdef", "applied", nil)]))
         #expect(first.status == 202 && first.text == #"{"accepted":1,"ignored":1}"#, "\(first.text)")
         let again = try Reports.post(livery.port, Reports.batch(device: "phone-1", [(sign, "applied", nil)]))
         #expect(again.status == 202 && again.text == #"{"accepted":1,"ignored":0}"#, "\(again.text)")
@@ -44,7 +49,8 @@ import TestSupport
         #expect(failed.status == 202, "\(failed.text)")
         // Many phones behind one address, each under its own rate, all count.
         for index in 0..<40 {
-            let response = try Reports.post(livery.port, Reports.batch(device: "nat-\(index)", [(sign, "applied", nil)]))
+            let response = try Reports.post(
+                livery.port, Reports.batch(device: "nat-\(index)", [(sign, "applied", nil)]))
             #expect(response.status == 202, "\(index): \(response.text)")
         }
 
@@ -64,8 +70,12 @@ import TestSupport
         #expect(rule["minDevices"] as? Int == 50 && rule["action"] as? String == "pause", "\(rule)")
         #expect(health["paused"] is NSNull, "\(health)")
         let metrics = try MetricsEndpointTests.scrape(port: livery.port)
-        #expect(try metrics.value("livery_skin_reports_total", ["skin": "tiny", "outcome": "applied", "stage": "none"]) == 41)
-        #expect(try metrics.value("livery_skin_reports_total", ["skin": "tiny", "outcome": "failed", "stage": "unpack"]) == 1)
+        #expect(
+            try metrics.value("livery_skin_reports_total", ["skin": "tiny", "outcome": "applied", "stage": "none"])
+                == 41)
+        #expect(
+            try metrics.value("livery_skin_reports_total", ["skin": "tiny", "outcome": "failed", "stage": "unpack"])
+                == 1)
 
         let env = ["LIVERY_TOKEN": AdminWorkspace.viewerToken, "LIVERY_SERVER": "http://127.0.0.1:\(livery.port)"]
         let table = try LiveryProcess.run(["health", "tiny"], environment: env)
@@ -106,11 +116,14 @@ import TestSupport
         var refused: TestResponse?
         var accepted = 0
         for index in 0..<80 where refused == nil {
-            let response = try Reports.post(livery.port, Reports.batch(device: "nat-\(index)", [(sign, "applied", nil)]))
+            let response = try Reports.post(
+                livery.port, Reports.batch(device: "nat-\(index)", [(sign, "applied", nil)]))
             if response.status == 429 { refused = response } else if response.status == 202 { accepted += 1 }
         }
         let limited = try #require(refused, "80 requests at once stay under 2 a second with bursts of 20")
-        #expect(Reports.field(limited) == "address" && Int(limited.header("Retry-After") ?? "") ?? 0 >= 1, "\(limited.text)")
+        #expect(
+            Reports.field(limited) == "address" && Int(limited.header("Retry-After") ?? "") ?? 0 >= 1, "\(limited.text)"
+        )
         #expect(try Reports.figures(livery.port) == Reports.Figures(applied: accepted, failed: 1, crash: 1))
         _ = try livery.stop(signal: SIGTERM)
     }
@@ -127,8 +140,9 @@ import TestSupport
             Thread {
                 for index in 0..<10_000 {
                     sent.add()
-                    guard let response = try? Reports.post(
-                        port, Reports.batch(device: "s\(sender)-\(index)", [(sign, "applied", nil)]), timeout: 5)
+                    guard
+                        let response = try? Reports.post(
+                            port, Reports.batch(device: "s\(sender)-\(index)", [(sign, "applied", nil)]), timeout: 5)
                     else { return }
                     if response.status == 202 { acknowledged.add() } else { return }
                 }
@@ -196,7 +210,8 @@ enum Reports {
     /// Starts `livery serve` on the workspace (file store in its data folder) and waits until it is ready.
     static func serve(_ workspace: AdminWorkspace, _ environment: [String: String] = [:]) throws -> LiveryProcess {
         let livery = try LiveryProcess.start(
-            ["serve", "--host", "127.0.0.1", "--port", "0"], environment: workspace.environment.merging(environment) { $1 })
+            ["serve", "--host", "127.0.0.1", "--port", "0"],
+            environment: workspace.environment.merging(environment) { $1 })
         try livery.waitUntilReady(seconds: 60)
         return livery
     }
@@ -218,10 +233,13 @@ enum Reports {
             let stage = report.stage.map { #","stage":"\#($0)""# } ?? ""
             return #"{"skinSign":"\#(report.sign)","outcome":"\#(report.outcome)"\#(stage),"at":"\#(at)"}"#
         }
-        return #"{"app":"demo","platform":"\#(platform)","appVersion":"7.0.0","deviceId":"\#(device)","reports":[\#(items.joined(separator: ","))]}"#
+        return
+            #"{"app":"demo","platform":"\#(platform)","appVersion":"7.0.0","deviceId":"\#(device)","reports":[\#(items.joined(separator: ","))]}"#
     }
 
-    static func post(_ port: Int, _ body: String, type: String = "application/json", timeout: Double = 10) throws -> TestResponse {
+    static func post(
+        _ port: Int, _ body: String, type: String = "application/json", timeout: Double = 10
+    ) throws -> TestResponse {
         try TestClient(port: port, timeout: timeout).request(
             "POST", "/api/v1/reports", headers: [("Content-Type", type)], body: Array(body.utf8))
     }

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import HTTPTestSupport
 import Synchronization
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `livery serve`'s request lines, buffered per event loop: none lost at SIGTERM, none cut into another, and a
 /// standard output nobody reads costs request lines, never service.
@@ -54,7 +55,8 @@ import TestSupport
                     // A whole text request line of a 404: path and bytes as metadata, then in the message.
                     let match = try #require(
                         line.wholeMatch(
-                            of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d{4} info livery: http\.duration_ms=[0-9.e-]+ http\.method=GET http\.path=(\S+) http\.response_bytes=(\d+) http\.route=unmatched http\.status=404 request\.id=\S+ \[LiveryHTTP\] GET (\S+) 404 (\d+)B [0-9]+\.[0-9]{3}ms/
+                            of:
+                                /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d{4} info livery: http\.duration_ms=[0-9.e-]+ http\.method=GET http\.path=(\S+) http\.response_bytes=(\d+) http\.route=unmatched http\.status=404 request\.id=\S+ \[LiveryHTTP\] GET (\S+) 404 (\d+)B [0-9]+\.[0-9]{3}ms/
                         ), "not whole: \(line)")
                     #expect(match.1 == match.3 && match.2 == match.4, "\(line)")
                     logged.append(String(match.1))

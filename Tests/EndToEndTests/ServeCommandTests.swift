@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import HTTPTestSupport
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `livery serve` as a real process: flags, environment, the listening line, signals and exit codes.
 @Suite struct ServeCommandTests {
@@ -24,7 +25,9 @@ import TestSupport
 
     @Test func exitsZeroOnSIGINT() async throws {
         try await blocking {
-            let livery = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0", "--log-level", "warning"])
+            let livery = try LiveryProcess.start([
+                "serve", "--host", "127.0.0.1", "--port", "0", "--log-level", "warning"
+            ])
             #expect(try RawHTTP.get(port: livery.port, path: "/healthz").hasPrefix("HTTP/1.1 200 "))
             #expect(try livery.stop(signal: SIGINT) == 0)
             #expect(!livery.output.contains("GET /healthz"), "request lines are info, below warning")
@@ -33,7 +36,8 @@ import TestSupport
 
     @Test func readsHostAndPortFromTheEnvironment() async throws {
         try await blocking {
-            let livery = try LiveryProcess.start(["serve"], environment: ["LIVERY_HOST": "127.0.0.1", "LIVERY_PORT": "0"])
+            let livery = try LiveryProcess.start(
+                ["serve"], environment: ["LIVERY_HOST": "127.0.0.1", "LIVERY_PORT": "0"])
             #expect(livery.address.hasPrefix("127.0.0.1:"))
             #expect(try RawHTTP.get(port: livery.port, path: "/healthz").hasPrefix("HTTP/1.1 200 "))
             #expect(try livery.stop(signal: SIGTERM) == 0)
@@ -82,7 +86,8 @@ import TestSupport
         try await blocking {
             let scratch = try ScratchDirectory(prefix: "livery-bench")
             let file = try scratch.write("bench.json", Array(#"{"bench":true}"#.utf8))
-            let withBody = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0", "--bench-body", file])
+            let withBody = try LiveryProcess.start(["serve", "--host", "127.0.0.1", "--port", "0", "--bench-body", file]
+            )
             let response = try RawHTTP.get(port: withBody.port, path: "/bench")
             #expect(response.hasPrefix("HTTP/1.1 200 OK\r\n"))
             #expect(response.contains("Content-Type: application/json\r\n"))
@@ -156,10 +161,12 @@ final class LiveryProcess: @unchecked Sendable {
         if let descriptorLimit {
             // The shell sets the limits and then becomes livery (exec), so the pid is livery's.
             executable = "/bin/sh"
-            self.arguments = [
-                "-c", "ulimit -Sn \(descriptorLimit.soft) && ulimit -Hn \(descriptorLimit.hard) && exec \"$0\" \"$@\"",
-                try Self.binary.path,
-            ] + arguments
+            self.arguments =
+                [
+                    "-c",
+                    "ulimit -Sn \(descriptorLimit.soft) && ulimit -Hn \(descriptorLimit.hard) && exec \"$0\" \"$@\"",
+                    try Self.binary.path
+                ] + arguments
         } else {
             executable = try Self.binary.path
             self.arguments = arguments
@@ -194,7 +201,9 @@ final class LiveryProcess: @unchecked Sendable {
     static func waitUntilReady(port: Int, seconds: Double = 30) throws {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
-            if let client = try? TestClient(port: port), let response = try? client.get("/readyz"), response.status == 200 {
+            if let client = try? TestClient(port: port), let response = try? client.get("/readyz"),
+                response.status == 200
+            {
                 return
             }
             usleep(10_000)
@@ -261,7 +270,8 @@ final class LiveryProcess: @unchecked Sendable {
             guard listeningAddress.isEmpty else { return false }
             let text = String(decoding: collectedStandardOutput, as: UTF8.self)
             // The line is `LIVERY_LISTENING <address>` in text format and a JSON record's message in JSON format.
-            if metricsListeningAddress.isEmpty, let found = Self.announcedAddress("LIVERY_METRICS_LISTENING ", in: text) {
+            if metricsListeningAddress.isEmpty, let found = Self.announcedAddress("LIVERY_METRICS_LISTENING ", in: text)
+            {
                 metricsListeningAddress = found
             }
             guard let found = Self.announcedAddress("LIVERY_LISTENING ", in: text) else { return false }

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `livery serve --signing-key`, the real binary: poll answers saved by curl and checked by the `openssl` command
 /// line (which Livery did not write) and by `livery verify`, key rotation, and keys that must stop the start.
@@ -51,7 +52,9 @@ import TestSupport
     }
 
     /// `openssl pkeyutl -verify` of `signature` over SHA-256(`bodyFile`) with the public key file `publicKey`.
-    static func opensslVerifies(_ bodyFile: String, signature: [UInt8], publicKey: String, in scratch: ScratchDirectory)
+    static func opensslVerifies(
+        _ bodyFile: String, signature: [UInt8], publicKey: String, in scratch: ScratchDirectory
+    )
         async throws -> Bool
     {
         try scratch.write("sig.der", signature)
@@ -60,7 +63,10 @@ import TestSupport
         try #require(digest.status == 0, "\(digest.transcript)")
         let pkeyutl = try await ExternalProcess.run(
             "openssl",
-            ["pkeyutl", "-verify", "-pubin", "-inkey", publicKey, "-in", scratch.path("digest"), "-sigfile", scratch.path("sig.der")])
+            [
+                "pkeyutl", "-verify", "-pubin", "-inkey", publicKey, "-in", scratch.path("digest"), "-sigfile",
+                scratch.path("sig.der")
+            ])
         let dgst = try await ExternalProcess.run(
             "openssl", ["dgst", "-sha256", "-verify", publicKey, "-signature", scratch.path("sig.der"), bodyFile])
         // The two openssl commands must agree.
@@ -84,18 +90,25 @@ import TestSupport
     @Test func themeListsVerifyWithOpenSSLAndLiveryVerify() async throws {
         let scratch = try ScratchDirectory(prefix: "livery-signed-themes")
         try await SigningCLITests.makeKey("k1", in: scratch)
-        try scratch.write("skins/ink/skin.json", Array(#"{"id":"ink","title":"Ink","app":"demo","release":{"kind":"theme","order":1}}"#.utf8))
+        try scratch.write(
+            "skins/ink/skin.json",
+            Array(#"{"id":"ink","title":"Ink","app":"demo","release":{"kind":"theme","order":1}}"#.utf8))
         try scratch.write("skins/ink/config.json", Array(##"{"home":{"colors":{"color_background":"#FFFFFF"}}}"##.utf8))
-        let livery = try await Self.serve(["--signing-key", scratch.path("k1.pem"), "--skins-dir", scratch.path("skins")])
+        let livery = try await Self.serve([
+            "--signing-key", scratch.path("k1.pem"), "--skins-dir", scratch.path("skins")
+        ])
         let saved = try await Self.savePoll(
             livery.port, as: "themes", in: scratch, target: "/api/v1/themes?app=demo&platform=ios&appVersion=7.2.0")
         #expect(saved.head.hasPrefix("HTTP/1.1 200 "), "\(saved.head)")
         #expect(String(decoding: saved.body, as: UTF8.self).hasPrefix(#"{"themes":[{"id":"ink","#))
         #expect(saved.keyID == "k1" && saved.expiresAt != nil, "\(saved.head)")
         let signature = try #require(saved.signature)
-        #expect(try await Self.opensslVerifies(
-            scratch.path("themes.body"), signature: signature, publicKey: scratch.path("k1.pub"), in: scratch))
-        let valid = try await BuiltProduct.runLivery(["verify", "--public-key", scratch.path("k1.pub"), scratch.path("themes")])
+        #expect(
+            try await Self.opensslVerifies(
+                scratch.path("themes.body"), signature: signature, publicKey: scratch.path("k1.pub"), in: scratch))
+        let valid = try await BuiltProduct.runLivery([
+            "verify", "--public-key", scratch.path("k1.pub"), scratch.path("themes")
+        ])
         #expect(valid.status == 0 && valid.standardOutput.contains("signed by keyid 'k1'"), "\(valid.transcript)")
         #expect(try livery.stop(signal: SIGTERM) == 0)
     }
@@ -107,10 +120,12 @@ import TestSupport
         let livery = try await Self.serve(["--signing-key", scratch.path("k1.pem")])
         let saved = try await Self.savePoll(livery.port, as: "answer", in: scratch)
         #expect(saved.head.hasPrefix("HTTP/1.1 200 "), "\(saved.head)")
-        #expect(saved.keyID == "k1" && saved.signatureLine?.contains(#"alg="ecdsa-p256-sha256""#) == true, "\(saved.head)")
+        #expect(
+            saved.keyID == "k1" && saved.signatureLine?.contains(#"alg="ecdsa-p256-sha256""#) == true, "\(saved.head)")
         let signature = try #require(saved.signature)
-        #expect(try await Self.opensslVerifies(
-            scratch.path("answer.body"), signature: signature, publicKey: scratch.path("k1.pub"), in: scratch))
+        #expect(
+            try await Self.opensslVerifies(
+                scratch.path("answer.body"), signature: signature, publicKey: scratch.path("k1.pub"), in: scratch))
         let expiresAt = try #require(saved.expiresAt)
         let key = scratch.path("k1.pub")
         let valid = try await BuiltProduct.runLivery(["verify", "--public-key", key, scratch.path("answer")])
@@ -121,17 +136,26 @@ import TestSupport
         let index = try #require(changed.firstIndex(of: UInt8(ascii: ":")))
         changed[index + 2] ^= 0x01
         try scratch.write("changed.body", changed)
-        #expect(try await !Self.opensslVerifies(scratch.path("changed.body"), signature: signature, publicKey: key, in: scratch))
+        #expect(
+            try await !Self.opensslVerifies(
+                scratch.path("changed.body"), signature: signature, publicKey: key, in: scratch))
         var response = try scratch.read("answer")
         response[response.count - saved.body.count + index + 2] ^= 0x01
         try scratch.write("changed", response)
         let refused = try await BuiltProduct.runLivery(["verify", "--public-key", key, scratch.path("changed")])
-        #expect(refused.status == 1 && refused.standardOutput.hasPrefix("invalid: body changed"), "\(refused.transcript)")
+        #expect(
+            refused.status == 1 && refused.standardOutput.hasPrefix("invalid: body changed"), "\(refused.transcript)")
 
         // Only another key trusted: unknown keyid. After expiresAt: expired.
-        let unknown = try await BuiltProduct.runLivery(["verify", "--public-key", scratch.path("k2.pub"), scratch.path("answer")])
-        #expect(unknown.status == 1 && unknown.standardOutput.hasPrefix("invalid: unknown keyid 'k1'"), "\(unknown.transcript)")
-        let expired = try await BuiltProduct.runLivery(["verify", "--public-key", key, "--at", expiresAt, scratch.path("answer")])
+        let unknown = try await BuiltProduct.runLivery([
+            "verify", "--public-key", scratch.path("k2.pub"), scratch.path("answer")
+        ])
+        #expect(
+            unknown.status == 1 && unknown.standardOutput.hasPrefix("invalid: unknown keyid 'k1'"),
+            "\(unknown.transcript)")
+        let expired = try await BuiltProduct.runLivery([
+            "verify", "--public-key", key, "--at", expiresAt, scratch.path("answer")
+        ])
         #expect(expired.status == 1 && expired.standardOutput.hasPrefix("invalid: expired: "), "\(expired.transcript)")
 
         #expect(try livery.stop(signal: SIGTERM) == 0)
@@ -148,17 +172,25 @@ import TestSupport
     @Test func signedAnswersNameTheirQuestionAndLiveryVerifyRefusesThemForAnother() async throws {
         let scratch = try ScratchDirectory(prefix: "livery-signed-question")
         try await SigningCLITests.makeKey("k1", in: scratch)
-        try scratch.write("skins/ink/skin.json", Array(#"{"id":"ink","title":"Ink","app":"demo","release":{"kind":"theme","order":1}}"#.utf8))
+        try scratch.write(
+            "skins/ink/skin.json",
+            Array(#"{"id":"ink","title":"Ink","app":"demo","release":{"kind":"theme","order":1}}"#.utf8))
         try scratch.write("skins/ink/config.json", Array(##"{"home":{"colors":{"color_background":"#FFFFFF"}}}"##.utf8))
-        let livery = try await Self.serve(["--signing-key", scratch.path("k1.pem"), "--skins-dir", scratch.path("skins")])
+        let livery = try await Self.serve([
+            "--signing-key", scratch.path("k1.pem"), "--skins-dir", scratch.path("skins")
+        ])
         let key = scratch.path("k1.pub")
         let cases: [(name: String, target: String, question: String, flags: [String])] = [
-            ("poll", "/api/v1/skin?app=demo&platform=iOS&appVersion=7.2.0&scale=2&appearance=unspecified",
-             #""app":"demo","platform":"ios","scale":2,"appearance":"light","#,
-             ["--app", "demo", "--platform", "ios", "--scale", "2", "--appearance", "light"]),
-            ("themes", "/api/v1/themes?app=demo&platform=android&appVersion=7.2.0&appearance=dark",
-             #""app":"demo","platform":"android","scale":3,"appearance":"dark","#,
-             ["--app", "demo", "--platform", "Android", "--scale", "3", "--appearance", "dark"]),
+            (
+                "poll", "/api/v1/skin?app=demo&platform=iOS&appVersion=7.2.0&scale=2&appearance=unspecified",
+                #""app":"demo","platform":"ios","scale":2,"appearance":"light","#,
+                ["--app", "demo", "--platform", "ios", "--scale", "2", "--appearance", "light"]
+            ),
+            (
+                "themes", "/api/v1/themes?app=demo&platform=android&appVersion=7.2.0&appearance=dark",
+                #""app":"demo","platform":"android","scale":3,"appearance":"dark","#,
+                ["--app", "demo", "--platform", "Android", "--scale", "3", "--appearance", "dark"]
+            )
         ]
         for (name, target, question, flags) in cases {
             let saved = try await Self.savePoll(livery.port, as: name, in: scratch, target: target)
@@ -166,8 +198,10 @@ import TestSupport
             let text = String(decoding: saved.body, as: UTF8.self)
             let expiresAt = try #require(saved.expiresAt)
             #expect(text.hasSuffix(question + #""expiresAt":"\#(expiresAt)"}"#), "\(text)")
-            #expect(try await Self.opensslVerifies(
-                scratch.path("\(name).body"), signature: try #require(saved.signature), publicKey: key, in: scratch))
+            #expect(
+                try await Self.opensslVerifies(
+                    scratch.path("\(name).body"), signature: try #require(saved.signature), publicKey: key, in: scratch)
+            )
             let valid = try await BuiltProduct.runLivery(["verify", "--public-key", key] + flags + [scratch.path(name)])
             #expect(valid.status == 0 && valid.standardOutput.contains("answering app 'demo'"), "\(valid.transcript)")
         }
@@ -177,15 +211,20 @@ import TestSupport
             (["--platform", "android"], "invalid: wrong platform: the body answers 'ios', expected 'android'"),
             (["--scale", "3"], "invalid: wrong scale: the body answers '2', expected '3'"),
             (["--appearance", "dark"], "invalid: wrong appearance: the body answers 'light', expected 'dark'"),
-            (["--app", "demo", "--appearance", "any"], "invalid: wrong appearance: the body answers 'light', expected 'any'"),
+            (
+                ["--app", "demo", "--appearance", "any"],
+                "invalid: wrong appearance: the body answers 'light', expected 'any'"
+            )
         ]
         for (flags, expected) in wrong {
-            let refused = try await BuiltProduct.runLivery(["verify", "--public-key", key] + flags + [scratch.path("poll")])
+            let refused = try await BuiltProduct.runLivery(
+                ["verify", "--public-key", key] + flags + [scratch.path("poll")])
             #expect(refused.status == 1 && refused.standardOutput == expected + "\n", "\(flags): \(refused.transcript)")
         }
         // A value no request could send is unusable input, exit 2.
         for flags in [["--platform", "windows"], ["--scale", "4"], ["--appearance", "sepia"]] {
-            let unusable = try await BuiltProduct.runLivery(["verify", "--public-key", key] + flags + [scratch.path("poll")])
+            let unusable = try await BuiltProduct.runLivery(
+                ["verify", "--public-key", key] + flags + [scratch.path("poll")])
             #expect(unusable.status == 2, "\(flags): \(unusable.transcript)")
         }
         #expect(try livery.stop(signal: SIGTERM) == 0)
@@ -215,14 +254,24 @@ import TestSupport
         let garbage = try scratch.write("garbage.pem", Array("Livery-Key-Id: k9\nnot a key\n".utf8))
         chmod(garbage, 0o600)
         let cases: [([String], [String: String], String)] = [
-            (["--signing-key", open], [:], "--signing-key '\(open)': \(open): the private key file may be read by other users (mode 644). Run `chmod 600 \(open)`"),
-            (["--signing-key", garbage], [:], "--signing-key '\(garbage)': \(garbage): expected an unencrypted PEM private key"),
+            (
+                ["--signing-key", open], [:],
+                "--signing-key '\(open)': \(open): the private key file may be read by other users (mode 644). Run `chmod 600 \(open)`"
+            ),
+            (
+                ["--signing-key", garbage], [:],
+                "--signing-key '\(garbage)': \(garbage): expected an unencrypted PEM private key"
+            ),
             ([], ["LIVERY_SIGNING_KEY": scratch.path("k1.pub")], "LIVERY_SIGNING_KEY='\(scratch.path("k1.pub"))': "),
-            (["--signing-key", scratch.path("missing.pem")], [:], "--signing-key '\(scratch.path("missing.pem"))': \(scratch.path("missing.pem")): cannot read the file"),
+            (
+                ["--signing-key", scratch.path("missing.pem")], [:],
+                "--signing-key '\(scratch.path("missing.pem"))': \(scratch.path("missing.pem")): cannot read the file"
+            )
         ]
         for (flags, environment, expected) in cases {
             let run = try await blocking {
-                try LiveryProcess.runSeparately(["serve", "--host", "127.0.0.1", "--port", "0"] + flags, environment: environment)
+                try LiveryProcess.runSeparately(
+                    ["serve", "--host", "127.0.0.1", "--port", "0"] + flags, environment: environment)
             }
             #expect(run.status == 2, "\(run.output)")
             #expect(run.standardError.hasPrefix("livery: " + expected), "\(run.standardError)")

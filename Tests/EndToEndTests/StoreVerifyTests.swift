@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import HTTPTestSupport
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `livery store verify` and `serve --scrub-interval` on the real binary, beside a live server whose stored blob,
 /// version record and built package are damaged on disk (issue 22, faults 6).
@@ -58,17 +59,24 @@ import TestSupport
         // The blob: a file of the first live skin's first version that no other version shares.
         let first = skins[live[0]]
         let firstVersion = try #require((first["versions"] as? [[String: Any]])?.first)
-        let allDigests = skins.flatMap { ($0["versions"] as? [[String: Any]] ?? []).flatMap { ($0["files"] as? [[String: Any]] ?? []).compactMap { $0["sha256"] as? String } } }
-        let file = try #require((firstVersion["files"] as? [[String: Any]])?.first { file in
-            let digest = file["sha256"] as? String ?? ""
-            return allDigests.filter { $0 == digest }.count == 1
-        })
+        let allDigests = skins.flatMap {
+            ($0["versions"] as? [[String: Any]] ?? []).flatMap {
+                ($0["files"] as? [[String: Any]] ?? []).compactMap { $0["sha256"] as? String }
+            }
+        }
+        let file = try #require(
+            (firstVersion["files"] as? [[String: Any]])?.first { file in
+                let digest = file["sha256"] as? String ?? ""
+                return allDigests.filter { $0 == digest }.count == 1
+            })
         let digest = try #require(file["sha256"] as? String)
         try flipByte(in: data + "/store/blobs/" + digest.prefix(2) + "/" + digest.dropFirst(2))
 
         // The package: the first built package with a build record.
         let packages = data + "/packages"
-        let record = try #require(try FileManager.default.contentsOfDirectory(atPath: packages).sorted().first { $0.hasSuffix(".zip.sha256") })
+        let record = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: packages).sorted().first { $0.hasSuffix(".zip.sha256") }
+        )
         let package = String(record.dropLast(".sha256".count))
         try flipByte(in: packages + "/" + package)
         let fields = try String(contentsOfFile: packages + "/" + record, encoding: .utf8)
@@ -106,14 +114,20 @@ import TestSupport
             #expect(found.status == 1, "\(found.output)")
             let lines = found.standardOutput.split(separator: "\n").map(String.init)
             #expect(lines.allSatisfy { $0.hasPrefix("damaged ") }, "\(lines)")
-            #expect(lines.contains { $0.hasPrefix("damaged blob \(damaged.skin) v\(damaged.version) \(damaged.path): ") }, "\(lines)")
-            #expect(lines.contains { $0.hasPrefix("damaged version \(damaged.digestSkin) v1 state.json: ") }, "\(lines)")
-            #expect(lines.contains { $0.hasPrefix("damaged package \(damaged.packageSkin) \(damaged.package): ") }, "\(lines)")
+            #expect(
+                lines.contains { $0.hasPrefix("damaged blob \(damaged.skin) v\(damaged.version) \(damaged.path): ") },
+                "\(lines)")
+            #expect(
+                lines.contains { $0.hasPrefix("damaged version \(damaged.digestSkin) v1 state.json: ") }, "\(lines)")
+            #expect(
+                lines.contains { $0.hasPrefix("damaged package \(damaged.packageSkin) \(damaged.package): ") },
+                "\(lines)")
             #expect(lines.count == 3, "\(lines)")
 
             let json = try LiveryProcess.runSeparately(["store", "verify", "--data-dir", data, "--json"])
             #expect(json.status == 1)
-            let object = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+            let object = try #require(
+                try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
             #expect(object["clean"] as? Bool == false)
             let kinds = (object["damaged"] as? [[String: Any]] ?? []).compactMap { $0["kind"] as? String }.sorted()
             #expect(kinds == ["blob", "package", "version"])
@@ -130,7 +144,8 @@ import TestSupport
             #expect(!FileManager.default.fileExists(atPath: scratch.path("nothing")), "verify creates nothing")
 
             let unreachable = try LiveryProcess.runSeparately([
-                "store", "verify", "--store", "postgresql:///livery?host=\(scratch.path("no-socket-here"))&connect_timeout=2",
+                "store", "verify", "--store",
+                "postgresql:///livery?host=\(scratch.path("no-socket-here"))&connect_timeout=2"
             ])
             #expect(unreachable.status == 2, "\(unreachable.output)")
         }
@@ -162,7 +177,9 @@ import TestSupport
                 usleep(200_000)
             }
             #expect(metrics.contains(#"livery_scrub_damaged{kind="blob"} 1"#), "\(metrics)")
-            #expect(try PrometheusText(metrics).count("livery_scrub_damage_found_total", ["kind": "version"]) >= 1, "\(metrics)")
+            #expect(
+                try PrometheusText(metrics).count("livery_scrub_damage_found_total", ["kind": "version"]) >= 1,
+                "\(metrics)")
             #expect(metrics.contains(#"livery_scrub_damaged{kind="package"} 1"#), "\(metrics)")
             #expect(try TestClient(port: livery.port).get("/readyz").status == 200, "damage is reported, not fatal")
         }
@@ -174,7 +191,8 @@ import TestSupport
         let workspace = try AdminWorkspace()
         for (id, priority) in [("top", 9), ("base", 1)] {
             try AdminWorkspace.write(
-                AdminWorkspace.tinySkin(id: id, marker: id, release: #"{"priority": \#(priority), \#(Replicas.window)}"#),
+                AdminWorkspace.tinySkin(
+                    id: id, marker: id, release: #"{"priority": \#(priority), \#(Replicas.window)}"#),
                 into: workspace.skins + "/" + id)
         }
         return workspace
@@ -192,7 +210,10 @@ import TestSupport
     static func expectTopReportedDamaged(port: Int) throws {
         let ready = try TestClient(port: port).get("/readyz")
         #expect(ready.status == 200, "\(ready.text)")
-        #expect(ready.text.contains(#""damaged":[{"skin":"top","version":1,"reason":"the scrub found config.json damaged: "#), "\(ready.text)")
+        #expect(
+            ready.text.contains(
+                #""damaged":[{"skin":"top","version":1,"reason":"the scrub found config.json damaged: "#),
+            "\(ready.text)")
         let metrics = try PrometheusText(try TestClient(port: port).get("/metrics").text)
         #expect(try metrics.value("livery_store_damaged_versions") == 1)
         let admin = AdminCall(port: port)
@@ -201,17 +222,21 @@ import TestSupport
         for (method, target, body) in [
             ("GET", "/admin/v1/skins/top/versions/1", nil),
             ("GET", "/admin/v1/skins/top/versions/1/config.json", nil),
-            ("PUT", "/admin/v1/skins/top/release", #"{"version": 1, \#(Replicas.window)}"#),
+            ("PUT", "/admin/v1/skins/top/release", #"{"version": 1, \#(Replicas.window)}"#)
         ] {
             let refused = try admin.json(method, target, body: body)
-            #expect(refused.status == 500 && (refused.object["error"] as? [String: Any])?["code"] as? String == "version_damaged",
+            #expect(
+                refused.status == 500
+                    && (refused.object["error"] as? [String: Any])?["code"] as? String == "version_damaged",
                 "\(method) \(target): \(refused.status) \(refused.object)")
         }
     }
 
     @Test func aVersionTheScrubFindsDamagedIsLeftOutAsDamageFoundAtLoadUntilItIsRestored() async throws {
         let workspace = try Self.twoReleasedSkins()
-        let scrubbing = ["serve", "--host", "127.0.0.1", "--port", "0", "--log-level", "info", "--scrub-interval", "0.2"]
+        let scrubbing = [
+            "serve", "--host", "127.0.0.1", "--port", "0", "--log-level", "info", "--scrub-interval", "0.2"
+        ]
         try await blocking {
             let livery = try LiveryProcess.start(scrubbing, environment: workspace.environment)
             try livery.waitUntilReady()
@@ -221,14 +246,16 @@ import TestSupport
             try Self.flipByte(in: blob)
 
             // After a scrub, polls get what the rules give without it.
-            #expect(Replicas.timeUntilServed("base", port: livery.port, within: 30) != nil, "\(livery.output.suffix(3000))")
+            #expect(
+                Replicas.timeUntilServed("base", port: livery.port, within: 30) != nil, "\(livery.output.suffix(3000))")
             try Self.expectTopReportedDamaged(port: livery.port)
             try Self.waitFor(livery, "stored version damaged: left out")
             #expect(try livery.stop(signal: SIGTERM) == 0)
 
             // The mark is kept in the store: a restart without scrubbing reports it as the scrub said.
             let restarted = try LiveryProcess.start(
-                ["serve", "--host", "127.0.0.1", "--port", "0", "--scrub-interval", "0"], environment: workspace.environment)
+                ["serve", "--host", "127.0.0.1", "--port", "0", "--scrub-interval", "0"],
+                environment: workspace.environment)
             try restarted.waitUntilReady()
             #expect(Replicas.polledSkin(port: restarted.port) == "base")
             try Self.expectTopReportedDamaged(port: restarted.port)
@@ -238,11 +265,14 @@ import TestSupport
             try Self.flipByte(in: blob)
             let restored = try LiveryProcess.start(scrubbing, environment: workspace.environment)
             try restored.waitUntilReady()
-            #expect(Replicas.timeUntilServed("top", port: restored.port, within: 30) != nil, "\(restored.output.suffix(3000))")
+            #expect(
+                Replicas.timeUntilServed("top", port: restored.port, within: 30) != nil,
+                "\(restored.output.suffix(3000))")
             let ready = try TestClient(port: restored.port).get("/readyz")
             #expect(ready.status == 200 && !ready.text.contains("damaged"), "\(ready.text)")
-            #expect(try PrometheusText(try TestClient(port: restored.port).get("/metrics").text)
-                .value("livery_store_damaged_versions") == 0)
+            #expect(
+                try PrometheusText(try TestClient(port: restored.port).get("/metrics").text)
+                    .value("livery_store_damaged_versions") == 0)
             #expect(try restored.stop(signal: SIGTERM) == 0)
         }
     }
@@ -251,7 +281,9 @@ import TestSupport
     static func waitFor(_ livery: LiveryProcess, _ text: String) throws {
         let deadline = Date().addingTimeInterval(20)
         while !livery.output.contains(text) {
-            guard Date() < deadline else { throw E2EError(description: "no '\(text)' in: \(livery.output.suffix(3000))") }
+            guard Date() < deadline else {
+                throw E2EError(description: "no '\(text)' in: \(livery.output.suffix(3000))")
+            }
             usleep(20_000)
         }
     }

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `livery serve` with `--tls-cert` / `--tls-key` (and their variables), `--plain-port`, SIGHUP reloading the
 /// certificate mid-traffic, and start-up errors that name the setting. Clients: curl and Python's `ssl`.
@@ -17,8 +18,10 @@ import TestSupport
         let pair = certificates.pair("server")
         let livery = try await blocking {
             try LiveryProcess.start(
-                ["serve", "--host", "127.0.0.1", "--port", "0", "--tls-cert", pair.certificate, "--plain-port", "0",
-                 "--log-level", "warning"],
+                [
+                    "serve", "--host", "127.0.0.1", "--port", "0", "--tls-cert", pair.certificate, "--plain-port", "0",
+                    "--log-level", "warning"
+                ],
                 environment: ["LIVERY_TLS_KEY": pair.key])
         }
         let plainAddress = try #require(
@@ -32,14 +35,23 @@ import TestSupport
         try await blocking { try LiveryProcess.waitUntilReady(port: plainPort) }
         let poll = "/api/v1/skin?app=demo&platform=ios&appVersion=7.2.0"
         let securePoll = try await Self.curl(
-            ["--cacert", certificates.caFile, "-o", "/dev/null", "-w", "%{http_code}", "https://127.0.0.1:\(livery.port)\(poll)"])
-        let plainPoll = try await Self.curl(["-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:\(plainPort)\(poll)"])
-        #expect(securePoll.standardOutput == plainPoll.standardOutput, "\(securePoll.transcript) \(plainPoll.transcript)")
+            [
+                "--cacert", certificates.caFile, "-o", "/dev/null", "-w", "%{http_code}",
+                "https://127.0.0.1:\(livery.port)\(poll)"
+            ])
+        let plainPoll = try await Self.curl([
+            "-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:\(plainPort)\(poll)"
+        ])
+        #expect(
+            securePoll.standardOutput == plainPoll.standardOutput, "\(securePoll.transcript) \(plainPoll.transcript)")
         // The image's health check, configured as the server is, probes the plain port.
         let health = try await blocking {
             try LiveryProcess.run(
                 ["healthcheck"],
-                environment: ["LIVERY_PORT": "\(livery.port)", "LIVERY_TLS_CERT": pair.certificate, "LIVERY_PLAIN_PORT": "\(plainPort)"])
+                environment: [
+                    "LIVERY_PORT": "\(livery.port)", "LIVERY_TLS_CERT": pair.certificate,
+                    "LIVERY_PLAIN_PORT": "\(plainPort)"
+                ])
         }
         #expect(health.status == 0 && health.output.contains(":\(plainPort)/healthz"), "\(health.output)")
         // Plain HTTP on the TLS port gets no answer.
@@ -51,7 +63,8 @@ import TestSupport
     @Test func sighupReloadsTheCertificateMidTrafficWithoutDroppingConnections() async throws {
         let certificates = try await TestCertificates.make(names: ["first", "renewed"])
         let renewed = certificates.pair("renewed")
-        let live = TestCertificates.Pair(certificate: certificates.folder.path("live.crt"), key: certificates.folder.path("live.key"))
+        let live = TestCertificates.Pair(
+            certificate: certificates.folder.path("live.crt"), key: certificates.folder.path("live.key"))
         _ = try certificates.folder.write("live.crt", try certificates.folder.read("first.crt"))
         _ = try certificates.folder.write("live.key", try certificates.folder.read("first.key"))
         let livery = try await blocking {
@@ -61,8 +74,11 @@ import TestSupport
         }
         let run = try await ExternalProcess.run(
             "python3",
-            ["-c", TLSProbe.script, "reload", "\(livery.port)", certificates.caFile, "\(livery.pid)", live.certificate,
-             live.key, renewed.certificate, renewed.key])
+            [
+                "-c", TLSProbe.script, "reload", "\(livery.port)", certificates.caFile, "\(livery.pid)",
+                live.certificate,
+                live.key, renewed.certificate, renewed.key
+            ])
         let last = run.standardOutput.split(separator: "\n").last.map(String.init) ?? ""
         let answer = try #require(
             try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any], "\(run.transcript)")
@@ -138,7 +154,8 @@ import TestSupport
                     ["killswitch", "status", "--server", "https://127.0.0.1:1", "--ca-file", file], environment: token)
             }
             #expect(flag.status == 2, "\(flag.output)")
-            #expect(flag.output.contains("--ca-file \(file): the file does not exist or cannot be read"), "\(flag.output)")
+            #expect(
+                flag.output.contains("--ca-file \(file): the file does not exist or cannot be read"), "\(flag.output)")
             #expect(!flag.output.contains("OpenSSL error"), "\(flag.output)")
             let variable = try await blocking {
                 try LiveryProcess.run(
@@ -158,7 +175,7 @@ import TestSupport
             (["--tls-key", pair.key], "--tls-cert"),
             (["--plain-port", "0"], "--plain-port"),
             (["--tls-cert", pair.certificate, "--tls-key", other.key], other.key),
-            (["--tls-cert", certificates.folder.path("missing.crt"), "--tls-key", pair.key], "--tls-cert"),
+            (["--tls-cert", certificates.folder.path("missing.crt"), "--tls-key", pair.key], "--tls-cert")
         ]
         for (flags, named) in cases {
             let result = try await blocking {

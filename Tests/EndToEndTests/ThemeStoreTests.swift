@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import HTTPTestSupport
 import LiveryCrypto
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The theme store against the real binary: themes released from the command line, listed for a client in order,
 /// a theme's package and preview downloaded, `appearance=any` opened by Python's zipfile, the kill switch.
@@ -14,15 +15,15 @@ import TestSupport
 
     /// Checks a both-appearances package: CRCs, the light config.json and the dark config-dark.json.
     static let pythonCheck = #"""
-import json, sys, zipfile
-z = zipfile.ZipFile(sys.argv[1])
-assert z.testzip() is None, "CRC mismatch"
-names = set(z.namelist())
-light = json.loads(z.read("config.json"))
-dark = json.loads(z.read("config-dark.json"))
-assert "home" in light and "home" in dark, (light, dark)
-print("ok", sorted(names))
-"""#
+        import json, sys, zipfile
+        z = zipfile.ZipFile(sys.argv[1])
+        assert z.testzip() is None, "CRC mismatch"
+        names = set(z.namelist())
+        light = json.loads(z.read("config.json"))
+        dark = json.loads(z.read("config-dark.json"))
+        assert "home" in light and "home" in dark, (light, dark)
+        print("ok", sorted(names))
+        """#
 
     static func object(_ response: TestResponse) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any], "\(response.text)")
@@ -39,7 +40,9 @@ print("ok", sorted(names))
             for id in ["aurora", "bamboo", "xmas"] {
                 var files = AdminWorkspace.tinySkin(id: id, marker: id)
                 if id == "bamboo" {
-                    files["skin.json"] = Array(#"{"id":"bamboo","title":"Bamboo","app":"demo","description":"Green","preview":"previews/day.png"}"#.utf8)
+                    files["skin.json"] = Array(
+                        #"{"id":"bamboo","title":"Bamboo","app":"demo","description":"Green","preview":"previews/day.png"}"#
+                            .utf8)
                     files["previews/day.png"] = day
                 }
                 let folder = workspace.root + "/work/" + id
@@ -48,11 +51,13 @@ print("ok", sorted(names))
                 #expect(push.status == 0, "\(push.output)")
             }
             for (id, order) in [("aurora", "2"), ("bamboo", "1")] {
-                let release = try LiveryProcess.run(["release", id, "--kind", "theme", "--order", order], environment: env)
+                let release = try LiveryProcess.run(
+                    ["release", id, "--kind", "theme", "--order", order], environment: env)
                 #expect(release.status == 0, "\(release.output)")
             }
             let holiday = try LiveryProcess.run(
-                ["release", "xmas", "--from", "2000-01-01T00:00:00Z", "--until", "2100-01-01T00:00:00Z"], environment: env)
+                ["release", "xmas", "--from", "2000-01-01T00:00:00Z", "--until", "2100-01-01T00:00:00Z"],
+                environment: env)
             #expect(holiday.status == 0, "\(holiday.output)")
 
             // The client's list: in order, themes only; the poll: the holiday skin only.
@@ -80,22 +85,29 @@ print("ok", sorted(names))
             // And for the holiday skin the poll answers.
             let polled = try Self.object(client.get(AdminCLITests.poll + "&appearance=any&scale=1"))
             let light = try Self.object(client.get(AdminCLITests.poll + "&scale=1"))
-            #expect(polled["skinId"] as? String == "xmas" && polled["skinSign"] as? String != light["skinSign"] as? String)
+            #expect(
+                polled["skinId"] as? String == "xmas" && polled["skinSign"] as? String != light["skinSign"] as? String)
             let polledPackage = try client.get(try #require(polled["packageUrl"] as? String))
             #expect(polledPackage.status == 200 && SHA256.hexHash(polledPackage.body) == polled["sha256"] as? String)
             try Data(polledPackage.body).write(to: URL(fileURLWithPath: polledZipPath))
 
             // What ops see for that client.
-            let themes = try LiveryProcess.run(["themes", "--app", "demo", "--platform", "ios", "--app-version", "7.0.0"], environment: env)
+            let themes = try LiveryProcess.run(
+                ["themes", "--app", "demo", "--platform", "ios", "--app-version", "7.0.0"], environment: env)
             #expect(themes.status == 0, "\(themes.output)")
-            #expect(themes.output.contains("2 theme(s) listed") && themes.output.contains("1. bamboo \"Bamboo\""), "\(themes.output)")
+            #expect(
+                themes.output.contains("2 theme(s) listed") && themes.output.contains("1. bamboo \"Bamboo\""),
+                "\(themes.output)")
             #expect(themes.output.contains("aurora v1: listed"), "\(themes.output)")
             // `preview` shows the themes beside the skins, each with its outcome, as it does for skins.
-            let previewed = try LiveryProcess.run(["preview", "--app", "demo", "--platform", "ios", "--app-version", "7.0.0"], environment: env)
+            let previewed = try LiveryProcess.run(
+                ["preview", "--app", "demo", "--platform", "ios", "--app-version", "7.0.0"], environment: env)
             #expect(previewed.status == 0, "\(previewed.output)")
             #expect(previewed.output.contains("xmas v1: selected"), "\(previewed.output)")
-            #expect(previewed.output.contains("themes:\n  bamboo v1: listed\n  aurora v1: listed"), "\(previewed.output)")
-            let android = try LiveryProcess.run(["themes", "--app", "demo", "--platform", "android", "--app-version", "1.0"], environment: env)
+            #expect(
+                previewed.output.contains("themes:\n  bamboo v1: listed\n  aurora v1: listed"), "\(previewed.output)")
+            let android = try LiveryProcess.run(
+                ["themes", "--app", "demo", "--platform", "android", "--app-version", "1.0"], environment: env)
             #expect(android.status == 0 && android.output.contains("2 theme(s) listed"), "\(android.output)")
 
             // The kill switch empties the list.
@@ -103,8 +115,11 @@ print("ok", sorted(names))
             #expect(on.status == 0, "\(on.output)")
             let killed = try #require(try Self.object(client.get(Self.list))["themes"] as? [Any])
             #expect(killed.isEmpty)
-            let off = try LiveryProcess.run(["themes", "--app", "demo", "--platform", "ios", "--app-version", "7.0.0"], environment: env)
-            #expect(off.output.contains("0 theme(s) listed") && off.output.contains("aurora v1: excluded (kill switch is on)"), "\(off.output)")
+            let off = try LiveryProcess.run(
+                ["themes", "--app", "demo", "--platform", "ios", "--app-version", "7.0.0"], environment: env)
+            #expect(
+                off.output.contains("0 theme(s) listed")
+                    && off.output.contains("aurora v1: excluded (kill switch is on)"), "\(off.output)")
             #expect(try livery.stop(signal: SIGTERM) == 0)
         }
         for path in [zipPath, polledZipPath] {

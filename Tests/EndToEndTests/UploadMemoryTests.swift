@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTestSupport
-import Testing
 import TestSupport
+import Testing
 
 /// Memory of the real server around a large upload: the peak stays under a stated multiple of the size of the
 /// upload's `config.json`, and the memory is given back afterwards (docs/ADMIN-API.md, "Uploads"; issue 22, faults 7: a 14 MB
@@ -20,22 +20,27 @@ import TestSupport
         let generator = LiveryProcess.repository.appendingPathComponent("bench/upload/make-config.py").path
         let made = try await ExternalProcess.run("python3", [generator, skin, String(size)])
         try #require(made.status == 0, "\(made.transcript)")
-        let config = try #require(try FileManager.default.attributesOfItem(atPath: skin + "/config.json")[.size] as? Int)
+        let config = try #require(
+            try FileManager.default.attributesOfItem(atPath: skin + "/config.json")[.size] as? Int)
 
         try await blocking {
             let livery = try LiveryProcess.start(
-                ["serve", "--host", "127.0.0.1", "--port", "0", "--log-level", "warning"], environment: workspace.environment)
+                ["serve", "--host", "127.0.0.1", "--port", "0", "--log-level", "warning"],
+                environment: workspace.environment)
             let call = AdminCall(port: livery.port)
             try call.waitUntilReady()
             let idle = try Self.kibibytes("VmRSS", of: livery.pid)
             var files = try Self.files(in: skin)
             files["skin.json"] = Array(#"{"id": "large", "title": "Large", "app": "demo"}"#.utf8)
             let archive = try AdminWorkspace.zip(files)
-            let answer = try call.send("POST", "/admin/v1/skins", body: archive, contentType: "application/zip", timeout: 900)
+            let answer = try call.send(
+                "POST", "/admin/v1/skins", body: archive, contentType: "application/zip", timeout: 900)
             #expect(answer.status == 201, "\(answer.text)")
             let peak = (try Self.kibibytes("VmHWM", of: livery.pid) - idle) * 1024
             let kept = (try Self.kibibytes("VmRSS", of: livery.pid) - idle) * 1024
-            #expect(peak < Self.peakMultiple * config, "peak grew \(peak) bytes (\(Double(peak) / Double(config))x) for a \(config)-byte config")
+            #expect(
+                peak < Self.peakMultiple * config,
+                "peak grew \(peak) bytes (\(Double(peak) / Double(config))x) for a \(config)-byte config")
             #expect(kept <= Self.keptMultiple * config, "\(kept) bytes stayed resident for a \(config)-byte config")
         }
     }

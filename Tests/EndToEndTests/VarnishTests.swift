@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import HTTPTestSupport
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Varnish's wall clock, moved by the test: a small preloaded library (compiled here with `cc`, which Debian's
 /// varnish depends on to compile VCL) adds the whole seconds written in a file to `CLOCK_REALTIME`,
@@ -14,51 +15,51 @@ import TestSupport
 struct FakeWallClock {
     /// The library's source: raw system calls only, so it never allocates nor reads a clock through libc.
     static let source = #"""
-#define _GNU_SOURCE
-#include <fcntl.h>
-#include <stdlib.h>
-#include <sys/syscall.h>
-#include <sys/time.h>
-#include <time.h>
-#include <unistd.h>
+        #define _GNU_SOURCE
+        #include <fcntl.h>
+        #include <stdlib.h>
+        #include <sys/syscall.h>
+        #include <sys/time.h>
+        #include <time.h>
+        #include <unistd.h>
 
-/* Seconds to add to the wall clock: the signed decimal in the file named by WALLCLOCK_OFFSET_FILE, read at every
-   call with raw system calls (no allocation, no libc call that could read the clock). */
-static long wallclock_offset(void) {
-    const char *path = getenv("WALLCLOCK_OFFSET_FILE");
-    if (path == NULL) return 0;
-    long fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return 0;
-    char text[32];
-    long count = syscall(SYS_read, fd, text, sizeof text - 1);
-    syscall(SYS_close, fd);
-    long value = 0, sign = 1, i = 0;
-    if (count > 0 && (text[0] == '-' || text[0] == '+')) { sign = text[0] == '-' ? -1 : 1; i = 1; }
-    for (; i < count && text[i] >= '0' && text[i] <= '9'; i++) value = value * 10 + (text[i] - '0');
-    return sign * value;
-}
+        /* Seconds to add to the wall clock: the signed decimal in the file named by WALLCLOCK_OFFSET_FILE, read at every
+           call with raw system calls (no allocation, no libc call that could read the clock). */
+        static long wallclock_offset(void) {
+            const char *path = getenv("WALLCLOCK_OFFSET_FILE");
+            if (path == NULL) return 0;
+            long fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+            if (fd < 0) return 0;
+            char text[32];
+            long count = syscall(SYS_read, fd, text, sizeof text - 1);
+            syscall(SYS_close, fd);
+            long value = 0, sign = 1, i = 0;
+            if (count > 0 && (text[0] == '-' || text[0] == '+')) { sign = text[0] == '-' ? -1 : 1; i = 1; }
+            for (; i < count && text[i] >= '0' && text[i] <= '9'; i++) value = value * 10 + (text[i] - '0');
+            return sign * value;
+        }
 
-int clock_gettime(clockid_t clock, struct timespec *time) {
-    long result = syscall(SYS_clock_gettime, clock, time);
-    if (result == 0 && (clock == CLOCK_REALTIME || clock == CLOCK_REALTIME_COARSE)) time->tv_sec += wallclock_offset();
-    return (int)result;
-}
+        int clock_gettime(clockid_t clock, struct timespec *time) {
+            long result = syscall(SYS_clock_gettime, clock, time);
+            if (result == 0 && (clock == CLOCK_REALTIME || clock == CLOCK_REALTIME_COARSE)) time->tv_sec += wallclock_offset();
+            return (int)result;
+        }
 
-int gettimeofday(struct timeval *restrict value, void *restrict zone) {
-    (void)zone;
-    struct timespec now;
-    int result = clock_gettime(CLOCK_REALTIME, &now);
-    if (result == 0 && value != NULL) { value->tv_sec = now.tv_sec; value->tv_usec = now.tv_nsec / 1000; }
-    return result;
-}
+        int gettimeofday(struct timeval *restrict value, void *restrict zone) {
+            (void)zone;
+            struct timespec now;
+            int result = clock_gettime(CLOCK_REALTIME, &now);
+            if (result == 0 && value != NULL) { value->tv_sec = now.tv_sec; value->tv_usec = now.tv_nsec / 1000; }
+            return result;
+        }
 
-time_t time(time_t *out) {
-    struct timespec now;
-    if (clock_gettime(CLOCK_REALTIME, &now) != 0) return (time_t)-1;
-    if (out != NULL) *out = now.tv_sec;
-    return now.tv_sec;
-}
-"""#
+        time_t time(time_t *out) {
+            struct timespec now;
+            if (clock_gettime(CLOCK_REALTIME, &now) != 0) return (time_t)-1;
+            if (out != NULL) *out = now.tv_sec;
+            return now.tv_sec;
+        }
+        """#
 
     let library: String
     let file: String
@@ -100,12 +101,16 @@ final class VarnishCache: @unchecked Sendable {
             "/usr/sbin/varnishd",
             [
                 "-F", "-j", "none", "-n", scratch.path("varnish"), "-a", "127.0.0.1:\(port)",
-                "-b", "127.0.0.1:\(backend)", "-s", "malloc,16m",
+                "-b", "127.0.0.1:\(backend)", "-s", "malloc,16m"
             ],
             environment: ProcessInfo.processInfo.environment.merging(environment) { $1 })
-        guard AdminServeTests.eventually(seconds: 30, {
-            (try? TestClient(port: self.port, timeout: 2).get("/healthz").status) == 200
-        }) else {
+        guard
+            AdminServeTests.eventually(
+                seconds: 30,
+                {
+                    (try? TestClient(port: self.port, timeout: 2).get("/healthz").status) == 200
+                })
+        else {
             throw E2EError(description: "varnishd did not come up on 127.0.0.1:\(port)")
         }
     }
@@ -159,7 +164,7 @@ final class VarnishCache: @unchecked Sendable {
         let maxAge = Self.maxAgeLateInItsStep(at: Date().timeIntervalSince1970)
         let arguments = [
             "--signing-key", scratch.path("k1.pem"), "--skins-dir", scratch.path("skins"),
-            "--cache-max-age", "\(maxAge)", "--log-level", "warning",
+            "--cache-max-age", "\(maxAge)", "--log-level", "warning"
         ]
         let livery = try await SignedServeTests.serve(arguments)
         // What Varnish answered: the first answer, then those after its clock moved past the first's expiresAt.

@@ -25,7 +25,9 @@ public struct PrometheusText: Sendable {
         var seen = Set<String>()
         for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = String(rawLine)
-            func fail(_ problem: String) -> TestClientError { TestClientError("line \(index + 1): \(problem): \(line)") }
+            func fail(_ problem: String) -> TestClientError {
+                TestClientError("line \(index + 1): \(problem): \(line)")
+            }
             if line.isEmpty { continue }
             if line.hasPrefix("#") {
                 let parts = line.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: false)
@@ -43,7 +45,9 @@ public struct PrometheusText: Sendable {
             }
             let sample = try Self.parseSample(line).get(orThrow: fail)
             guard family(of: sample.name) != nil else { throw fail("sample before its family's TYPE line") }
-            let identity = sample.name + "{" + sample.labels.sorted { $0.key < $1.key }.map { "\($0)=\($1)" }.joined(separator: ",") + "}"
+            let identity =
+                sample.name + "{"
+                + sample.labels.sorted { $0.key < $1.key }.map { "\($0)=\($1)" }.joined(separator: ",") + "}"
             guard seen.insert(identity).inserted else { throw fail("duplicate series") }
             samples.append(sample)
         }
@@ -107,7 +111,9 @@ public struct PrometheusText: Sendable {
     }
 
     static func isMetricName<S: StringProtocol>(_ name: S) -> Bool {
-        guard let first = name.unicodeScalars.first, first == "_" || first == ":" || isLetter(first) else { return false }
+        guard let first = name.unicodeScalars.first, first == "_" || first == ":" || isLetter(first) else {
+            return false
+        }
         return name.unicodeScalars.allSatisfy { $0 == "_" || $0 == ":" || isLetter($0) || isDigit($0) }
     }
 
@@ -157,8 +163,12 @@ public struct PrometheusText: Sendable {
                     label.unicodeScalars.append(scalars[index])
                     index += 1
                 }
-                guard isLabelName(label), labels[label] == nil else { return .failure(SampleProblem("bad or repeated label name")) }
-                guard index + 1 < scalars.count, scalars[index + 1] == "\"" else { return .failure(SampleProblem("label value not quoted")) }
+                guard isLabelName(label), labels[label] == nil else {
+                    return .failure(SampleProblem("bad or repeated label name"))
+                }
+                guard index + 1 < scalars.count, scalars[index + 1] == "\"" else {
+                    return .failure(SampleProblem("label value not quoted"))
+                }
                 index += 2
                 var value = ""
                 while true {

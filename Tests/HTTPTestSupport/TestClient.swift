@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A failure of the raw test client.
 public struct TestClientError: Error, CustomStringConvertible {
@@ -87,7 +88,9 @@ public final class TestClient: @unchecked Sendable {
     public func send(_ bytes: [UInt8]) throws {
         var sent = 0
         while sent < bytes.count {
-            let result = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL)) }
+            let result = bytes.withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL))
+            }
             if result < 0 {
                 if errno == EINTR { continue }
                 throw TestClientError("send: errno \(errno)")
@@ -156,7 +159,8 @@ public final class TestClient: @unchecked Sendable {
             let line = try takeLine()
             if line.isEmpty { break }
             guard let colon = line.firstIndex(of: ":") else { throw TestClientError("bad header: \(line)") }
-            headers.append((String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+            headers.append(
+                (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
         }
         var response = TestResponse(
             status: status, reason: parts.count > 2 ? String(parts[2]) : "", headers: headers, body: [])
@@ -191,7 +195,9 @@ public final class TestClient: @unchecked Sendable {
         _ method: String, _ target: String, host: String = "test", headers: [(String, String)] = [], body: [UInt8] = []
     ) throws -> TestResponse {
         var head = "\(method) \(target) HTTP/1.1\r\n"
-        for (name, value) in Self.fields(method, host: host, headers: headers, body: body) { head += "\(name): \(value)\r\n" }
+        for (name, value) in Self.fields(method, host: host, headers: headers, body: body) {
+            head += "\(name): \(value)\r\n"
+        }
         sendIgnoringErrors(Array((head + "\r\n").utf8) + body)
         return try readResponse(forHead: method == "HEAD")
     }

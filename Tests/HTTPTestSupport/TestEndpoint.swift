@@ -84,7 +84,8 @@ public final class TestEndpoint: Sendable {
     /// `response` as a client would receive it.
     static func received(_ response: HTTPResponse, method: String, requestID: String) throws -> TestResponse {
         var headers = response.headers.filter { field in
-            !["content-length", "transfer-encoding", "connection", "date", "x-request-id"].contains(field.name.lowercased())
+            !["content-length", "transfer-encoding", "connection", "date", "x-request-id"].contains(
+                field.name.lowercased())
         }.map { (name: $0.name, value: $0.value) }
         headers.append((name: "Content-Length", value: "\(response.body.length)"))
         headers.append((name: "X-Request-Id", value: requestID))
@@ -97,7 +98,9 @@ public final class TestEndpoint: Sendable {
         case .bytes(let bytes):
             received.body = bytes
         case .file(let path, let offset, let length), .immutableFile(let path, let offset, let length):
-            guard let handle = FileHandle(forReadingAtPath: path) else { throw TestClientError("no file body at \(path)") }
+            guard let handle = FileHandle(forReadingAtPath: path) else {
+                throw TestClientError("no file body at \(path)")
+            }
             defer { try? handle.close() }
             try handle.seek(toOffset: offset)
             let bytes = Array(try handle.read(upToCount: Int(length)) ?? Data())

@@ -42,35 +42,48 @@ public struct TestServer: Sendable {
 
     /// Routes most protocol tests use.
     public static func standardRoutes(_ router: Router) {
-        router.on(.get, "/hello", .sync { _ in HTTPResponse(headers: ["Content-Type": "text/plain"], body: .bytes(Array("hello".utf8))) })
-        router.on(.post, "/echo", bodyLimit: 1 << 20, .sync { request in
-            var headers: HTTPHeaders = ["Content-Type": "application/octet-stream"]
-            headers.add(name: "X-Trailers", value: request.trailers.map { "\($0.name)=\($0.value)" }.joined(separator: ","))
-            return HTTPResponse(headers: headers, body: .bytes(request.body))
-        })
+        router.on(
+            .get, "/hello",
+            .sync { _ in HTTPResponse(headers: ["Content-Type": "text/plain"], body: .bytes(Array("hello".utf8))) })
+        router.on(
+            .post, "/echo", bodyLimit: 1 << 20,
+            .sync { request in
+                var headers: HTTPHeaders = ["Content-Type": "application/octet-stream"]
+                headers.add(
+                    name: "X-Trailers", value: request.trailers.map { "\($0.name)=\($0.value)" }.joined(separator: ","))
+                return HTTPResponse(headers: headers, body: .bytes(request.body))
+            })
         router.on(.post, "/small", bodyLimit: 16, .sync { request in HTTPResponse(body: .bytes(request.body)) })
-        router.on(.get, "/seq/:n", .sync { request in HTTPResponse(body: .bytes(Array("seq \(request.pathParameters["n"] ?? "")".utf8))) })
-        router.on(.get, "/async/:n", .async { request async in
-            // Later requests finish sooner, so order is only right if the server keeps it.
-            let n = Int(request.pathParameters["n"] ?? "") ?? 0
-            try? await Task.sleep(for: .milliseconds(max(0, 30 - 3 * n)))
-            return HTTPResponse(body: .bytes(Array("async \(n)".utf8)))
-        })
+        router.on(
+            .get, "/seq/:n",
+            .sync { request in HTTPResponse(body: .bytes(Array("seq \(request.pathParameters["n"] ?? "")".utf8))) })
+        router.on(
+            .get, "/async/:n",
+            .async { request async in
+                // Later requests finish sooner, so order is only right if the server keeps it.
+                let n = Int(request.pathParameters["n"] ?? "") ?? 0
+                try? await Task.sleep(for: .milliseconds(max(0, 30 - 3 * n)))
+                return HTTPResponse(body: .bytes(Array("async \(n)".utf8)))
+            })
         router.on(
             .get, "/either/:n",
             // Even numbers are answered on the event loop; odd ones need the slow path.
-            .syncOrAsync(immediate: { request in
-                let n = Int(request.pathParameters["n"] ?? "") ?? 0
-                return n % 2 == 0 ? HTTPResponse(body: .bytes(Array("now \(n)".utf8))) : nil
-            },
-            otherwise: { request in
-                let n = Int(request.pathParameters["n"] ?? "") ?? 0
-                try? await Task.sleep(for: .milliseconds(10))
-                return HTTPResponse(body: .bytes(Array("later \(n)".utf8)))
-            }))
-        router.on(.get, "/query", .sync { request in
-            HTTPResponse(body: .bytes(Array(request.query.map { "\($0.name)=\($0.value)" }.joined(separator: "&").utf8)))
-        })
+            .syncOrAsync(
+                immediate: { request in
+                    let n = Int(request.pathParameters["n"] ?? "") ?? 0
+                    return n % 2 == 0 ? HTTPResponse(body: .bytes(Array("now \(n)".utf8))) : nil
+                },
+                otherwise: { request in
+                    let n = Int(request.pathParameters["n"] ?? "") ?? 0
+                    try? await Task.sleep(for: .milliseconds(10))
+                    return HTTPResponse(body: .bytes(Array("later \(n)".utf8)))
+                }))
+        router.on(
+            .get, "/query",
+            .sync { request in
+                HTTPResponse(
+                    body: .bytes(Array(request.query.map { "\($0.name)=\($0.value)" }.joined(separator: "&").utf8)))
+            })
         router.on(.get, "/request-id", .sync { request in HTTPResponse(body: .bytes(Array(request.requestID.utf8))) })
         router.on(.get, "/empty", .sync { _ in HTTPResponse(status: .noContent) })
     }
@@ -94,4 +107,3 @@ public func withTestServer<T: Sendable>(
         throw error
     }
 }
-

@@ -23,7 +23,9 @@ import Testing
         #expect(skin.minAppVersion == CatalogAppVersion("7.0.0") && skin.maxAppVersion == nil && skin.rollout == 40)
         #expect(skin.packages["@3x-light"]?.size == 3)
         let theme = document.skins[1]
-        #expect(theme.kind == .theme && theme.title == "T" && theme.startsAt == .distantPast && theme.endsAt == .distantFuture)
+        #expect(
+            theme.kind == .theme && theme.title == "T" && theme.startsAt == .distantPast
+                && theme.endsAt == .distantFuture)
         #expect(document.expiresAt == CatalogInstant.parse("2026-12-01T00:06:00Z"))
     }
 
@@ -38,7 +40,7 @@ import Testing
         (#""size":3"#, #""size":-3"#, "/skins/0/packages/@3x-light/size"),
         (#""skinId":"x""#, #""skinId":"""#, "/skins/0/skinId"),
         (#""killed":false"#, #""killed":0"#, "/killed"),
-        (#""revision":7,"#, "", "/revision"),
+        (#""revision":7,"#, "", "/revision")
     ])
     func aBadFieldIsRefusedNamingItsPointer(original: String, replacement: String, pointer: String) throws {
         let text = Self.valid.replacingOccurrences(of: original, with: replacement)
@@ -53,9 +55,11 @@ import Testing
 
     @Test func malformedJSONDuplicateKeysAndDeepNestingAreRefused() {
         for text in [
-            "", "{", #"{"app":"a","app":"b"}"#, String(repeating: "[", count: 10_000), "\u{FEFF}{}", "[1,2]",
+            "", "{", #"{"app":"a","app":"b"}"#, String(repeating: "[", count: 10_000), "\u{FEFF}{}", "[1,2]"
         ] {
-            #expect(throws: CatalogDocumentError.self, "\(text.prefix(20))") { try CatalogDocument.parse(Array(text.utf8)) }
+            #expect(throws: CatalogDocumentError.self, "\(text.prefix(20))") {
+                try CatalogDocument.parse(Array(text.utf8))
+            }
         }
     }
 
@@ -64,7 +68,9 @@ import Testing
         #expect(try v("7.10") > v("7.9"))
         #expect(try v("7.0") == v("7.0.0.0"))
         #expect(try v("7.1.9.999") < v("7.2"))
-        for bad in ["", "7.", ".7", "1.2.3.4.5", "1234567890", "7.a", "-1", " 7"] { #expect(CatalogAppVersion(bad) == nil, "\(bad)") }
+        for bad in ["", "7.", ".7", "1.2.3.4.5", "1234567890", "7.a", "-1", " 7"] {
+            #expect(CatalogAppVersion(bad) == nil, "\(bad)")
+        }
     }
 
     @Test func theBucketIsTheFirstEightBytesOfSHA256BigEndianModulo100() {

@@ -1,7 +1,7 @@
 import Foundation
 import LiveryCatalog
-import Testing
 import TestSupport
+import Testing
 
 /// docs/protocol-vectors.json run against `CatalogDecision`, and against the independent Python evaluator written
 /// from docs/PROTOCOL.md, so the document (not the Swift code) is what the vectors pin.
@@ -45,7 +45,8 @@ import TestSupport
             return Vector(
                 name: item["name"] as? String ?? "?", catalog: item["catalog"] as? String ?? "?",
                 deviceId: item["deviceId"] as? String, appVersion: item["appVersion"] as? String ?? "",
-                at: item["at"] as? String ?? "", scale: item["scale"] as? Int, appearance: item["appearance"] as? String,
+                at: item["at"] as? String ?? "", scale: item["scale"] as? Int,
+                appearance: item["appearance"] as? String,
                 expectSkin: expect["skinId"] as? String, expectSign: expect["skinSign"] as? String ?? "?",
                 expectNext: next, expectThemes: expect["themes"] as? [String] ?? ["?"])
         }

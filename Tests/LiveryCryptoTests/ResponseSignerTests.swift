@@ -40,7 +40,9 @@ final class CountingSigner: BodySigner {
             for (index, body) in bodies.enumerated() { #expect(try signer.headerValue(for: body) == first[index]) }
         }
         #expect(key.signatures.load(ordering: .relaxed) == 5)
-        for (index, body) in bodies.enumerated() { try Self.ring(key.key).verify(body: body, headerValue: first[index]) }
+        for (index, body) in bodies.enumerated() {
+            try Self.ring(key.key).verify(body: body, headerValue: first[index])
+        }
     }
 
     @Test func concurrentRequestsStillSignEachBodyOnce() throws {
@@ -95,7 +97,8 @@ final class CountingSigner: BodySigner {
         let new = try SigningKeyTests.make(id: "2026-b")
         let ring = ResponseSignerTests.ring(old, new)
         for key in [old, new] {
-            let header = try ring.verify(body: Self.body, headerValue: ResponseSigner(signer: key).headerValue(for: Self.body))
+            let header = try ring.verify(
+                body: Self.body, headerValue: ResponseSigner(signer: key).headerValue(for: Self.body))
             #expect(header.keyID == key.id)
         }
     }
@@ -125,7 +128,9 @@ final class CountingSigner: BodySigner {
         }
         var impostor = PublicKeyRing()
         impostor.add(trusted.publicKey, id: k2)
-        #expect(throws: PublicKeyRing.Failure.bodyChanged(k2)) { try impostor.verify(body: Self.body, headerValue: value) }
+        #expect(throws: PublicKeyRing.Failure.bodyChanged(k2)) {
+            try impostor.verify(body: Self.body, headerValue: value)
+        }
     }
 
     @Test func refusesMalformedSignaturesAndUnknownAlgorithms() throws {
@@ -137,9 +142,13 @@ final class CountingSigner: BodySigner {
         #expect(throws: PublicKeyRing.Failure.malformedSignature) { try ring.verify(body: Self.body, header: raw) }
         var truncated = good
         truncated.signature.removeLast()
-        #expect(throws: PublicKeyRing.Failure.malformedSignature) { try ring.verify(body: Self.body, header: truncated) }
+        #expect(throws: PublicKeyRing.Failure.malformedSignature) {
+            try ring.verify(body: Self.body, header: truncated)
+        }
         let other = try SignatureHeader.parse(#"keyid="k1", alg="ed25519", sig="\#(Base64.encode(good.signature))""#)
-        #expect(throws: PublicKeyRing.Failure.unsupportedAlgorithm("ed25519")) { try ring.verify(body: Self.body, header: other) }
+        #expect(throws: PublicKeyRing.Failure.unsupportedAlgorithm("ed25519")) {
+            try ring.verify(body: Self.body, header: other)
+        }
         #expect(throws: PublicKeyRing.Failure.malformedHeader(.missing("sig"))) {
             try ring.verify(body: Self.body, headerValue: #"keyid="k1", alg="ecdsa-p256-sha256""#)
         }

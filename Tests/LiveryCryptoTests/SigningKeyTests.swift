@@ -1,8 +1,8 @@
 import Foundation
 import LiveryCrypto
 import LiveryProtocol
-import Testing
 import TestSupport
+import Testing
 
 /// Signing keys: generated, written to a 0600 file that records the id, loaded back, signing bytes that tools
 /// Livery did not write (the `openssl` command line) verify.
@@ -76,7 +76,8 @@ import TestSupport
         }
         let error = #expect(throws: KeyError.self) { try SigningKey.load(from: path) }
         #expect(error == .readableByOthers(path: path, mode: UInt32(0o100000 | mode)))
-        #expect(error?.description.contains(path) == true && error?.description.contains(String(mode, radix: 8)) == true)
+        #expect(
+            error?.description.contains(path) == true && error?.description.contains(String(mode, radix: 8)) == true)
         #expect(error?.fix == "Run `chmod 600 \(path)` (the file must be readable by its owner only).")
     }
 
@@ -97,12 +98,17 @@ import TestSupport
         #expect(throws: KeyError.invalidKeyID(path: badID, text: "has space")) { try SigningKey.load(from: badID) }
         let twoIDs = try file("two-ids.pem", "Livery-Key-Id: a\nLivery-Key-Id: b\n" + withoutID)
         #expect(throws: KeyError.invalidKeyID(path: twoIDs, text: "b")) { try SigningKey.load(from: twoIDs) }
-        let garbage = try file("garbage.pem", "Livery-Key-Id: k1\n-----BEGIN PRIVATE KEY-----\nnot base64\n-----END PRIVATE KEY-----\n")
-        #expect(throws: KeyError.notAKey(path: garbage, expected: "an unencrypted PEM private key (-----BEGIN PRIVATE KEY-----)")) {
+        let garbage = try file(
+            "garbage.pem", "Livery-Key-Id: k1\n-----BEGIN PRIVATE KEY-----\nnot base64\n-----END PRIVATE KEY-----\n")
+        #expect(
+            throws: KeyError.notAKey(
+                path: garbage, expected: "an unencrypted PEM private key (-----BEGIN PRIVATE KEY-----)")
+        ) {
             try SigningKey.load(from: garbage)
         }
         let folder = scratch.path("folder")
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
         #expect(throws: KeyError.notARegularFile(path: folder)) { try SigningKey.load(from: folder) }
         #expect(throws: KeyError.cannotRead(path: scratch.path("none.pem"), code: ENOENT)) {
             try SigningKey.load(from: scratch.path("none.pem"))
@@ -110,16 +116,27 @@ import TestSupport
 
         // Keys made by openssl itself: an encrypted one must fail without prompting; other curves and types are refused.
         let encrypted = scratch.path("encrypted.pem")
-        let encrypt = try await Self.openssl(["pkcs8", "-topk8", "-in", scratch.path("good.pem"), "-out", encrypted, "-passout", "pass:secret"])
+        let encrypt = try await Self.openssl([
+            "pkcs8", "-topk8", "-in", scratch.path("good.pem"), "-out", encrypted, "-passout", "pass:secret"
+        ])
         try #require(encrypt.status == 0, "\(encrypt.transcript)")
-        let encryptedPath = try file("encrypted-id.pem", "Livery-Key-Id: k1\n" + String(decoding: try scratch.read("encrypted.pem"), as: UTF8.self))
-        #expect(throws: KeyError.notAKey(path: encryptedPath, expected: "an unencrypted PEM private key (-----BEGIN PRIVATE KEY-----)")) {
+        let encryptedPath = try file(
+            "encrypted-id.pem",
+            "Livery-Key-Id: k1\n" + String(decoding: try scratch.read("encrypted.pem"), as: UTF8.self))
+        #expect(
+            throws: KeyError.notAKey(
+                path: encryptedPath, expected: "an unencrypted PEM private key (-----BEGIN PRIVATE KEY-----)")
+        ) {
             try SigningKey.load(from: encryptedPath)
         }
-        for (name, options) in [("p384", ["-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-384"]), ("ed25519", ["-algorithm", "ED25519"])] {
+        for (name, options) in [
+            ("p384", ["-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-384"]),
+            ("ed25519", ["-algorithm", "ED25519"])
+        ] {
             let made = try await Self.openssl(["genpkey"] + options + ["-out", scratch.path(name + ".raw")])
             try #require(made.status == 0, "\(made.transcript)")
-            let path = try file(name + ".pem", "Livery-Key-Id: k1\n" + String(decoding: try scratch.read(name + ".raw"), as: UTF8.self))
+            let path = try file(
+                name + ".pem", "Livery-Key-Id: k1\n" + String(decoding: try scratch.read(name + ".raw"), as: UTF8.self))
             #expect(throws: KeyError.unsupportedKey(path: path)) { try SigningKey.load(from: path) }
         }
     }
@@ -141,10 +158,18 @@ import TestSupport
         try scratch.write("body", body)
         try scratch.write("sig", try key.sign(body))
         try scratch.write("changed", body.dropLast() + [UInt8(ascii: "]")])
-        let pkeyutl = ["pkeyutl", "-verify", "-pubin", "-inkey", scratch.path("k1.pub"), "-rawin", "-digest", "sha256", "-sigfile", scratch.path("sig"), "-in"]
+        let pkeyutl = [
+            "pkeyutl", "-verify", "-pubin", "-inkey", scratch.path("k1.pub"), "-rawin", "-digest", "sha256", "-sigfile",
+            scratch.path("sig"), "-in"
+        ]
         let verified = try await Self.openssl(pkeyutl + [scratch.path("body")])
-        #expect(verified.status == 0 && verified.standardOutput.contains("Signature Verified Successfully"), "\(verified.transcript)")
-        let dgst = try await Self.openssl(["dgst", "-sha256", "-verify", scratch.path("k1.pub"), "-signature", scratch.path("sig"), scratch.path("body")])
+        #expect(
+            verified.status == 0 && verified.standardOutput.contains("Signature Verified Successfully"),
+            "\(verified.transcript)")
+        let dgst = try await Self.openssl([
+            "dgst", "-sha256", "-verify", scratch.path("k1.pub"), "-signature", scratch.path("sig"),
+            scratch.path("body")
+        ])
         #expect(dgst.status == 0 && dgst.standardOutput.contains("Verified OK"), "\(dgst.transcript)")
         let changed = try await Self.openssl(pkeyutl + [scratch.path("changed")])
         #expect(changed.status != 0, "a body changed by one byte must fail: \(changed.transcript)")
@@ -156,7 +181,9 @@ import TestSupport
         try key.write(toNewFile: scratch.path("k1.pem"))
         let body = Array("made by openssl".utf8)
         try scratch.write("body", body)
-        let signed = try await Self.openssl(["dgst", "-sha256", "-sign", scratch.path("k1.pem"), "-out", scratch.path("sig"), scratch.path("body")])
+        let signed = try await Self.openssl([
+            "dgst", "-sha256", "-sign", scratch.path("k1.pem"), "-out", scratch.path("sig"), scratch.path("body")
+        ])
         try #require(signed.status == 0, "\(signed.transcript)")
         #expect(key.publicKey.isValidSignature(try scratch.read("sig"), for: body))
     }
@@ -201,8 +228,10 @@ import TestSupport
         #expect(PublicKey(base64: Base64.encode(der) + "\n") == nil, "only canonical base64")
         #expect(PublicKey(pem: Array("-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n".utf8)) == nil)
         // Other curves' SubjectPublicKeyInfo, made with `openssl genpkey … | openssl pkey -pubout -outform DER`.
-        let p384 = "MHYwEAYHKoZIzj0CAQYFK4EEACIDYgAEofuj4E3eond+Oq8SkgR6eMcNM/TeWR0aOXMxs8TcUgNcfuf7NljsZdwRzSlKXD4kLdvuAevb6/1+BPIfxebJvs0NWO22PmYO9UFl7JdycgCoUhlx93XEBGujtmCWmFgM"
-        let secp256k1 = "MFYwEAYHKoZIzj0CAQYFK4EEAAoDQgAEqHgwYPCpYxgcuNHqRD7m9SxhgTlV5pOIeyyM1Br6roTzauHTWwtxA+sf2FoQCYkQ88UkBIE2d2qax/0JH2qLtw=="
+        let p384 =
+            "MHYwEAYHKoZIzj0CAQYFK4EEACIDYgAEofuj4E3eond+Oq8SkgR6eMcNM/TeWR0aOXMxs8TcUgNcfuf7NljsZdwRzSlKXD4kLdvuAevb6/1+BPIfxebJvs0NWO22PmYO9UFl7JdycgCoUhlx93XEBGujtmCWmFgM"
+        let secp256k1 =
+            "MFYwEAYHKoZIzj0CAQYFK4EEAAoDQgAEqHgwYPCpYxgcuNHqRD7m9SxhgTlV5pOIeyyM1Br6roTzauHTWwtxA+sf2FoQCYkQ88UkBIE2d2qax/0JH2qLtw=="
         #expect(Base64.decode(p384) != nil && Base64.decode(secp256k1) != nil)
         #expect(PublicKey(base64: p384) == nil)
         #expect(PublicKey(base64: secp256k1) == nil, "a 256-bit curve that is not P-256")
@@ -216,7 +245,8 @@ import TestSupport
         #expect(loaded.id == key.id && loaded.key == key.publicKey)
         let openssl = try await SigningKeyTests.openssl(["pkey", "-pubin", "-in", path, "-outform", "DER"])
         #expect(openssl.status == 0, "\(openssl.transcript)")
-        let der = try await ExternalProcess.run("sh", ["-c", "openssl pkey -pubin -in '\(path)' -outform DER | base64 -w0"])
+        let der = try await ExternalProcess.run(
+            "sh", ["-c", "openssl pkey -pubin -in '\(path)' -outform DER | base64 -w0"])
         #expect(der.standardOutput == key.publicKey.base64)
         try key.write(toNewFile: scratch.path("k2.pem"))
         let error = #expect(throws: KeyError.self) { try PublicKey.load(from: scratch.path("k2.pem")) }

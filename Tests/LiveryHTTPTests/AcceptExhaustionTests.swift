@@ -1,12 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-import Testing
 import TestSupport
+import Testing
 
 @testable import LiveryHTTP
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// An `accept4` that fails for want of a resource pauses the accepting loop (the listening socket stays readable, so
 /// retrying at once would spin) and is logged once per episode, never once per retry.
@@ -35,7 +36,8 @@ import TestSupport
         episodes.obtained()
         #expect(capture.records.count == 2)
         #expect(capture.records.last?.level == .notice)
-        #expect(capture.records.last?.message.hasPrefix("memory for sockets available again after 1000 failure(s)") == true)
+        #expect(
+            capture.records.last?.message.hasPrefix("memory for sockets available again after 1000 failure(s)") == true)
         #expect(episodes.currentFailures == 0)
         // A new episode is logged again.
         episodes.failed("accepting a connection", errno: ENOMEM)

@@ -1,7 +1,7 @@
 import Dispatch
 import HTTPTestSupport
-import Testing
 import TestSupport
+import Testing
 
 @testable import LiveryHTTP
 
@@ -14,11 +14,13 @@ import TestSupport
         let server = try TestServer.start(routes: { router in
             // Holds its loop's thread until the test lets it go (a stand-in for a long TLS handshake or a big
             // answer being encrypted).
-            router.on(.get, "/hold", .sync { _ in
-                entered.signal()
-                _ = release.wait(timeout: .now() + 30)
-                return HTTPResponse(body: .bytes(Array("released".utf8)))
-            })
+            router.on(
+                .get, "/hold",
+                .sync { _ in
+                    entered.signal()
+                    _ = release.wait(timeout: .now() + 30)
+                    return HTTPResponse(body: .bytes(Array("released".utf8)))
+                })
             router.on(.get, "/hello", .sync { _ in HTTPResponse(body: .bytes(Array("hello".utf8))) })
         })
         try await blocking {

@@ -1,5 +1,5 @@
-import Testing
 import TestSupport
+import Testing
 
 @testable import LiveryHTTP
 
@@ -9,7 +9,9 @@ import TestSupport
 
     @Test(arguments: pieceSizes)
     func parsesSimpleGetWhateverTheReadBoundaries(pieceSize: Int) throws {
-        let outcome = parse(wire("GET /api/v1/skins?platform=ios HTTP/1.1\r\nHost: example.com\r\nAccept: */*\r\n\r\n"), pieceSize: pieceSize)
+        let outcome = parse(
+            wire("GET /api/v1/skins?platform=ios HTTP/1.1\r\nHost: example.com\r\nAccept: */*\r\n\r\n"),
+            pieceSize: pieceSize)
         #expect(outcome.error == nil)
         let message = try #require(outcome.messages.first)
         #expect(outcome.messages.count == 1)
@@ -36,7 +38,8 @@ import TestSupport
 
     @Test(arguments: pieceSizes)
     func readsContentLengthBody(pieceSize: Int) throws {
-        let outcome = parse(wire("POST /upload HTTP/1.1\r\nHost: h\r\nContent-Length: 11\r\n\r\nhello world"), pieceSize: pieceSize)
+        let outcome = parse(
+            wire("POST /upload HTTP/1.1\r\nHost: h\r\nContent-Length: 11\r\n\r\nhello world"), pieceSize: pieceSize)
         let message = try #require(outcome.messages.first)
         #expect(message.body == wire("hello world"))
         #expect(outcome.leftover == 0)
@@ -62,7 +65,8 @@ import TestSupport
     @Test(arguments: pieceSizes)
     func readsChunkedBodyWithoutTrailers(pieceSize: Int) throws {
         let outcome = parse(
-            wire("POST /u HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: Chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"), pieceSize: pieceSize)
+            wire("POST /u HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: Chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"),
+            pieceSize: pieceSize)
         let message = try #require(outcome.messages.first)
         #expect(message.body == wire("abc"))
         #expect(message.trailers.isEmpty)
@@ -78,7 +82,9 @@ import TestSupport
         let outcome = parse(bytes, pieceSize: pieceSize)
         #expect(outcome.error == nil)
         #expect(outcome.messages.map(\.target) == (0..<5).flatMap { ["/p/\($0)", "/g/\($0)"] })
-        #expect(outcome.messages.enumerated().filter { $0.offset % 2 == 0 }.map(\.element.body) == (0..<5).map { wire("\($0)") })
+        #expect(
+            outcome.messages.enumerated().filter { $0.offset % 2 == 0 }.map(\.element.body)
+                == (0..<5).map { wire("\($0)") })
     }
 
     @Test func ignoresEmptyLinesBeforeTheRequestLine() throws {
@@ -100,7 +106,8 @@ import TestSupport
     }
 
     @Test func splitsOriginFormIntoRawPathAndQuery() throws {
-        let message = try #require(parse(wire("GET /a%2Fb/c?x=1&y=%20#frag HTTP/1.1\r\nHost: h\r\n\r\n")).messages.first)
+        let message = try #require(
+            parse(wire("GET /a%2Fb/c?x=1&y=%20#frag HTTP/1.1\r\nHost: h\r\n\r\n")).messages.first)
         #expect(message.rawPath == "/a%2Fb/c")
         #expect(message.rawQuery == "x=1&y=%20")
         #expect(message.path == "/a/b/c")
@@ -111,18 +118,22 @@ import TestSupport
     }
 
     @Test func acceptsAbsoluteFormAndAsteriskFormForOptions() throws {
-        let absolute = try #require(parse(wire("GET http://example.com/x?y=1 HTTP/1.1\r\nHost: example.com\r\n\r\n")).messages.first)
+        let absolute = try #require(
+            parse(wire("GET http://example.com/x?y=1 HTTP/1.1\r\nHost: example.com\r\n\r\n")).messages.first)
         #expect(absolute.path == "/x")
         #expect(absolute.rawPath == "/x" && absolute.rawQuery == "y=1")
-        let noPath = try #require(parse(wire("GET http://example.com?y=2 HTTP/1.1\r\nHost: example.com\r\n\r\n")).messages.first)
+        let noPath = try #require(
+            parse(wire("GET http://example.com?y=2 HTTP/1.1\r\nHost: example.com\r\n\r\n")).messages.first)
         #expect(noPath.path == "/" && noPath.rawPath == "/" && noPath.rawQuery == "y=2")
         let asterisk = try #require(parse(wire("OPTIONS * HTTP/1.1\r\nHost: h\r\n\r\n")).messages.first)
         #expect(asterisk.path == "*")
     }
 
     @Test func recognisesStandardAndExtensionMethods() throws {
-        for (token, method) in [("GET", HTTPMethod.get), ("HEAD", .head), ("POST", .post), ("PUT", .put),
-                                ("DELETE", .delete), ("OPTIONS", .options), ("PATCH", .patch), ("PROPFIND", .other("PROPFIND"))] {
+        for (token, method) in [
+            ("GET", HTTPMethod.get), ("HEAD", .head), ("POST", .post), ("PUT", .put),
+            ("DELETE", .delete), ("OPTIONS", .options), ("PATCH", .patch), ("PROPFIND", .other("PROPFIND"))
+        ] {
             let message = try #require(parse(wire("\(token) / HTTP/1.1\r\nHost: h\r\n\r\n")).messages.first)
             #expect(message.method == method)
         }
@@ -137,7 +148,8 @@ import TestSupport
     }
 
     @Test func http11KeepsAliveUnlessConnectionClose() throws {
-        let closing = try #require(parse(wire("GET / HTTP/1.1\r\nHost: h\r\nConnection: keep-alive, Close\r\n\r\n")).messages.first)
+        let closing = try #require(
+            parse(wire("GET / HTTP/1.1\r\nHost: h\r\nConnection: keep-alive, Close\r\n\r\n")).messages.first)
         #expect(!closing.keepAlive)
     }
 
@@ -147,9 +159,12 @@ import TestSupport
     }
 
     @Test func expectContinueOnlyCountsForHTTP11() throws {
-        let http11 = try #require(parse(wire("POST / HTTP/1.1\r\nHost: h\r\nExpect: 100-Continue\r\nContent-Length: 1\r\n\r\nx")).messages.first)
+        let http11 = try #require(
+            parse(wire("POST / HTTP/1.1\r\nHost: h\r\nExpect: 100-Continue\r\nContent-Length: 1\r\n\r\nx")).messages
+                .first)
         #expect(http11.expectsContinue)
-        let http10 = try #require(parse(wire("POST / HTTP/1.0\r\nExpect: 100-continue\r\nContent-Length: 1\r\n\r\nx")).messages.first)
+        let http10 = try #require(
+            parse(wire("POST / HTTP/1.0\r\nExpect: 100-continue\r\nContent-Length: 1\r\n\r\nx")).messages.first)
         #expect(!http10.expectsContinue)
     }
 
@@ -180,7 +195,9 @@ import TestSupport
     @Test func rejectsChunkedBodyOverTheLimitBeforeReadingIt() {
         let request = wire("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n10\r\n")
         #expect(parse(request, bodyLimit: 15).error == .contentTooLarge(limit: 15))
-        #expect(parse(wire("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 16\r\n\r\n"), bodyLimit: 15).error == .contentTooLarge(limit: 15))
+        #expect(
+            parse(wire("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 16\r\n\r\n"), bodyLimit: 15).error
+                == .contentTooLarge(limit: 15))
     }
 
     @Test func contentLengthExactlyAtTheLimitIsAccepted() {
@@ -246,8 +263,14 @@ import TestSupport
         ("GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", .invalidHost),
         ("GET / HTTP/1.0\r\nHost: a\r\nHost: a\r\n\r\n", .invalidHost),
         ("GET / HTTP/1.1\r\nHost: a/b\r\n\r\n", .invalidHost),
-        ("GET / HTTP/1.1\r\nHost: h\r\nAuthorization: Bearer a\r\nAuthorization: Bearer b\r\n\r\n", .duplicateAuthorization),
-        ("GET / HTTP/1.1\r\nHost: h\r\nauthorization: Bearer a\r\nAUTHORIZATION: Bearer a\r\n\r\n", .duplicateAuthorization),
+        (
+            "GET / HTTP/1.1\r\nHost: h\r\nAuthorization: Bearer a\r\nAuthorization: Bearer b\r\n\r\n",
+            .duplicateAuthorization
+        ),
+        (
+            "GET / HTTP/1.1\r\nHost: h\r\nauthorization: Bearer a\r\nAUTHORIZATION: Bearer a\r\n\r\n",
+            .duplicateAuthorization
+        ),
         ("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 1\r\nContent-Length: 1\r\n\r\nx", .duplicateContentLength),
         ("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nxx", .duplicateContentLength),
         ("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 1, 1\r\n\r\nx", .invalidContentLength),
@@ -256,15 +279,24 @@ import TestSupport
         ("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 0x10\r\n\r\n", .invalidContentLength),
         ("POST / HTTP/1.1\r\nHost: h\r\nContent-Length:\r\n\r\n", .invalidContentLength),
         ("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 99999999999999999999\r\n\r\n", .invalidContentLength),
-        ("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n", .contentLengthWithTransferEncoding),
-        ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n", .contentLengthWithTransferEncoding),
+        (
+            "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n",
+            .contentLengthWithTransferEncoding
+        ),
+        (
+            "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n",
+            .contentLengthWithTransferEncoding
+        ),
         ("POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n", .invalidTransferEncoding),
         ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked, chunked\r\n\r\n", .invalidTransferEncoding),
         ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: \r\n\r\n", .invalidTransferEncoding),
         ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip\r\n\r\n", .unsupportedTransferCoding),
         ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", .unsupportedTransferCoding),
         ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: xchunked\r\n\r\n", .unsupportedTransferCoding),
-        ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: identity\r\n\r\n", .unsupportedTransferCoding),
+        (
+            "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: identity\r\n\r\n",
+            .unsupportedTransferCoding
+        ),
         ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", .invalidChunkSize),
         ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n-1\r\n", .invalidChunkSize),
         ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n\r\n", .invalidChunkSize),
@@ -273,8 +305,11 @@ import TestSupport
         ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n5 x\r\n", .invalidChunkSize),
         ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n5\nhello\r\n0\r\n\r\n", .invalidLineEnding),
         ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhelloXX0\r\n\r\n", .invalidChunkFraming),
-        ("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nBad Trailer: x\r\n\r\n", .invalidHeaderName),
-        ("POST / HTTP/1.1\r\nHost: h\r\nExpect: 200-ok\r\nContent-Length: 1\r\n\r\nx", .unsupportedExpectation),
+        (
+            "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nBad Trailer: x\r\n\r\n",
+            .invalidHeaderName
+        ),
+        ("POST / HTTP/1.1\r\nHost: h\r\nExpect: 200-ok\r\nContent-Length: 1\r\n\r\nx", .unsupportedExpectation)
     ]
 
     @Test(arguments: malformed)

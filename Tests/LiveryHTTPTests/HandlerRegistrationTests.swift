@@ -17,13 +17,17 @@ import Testing
 
     static func routes() -> FrozenRouter {
         let router = Router()
-        router.on(.get, "/sync/:id", .sync { request throws(Refusal) in
-            RouterTests.text("sync " + (try check(request.pathParameters["id"])))
-        })
-        router.on(.put, "/async/:id", bodyLimit: 10, .async { request throws(Refusal) in
-            await Task.yield()
-            return RouterTests.text("async " + (try check(request.pathParameters["id"])))
-        })
+        router.on(
+            .get, "/sync/:id",
+            .sync { request throws(Refusal) in
+                RouterTests.text("sync " + (try check(request.pathParameters["id"])))
+            })
+        router.on(
+            .put, "/async/:id", bodyLimit: 10,
+            .async { request throws(Refusal) in
+                await Task.yield()
+                return RouterTests.text("async " + (try check(request.pathParameters["id"])))
+            })
         router.on(
             .get, "/either/:id",
             .syncOrAsync(
@@ -76,7 +80,9 @@ import Testing
             return response
         }
         let group = router.group("/g", middleware: [tag])
-        group.on(.get, "/:id", .sync { request throws(Refusal) in RouterTests.text(try Self.check(request.pathParameters["id"])) })
+        group.on(
+            .get, "/:id",
+            .sync { request throws(Refusal) in RouterTests.text(try Self.check(request.pathParameters["id"])) })
         let routes = router.freeze()
         guard case .sync = routes.route(method: .get, rawPath: "/g/a").handler.kind else {
             Issue.record("middleware must keep a sync handler on the event loop")

@@ -1,8 +1,8 @@
 import Dispatch
 import HTTPTestSupport
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 @testable import LiveryHTTP
 
@@ -18,18 +18,24 @@ import TestSupport
         { router in
             TestServer.standardRoutes(router)
             let guarded = router.group("/guarded", middleware: [HTTPMiddleware(headCheck: requireKey)])
-            guarded.on(.post, "/upload", bodyLimit: 64 << 20, .sync { request in
-                calls.increment()
-                return HTTPResponse(body: .bytes(Array("got \(request.body.count)".utf8)))
-            })
-            guarded.on(.post, "/small", bodyLimit: 16, .sync { request in
-                calls.increment()
-                return HTTPResponse(body: .bytes(request.body))
-            })
-            guarded.on(.get, "/page", .sync { _ in
-                calls.increment()
-                return HTTPResponse(body: .bytes(Array("page".utf8)))
-            })
+            guarded.on(
+                .post, "/upload", bodyLimit: 64 << 20,
+                .sync { request in
+                    calls.increment()
+                    return HTTPResponse(body: .bytes(Array("got \(request.body.count)".utf8)))
+                })
+            guarded.on(
+                .post, "/small", bodyLimit: 16,
+                .sync { request in
+                    calls.increment()
+                    return HTTPResponse(body: .bytes(request.body))
+                })
+            guarded.on(
+                .get, "/page",
+                .sync { _ in
+                    calls.increment()
+                    return HTTPResponse(body: .bytes(Array("page".utf8)))
+                })
         }
     }
 
@@ -76,7 +82,8 @@ import TestSupport
             try await blocking {
                 let client = try server.client()
                 try client.send(
-                    "POST /guarded/upload HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 50000000\r\n\r\n")
+                    "POST /guarded/upload HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 50000000\r\n\r\n"
+                )
                 // readResponse returns interim responses too, so a 100 would show up here first.
                 let response = try client.readResponse()
                 #expect(response.status == 401)
@@ -114,7 +121,8 @@ import TestSupport
                 let client = try server.client()
                 let smuggled = "GET /hello HTTP/1.1\r\nHost: t\r\n\r\n"
                 try client.send(
-                    "POST /guarded/upload HTTP/1.1\r\nHost: t\r\nContent-Length: \(smuggled.utf8.count)\r\n\r\n" + smuggled)
+                    "POST /guarded/upload HTTP/1.1\r\nHost: t\r\nContent-Length: \(smuggled.utf8.count)\r\n\r\n"
+                        + smuggled)
                 let response = try client.readResponse()
                 #expect(response.status == 401)
                 #expect(response.closesConnection)
@@ -150,7 +158,8 @@ import TestSupport
                 try refused.send("POST /guarded/small HTTP/1.1\r\nHost: t\r\nContent-Length: 17\r\n\r\n")
                 #expect(try refused.readResponse().status == 401)
                 let accepted = try server.client()
-                try accepted.send("POST /guarded/small HTTP/1.1\r\nHost: t\r\nX-Key: open\r\nContent-Length: 17\r\n\r\n")
+                try accepted.send(
+                    "POST /guarded/small HTTP/1.1\r\nHost: t\r\nX-Key: open\r\nContent-Length: 17\r\n\r\n")
                 #expect(try accepted.readResponse().status == 413)
             }
         }
@@ -174,7 +183,8 @@ import TestSupport
             try await blocking {
                 let client = try server.client()
                 try client.send(
-                    "POST /items/a%20b?q=1 HTTP/1.1\r\nHost: t\r\nX-Request-Id: trace-1\r\nContent-Length: 3\r\n\r\nabc")
+                    "POST /items/a%20b?q=1 HTTP/1.1\r\nHost: t\r\nX-Request-Id: trace-1\r\nContent-Length: 3\r\n\r\nabc"
+                )
                 let response = try client.readResponse()
                 #expect(response.status == 200)
                 #expect(response.text == "abc")
@@ -194,7 +204,8 @@ import TestSupport
         }
         let outer = router.group("/a", middleware: [HTTPMiddleware(headCheck: check("outer", refuses: false))])
         let inner = outer.group("/b", middleware: [HTTPMiddleware(headCheck: check("inner", refuses: false))])
-        inner.on(.get, "/open", bodyLimit: nil, headCheck: check("route", refuses: false), .sync { _ in HTTPResponse() })
+        inner.on(
+            .get, "/open", bodyLimit: nil, headCheck: check("route", refuses: false), .sync { _ in HTTPResponse() })
         inner.on(.get, "/shut", bodyLimit: nil, headCheck: check("shut", refuses: true), .sync { _ in HTTPResponse() })
         router.on(.get, "/plain", .sync { _ in HTTPResponse() })
         let responder = router.freeze()

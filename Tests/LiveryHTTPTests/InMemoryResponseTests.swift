@@ -1,8 +1,8 @@
 import HTTPTestSupport
 import LiveryHTTP
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// `HTTPRouting.respond(to:)`: a request answered in memory as the server answers it once read, so the
 /// application's routes are tested without sockets.
@@ -24,15 +24,25 @@ import TestSupport
     /// Every kind of handler, a group with middleware and a head check, and a route with a small body limit.
     static func routes(_ runs: Runs) -> (Router) -> Void {
         { router in
-            router.on(.get, "/sync/:id", .sync { request in runs.record(); return text("sync " + (request.pathParameters["id"] ?? "")) })
-            router.on(.post, "/async", bodyLimit: 8, .async { request in
-                runs.record()
-                await Task.yield()
-                return text("async " + String(decoding: request.body, as: UTF8.self))
-            })
-            router.on(.get, "/either/:id", .syncOrAsync(
-                immediate: { request in request.pathParameters["id"] == "slow" ? nil : text("now") },
-                otherwise: { _ in await Task.yield(); return text("later") }))
+            router.on(
+                .get, "/sync/:id",
+                .sync { request in
+                    runs.record(); return text("sync " + (request.pathParameters["id"] ?? ""))
+                })
+            router.on(
+                .post, "/async", bodyLimit: 8,
+                .async { request in
+                    runs.record()
+                    await Task.yield()
+                    return text("async " + String(decoding: request.body, as: UTF8.self))
+                })
+            router.on(
+                .get, "/either/:id",
+                .syncOrAsync(
+                    immediate: { request in request.pathParameters["id"] == "slow" ? nil : text("now") },
+                    otherwise: { _ in
+                        await Task.yield(); return text("later")
+                    }))
             router.on(.post, "/default", .sync { request in text("\(request.body.count)") })
             let guarded = HTTPMiddleware(
                 headCheck: HTTPHeadCheck { request in
@@ -43,10 +53,12 @@ import TestSupport
                     response.headers.add(name: "X-Guarded", value: "yes")
                     return response
                 })
-            router.group("/guarded", middleware: [guarded]).on(.put, "/:id", bodyLimit: 4, .async { request in
-                runs.record()
-                return text("stored \(request.pathParameters["id"] ?? "") \(request.body.count)")
-            })
+            router.group("/guarded", middleware: [guarded]).on(
+                .put, "/:id", bodyLimit: 4,
+                .async { request in
+                    runs.record()
+                    return text("stored \(request.pathParameters["id"] ?? "") \(request.body.count)")
+                })
         }
     }
 
@@ -58,11 +70,16 @@ import TestSupport
 
     @Test func everyKindOfHandlerIsAnsweredWithItsPathParameters() async {
         let routing = Self.router(Runs())
-        #expect(Self.body(await routing.respond(to: HTTPRequest(method: .get, target: "/sync/a%20b?x=1"))) == "sync a b")
-        #expect(Self.body(await routing.respond(to: HTTPRequest(method: .post, target: "/async", body: Array("hi".utf8)))) == "async hi")
+        #expect(
+            Self.body(await routing.respond(to: HTTPRequest(method: .get, target: "/sync/a%20b?x=1"))) == "sync a b")
+        #expect(
+            Self.body(await routing.respond(to: HTTPRequest(method: .post, target: "/async", body: Array("hi".utf8))))
+                == "async hi")
         #expect(Self.body(await routing.respond(to: HTTPRequest(method: .get, target: "/either/quick"))) == "now")
         #expect(Self.body(await routing.respond(to: HTTPRequest(method: .get, target: "/either/slow"))) == "later")
-        #expect(Self.body(await routing.respond(to: HTTPRequest(method: .head, target: "/sync/h"))) == "sync h", "HEAD is GET's handler")
+        #expect(
+            Self.body(await routing.respond(to: HTTPRequest(method: .head, target: "/sync/h"))) == "sync h",
+            "HEAD is GET's handler")
     }
 
     @Test func unknownPathsAndMethodsGetTheRoutersAnswers() async {
@@ -88,15 +105,21 @@ import TestSupport
     @Test func aBodyOverTheRouteLimitIs413WithoutRunningTheHandler() async {
         let runs = Runs()
         let routing = Self.router(runs)
-        let over = await routing.respond(to: HTTPRequest(method: .post, target: "/async", body: Array(repeating: 1, count: 9)))
+        let over = await routing.respond(
+            to: HTTPRequest(method: .post, target: "/async", body: Array(repeating: 1, count: 9)))
         #expect(over.status == .contentTooLarge)
-        #expect(Self.body(over) == #"{"error":{"code":"content_too_large","message":"The request body is larger than 8 bytes.","details":{"field":"body","reason":"The request body is larger than 8 bytes."}}}"#)
+        #expect(
+            Self.body(over)
+                == #"{"error":{"code":"content_too_large","message":"The request body is larger than 8 bytes.","details":{"field":"body","reason":"The request body is larger than 8 bytes."}}}"#
+        )
         #expect(runs.value == 0)
         // The head check still comes first, as in the server: a refused request gets its answer, not a 413.
-        let refused = await routing.respond(to: HTTPRequest(method: .put, target: "/guarded/x", body: Array(repeating: 1, count: 5)))
+        let refused = await routing.respond(
+            to: HTTPRequest(method: .put, target: "/guarded/x", body: Array(repeating: 1, count: 5)))
         #expect(refused.status == .unauthorized)
         let unrouted = await routing.respond(
-            to: HTTPRequest(method: .post, target: "/default", body: Array(repeating: 1, count: 5)), defaultBodyLimit: 4)
+            to: HTTPRequest(method: .post, target: "/default", body: Array(repeating: 1, count: 5)), defaultBodyLimit: 4
+        )
         #expect(unrouted.status == .contentTooLarge, "routes without a limit get the default")
         #expect(Self.body(await routing.respond(to: HTTPRequest(method: .post, target: "/default", body: [1]))) == "1")
     }
@@ -109,7 +132,8 @@ import TestSupport
         let routes: (Router) -> Void = { router in
             Self.routes(Runs())(router)
             router.on(.get, "/file", .sync { _ in HTTPResponse(body: .file(path: file, offset: 2, length: 5)) })
-            router.on(.get, "/kept", .sync { _ in HTTPResponse(body: .immutableFile(path: file, offset: 0, length: 10)) })
+            router.on(
+                .get, "/kept", .sync { _ in HTTPResponse(body: .immutableFile(path: file, offset: 0, length: 10)) })
         }
         let memory = try TestEndpoint(.memory, routes: routes)
         let socket = try TestEndpoint(.socket, routes: routes)
@@ -118,11 +142,13 @@ import TestSupport
             ("POST", "/async", [], Array(repeating: 1, count: 9)), ("GET", "/either/slow", [], []),
             ("PUT", "/guarded/x", [], [1]), ("PUT", "/guarded/x", [("X-Key", "open")], [1, 2, 3, 4, 5]),
             ("PUT", "/guarded/x", [("X-Key", "open")], [1]), ("GET", "/nowhere", [], []), ("DELETE", "/sync/a", [], []),
-            ("GET", "/file", [], []), ("HEAD", "/file", [], []), ("GET", "/kept", [], []),
+            ("GET", "/file", [], []), ("HEAD", "/file", [], []), ("GET", "/kept", [], [])
         ]
         for (method, target, headers, body) in requests {
-            let inMemory = try await memory.request(method, target, headers: headers + [("X-Request-Id", "same")], body: body)
-            let real = try await socket.request(method, target, headers: headers + [("X-Request-Id", "same")], body: body)
+            let inMemory = try await memory.request(
+                method, target, headers: headers + [("X-Request-Id", "same")], body: body)
+            let real = try await socket.request(
+                method, target, headers: headers + [("X-Request-Id", "same")], body: body)
             #expect(inMemory.status == real.status, "\(method) \(target)")
             #expect(inMemory.body == real.body, "\(method) \(target)")
             for name in ["Content-Type", "Content-Length", "Cache-Control", "Allow", "X-Guarded", "X-Request-Id"] {

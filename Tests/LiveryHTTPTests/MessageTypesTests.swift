@@ -89,7 +89,8 @@ import Testing
 
     @Test func errorResponsesHaveOneCompactJSONShapeAndAreNeverStored() {
         let response = HTTPResponse.error(
-            .conflict, code: "skin_exists", message: "Skin \"xmas\" exists\n", details: [("skin.id", "xmas"), ("a", "\u{1}")])
+            .conflict, code: "skin_exists", message: "Skin \"xmas\" exists\n",
+            details: [("skin.id", "xmas"), ("a", "\u{1}")])
         #expect(response.status == .conflict)
         #expect(response.headers["Content-Type"] == "application/json")
         #expect(response.headers["Cache-Control"] == "no-store")
@@ -99,12 +100,14 @@ import Testing
         }
         #expect(
             String(decoding: bytes, as: UTF8.self)
-                == #"{"error":{"code":"skin_exists","message":"Skin \"xmas\" exists\n","details":{"skin.id":"xmas","a":"\u0001"}}}"#)
+                == #"{"error":{"code":"skin_exists","message":"Skin \"xmas\" exists\n","details":{"skin.id":"xmas","a":"\u0001"}}}"#
+        )
     }
 
     @Test func errorResponsesEmbedDetailsEncodedByTheCaller() {
         let response = HTTPResponse.error(
-            .unprocessableContent, code: "invalid", message: "m", encodedDetails: Array(#"{"field":"body","n":[1]}"#.utf8),
+            .unprocessableContent, code: "invalid", message: "m",
+            encodedDetails: Array(#"{"field":"body","n":[1]}"#.utf8),
             headers: HTTPHeaders([("Retry-After", "1")]))
         #expect(response.headers["Retry-After"] == "1" && response.headers["Cache-Control"] == "no-store")
         guard case .bytes(let bytes) = response.body else {
@@ -129,7 +132,7 @@ import Testing
             (.requestTimeout, 408), (.conflict, 409), (.preconditionFailed, 412), (.contentTooLarge, 413),
             (.rangeNotSatisfiable, 416), (.expectationFailed, 417), (.unprocessableContent, 422),
             (.requestHeaderFieldsTooLarge, 431), (.internalServerError, 500), (.notImplemented, 501),
-            (.serviceUnavailable, 503), (.httpVersionNotSupported, 505),
+            (.serviceUnavailable, 503), (.httpVersionNotSupported, 505)
         ]
         for (status, code) in expected { #expect(status.code == code) }
         #expect(HTTPStatus.noContent.forbidsBody && HTTPStatus.notModified.forbidsBody && !HTTPStatus.ok.forbidsBody)
@@ -170,13 +173,15 @@ import Testing
         for bad in ["a\r\nInjected: yes", "a\nb", "a\u{0}b", "a\rb"] {
             let out = OutputBuffer(capacity: 64)
             #expect(throws: ResponseEncoder.InvalidHeader.self) {
-                try ResponseEncoder.encodeHead(status: .ok, headers: ["X-Bad": bad], contentLength: 0, fields: fields, into: out)
+                try ResponseEncoder.encodeHead(
+                    status: .ok, headers: ["X-Bad": bad], contentLength: 0, fields: fields, into: out)
             }
             #expect(out.isEmpty)
         }
         let out = OutputBuffer(capacity: 64)
         #expect(throws: ResponseEncoder.InvalidHeader.self) {
-            try ResponseEncoder.encodeHead(status: .ok, headers: ["Bad Name": "v"], contentLength: 0, fields: fields, into: out)
+            try ResponseEncoder.encodeHead(
+                status: .ok, headers: ["Bad Name": "v"], contentLength: 0, fields: fields, into: out)
         }
     }
 
@@ -191,7 +196,8 @@ import Testing
             contentLength: 5, fields: fields, into: out)
         #expect(
             String(decoding: out.bytes, as: UTF8.self)
-                == "HTTP/1.1 201 Created\r\nX-Ok: 1\r\nContent-Length: 5\r\nDate: D\r\nServer: Livery\r\nX-Request-Id: rid\r\nConnection: close\r\n\r\n")
+                == "HTTP/1.1 201 Created\r\nX-Ok: 1\r\nContent-Length: 5\r\nDate: D\r\nServer: Livery\r\nX-Request-Id: rid\r\nConnection: close\r\n\r\n"
+        )
     }
 
     @Test func headersEncodedForReuseAreSentAsTheyWouldBeEncodedEachTime() throws {
@@ -224,14 +230,18 @@ import Testing
             date: [], serverLine: [], requestID: "r", keepAlive: true, requestIsHTTP10: true)
         let out = OutputBuffer(capacity: 16)
         try ResponseEncoder.encodeHead(status: .noContent, headers: [:], contentLength: 0, fields: fields, into: out)
-        #expect(String(decoding: out.bytes, as: UTF8.self) == "HTTP/1.1 204 No Content\r\nX-Request-Id: r\r\nConnection: keep-alive\r\n\r\n")
+        #expect(
+            String(decoding: out.bytes, as: UTF8.self)
+                == "HTTP/1.1 204 No Content\r\nX-Request-Id: r\r\nConnection: keep-alive\r\n\r\n")
         out.removeAll()
         try ResponseEncoder.encodeHead(
-            status: HTTPStatus(code: 1000, reason: "Bad\r\nX: y"), headers: [:], contentLength: 0, fields: fields, into: out)
+            status: HTTPStatus(code: 1000, reason: "Bad\r\nX: y"), headers: [:], contentLength: 0, fields: fields,
+            into: out)
         #expect(String(decoding: out.bytes, as: UTF8.self).hasPrefix("HTTP/1.1 500 Internal Server Error\r\n"))
         out.removeAll()
         try ResponseEncoder.encodeHead(
-            status: HTTPStatus(code: 299, reason: "Odd\u{1}"), headers: [:], contentLength: 0, fields: fields, into: out)
+            status: HTTPStatus(code: 299, reason: "Odd\u{1}"), headers: [:], contentLength: 0, fields: fields, into: out
+        )
         #expect(String(decoding: out.bytes, as: UTF8.self).hasPrefix("HTTP/1.1 299 \r\n"))
     }
 
@@ -241,7 +251,9 @@ import Testing
         out.append(" ")
         out.appendDecimal(UInt64.max)
         out.append(string: String(repeating: "x", count: 1000))
-        #expect(String(decoding: out.bytes, as: UTF8.self) == "0 18446744073709551615" + String(repeating: "x", count: 1000))
+        #expect(
+            String(decoding: out.bytes, as: UTF8.self) == "0 18446744073709551615" + String(repeating: "x", count: 1000)
+        )
     }
 
     @Test func characterClassesMatchTheRFCSets() {

@@ -1,14 +1,15 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import HTTPTestSupport
 import Logging
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 @testable import LiveryHTTP
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The cache of open descriptors behind `.immutableFile` bodies (package downloads): files stay open across
 /// responses, yet a replaced or removed file is never served after the validity window, the cache stays within
@@ -69,7 +70,9 @@ import TestSupport
         #expect(fresh !== old)
         #expect(Self.contents(fresh) == Array("second".utf8))
         old = nil
-        #expect(!Self.isOpen(oldDescriptor, on: path + ".tmp") && !Self.isOpen(oldDescriptor, on: path) || oldDescriptor == fresh.descriptor)
+        #expect(
+            !Self.isOpen(oldDescriptor, on: path + ".tmp") && !Self.isOpen(oldDescriptor, on: path)
+                || oldDescriptor == fresh.descriptor)
     }
 
     @Test func fileRewrittenInPlaceIsNoticedByItsSizeOrModificationTime() throws {
@@ -188,18 +191,26 @@ import TestSupport
         let path = try scratch.write("package.zip", content)
         let openFiles = OpenFileCache()
         let routes: (Router) -> Void = { router in
-            router.on(.get, "/package", .sync { _ in
-                HTTPResponse(body: .immutableFile(path: path, offset: 0, length: UInt64(content.count)))
-            })
-            router.on(.get, "/part", .sync { _ in
-                HTTPResponse(status: .partialContent, body: .immutableFile(path: path, offset: 100, length: 50))
-            })
-            router.on(.get, "/too-long", .sync { _ in
-                HTTPResponse(body: .immutableFile(path: path, offset: 0, length: UInt64(content.count + 1)))
-            })
-            router.on(.get, "/missing", .sync { _ in
-                HTTPResponse(body: .immutableFile(path: path + ".gone", offset: 0, length: 1))
-            })
+            router.on(
+                .get, "/package",
+                .sync { _ in
+                    HTTPResponse(body: .immutableFile(path: path, offset: 0, length: UInt64(content.count)))
+                })
+            router.on(
+                .get, "/part",
+                .sync { _ in
+                    HTTPResponse(status: .partialContent, body: .immutableFile(path: path, offset: 100, length: 50))
+                })
+            router.on(
+                .get, "/too-long",
+                .sync { _ in
+                    HTTPResponse(body: .immutableFile(path: path, offset: 0, length: UInt64(content.count + 1)))
+                })
+            router.on(
+                .get, "/missing",
+                .sync { _ in
+                    HTTPResponse(body: .immutableFile(path: path + ".gone", offset: 0, length: 1))
+                })
         }
         try await withTestServer(configure: { $0.openFiles = openFiles }, routes: routes) { server in
             try await blocking {

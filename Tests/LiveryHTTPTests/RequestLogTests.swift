@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
 import LiverySetup
 import Logging
@@ -8,6 +5,10 @@ import Synchronization
 import Testing
 
 @testable import LiveryHTTP
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Request lines written by the event loops' buffers (`RequestLog`): the same bytes swift-log's path writes, and a
 /// bounded wait on a slow output.
@@ -26,7 +27,7 @@ import Testing
         // A request the parser rejected: no method or path.
         RequestLine(
             method: nil, path: nil, route: "unmatched", status: 400, bytesSent: 151, elapsedNanoseconds: 999_999,
-            requestID: "rejected"),
+            requestID: "rejected")
     ]
 
     /// The line `livery serve`'s handler writes for `line` through swift-log, and the time just before and after.

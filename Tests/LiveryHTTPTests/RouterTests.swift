@@ -7,7 +7,9 @@ import Testing
     static func text(_ value: String) -> HTTPResponse { HTTPResponse(body: .bytes(Array(value.utf8))) }
 
     /// Resolves and runs a request the way the server does.
-    static func respond(_ responder: some HTTPRouting, _ method: HTTPMethod, _ target: String) async -> (HTTPRoute, HTTPResponse) {
+    static func respond(
+        _ responder: some HTTPRouting, _ method: HTTPMethod, _ target: String
+    ) async -> (HTTPRoute, HTTPResponse) {
         let request = HTTPRequest(method: method, target: target)
         return (responder.route(method: method, rawPath: request.rawPath), await responder.respond(to: request))
     }
@@ -19,10 +21,14 @@ import Testing
 
     @Test func matchesLiteralAndParameterSegments() async {
         let router = Router()
-        router.on(.get, "/api/v1/packages/:sign", .sync { request in Self.text("package \(request.pathParameters["sign"] ?? "?")") })
-        router.on(.get, "/api/v1/packages/:sign/files/:name", .sync { request in
-            Self.text("\(request.pathParameters["sign"] ?? "?")/\(request.pathParameters["name"] ?? "?")")
-        })
+        router.on(
+            .get, "/api/v1/packages/:sign",
+            .sync { request in Self.text("package \(request.pathParameters["sign"] ?? "?")") })
+        router.on(
+            .get, "/api/v1/packages/:sign/files/:name",
+            .sync { request in
+                Self.text("\(request.pathParameters["sign"] ?? "?")/\(request.pathParameters["name"] ?? "?")")
+            })
         let responder = router.freeze()
         let (route, response) = await Self.respond(responder, .get, "/api/v1/packages/xmas-2026")
         #expect(route.pattern == "/api/v1/packages/:sign")
@@ -68,7 +74,8 @@ import Testing
             #expect(response.status == .notFound, "\(target)")
             #expect(
                 Self.bodyText(response)
-                    == #"{"error":{"code":"not_found","message":"No resource at this path.","details":{"field":"path","reason":"no resource at this path"}}}"#)
+                    == #"{"error":{"code":"not_found","message":"No resource at this path.","details":{"field":"path","reason":"no resource at this path"}}}"#
+            )
             #expect(response.headers["content-type"] == "application/json")
             #expect(response.headers["cache-control"] == "no-store")
         }
@@ -114,10 +121,12 @@ import Testing
 
     @Test func asyncHandlersAreKeptAsync() async {
         let router = Router()
-        router.on(.get, "/slow", .async { _ async in
-            await Task.yield()
-            return Self.text("slow")
-        })
+        router.on(
+            .get, "/slow",
+            .async { _ async in
+                await Task.yield()
+                return Self.text("slow")
+            })
         let responder = router.freeze()
         guard case .async = responder.route(method: .get, rawPath: "/slow").handler.kind else {
             Issue.record("expected an async handler")

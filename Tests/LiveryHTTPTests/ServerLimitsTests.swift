@@ -1,12 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import HTTPTestSupport
-import Testing
 import TestSupport
+import Testing
 
 @testable import LiveryHTTP
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Timeouts, the connection cap, slow clients and many idle connections, over real sockets.
 @Suite struct ServerLimitsTests {
@@ -111,12 +112,13 @@ import TestSupport
                 var answers: [Int: Int] = [:]
                 var retryAfter = 0
                 for client in excess {
-                    let status = (try? client.readResponse()).map { response in
-                        if response.header("Retry-After") != nil && response.header("Cache-Control") == "no-store" {
-                            retryAfter += 1
-                        }
-                        return response.status
-                    } ?? 0
+                    let status =
+                        (try? client.readResponse()).map { response in
+                            if response.header("Retry-After") != nil && response.header("Cache-Control") == "no-store" {
+                                retryAfter += 1
+                            }
+                            return response.status
+                        } ?? 0
                     answers[status, default: 0] += 1
                 }
                 #expect(answers == [503: 300], "status → count (0: reset or closed without an answer)")
@@ -132,7 +134,8 @@ import TestSupport
                 let dribblers = try (0..<200).map { _ in try server.client(timeout: 5) }
                 let stop = DispatchSemaphore(value: 0)
                 let finished = DispatchSemaphore(value: 0)
-                let head = Array("GET /hello HTTP/1.1\r\nHost: t\r\nX-Slow: ".utf8) + [UInt8](repeating: 0x61, count: 4096)
+                let head =
+                    Array("GET /hello HTTP/1.1\r\nHost: t\r\nX-Slow: ".utf8) + [UInt8](repeating: 0x61, count: 4096)
                 DispatchQueue.global().async {
                     // One byte per connection every 20 ms: the head never completes.
                     for index in 0..<head.count {

@@ -1,14 +1,15 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import HTTPTestSupport
 import Logging
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 @testable import LiveryHTTP
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// HTTP/1.1 behaviour over real sockets on 127.0.0.1.
 @Suite struct ServerProtocolTests {
@@ -67,7 +68,8 @@ import TestSupport
                 let client = try server.client(timeout: 120)
                 var requests = ""
                 for index in 0..<10 {
-                    requests += index % 3 == 0
+                    requests +=
+                        index % 3 == 0
                         ? "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 6\r\n\r\nbody-\(index)"
                         : "GET /async/\(index) HTTP/1.1\r\nHost: t\r\n\r\n"
                 }
@@ -173,7 +175,8 @@ import TestSupport
         try await withTestServer { server in
             try await blocking {
                 let client = try server.client()
-                try client.send("GET /hello HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\nGET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+                try client.send(
+                    "GET /hello HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\nGET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
                 let response = try client.readResponse()
                 #expect(response.closesConnection)
                 // The request pipelined after `Connection: close` is not answered.
@@ -268,7 +271,8 @@ import TestSupport
                 #expect(missing.status == 404)
                 #expect(
                     missing.text
-                        == #"{"error":{"code":"not_found","message":"No resource at this path.","details":{"field":"path","reason":"no resource at this path"}}}"#)
+                        == #"{"error":{"code":"not_found","message":"No resource at this path.","details":{"field":"path","reason":"no resource at this path"}}}"#
+                )
                 // No cache may keep an error (Varnish kept an unknown path's 404 for 120 s).
                 #expect(missing.header("cache-control") == "no-store")
                 try client.send("DELETE /hello HTTP/1.1\r\nHost: t\r\n\r\n")
@@ -276,7 +280,8 @@ import TestSupport
                 #expect(wrongMethod.status == 405)
                 #expect(wrongMethod.header("allow") == "GET, HEAD")
                 #expect(wrongMethod.header("cache-control") == "no-store")
-                #expect(wrongMethod.text.contains(#""details":{"field":"method","reason":"this path allows GET, HEAD"}"#))
+                #expect(
+                    wrongMethod.text.contains(#""details":{"field":"method","reason":"this path allows GET, HEAD"}"#))
                 // Neither closes the connection.
                 #expect(try client.get("/hello").status == 200)
             }
@@ -285,7 +290,9 @@ import TestSupport
 
     @Test func replacesResponsesWithInvalidHeadersByA500() async throws {
         let routes: (Router) -> Void = { router in
-            router.on(.get, "/bad", .sync { _ in HTTPResponse(headers: ["X-Evil": "a\r\nSet-Cookie: x=1"], body: .bytes([1])) })
+            router.on(
+                .get, "/bad",
+                .sync { _ in HTTPResponse(headers: ["X-Evil": "a\r\nSet-Cookie: x=1"], body: .bytes([1])) })
             router.on(.get, "/hello", .sync { _ in HTTPResponse(body: .bytes(Array("hello".utf8))) })
         }
         try await withTestServer(routes: routes) { server in
@@ -306,15 +313,27 @@ import TestSupport
         let content = (0..<(3 << 20)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
         let path = try directory.write("blob.bin", content)
         let routes: (Router) -> Void = { router in
-            router.on(.get, "/whole", .sync { _ in HTTPResponse(body: .file(path: path, offset: 0, length: UInt64(content.count))) })
-            router.on(.get, "/range", .sync { _ in HTTPResponse(status: .partialContent, body: .file(path: path, offset: 1000, length: 5000)) })
+            router.on(
+                .get, "/whole",
+                .sync { _ in HTTPResponse(body: .file(path: path, offset: 0, length: UInt64(content.count))) })
+            router.on(
+                .get, "/range",
+                .sync { _ in HTTPResponse(status: .partialContent, body: .file(path: path, offset: 1000, length: 5000))
+                })
             // Crosses the boundaries of the chunks a file body is sent in, at odd offsets.
-            router.on(.get, "/wide-range", .sync { _ in
-                HTTPResponse(status: .partialContent, body: .file(path: path, offset: 524_287, length: 1_600_003))
-            })
-            router.on(.get, "/missing", .sync { _ in HTTPResponse(body: .file(path: path + ".nope", offset: 0, length: 1)) })
-            router.on(.get, "/too-long", .sync { _ in HTTPResponse(body: .file(path: path, offset: 0, length: UInt64(content.count + 1))) })
-            router.on(.get, "/directory", .sync { _ in HTTPResponse(body: .file(path: directory.path, offset: 0, length: 1)) })
+            router.on(
+                .get, "/wide-range",
+                .sync { _ in
+                    HTTPResponse(status: .partialContent, body: .file(path: path, offset: 524_287, length: 1_600_003))
+                })
+            router.on(
+                .get, "/missing", .sync { _ in HTTPResponse(body: .file(path: path + ".nope", offset: 0, length: 1)) })
+            router.on(
+                .get, "/too-long",
+                .sync { _ in HTTPResponse(body: .file(path: path, offset: 0, length: UInt64(content.count + 1))) })
+            router.on(
+                .get, "/directory", .sync { _ in HTTPResponse(body: .file(path: directory.path, offset: 0, length: 1)) }
+            )
         }
         try await withTestServer(routes: routes) { server in
             try await blocking {
@@ -394,13 +413,15 @@ import TestSupport
         let first = try #require(lines.first)
         #expect(first.message.hasPrefix("GET /query 200 "))
         #expect(first.level == .info)
-        #expect(!handler.records.contains { record in
-            (record.message + record.metadata.values.joined()).contains("s3cret")
-        })
+        #expect(
+            !handler.records.contains { record in
+                (record.message + record.metadata.values.joined()).contains("s3cret")
+            })
     }
 
     @Test func servesOnPortZeroAndReportsTheBoundAddress() async throws {
-        let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0), router: Router(), logger: TestServer.quietLogger)
+        let server = HTTPServer(
+            configuration: .init(host: "127.0.0.1", port: 0), router: Router(), logger: TestServer.quietLogger)
         let address = try server.start()
         #expect(address.host == "127.0.0.1")
         #expect(address.port > 0)
@@ -413,7 +434,8 @@ import TestSupport
     @Test func refusesToBindAPortInUse() async throws {
         try await withTestServer { running in
             let second = HTTPServer(
-                configuration: .init(host: "127.0.0.1", port: running.port), router: Router(), logger: TestServer.quietLogger)
+                configuration: .init(host: "127.0.0.1", port: running.port), router: Router(),
+                logger: TestServer.quietLogger)
             #expect(throws: HTTPServerError.addressInUse(host: "127.0.0.1", port: running.port)) { try second.start() }
         }
     }

@@ -1,12 +1,13 @@
-#if canImport(Glibc)
-import HTTPTestSupport
-import Glibc
-#endif
 import Dispatch
-import Testing
 import TestSupport
+import Testing
 
 @testable import LiveryHTTP
+
+#if canImport(Glibc)
+    import HTTPTestSupport
+    import Glibc
+#endif
 
 /// Graceful shutdown: stop accepting, finish in-flight requests, close idle connections, respect the deadline.
 ///
@@ -16,11 +17,13 @@ import TestSupport
     /// A route whose async handler reports that it started, then takes `delay`.
     static func slowRoutes(started: DispatchSemaphore, delay: Duration) -> (Router) -> Void {
         { router in
-            router.on(.get, "/slow", .async { _ async in
-                started.signal()
-                try? await Task.sleep(for: delay)
-                return HTTPResponse(body: .bytes(Array("done".utf8)))
-            })
+            router.on(
+                .get, "/slow",
+                .async { _ async in
+                    started.signal()
+                    try? await Task.sleep(for: delay)
+                    return HTTPResponse(body: .bytes(Array("done".utf8)))
+                })
             router.on(.get, "/hello", .sync { _ in HTTPResponse(body: .bytes(Array("hello".utf8))) })
         }
     }

@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTestSupport
-import Testing
 import TestSupport
+import Testing
 
 @testable import LiveryHTTP
 
@@ -32,18 +32,22 @@ import TestSupport
                 },
                 routes: { router in
                     TestServer.standardRoutes(router)
-                    router.on(.get, "/file", .sync { _ in
-                        HTTPResponse(body: .file(path: file, offset: 0, length: UInt64(content.count)))
-                    })
+                    router.on(
+                        .get, "/file",
+                        .sync { _ in
+                            HTTPResponse(body: .file(path: file, offset: 0, length: UInt64(content.count)))
+                        })
                 })
             let digest = try await ExternalProcess.run("sha256sum", [file]).standardOutput.prefix(64)
-            return Fixture(certificates: certificates, server: server, fileDigest: String(digest), fileLength: content.count)
+            return Fixture(
+                certificates: certificates, server: server, fileDigest: String(digest), fileLength: content.count)
         }
 
         func probe(_ arguments: [String], timeout: Duration = .seconds(60)) async throws -> [String: Any] {
             let run = try await ExternalProcess.run("python3", ["-c", TLSProbe.script] + arguments, timeout: timeout)
             let last = run.standardOutput.split(separator: "\n").last.map(String.init) ?? ""
-            guard run.status == 0, let object = try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any]
+            guard run.status == 0,
+                let object = try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any]
             else {
                 throw ProbeFailure(description: run.transcript)
             }
@@ -107,7 +111,11 @@ import TestSupport
         #expect(run.standardOutput.contains("HTTP/1.1 200 OK"), "\(run.transcript)")
         // TLS 1.1 and older are refused by the server.
         let old = try await ExternalProcess.run(
-            "sh", ["-c", "openssl s_client -connect 127.0.0.1:\(fixture.port) -tls1_1 -cipher DEFAULT@SECLEVEL=0 </dev/null 2>&1"])
+            "sh",
+            [
+                "-c",
+                "openssl s_client -connect 127.0.0.1:\(fixture.port) -tls1_1 -cipher DEFAULT@SECLEVEL=0 </dev/null 2>&1"
+            ])
         #expect(old.status != 0)
         #expect(old.standardOutput.contains("alert protocol version"), "\(old.transcript)")
         #expect(try await fixture.answersNormally())
@@ -194,8 +202,10 @@ import TestSupport
             (.init(certificatePath: garbage, privateKeyPath: good.key), garbage),
             (.init(certificatePath: good.certificate, privateKeyPath: garbage), garbage),
             (.init(certificatePath: good.certificate, privateKeyPath: other.key), other.key),
-            (.init(certificatePath: certificates.folder.path("missing.crt"), privateKeyPath: good.key),
-             certificates.folder.path("missing.crt")),
+            (
+                .init(certificatePath: certificates.folder.path("missing.crt"), privateKeyPath: good.key),
+                certificates.folder.path("missing.crt")
+            )
         ]
         for (tls, file) in cases {
             #expect {

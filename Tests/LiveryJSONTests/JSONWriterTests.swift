@@ -35,7 +35,7 @@ struct JSONWriterTests {
     @Test("objects and arrays keep their order and escape keys")
     func fragments() {
         let object = JSONWriter.object([
-            ("b\"", JSONWriter.number(-2)), ("a", JSONWriter.array([JSONWriter.bool(true), JSONWriter.null])),
+            ("b\"", JSONWriter.number(-2)), ("a", JSONWriter.array([JSONWriter.bool(true), JSONWriter.null]))
         ])
         #expect(String(decoding: object, as: UTF8.self) == #"{"b\"":-2,"a":[true,null]}"#)
     }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// LiveryKit's catalog mode through `livery-phone`, against the real `livery serve` (and a proxy on 127.0.0.1 that
 /// counts, or changes, what the phone receives): the catalog first, the fallbacks the server's answers ask for, the
@@ -28,7 +28,8 @@ import TestSupport
         other.deviceID = "device-2"
         let second = try await other.run()
         #expect(second.status == 0 && second.skinID == "kit-a", "\(second)")
-        #expect(log.all.filter { $0.path.hasPrefix("/api/v1/catalog") }.map(\.path) == [Self.catalogPath, Self.catalogPath])
+        #expect(
+            log.all.filter { $0.path.hasPrefix("/api/v1/catalog") }.map(\.path) == [Self.catalogPath, Self.catalogPath])
 
         // While the stored catalog is fresh (its max-age), a relaunch sends nothing.
         let answer = try #require(log.all.first)
@@ -88,15 +89,19 @@ import TestSupport
         // The app's first skin is released; within the hour relaunches still send nothing (a new app's launch peak
         // does not reach the origin), after it the catalog is asked for and applies.
         let folder = try stage.workspace.writeSkin(
-            id: "kit-a", marker: "A1", startsAt: stage.startsAt, endsAt: stage.endsAt, into: stage.workspace.root + "/work")
+            id: "kit-a", marker: "A1", startsAt: stage.startsAt, endsAt: stage.endsAt,
+            into: stage.workspace.root + "/work")
         _ = try await stage.server.admin(["push", folder])
-        _ = try await stage.server.admin(["release", "kit-a", "--from", iso(stage.startsAt), "--until", iso(stage.endsAt)])
+        _ = try await stage.server.admin([
+            "release", "kit-a", "--from", iso(stage.startsAt), "--until", iso(stage.endsAt)
+        ])
         let start = Date()
         let soon = try await phone.run(["--at", iso(start.addingTimeInterval(3600 - 60))])
         #expect(soon.status == 0 && soon.skinSign == "", "\(soon)")
         #expect(proxy.requests.count == 1, "nothing asked within the hour")
         let later = try await phone.run(["--at", iso(start.addingTimeInterval(3600 + 60))])
-        #expect(later.status == 0 && later.skinID == "kit-a" && later.line["source"] as? String == "catalog", "\(later)")
+        #expect(
+            later.status == 0 && later.skinID == "kit-a" && later.line["source"] as? String == "catalog", "\(later)")
         #expect(proxy.requests.filter { $0.path.hasPrefix("/api/v1/catalog") }.count == 2)
     }
 
@@ -104,7 +109,9 @@ import TestSupport
         let stage = try await Stage.make(serverArguments: Stage.everyLaunchAsks + ["--catalog-horizon", "3600"])
         let phone = stage.phone()
         let online = try await phone.run()
-        #expect(online.status == 0 && online.skinID == "kit-a" && online.line["source"] as? String == "catalog", "\(online)")
+        #expect(
+            online.status == 0 && online.skinID == "kit-a" && online.line["source"] as? String == "catalog", "\(online)"
+        )
         let stored = try StoredCatalogFile(storage: phone.storage)
         #expect(stored.expiresAt < stored.horizonEndsAt, "the signature expires long before the horizon")
         #expect(stored.horizonEndsAt < stage.endsAt, "kit-a's window goes on past the horizon")
@@ -132,27 +139,39 @@ import TestSupport
 
         let port = stage.server.port
         let rules: [(code: String, rule: TamperingProxy.Rule)] = [
-            ("signature", { request, response in
-                guard request.path.hasPrefix("/api/v1/catalog"), response.status == 200 else { return .send(response) }
-                var changed = response
-                let text = String(decoding: changed.body, as: UTF8.self)
-                changed.body = Array(text.replacingOccurrences(of: #""rollout":100"#, with: #""rollout":99"#).utf8)
-                return .send(changed)
-            }),
-            ("unsigned", { request, response in
-                guard request.path.hasPrefix("/api/v1/catalog") else { return .send(response) }
-                var stripped = response
-                stripped.setHeader("Livery-Signature", nil)
-                return .send(stripped)
-            }),
+            (
+                "signature",
+                { request, response in
+                    guard request.path.hasPrefix("/api/v1/catalog"), response.status == 200 else {
+                        return .send(response)
+                    }
+                    var changed = response
+                    let text = String(decoding: changed.body, as: UTF8.self)
+                    changed.body = Array(text.replacingOccurrences(of: #""rollout":100"#, with: #""rollout":99"#).utf8)
+                    return .send(changed)
+                }
+            ),
+            (
+                "unsigned",
+                { request, response in
+                    guard request.path.hasPrefix("/api/v1/catalog") else { return .send(response) }
+                    var stripped = response
+                    stripped.setHeader("Livery-Signature", nil)
+                    return .send(stripped)
+                }
+            ),
             // The (validly signed) catalog of another platform.
-            ("wrong_answer", { request, response in
-                guard request.path.hasPrefix("/api/v1/catalog"),
-                    let android = try? HTTPGet.fetch(
-                        port: port, path: request.path.replacingOccurrences(of: "platform=ios", with: "platform=android"))
-                else { return .send(response) }
-                return .send(TamperingProxy.Response(android))
-            }),
+            (
+                "wrong_answer",
+                { request, response in
+                    guard request.path.hasPrefix("/api/v1/catalog"),
+                        let android = try? HTTPGet.fetch(
+                            port: port,
+                            path: request.path.replacingOccurrences(of: "platform=ios", with: "platform=android"))
+                    else { return .send(response) }
+                    return .send(TamperingProxy.Response(android))
+                }
+            )
         ]
         for (code, rule) in rules {
             proxy.setRule(rule)
@@ -174,9 +193,11 @@ import TestSupport
         // kit-b starts in 8 days (past a poll's 7-day `next`, inside the catalog's 14-day horizon); kit-c in 20.
         let stage = try await Stage.make { workspace, now in
             try workspace.writeSkin(
-                id: "kit-b", marker: "B1", startsAt: now.addingTimeInterval(8 * day), endsAt: now.addingTimeInterval(9 * day))
+                id: "kit-b", marker: "B1", startsAt: now.addingTimeInterval(8 * day),
+                endsAt: now.addingTimeInterval(9 * day))
             try workspace.writeSkin(
-                id: "kit-c", marker: "C1", startsAt: now.addingTimeInterval(20 * day), endsAt: now.addingTimeInterval(21 * day))
+                id: "kit-c", marker: "C1", startsAt: now.addingTimeInterval(20 * day),
+                endsAt: now.addingTimeInterval(21 * day))
         }
         let kitBStart = Date(timeIntervalSince1970: (stage.now.timeIntervalSince1970 + 8 * day).rounded(.down))
         let proxy = try TamperingProxy(upstreamPort: stage.server.port)
@@ -220,7 +241,9 @@ final class Exchanges: @unchecked Sendable {
         var status: Int
         var etag: String?
         var maxAge: Int?
-        var description: String { "\(path) If-None-Match \(ifNoneMatch ?? "-") → \(status) ETag \(etag ?? "-") max-age \(maxAge.map(String.init) ?? "-")" }
+        var description: String {
+            "\(path) If-None-Match \(ifNoneMatch ?? "-") → \(status) ETag \(etag ?? "-") max-age \(maxAge.map(String.init) ?? "-")"
+        }
     }
 
     private let lock = NSLock()

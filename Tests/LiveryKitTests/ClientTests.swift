@@ -1,15 +1,18 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
-import Testing
-import TestSupport
 import LiveryKit
 import SkinModel
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// LiveryKit's API in process, against the real server: shared refreshes, the change stream, a full disk.
 @Suite(.serialized) struct ClientTests {
-    static func configuration(_ stage: Stage, url: String, storage: String, keys: Bool = true) throws -> LiveryConfiguration {
+    static func configuration(
+        _ stage: Stage, url: String, storage: String, keys: Bool = true
+    ) throws -> LiveryConfiguration {
         var trusted: [String: String] = [:]
         if keys, let key = stage.key {
             let text = try String(contentsOfFile: key.publicKey, encoding: .utf8)
@@ -17,14 +20,16 @@ import SkinModel
             trusted["k1"] = String(base64)
         }
         return LiveryConfiguration(
-            serverURL: try #require(URL(string: url)), appID: "kit", platform: .ios, appVersion: "7.2.0", deviceID: "in-process",
+            serverURL: try #require(URL(string: url)), appID: "kit", platform: .ios, appVersion: "7.2.0",
+            deviceID: "in-process",
             trustedKeys: trusted, storage: URL(fileURLWithPath: storage, isDirectory: true))
     }
 
     @Test func concurrentRefreshesShareOneRequestAndChangesAreAnnounced() async throws {
         let stage = try await Stage.make()
         let proxy = try TamperingProxy(upstreamPort: stage.server.port)
-        let client = try LiveryClient(configuration: try Self.configuration(stage, url: proxy.url, storage: stage.workspace.root + "/app"))
+        let client = try LiveryClient(
+            configuration: try Self.configuration(stage, url: proxy.url, storage: stage.workspace.root + "/app"))
         #expect(client.current == nil)
         var changes = client.changes.makeAsyncIterator()
         async let one: Void = client.refresh()
@@ -42,7 +47,9 @@ import SkinModel
         try client.markApplied()
 
         // A second client on the same folder (the next launch) starts with the stored skin, before any network.
-        let relaunched = try LiveryClient(configuration: try Self.configuration(stage, url: "http://127.0.0.1:1", storage: stage.workspace.root + "/app"))
+        let relaunched = try LiveryClient(
+            configuration: try Self.configuration(
+                stage, url: "http://127.0.0.1:1", storage: stage.workspace.root + "/app"))
         #expect(relaunched.current?.sign == skin.sign)
         #expect(relaunched.deviceID == "in-process")
     }
@@ -68,7 +75,8 @@ import SkinModel
         }
         defer { umount2(mountPoint, Int32(MNT_DETACH)) }
         let storage = mountPoint + "/app"
-        let client = try LiveryClient(configuration: try Self.configuration(stage, url: stage.server.url, storage: storage))
+        let client = try LiveryClient(
+            configuration: try Self.configuration(stage, url: stage.server.url, storage: storage))
         try await client.refresh()
         try client.markApplied()
         let kept = try #require(client.current)
@@ -87,7 +95,8 @@ import SkinModel
         #expect(client.current?.sign == kept.sign)
         #expect(listing(storage + "/packages") == [kept.sign])
         #expect(listing(storage + "/staging").isEmpty)
-        let relaunched = try LiveryClient(configuration: try Self.configuration(stage, url: "http://127.0.0.1:1", storage: storage))
+        let relaunched = try LiveryClient(
+            configuration: try Self.configuration(stage, url: "http://127.0.0.1:1", storage: storage))
         #expect(relaunched.current?.sign == kept.sign)
     }
 }

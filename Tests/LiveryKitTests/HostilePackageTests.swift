@@ -1,12 +1,14 @@
 import Crypto
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Packages a phone must refuse even when the answer vouches for their hash: the proxy serves hostile bytes and a
 /// catalog (unsigned server, no keys) naming their SHA-256 and size, so only the zip and config checks stand.
 @Suite(.serialized) struct HostilePackageTests {
-    static func config(_ marker: String) -> [UInt8] { Array(#"{"home":{"values":{"value_marker":"\#(marker)"}}}"#.utf8) }
+    static func config(_ marker: String) -> [UInt8] {
+        Array(#"{"home":{"values":{"value_marker":"\#(marker)"}}}"#.utf8)
+    }
 
     static func hostile() throws -> [(name: String, code: String, bytes: [UInt8])] {
         var link = RawZip.Entry.stored("link", Array("/etc/passwd".utf8))
@@ -16,16 +18,29 @@ import TestSupport
         let zeros = [UInt8](repeating: 0, count: 40 << 20)
         let bomb = RawZip.Entry.deflated("bomb.bin", content: zeros, compressed: try RawZip.deflate(zeros))
         return [
-            ("escaping", "zip", RawZip(entries: [.stored("config.json", config("X")), .stored("../escape.txt", [1])]).build()),
-            ("absolute", "zip", RawZip(entries: [.stored("config.json", config("X")), .stored("/tmp/livery-kit-abs.txt", [1])]).build()),
+            (
+                "escaping", "zip",
+                RawZip(entries: [.stored("config.json", config("X")), .stored("../escape.txt", [1])]).build()
+            ),
+            (
+                "absolute", "zip",
+                RawZip(entries: [.stored("config.json", config("X")), .stored("/tmp/livery-kit-abs.txt", [1])]).build()
+            ),
             ("symlink", "zip", RawZip(entries: [.stored("config.json", config("X")), link]).build()),
             ("ratio", "zip", RawZip(entries: [.stored("config.json", config("X")), bomb]).build()),
             ("declared size", "zip", RawZip(entries: [.stored("config.json", config("X")), liar]).build()),
-            ("duplicate", "zip", RawZip(entries: [.stored("config.json", config("X")), .stored("config.json", config("Y"))]).build()),
+            (
+                "duplicate", "zip",
+                RawZip(entries: [.stored("config.json", config("X")), .stored("config.json", config("Y"))]).build()
+            ),
             ("not a zip", "zip", Array("this is not a zip archive, only text".utf8)),
             ("no config", "config", RawZip(entries: [.stored("other.txt", [1])]).build()),
             ("invalid config", "config", RawZip(entries: [.stored("config.json", Array(#"{"home":5}"#.utf8))]).build()),
-            ("missing image", "config", RawZip(entries: [.stored("config.json", Array(#"{"home":{"images":{"i":"file://nothere.png"}}}"#.utf8))]).build()),
+            (
+                "missing image", "config",
+                RawZip(entries: [.stored("config.json", Array(#"{"home":{"images":{"i":"file://nothere.png"}}}"#.utf8))]
+                ).build()
+            )
         ]
     }
 
@@ -46,7 +61,8 @@ import TestSupport
                 // Every package the catalog lists vouches for the hostile bytes.
                 let text = String(decoding: response.body, as: UTF8.self)
                 let vouched = text.replacingOccurrences(
-                    of: #""sha256":"[0-9a-f]{64}","size":[0-9]+"#, with: #""sha256":"\#(digest)","size":\#(bytes.count)"#,
+                    of: #""sha256":"[0-9a-f]{64}","size":[0-9]+"#,
+                    with: #""sha256":"\#(digest)","size":\#(bytes.count)"#,
                     options: .regularExpression)
                 var changed = response
                 changed.body = Array(vouched.utf8)

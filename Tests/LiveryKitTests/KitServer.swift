@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Crypto
 import Foundation
 import TestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 struct KitTestError: Error, CustomStringConvertible {
     let description: String
@@ -38,7 +39,8 @@ final class KitWorkspace: Sendable {
         if kind == "theme" {
             release = #"{"kind":"theme","order":1}"#
         } else {
-            release = #"{"startsAt":"\#(ISO8601DateFormatter().string(from: startsAt))","endsAt":"\#(ISO8601DateFormatter().string(from: endsAt))","priority":\#(priority),"platforms":["ios","android"],"rollout":100}"#
+            release =
+                #"{"startsAt":"\#(ISO8601DateFormatter().string(from: startsAt))","endsAt":"\#(ISO8601DateFormatter().string(from: endsAt))","priority":\#(priority),"platforms":["ios","android"],"rollout":100}"#
         }
         let config = ##"""
             {"home":{"colors":{"color_background":"#1E90FF","color.title":"ff0000 0.5","__default__":"rgba<1,2,3,0.4>","color_random":"random"},
@@ -53,11 +55,12 @@ final class KitWorkspace: Sendable {
             "tab.png": TestImages.png(width: 10, height: 10),
             "tab@2x.png": TestImages.png(width: 20, height: 20),
             "tab@3x.png": TestImages.png(width: 30, height: 30),
-            "data/info.json": Array(#"{"marker":"\#(marker)"}"#.utf8),
+            "data/info.json": Array(#"{"marker":"\#(marker)"}"#.utf8)
         ]
         for (name, bytes) in files {
             let url = URL(fileURLWithPath: path + "/" + name)
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data(bytes).write(to: url)
         }
         return path
@@ -67,7 +70,8 @@ final class KitWorkspace: Sendable {
     func createKey(_ id: String, file: String? = nil) async throws -> (privateKey: String, publicKey: String) {
         let name = file ?? id
         let privateKey = root + "/\(name).pem"
-        let created = try await ExternalProcess.run(try BuiltProduct.livery(), ["keys", "create", "--id", id, "--out", privateKey])
+        let created = try await ExternalProcess.run(
+            try BuiltProduct.livery(), ["keys", "create", "--id", id, "--out", privateKey])
         guard created.status == 0 else { throw KitTestError("keys create: \(created.transcript)") }
         let publicKey = root + "/\(name).pub.pem"
         try Data(created.standardOutput.utf8).write(to: URL(fileURLWithPath: publicKey))
@@ -113,7 +117,9 @@ final class KitServer: @unchecked Sendable {
             }
             guard server.port > 0 else { throw KitTestError("livery serve did not report listening") }
             while Date() < deadline {
-                if let response = try? HTTPGet.fetch(port: server.port, path: "/readyz"), response.status == 200 { return server }
+                if let response = try? HTTPGet.fetch(port: server.port, path: "/readyz"), response.status == 200 {
+                    return server
+                }
                 usleep(20_000)
             }
             throw KitTestError("livery serve did not become ready")
@@ -126,8 +132,11 @@ final class KitServer: @unchecked Sendable {
     /// Runs `livery ARGS` as the editor of this server (push, release, killswitch).
     func admin(_ arguments: [String]) async throws -> ExternalProcess.Output {
         let result = try await ExternalProcess.run(
-            "/usr/bin/env", ["LIVERY_TOKEN=\(KitWorkspace.editorToken)", "LIVERY_SERVER=\(url)", try BuiltProduct.livery()] + arguments)
-        guard result.status == 0 else { throw KitTestError("livery \(arguments.joined(separator: " ")): \(result.transcript)") }
+            "/usr/bin/env",
+            ["LIVERY_TOKEN=\(KitWorkspace.editorToken)", "LIVERY_SERVER=\(url)", try BuiltProduct.livery()] + arguments)
+        guard result.status == 0 else {
+            throw KitTestError("livery \(arguments.joined(separator: " ")): \(result.transcript)")
+        }
         return result
     }
 

@@ -30,7 +30,7 @@ struct Phone {
     func run(_ extra: [String] = []) async throws -> Run {
         var arguments = [
             "--server", server, "--app", app, "--platform", platform, "--app-version", appVersion,
-            "--device-id", deviceID, "--storage", storage,
+            "--device-id", deviceID, "--storage", storage
         ]
         for key in publicKeys { arguments += ["--public-key", key] }
         return try await Self.run(arguments + extra)
@@ -43,7 +43,9 @@ struct Phone {
         if let first = lines.first, !first.isEmpty {
             line = (try? JSONSerialization.jsonObject(with: Data(first.utf8))) as? [String: Any] ?? [:]
         }
-        return Run(status: output.status, line: line, standardOutput: output.standardOutput, standardError: output.standardError)
+        return Run(
+            status: output.status, line: line, standardOutput: output.standardOutput,
+            standardError: output.standardError)
     }
 }
 
@@ -51,4 +53,6 @@ struct Phone {
 func iso(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }
 
 /// The folders under `path` (sorted), empty when it does not exist.
-func listing(_ path: String) -> [String] { ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted() }
+func listing(_ path: String) -> [String] {
+    ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted()
+}

@@ -1,14 +1,15 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `livery-phone` (LiveryKit) against the real `livery serve`: what a phone applies, keeps and refuses.
 /// Serialized: each test starts its own server, and several at once only slow a loaded machine down.
 @Suite(.serialized) struct PhoneEndToEndTests {
     static let keys = [
-        "home/colors/color_background", "home/colors/color.title.sub", "home/colors/unknown", "home/colors/color_random",
+        "home/colors/color_background", "home/colors/color.title.sub", "home/colors/unknown",
+        "home/colors/color_random",
         "home/images/image_tab", "home/images/image_plain", "home/images/image_remote", "home/values/value_marker",
-        "home/values/value_object", "home/resources/res_data", "home/values/missing",
+        "home/values/value_object", "home/resources/res_data", "home/values/missing"
     ]
 
     static func gets(_ keys: [String] = keys) -> [String] { keys.flatMap { ["--get", $0] } }
@@ -63,10 +64,11 @@ import TestSupport
         let packageRequests = proxy.requests.filter { $0.path.hasPrefix("/api/v1/packages/") }.count
         #expect(packageRequests == 1)
         let statuses = LockedStatuses()
-        proxy.setRule(TamperingProxy.withoutCatalog(upstreamPort: stage.server.port) { request, response in
-            statuses.add(request.path, response.status)
-            return .send(response)
-        })
+        proxy.setRule(
+            TamperingProxy.withoutCatalog(upstreamPort: stage.server.port) { request, response in
+                statuses.add(request.path, response.status)
+                return .send(response)
+            })
         let second = try await phone.run()
         #expect(second.status == 0, "\(second)")
         #expect(second.skinSign == first.skinSign)
@@ -100,7 +102,9 @@ import TestSupport
         #expect(off.values["home/values/value_marker"] is NSNull)
         // The stored catalog says killed: offline, later inside kit-a's window, still no skin.
         let offline = try await phone.run(["--offline", "--at", iso(stage.now.addingTimeInterval(3600))])
-        #expect(offline.status == 0 && offline.skinSign == "" && offline.line["source"] as? String == "catalog", "\(offline)")
+        #expect(
+            offline.status == 0 && offline.skinSign == "" && offline.line["source"] as? String == "catalog",
+            "\(offline)")
     }
 
     @Test func aStoredSkinAppliesOfflineUntilItsWindowEnds() async throws {
@@ -118,13 +122,16 @@ import TestSupport
     @Test func theNextSkinIsPrefetchedAndSwitchesOnAtItsStartOffline() async throws {
         let stage = try await Stage.make { workspace, now in
             try workspace.writeSkin(
-                id: "kit-b", marker: "B1", startsAt: now.addingTimeInterval(3 * 3600), endsAt: now.addingTimeInterval(5 * 3600))
+                id: "kit-b", marker: "B1", startsAt: now.addingTimeInterval(3 * 3600),
+                endsAt: now.addingTimeInterval(5 * 3600))
         }
         let phone = stage.phone()
         let online = try await phone.run()
         #expect(online.skinID == "kit-a", "\(online)")
         #expect(listing(phone.storage + "/packages").count == 2, "next was prefetched")
-        let next = try await phone.run(["--offline", "--at", iso(stage.endsAt.addingTimeInterval(60)), "--get", "home/values/value_marker"])
+        let next = try await phone.run([
+            "--offline", "--at", iso(stage.endsAt.addingTimeInterval(60)), "--get", "home/values/value_marker"
+        ])
         #expect(next.status == 0, "\(next)")
         #expect(next.skinID == "kit-b")
         #expect(next.value("home/values/value_marker") == "B1")
@@ -182,27 +189,34 @@ import TestSupport
         // A body changed on the way: the signature does not verify; the stored skin stays. (Polls, from a server
         // without the catalog; a tampered catalog is in CatalogClientTests.)
         let proxy = try TamperingProxy(upstreamPort: stage.server.port)
-        proxy.setRule(TamperingProxy.withoutCatalog(upstreamPort: stage.server.port) { request, response in
-            guard request.path.hasPrefix("/api/v1/skin"), response.status == 200 else { return .send(response) }
-            var changed = response
-            let text = String(decoding: changed.body, as: UTF8.self).replacingOccurrences(of: "\"size\":", with: "\"size\": ")
-            changed.body = Array(text.utf8)
-            changed.setHeader("ETag", nil)
-            return .send(changed)
-        })
+        proxy.setRule(
+            TamperingProxy.withoutCatalog(upstreamPort: stage.server.port) { request, response in
+                guard request.path.hasPrefix("/api/v1/skin"), response.status == 200 else { return .send(response) }
+                var changed = response
+                let text = String(decoding: changed.body, as: UTF8.self).replacingOccurrences(
+                    of: "\"size\":", with: "\"size\": ")
+                changed.body = Array(text.utf8)
+                changed.setHeader("ETag", nil)
+                return .send(changed)
+            })
         // Another device id on the same storage: no If-None-Match (which a 304 would answer), the stored skin kept.
-        let kept = try await Phone(server: proxy.url, storage: good.storage, deviceID: "device-2", publicKeys: good.publicKeys).run()
+        let kept = try await Phone(
+            server: proxy.url, storage: good.storage, deviceID: "device-2", publicKeys: good.publicKeys
+        ).run()
         #expect(kept.errorCode == "signature", "\(kept)")
         #expect(kept.skinID == "kit-a")
 
         // The signature header removed: unsigned, refused because keys are configured.
-        proxy.setRule(TamperingProxy.withoutCatalog(upstreamPort: stage.server.port) { _, response in
-            var stripped = response
-            stripped.setHeader("Livery-Signature", nil)
-            stripped.setHeader("ETag", nil)
-            return .send(stripped)
-        })
-        let unsigned = try await Phone(server: proxy.url, storage: good.storage, deviceID: "device-3", publicKeys: good.publicKeys).run()
+        proxy.setRule(
+            TamperingProxy.withoutCatalog(upstreamPort: stage.server.port) { _, response in
+                var stripped = response
+                stripped.setHeader("Livery-Signature", nil)
+                stripped.setHeader("ETag", nil)
+                return .send(stripped)
+            })
+        let unsigned = try await Phone(
+            server: proxy.url, storage: good.storage, deviceID: "device-3", publicKeys: good.publicKeys
+        ).run()
         #expect(unsigned.errorCode == "unsigned", "\(unsigned)")
         #expect(unsigned.skinID == "kit-a")
     }
@@ -233,18 +247,24 @@ import TestSupport
         #expect(try await phone.run().status == 0)
         // The proxy answers the phone's scale-2 poll with the (validly signed) answer for scale 1. (A server without
         // the catalog; a catalog for another platform is in CatalogClientTests.)
-        proxy.setRule(TamperingProxy.withoutCatalog(upstreamPort: stage.server.port) { request, response in
-            guard request.path.hasPrefix("/api/v1/skin") else { return .send(response) }
-            let swapped = request.path.replacingOccurrences(of: "scale=2", with: "scale=1")
-            guard let fetched = try? HTTPGet.fetch(port: stage.server.port, path: swapped) else { return .send(response) }
-            var answer = response
-            answer.status = fetched.status
-            answer.body = fetched.body
-            for line in fetched.head.split(separator: "\r\n") where line.lowercased().hasPrefix("livery-signature:") {
-                answer.setHeader("Livery-Signature", String(line.dropFirst("livery-signature:".count)).trimmingCharacters(in: .whitespaces))
-            }
-            return .send(answer)
-        })
+        proxy.setRule(
+            TamperingProxy.withoutCatalog(upstreamPort: stage.server.port) { request, response in
+                guard request.path.hasPrefix("/api/v1/skin") else { return .send(response) }
+                let swapped = request.path.replacingOccurrences(of: "scale=2", with: "scale=1")
+                guard let fetched = try? HTTPGet.fetch(port: stage.server.port, path: swapped) else {
+                    return .send(response)
+                }
+                var answer = response
+                answer.status = fetched.status
+                answer.body = fetched.body
+                for line in fetched.head.split(separator: "\r\n") where line.lowercased().hasPrefix("livery-signature:")
+                {
+                    answer.setHeader(
+                        "Livery-Signature",
+                        String(line.dropFirst("livery-signature:".count)).trimmingCharacters(in: .whitespaces))
+                }
+                return .send(answer)
+            })
         var other = phone
         other.storage = stage.workspace.root + "/other"
         let run = try await other.run(["--scale", "2"])
@@ -292,11 +312,16 @@ import TestSupport
             id: "kit-a", marker: "A1", startsAt: stage.now.addingTimeInterval(-3600),
             endsAt: stage.now.addingTimeInterval(3600), into: stage.workspace.root + "/work")
         _ = try await stage.server.admin(["push", folder])
-        _ = try await stage.server.admin(["release", "kit-a", "--from", iso(stage.now.addingTimeInterval(-3600)), "--until", iso(stage.now.addingTimeInterval(3600))])
+        _ = try await stage.server.admin([
+            "release", "kit-a", "--from", iso(stage.now.addingTimeInterval(-3600)), "--until",
+            iso(stage.now.addingTimeInterval(3600))
+        ])
         let holiday = try await phone.run()
         #expect(holiday.skinID == "kit-a" && holiday.themeID == "kit-ink", "\(holiday)")
 
-        let cleared = try await phone.run(["--theme", "none", "--at", iso(stage.now.addingTimeInterval(2 * 3600)), "--offline"])
+        let cleared = try await phone.run([
+            "--theme", "none", "--at", iso(stage.now.addingTimeInterval(2 * 3600)), "--offline"
+        ])
         #expect(cleared.themeID == nil && cleared.skinSign == "", "\(cleared)")
     }
 
@@ -329,16 +354,22 @@ import TestSupport
         let first = try await phone.run()
         proxy.setRule { request, response in
             guard request.path.hasPrefix("/api/v1/catalog") else { return .send(response) }
-            return .send(TamperingProxy.Response(
-                status: 503, headers: [("Retry-After", "120"), ("Cache-Control", "no-store")], body: Array("{}".utf8)))
+            return .send(
+                TamperingProxy.Response(
+                    status: 503, headers: [("Retry-After", "120"), ("Cache-Control", "no-store")],
+                    body: Array("{}".utf8)))
         }
         let refused = try await phone.run()
         #expect(refused.status == 1 && refused.errorCode == "server", "\(refused)")
-        #expect(refused.skinSign == first.skinSign && refused.line["source"] as? String == "catalog", "the stored catalog decides")
+        #expect(
+            refused.skinSign == first.skinSign && refused.line["source"] as? String == "catalog",
+            "the stored catalog decides")
         let asked = proxy.requests.filter { $0.path.hasPrefix("/api/v1/catalog") }.count
         let waiting = try await phone.run()
         #expect(waiting.errorCode == "server" && waiting.skinSign == first.skinSign, "\(waiting)")
-        #expect(proxy.requests.filter { $0.path.hasPrefix("/api/v1/catalog") }.count == asked, "no request before Retry-After")
+        #expect(
+            proxy.requests.filter { $0.path.hasPrefix("/api/v1/catalog") }.count == asked,
+            "no request before Retry-After")
         proxy.setRule { .send($1) }
         let later = try await phone.run(["--at", iso(Date().addingTimeInterval(121))])
         #expect(later.status == 0 && later.skinSign == first.skinSign, "\(later)")

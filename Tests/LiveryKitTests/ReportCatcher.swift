@@ -29,7 +29,8 @@ final class ReportCatcher: @unchecked Sendable {
 
     /// Answers the following report requests with `status` (and `Retry-After` when given).
     func answer(
-        _ status: Int, retryAfter: Int? = nil, body: String = #"{"error":{"code":"invalid","message":"reports[0].stage: unknown"}}"#
+        _ status: Int, retryAfter: Int? = nil,
+        body: String = #"{"error":{"code":"invalid","message":"reports[0].stage: unknown"}}"#
     ) {
         var response = Response(status: status, headers: [("Content-Type", "application/json")], body: Array(body.utf8))
         if let retryAfter { response.headers.append(("Retry-After", String(retryAfter))) }
@@ -67,7 +68,8 @@ final class ReportCatcher: @unchecked Sendable {
         }
 
         init(_ report: [String: Any]) {
-            self.init(report["skinSign"] as? String ?? "?", report["outcome"] as? String ?? "?", report["stage"] as? String)
+            self.init(
+                report["skinSign"] as? String ?? "?", report["outcome"] as? String ?? "?", report["stage"] as? String)
         }
 
         var description: String { "\(sign) \(outcome)" + (stage.map { " at \($0)" } ?? "") }

@@ -1,9 +1,10 @@
 import Crypto
 import Foundation
-import Testing
-import TestSupport
-@testable import LiveryKit
 import SkinModel
+import TestSupport
+import Testing
+
+@testable import LiveryKit
 
 /// Outcome reports: what LiveryKit and `livery-phone` tell the server about each skin (applied, or failed at its
 /// stage, a crash included), in which body, how often, and what they do with the answer. The server side is the
@@ -13,9 +14,11 @@ import SkinModel
 
     /// One launch of an in-process app install on `storage`, talking to `url` with the clock at `now`.
     static func launch(_ url: String, _ storage: String, at now: Date = Date()) throws -> LiveryClient {
-        try LiveryClient(configuration: LiveryConfiguration(
-            serverURL: try #require(URL(string: url)), appID: "kit", platform: .android, appVersion: "7.2.0",
-            deviceID: "user-4711@example.com", storage: URL(fileURLWithPath: storage, isDirectory: true), clock: { now }))
+        try LiveryClient(
+            configuration: LiveryConfiguration(
+                serverURL: try #require(URL(string: url)), appID: "kit", platform: .android, appVersion: "7.2.0",
+                deviceID: "user-4711@example.com", storage: URL(fileURLWithPath: storage, isDirectory: true),
+                clock: { now }))
     }
 
     static func sign(_ number: Int) -> String { "sign-" + String(format: "%03d", number) }
@@ -43,9 +46,11 @@ import SkinModel
         try await relaunched.refresh()
         let relaunchedSend = await relaunched.sendReports()
         #expect(relaunchedSend == .delivered(count: 1))
-        #expect(try catcher.reports() == [
-            Outcome(Self.sign(1), "applied"), Outcome(Self.sign(2), "failed", "verify"), Outcome(Self.sign(3), "failed", "config"),
-        ])
+        #expect(
+            try catcher.reports() == [
+                Outcome(Self.sign(1), "applied"), Outcome(Self.sign(2), "failed", "verify"),
+                Outcome(Self.sign(3), "failed", "config")
+            ])
         // Delivered outcomes are never queued again.
         relaunched.record(Self.sign(2), stage: .verify)
         #expect(relaunched.pendingReports.isEmpty)
@@ -70,7 +75,9 @@ import SkinModel
         #expect(post.header("Content-Type") == "application/json")
         let body = try #require(try catcher.bodies().first)
         #expect(Set(body.keys) == ["app", "platform", "appVersion", "deviceId", "reports"])
-        #expect(body["app"] as? String == "kit" && body["platform"] as? String == "android" && body["appVersion"] as? String == "7.2.0")
+        #expect(
+            body["app"] as? String == "kit" && body["platform"] as? String == "android"
+                && body["appVersion"] as? String == "7.2.0")
         let installID = try #require(body["deviceId"] as? String)
         #expect(UUID(uuidString: installID) != nil, "a random install id, never the app's own device id: \(installID)")
         #expect(installID != client.deviceID)
@@ -119,7 +126,10 @@ import SkinModel
         let afterRetryAfter = await later.sendReports()
         #expect(afterRetryAfter == .delivered(count: 1))
         #expect(later.pendingReports.isEmpty)
-        #expect(try catcher.reports() == [Outcome(Self.sign(1), "failed", "download"), Outcome(Self.sign(1), "failed", "download")])
+        #expect(
+            try catcher.reports() == [
+                Outcome(Self.sign(1), "failed", "download"), Outcome(Self.sign(1), "failed", "download")
+            ])
     }
 
     @Test(arguments: [400, 413, 422])
@@ -143,7 +153,9 @@ import SkinModel
 
     @Test func aRequestCarriesAtMost64ReportsAnd16KiBAndTheQueueDropsItsOldest() async throws {
         var queue = StoredReports()
-        for number in 0..<300 { _ = queue.record(OutcomeReport(skinSign: Self.sign(number), stage: .download, at: Date())) }
+        for number in 0..<300 {
+            _ = queue.record(OutcomeReport(skinSign: Self.sign(number), stage: .download, at: Date()))
+        }
         #expect(queue.pending.count == StoredReports.pendingLimit)
         #expect(queue.pending.first?.skinSign == Self.sign(300 - StoredReports.pendingLimit), "the oldest are dropped")
         let batch = try #require(queue.batch(app: "kit", platform: "ios", appVersion: "7.2.0"))
@@ -152,7 +164,9 @@ import SkinModel
         // Longer reports (the queue does not judge signs): fewer of them, never more than 16 KiB.
         var long = StoredReports()
         for number in 0..<64 {
-            _ = long.record(OutcomeReport(skinSign: String(repeating: "s", count: 300) + String(number), stage: .config, at: Date()))
+            _ = long.record(
+                OutcomeReport(skinSign: String(repeating: "s", count: 300) + String(number), stage: .config, at: Date())
+            )
         }
         let trimmed = try #require(long.batch(app: "kit", platform: "ios", appVersion: "7.2.0"))
         #expect(trimmed.body.count <= 16 * 1024 && trimmed.reports.count < 64 && trimmed.reports.count > 32)
@@ -176,9 +190,10 @@ import SkinModel
     @Test func reportsTurnedOffRecordAndSendNothing() async throws {
         let catcher = try ReportCatcher()
         let scratch = try ScratchDirectory(prefix: "livery-kit-reports")
-        let client = try LiveryClient(configuration: LiveryConfiguration(
-            serverURL: try #require(URL(string: catcher.url)), appID: "kit", platform: .ios, appVersion: "7.2.0",
-            storage: URL(fileURLWithPath: scratch.path + "/app", isDirectory: true), reportsOutcomes: false))
+        let client = try LiveryClient(
+            configuration: LiveryConfiguration(
+                serverURL: try #require(URL(string: catcher.url)), appID: "kit", platform: .ios, appVersion: "7.2.0",
+                storage: URL(fileURLWithPath: scratch.path + "/app", isDirectory: true), reportsOutcomes: false))
         client.record(Self.sign(1), stage: nil)
         try await client.refresh()
         let sent = await client.sendReports()
@@ -206,7 +221,8 @@ import SkinModel
         let next = try await phone.run()
         #expect(next.errorCode == "blocked" && next.skinSign == first.skinSign, "\(next)")
         #expect(next.line["reported"] as? Int == 1)
-        #expect(try catcher.reports() == [Outcome(first.skinSign, "applied"), Outcome(crashed.skinSign, "failed", "crash")])
+        #expect(
+            try catcher.reports() == [Outcome(first.skinSign, "applied"), Outcome(crashed.skinSign, "failed", "crash")])
         let again = try await phone.run()
         #expect(again.line["reported"] as? Int == 0 && catcher.posts.count == 2, "each outcome once: \(again)")
 
@@ -220,7 +236,10 @@ import SkinModel
         catcher.answer(202)
         let delivered = try await unlucky.run()
         #expect(delivered.line["reported"] as? Int == 1, "\(delivered)")
-        #expect(try catcher.reports().suffix(2) == [Outcome(crashed.skinSign, "applied"), Outcome(crashed.skinSign, "applied")])
+        #expect(
+            try catcher.reports().suffix(2) == [
+                Outcome(crashed.skinSign, "applied"), Outcome(crashed.skinSign, "applied")
+            ])
 
         var quiet = phone
         quiet.storage = stage.workspace.root + "/quiet"
@@ -243,7 +262,7 @@ import SkinModel
             ("verify", "hash", { body in body.isEmpty ? body : [body[0] ^ 0xFF] + Array(body.dropFirst()) }, false),
             ("download", "server", { _ in nil }, false),
             ("unpack", "zip", { _ in notAZip }, true),
-            ("config", "config", { _ in noConfig }, true),
+            ("config", "config", { _ in noConfig }, true)
         ]
         var failedSign = ""
         for (expected, code, package, vouch) in cases {
@@ -260,9 +279,12 @@ import SkinModel
                 // The unsigned catalog vouches for the hostile bytes, so only the zip and config checks stand.
                 let digest = SHA256.hash(data: Data(bytes)).map { String(format: "%02x", $0) }.joined()
                 var changed = response
-                changed.body = Array(String(decoding: response.body, as: UTF8.self).replacingOccurrences(
-                    of: #""sha256":"[0-9a-f]{64}","size":[0-9]+"#, with: #""sha256":"\#(digest)","size":\#(bytes.count)"#,
-                    options: .regularExpression).utf8)
+                changed.body = Array(
+                    String(decoding: response.body, as: UTF8.self).replacingOccurrences(
+                        of: #""sha256":"[0-9a-f]{64}","size":[0-9]+"#,
+                        with: #""sha256":"\#(digest)","size":\#(bytes.count)"#,
+                        options: .regularExpression
+                    ).utf8)
                 changed.setHeader("ETag", nil)
                 return .send(changed)
             }

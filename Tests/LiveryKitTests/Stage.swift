@@ -26,7 +26,8 @@ struct Stage {
         let now = Date()
         if liveSkin {
             try workspace.writeSkin(
-                id: "kit-a", marker: "A1", startsAt: now.addingTimeInterval(-3600), endsAt: now.addingTimeInterval(3 * 3600))
+                id: "kit-a", marker: "A1", startsAt: now.addingTimeInterval(-3600),
+                endsAt: now.addingTimeInterval(3 * 3600))
         }
         try more(workspace, now)
         var key: (String, String)?
@@ -41,7 +42,9 @@ struct Stage {
 
     /// A phone with its own storage folder, talking to `url` (the server, or a proxy in front of it).
     func phone(_ name: String = "phone", url: String? = nil, trusting keys: [String]? = nil) -> Phone {
-        Phone(server: url ?? server.url, storage: workspace.root + "/" + name, publicKeys: keys ?? (key.map { [$0.publicKey] } ?? []))
+        Phone(
+            server: url ?? server.url, storage: workspace.root + "/" + name,
+            publicKeys: keys ?? (key.map { [$0.publicKey] } ?? []))
     }
 
     /// Pushes a new version of `kit-a` with `marker` and releases it in the same window; returns nothing.
@@ -49,7 +52,8 @@ struct Stage {
         let folder = try workspace.writeSkin(
             id: id, marker: marker, startsAt: startsAt, endsAt: endsAt, into: workspace.root + "/work-\(marker)")
         let pushed = try await server.admin(["push", folder])
-        let version = pushed.standardOutput.components(separatedBy: "stored as version ").dropFirst().first?
+        let version =
+            pushed.standardOutput.components(separatedBy: "stored as version ").dropFirst().first?
             .prefix { $0.isNumber } ?? "2"
         _ = try await server.admin(["release", id, "--version", String(version)])
     }

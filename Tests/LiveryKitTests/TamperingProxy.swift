@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A blocking TCP socket on 127.0.0.1 (tests only).
 struct RawSocket: Sendable {
@@ -15,7 +16,9 @@ struct RawSocket: Sendable {
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard result == 0 else {
             Glibc.close(fd)
@@ -27,7 +30,9 @@ struct RawSocket: Sendable {
     func send(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let sent = bytes[offset...].withUnsafeBytes {
+                Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             if sent < 0 && errno == EINTR { continue }
             guard sent > 0 else { throw KitTestError("send: \(errno)") }
             offset += sent
@@ -76,7 +81,8 @@ struct RawSocket: Sendable {
 
     static func headEnd(_ bytes: [UInt8]) -> Int? {
         guard bytes.count >= 4 else { return nil }
-        for index in 0...(bytes.count - 4) where bytes[index] == 13 && bytes[index + 1] == 10 && bytes[index + 2] == 13 && bytes[index + 3] == 10 {
+        for index in 0...(bytes.count - 4)
+        where bytes[index] == 13 && bytes[index + 1] == 10 && bytes[index + 2] == 13 && bytes[index + 3] == 10 {
             return index
         }
         return nil
@@ -148,7 +154,8 @@ final class TamperingProxy: @unchecked Sendable {
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(listener, pointer, length) == 0 && listen(listener, 64) == 0 && getsockname(listener, pointer, &length) == 0
+                bind(listener, pointer, length) == 0 && listen(listener, 64) == 0
+                    && getsockname(listener, pointer, &length) == 0
             }
         }
         guard bound else { throw KitTestError("proxy bind: \(errno)") }
@@ -191,7 +198,8 @@ final class TamperingProxy: @unchecked Sendable {
         let requestLine = headText.split(separator: "\r\n").first.map(String.init) ?? ""
         let parts = requestLine.split(separator: " ")
         var request = Request(
-            method: parts.first.map(String.init) ?? "", path: parts.dropFirst().first.map(String.init) ?? "", head: headText)
+            method: parts.first.map(String.init) ?? "", path: parts.dropFirst().first.map(String.init) ?? "",
+            head: headText)
         if let length = request.header("Content-Length").flatMap({ Int($0) }), length > 0 {
             guard let body = client.read(count: length) else { return }
             request.body = body

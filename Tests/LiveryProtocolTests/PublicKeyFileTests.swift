@@ -47,12 +47,14 @@ import Testing
     @Test func refusesAKeyIdBreakingTheRuleOrGivenTwice() {
         let bad = Self.fileText.replacingOccurrences("Livery-Key-Id: k1", with: "Livery-Key-Id: k 1")
         #expect(throws: PublicKeyFile.ParseError.invalidKeyID("k 1")) { try PublicKeyFile.parse(Array(bad.utf8)) }
-        let twice = Self.fileText.replacingOccurrences("Livery-Key-Id: k1", with: "Livery-Key-Id: k1\nLivery-Key-Id: k2")
+        let twice = Self.fileText.replacingOccurrences(
+            "Livery-Key-Id: k1", with: "Livery-Key-Id: k1\nLivery-Key-Id: k2")
         #expect(throws: PublicKeyFile.ParseError.invalidKeyID("k2")) { try PublicKeyFile.parse(Array(twice.utf8)) }
     }
 
     @Test func refusesAPrivateKeyFile() {
-        let text = "Livery-Key-Id: k1\n-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg\n-----END PRIVATE KEY-----\n"
+        let text =
+            "Livery-Key-Id: k1\n-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg\n-----END PRIVATE KEY-----\n"
         #expect(throws: PublicKeyFile.ParseError.privateKey) { try PublicKeyFile.parse(Array(text.utf8)) }
     }
 

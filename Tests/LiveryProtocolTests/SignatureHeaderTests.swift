@@ -26,15 +26,19 @@ import Testing
         "KeyID=\"k1\", ALG=\"ecdsa-p256-sha256\", Sig=\"\(sig)\"",  // names ignore case
         "keyid=\"k1\",alg=\"ecdsa-p256-sha256\",\tsig=\"\(sig)\"  ",  // optional whitespace
         ", keyid=\"k1\", , alg=\"ecdsa-p256-sha256\", sig=\"\(sig)\",",  // empty list elements
-        "keyid=\"k1\", created=1700000000, note=\"a \\\"quoted\\\", \\\\ value\", alg=\"ecdsa-p256-sha256\", sig=\"\(sig)\"",  // unknown parameters
-        "keyid=\"\\k\\1\", alg=\"ecdsa-p256-sha256\", sig=\"\(sig)\"",  // quoted-pairs in a known value
+        // unknown parameters
+        "keyid=\"k1\", created=1700000000, note=\"a \\\"quoted\\\", \\\\ value\", alg=\"ecdsa-p256-sha256\", sig=\"\(sig)\"",
+        "keyid=\"\\k\\1\", alg=\"ecdsa-p256-sha256\", sig=\"\(sig)\""  // quoted-pairs in a known value
     ])
     func acceptsEveryRFC9110Spelling(value: String) throws {
         #expect(try SignatureHeader.parse(value) == Self.make())
     }
 
     @Test(arguments: [
-        ("keyid=\"k1\", keyid=\"k2\", alg=\"ecdsa-p256-sha256\", sig=\"\(sig)\"", SignatureHeader.ParseError.duplicate("keyid")),
+        (
+            "keyid=\"k1\", keyid=\"k2\", alg=\"ecdsa-p256-sha256\", sig=\"\(sig)\"",
+            SignatureHeader.ParseError.duplicate("keyid")
+        ),
         ("keyid=\"k1\", alg=\"ecdsa-p256-sha256\", sig=\"\(sig)\", SIG=\"\(sig)\"", .duplicate("sig")),
         ("keyid=\"k1\", x=1, alg=\"a\", X=2, sig=\"\(sig)\"", .duplicate("x")),
         ("alg=\"ecdsa-p256-sha256\", sig=\"\(sig)\"", .missing("keyid")),
@@ -46,15 +50,33 @@ import Testing
         ("keyid=\"k1\", alg=\"ecdsa-p256-sha256\", sig=\"MAYC AQECAQL/\"", .invalidSignatureEncoding),
         ("keyid=\"k1\", alg=\"ecdsa-p256-sha256\", sig=\"MAYCAQECAQL_\"", .invalidSignatureEncoding),
         ("keyid=\"k1\", alg=\"ecdsa-p256-sha256\", sig=\"\"", .invalidSignatureEncoding),
-        ("keyid=\"k1\", alg=\"ecdsa-p256-sha256\", sig=\"MAYCAQECAQL/", .syntax(offset: 54, expected: "a closing '\"'")),
-        ("keyid = \"k1\", alg=\"ecdsa-p256-sha256\", sig=\"\(sig)\"", .syntax(offset: 5, expected: "'=' right after 'keyid'")),
+        (
+            "keyid=\"k1\", alg=\"ecdsa-p256-sha256\", sig=\"MAYCAQECAQL/",
+            .syntax(offset: 54, expected: "a closing '\"'")
+        ),
+        (
+            "keyid = \"k1\", alg=\"ecdsa-p256-sha256\", sig=\"\(sig)\"",
+            .syntax(offset: 5, expected: "'=' right after 'keyid'")
+        ),
         ("keyid=\"k1\" alg=\"ecdsa-p256-sha256\", sig=\"\(sig)\"", .syntax(offset: 11, expected: "',' or the end")),
         ("keyid=\"k1\"; alg=\"ecdsa-p256-sha256\", sig=\"\(sig)\"", .syntax(offset: 10, expected: "',' or the end")),
-        ("keyid=, alg=\"ecdsa-p256-sha256\", sig=\"\(sig)\"", .syntax(offset: 6, expected: "a token or a quoted string")),
+        (
+            "keyid=, alg=\"ecdsa-p256-sha256\", sig=\"\(sig)\"",
+            .syntax(offset: 6, expected: "a token or a quoted string")
+        ),
         ("=\"k1\", alg=\"ecdsa-p256-sha256\", sig=\"\(sig)\"", .syntax(offset: 0, expected: "a parameter name")),
-        ("keyid=\"k1\r\n\", alg=\"ecdsa-p256-sha256\", sig=\"\(sig)\"", .syntax(offset: 9, expected: "a quoted-string character (no control bytes)")),
-        ("keyid=\"k1\u{0}\", alg=\"ecdsa-p256-sha256\", sig=\"\(sig)\"", .syntax(offset: 9, expected: "a quoted-string character (no control bytes)")),
-        ("keyid=\"k1\\\u{7}\", alg=\"ecdsa-p256-sha256\", sig=\"\(sig)\"", .syntax(offset: 10, expected: "a tab, space, visible or obs-text byte after '\\'")),
+        (
+            "keyid=\"k1\r\n\", alg=\"ecdsa-p256-sha256\", sig=\"\(sig)\"",
+            .syntax(offset: 9, expected: "a quoted-string character (no control bytes)")
+        ),
+        (
+            "keyid=\"k1\u{0}\", alg=\"ecdsa-p256-sha256\", sig=\"\(sig)\"",
+            .syntax(offset: 9, expected: "a quoted-string character (no control bytes)")
+        ),
+        (
+            "keyid=\"k1\\\u{7}\", alg=\"ecdsa-p256-sha256\", sig=\"\(sig)\"",
+            .syntax(offset: 10, expected: "a tab, space, visible or obs-text byte after '\\'")
+        )
     ])
     func refusesMalformedValues(value: String, error: SignatureHeader.ParseError) {
         #expect(throws: error) { try SignatureHeader.parse(value) }
@@ -68,7 +90,10 @@ import Testing
 
 /// Base64 as the header and public keys use it: standard alphabet, padded, one spelling per byte string.
 @Suite struct Base64Tests {
-    @Test(arguments: [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="), ("fooba", "Zm9vYmE="), ("foobar", "Zm9vYmFy")])
+    @Test(arguments: [
+        ("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="), ("fooba", "Zm9vYmE="),
+        ("foobar", "Zm9vYmFy")
+    ])
     func encodesAndDecodesRFC4648Vectors(plain: String, encoded: String) {
         #expect(Base64.encode(Array(plain.utf8)) == encoded)
         #expect(Base64.decode(encoded) == Array(plain.utf8))
@@ -80,7 +105,9 @@ import Testing
         #expect(Base64.decode(Base64.encode(bytes)) == bytes)
     }
 
-    @Test(arguments: ["Zg", "Zg=", "Zh==", "Zm9=", "Zg==Zg==", "Zm9v\n", " Zm9v", "Zm-v", "Zm_v", "Z===", "=Zm9", "Zm9\u{E9}"])
+    @Test(arguments: [
+        "Zg", "Zg=", "Zh==", "Zm9=", "Zg==Zg==", "Zm9v\n", " Zm9v", "Zm-v", "Zm_v", "Z===", "=Zm9", "Zm9\u{E9}"
+    ])
     func refusesNonCanonicalText(text: String) {
         #expect(Base64.decode(text) == nil)
     }

@@ -3,8 +3,8 @@ import HTTPTestSupport
 import LiveryCrypto
 import LiveryHTTP
 import LiveryProtocol
-import Testing
 import TestSupport
+import Testing
 
 @testable import LiveryServer
 
@@ -14,7 +14,8 @@ import TestSupport
     static let other = SHA256.hexHash(Array("other".utf8))
 
     @Test func parsesNamesRolesAndDigestsWithCommentsAndBlankLines() {
-        let file = TokenFile.parse("""
+        let file = TokenFile.parse(
+            """
             # who may change skins
             ops editor \(Self.digest)   # night shift
 
@@ -27,7 +28,8 @@ import TestSupport
     }
 
     @Test func reportsEachBadLineByNumberAndKeepsTheOthers() {
-        let file = TokenFile.parse("""
+        let file = TokenFile.parse(
+            """
             ops editor \(Self.digest)
             bad name editor \(Self.digest)
             x admin \(Self.digest)
@@ -55,7 +57,7 @@ import TestSupport
 
     @Test(arguments: [
         ("ops admin \(digest)\n", true), ("# every token revoked\r\n", true), ("ops editor 12ab\r\n", true),
-        ("", false), (" \r\n\n", false), ("ops editor \(digest)\r\n", false),
+        ("", false), (" \r\n\n", false), ("ops editor \(digest)\r\n", false)
     ])
     func aFileWithContentButNoUsableTokenIsLoggedAsAnError(text: String, isError: Bool) throws {
         let scratch = try ScratchDirectory(prefix: "livery-tokens")
@@ -81,13 +83,15 @@ import TestSupport
     }
 
     @Test(arguments: [
-        ("Bearer abc.DEF-_~+/123==", "abc.DEF-_~+/123=="), ("bearer  tok ", "tok"), ("BEARER x", "x"),
+        ("Bearer abc.DEF-_~+/123==", "abc.DEF-_~+/123=="), ("bearer  tok ", "tok"), ("BEARER x", "x")
     ])
     func acceptsBearerTokens(header: String, token: String) {
         #expect(TokenStore.bearerToken(header) == token)
     }
 
-    @Test(arguments: ["Basic dXNlcjpwYXNz", "Bearer", "Bearer ", "Bearer a b", "Bearer a=b", "Bearertoken", "Bearer tök"])
+    @Test(arguments: [
+        "Basic dXNlcjpwYXNz", "Bearer", "Bearer ", "Bearer a b", "Bearer a=b", "Bearertoken", "Bearer tök"
+    ])
     func refusesOtherAuthorizationValues(header: String) {
         #expect(TokenStore.bearerToken(header) == nil)
     }
@@ -110,24 +114,38 @@ struct AdminRoute: Sendable, CustomTestStringConvertible {
     static let all: [AdminRoute] = [
         AdminRoute(method: "GET", target: "/admin/v1/skins", body: "", contentType: nil, editorStatus: 200),
         AdminRoute(method: "GET", target: "/admin/v1/skins/tiny", body: "", contentType: nil, editorStatus: 200),
-        AdminRoute(method: "GET", target: "/admin/v1/skins/tiny/versions", body: "", contentType: nil, editorStatus: 200),
-        AdminRoute(method: "GET", target: "/admin/v1/skins/tiny/versions/1", body: "", contentType: nil, editorStatus: 200),
-        AdminRoute(method: "GET", target: "/admin/v1/skins/tiny/versions/1/config.json", body: "", contentType: nil, editorStatus: 200),
-        AdminRoute(method: "GET", target: "/admin/v1/skins/tiny/versions/1/files/skin.json", body: "", contentType: nil, editorStatus: 200),
-        AdminRoute(method: "GET", target: "/admin/v1/killswitch", body: "", contentType: nil, editorStatus: 200),
-        AdminRoute(method: "GET", target: "/admin/v1/preview?app=demo&platform=ios&appVersion=7.0", body: "", contentType: nil, editorStatus: 200),
-        AdminRoute(method: "GET", target: "/admin/v1/audit", body: "", contentType: nil, editorStatus: 200),
-        AdminRoute(method: "POST", target: "/admin/v1/skins", body: tinyV2, contentType: "application/zip", editorStatus: 201),
         AdminRoute(
-            method: "PUT", target: "/admin/v1/skins/tiny/release", body: #"{"startsAt": "2027-01-15T07:00:00Z", "endsAt": "2027-01-15T10:00:00Z"}"#,
+            method: "GET", target: "/admin/v1/skins/tiny/versions", body: "", contentType: nil, editorStatus: 200),
+        AdminRoute(
+            method: "GET", target: "/admin/v1/skins/tiny/versions/1", body: "", contentType: nil, editorStatus: 200),
+        AdminRoute(
+            method: "GET", target: "/admin/v1/skins/tiny/versions/1/config.json", body: "", contentType: nil,
+            editorStatus: 200),
+        AdminRoute(
+            method: "GET", target: "/admin/v1/skins/tiny/versions/1/files/skin.json", body: "", contentType: nil,
+            editorStatus: 200),
+        AdminRoute(method: "GET", target: "/admin/v1/killswitch", body: "", contentType: nil, editorStatus: 200),
+        AdminRoute(
+            method: "GET", target: "/admin/v1/preview?app=demo&platform=ios&appVersion=7.0", body: "", contentType: nil,
+            editorStatus: 200),
+        AdminRoute(method: "GET", target: "/admin/v1/audit", body: "", contentType: nil, editorStatus: 200),
+        AdminRoute(
+            method: "POST", target: "/admin/v1/skins", body: tinyV2, contentType: "application/zip", editorStatus: 201),
+        AdminRoute(
+            method: "PUT", target: "/admin/v1/skins/tiny/release",
+            body: #"{"startsAt": "2027-01-15T07:00:00Z", "endsAt": "2027-01-15T10:00:00Z"}"#,
             contentType: "application/json", editorStatus: 200),
-        AdminRoute(method: "PATCH", target: "/admin/v1/skins/tiny/release", body: #"{"rollout": 5}"#, contentType: "application/json", editorStatus: 409),
-        AdminRoute(method: "DELETE", target: "/admin/v1/skins/tiny/release", body: "", contentType: nil, editorStatus: 200),
-        AdminRoute(method: "POST", target: "/admin/v1/skins/tiny/rollback", body: "", contentType: nil, editorStatus: 409),
+        AdminRoute(
+            method: "PATCH", target: "/admin/v1/skins/tiny/release", body: #"{"rollout": 5}"#,
+            contentType: "application/json", editorStatus: 409),
+        AdminRoute(
+            method: "DELETE", target: "/admin/v1/skins/tiny/release", body: "", contentType: nil, editorStatus: 200),
+        AdminRoute(
+            method: "POST", target: "/admin/v1/skins/tiny/rollback", body: "", contentType: nil, editorStatus: 409),
         AdminRoute(method: "DELETE", target: "/admin/v1/skins/tiny", body: "", contentType: nil, editorStatus: 200),
         AdminRoute(
             method: "PUT", target: "/admin/v1/killswitch", body: #"{"enabled": false, "reason": "matrix"}"#,
-            contentType: "application/json", editorStatus: 200),
+            contentType: "application/json", editorStatus: 200)
     ]
 }
 
@@ -138,7 +156,8 @@ struct AdminRoute: Sendable, CustomTestStringConvertible {
         let harness = try await LiveryHarness()
         defer { harness.removeFiles() }
         try await harness.uploadTiny()
-        let body = route.body == AdminRoute.tinyV2
+        let body =
+            route.body == AdminRoute.tinyV2
             ? try SkinArchives.zip(SkinArchives.tiny(marker: "2")) : Array(route.body.utf8)
         func call(_ token: String?, headers: [(String, String)] = []) async throws -> TestResponse {
             try await harness.request(
@@ -187,7 +206,8 @@ struct AdminRoute: Sendable, CustomTestStringConvertible {
         // Appending in place (same inode) is seen too.
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: harness.tokensPath))
         try handle.seekToEnd()
-        try handle.write(contentsOf: Data((TokenFile.line(name: "late", role: .viewer, token: "livery_late_token") + "\n").utf8))
+        try handle.write(
+            contentsOf: Data((TokenFile.line(name: "late", role: .viewer, token: "livery_late_token") + "\n").utf8))
         try handle.close()
         #expect(try await harness.request("GET", "/admin/v1/skins", token: "livery_late_token").status == 200)
 
@@ -215,7 +235,8 @@ struct AdminRoute: Sendable, CustomTestStringConvertible {
         defer { harness.removeFiles() }
         let before = harness.mark()
         let response = try await harness.send(
-            "PUT", "/admin/v1/killswitch", json: #"{"enabled": true}"#, headers: [("Authorization", "Bearer \(second)")])
+            "PUT", "/admin/v1/killswitch", json: #"{"enabled": true}"#, headers: [("Authorization", "Bearer \(second)")]
+        )
         #expect(response.status == 400, "\(response.text)")
         #expect(response.text.contains("duplicate_authorization"))
         #expect(harness.mark() == before)
@@ -280,7 +301,9 @@ struct AdminRoute: Sendable, CustomTestStringConvertible {
         let router = Router()
         service.register(on: router)
         let frozen = router.freeze()
-        for (method, path) in [(HTTPMethod.get, "/admin/v1/skins"), (.post, "/admin/v1/skins"), (.put, "/admin/v1/killswitch")] {
+        for (method, path) in [
+            (HTTPMethod.get, "/admin/v1/skins"), (.post, "/admin/v1/skins"), (.put, "/admin/v1/killswitch")
+        ] {
             #expect(frozen.route(method: method, rawPath: Substring(path)).pattern == nil, "\(path) must not be routed")
         }
         #expect(capture.lines.filter { $0.contains("admin API disabled") }.count == 1)

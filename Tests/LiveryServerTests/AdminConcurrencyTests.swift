@@ -1,8 +1,8 @@
 import Foundation
 import HTTPTestSupport
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 @testable import LiveryServer
 
@@ -49,7 +49,9 @@ import TestSupport
                             continue
                         }
                         tally.polls += 1
-                        let sign = (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])?["skinSign"] as? String
+                        let sign =
+                            (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])?[
+                                "skinSign"] as? String
                         if response.status != 200 || (sign != one && sign != two) {
                             tally.problems.append("\(response.status) \(response.text)")
                         } else if let sign {

@@ -76,7 +76,8 @@ import Testing
         let html = try #require(ConsoleAssets.all.first { $0.name == "index.html" }).text
         #expect(!html.contains("<style"))
         #expect(!html.contains("style="))
-        #expect(html.components(separatedBy: "<script").count - 1 == html.components(separatedBy: "<script src=").count - 1)
+        #expect(
+            html.components(separatedBy: "<script").count - 1 == html.components(separatedBy: "<script src=").count - 1)
         #expect(html.range(of: #"\son[a-z]+="#, options: .regularExpression) == nil)
         let script = try #require(ConsoleAssets.all.first { $0.name == "console.js" }).text
         for forbidden in ["innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function"] {

@@ -14,7 +14,8 @@ import Testing
         try await harness.uploadTiny(id: "beta", marker: "b")
         try await harness.uploadTiny(id: "beta", marker: "b2")
         try await harness.release("beta")
-        let list = try LiveryHarness.object(try await harness.request("GET", "/admin/v1/skins", token: LiveryHarness.viewerToken))
+        let list = try LiveryHarness.object(
+            try await harness.request("GET", "/admin/v1/skins", token: LiveryHarness.viewerToken))
         let skins = try #require(list["skins"] as? [[String: Any]])
         #expect(skins.map { $0["id"] as? String } == ["alpha", "beta"])
         #expect(skins[0]["release"] is NSNull)
@@ -66,7 +67,9 @@ import Testing
         let gif = try await harness.request("GET", base + "/files/anim/lantern.gif")
         #expect(gif.header("Content-Type") == "image/gif" && gif.body == files["anim/lantern.gif"])
         let head = try await harness.request("HEAD", base + "/files/anim/lantern.gif")
-        #expect(head.status == 200 && head.body.isEmpty && head.header("Content-Length") == "\(files["anim/lantern.gif"]?.count ?? -1)")
+        #expect(
+            head.status == 200 && head.body.isEmpty
+                && head.header("Content-Length") == "\(files["anim/lantern.gif"]?.count ?? -1)")
 
         let missing = try await harness.request("GET", base + "/files/images/none.png")
         #expect(missing.status == 404)
@@ -94,29 +97,36 @@ import Testing
 
         let query = "app=demo&platform=ios&appVersion=7.0.0&deviceId=d1"
         let poll = try await harness.request("GET", "/api/v1/skin?" + query, token: nil)
-        let preview = try LiveryHarness.object(try await harness.request("GET", "/admin/v1/preview?" + query, token: LiveryHarness.viewerToken))
+        let preview = try LiveryHarness.object(
+            try await harness.request("GET", "/admin/v1/preview?" + query, token: LiveryHarness.viewerToken))
         let answer = try #require(preview["answer"] as? [String: Any])
         let pollObject = try LiveryHarness.object(poll)
-        #expect(NSDictionary(dictionary: answer).isEqual(to: pollObject), "preview answer \(answer) != poll \(pollObject)")
+        #expect(
+            NSDictionary(dictionary: answer).isEqual(to: pollObject), "preview answer \(answer) != poll \(pollObject)")
         #expect(preview["etag"] as? String == poll.header("ETag"))
         #expect(answer["skinId"] as? String == "high")
 
         let considered = try #require(preview["considered"] as? [[String: Any]])
-        let outcomes = Dictionary(uniqueKeysWithValues: considered.compactMap { entry -> (String, String)? in
-            guard let id = entry["skinId"] as? String else { return nil }
-            return (id, "\(entry["outcome"] as? String ?? "") \(entry["reason"] as? String ?? "-")")
-        })
-        #expect(outcomes == [
-            "later": "excluded window not started", "android-only": "excluded platform not targeted",
-            "high": "selected -", "low": "outranked another skin takes precedence",
-        ])
-        #expect(considered.map { $0["skinId"] as? String } == ["later", "android-only", "high", "low"], "precedence order")
+        let outcomes = Dictionary(
+            uniqueKeysWithValues: considered.compactMap { entry -> (String, String)? in
+                guard let id = entry["skinId"] as? String else { return nil }
+                return (id, "\(entry["outcome"] as? String ?? "") \(entry["reason"] as? String ?? "-")")
+            })
+        #expect(
+            outcomes == [
+                "later": "excluded window not started", "android-only": "excluded platform not targeted",
+                "high": "selected -", "low": "outranked another skin takes precedence"
+            ])
+        #expect(
+            considered.map { $0["skinId"] as? String } == ["later", "android-only", "high", "low"], "precedence order")
         #expect(considered.first { $0["skinId"] as? String == "later" }?["next"] as? Bool == true)
 
         // At another instant: the later skin wins; after every window nothing applies.
-        let atLater = try LiveryHarness.object(try await harness.request("GET", "/admin/v1/preview?\(query)&at=2027-01-16T08:00:00%2B08:00"))
+        let atLater = try LiveryHarness.object(
+            try await harness.request("GET", "/admin/v1/preview?\(query)&at=2027-01-16T08:00:00%2B08:00"))
         #expect((atLater["answer"] as? [String: Any])?["skinId"] as? String == "later")
-        let after = try LiveryHarness.object(try await harness.request("GET", "/admin/v1/preview?\(query)&at=2030-01-01T00:00:00Z"))
+        let after = try LiveryHarness.object(
+            try await harness.request("GET", "/admin/v1/preview?\(query)&at=2030-01-01T00:00:00Z"))
         #expect((after["answer"] as? [String: Any])?["skinSign"] as? String == "")
         let reasonsAfter = (after["considered"] as? [[String: Any]])?.map { $0["reason"] as? String ?? "-" } ?? []
         // The window is tried before the platform: an ended skin is reported as ended on every platform.
@@ -125,7 +135,9 @@ import Testing
         _ = try await harness.send("PUT", "/admin/v1/killswitch", json: #"{"app": "demo", "enabled": true}"#)
         let killed = try LiveryHarness.object(try await harness.request("GET", "/admin/v1/preview?" + query))
         #expect(killed["killSwitch"] as? Bool == true)
-        #expect((killed["considered"] as? [[String: Any]])?.allSatisfy { $0["reason"] as? String == "kill switch is on" } == true)
+        #expect(
+            (killed["considered"] as? [[String: Any]])?.allSatisfy { $0["reason"] as? String == "kill switch is on" }
+                == true)
 
         let badAt = try await harness.request("GET", "/admin/v1/preview?\(query)&at=tomorrow")
         #expect(try LiveryHarness.code(badAt) == "invalid_field at")
@@ -139,7 +151,7 @@ import Testing
     /// a missing offset or an impossible date is 400 `invalid_field` naming the parameter, never a guess.
     @Test(arguments: [
         "2027-01-15T09:00:00Zjunk", "2027-01-15T09:00:00%2B08:00junk", "2027-01-15T09:00:00.5Z%20",
-        "2027-01-15%2009:00:00Z", "2027-01-15T09:00:00", "2027-02-30T09:00:00Z", "2027-01-15T09:00Z",
+        "2027-01-15%2009:00:00Z", "2027-01-15T09:00:00", "2027-02-30T09:00:00Z", "2027-01-15T09:00Z"
     ])
     func instantsWithAnythingBeyondTheStrictFormAreRefused(instant: String) async throws {
         let harness = try await LiveryHarness()
@@ -167,9 +179,11 @@ import Testing
         _ = try await harness.send("PATCH", "/admin/v1/skins/tiny/release", json: #"{"rollout": 60}"#)
         _ = try await harness.send("PUT", "/admin/v1/killswitch", json: #"{"enabled": true, "reason": "drill"}"#)
 
-        let all = try LiveryHarness.object(try await harness.request("GET", "/admin/v1/audit", token: LiveryHarness.viewerToken))
+        let all = try LiveryHarness.object(
+            try await harness.request("GET", "/admin/v1/audit", token: LiveryHarness.viewerToken))
         let entries = try #require(all["entries"] as? [[String: Any]])
-        #expect(entries.map { $0["action"] as? String } == ["version.add", "release.set", "release.set", "killswitch.set"])
+        #expect(
+            entries.map { $0["action"] as? String } == ["version.add", "release.set", "release.set", "killswitch.set"])
         #expect(entries.map { $0["sequence"] as? Int } == [1, 2, 3, 4])
         #expect(entries.allSatisfy { $0["actor"] as? String == "ops" })
         let rollout = try #require(entries[2]["after"] as? [String: Any])
@@ -180,7 +194,8 @@ import Testing
         let page = try LiveryHarness.object(try await harness.request("GET", "/admin/v1/audit?since=1&limit=2"))
         #expect((page["entries"] as? [[String: Any]])?.map { $0["sequence"] as? Int } == [2, 3])
         #expect(page["nextSince"] as? Int == 3)
-        let byTime = try LiveryHarness.object(try await harness.request("GET", "/admin/v1/audit?since=2027-01-15T09:00:00Z"))
+        let byTime = try LiveryHarness.object(
+            try await harness.request("GET", "/admin/v1/audit?since=2027-01-15T09:00:00Z"))
         #expect((byTime["entries"] as? [[String: Any]])?.count == 3)
 
         for (query, field) in [("since=yesterday", "since"), ("limit=0", "limit"), ("limit=100000", "limit")] {

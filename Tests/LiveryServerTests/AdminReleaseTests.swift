@@ -28,7 +28,9 @@ import Testing
         #expect(answer["skinSign"] as? String == Self.standardSign(first))
 
         let second = try await harness.uploadTiny(marker: "2")
-        #expect(try await harness.poll()["skinSign"] as? String == Self.standardSign(first), "a new version is not served by itself")
+        #expect(
+            try await harness.poll()["skinSign"] as? String == Self.standardSign(first),
+            "a new version is not served by itself")
         try await harness.release("tiny", #""version": 2"#)
         #expect(try await harness.poll()["skinSign"] as? String == Self.standardSign(second))
 
@@ -50,7 +52,8 @@ import Testing
         defer { harness.removeFiles() }
         let upload = try await harness.uploadTiny()
         let released = try await harness.release("tiny", #""platforms": ["macos"]"#)
-        #expect((try LiveryHarness.object(released)["release"] as? [String: Any])?["platforms"] as? [String] == ["macos"])
+        #expect(
+            (try LiveryHarness.object(released)["release"] as? [String: Any])?["platforms"] as? [String] == ["macos"])
         let mac = try await harness.poll("/api/v1/skin?app=demo&platform=macOS&appVersion=7.0.0")
         #expect(mac["skinSign"] as? String == Self.standardSign(upload))
         #expect(try await harness.poll()["skinSign"] as? String == "", "an iOS client is not targeted")
@@ -78,7 +81,7 @@ import Testing
         let before = harness.mark()
         for (body, code) in [
             (#"{"kind": "seasonal"}"#, "invalid_release kind"), (#"{"order": "first"}"#, "invalid_release order"),
-            (#"{"startsAt": "2027-01-15T07:00:00Z"}"#, "invalid_release endsAt"),
+            (#"{"startsAt": "2027-01-15T07:00:00Z"}"#, "invalid_release endsAt")
         ] {
             let refused = try await harness.send("PATCH", Self.releasePath, json: body)
             #expect(refused.status == 422, "\(body): \(refused.text)")
@@ -88,7 +91,8 @@ import Testing
 
         // Made a holiday again (a window is then required), it is the poll's answer.
         let holiday = try await harness.send(
-            "PUT", Self.releasePath, json: #"{"startsAt": "2027-01-15T07:00:00Z", "endsAt": "2027-01-15T10:00:00Z", "order": 1}"#)
+            "PUT", Self.releasePath,
+            json: #"{"startsAt": "2027-01-15T07:00:00Z", "endsAt": "2027-01-15T10:00:00Z", "order": 1}"#)
         #expect(try LiveryHarness.code(holiday) == "invalid_release order", "order is for themes only")
         try await harness.release("tiny")
         #expect(try await harness.poll()["skinId"] as? String == "tiny")
@@ -103,7 +107,8 @@ import Testing
         try await harness.uploadTiny()
         let released = try await harness.send(
             "PUT", Self.releasePath,
-            json: #"{"kind": "theme", "order": 2, "startsAt": "2027-01-15T07:00:00Z", "endsAt": "2027-01-15T10:00:00Z"}"#)
+            json:
+                #"{"kind": "theme", "order": 2, "startsAt": "2027-01-15T07:00:00Z", "endsAt": "2027-01-15T10:00:00Z"}"#)
         #expect(released.status == 200, "\(released.text)")
         let patched = try await harness.send(
             "PATCH", Self.releasePath, json: #"{"startsAt": null, "endsAt": null, "order": null}"#)
@@ -127,11 +132,14 @@ import Testing
         #expect(newTag != etag)
 
         let before = harness.mark()
-        let stale = try await harness.send("PUT", Self.releasePath, json: #"{"startsAt": "2027-01-15T07:00:00Z", "endsAt": "2027-01-15T09:00:00Z"}"#, headers: [("If-Match", etag)])
+        let stale = try await harness.send(
+            "PUT", Self.releasePath, json: #"{"startsAt": "2027-01-15T07:00:00Z", "endsAt": "2027-01-15T09:00:00Z"}"#,
+            headers: [("If-Match", etag)])
         #expect(stale.status == 412)
         #expect(stale.header("ETag") == newTag)
         #expect(try LiveryHarness.code(stale) == "precondition_failed If-Match")
-        let patch = try await harness.send("PATCH", Self.releasePath, json: #"{"rollout": 1}"#, headers: [("If-Match", etag)])
+        let patch = try await harness.send(
+            "PATCH", Self.releasePath, json: #"{"rollout": 1}"#, headers: [("If-Match", etag)])
         #expect(patch.status == 412)
         let delete = try await harness.request("DELETE", Self.releasePath, headers: [("If-Match", etag)])
         #expect(delete.status == 412)
@@ -140,7 +148,8 @@ import Testing
         let malformed = try await harness.send("PUT", Self.releasePath, json: body, headers: [("If-Match", "7")])
         #expect(malformed.status == 400)
         #expect(try LiveryHarness.code(malformed) == "invalid_header If-Match")
-        let listed = try await harness.send("PUT", Self.releasePath, json: body, headers: [("If-Match", "\"999\", \(newTag)")])
+        let listed = try await harness.send(
+            "PUT", Self.releasePath, json: body, headers: [("If-Match", "\"999\", \(newTag)")])
         #expect(listed.status == 200)
         await harness.stop()
     }
@@ -149,7 +158,8 @@ import Testing
         let harness = try await LiveryHarness()
         defer { harness.removeFiles() }
         try await harness.uploadTiny()
-        try await harness.release("tiny", #""priority": 7, "platforms": ["ios"], "rollout": 30, "minAppVersion": "6.0""#)
+        try await harness.release(
+            "tiny", #""priority": 7, "platforms": ["ios"], "rollout": 30, "minAppVersion": "6.0""#)
         let patched = try await harness.send("PATCH", Self.releasePath, json: #"{"rollout": 60}"#)
         #expect(patched.status == 200, "\(patched.text)")
         let release = try #require(try LiveryHarness.object(patched)["release"] as? [String: Any])
@@ -161,7 +171,8 @@ import Testing
         #expect(release["version"] as? Int == 1)
 
         // null removes a field: the bound goes, the default applies.
-        let unbounded = try await harness.send("PATCH", Self.releasePath, json: #"{"minAppVersion": null, "rollout": 100}"#)
+        let unbounded = try await harness.send(
+            "PATCH", Self.releasePath, json: #"{"minAppVersion": null, "rollout": 100}"#)
         let after = try #require(try LiveryHarness.object(unbounded)["release"] as? [String: Any])
         #expect(after["minAppVersion"] is NSNull)
         #expect(after["rollout"] as? Int == 100)
@@ -195,7 +206,8 @@ import Testing
 
         // Only a PATCH is a merge patch; a PUT replaces the release and keeps to application/json.
         let put = try await harness.request(
-            "PUT", Self.releasePath, body: Array(#"{"startsAt": "2027-01-15T07:00:00Z", "endsAt": "2027-01-15T10:00:00Z"}"#.utf8),
+            "PUT", Self.releasePath,
+            body: Array(#"{"startsAt": "2027-01-15T07:00:00Z", "endsAt": "2027-01-15T10:00:00Z"}"#.utf8),
             contentType: "application/merge-patch+json")
         #expect(put.status == 415)
         let other = try await harness.request("PATCH", Self.releasePath, body: patch, contentType: "text/plain")
@@ -211,15 +223,19 @@ import Testing
         let harness = try await LiveryHarness()
         defer { harness.removeFiles() }
         try await harness.uploadTiny()
-        let rule = #""recurs": {"calendar": "gregorian", "month": 1, "day": 15, "startOffsetDays": -1, "endOffsetDays": 1}"#
+        let rule =
+            #""recurs": {"calendar": "gregorian", "month": 1, "day": 15, "startOffsetDays": -1, "endOffsetDays": 1}"#
         let released = try await harness.send(
-            "PUT", Self.releasePath, json: "{\(rule), \"timeZone\": \"Asia/Shanghai\", \"occurrences\": {\"2028\": \"skip\"}}")
+            "PUT", Self.releasePath,
+            json: "{\(rule), \"timeZone\": \"Asia/Shanghai\", \"occurrences\": {\"2028\": \"skip\"}}")
         #expect(released.status == 200, "\(released.text)")
         let release = try #require(try LiveryHarness.object(released)["release"] as? [String: Any])
         #expect(release["startsAt"] == nil && (release["recurs"] as? [String: Any])?["day"] as? Int == 15)
         #expect((release["occurrences"] as? [String: String])?["2028"] == "skip")
 
-        let read = try #require(try LiveryHarness.object(try await harness.request("GET", "/admin/v1/skins/tiny"))["release"] as? [String: Any])
+        let read = try #require(
+            try LiveryHarness.object(try await harness.request("GET", "/admin/v1/skins/tiny"))["release"]
+                as? [String: Any])
         let next = try #require(read["nextOccurrences"] as? [[String: Any]])
         #expect(next.count == 5)
         #expect(next.map { $0["year"] as? Int } == [2027, 2028, 2029, 2030, 2031])
@@ -230,17 +246,23 @@ import Testing
         #expect(answer["skinId"] as? String == "tiny")
         #expect(answer["startsAt"] as? String == "2027-01-14T00:00:00+08:00")
         #expect(answer["endsAt"] as? String == "2027-01-16T23:59:59+08:00")
-        let preview = try LiveryHarness.object(try await harness.request("GET", "/admin/v1/preview?app=demo&platform=ios&appVersion=7.0.0"))
+        let preview = try LiveryHarness.object(
+            try await harness.request("GET", "/admin/v1/preview?app=demo&platform=ios&appVersion=7.0.0"))
         let considered = try #require(preview["considered"] as? [[String: Any]])
         #expect(considered.map { $0["skinId"] as? String } == ["tiny"], "listed once, not once per occurrence")
         #expect(considered.first?["outcome"] as? String == "selected")
         let catalog = try await harness.get("/api/v1/catalog?app=demo&platform=ios")
-        #expect(catalog.text.contains(#""skinId":"tiny","kind":"holiday","order":null,"startsAt":"2027-01-13T16:00:00Z","endsAt":"2027-01-16T15:59:59Z""#), "\(catalog.text)")
+        #expect(
+            catalog.text.contains(
+                #""skinId":"tiny","kind":"holiday","order":null,"startsAt":"2027-01-13T16:00:00Z","endsAt":"2027-01-16T15:59:59Z""#
+            ), "\(catalog.text)")
 
         let windowed = try await harness.send(
             "PATCH", Self.releasePath, json: #"{"startsAt": "2027-01-15T07:00:00Z", "endsAt": "2027-01-15T10:00:00Z"}"#)
         let window = try #require(try LiveryHarness.object(windowed)["release"] as? [String: Any])
-        #expect(window["recurs"] == nil && window["occurrences"] == nil && window["startsAt"] as? String == "2027-01-15T07:00:00Z")
+        #expect(
+            window["recurs"] == nil && window["occurrences"] == nil
+                && window["startsAt"] as? String == "2027-01-15T07:00:00Z")
         let recurring = try await harness.send("PATCH", Self.releasePath, json: "{\(rule)}")
         let again = try #require(try LiveryHarness.object(recurring)["release"] as? [String: Any])
         #expect(again["startsAt"] == nil && again["endsAt"] == nil && again["recurs"] != nil)
@@ -249,10 +271,17 @@ import Testing
         for (method, body, code) in [
             ("PATCH", #"{"recurs": {"calendar": "lunar"}}"#, "invalid_release recurs/calendar"),
             ("PATCH", #"{"recurs": {"month": 13}}"#, "invalid_release recurs/month"),
-            ("PUT", #"{"recurs": {"calendar": "chinese", "month": 12, "day": 30}, "timeZone": "Asia/Shanghai"}"#, "invalid_release recurs/day"),
-            ("PUT", #"{"recurs": {"calendar": "gregorian", "month": 1, "day": 1, "startOffsetDays": -200, "endOffsetDays": 200}, "timeZone": "UTC"}"#, "invalid_release recurs/endOffsetDays"),
+            (
+                "PUT", #"{"recurs": {"calendar": "chinese", "month": 12, "day": 30}, "timeZone": "Asia/Shanghai"}"#,
+                "invalid_release recurs/day"
+            ),
+            (
+                "PUT",
+                #"{"recurs": {"calendar": "gregorian", "month": 1, "day": 1, "startOffsetDays": -200, "endOffsetDays": 200}, "timeZone": "UTC"}"#,
+                "invalid_release recurs/endOffsetDays"
+            ),
             ("PUT", "{\(rule)}", "invalid_release timeZone"),
-            ("PATCH", #"{"occurrences": {"2027": "later"}}"#, "invalid_release occurrences/2027"),
+            ("PATCH", #"{"occurrences": {"2027": "later"}}"#, "invalid_release occurrences/2027")
         ] {
             let refused = try await harness.send(method, Self.releasePath, json: body)
             #expect(refused.status == 422, "\(body): \(refused.text)")
@@ -265,18 +294,26 @@ import Testing
     @Test func aReleasePatchReplacesAWindowWithARuleAndBack() {
         func object(_ text: String) -> JSONObject { (try? JSONValue.parse(text).objectValue) ?? JSONObject() }
         let window = object(#"{"startsAt": "a", "endsAt": "b", "timeZone": "UTC", "rollout": 5}"#)
-        let rule = object(#"{"recurs": {"month": 1}, "occurrences": {"2027": "skip"}, "timeZone": "UTC", "rollout": 5}"#)
-        #expect(ReleaseRequest.mergeReleasePatch(window, with: object(#"{"recurs": {"month": 2}}"#))
-            == object(#"{"timeZone": "UTC", "rollout": 5, "recurs": {"month": 2}}"#))
-        #expect(ReleaseRequest.mergeReleasePatch(rule, with: object(#"{"startsAt": "c"}"#))
-            == object(#"{"timeZone": "UTC", "rollout": 5, "startsAt": "c"}"#))
-        #expect(ReleaseRequest.mergeReleasePatch(rule, with: object(#"{"recurs": {"day": 3}}"#))
-            == object(#"{"recurs": {"month": 1, "day": 3}, "occurrences": {"2027": "skip"}, "timeZone": "UTC", "rollout": 5}"#),
+        let rule = object(
+            #"{"recurs": {"month": 1}, "occurrences": {"2027": "skip"}, "timeZone": "UTC", "rollout": 5}"#)
+        #expect(
+            ReleaseRequest.mergeReleasePatch(window, with: object(#"{"recurs": {"month": 2}}"#))
+                == object(#"{"timeZone": "UTC", "rollout": 5, "recurs": {"month": 2}}"#))
+        #expect(
+            ReleaseRequest.mergeReleasePatch(rule, with: object(#"{"startsAt": "c"}"#))
+                == object(#"{"timeZone": "UTC", "rollout": 5, "startsAt": "c"}"#))
+        #expect(
+            ReleaseRequest.mergeReleasePatch(rule, with: object(#"{"recurs": {"day": 3}}"#))
+                == object(
+                    #"{"recurs": {"month": 1, "day": 3}, "occurrences": {"2027": "skip"}, "timeZone": "UTC", "rollout": 5}"#
+                ),
             "a rule patched stays a rule, merged as RFC 7396 says")
     }
 
     @Test func mergePatchFollowsRFC7396() {
-        func object(_ text: String) -> JSONObject { (try? JSONValue.parse(Array(text.utf8)).objectValue) ?? JSONObject() }
+        func object(_ text: String) -> JSONObject {
+            (try? JSONValue.parse(Array(text.utf8)).objectValue) ?? JSONObject()
+        }
         // RFC 7396 appendix A's cases that apply to objects.
         let cases: [(String, String, String)] = [
             (#"{"a":"b"}"#, #"{"a":"c"}"#, #"{"a":"c"}"#),
@@ -288,24 +325,41 @@ import Testing
             (#"{"a":{"b":"c"}}"#, #"{"a":{"b":"d","c":null}}"#, #"{"a":{"b":"d"}}"#),
             (#"{"a":[{"b":"c"}]}"#, #"{"a":[1]}"#, #"{"a":[1]}"#),
             (#"{"e":null}"#, #"{"a":1}"#, #"{"e":null,"a":1}"#),
-            (#"{}"#, #"{"a":{"bb":{"ccc":null}}}"#, #"{"a":{"bb":{}}}"#),
+            (#"{}"#, #"{"a":{"bb":{"ccc":null}}}"#, #"{"a":{"bb":{}}}"#)
         ]
         for (target, patch, result) in cases {
-            #expect(ReleaseRequest.mergePatch(object(target), with: object(patch)) == object(result), "\(target) + \(patch)")
+            #expect(
+                ReleaseRequest.mergePatch(object(target), with: object(patch)) == object(result), "\(target) + \(patch)"
+            )
         }
     }
 
     @Test(arguments: [
-        (#"{"startsAt": "2027-01-15T07:00:00Z", "endsAt": "2027-01-15T10:00:00Z", "rollout": 130}"#, 422, "invalid_release rollout"),
-        (#"{"startsAt": "2027-01-15T07:00:00Z", "endsAt": "2027-01-15T10:00:00Z", "rolout": 30}"#, 422, "invalid_release rolout"),
+        (
+            #"{"startsAt": "2027-01-15T07:00:00Z", "endsAt": "2027-01-15T10:00:00Z", "rollout": 130}"#, 422,
+            "invalid_release rollout"
+        ),
+        (
+            #"{"startsAt": "2027-01-15T07:00:00Z", "endsAt": "2027-01-15T10:00:00Z", "rolout": 30}"#, 422,
+            "invalid_release rolout"
+        ),
         (#"{"endsAt": "2027-01-15T10:00:00Z"}"#, 422, "invalid_release startsAt"),
         (#"{"startsAt": "2027-01-15T10:00:00Z", "endsAt": "2027-01-15T07:00:00Z"}"#, 422, "invalid_release endsAt"),
         (#"{"startsAt": "soon", "endsAt": "2027-01-15T07:00:00Z"}"#, 422, "invalid_release startsAt"),
-        (#"{"startsAt": "2027-01-15T07:00:00Z", "endsAt": "2027-01-15T10:00:00Z", "platforms": ["symbian"]}"#, 422, "invalid_release platforms/0"),
-        (#"{"startsAt": "2027-01-15T07:00:00Z", "endsAt": "2027-01-15T10:00:00Z", "version": 9}"#, 422, "version_not_found version"),
-        (#"{"startsAt": "2027-01-15T07:00:00Z", "endsAt": "2027-01-15T10:00:00Z", "version": "2"}"#, 422, "invalid_release version"),
+        (
+            #"{"startsAt": "2027-01-15T07:00:00Z", "endsAt": "2027-01-15T10:00:00Z", "platforms": ["symbian"]}"#, 422,
+            "invalid_release platforms/0"
+        ),
+        (
+            #"{"startsAt": "2027-01-15T07:00:00Z", "endsAt": "2027-01-15T10:00:00Z", "version": 9}"#, 422,
+            "version_not_found version"
+        ),
+        (
+            #"{"startsAt": "2027-01-15T07:00:00Z", "endsAt": "2027-01-15T10:00:00Z", "version": "2"}"#, 422,
+            "invalid_release version"
+        ),
         (#"{"startsAt": "2027-01-15T07:00:00Z",}"#, 400, "invalid_json body"),
-        (#"[1, 2]"#, 400, "invalid_field body"),
+        (#"[1, 2]"#, 400, "invalid_field body")
     ])
     func invalidReleasesNameTheFieldAndChangeNothing(body: String, status: Int, code: String) async throws {
         let harness = try await LiveryHarness()
@@ -328,7 +382,8 @@ import Testing
             #expect(response.status == 404, "\(id)")
             #expect(try LiveryHarness.code(response) == "skin_not_found id")
         }
-        let wrongType = try await harness.request("PUT", Self.releasePath, body: Array(body.utf8), contentType: "text/plain")
+        let wrongType = try await harness.request(
+            "PUT", Self.releasePath, body: Array(body.utf8), contentType: "text/plain")
         #expect(wrongType.status == 415)
         await harness.stop()
     }
@@ -404,22 +459,29 @@ import Testing
         #expect(other.status == 200)
         #expect(try await harness.poll()["skinId"] as? String == "tiny", "another app's switch leaves demo alone")
 
-        let app = try await harness.send("PUT", "/admin/v1/killswitch", json: #"{"app": "demo", "enabled": true, "reason": "bad banner"}"#)
+        let app = try await harness.send(
+            "PUT", "/admin/v1/killswitch", json: #"{"app": "demo", "enabled": true, "reason": "bad banner"}"#)
         #expect(app.status == 200)
         #expect(try await harness.poll()["skinSign"] as? String == "")
-        let shown = try LiveryHarness.object(try await harness.request("GET", "/admin/v1/killswitch", token: LiveryHarness.viewerToken))
+        let shown = try LiveryHarness.object(
+            try await harness.request("GET", "/admin/v1/killswitch", token: LiveryHarness.viewerToken))
         let demo = try #require((shown["apps"] as? [String: Any])?["demo"] as? [String: Any])
-        #expect(demo["enabled"] as? Bool == true && demo["reason"] as? String == "bad banner" && demo["changedBy"] as? String == "ops")
+        #expect(
+            demo["enabled"] as? Bool == true && demo["reason"] as? String == "bad banner"
+                && demo["changedBy"] as? String == "ops")
 
         let appOff = try await harness.send("PUT", "/admin/v1/killswitch", json: #"{"app": "demo", "enabled": false}"#)
         #expect(appOff.status == 200)
-        let global = try await harness.send("PUT", "/admin/v1/killswitch", json: #"{"enabled": true, "reason": "incident"}"#)
+        let global = try await harness.send(
+            "PUT", "/admin/v1/killswitch", json: #"{"enabled": true, "reason": "incident"}"#)
         let etag = try #require(global.header("ETag"))
         #expect(try await harness.poll()["skinSign"] as? String == "")
-        let off = try await harness.send("PUT", "/admin/v1/killswitch", json: #"{"enabled": false}"#, headers: [("If-Match", etag)])
+        let off = try await harness.send(
+            "PUT", "/admin/v1/killswitch", json: #"{"enabled": false}"#, headers: [("If-Match", etag)])
         #expect(off.status == 200)
         #expect(try await harness.poll()["skinId"] as? String == "tiny")
-        let stale = try await harness.send("PUT", "/admin/v1/killswitch", json: #"{"enabled": true}"#, headers: [("If-Match", etag)])
+        let stale = try await harness.send(
+            "PUT", "/admin/v1/killswitch", json: #"{"enabled": true}"#, headers: [("If-Match", etag)])
         #expect(stale.status == 412)
         await harness.stop()
     }
@@ -429,7 +491,7 @@ import Testing
         (#"{"enabled": "yes"}"#, "invalid_field enabled"),
         (#"{"enabled": true, "app": "bad app"}"#, "invalid_field app"),
         (#"{"enabled": true, "reason": 5}"#, "invalid_field reason"),
-        (#"{"enabled": true, "scope": "all"}"#, "invalid_field scope"),
+        (#"{"enabled": true, "scope": "all"}"#, "invalid_field scope")
     ])
     func invalidKillSwitchBodiesNameTheField(body: String, code: String) async throws {
         let harness = try await LiveryHarness()

@@ -1,8 +1,8 @@
 import Foundation
 import HTTPTestSupport
 import LiveryCrypto
-import Testing
 import TestSupport
+import Testing
 
 @testable import LiveryServer
 
@@ -27,62 +27,96 @@ import TestSupport
     }
 
     static let corpus: [HostileUpload] = [
-        HostileUpload(label: "zip slip", archive: {
-            RawZip(entries: tinyEntries() + [.stored("../escape.json", Array("{}".utf8))]).build()
-        }, status: 400, code: "zip_slip"),
-        HostileUpload(label: "absolute path", archive: {
-            RawZip(entries: tinyEntries() + [.stored("/etc/livery.json", Array("{}".utf8))]).build()
-        }, status: 400, code: "absolute_path"),
-        HostileUpload(label: "symlink entry", archive: {
-            var link = RawZip.Entry.stored("images/link.png", Array("/etc/passwd".utf8))
-            link.externalAttributes = 0o120777 << 16
-            return RawZip(entries: tinyEntries() + [link]).build()
-        }, status: 400, code: "symlink_entry"),
-        HostileUpload(label: "zip bomb by ratio", archive: {
-            let zeros = [UInt8](repeating: 0, count: 4 << 20)
-            return RawZip(entries: tinyEntries() + [.deflated("bomb.json", content: zeros, compressed: try RawZip.deflate(zeros))]).build()
-        }, status: 413, code: "compression_ratio_exceeded"),
-        HostileUpload(label: "zip bomb by huge declared size", archive: {
-            var huge = RawZip.Entry.stored("huge.png", Array("tiny".utf8))
-            huge.declaredUncompressedSize = 4_000_000_000
-            return RawZip(entries: tinyEntries() + [huge]).build()
-        }, status: 413, code: "entry_too_large"),
-        HostileUpload(label: "duplicate names", archive: {
-            RawZip(entries: tinyEntries() + [.stored("config.json", Array("{}".utf8))]).build()
-        }, status: 400, code: "duplicate_entry"),
-        HostileUpload(label: "duplicate names differing in case", archive: {
-            RawZip(entries: tinyEntries() + [.stored("Config.JSON", Array("{}".utf8))]).build()
-        }, status: 400, code: "duplicate_entry"),
-        HostileUpload(label: "truncated archive", archive: {
-            Array(try SkinArchives.zip(SkinArchives.tiny()).dropLast(30))
-        }, status: 400, code: "truncated_archive"),
-        HostileUpload(label: "not a zip", archive: {
-            Array("this is a tarball, honest".utf8)
-        }, status: 400, code: "not_a_zip"),
-        HostileUpload(label: "encrypted entry", archive: {
-            var entries = tinyEntries()
-            entries[0].flags |= 1
-            return RawZip(entries: entries).build()
-        }, status: 400, code: "encrypted_entry"),
-        HostileUpload(label: "invalid config", archive: {
-            var files = SkinArchives.tiny()
-            files["config.json"] = Array(##"{"home": {"colors": {"color_background": "#GG0000"}}}"##.utf8)
-            return try SkinArchives.zip(files)
-        }, status: 422, code: "invalid_skin", issue: "color.invalid"),
-        HostileUpload(label: "wrong image magic", archive: {
-            var files = SkinArchives.tiny()
-            files["config.json"] = Array(#"{"home": {"images": {"image_banner": "file://banner.png"}}}"#.utf8)
-            files["banner.png"] = [0xFF, 0xD8, 0xFF, 0xE0] + Array("JFIF, not a PNG".utf8)
-            return try SkinArchives.zip(files)
-        }, status: 422, code: "invalid_skin", issue: "asset.type-mismatch"),
-        HostileUpload(label: "an AUUTheme theme as config.json", archive: {
-            var files = SkinArchives.tiny()
-            files["config.json"] = Array(#"{"colors": {"color": "FFFFFF", "color.text": "363535"}, "images": {"image": {"type": 2, "color": "ffffff"}}}"#.utf8)
-            return try SkinArchives.zip(files)
-        }, status: 422, code: "invalid_skin", issue: "config.foreign-theme", errorCount: 1),
-        HostileUpload(label: "only archiver junk", archive: {
-            try SkinArchives.zip(["__MACOSX/._skin.json": [0], ".DS_Store": [0]])
-        }, status: 400, code: "empty_archive"),
+        HostileUpload(
+            label: "zip slip",
+            archive: {
+                RawZip(entries: tinyEntries() + [.stored("../escape.json", Array("{}".utf8))]).build()
+            }, status: 400, code: "zip_slip"),
+        HostileUpload(
+            label: "absolute path",
+            archive: {
+                RawZip(entries: tinyEntries() + [.stored("/etc/livery.json", Array("{}".utf8))]).build()
+            }, status: 400, code: "absolute_path"),
+        HostileUpload(
+            label: "symlink entry",
+            archive: {
+                var link = RawZip.Entry.stored("images/link.png", Array("/etc/passwd".utf8))
+                link.externalAttributes = 0o120777 << 16
+                return RawZip(entries: tinyEntries() + [link]).build()
+            }, status: 400, code: "symlink_entry"),
+        HostileUpload(
+            label: "zip bomb by ratio",
+            archive: {
+                let zeros = [UInt8](repeating: 0, count: 4 << 20)
+                return RawZip(
+                    entries: tinyEntries() + [
+                        .deflated("bomb.json", content: zeros, compressed: try RawZip.deflate(zeros))
+                    ]
+                ).build()
+            }, status: 413, code: "compression_ratio_exceeded"),
+        HostileUpload(
+            label: "zip bomb by huge declared size",
+            archive: {
+                var huge = RawZip.Entry.stored("huge.png", Array("tiny".utf8))
+                huge.declaredUncompressedSize = 4_000_000_000
+                return RawZip(entries: tinyEntries() + [huge]).build()
+            }, status: 413, code: "entry_too_large"),
+        HostileUpload(
+            label: "duplicate names",
+            archive: {
+                RawZip(entries: tinyEntries() + [.stored("config.json", Array("{}".utf8))]).build()
+            }, status: 400, code: "duplicate_entry"),
+        HostileUpload(
+            label: "duplicate names differing in case",
+            archive: {
+                RawZip(entries: tinyEntries() + [.stored("Config.JSON", Array("{}".utf8))]).build()
+            }, status: 400, code: "duplicate_entry"),
+        HostileUpload(
+            label: "truncated archive",
+            archive: {
+                Array(try SkinArchives.zip(SkinArchives.tiny()).dropLast(30))
+            }, status: 400, code: "truncated_archive"),
+        HostileUpload(
+            label: "not a zip",
+            archive: {
+                Array("this is a tarball, honest".utf8)
+            }, status: 400, code: "not_a_zip"),
+        HostileUpload(
+            label: "encrypted entry",
+            archive: {
+                var entries = tinyEntries()
+                entries[0].flags |= 1
+                return RawZip(entries: entries).build()
+            }, status: 400, code: "encrypted_entry"),
+        HostileUpload(
+            label: "invalid config",
+            archive: {
+                var files = SkinArchives.tiny()
+                files["config.json"] = Array(##"{"home": {"colors": {"color_background": "#GG0000"}}}"##.utf8)
+                return try SkinArchives.zip(files)
+            }, status: 422, code: "invalid_skin", issue: "color.invalid"),
+        HostileUpload(
+            label: "wrong image magic",
+            archive: {
+                var files = SkinArchives.tiny()
+                files["config.json"] = Array(#"{"home": {"images": {"image_banner": "file://banner.png"}}}"#.utf8)
+                files["banner.png"] = [0xFF, 0xD8, 0xFF, 0xE0] + Array("JFIF, not a PNG".utf8)
+                return try SkinArchives.zip(files)
+            }, status: 422, code: "invalid_skin", issue: "asset.type-mismatch"),
+        HostileUpload(
+            label: "an AUUTheme theme as config.json",
+            archive: {
+                var files = SkinArchives.tiny()
+                files["config.json"] = Array(
+                    #"{"colors": {"color": "FFFFFF", "color.text": "363535"}, "images": {"image": {"type": 2, "color": "ffffff"}}}"#
+                        .utf8)
+                return try SkinArchives.zip(files)
+            }, status: 422, code: "invalid_skin", issue: "config.foreign-theme", errorCount: 1),
+        HostileUpload(
+            label: "only archiver junk",
+            archive: {
+                try SkinArchives.zip(["__MACOSX/._skin.json": [0], ".DS_Store": [0]])
+            }, status: 400, code: "empty_archive")
     ]
 
     @Test(arguments: corpus)
@@ -122,9 +156,11 @@ import TestSupport
         #expect(body["version"] as? Int == 1)
         #expect(body["fileCount"] as? Int == files.count)
         let signs = try #require(body["signs"] as? [String: String])
-        #expect(Set(signs.keys) == [
-            "@1x-light", "@1x-dark", "@2x-light", "@2x-dark", "@3x-light", "@3x-dark", "@1x-any", "@2x-any", "@3x-any",
-        ], "every variant served, both appearances in one package included")
+        #expect(
+            Set(signs.keys) == [
+                "@1x-light", "@1x-dark", "@2x-light", "@2x-dark", "@3x-light", "@3x-dark", "@1x-any", "@2x-any",
+                "@3x-any"
+            ], "every variant served, both appearances in one package included")
         #expect(signs.values.allSatisfy { $0.count == 32 })
         let report = try #require(body["report"] as? [String: Any])
         #expect(report["valid"] as? Bool == true)
@@ -134,7 +170,8 @@ import TestSupport
         let stored = try #require(harness.store.snapshot.skins["christmas-2026"]?.version(1))
         #expect(stored.files.count == files.count)
         for (path, bytes) in files {
-            #expect(try await harness.store.fileBytes(skinID: "christmas-2026", version: 1, path: path) == bytes, "\(path)")
+            #expect(
+                try await harness.store.fileBytes(skinID: "christmas-2026", version: 1, path: path) == bytes, "\(path)")
         }
         #expect(harness.store.snapshot.skins["christmas-2026"]?.release == nil, "an upload is not a release")
         #expect(harness.store.audit().last?.action == "version.add")
@@ -187,7 +224,9 @@ import TestSupport
         var count = 0
         while let relative = walker.nextObject() as? String {
             var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: folder + "/" + relative, isDirectory: &isDirectory), !isDirectory.boolValue {
+            if FileManager.default.fileExists(atPath: folder + "/" + relative, isDirectory: &isDirectory),
+                !isDirectory.boolValue
+            {
                 count += 1
             }
         }
@@ -207,7 +246,8 @@ import TestSupport
         #expect(response.status == 201, "\(response.text)")
         let body = try LiveryHarness.object(response)
         #expect(body["strippedFolder"] as? String == "tiny-folder")
-        #expect(Set(body["skipped"] as? [String] ?? []) == ["tiny-folder/.DS_Store", "__MACOSX/tiny-folder/._skin.json"])
+        #expect(
+            Set(body["skipped"] as? [String] ?? []) == ["tiny-folder/.DS_Store", "__MACOSX/tiny-folder/._skin.json"])
         let stored = try #require(harness.store.snapshot.skins["tiny"]?.version(1))
         #expect(stored.files.map(\.path) == ["config.json", "skin.json"])
         await harness.stop()
@@ -226,7 +266,8 @@ import TestSupport
         try #require(run.status == 0, "\(run.transcript)")
         let response = try await harness.upload(try scratch.read("skin.zip"))
         #expect(response.status == 201, "\(response.text)")
-        #expect(try await harness.store.fileBytes(skinID: "chunjie", version: 1, path: "动画/灯笼.json") == files["动画/灯笼.json"])
+        #expect(
+            try await harness.store.fileBytes(skinID: "chunjie", version: 1, path: "动画/灯笼.json") == files["动画/灯笼.json"])
         await harness.stop()
     }
 
@@ -242,7 +283,9 @@ import TestSupport
         #expect(response.status == 400)
         let error = try LiveryHarness.error(response)
         #expect(error["code"] as? String == "non_utf8_name")
-        #expect((error["message"] as? String)?.contains("re-create the archive with a tool that stores UTF-8 names") == true)
+        #expect(
+            (error["message"] as? String)?.contains("re-create the archive with a tool that stores UTF-8 names") == true
+        )
         await harness.stop()
     }
 
@@ -273,7 +316,8 @@ import TestSupport
         let harness = try await LiveryHarness()
         defer { harness.removeFiles() }
         let archive = try SkinArchives.zip(SkinArchives.tiny())
-        let response = try await harness.request("POST", "/admin/v1/skins", body: archive, contentType: "application/json")
+        let response = try await harness.request(
+            "POST", "/admin/v1/skins", body: archive, contentType: "application/json")
         #expect(response.status == 415)
         #expect(try LiveryHarness.code(response) == "unsupported_media_type Content-Type")
         let none = try await harness.request("POST", "/admin/v1/skins", body: archive)
@@ -288,11 +332,13 @@ import TestSupport
         let etag = try #require(first.header("ETag"))
         try await harness.uploadTiny(marker: "2")
         let before = harness.mark()
-        let stale = try await harness.upload(try SkinArchives.zip(SkinArchives.tiny(marker: "3")), headers: [("If-Match", etag)])
+        let stale = try await harness.upload(
+            try SkinArchives.zip(SkinArchives.tiny(marker: "3")), headers: [("If-Match", etag)])
         #expect(stale.status == 412)
         #expect(try LiveryHarness.code(stale) == "precondition_failed If-Match")
         #expect(harness.mark() == before)
-        let mustExist = try await harness.upload(try SkinArchives.zip(SkinArchives.tiny(id: "new")), headers: [("If-Match", "*")])
+        let mustExist = try await harness.upload(
+            try SkinArchives.zip(SkinArchives.tiny(id: "new")), headers: [("If-Match", "*")])
         #expect(mustExist.status == 412)
         await harness.stop()
     }

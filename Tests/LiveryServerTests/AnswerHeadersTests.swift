@@ -17,13 +17,17 @@ import Testing
             let decision = SkinResolver.resolve(F.request(), in: catalog, at: F.t0.addingTimeInterval(offset))
             let index = try #require(fragments.precomputedIndex(for: decision))
             let answer = fragments.precomputed[index]
-            #expect(answer == fragments.answer(for: decision) && answer == SkinAnswer(decision: decision, fragments: fragments))
+            #expect(
+                answer == fragments.answer(for: decision)
+                    && answer == SkinAnswer(decision: decision, fragments: fragments))
             let headers = AnswerHeaders(answer, maxAge: fragments.maxAge)
             #expect(headers.ok["Content-Type"] == "application/json")
             #expect(headers.ok["ETag"] == answer.etag)
             #expect(headers.ok["Cache-Control"] == "public, max-age=45")
             #expect(headers.notModified["Content-Type"] == nil)
-            #expect(headers.notModified["ETag"] == answer.etag && headers.notModified["Cache-Control"] == "public, max-age=45")
+            #expect(
+                headers.notModified["ETag"] == answer.etag
+                    && headers.notModified["Cache-Control"] == "public, max-age=45")
         }
     }
 }

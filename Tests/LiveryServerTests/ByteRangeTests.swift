@@ -20,7 +20,7 @@ import Testing
         ("bytes=-", .full),
         ("items=0-1", .full),
         ("bytes=99999999999999999999-", .full),
-        ("bytes=+1-2", .full),
+        ("bytes=+1-2", .full)
     ])
     func evaluatesRangeHeaders(header: String, expected: ByteRange.Outcome) {
         #expect(ByteRange.evaluate(header, length: 1000) == expected)

@@ -3,8 +3,8 @@ import HTTPTestSupport
 import LiveryCatalog
 import LiveryCrypto
 import LiveryProtocol
-import Testing
 import TestSupport
+import Testing
 
 @testable import LiveryServer
 @testable import SkinModel
@@ -61,10 +61,12 @@ import TestSupport
             release("classic", kind: .theme, order: 2, from: nil, to: nil),
             release("noir", kind: .theme, order: 2, from: nil, to: nil, platforms: [.android], min: "7.1"),
             release("mint", kind: .theme, from: 3 * day, to: 7 * day, max: "8.0.0.1"),
-            release("aurora", kind: .theme, from: nil, to: nil, rollout: 80),
+            release("aurora", kind: .theme, from: nil, to: nil, rollout: 80)
         ], killSwitch: KillSwitch(), revision: 7)
 
-    static let versions = ["6.9", "7.0", "7.0.1", "7.1", "7.1.99", "7.2", "7.2.0", "7.10", "8.0", "8.0.0.1", "8.5", "9", "9.0.1"]
+    static let versions = [
+        "6.9", "7.0", "7.0.1", "7.1", "7.1.99", "7.2", "7.2.0", "7.10", "8.0", "8.0.0.1", "8.5", "9", "9.0.1"
+    ]
 
     @Test func theCatalogsDecisionAgreesWithTheServersPollAndThemeListOn10000Draws() async throws {
         let key = try CountingKey(id: "agree")
@@ -83,8 +85,11 @@ import TestSupport
 
         // Instants around every boundary (exactly at, 1 ms and 1 s either side) and in between, within the 7 days
         // the poll's `next` looks ahead of the catalog's 14-day horizon.
-        let boundaries = Array(Set(Self.catalog.allReleases.filter(\.release.hasWindow)
-            .flatMap { [$0.release.startsAt, $0.release.endsAt] })).sorted()
+        let boundaries = Array(
+            Set(
+                Self.catalog.allReleases.filter(\.release.hasWindow)
+                    .flatMap { [$0.release.startsAt, $0.release.endsAt] })
+        ).sorted()
         let offsets: [TimeInterval] = [0, -0.001, 0.001, -1, 1]
         var random = SplitMix64(seed: 0x5EED_CA7A)
         var disagreement: String?
@@ -97,12 +102,16 @@ import TestSupport
             let deviceID: String? = random.below(20) == 0 ? nil : "device-\(random.next() % 1_000_000)"
             let version = Self.versions[random.below(Self.versions.count)]
             let variant = (PackageVariant.all + PackageVariant.bothAppearances)[random.below(9)]
-            var instant = boundaries[random.below(boundaries.count)].addingTimeInterval(offsets[random.below(offsets.count)])
-            if random.below(4) == 0 { instant = Self.t0.addingTimeInterval(Double(random.below(7 * 86_400_000)) / 1000) }
+            var instant = boundaries[random.below(boundaries.count)].addingTimeInterval(
+                offsets[random.below(offsets.count)])
+            if random.below(4) == 0 {
+                instant = Self.t0.addingTimeInterval(Double(random.below(7 * 86_400_000)) / 1000)
+            }
             guard instant >= Self.t0, instant < Self.t0.addingTimeInterval(7 * Self.day) else { continue }
 
             harness.clock.set(instant)
-            var query = "app=demo&platform=\(platform.rawValue)&appVersion=\(version)&scale=\(variant.scale)"
+            var query =
+                "app=demo&platform=\(platform.rawValue)&appVersion=\(version)&scale=\(variant.scale)"
                 + "&appearance=\(variant.appearance.rawValue)"
             if let deviceID { query += "&deviceId=\(deviceID)" }
             let poll = try LiveryHarness.object(try await harness.get("/api/v1/skin?" + query))
@@ -116,20 +125,24 @@ import TestSupport
             let document = try #require(documents[platform])
             let local = CatalogDecision.decide(
                 document, deviceId: deviceID, appVersion: try #require(CatalogAppVersion(version)), at: instant,
-                variant: try #require(CatalogVariant.requested(scale: "\(variant.scale)", appearance: variant.appearance.rawValue)))
+                variant: try #require(
+                    CatalogVariant.requested(scale: "\(variant.scale)", appearance: variant.appearance.rawValue)))
             let phone = Answer(
                 skin: local.current?.entry.skinId, sign: local.skinSign, next: local.next?.entry.skinId,
                 nextSign: local.next?.package?.skinSign,
                 themes: local.themes.map { "\($0.entry.skinId)=\($0.package?.skinSign ?? "?")" })
             if let skin = server.skin { skinsSeen.insert(skin) }
             if phone != server {
-                disagreement = "draw \(draw): \(query) at \(ISO8601Instant.format(instant)):\n server \(server)\n phone  \(phone)"
+                disagreement =
+                    "draw \(draw): \(query) at \(ISO8601Instant.format(instant)):\n server \(server)\n phone  \(phone)"
                 break
             }
         }
         #expect(disagreement == nil, "\(disagreement ?? "")")
         // The draws reach the rules: every holiday skin that can apply was some device's answer.
-        #expect(skinsSeen.isSuperset(of: ["base", "eve", "eve-beta", "legacy", "droid", "tie-a", "tie-b", "late"]), "\(skinsSeen)")
+        #expect(
+            skinsSeen.isSuperset(of: ["base", "eve", "eve-beta", "legacy", "droid", "tie-a", "tie-b", "late"]),
+            "\(skinsSeen)")
         await harness.stop()
     }
 

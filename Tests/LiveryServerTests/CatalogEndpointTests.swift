@@ -4,8 +4,8 @@ import LiveryCatalog
 import LiveryCrypto
 import LiveryProtocol
 import Logging
-import Testing
 import TestSupport
+import Testing
 
 @testable import LiveryServer
 @testable import SkinServing
@@ -37,17 +37,22 @@ import TestSupport
         #expect(plain.status == 200 && plain.body == other.body, "other parameters are ignored")
         #expect(plain.header("ETag") == other.header("ETag") && plain.header("ETag") == SkinAnswer.etag(of: plain.body))
         #expect(plain.header("Content-Type") == "application/json")
-        #expect(plain.text.hasPrefix(
-            #"{"app":"demo","platform":"ios","revision":7,"horizonEndsAt":"2027-01-29T08:01:00Z","complete":true,"killed":false,"skins":[{"skinId":"zero","kind":"holiday","order":null,"startsAt":"2027-01-15T08:00:00Z","endsAt":"2027-01-23T08:00:00Z","priority":99,"platforms":["ios","android"],"minAppVersion":null,"maxAppVersion":null,"rollout":0,"packages":{"@1x-light":{"skinSign":"#),
+        #expect(
+            plain.text.hasPrefix(
+                #"{"app":"demo","platform":"ios","revision":7,"horizonEndsAt":"2027-01-29T08:01:00Z","complete":true,"killed":false,"skins":[{"skinId":"zero","kind":"holiday","order":null,"startsAt":"2027-01-15T08:00:00Z","endsAt":"2027-01-23T08:00:00Z","priority":99,"platforms":["ios","android"],"minAppVersion":null,"maxAppVersion":null,"rollout":0,"packages":{"@1x-light":{"skinSign":"#
+            ),
             "\(plain.text.prefix(400))")
         #expect(plain.text.hasSuffix("}]}"), "unsigned: no expiresAt")
         let document = try CatalogDocument.parse(plain.body)
         // Holiday skins in precedence order, then themes in list order; droid and noir are android only.
-        #expect(document.skins.map(\.skinId) == [
-            "zero", "legacy", "no-any", "eve-beta", "eve", "tie-a", "tie-b", "late", "base", "gold", "classic", "aurora", "mint",
-        ])
+        #expect(
+            document.skins.map(\.skinId) == [
+                "zero", "legacy", "no-any", "eve-beta", "eve", "tie-a", "tie-b", "late", "base", "gold", "classic",
+                "aurora", "mint"
+            ])
         let classic = try #require(document.skins.first { $0.skinId == "classic" })
-        #expect(classic.title == "Classic" && classic.description == "About classic" && classic.startsAt == .distantPast)
+        #expect(
+            classic.title == "Classic" && classic.description == "About classic" && classic.startsAt == .distantPast)
         #expect(classic.packages.keys.sorted() == CatalogVariant.all.map(\.key).sorted(), "one key per variant")
         #expect(document.skins.first { $0.skinId == "no-any" }?.packages.count == 6)
         // Cacheable until the first boundary ahead (eve starts at t0 + 1 day; t0 + 60 s now) and --cache-max-age.
@@ -75,7 +80,8 @@ import TestSupport
         _ = try key.ring.verify(body: response.body, headerValue: signature)
         // Step 08:01:00 ..< 08:02:00: expiresAt 08:07:00; max-age 60 from 08:01:15 ends 08:02:15, 285 s before it.
         #expect(response.text.hasSuffix(#"}}}],"expiresAt":"2027-01-15T08:07:00Z"}"#), "\(response.text.suffix(80))")
-        #expect(response.header("Cache-Control") == "public, max-age=60, stale-while-revalidate=285, stale-if-error=285")
+        #expect(
+            response.header("Cache-Control") == "public, max-age=60, stale-while-revalidate=285, stale-if-error=285")
         #expect(try CatalogDocument.parse(response.body).expiresAt == CatalogInstant.parse("2027-01-15T08:07:00Z"))
         #expect(response.text.contains(#""horizonEndsAt":"2027-01-29T08:01:00Z""#), "step start + 14 days")
 
@@ -88,7 +94,9 @@ import TestSupport
         #expect(android.body != response.body)
         harness.clock.set(Self.t0.addingTimeInterval(121))
         let later = try await harness.get(Self.url)
-        #expect(later.text.hasSuffix(#""expiresAt":"2027-01-15T08:08:00Z"}"#) && later.header("ETag") != response.header("ETag"))
+        #expect(
+            later.text.hasSuffix(#""expiresAt":"2027-01-15T08:08:00Z"}"#)
+                && later.header("ETag") != response.header("ETag"))
         await harness.stop()
     }
 
@@ -98,7 +106,8 @@ import TestSupport
         defer { harness.removeFiles() }
         // Step 08:00 ..< 08:10, expiresAt 08:15; max-age 600 from 08:00:01 ends 08:10:01, 299 s before expiresAt.
         let response = try await harness.get(Self.url)
-        #expect(response.header("Cache-Control") == "public, max-age=600, stale-while-revalidate=299, stale-if-error=299")
+        #expect(
+            response.header("Cache-Control") == "public, max-age=600, stale-while-revalidate=299, stale-if-error=299")
         // At 08:09:59 only 301 s are left before expiresAt: max-age stops there and nothing is left to serve stale.
         harness.clock.set(Self.t0.addingTimeInterval(599))
         let late = try await harness.get(Self.url)
@@ -107,7 +116,9 @@ import TestSupport
     }
 
     @Test func theHorizonBoundsWhatIsListed() async throws {
-        let harness = try await Self.harness(at: Self.t0.addingTimeInterval(60)) { $0.client.catalogHorizon = Int(5 * Self.day) }
+        let harness = try await Self.harness(at: Self.t0.addingTimeInterval(60)) {
+            $0.client.catalogHorizon = Int(5 * Self.day)
+        }
         defer { harness.removeFiles() }
         let document = try CatalogDocument.parse(try await harness.get(Self.url).body)
         // tie-a/tie-b start at t0 + 4 d (listed), late at t0 + 6 d + 1 h (past the 5-day horizon).
@@ -128,7 +139,7 @@ import TestSupport
             ("/api/v1/catalog?app=demo&platform=windows", 400, "invalid_parameter platform"),
             ("/api/v1/catalog?app=demo", 400, "invalid_parameter platform"),
             ("/api/v1/catalog?platform=ios", 400, "invalid_parameter app"),
-            ("/api/v1/catalog?app=de%20mo&platform=ios", 400, "invalid_parameter app"),
+            ("/api/v1/catalog?app=de%20mo&platform=ios", 400, "invalid_parameter app")
         ] {
             let response = try await harness.get(target)
             #expect(response.status == status, "\(target)")
@@ -155,7 +166,8 @@ import TestSupport
         defer { harness.removeFiles() }
         let document = try CatalogDocument.parse(try await harness.get(Self.url).body)
         #expect(!document.complete && document.skins.map(\.skinId) == ["zero", "legacy", "no-any"])
-        #expect(capture.records.contains { $0.message.contains("entry cap") && $0.level == .warning }, "\(capture.lines)")
+        #expect(
+            capture.records.contains { $0.message.contains("entry cap") && $0.level == .warning }, "\(capture.lines)")
         await harness.stop()
     }
 
@@ -166,9 +178,12 @@ import TestSupport
         try await harness.uploadTiny()
         try await harness.release("tiny")
         let first = try CatalogDocument.parse(try await harness.get(Self.url).body)
-        #expect(first.skins.map(\.skinId) == ["tiny"] && first.skins[0].endsAt == CatalogInstant.parse("2027-01-15T10:00:00Z"))
+        #expect(
+            first.skins.map(\.skinId) == ["tiny"]
+                && first.skins[0].endsAt == CatalogInstant.parse("2027-01-15T10:00:00Z"))
         let moved = try await harness.send(
-            "PUT", "/admin/v1/skins/tiny/release", json: #"{"startsAt": "2027-01-15T07:00:00Z", "endsAt": "2027-01-15T11:00:00Z"}"#)
+            "PUT", "/admin/v1/skins/tiny/release",
+            json: #"{"startsAt": "2027-01-15T07:00:00Z", "endsAt": "2027-01-15T11:00:00Z"}"#)
         #expect(moved.status == 200, "\(moved.text)")
         let second = try CatalogDocument.parse(try await harness.get(Self.url).body)
         #expect(second.skins[0].endsAt == CatalogInstant.parse("2027-01-15T11:00:00Z"), "no waiting for a step")

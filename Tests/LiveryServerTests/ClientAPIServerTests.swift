@@ -4,8 +4,8 @@ import LiveryCrypto
 import Logging
 import SkinModel
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 @testable import LiveryHTTP
 @testable import LiveryServer
@@ -51,7 +51,8 @@ import TestSupport
         // content-encoded, so no request header may select it: no Vary.
         #expect(first.header("Vary") == nil)
         let sameURLOtherHeaders = try await harness.get(
-            LiveryHarness.poll, headers: "Accept-Encoding: gzip\r\nUser-Agent: other-app/1.0\r\nAccept-Language: zh-CN\r\n")
+            LiveryHarness.poll,
+            headers: "Accept-Encoding: gzip\r\nUser-Agent: other-app/1.0\r\nAccept-Language: zh-CN\r\n")
         #expect(sameURLOtherHeaders.body == first.body && sameURLOtherHeaders.header("ETag") == first.header("ETag"))
         harness.clock.set(LiveryHarness.end.addingTimeInterval(-10))
         #expect(try await harness.get(LiveryHarness.poll).header("Cache-Control") == "public, max-age=10")
@@ -67,7 +68,8 @@ import TestSupport
     }
 
     @Test func nextAnnouncesTheUpcomingSkin() async throws {
-        let harness = try await LiveryHarness(samples: ["christmas-2026"], at: LiveryHarness.start.addingTimeInterval(-3600), transport: .socket)
+        let harness = try await LiveryHarness(
+            samples: ["christmas-2026"], at: LiveryHarness.start.addingTimeInterval(-3600), transport: .socket)
         defer { harness.removeFiles() }
         let answer = try await harness.poll()
         #expect(answer["skinSign"] as? String == "")
@@ -88,7 +90,9 @@ import TestSupport
         await harness.stop()
     }
 
-    @Test(arguments: ["deviceId=%zz", "deviceId=%4", "deviceId=a%", "deviceId=<script>", "deviceId=a|b", "deviceId={x}", "sign=%G1"])
+    @Test(arguments: [
+        "deviceId=%zz", "deviceId=%4", "deviceId=a%", "deviceId=<script>", "deviceId=a|b", "deviceId={x}", "sign=%G1"
+    ])
     func aPollWhoseQueryHasABadEscapeOrAForbiddenCharacterIs400LikeSuchAPath(bad: String) async throws {
         let harness = try await LiveryHarness(samples: ["christmas-2026"], transport: .socket)
         defer { harness.removeFiles() }
@@ -147,8 +151,10 @@ import TestSupport
     @Test func unknownPackagesAre404JSON() async throws {
         let harness = try await LiveryHarness(samples: ["christmas-2026"], transport: .socket)
         defer { harness.removeFiles() }
-        for target in ["/api/v1/packages/\(String(repeating: "a", count: 32)).zip", "/api/v1/packages/..%2Fetc.zip",
-                       "/api/v1/packages/short.zip", "/api/v1/packages/\(String(repeating: "A", count: 32)).zip"] {
+        for target in [
+            "/api/v1/packages/\(String(repeating: "a", count: 32)).zip", "/api/v1/packages/..%2Fetc.zip",
+            "/api/v1/packages/short.zip", "/api/v1/packages/\(String(repeating: "A", count: 32)).zip"
+        ] {
             let response = try await harness.get(target)
             #expect(response.status == 404, "\(target)")
             #expect(response.text.contains("package_not_found"))
@@ -167,7 +173,9 @@ import TestSupport
         let before = await cache.buildCount
         let statuses = try await withThrowingTaskGroup(of: (Int, Int).self) { group in
             for _ in 0..<12 {
-                group.addTask { let r = try await harness.get(url); return (r.status, r.body.count) }
+                group.addTask {
+                    let r = try await harness.get(url); return (r.status, r.body.count)
+                }
             }
             var all: [(Int, Int)] = []
             for try await result in group { all.append(result) }
@@ -260,12 +268,17 @@ import TestSupport
         #expect(client.packageIfReady(request) == nil, "a removed file is noticed at once, kept bytes or not")
         await harness.stop()
 
-        for configure in [{ (c: inout LiveryService.Configuration) in c.client.inMemoryPackageLimit = 0 },
-                          { (c: inout LiveryService.Configuration) in c.client.inMemoryPackageBudget = 0 }] {
+        for configure in [
+            { (c: inout LiveryService.Configuration) in c.client.inMemoryPackageLimit = 0 },
+            { (c: inout LiveryService.Configuration) in c.client.inMemoryPackageBudget = 0 }
+        ] {
             let other = try await LiveryHarness(samples: ["christmas-2026"], configure: configure)
             defer { other.removeFiles() }
             let body = try #require(other.service.client.packageIfReady(request)).body
-            #expect(body == .immutableFile(path: other.service.client.cache.path(for: sign), offset: 0, length: UInt64(bytes.count)))
+            #expect(
+                body
+                    == .immutableFile(
+                        path: other.service.client.cache.path(for: sign), offset: 0, length: UInt64(bytes.count)))
             await other.stop()
         }
     }
@@ -291,8 +304,10 @@ import TestSupport
         let sign = "0123456789abcdef00ff10203040a0b0"
         #expect(PackageFileName(sign + ".zip")?.sign == sign)
         #expect(PackageFileName(String(repeating: "0", count: 32) + ".zip")?.sign == String(repeating: "0", count: 32))
-        for bad in [sign, sign + ".ZIP", sign.uppercased() + ".zip", String(sign.dropLast()) + ".zip", sign + "0.zip",
-                    "g" + sign.dropFirst() + ".zip", "../" + sign.dropFirst(3) + ".zip", ""] {
+        for bad in [
+            sign, sign + ".ZIP", sign.uppercased() + ".zip", String(sign.dropLast()) + ".zip", sign + "0.zip",
+            "g" + sign.dropFirst() + ".zip", "../" + sign.dropFirst(3) + ".zip", ""
+        ] {
             #expect(PackageFileName(bad) == nil, "\(bad)")
         }
     }

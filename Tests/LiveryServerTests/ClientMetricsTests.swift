@@ -2,8 +2,8 @@ import Foundation
 import LiveryHTTP
 import Logging
 import MetricsTestKit
-import Testing
 import TestSupport
+import Testing
 
 @testable import LiveryServer
 @testable import SkinServing
@@ -43,7 +43,8 @@ import TestSupport
         let api = ClientAPI(cache: cache, logger: LiveryHarness.quiet, clock: { F.t0 }, metricsFactory: metrics)
         api.publish(F.catalog(F.skin("look-a", content: "same"), F.skin("look-b", app: "other", content: "same")))
         for (app, skin) in [("demo", "look-a"), ("other", "look-b"), ("other", "look-b")] {
-            let answer = api.skin(HTTPRequest(method: .get, target: "/api/v1/skin?app=\(app)&platform=ios&appVersion=7.0"))
+            let answer = api.skin(
+                HTTPRequest(method: .get, target: "/api/v1/skin?app=\(app)&platform=ios&appVersion=7.0"))
             let body = try #require(try JSONSerialization.jsonObject(with: Data(answer.bodyBytes)) as? [String: Any])
             #expect(body["skinId"] as? String == skin)
         }

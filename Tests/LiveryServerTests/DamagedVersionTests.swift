@@ -21,18 +21,28 @@ import Testing
         let harness = try await LiveryHarness(samples: ["christmas-2026"], root: first.root)
         let ready = try await harness.get("/readyz")
         #expect(ready.status == 200, "\(ready.text)")
-        #expect(ready.text.hasPrefix(#"{"status":"ready","damaged":[{"skin":"christmas-2026","version":1,"reason":"the metadata of christmas-2026 v1 does not match its digest "#), "\(ready.text)")
+        #expect(
+            ready.text.hasPrefix(
+                #"{"status":"ready","damaged":[{"skin":"christmas-2026","version":1,"reason":"the metadata of christmas-2026 v1 does not match its digest "#
+            ), "\(ready.text)")
         #expect(harness.service.damaged.count == 1)
         // Not served: the answer says no skin (the rules' answer for the catalog it has), never a fault.
         let poll = try await harness.get(LiveryHarness.poll)
         #expect(poll.status == 200 && poll.text.hasPrefix(#"{"skinSign":"""#), "\(poll.text)")
         let skin = try await harness.request("GET", "/admin/v1/skins/christmas-2026")
-        #expect(skin.status == 200 && skin.text.contains(#""damaged":[{"skin":"christmas-2026","version":1,"reason":"#), "\(skin.text)")
-        for target in ["/admin/v1/skins/christmas-2026/versions/1", "/admin/v1/skins/christmas-2026/versions/1/config.json"] {
+        #expect(
+            skin.status == 200 && skin.text.contains(#""damaged":[{"skin":"christmas-2026","version":1,"reason":"#),
+            "\(skin.text)")
+        for target in [
+            "/admin/v1/skins/christmas-2026/versions/1", "/admin/v1/skins/christmas-2026/versions/1/config.json"
+        ] {
             let refused = try await harness.request("GET", target)
-            #expect(refused.status == 500 && refused.text.contains(#""code":"version_damaged""#), "\(target): \(refused.text)")
+            #expect(
+                refused.status == 500 && refused.text.contains(#""code":"version_damaged""#),
+                "\(target): \(refused.text)")
         }
-        let killed = try await harness.send("PUT", "/admin/v1/killswitch", json: #"{"enabled": true, "reason": "incident"}"#)
+        let killed = try await harness.send(
+            "PUT", "/admin/v1/killswitch", json: #"{"enabled": true, "reason": "incident"}"#)
         #expect(killed.status == 200, "\(killed.text)")
         await harness.stop()
     }

@@ -31,7 +31,8 @@ enum Fixtures {
         // Packages are named by their content: skins given the same `content` have identical bytes.
         let look = content ?? name
         for variant in PackageVariant.all {
-            let sign = String(repeating: "0", count: 32 - look.count - variant.description.count)
+            let sign =
+                String(repeating: "0", count: 32 - look.count - variant.description.count)
                 + look + variant.description
             packages[variant] = PackageRecord(
                 sign: sign, variant: variant, sha256: "sha-\(sign)", size: 100, path: "/dev/null")

@@ -35,7 +35,8 @@ import Testing
         skinID: "spring-2027", version: 3, sequence: 42, action: .pause, rolloutBefore: 30,
         at: Date(timeIntervalSince1970: 1_801_000_000),
         figures: VersionFigures(
-            skinID: "spring-2027", version: 3, reportingDevices: 500, failedDevices: 150, failedByStage: ["unpack": 120, "crash": 30]))
+            skinID: "spring-2027", version: 3, reportingDevices: 500, failedDevices: 150,
+            failedByStage: ["unpack": 120, "crash": 30]))
 
     static func receiver(_ received: Received) throws -> TestServer {
         try TestServer.start(routes: { (router: Router) in
@@ -68,7 +69,9 @@ import Testing
         #expect(body["skin"] == .string("spring-2027") && body["version"] == .number(JSONNumber(3)))
         #expect(body["action"] == .string("pause") && body["rolloutBefore"] == .number(JSONNumber(30)))
         let figures = try #require(body["figures"]?.objectValue)
-        #expect(figures["reportingDevices"] == .number(JSONNumber(500)) && figures["failedDevices"] == .number(JSONNumber(150)))
+        #expect(
+            figures["reportingDevices"] == .number(JSONNumber(500))
+                && figures["failedDevices"] == .number(JSONNumber(150)))
         #expect(figures["failedByStage"]?.objectValue?["unpack"] == .number(JSONNumber(120)))
         let text = try #require(body["text"]?.stringValue)
         #expect(text.contains("spring-2027") && text.contains("150 of 500") && text.contains("--resume"))
@@ -102,7 +105,8 @@ import Testing
 
     @Test func hmacMatchesRFC4231() {
         // RFC 4231, test case 2.
-        let code = SHA256.authenticationCode(key: Array("Jefe".utf8), message: Array("what do ya want for nothing?".utf8))
+        let code = SHA256.authenticationCode(
+            key: Array("Jefe".utf8), message: Array("what do ya want for nothing?".utf8))
         #expect(Hex.encode(code) == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
     }
 }
@@ -118,10 +122,14 @@ import Testing
         let harness = try await LiveryHarness(samples: ["christmas-2026"]) { $0.notifier = notifier }
         let version = try #require(harness.store.snapshot.skins["christmas-2026"]?.release?.version)
         let figures = VersionFigures(
-            skinID: "christmas-2026", version: version, reportingDevices: 500, failedDevices: 150, failedByStage: ["crash": 150])
+            skinID: "christmas-2026", version: version, reportingDevices: 500, failedDevices: 150,
+            failedByStage: ["crash": 150])
 
-        let trip = try #require(try await harness.service.tripGuardIfNeeded(skinID: "christmas-2026", version: version, figures: figures))
-        #expect(try await harness.service.tripGuardIfNeeded(skinID: "christmas-2026", version: version, figures: figures) == nil)
+        let trip = try #require(
+            try await harness.service.tripGuardIfNeeded(skinID: "christmas-2026", version: version, figures: figures))
+        #expect(
+            try await harness.service.tripGuardIfNeeded(skinID: "christmas-2026", version: version, figures: figures)
+                == nil)
         let calls = received.calls.withLock { $0 }
         #expect(calls.count == 1)
         let call = try #require(calls.first)

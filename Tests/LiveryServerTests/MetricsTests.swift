@@ -6,8 +6,8 @@ import MetricsTestKit
 import SkinDirectory
 import SkinModel
 import SkinPackage
-import Testing
 import TestSupport
+import Testing
 
 @testable import LiveryServer
 @testable import SkinServing
@@ -24,10 +24,14 @@ import TestSupport
         init() throws {
             let metrics = LiveryMetrics()
             self.metrics = metrics
-            server = try TestServer.start(logger: LiveryHarness.quiet, configure: { $0.observer = metrics.httpObserver }) { router in
-                router.on(.get, "/hello/:name", .sync { request in
-                    .json(.ok, Array(#"{"hello":"\#(request.pathParameters["name"] ?? "")"}"#.utf8))
-                })
+            server = try TestServer.start(
+                logger: LiveryHarness.quiet, configure: { $0.observer = metrics.httpObserver }
+            ) { router in
+                router.on(
+                    .get, "/hello/:name",
+                    .sync { request in
+                        .json(.ok, Array(#"{"hello":"\#(request.pathParameters["name"] ?? "")"}"#.utf8))
+                    })
                 router.on(.get, "/fail", .sync { _ in .json(.internalServerError, Array("{}".utf8)) })
                 metrics.register(on: router)
             }
@@ -52,9 +56,13 @@ import TestSupport
             return try harness.scrape()
         }
         await harness.server.stop()
-        #expect(try scraped.count("livery_http_requests_total", ["method": "GET", "route": "/hello/:name", "status": "200"]) == 3)
+        #expect(
+            try scraped.count("livery_http_requests_total", ["method": "GET", "route": "/hello/:name", "status": "200"])
+                == 3)
         #expect(try scraped.count("livery_http_requests_total", ["route": "/fail", "status": "500"]) == 1)
-        #expect(try scraped.count("livery_http_requests_total", ["method": "GET", "route": "unmatched", "status": "404"]) == 3)
+        #expect(
+            try scraped.count("livery_http_requests_total", ["method": "GET", "route": "unmatched", "status": "404"])
+                == 3)
         #expect(try scraped.count("livery_http_requests_total", ["method": "other", "route": "unmatched"]) == 1)
         #expect(try scraped.count("livery_http_request_duration_seconds_count", ["route": "/hello/:name"]) == 3)
         #expect(try scraped.count("livery_http_response_bytes_total", ["route": "/hello/:name"]) > 3 * 9)
@@ -114,7 +122,8 @@ import TestSupport
         #expect(built.sha256 == shared.sha256)
         _ = try await cache.record(sign: sign, variant: variant, packager: packager)
 
-        #expect(test.counterTotal(label: PackageCacheMetrics.missesName) == 2, "the build and the request that joined it")
+        #expect(
+            test.counterTotal(label: PackageCacheMetrics.missesName) == 2, "the build and the request that joined it")
         #expect(test.counterTotal(label: PackageCacheMetrics.hitsName) == 1)
         #expect(test.counterTotal(label: PackageCacheMetrics.buildsName) == 1)
         #expect(test.counterTotal(label: PackageCacheMetrics.buildBytesName) == Int64(built.size))
@@ -170,7 +179,10 @@ import TestSupport
     @Test func annotationEscapesAndKeepsEveryOtherLine() {
         let input = Array("# TYPE unknown_total counter\nunknown_total 1\n# HELP x old\n# a comment\n".utf8)
         let output = String(decoding: MetricDescriptions.annotate(input), as: UTF8.self)
-        #expect(output == "# HELP unknown_total Livery series unknown_total.\n# TYPE unknown_total counter\nunknown_total 1\n# a comment\n")
+        #expect(
+            output
+                == "# HELP unknown_total Livery series unknown_total.\n# TYPE unknown_total counter\nunknown_total 1\n# a comment\n"
+        )
     }
 
     // MARK: - The test parser rejects what Prometheus would
@@ -186,7 +198,7 @@ import TestSupport
         "# TYPE 9a counter\n9a 1\n",
         "# TYPE h histogram\nh_bucket{le=\"1\"} 2\nh_bucket{le=\"+Inf\"} 1\nh_count 1\nh_sum 1\n",
         "# TYPE h histogram\nh_bucket{le=\"1\"} 1\nh_bucket{le=\"+Inf\"} 2\nh_count 3\nh_sum 1\n",
-        "# TYPE h histogram\nh_bucket{le=\"1\"} 1\nh_count 1\nh_sum 1\n",
+        "# TYPE h histogram\nh_bucket{le=\"1\"} 1\nh_count 1\nh_sum 1\n"
     ])
     func testParserRejectsInvalidExpositions(_ text: String) {
         #expect(throws: TestClientError.self) { try PrometheusText(text) }
@@ -195,7 +207,8 @@ import TestSupport
     @Test func testParserReadsAValidExposition() throws {
         let text = try PrometheusText(
             "# HELP a Some help.\n# TYPE a counter\na{x=\"q\\\"uote\\\\\\n\",y=\"\"} 1.5e3\n# a comment\n"
-                + "# TYPE h histogram\nh_bucket{le=\"0.5\"} 1\nh_bucket{le=\"+Inf\"} 2\nh_count 2\nh_sum 0.75 1700000000000\n")
+                + "# TYPE h histogram\nh_bucket{le=\"0.5\"} 1\nh_bucket{le=\"+Inf\"} 2\nh_count 2\nh_sum 0.75 1700000000000\n"
+        )
         #expect(try text.value("a", ["x": "q\"uote\\\n"]) == 1500)
         #expect(try text.value("h_count") == 2)
     }

@@ -39,7 +39,9 @@ struct OneJSONEscapingRuleTests {
 
     @Test("a log line writes a message by the rule")
     func logLine() {
-        let line = String(decoding: JSONLogHandler.encode(level: .info, label: "l", message: Self.text, metadata: [:], source: "t"), as: UTF8.self)
+        let line = String(
+            decoding: JSONLogHandler.encode(level: .info, label: "l", message: Self.text, metadata: [:], source: "t"),
+            as: UTF8.self)
         #expect(line.contains(#""message":"# + Self.written + "}"))
     }
 

@@ -23,14 +23,16 @@ import Testing
 
         // Only the window is given: the version and every other setting stay.
         let moved = try await harness.send(
-            "PATCH", "/admin/v1/skins/tiny/release", json: #"{"startsAt": "2027-01-15T08:00:00Z", "endsAt": "2027-01-16T08:00:00Z"}"#)
+            "PATCH", "/admin/v1/skins/tiny/release",
+            json: #"{"startsAt": "2027-01-15T08:00:00Z", "endsAt": "2027-01-16T08:00:00Z"}"#)
         let patched = try Self.release(of: moved)
         #expect(patched["version"] as? Int == 1 && patched["priority"] as? Int == 7)
         #expect(patched["platforms"] as? [String] == ["ios"] && patched["endsAt"] as? String == "2027-01-16T08:00:00Z")
 
         // A whole replacement without "version" keeps the released version, not the latest.
         let replaced = try await harness.send(
-            "PUT", "/admin/v1/skins/tiny/release", json: #"{"startsAt": "2027-01-15T07:00:00Z", "endsAt": "2027-01-16T09:00:00Z"}"#)
+            "PUT", "/admin/v1/skins/tiny/release",
+            json: #"{"startsAt": "2027-01-15T07:00:00Z", "endsAt": "2027-01-16T09:00:00Z"}"#)
         let whole = try Self.release(of: replaced)
         #expect(whole["version"] as? Int == 1, "the rolled-back version stays released")
         #expect(whole["priority"] as? Int == 0, "a replacement resets what it does not give")
@@ -56,9 +58,11 @@ import Testing
         #expect(try LiveryHarness.code(preview) == "unknown_app app")
 
         // An app with no skins yet: force says so.
-        let forced = try await harness.send("PUT", "/admin/v1/killswitch?force=true", json: #"{"app": "new-app", "enabled": true}"#)
+        let forced = try await harness.send(
+            "PUT", "/admin/v1/killswitch?force=true", json: #"{"app": "new-app", "enabled": true}"#)
         #expect(forced.status == 200, "\(forced.text)")
-        let forcedPreview = try await harness.request("GET", "/admin/v1/preview?app=brand-new&platform=ios&appVersion=7.0.0&force=true")
+        let forcedPreview = try await harness.request(
+            "GET", "/admin/v1/preview?app=brand-new&platform=ios&appVersion=7.0.0&force=true")
         #expect(forcedPreview.status == 200)
         // Known apps (and the global switch) need no force.
         let known = try await harness.send("PUT", "/admin/v1/killswitch", json: #"{"app": "demo", "enabled": false}"#)
@@ -72,7 +76,8 @@ import Testing
         try await harness.uploadTiny()
         let before = harness.mark()
         let past = try await harness.send(
-            "PUT", "/admin/v1/skins/tiny/release", json: #"{"startsAt": "2027-01-14T07:00:00Z", "endsAt": "2027-01-15T08:00:00Z"}"#)
+            "PUT", "/admin/v1/skins/tiny/release",
+            json: #"{"startsAt": "2027-01-14T07:00:00Z", "endsAt": "2027-01-15T08:00:00Z"}"#)
         #expect(past.status == 422)
         #expect(try LiveryHarness.code(past) == "invalid_release endsAt")
         #expect(harness.mark() == before)
@@ -112,22 +117,27 @@ import Testing
         for (id, fields) in [
             ("later-android", #"\#(later), "platforms": ["android"], "minAppVersion": "9.0""#),
             ("later-nobody", #"\#(later), "rollout": 0"#),
-            ("now-android", #""startsAt": "2027-01-15T07:00:00Z", "endsAt": "2027-01-15T10:00:00Z", "platforms": ["android"], "minAppVersion": "9.0""#),
+            (
+                "now-android",
+                #""startsAt": "2027-01-15T07:00:00Z", "endsAt": "2027-01-15T10:00:00Z", "platforms": ["android"], "minAppVersion": "9.0""#
+            )
         ] {
             let response = try await harness.send("PUT", "/admin/v1/skins/\(id)/release", json: "{\(fields)}")
             #expect(response.status == 200, "\(response.text)")
         }
         let preview = try LiveryHarness.object(
             try await harness.request("GET", "/admin/v1/preview?app=demo&platform=ios&appVersion=7.0.0&deviceId=d1"))
-        let reasons = Dictionary(uniqueKeysWithValues: (preview["considered"] as? [[String: Any]] ?? []).compactMap {
-            entry -> (String, String)? in
-            guard let id = entry["skinId"] as? String else { return nil }
-            return (id, entry["reason"] as? String ?? "-")
-        })
-        #expect(reasons == [
-            "later-android": "window not started", "later-nobody": "window not started",
-            "now-android": "platform not targeted",
-        ])
+        let reasons = Dictionary(
+            uniqueKeysWithValues: (preview["considered"] as? [[String: Any]] ?? []).compactMap {
+                entry -> (String, String)? in
+                guard let id = entry["skinId"] as? String else { return nil }
+                return (id, entry["reason"] as? String ?? "-")
+            })
+        #expect(
+            reasons == [
+                "later-android": "window not started", "later-nobody": "window not started",
+                "now-android": "platform not targeted"
+            ])
         await harness.stop()
     }
 }

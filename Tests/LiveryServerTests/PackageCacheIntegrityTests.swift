@@ -2,8 +2,8 @@ import Foundation
 import SkinDirectory
 import SkinModel
 import SkinPackage
-import Testing
 import TestSupport
+import Testing
 
 @testable import LiveryHTTP
 @testable import LiveryServer
@@ -27,7 +27,8 @@ import TestSupport
     @Test func aBuildIsRecordedAndAnAlteredFileIsRebuiltToTheRecordedBytes() async throws {
         let scratch = try ScratchDirectory(prefix: "livery-cache-integrity")
         let packager = try Self.packager()
-        let built = try await Self.record(try PackageCache(directory: scratch.path, logger: LiveryHarness.quiet), packager)
+        let built = try await Self.record(
+            try PackageCache(directory: scratch.path, logger: LiveryHarness.quiet), packager)
         let record = try String(contentsOfFile: built.path + ".sha256", encoding: .utf8)
         #expect(record == "\(built.sign) \(built.sha256) \(built.size)\n")
 
@@ -43,7 +44,8 @@ import TestSupport
     @Test func aRebuildThatGivesOtherBytesThanRecordedIsRefused() async throws {
         let scratch = try ScratchDirectory(prefix: "livery-cache-integrity")
         let packager = try Self.packager()
-        let built = try await Self.record(try PackageCache(directory: scratch.path, logger: LiveryHarness.quiet), packager)
+        let built = try await Self.record(
+            try PackageCache(directory: scratch.path, logger: LiveryHarness.quiet), packager)
         // As if the sources had changed since: the record says other bytes, and the file is gone.
         let other = String(repeating: "ab", count: 32)
         try Data("\(built.sign) \(other) \(built.size)\n".utf8).write(to: URL(fileURLWithPath: built.path + ".sha256"))
@@ -67,7 +69,8 @@ import TestSupport
     @Test func aRebuiltPackageIsNeverServedFromAFileKeptOpen() async throws {
         let scratch = try ScratchDirectory(prefix: "livery-cache-integrity")
         let packager = try Self.packager()
-        let built = try await Self.record(try PackageCache(directory: scratch.path, logger: LiveryHarness.quiet), packager)
+        let built = try await Self.record(
+            try PackageCache(directory: scratch.path, logger: LiveryHarness.quiet), packager)
         let good = try scratch.read(URL(fileURLWithPath: built.path).lastPathComponent)
 
         // The file is damaged on disk while a server holds it open (a frozen clock: never revalidated by time).
@@ -81,6 +84,8 @@ import TestSupport
             directory: scratch.path, logger: LiveryHarness.quiet, fileChanged: { openFiles.invalidate($0) })
         let again = try await Self.record(restarted, packager)
         #expect(await restarted.buildCount == 1, "the damaged file was rebuilt")
-        #expect(try Self.sent(openFiles, again.path) == good, "the rebuilt bytes, not the kept descriptor of the damaged file")
+        #expect(
+            try Self.sent(openFiles, again.path) == good,
+            "the rebuilt bytes, not the kept descriptor of the damaged file")
     }
 }

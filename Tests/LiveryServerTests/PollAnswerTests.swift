@@ -1,8 +1,8 @@
 import Foundation
 import HTTPTestSupport
 import LiveryHTTP
-import Testing
 import TestSupport
+import Testing
 
 @testable import LiveryServer
 
@@ -10,7 +10,9 @@ import TestSupport
 /// loaded, entity tags that follow every byte of the body, errors no cache keeps.
 @Suite(.serialized) struct PollAnswerTests {
     /// Releases `id` over `startsAt ..< endsAt`, expecting 200.
-    static func release(_ harness: LiveryHarness, _ id: String, from startsAt: String, until endsAt: String) async throws {
+    static func release(
+        _ harness: LiveryHarness, _ id: String, from startsAt: String, until endsAt: String
+    ) async throws {
         let response = try await harness.send(
             "PUT", "/admin/v1/skins/\(id)/release", json: #"{"startsAt": "\#(startsAt)", "endsAt": "\#(endsAt)"}"#)
         #expect(response.status == 200, "\(response.text)")
@@ -21,16 +23,21 @@ import TestSupport
         defer { harness.removeFiles() }
         let mine = try await harness.uploadTiny(id: "look-demo", marker: "same", app: "demo")
         let theirs = try await harness.uploadTiny(id: "look-other", marker: "same", app: "other")
-        #expect((mine["signs"] as? [String: String]) == (theirs["signs"] as? [String: String]), "identical bytes, one sign")
+        #expect(
+            (mine["signs"] as? [String: String]) == (theirs["signs"] as? [String: String]), "identical bytes, one sign")
         try await Self.release(harness, "look-demo", from: "2027-01-15T07:00:00Z", until: "2027-01-15T10:00:00Z")
         try await Self.release(harness, "look-other", from: "2027-01-15T07:30:00Z", until: "2027-01-15T09:00:00Z")
 
         let demo = try await harness.poll()
         #expect(demo["skinId"] as? String == "look-demo")
-        #expect(demo["startsAt"] as? String == "2027-01-15T07:00:00Z" && demo["endsAt"] as? String == "2027-01-15T10:00:00Z")
+        #expect(
+            demo["startsAt"] as? String == "2027-01-15T07:00:00Z" && demo["endsAt"] as? String == "2027-01-15T10:00:00Z"
+        )
         let other = try await harness.poll("/api/v1/skin?app=other&platform=ios&appVersion=7.0.0")
         #expect(other["skinId"] as? String == "look-other")
-        #expect(other["startsAt"] as? String == "2027-01-15T07:30:00Z" && other["endsAt"] as? String == "2027-01-15T09:00:00Z")
+        #expect(
+            other["startsAt"] as? String == "2027-01-15T07:30:00Z"
+                && other["endsAt"] as? String == "2027-01-15T09:00:00Z")
         #expect(demo["skinSign"] as? String == other["skinSign"] as? String)
 
         // The preview tells the same story as the body.
@@ -87,7 +94,8 @@ import TestSupport
     }
 
     @Test func pollsAndDownloadsBeforeTheCatalogIsLoadedGet503NotReady() async throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("livery-notready-\(UUID().uuidString)").path
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("livery-notready-\(UUID().uuidString)")
+            .path
         defer { try? FileManager.default.removeItem(atPath: root) }
         try LiveryHarness.makeSkins(in: root)
         var configuration = LiveryService.Configuration()
@@ -100,8 +108,9 @@ import TestSupport
 
         for target in [
             LiveryHarness.poll, "/api/v1/packages/\(String(repeating: "a", count: 32)).zip",
-            "/api/v1/themes?app=demo&platform=ios&appVersion=7.0.0", "/api/v1/previews/\(String(repeating: "a", count: 64)).png",
-            "/api/v1/catalog?app=demo&platform=ios",
+            "/api/v1/themes?app=demo&platform=ios&appVersion=7.0.0",
+            "/api/v1/previews/\(String(repeating: "a", count: 64)).png",
+            "/api/v1/catalog?app=demo&platform=ios"
         ] {
             let early = try await get(target)
             #expect(early.status == 503, "\(target): never \"no skin\" for want of a catalog")
@@ -125,7 +134,8 @@ import TestSupport
         let first = try await harness.request("GET", LiveryHarness.poll, token: nil)
         let etag = try #require(first.header("ETag"))
 
-        let moved = try await harness.send("PATCH", "/admin/v1/skins/tiny/release", json: #"{"endsAt": "2027-01-15T11:00:00Z"}"#)
+        let moved = try await harness.send(
+            "PATCH", "/admin/v1/skins/tiny/release", json: #"{"endsAt": "2027-01-15T11:00:00Z"}"#)
         #expect(moved.status == 200, "\(moved.text)")
         let revalidated = try await harness.request(
             "GET", LiveryHarness.poll, token: nil, headers: [("If-None-Match", etag)])
@@ -134,7 +144,8 @@ import TestSupport
         #expect(revalidated.header("ETag") != etag)
 
         let unchanged = try await harness.request(
-            "GET", LiveryHarness.poll, token: nil, headers: [("If-None-Match", try #require(revalidated.header("ETag")))])
+            "GET", LiveryHarness.poll, token: nil,
+            headers: [("If-None-Match", try #require(revalidated.header("ETag")))])
         #expect(unchanged.status == 304)
         #expect(unchanged.header("Content-Type") == nil, "a 304 describes no content")
         await harness.stop()
@@ -145,11 +156,14 @@ import TestSupport
         defer { harness.removeFiles() }
         try await harness.uploadTiny()
         try await harness.release("tiny")
-        for query in ["platform=iOS&appearance=Dark", "platform=Android&appearance=Light", "platform=IOS&appearance=unspecified"] {
+        for query in [
+            "platform=iOS&appearance=Dark", "platform=Android&appearance=Light", "platform=IOS&appearance=unspecified"
+        ] {
             let answer = try await harness.poll("/api/v1/skin?app=demo&appVersion=7.0.0&\(query)")
             #expect(answer["skinId"] as? String == "tiny", "\(query)")
         }
-        let refused = try await harness.request("GET", "/api/v1/skin?app=demo&appVersion=7.0.0&platform=WinPhone", token: nil)
+        let refused = try await harness.request(
+            "GET", "/api/v1/skin?app=demo&appVersion=7.0.0&platform=WinPhone", token: nil)
         #expect(refused.status == 400)
         let details = try #require(try LiveryHarness.error(refused)["details"] as? [String: Any])
         #expect(details["field"] as? String == "platform" && details["value"] as? String == "WinPhone")

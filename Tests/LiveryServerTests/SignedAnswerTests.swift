@@ -71,7 +71,8 @@ final class CountingKey: BodySigner {
             "\(response.text)")
         #expect(response.header("ETag") == SkinAnswer.etag(of: response.body), "the tag follows the signed bytes")
         // A cache may serve it stale (Varnish's grace) only until its expiresAt: 08:02:00 + 300 s = 08:07:00.
-        #expect(response.header("Cache-Control") == "public, max-age=60, stale-while-revalidate=300, stale-if-error=300")
+        #expect(
+            response.header("Cache-Control") == "public, max-age=60, stale-while-revalidate=300, stale-if-error=300")
         // A byte changed anywhere in the body no longer verifies.
         var changed = response.body
         changed[changed.count / 2] ^= 0x01
@@ -110,10 +111,11 @@ final class CountingKey: BodySigner {
         let key = try CountingKey()
         let harness = try await Self.harness(key)
         defer { harness.removeFiles() }
-        let queries = [1, 2, 3].map { LiveryHarness.poll + "&scale=\($0)" } + [
-            "/api/v1/skin?app=unknown&platform=ios&appVersion=7.0.0",
-            "/api/v1/skin?app=demo&platform=harmony&appVersion=7.0.0",  // not a platform of the skin: no skin
-        ]
+        let queries =
+            [1, 2, 3].map { LiveryHarness.poll + "&scale=\($0)" } + [
+                "/api/v1/skin?app=unknown&platform=ios&appVersion=7.0.0",
+                "/api/v1/skin?app=demo&platform=harmony&appVersion=7.0.0"  // not a platform of the skin: no skin
+            ]
         var first: [String: String] = [:]
         var bodies: Set<[UInt8]> = []
         for _ in 0..<3 {
@@ -158,7 +160,8 @@ final class CountingKey: BodySigner {
                 #"],"app":"demo","platform":"ios","scale":3,"appearance":"light","expiresAt":"2027-01-15T08:07:00Z"}"#),
             "\(first.text)")
         #expect(first.header("ETag") == SkinAnswer.etag(of: first.body), "the tag follows the signed bytes")
-        let cached = try await harness.get(ThemeListTests.list, headers: "If-None-Match: \(first.header("ETag") ?? "")\r\n")
+        let cached = try await harness.get(
+            ThemeListTests.list, headers: "If-None-Match: \(first.header("ETag") ?? "")\r\n")
         #expect(cached.status == 304 && cached.header("Livery-Signature") == nil)
         let control = "public, max-age=60, stale-while-revalidate=300, stale-if-error=300"
         #expect(first.header("Cache-Control") == control && cached.header("Cache-Control") == control)
@@ -192,7 +195,8 @@ final class CountingKey: BodySigner {
             let signed = try lists.signedAnswer(for: decision, answering: AnswerBinding(request), by: signer, at: now)
             _ = try key.ring.verify(body: signed.answer.body, headerValue: signed.signature)
             let listed = try #require(
-                (try JSONSerialization.jsonObject(with: Data(signed.answer.body)) as? [String: Any])?["themes"] as? [[String: Any]])
+                (try JSONSerialization.jsonObject(with: Data(signed.answer.body)) as? [String: Any])?["themes"]
+                    as? [[String: Any]])
             let names = listed.compactMap { $0["id"] as? String }
             #expect(names == decision.themes.map(\.skinID.rawValue))
             if distinct.insert(names).inserted { signedBytes += signed.answer.body.count }
@@ -240,11 +244,13 @@ final class CountingKey: BodySigner {
 
     /// The stale allowance is the whole seconds from the end of max-age to `expiresAt`, never negative.
     @Test(arguments: [
-        (60, 360.0, 300), (60, 360.9, 300), (305, 305.5, 0), (0, 0.4, 0), (10, 5.0, 0), (10, -3.0, 0), (3600, 3840.0, 240),
+        (60, 360.0, 300), (60, 360.9, 300), (305, 305.5, 0), (0, 0.4, 0), (10, 5.0, 0), (10, -3.0, 0),
+        (3600, 3840.0, 240)
     ])
     func staleAllowanceEndsAtExpiry(maxAge: Int, untilExpiry: Double, stale: Int) {
         let now = Fixtures.t0
-        let value = ClientAPI.signedCacheControl(maxAge: maxAge, expiresAt: now.addingTimeInterval(untilExpiry), now: now)
+        let value = ClientAPI.signedCacheControl(
+            maxAge: maxAge, expiresAt: now.addingTimeInterval(untilExpiry), now: now)
         #expect(value == "public, max-age=\(maxAge), stale-while-revalidate=\(stale), stale-if-error=\(stale)")
     }
 
@@ -290,11 +296,14 @@ final class CountingKey: BodySigner {
 
     @Test func anEmptyObjectGetsTheQuestionAndExpiresAtAsItsOnlyMembers() throws {
         let signer = AnswerSigner(key: try CountingKey(), maxAge: 60)
-        let binding = AnswerBinding(app: "demo", platform: .macos, variant: try #require(PackageVariant(scale: 1, contents: .any)))
-        let signed = try signer.sign(jsonObject: Array("{}".utf8), answering: binding, step: signer.step(at: Fixtures.t0))
+        let binding = AnswerBinding(
+            app: "demo", platform: .macos, variant: try #require(PackageVariant(scale: 1, contents: .any)))
+        let signed = try signer.sign(
+            jsonObject: Array("{}".utf8), answering: binding, step: signer.step(at: Fixtures.t0))
         #expect(
             String(decoding: signed.body, as: UTF8.self)
-                == #"{"app":"demo","platform":"macos","scale":1,"appearance":"any","expiresAt":"2027-01-15T08:06:00Z"}"#)
+                == #"{"app":"demo","platform":"macos","scale":1,"appearance":"any","expiresAt":"2027-01-15T08:06:00Z"}"#
+        )
     }
 
     /// A signed answer names the question it answers, as the request asked it: the app as spelled, the platform in
@@ -302,16 +311,26 @@ final class CountingKey: BodySigner {
     /// this order and just before `expiresAt`. Answers to other questions are other bodies, so a signature for one
     /// never verifies another's bytes.
     @Test(arguments: [
-        ("/api/v1/skin?app=demo&platform=ios&appVersion=7.0.0",
-         #""app":"demo","platform":"ios","scale":3,"appearance":"light","#),
-        ("/api/v1/skin?app=demo&platform=Android&appVersion=7.0.0&scale=2&appearance=unspecified",
-         #""app":"demo","platform":"android","scale":2,"appearance":"light","#),
-        ("/api/v1/skin?app=demo&platform=iOS&appVersion=7.0.0&scale=1&appearance=Dark",
-         #""app":"demo","platform":"ios","scale":1,"appearance":"dark","#),
-        ("/api/v1/skin?app=Other.App_1&platform=macos&appVersion=7.0.0&scale=03&appearance=any",
-         #""app":"Other.App_1","platform":"macos","scale":3,"appearance":"any","#),
-        ("/api/v1/themes?app=demo&platform=harmony&appVersion=7.0.0&scale=2&appearance=dark",
-         #""app":"demo","platform":"harmony","scale":2,"appearance":"dark","#),
+        (
+            "/api/v1/skin?app=demo&platform=ios&appVersion=7.0.0",
+            #""app":"demo","platform":"ios","scale":3,"appearance":"light","#
+        ),
+        (
+            "/api/v1/skin?app=demo&platform=Android&appVersion=7.0.0&scale=2&appearance=unspecified",
+            #""app":"demo","platform":"android","scale":2,"appearance":"light","#
+        ),
+        (
+            "/api/v1/skin?app=demo&platform=iOS&appVersion=7.0.0&scale=1&appearance=Dark",
+            #""app":"demo","platform":"ios","scale":1,"appearance":"dark","#
+        ),
+        (
+            "/api/v1/skin?app=Other.App_1&platform=macos&appVersion=7.0.0&scale=03&appearance=any",
+            #""app":"Other.App_1","platform":"macos","scale":3,"appearance":"any","#
+        ),
+        (
+            "/api/v1/themes?app=demo&platform=harmony&appVersion=7.0.0&scale=2&appearance=dark",
+            #""app":"demo","platform":"harmony","scale":2,"appearance":"dark","#
+        )
     ])
     func aSignedAnswerNamesTheQuestionItAnswersBeforeExpiresAt(query: String, question: String) async throws {
         let key = try CountingKey()
@@ -331,10 +350,11 @@ final class CountingKey: BodySigner {
         let harness = try await Self.harness(key)
         defer { harness.removeFiles() }
         let queries = [
-            "/api/v1/skin?app=alpha&platform=ios&appVersion=7.0.0", "/api/v1/skin?app=beta&platform=ios&appVersion=7.0.0",
+            "/api/v1/skin?app=alpha&platform=ios&appVersion=7.0.0",
+            "/api/v1/skin?app=beta&platform=ios&appVersion=7.0.0",
             "/api/v1/skin?app=alpha&platform=android&appVersion=7.0.0",
             "/api/v1/skin?app=alpha&platform=ios&appVersion=7.0.0&scale=2",
-            "/api/v1/skin?app=alpha&platform=ios&appVersion=7.0.0&appearance=dark",
+            "/api/v1/skin?app=alpha&platform=ios&appVersion=7.0.0&appearance=dark"
         ]
         var answers: [(body: [UInt8], signature: String)] = []
         for query in queries {
@@ -345,7 +365,9 @@ final class CountingKey: BodySigner {
         for (index, answer) in answers.enumerated() {
             for other in answers[(index + 1)...] {
                 #expect(answer.body != other.body)
-                #expect(throws: PublicKeyRing.Failure.self) { try key.ring.verify(body: other.body, headerValue: answer.signature) }
+                #expect(throws: PublicKeyRing.Failure.self) {
+                    try key.ring.verify(body: other.body, headerValue: answer.signature)
+                }
             }
         }
         await harness.stop()
@@ -361,7 +383,8 @@ final class CountingKey: BodySigner {
         let fragments = AnswerFragments(catalog: catalog)
         let byteLimit = 8 << 10
         let table = SignedAnswers<SignedAnswer>(
-            signer: AnswerSigner(key: key, maxAge: 60), keptLimit: 50, keptBytesLimit: byteLimit) { $0 }
+            signer: AnswerSigner(key: key, maxAge: 60), keptLimit: 50, keptBytesLimit: byteLimit
+        ) { $0 }
         let version = try #require(AppVersion("7.0.0"))
         let now = Fixtures.t0.addingTimeInterval(60)
         var most = (count: 0, bytes: 0)

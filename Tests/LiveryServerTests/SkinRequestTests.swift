@@ -31,15 +31,18 @@ import Testing
         #expect(request.variant == PackageVariant(scale: 2, appearance: .dark))
     }
 
-    @Test(arguments: [
-        ("app", nil, "app"), ("app", "", "app"), ("app", "a b", "app"), ("platform", nil, "platform"),
-        ("platform", "windows", "platform"), ("appVersion", nil, "appVersion"), ("appVersion", "seven", "appVersion"),
-        ("appVersion", "7..1", "appVersion"), ("scale", "4", "scale"), ("scale", "x", "scale"),
-        ("appearance", "sepia", "appearance"), ("deviceId", "has space", "deviceId"),
-        ("scale", "", "scale"), ("scale", "+", "scale"), ("scale", "-1", "scale"), ("scale", "0", "scale"),
-        ("scale", "99999999999999999999999", "scale"), ("platform", "i0s", "platform"), ("platform", "", "platform"),
-        ("appearance", "Darker", "appearance"), ("appearance", "", "appearance"),
-    ] as [(String, String?, String)])
+    @Test(
+        arguments: [
+            ("app", nil, "app"), ("app", "", "app"), ("app", "a b", "app"), ("platform", nil, "platform"),
+            ("platform", "windows", "platform"), ("appVersion", nil, "appVersion"),
+            ("appVersion", "seven", "appVersion"),
+            ("appVersion", "7..1", "appVersion"), ("scale", "4", "scale"), ("scale", "x", "scale"),
+            ("appearance", "sepia", "appearance"), ("deviceId", "has space", "deviceId"),
+            ("scale", "", "scale"), ("scale", "+", "scale"), ("scale", "-1", "scale"), ("scale", "0", "scale"),
+            ("scale", "99999999999999999999999", "scale"), ("platform", "i0s", "platform"),
+            ("platform", "", "platform"),
+            ("appearance", "Darker", "appearance"), ("appearance", "", "appearance")
+        ] as [(String, String?, String)])
     func namesTheBadParameter(name: String, value: String?, expected: String) {
         var query = Self.valid
         query[name] = value
@@ -56,7 +59,7 @@ import Testing
         ("platform", "iOS", "ios"), ("platform", "IOS", "ios"), ("platform", "Android", "android"),
         ("platform", "Harmony", "harmony"), ("appearance", "Dark", "dark"),
         ("appearance", "DARK", "dark"), ("appearance", "Light", "light"), ("appearance", "unspecified", "light"),
-        ("appearance", "Unspecified", "light"), ("platform", "macOS", "macos"), ("platform", "macos", "macos"),
+        ("appearance", "Unspecified", "light"), ("platform", "macOS", "macos"), ("platform", "macos", "macos")
     ])
     func acceptsPlatformAndAppearanceInAnyCase(name: String, value: String, expected: String) throws {
         var query = Self.valid
@@ -92,7 +95,8 @@ import Testing
     }
 
     @Test func escapedValuesAreDecodedBeforeTheyAreRead() throws {
-        let query = QueryParameters(parsing: "app=demo&platform=i%6Fs&appVersion=7%2E2&appearance=d%61rk&scale=%32&sign=a+b")
+        let query = QueryParameters(
+            parsing: "app=demo&platform=i%6Fs&appVersion=7%2E2&appearance=d%61rk&scale=%32&sign=a+b")
         let request = try SkinRequest.parse(query.firstValues(of: SkinRequest.queryNames))
         #expect(request.platform == .ios && request.appVersion == AppVersion("7.2"))
         #expect(request.variant == PackageVariant(scale: 2, appearance: .dark))
@@ -110,6 +114,7 @@ import Testing
     }
 
     @Test func parameterNamesAreTheQueryNamesAppsSend() {
-        #expect(SkinRequest.parameterNames == ["app", "platform", "appVersion", "deviceId", "sign", "scale", "appearance"])
+        #expect(
+            SkinRequest.parameterNames == ["app", "platform", "appVersion", "deviceId", "sign", "scale", "appearance"])
     }
 }

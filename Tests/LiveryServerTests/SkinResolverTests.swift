@@ -13,7 +13,9 @@ import Testing
         SkinResolver.resolve(request, in: catalog, at: F.t0.addingTimeInterval(offset)).current?.skinID.rawValue
     }
 
-    @Test(arguments: [(-1.0, nil), (0.0, "xmas"), (1.0, "xmas"), (3599.0, "xmas"), (3600.0, nil), (3601.0, nil)] as [(Double, String?)])
+    @Test(
+        arguments: [(-1.0, nil), (0.0, "xmas"), (1.0, "xmas"), (3599.0, "xmas"), (3600.0, nil), (3601.0, nil)]
+            as [(Double, String?)])
     func windowIsHalfOpen(offset: Double, expected: String?) {
         let catalog = F.catalog(F.skin("xmas", from: 0, to: 3600))
         #expect(winner(catalog, at: offset) == expected)
@@ -54,7 +56,10 @@ import Testing
         #expect(winner(catalog, F.request(platform: .harmony)) == nil)
     }
 
-    @Test(arguments: [("6.9.9", false), ("7.0", true), ("7.0.0", true), ("7.5.1", true), ("7.9.99", true), ("8.0", false), ("8.0.1", false)])
+    @Test(arguments: [
+        ("6.9.9", false), ("7.0", true), ("7.0.0", true), ("7.5.1", true), ("7.9.99", true), ("8.0", false),
+        ("8.0.1", false)
+    ])
     func versionRangeIsMinInclusiveMaxExclusive(version: String, included: Bool) {
         let catalog = F.catalog(F.skin("ranged", min: "7.0.0", max: "8.0"))
         #expect((winner(catalog, F.request(version: version)) != nil) == included)
@@ -75,7 +80,8 @@ import Testing
     }
 
     @Test func lowerPrioritySkinShowsWhereTheHigherOneDoesNotTarget() {
-        let catalog = F.catalog(F.skin("android-promo", priority: 9, platforms: [.android]), F.skin("general", priority: 1))
+        let catalog = F.catalog(
+            F.skin("android-promo", priority: 9, platforms: [.android]), F.skin("general", priority: 1))
         #expect(winner(catalog, F.request(platform: .ios)) == "general")
         #expect(winner(catalog, F.request(platform: .android)) == "android-promo")
     }
@@ -84,7 +90,9 @@ import Testing
         let catalog = F.catalog(F.skin("partial", rollout: 30))
         var generator = SystemRandomNumberGenerator()
         var included = 0
-        let devices = (0..<10_000).map { _ in String(generator.next(), radix: 36) + "-" + String(generator.next(), radix: 36) }
+        let devices = (0..<10_000).map { _ in
+            String(generator.next(), radix: 36) + "-" + String(generator.next(), radix: 36)
+        }
         for device in devices where winner(catalog, F.request(device: device)) != nil { included += 1 }
         #expect((2800...3200).contains(included), "30 % rollout included \(included) of 10,000")
         for device in devices.prefix(500) {
@@ -120,7 +128,8 @@ import Testing
     }
 
     @Test func nextSkipsSkinsThatWouldNotWin() {
-        let catalog = F.catalog(F.skin("big", from: -3600, to: 86400, priority: 9), F.skin("small", from: 600, to: 1200))
+        let catalog = F.catalog(
+            F.skin("big", from: -3600, to: 86400, priority: 9), F.skin("small", from: 600, to: 1200))
         let decision = SkinResolver.resolve(F.request(), in: catalog, at: F.t0)
         #expect(decision.current?.skinID.rawValue == "big" && decision.next == nil)
     }
@@ -156,7 +165,9 @@ import Testing
 
     @Test func emptyAnswerIsAnEmptySign() throws {
         let catalog = F.catalog()
-        let answer = SkinAnswer(decision: SkinResolver.resolve(F.request(), in: catalog, at: F.t0), fragments: AnswerFragments(catalog: catalog))
+        let answer = SkinAnswer(
+            decision: SkinResolver.resolve(F.request(), in: catalog, at: F.t0),
+            fragments: AnswerFragments(catalog: catalog))
         #expect(try json(answer) as NSDictionary == ["skinSign": ""] as NSDictionary)
         #expect(answer.skinSign == "")
     }
@@ -164,7 +175,8 @@ import Testing
     @Test func answerCarriesThePackageAndNext() throws {
         let catalog = F.catalog(F.skin("now", from: -60, to: 60), F.skin("next", from: 60, to: 120))
         let answer = SkinAnswer(
-            decision: SkinResolver.resolve(F.request(), in: catalog, at: F.t0), fragments: AnswerFragments(catalog: catalog))
+            decision: SkinResolver.resolve(F.request(), in: catalog, at: F.t0),
+            fragments: AnswerFragments(catalog: catalog))
         let body = try json(answer)
         let record = try #require(catalog.releases["demo"]?.first { $0.skinID.rawValue == "now" }?.packages[.standard])
         #expect(body["skinSign"] as? String == record.sign)
@@ -184,9 +196,11 @@ import Testing
         let before = F.catalog(F.skin("now", from: -60, to: 60))
         let after = F.catalog(F.skin("now", from: -60, to: 3600))
         let old = SkinAnswer(
-            decision: SkinResolver.resolve(F.request(), in: before, at: F.t0), fragments: AnswerFragments(catalog: before))
+            decision: SkinResolver.resolve(F.request(), in: before, at: F.t0),
+            fragments: AnswerFragments(catalog: before))
         let moved = SkinAnswer(
-            decision: SkinResolver.resolve(F.request(), in: after, at: F.t0), fragments: AnswerFragments(catalog: after))
+            decision: SkinResolver.resolve(F.request(), in: after, at: F.t0), fragments: AnswerFragments(catalog: after)
+        )
         #expect(old.skinSign == moved.skinSign)
         #expect(old.body != moved.body)
         #expect(old.etag != moved.etag)
@@ -208,19 +222,22 @@ import Testing
         let upcoming = try #require(inFirst["next"] as? [String: Any])
         #expect(upcoming["skinId"] as? String == "look-b" && upcoming["endsAt"] as? String == "2027-01-15T10:00:00Z")
 
-        let inSecond = try json(fragments.answer(for: SkinResolver.resolve(F.request(), in: catalog, at: F.t0.addingTimeInterval(120))))
+        let inSecond = try json(
+            fragments.answer(for: SkinResolver.resolve(F.request(), in: catalog, at: F.t0.addingTimeInterval(120))))
         #expect(inSecond["skinId"] as? String == "look-b")
         #expect(inSecond["startsAt"] as? String == "2027-01-15T08:01:00Z")
         #expect(inSecond["endsAt"] as? String == "2027-01-15T10:00:00Z")
 
-        let forOther = try json(fragments.answer(for: SkinResolver.resolve(F.request(app: "other"), in: catalog, at: F.t0)))
+        let forOther = try json(
+            fragments.answer(for: SkinResolver.resolve(F.request(app: "other"), in: catalog, at: F.t0)))
         #expect(forOther["skinId"] as? String == "look-c")
         #expect(forOther["skinSign"] as? String == first.packages[.standard]?.sign)
     }
 
     @Test func precomputedAnswersEqualAnswersAssembledPerPoll() {
         let catalog = F.catalog(
-            F.skin("now", from: -60, to: 60), F.skin("next", from: 60, to: 120), F.skin("ios", priority: 5, platforms: [.ios]))
+            F.skin("now", from: -60, to: 60), F.skin("next", from: 60, to: 120),
+            F.skin("ios", priority: 5, platforms: [.ios]))
         let fragments = AnswerFragments(catalog: catalog)
         var seen = Set<String>()
         for offset in [-120.0, 0, 59, 60, 90, 200] {
@@ -252,9 +269,12 @@ import Testing
     }
 
     @Test func localTimesAreRenderedWithTheirZoneOffset() throws {
-        let document = try JSONValue.parse(#"{"startsAt": "2027-02-05T00:00:00", "endsAt": "2027-02-20T00:00:00", "timeZone": "Asia/Shanghai"}"#)
+        let document = try JSONValue.parse(
+            #"{"startsAt": "2027-02-05T00:00:00", "endsAt": "2027-02-20T00:00:00", "timeZone": "Asia/Shanghai"}"#)
         let plan = try #require(ReleasePlan.parse(document, file: nil, pointer: .root).value)
-        #expect(AnswerFragments.instantText(plan.startsAt, written: plan.startsAtText, plan.timeZone) == "2027-02-05T00:00:00+08:00")
+        #expect(
+            AnswerFragments.instantText(plan.startsAt, written: plan.startsAtText, plan.timeZone)
+                == "2027-02-05T00:00:00+08:00")
         #expect(plan.startsAt == ISO8601DateFormatter().date(from: "2027-02-04T16:00:00Z"))
     }
 
@@ -263,11 +283,13 @@ import Testing
     /// year's occurrence (2028-01-26, minus 7 days) is prefetched across the year boundary.
     @Test func aRecurringReleaseIsResolvedOccurrenceByOccurrence() throws {
         let document = try JSONValue.parse(
-            #"{"recurs": {"calendar": "chinese", "month": 1, "day": 1, "startOffsetDays": -7, "endOffsetDays": 15}, "timeZone": "Asia/Shanghai"}"#)
+            #"{"recurs": {"calendar": "chinese", "month": 1, "day": 1, "startOffsetDays": -7, "endOffsetDays": 15}, "timeZone": "Asia/Shanghai"}"#
+        )
         let plan = try #require(ReleasePlan.parse(document, file: nil, pointer: .root, now: F.t0).value)
         let base = F.skin("spring")
         let catalog = Catalog(
-            releases: plan.concreteWindows(from: F.t0, count: CatalogBuilder.servedOccurrences).map(base.with(release:)),
+            releases: plan.concreteWindows(from: F.t0, count: CatalogBuilder.servedOccurrences).map(
+                base.with(release:)),
             killSwitch: KillSwitch())
         func at(_ text: String) throws -> SkinDecision {
             SkinResolver.resolve(F.request(), in: catalog, at: try #require(ISO8601Instant.parse(text)))

@@ -3,8 +3,8 @@ import HTTPTestSupport
 import LiveryJSON
 import SkinModel
 import SkinStore
-import Testing
 import TestSupport
+import Testing
 
 @testable import LiveryServer
 @testable import SkinServing
@@ -23,7 +23,8 @@ import TestSupport
             #expect(skin.versions[0].actor == SkinImporter.actor)
             let release = try #require(skin.release)
             #expect(release.version == 1)
-            let manifest = try JSONValue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: harness.root + "/skins/\(id)/skin.json"))))
+            let manifest = try JSONValue.parse(
+                Array(try Data(contentsOf: URL(fileURLWithPath: harness.root + "/skins/\(id)/skin.json"))))
             let written = try #require(manifest.objectValue?["release"])
             let expected = try #require(ReleasePlan.parse(written).value)
             #expect(try CatalogBuilder.plan(of: release) == expected)
@@ -38,7 +39,8 @@ import TestSupport
         let root = scratch.path
         try LiveryHarness.makeSkins(in: root, sample: "christmas-2026")
         try FileManager.default.createDirectory(atPath: root + "/skins/broken", withIntermediateDirectories: true)
-        try Data(#"{"id": "broken", "title": "Broken", "app": "demo"}"#.utf8).write(to: URL(fileURLWithPath: root + "/skins/broken/skin.json"))
+        try Data(#"{"id": "broken", "title": "Broken", "app": "demo"}"#.utf8).write(
+            to: URL(fileURLWithPath: root + "/skins/broken/skin.json"))
         let capture = LogCapture()
         let harness = try await LiveryHarness(root: root, logger: capture.logger)
         #expect(harness.store.snapshot.skinIDs == ["christmas-2026"])

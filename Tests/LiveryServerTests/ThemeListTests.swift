@@ -1,8 +1,8 @@
 import Foundation
 import HTTPTestSupport
 import LiveryCrypto
-import Testing
 import TestSupport
+import Testing
 
 @testable import LiveryServer
 
@@ -12,10 +12,14 @@ import TestSupport
     static let list = "/api/v1/themes?app=demo&platform=ios&appVersion=7.0.0"
 
     /// Uploads the tiny skin `id`, with `preview` (a `skin.json` value) and `files` beside it, expecting 201.
-    static func upload(_ harness: LiveryHarness, _ id: String, preview: String? = nil, files: [String: [UInt8]] = [:]) async throws {
+    static func upload(
+        _ harness: LiveryHarness, _ id: String, preview: String? = nil, files: [String: [UInt8]] = [:]
+    ) async throws {
         var skin = SkinArchives.tiny(id: id, marker: id)
         if let preview {
-            skin["skin.json"] = Array(#"{"id":"\#(id)","title":"Tiny \#(id)","app":"demo","description":"About \#(id)","preview":\#(preview)}"#.utf8)
+            skin["skin.json"] = Array(
+                #"{"id":"\#(id)","title":"Tiny \#(id)","app":"demo","description":"About \#(id)","preview":\#(preview)}"#
+                    .utf8)
         }
         skin.merge(files) { _, new in new }
         let response = try await harness.upload(try SkinArchives.zip(skin))
@@ -24,7 +28,8 @@ import TestSupport
 
     /// Releases `id` as a theme with `fields` (a JSON object's members), expecting 200.
     static func releaseTheme(_ harness: LiveryHarness, _ id: String, _ fields: String) async throws {
-        let released = try await harness.send("PUT", "/admin/v1/skins/\(id)/release", json: #"{"kind": "theme", \#(fields)}"#)
+        let released = try await harness.send(
+            "PUT", "/admin/v1/skins/\(id)/release", json: #"{"kind": "theme", \#(fields)}"#)
         #expect(released.status == 200, "\(released.text)")
     }
 
@@ -42,11 +47,14 @@ import TestSupport
         try await Self.releaseTheme(harness, "aurora", #""order": 2"#)
         try await Self.releaseTheme(harness, "cobalt", #""order": 1"#)
         try await Self.releaseTheme(harness, "bamboo", #""order": 1"#)
-        try await Self.releaseTheme(harness, "ember", #""startsAt": "2027-01-15T07:00:00Z", "endsAt": "2027-01-15T10:00:00Z""#)
+        try await Self.releaseTheme(
+            harness, "ember", #""startsAt": "2027-01-15T07:00:00Z", "endsAt": "2027-01-15T10:00:00Z""#)
         try await harness.release("xmas", #""priority": 1"#)
 
         let listed = try await Self.themes(harness)
-        #expect(listed.map { $0["id"] as? String } == ["bamboo", "cobalt", "aurora", "ember"], "order ascending, ties by id, unordered last")
+        #expect(
+            listed.map { $0["id"] as? String } == ["bamboo", "cobalt", "aurora", "ember"],
+            "order ascending, ties by id, unordered last")
         #expect(try await harness.poll()["skinId"] as? String == "xmas", "the poll never answers with a theme")
 
         // Each entry names the theme and its package for the variant asked for.
@@ -57,7 +65,8 @@ import TestSupport
         #expect(entry["packageUrl"] as? String == "/api/v1/packages/\(sign).zip")
         let download = try await harness.get("/api/v1/packages/\(sign).zip")
         #expect(download.status == 200)
-        #expect(entry["sha256"] as? String == SHA256.hexHash(download.body) && entry["size"] as? Int == download.body.count)
+        #expect(
+            entry["sha256"] as? String == SHA256.hexHash(download.body) && entry["size"] as? Int == download.body.count)
         let both = try await Self.themes(harness, Self.list + "&appearance=any")
         #expect(both.first?["sign"] as? String != sign, "another variant, another package")
         await harness.stop()
@@ -71,9 +80,11 @@ import TestSupport
         try await Self.releaseTheme(harness, "everyone", #""order": 1"#)
         try await Self.releaseTheme(harness, "nobody", #""rollout": 0"#)
         try await Self.releaseTheme(harness, "new-apps", #""minAppVersion": "8.0""#)
-        try await Self.releaseTheme(harness, "later", #""startsAt": "2027-01-16T00:00:00Z", "endsAt": "2027-01-17T00:00:00Z""#)
+        try await Self.releaseTheme(
+            harness, "later", #""startsAt": "2027-01-16T00:00:00Z", "endsAt": "2027-01-17T00:00:00Z""#)
         #expect(try await Self.themes(harness).map { $0["id"] as? String } == ["everyone"])
-        let android = try await Self.themes(harness, "/api/v1/themes?app=demo&platform=android&appVersion=8.1&deviceId=d1")
+        let android = try await Self.themes(
+            harness, "/api/v1/themes?app=demo&platform=android&appVersion=8.1&deviceId=d1")
         #expect(android.map { $0["id"] as? String } == ["everyone", "android-only", "new-apps"])
         let bad = try await harness.get("/api/v1/themes?app=demo&platform=symbian&appVersion=7.0.0")
         #expect(bad.status == 400)
@@ -86,7 +97,8 @@ import TestSupport
         defer { harness.removeFiles() }
         try await Self.upload(harness, "brief")
         // The harness clock is 2027-01-15T08:01:00Z: the window ends in 30 s.
-        try await Self.releaseTheme(harness, "brief", #""startsAt": "2027-01-15T07:00:00Z", "endsAt": "2027-01-15T08:01:30Z""#)
+        try await Self.releaseTheme(
+            harness, "brief", #""startsAt": "2027-01-15T07:00:00Z", "endsAt": "2027-01-15T08:01:30Z""#)
         let first = try await harness.get(Self.list)
         #expect(first.status == 200 && first.header("Content-Type") == "application/json")
         #expect(first.header("Cache-Control") == "public, max-age=30")

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Logging
 import Testing
 
 @testable import LiverySetup
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The JSON log format: one object per line that any JSON parser reads back exactly.
 @Suite struct JSONLogHandlerTests {
@@ -59,12 +60,14 @@ import Testing
 
     @Test(arguments: [
         "plain", "quote \" and backslash \\", "new\nline\r\ttab", "control \u{01}\u{1F}\u{7F}", "unicode 新春快乐 🎄",
-        "", "{\"looks\":\"like json\"}",
+        "", "{\"looks\":\"like json\"}"
     ])
     func anyMessageRoundTripsOnOneLine(_ message: String) throws {
         let capture = Capture()
-        capture.output.write(line: JSONLogHandler.encode(
-            level: .error, label: "la\"bel", message: message, metadata: ["key\n": .string(message)], source: message))
+        capture.output.write(
+            line: JSONLogHandler.encode(
+                level: .error, label: "la\"bel", message: message, metadata: ["key\n": .string(message)],
+                source: message))
         let text = capture.text()
         #expect(text.filter { $0 == "\n" }.count == 1 && text.hasSuffix("\n"))
         let record = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
@@ -77,13 +80,14 @@ import Testing
     @Test func nestedMetadataBecomesJSONAndCallMetadataWins() throws {
         let capture = Capture()
         var handler = JSONLogHandler(
-            label: "t", level: .trace, output: capture.output, metadataProvider: .init { ["from": "provider", "p": "1"] })
+            label: "t", level: .trace, output: capture.output,
+            metadataProvider: .init { ["from": "provider", "p": "1"] })
         handler.metadata = ["from": "handler", "h": "1"]
         let logger = Logger(label: "t") { _ in handler }
         logger.notice(
             "m",
             metadata: [
-                "from": "call", "list": .array(["a", .dictionary(["b": "c"])]), "number": .stringConvertible(42),
+                "from": "call", "list": .array(["a", .dictionary(["b": "c"])]), "number": .stringConvertible(42)
             ])
         let record = try #require(try capture.objects().first)
         let metadata = try #require(record["metadata"] as? [String: Any])
@@ -106,11 +110,13 @@ import Testing
                 "int": .stringConvertible(200), "negative": .stringConvertible(Int64(-7)),
                 "unsigned": .stringConvertible(UInt8(9)), "double": .stringConvertible(0.041),
                 "whole": .stringConvertible(12.0), "infinite": .stringConvertible(Double.infinity),
-                "text": "42", "nan": .stringConvertible(Double.nan),
+                "text": "42", "nan": .stringConvertible(Double.nan)
             ])
         let line = capture.text()
-        for fragment in [#""int":200"#, #""negative":-7"#, #""unsigned":9"#, #""double":0.041"#, #""whole":12.0"#,
-                         #""infinite":"inf""#, #""text":"42""#, #""nan":"nan""#] {
+        for fragment in [
+            #""int":200"#, #""negative":-7"#, #""unsigned":9"#, #""double":0.041"#, #""whole":12.0"#,
+            #""infinite":"inf""#, #""text":"42""#, #""nan":"nan""#
+        ] {
             #expect(line.contains(fragment), "\(fragment) in \(line)")
         }
         #expect(try capture.objects().count == 1, "the line is JSON")
@@ -118,7 +124,7 @@ import Testing
 
     @Test(arguments: [
         (0, 0, "1970-01-01T00:00:00.000Z"), (1_795_312_419, 501_209_700, "2026-11-22T01:53:39.501Z"),
-        (1_709_210_096, 999_999_999, "2024-02-29T12:34:56.999Z"),
+        (1_709_210_096, 999_999_999, "2024-02-29T12:34:56.999Z")
     ])
     func timestampsAreUTCWithMilliseconds(seconds: Int, nanoseconds: Int, expected: String) {
         var line: [UInt8] = []

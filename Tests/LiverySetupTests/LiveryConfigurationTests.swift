@@ -1,7 +1,7 @@
 import Foundation
 import Logging
-import Testing
 import TestSupport
+import Testing
 
 @testable import LiverySetup
 
@@ -71,7 +71,9 @@ import TestSupport
     @Test func parsedValuesHaveTheirUnits() throws {
         let configuration = try LiveryConfiguration.resolve(
             flags: [.drainTimeout: "2.5", .logLevel: "Debug", .metricsPort: "0"],
-            environment: ["LIVERY_SHUTDOWN_DELAY": "0.25", "LIVERY_LOG_FORMAT": "JSON", "LIVERY_PORT": "0", "OTHER": "x"])
+            environment: [
+                "LIVERY_SHUTDOWN_DELAY": "0.25", "LIVERY_LOG_FORMAT": "JSON", "LIVERY_PORT": "0", "OTHER": "x"
+            ])
         #expect(configuration.drainTimeout == .milliseconds(2500))
         #expect(configuration.shutdownDelay == .milliseconds(250))
         #expect(configuration.logLevel == .debug)
@@ -90,13 +92,14 @@ import TestSupport
         (Setting.port, "80a"), (.port, "65536"), (.metricsPort, "-1"), (.cacheMaxAge, "86401"), (.cacheMaxAge, "1.5"),
         (.drainTimeout, "inf"), (.drainTimeout, "3601"), (.shutdownDelay, "-0.5"), (.headerTimeout, "0"),
         (.idleTimeout, "nan"), (.maxConnections, "0"), (.maxHeaderBytes, "255"), (.eventLoops, "0"),
-        (.maxParallelBuilds, "65"), (.catalogHorizon, "3599"), (.catalogHorizon, "14d"), (.uploadLimit, "0"), (.uploadLimit, "64MiB"), (.logLevel, "verbose"), (.logFormat, "yaml"), (.host, "a b"), (.host, "a/b"),
-        (.dataDir, "a\u{0}b"),
+        (.maxParallelBuilds, "65"), (.catalogHorizon, "3599"), (.catalogHorizon, "14d"), (.uploadLimit, "0"),
+        (.uploadLimit, "64MiB"), (.logLevel, "verbose"), (.logFormat, "yaml"), (.host, "a b"), (.host, "a/b"),
+        (.dataDir, "a\u{0}b")
     ])
     func rejectsBadValuesNamingWhereTheyCameFrom(_ setting: Setting, _ value: String) {
         let cases: [(Source, [Setting: String], [String: String], String)] = [
             (.flag, [setting: value], [:], "\(setting.flag) '"),
-            (.environment, [:], [setting.environmentVariable: value], "\(setting.environmentVariable)='"),
+            (.environment, [:], [setting.environmentVariable: value], "\(setting.environmentVariable)='")
         ]
         for (source, flags, environment, prefix) in cases {
             do {

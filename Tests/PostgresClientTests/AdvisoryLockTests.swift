@@ -1,8 +1,8 @@
 import PostgresClient
-import Synchronization
 import PostgresTestSupport
-import Testing
+import Synchronization
 import TestSupport
+import Testing
 
 @Suite(.postgresServer)
 struct AdvisoryLockTests {

@@ -1,12 +1,15 @@
 import PostgresClient
-import Testing
 import TestSupport
+import Testing
 
 struct BackoffTests {
     @Test func doublesFromTheInitialDelayUpToTheMaximum() {
         var backoff = Backoff(initial: .milliseconds(100), maximum: .seconds(1), jitter: 0)
         let delays = (0..<6).map { _ in backoff.next() }
-        #expect(delays == [.milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(800), .seconds(1), .seconds(1)])
+        #expect(
+            delays == [
+                .milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(800), .seconds(1), .seconds(1)
+            ])
         backoff.reset()
         #expect(backoff.next() == .milliseconds(100))
     }

@@ -1,5 +1,6 @@
-@testable import PostgresClient
 import Testing
+
+@testable import PostgresClient
 
 /// What libpq is given besides the URI: defaults the URI may override.
 @Suite struct ConnectionParameterTests {

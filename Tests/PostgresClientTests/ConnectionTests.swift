@@ -1,8 +1,8 @@
 import Foundation
 import PostgresClient
 import PostgresTestSupport
-import Testing
 import TestSupport
+import Testing
 
 @Suite(.postgresServer)
 struct ConnectionTests {
@@ -88,7 +88,9 @@ struct ConnectionTests {
         let (_, _, connection) = try await connectToFreshDatabase()
         try await connection.query("SET bytea_output = escape")
         let row = try await connection.query("SELECT '\\x0001'::bytea, 'twelve', 'maybe'").singleRow()
-        #expect(throws: PostgresError.decoding(column: "bytea", reason: "not a bytea in hex format")) { try row.bytes(0) }
+        #expect(throws: PostgresError.decoding(column: "bytea", reason: "not a bytea in hex format")) {
+            try row.bytes(0)
+        }
         #expect(throws: PostgresError.decoding(column: "?column?", reason: "not an integer: twelve")) { try row.int(1) }
         #expect(throws: PostgresError.decoding(column: "?column?", reason: "not a boolean: maybe")) { try row.bool(2) }
         #expect(throws: PostgresError.decoding(column: "#3", reason: "the row has 3 columns")) { try row.string(3) }
@@ -128,7 +130,8 @@ struct ConnectionTests {
         await #expect {
             try await first.query("UPDATE counter SET value = value + 10")
         } throws: { error in
-            (error as? PostgresError)?.sqlState == .serializationFailure && (error as? PostgresError)?.sqlState?.isTransient == true
+            (error as? PostgresError)?.sqlState == .serializationFailure
+                && (error as? PostgresError)?.sqlState?.isTransient == true
         }
         try await first.query("ROLLBACK")
         #expect(try await first.query("SELECT value FROM counter").singleRow().int(0) == 1)
@@ -151,7 +154,8 @@ struct ConnectionTests {
     @Test func runsEveryCallOffTheCallersThread() async throws {
         let (_, _, connection) = try await connectToFreshDatabase()
         let threadName = { @Sendable (_: PostgresSession) in
-            (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8))?.trimmingCharacters(in: .newlines) ?? ""
+            (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8))?.trimmingCharacters(in: .newlines)
+                ?? ""
         }
         let first = try await connection.withSession(threadName)
         let second = try await connection.withSession(threadName)

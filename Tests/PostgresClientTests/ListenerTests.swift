@@ -1,8 +1,8 @@
 import Foundation
 import PostgresClient
 import PostgresTestSupport
-import Testing
 import TestSupport
+import Testing
 
 @Suite(.postgresServer)
 struct ListenerTests {

@@ -1,14 +1,14 @@
 import PostgresClient
 import PostgresTestSupport
-import Testing
 import TestSupport
+import Testing
 
 @Suite(.postgresServer)
 struct MigrationTests {
     static let steps = [
         Migration(version: 1, sql: "CREATE TABLE skins (id text PRIMARY KEY); INSERT INTO skins VALUES ('xmas')"),
         Migration(version: 2, sql: "ALTER TABLE skins ADD COLUMN title text NOT NULL DEFAULT ''"),
-        Migration(version: 3, sql: "CREATE TABLE releases (skin text REFERENCES skins (id))"),
+        Migration(version: 3, sql: "CREATE TABLE releases (skin text REFERENCES skins (id))")
     ]
 
     @Test func appliesEveryStepToAFreshDatabaseInOrder() async throws {
@@ -41,7 +41,7 @@ struct MigrationTests {
         // step lingers so the other migrator arrives while it runs.
         let migrator = try Migrator(migrations: [
             Migration(version: 1, sql: "CREATE TABLE runs (at timestamptz DEFAULT now()); SELECT pg_sleep(0.3)"),
-            Migration(version: 2, sql: "INSERT INTO runs DEFAULT VALUES"),
+            Migration(version: 2, sql: "INSERT INTO runs DEFAULT VALUES")
         ])
         async let one = migrator.migrate(first)
         async let two = migrator.migrate(second)
@@ -64,7 +64,9 @@ struct MigrationTests {
 
     @Test func leavesTheSchemaAsItWasWhenAStepFails() async throws {
         let (_, _, connection) = try await connectToFreshDatabase()
-        let broken = try Migrator(migrations: [Self.steps[0], Migration(version: 2, sql: "ALTER TABLE nowhere ADD x int")])
+        let broken = try Migrator(migrations: [
+            Self.steps[0], Migration(version: 2, sql: "ALTER TABLE nowhere ADD x int")
+        ])
         await #expect {
             try await broken.migrate(connection)
         } throws: { error in

@@ -1,8 +1,8 @@
 import Foundation
 import PostgresClient
 import PostgresTestSupport
-import Testing
 import TestSupport
+import Testing
 
 /// Serialized: one test sets PGPASSWORD, which libpq reads from the process environment.
 @Suite(.postgresServer, .serialized)
@@ -67,13 +67,15 @@ struct PasswordTests {
     }
 
     @Test func neverShowsTheURIPasswordInADescription() throws {
-        let uri = "postgresql://livery:\(Self.password.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")@db.internal:5432/livery?sslmode=require&password=other-secret"
+        let uri =
+            "postgresql://livery:\(Self.password.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")@db.internal:5432/livery?sslmode=require&password=other-secret"
         let configuration = try PostgresConfiguration(uri: uri)
         for text in [configuration.description, configuration.redactedURI, "\(configuration)"] {
             #expect(!text.contains("s3cr"), "\(text)")
             #expect(!text.contains("other-secret"), "\(text)")
         }
-        #expect(configuration.redactedURI == "postgresql://livery:***@db.internal:5432/livery?sslmode=require&password=***")
+        #expect(
+            configuration.redactedURI == "postgresql://livery:***@db.internal:5432/livery?sslmode=require&password=***")
     }
 
     @Test(arguments: [
@@ -81,7 +83,7 @@ struct PasswordTests {
         ("postgresql://u@host/db", "postgresql://u@host/db"),
         ("postgresql:///db?host=/run/pg&password=pw", "postgresql:///db?host=/run/pg&password=***"),
         ("postgresql://u:p@ss@host/db", "postgresql://u:***@host/db"),
-        ("postgresql://host:5432/db?PASSWORD=x&user=u", "postgresql://host:5432/db?PASSWORD=***&user=u"),
+        ("postgresql://host:5432/db?PASSWORD=x&user=u", "postgresql://host:5432/db?PASSWORD=***&user=u")
     ])
     func redactsEveryPlaceAPasswordCanSit(uri: String, redacted: String) {
         #expect(PostgresConfiguration.redact(uri) == redacted)
@@ -90,7 +92,8 @@ struct PasswordTests {
     @Test func keepsTheURIPasswordOutOfLibpqsErrorMessages() async throws {
         // libpq quotes a badly percent-encoded password in its message; the error must not carry it.
         let server = try PostgresServer.forSuite()
-        let configuration = try PostgresConfiguration(uri: "postgresql://user:Top%zzsecret@/postgres?host=\(server.socketDirectory)")
+        let configuration = try PostgresConfiguration(
+            uri: "postgresql://user:Top%zzsecret@/postgres?host=\(server.socketDirectory)")
         await #expect {
             _ = try await PostgresConnection.connect(configuration)
         } throws: { error in

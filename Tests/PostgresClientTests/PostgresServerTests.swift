@@ -1,7 +1,7 @@
 import Foundation
 import PostgresTestSupport
-import Testing
 import TestSupport
+import Testing
 
 struct PostgresServerTests {
     @Test func runsAsAnUnprivilegedUserOnASocketInsideItsFolderOnly() async throws {
@@ -11,7 +11,8 @@ struct PostgresServerTests {
             #expect(FileManager.default.fileExists(atPath: server.socketDirectory + "/.s.PGSQL.5432"))
             let pid = try #require(server.processID)
             let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
-            let uid = status.split(separator: "\n").first { $0.hasPrefix("Uid:") }?.split(separator: "\t").dropFirst().first
+            let uid = status.split(separator: "\n").first { $0.hasPrefix("Uid:") }?.split(separator: "\t").dropFirst()
+                .first
             #expect(uid != nil && uid != "0", "the server does not run as root")
         }
     }

@@ -3,7 +3,8 @@ import PostgresTestSupport
 import TestSupport
 
 /// A fresh database on the suite's server and a connection to it.
-func connectToFreshDatabase() async throws -> (server: PostgresServer, database: String, connection: PostgresConnection) {
+func connectToFreshDatabase() async throws -> (server: PostgresServer, database: String, connection: PostgresConnection)
+{
     let server = try PostgresServer.forSuite()
     let database = try await server.createDatabase()
     let connection = try await PostgresConnection.connect(PostgresConfiguration(uri: server.uri(database: database)))
@@ -33,7 +34,9 @@ func within<T: Sendable>(
 }
 
 /// The next event of `listener`, waiting at most `limit`; nil when the stream ended.
-func nextEvent(of listener: PostgresListener, within limit: Duration = .seconds(10)) async throws -> PostgresListener.Event? {
+func nextEvent(
+    of listener: PostgresListener, within limit: Duration = .seconds(10)
+) async throws -> PostgresListener.Event? {
     let events = listener.events
     return try await within(limit, "a listener event") {
         var iterator = events.makeAsyncIterator()

@@ -1,7 +1,7 @@
 import PostgresClient
 import PostgresTestSupport
-import Testing
 import TestSupport
+import Testing
 
 @Suite(.postgresServer)
 struct TransactionTests {

@@ -6,8 +6,8 @@ import SkinModel
 import SkinServing
 import SkinStore
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// A replica whose catalog build is cut by a PostgreSQL outage serves every released skin once PostgreSQL is back,
 /// without waiting for another change. (A suite of its own: it stops its server.)
@@ -17,7 +17,7 @@ import TestSupport
     /// A minimal valid skin of app `demo`.
     static let tinySkin: [String: [UInt8]] = [
         "skin.json": Array(#"{"id":"tiny","title":"Tiny","app":"demo"}"#.utf8),
-        "config.json": Array(##"{"home":{"colors":{"color_background":"#FFFFFF"}}}"##.utf8),
+        "config.json": Array(##"{"home":{"colors":{"color_background":"#FFFFFF"}}}"##.utf8)
     ]
 
     /// A release window open from an hour ago to an hour from now, as the admin API stores it.

@@ -3,8 +3,8 @@ import PostgresClient
 import PostgresSkinStore
 import PostgresTestSupport
 import SkinStore
-import Testing
 import TestSupport
+import Testing
 
 /// `PostgresSkinStore.copy(from:into:)` (`livery migrate --from-data-dir`) moves a file store into PostgreSQL with its
 /// history and audit log, once, and never over other data.
@@ -14,10 +14,13 @@ import TestSupport
         let folder = try ScratchDirectory(prefix: "livery-copy-source")
         let source = try FileSkinStore(directory: folder.path("store"))
         let actor = ReplicaTests.actor
-        try await source.addVersion(skinID: "spring", files: ReplicaTests.files(1), metadata: ReplicaTests.metadata, actor: actor)
-        try await source.addVersion(skinID: "spring", files: ReplicaTests.files(2), metadata: ReplicaTests.metadata, actor: actor)
+        try await source.addVersion(
+            skinID: "spring", files: ReplicaTests.files(1), metadata: ReplicaTests.metadata, actor: actor)
+        try await source.addVersion(
+            skinID: "spring", files: ReplicaTests.files(2), metadata: ReplicaTests.metadata, actor: actor)
         try await source.setRelease(skinID: "spring", version: 2, document: Array(#"{"rollout":5}"#.utf8), actor: actor)
-        try await source.addVersion(skinID: "autumn", files: ReplicaTests.files(3), metadata: ReplicaTests.metadata, actor: actor)
+        try await source.addVersion(
+            skinID: "autumn", files: ReplicaTests.files(3), metadata: ReplicaTests.metadata, actor: actor)
         try await source.deleteSkin(skinID: "autumn", actor: actor)
         try await source.setKillSwitch(app: "com.example.app", enabled: true, reason: "crash", actor: actor)
         try await source.setKillSwitch(app: nil, enabled: false, reason: "", actor: actor)
@@ -34,7 +37,9 @@ import TestSupport
         let copy = try await storage.openReplica()
         #expect(copy.snapshot == source.snapshot, "skins, versions, releases, kill switches and deleted skins' numbers")
         #expect(try await copy.audit(since: nil, limit: 100) == source.audit(since: nil, limit: 100))
-        #expect(try await copy.fileBytes(skinID: "spring", version: 1, path: "config.json") == ReplicaTests.files(1)["config.json"])
+        #expect(
+            try await copy.fileBytes(skinID: "spring", version: 1, path: "config.json")
+                == ReplicaTests.files(1)["config.json"])
         // The copy goes on from the source's numbers: autumn comes back as version 2 at revision 8.
         let autumn = try await copy.addVersion(
             skinID: "autumn", files: ReplicaTests.files(4), metadata: ReplicaTests.metadata, expectedRevision: 5,
@@ -55,8 +60,9 @@ import TestSupport
         let configuration = try storage.configuration
         #expect(try await PostgresSkinStore.copy(from: source, into: configuration) == .copied(revision: 7))
         #expect(try await PostgresSkinStore.copy(from: source, into: configuration) == .alreadyCopied(revision: 7))
-        #expect(try await storage.server.psql("SELECT count(*) FROM livery_audit", database: storage.database)
-            .trimmingCharacters(in: .whitespacesAndNewlines) == "7")
+        #expect(
+            try await storage.server.psql("SELECT count(*) FROM livery_audit", database: storage.database)
+                .trimmingCharacters(in: .whitespacesAndNewlines) == "7")
     }
 
     @Test func refusesATargetHoldingOtherData() async throws {
@@ -64,7 +70,8 @@ import TestSupport
         defer { withExtendedLifetime(folder) {} }
         let storage = try await PostgresStoreStorage()
         let other = try await storage.openReplica()
-        try await other.setKillSwitch(app: nil, enabled: true, reason: "other", expectedRevision: nil, actor: ReplicaTests.actor)
+        try await other.setKillSwitch(
+            app: nil, enabled: true, reason: "other", expectedRevision: nil, actor: ReplicaTests.actor)
         await other.close()
         await #expect(throws: PostgresStoreError.targetHoldsOtherData(revision: 1)) {
             try await PostgresSkinStore.copy(from: source, into: try storage.configuration)

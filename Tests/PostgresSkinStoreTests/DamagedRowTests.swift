@@ -17,10 +17,11 @@ import Testing
         let store = try await storage.openReplica("a")
         var versions: [SkinVersion] = []
         for (skin, variant) in [("spring", 1), ("spring", 2), ("autumn", 3)] {
-            versions.append(try await store.addVersion(
-                skinID: skin, files: ReplicaTests.files(variant),
-                metadata: Array(#"{"skin":{"id":"\#(skin)"},"n":\#(variant)}"#.utf8), expectedRevision: nil,
-                release: nil, actor: Self.actor))
+            versions.append(
+                try await store.addVersion(
+                    skinID: skin, files: ReplicaTests.files(variant),
+                    metadata: Array(#"{"skin":{"id":"\#(skin)"},"n":\#(variant)}"#.utf8), expectedRevision: nil,
+                    release: nil, actor: Self.actor))
         }
         try await store.setRelease(
             skinID: "spring", version: 2, document: Array("{}".utf8), expectedRevision: nil, actor: Self.actor,
@@ -33,14 +34,15 @@ import Testing
         let storage = try await PostgresStoreStorage()
         let (writer, versions) = try await Self.seeded(storage)
         let spring1 = versions[0]
-        let sql: String = switch damage {
-        case "metadata bytes":
-            "UPDATE livery_blobs SET bytes = set_byte(bytes, 1, get_byte(bytes, 1) # 1) WHERE sha256 = '\(spring1.metadataDigest)'"
-        case "metadata row":
-            "DELETE FROM livery_blobs WHERE sha256 = '\(spring1.metadataDigest)'"
-        default:
-            "UPDATE livery_version_files SET size = size + 1 WHERE skin_id = 'spring' AND number = 1 AND path = 'config.json'"
-        }
+        let sql: String =
+            switch damage {
+            case "metadata bytes":
+                "UPDATE livery_blobs SET bytes = set_byte(bytes, 1, get_byte(bytes, 1) # 1) WHERE sha256 = '\(spring1.metadataDigest)'"
+            case "metadata row":
+                "DELETE FROM livery_blobs WHERE sha256 = '\(spring1.metadataDigest)'"
+            default:
+                "UPDATE livery_version_files SET size = size + 1 WHERE skin_id = 'spring' AND number = 1 AND path = 'config.json'"
+            }
         // As a hand edit must: with the store revision bumped (foreign keys off, as a careless edit may have them).
         try await storage.server.psql(
             "SET session_replication_role = replica; \(sql); UPDATE livery_store SET revision = revision + 1",
@@ -54,10 +56,13 @@ import Testing
             let reason = try #require(snapshot.skins["spring"]?.version(1)?.damage, "\(damage)")
             #expect(reason.contains("spring v1"), "\(reason)")
             #expect(snapshot.damagedVersions.map { "\($0.skinID) v\($0.number)" } == ["spring v1"])
-            #expect(snapshot.skins["spring"]?.version(2) == versions[1] && snapshot.skins["autumn"]?.version(1) == versions[2])
+            #expect(
+                snapshot.skins["spring"]?.version(2) == versions[1]
+                    && snapshot.skins["autumn"]?.version(1) == versions[2])
         }
         // The kill switch first, then every other change, on either replica.
-        try await fresh.setKillSwitch(app: nil, enabled: true, reason: "incident", expectedRevision: nil, actor: Self.actor)
+        try await fresh.setKillSwitch(
+            app: nil, enabled: true, reason: "incident", expectedRevision: nil, actor: Self.actor)
         try await writer.setRelease(
             skinID: "autumn", version: 1, document: Array("{}".utf8), expectedRevision: nil, actor: Self.actor,
             action: "release.set")
@@ -77,7 +82,9 @@ import Testing
             return
         }
         #expect(skin == "spring" && version == 1)
-        #expect(try await writer.fileBytes(skinID: "spring", version: 2, path: "config.json") == ReplicaTests.files(2)["config.json"])
+        #expect(
+            try await writer.fileBytes(skinID: "spring", version: 2, path: "config.json")
+                == ReplicaTests.files(2)["config.json"])
         await fresh.close()
         await writer.close()
     }
@@ -87,14 +94,22 @@ import Testing
         let (store, _) = try await Self.seeded(storage)
         await store.close()
         try await storage.server.psql("UPDATE livery_store SET revision = 1", database: storage.database)
-        await #expect(performing: { try await storage.openReplica("b") }, throws: { error in
-            guard case .store(.corruptFile(let path, let reason)) = error as? PostgresStoreError else { return false }
-            return path == "livery_store row" && reason.contains("behind skin")
-        })
+        await #expect(
+            performing: { try await storage.openReplica("b") },
+            throws: { error in
+                guard case .store(.corruptFile(let path, let reason)) = error as? PostgresStoreError else {
+                    return false
+                }
+                return path == "livery_store row" && reason.contains("behind skin")
+            })
         try await storage.server.psql("DELETE FROM livery_store", database: storage.database)
-        await #expect(performing: { try await storage.openReplica("c") }, throws: { error in
-            guard case .store(.corruptFile(let path, let reason)) = error as? PostgresStoreError else { return false }
-            return path == "livery_store row" && reason.contains("missing")
-        })
+        await #expect(
+            performing: { try await storage.openReplica("c") },
+            throws: { error in
+                guard case .store(.corruptFile(let path, let reason)) = error as? PostgresStoreError else {
+                    return false
+                }
+                return path == "livery_store row" && reason.contains("missing")
+            })
     }
 }

@@ -28,14 +28,17 @@ struct PostgresStoreStorage: StoreStorage {
     }
 
     /// A store on this database with a cache folder of its own (`replica` names it), as another replica would open.
-    func openReplica(_ replica: String = "a", clock: @escaping @Sendable () -> Date = { Date() }) async throws -> PostgresSkinStore {
+    func openReplica(
+        _ replica: String = "a", clock: @escaping @Sendable () -> Date = { Date() }
+    ) async throws -> PostgresSkinStore {
         try await PostgresSkinStore.open(configuration, cacheDirectory: cache.path(replica), clock: clock)
     }
 
     /// Flips one bit in the middle of the blob's bytes in its row: same size, another digest.
     func damage(digest: String) async throws -> String {
         // `digest` is 64 hex characters (the suite's own), safe to put in the statement.
-        try await server.psql("""
+        try await server.psql(
+            """
             UPDATE livery_blobs SET bytes = set_byte(bytes, length(bytes) / 2, get_byte(bytes, length(bytes) / 2) # 1)
             WHERE sha256 = '\(digest)'
             """, database: database)

@@ -16,14 +16,18 @@ import Testing
         let changes = AsyncStream<Int>.makeStream()
         // A poll interval far longer than the test: the NOTIFY alone must wake the follower.
         let following = Task {
-            await follower.follow(pollInterval: .seconds(3600)) { changes.continuation.yield(follower.snapshot.revision) }
+            await follower.follow(pollInterval: .seconds(3600)) {
+                changes.continuation.yield(follower.snapshot.revision)
+            }
         }
         var published = changes.stream.makeAsyncIterator()
         // The listener is connected once it has caught up (nothing to catch up: revision 0, so no call); wait for
         // a notification to reach it by repeating a harmless change until the follower reports one.
-        try await writer.setKillSwitch(app: nil, enabled: true, reason: "first", expectedRevision: nil, actor: ReplicaTests.actor)
+        try await writer.setKillSwitch(
+            app: nil, enabled: true, reason: "first", expectedRevision: nil, actor: ReplicaTests.actor)
         #expect(await published.next() == 1)
-        try await writer.setKillSwitch(app: nil, enabled: false, reason: "second", expectedRevision: nil, actor: ReplicaTests.actor)
+        try await writer.setKillSwitch(
+            app: nil, enabled: false, reason: "second", expectedRevision: nil, actor: ReplicaTests.actor)
         #expect(await published.next() == 2)
         #expect(follower.snapshot == writer.snapshot)
         following.cancel()
@@ -45,7 +49,9 @@ import Testing
                 let store = stores[round % 2]
                 group.addTask {
                     _ = try? await store.exclusively { () throws(StoreError) in
-                        if counts.inside.add(1, ordering: .relaxed).newValue > 1 { counts.overlaps.add(1, ordering: .relaxed) }
+                        if counts.inside.add(1, ordering: .relaxed).newValue > 1 {
+                            counts.overlaps.add(1, ordering: .relaxed)
+                        }
                         try? await Task.sleep(for: .milliseconds(20))
                         counts.inside.subtract(1, ordering: .relaxed)
                     }
@@ -72,14 +78,18 @@ extension FollowTests {
                 handed.withLock { $0.append(revision) }
             }
         }
-        try await writer.setKillSwitch(app: nil, enabled: true, reason: "first", expectedRevision: nil, actor: ReplicaTests.actor)
+        try await writer.setKillSwitch(
+            app: nil, enabled: true, reason: "first", expectedRevision: nil, actor: ReplicaTests.actor)
         #expect(try await Self.eventually { handed.withLock { $0.contains(1) } })
         for revision in 2...6 {
             try await writer.setKillSwitch(
-                app: nil, enabled: revision % 2 == 1, reason: "r\(revision)", expectedRevision: nil, actor: ReplicaTests.actor)
+                app: nil, enabled: revision % 2 == 1, reason: "r\(revision)", expectedRevision: nil,
+                actor: ReplicaTests.actor)
             // The read publishes the change at once, before the follower's own catch-up can.
             #expect(try await follower.currentSnapshot().revision == revision)
-            #expect(try await Self.eventually { handed.withLock { $0.contains(revision) } }, "revision \(revision) handed on")
+            #expect(
+                try await Self.eventually { handed.withLock { $0.contains(revision) } },
+                "revision \(revision) handed on")
         }
         following.cancel()
         await following.value
@@ -102,7 +112,8 @@ extension FollowTests {
         let first = try await storage.openReplica("a")
         let second = try await storage.openReplica("b")
         _ = try await first.exclusively { () throws(StoreError) in
-            try await first.setKillSwitch(app: nil, enabled: true, reason: "import", expectedRevision: nil, actor: ReplicaTests.actor)
+            try await first.setKillSwitch(
+                app: nil, enabled: true, reason: "import", expectedRevision: nil, actor: ReplicaTests.actor)
         }
         #expect(second.snapshot.revision == 0, "no refresh yet")
         let seen = try await second.exclusively { () throws(StoreError) in second.snapshot.revision }
@@ -117,12 +128,14 @@ extension FollowTests {
     @Test func aStoreRefusesChangesWhilePostgreSQLIsDownAndReconnectsWhenItIsBack() async throws {
         let storage = try await PostgresStoreStorage()
         let store = try await storage.openReplica()
-        try await store.setKillSwitch(app: nil, enabled: true, reason: "before", expectedRevision: nil, actor: ReplicaTests.actor)
+        try await store.setKillSwitch(
+            app: nil, enabled: true, reason: "before", expectedRevision: nil, actor: ReplicaTests.actor)
         #expect(store.isReachable)
 
         try await storage.server.stop()
         let refused = await ReplicaTests.attempt { () async throws(StoreError) in
-            try await store.setKillSwitch(app: nil, enabled: false, reason: "down", expectedRevision: nil, actor: ReplicaTests.actor)
+            try await store.setKillSwitch(
+                app: nil, enabled: false, reason: "down", expectedRevision: nil, actor: ReplicaTests.actor)
         }
         guard case .failure(.unavailable) = refused else {
             Issue.record("expected unavailable, got \(refused)")
@@ -137,7 +150,8 @@ extension FollowTests {
         let deadline = ContinuousClock.now + .seconds(10)
         while !changed && ContinuousClock.now < deadline {
             let outcome = await ReplicaTests.attempt { () async throws(StoreError) in
-                try await store.setKillSwitch(app: nil, enabled: false, reason: "back", expectedRevision: 1, actor: ReplicaTests.actor)
+                try await store.setKillSwitch(
+                    app: nil, enabled: false, reason: "back", expectedRevision: 1, actor: ReplicaTests.actor)
             }
             if case .success = outcome { changed = true } else { try await Task.sleep(for: .milliseconds(50)) }
         }
@@ -160,7 +174,8 @@ extension FollowTests {
         try await storage.server.start()
         try await connecting.value
         #expect(store.isReachable && store.snapshot.revision == 0)
-        try await store.setKillSwitch(app: nil, enabled: true, reason: "up", expectedRevision: nil, actor: ReplicaTests.actor)
+        try await store.setKillSwitch(
+            app: nil, enabled: true, reason: "up", expectedRevision: nil, actor: ReplicaTests.actor)
         await store.close()
     }
 }
@@ -172,7 +187,8 @@ extension FollowTests {
         let storage = try await PostgresStoreStorage()
         let store = try await storage.openReplica("a")
         try await store.addVersion(
-            skinID: "tiny", files: ["config.json": Array("{}".utf8)], metadata: Array(#"{"m": 1}"#.utf8), expectedRevision: nil,
+            skinID: "tiny", files: ["config.json": Array("{}".utf8)], metadata: Array(#"{"m": 1}"#.utf8),
+            expectedRevision: nil,
             release: nil, actor: ReplicaTests.actor)
         let holder = try await PostgresConnection.connect(storage.configuration)
         try await holder.query("SELECT pg_advisory_lock($1)", [.int(PostgresSkinStore.scrubLockKey)])

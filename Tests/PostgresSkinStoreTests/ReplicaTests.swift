@@ -23,13 +23,17 @@ import Testing
         let first = try await storage.openReplica("a")
         let second = try await storage.openReplica("b")
         let version = try await first.addVersion(
-            skinID: "spring", files: Self.files(), metadata: Self.metadata, expectedRevision: 0, release: nil, actor: Self.actor)
-        try await first.setKillSwitch(app: "com.example.app", enabled: true, reason: "launch", expectedRevision: nil, actor: Self.actor)
+            skinID: "spring", files: Self.files(), metadata: Self.metadata, expectedRevision: 0, release: nil,
+            actor: Self.actor)
+        try await first.setKillSwitch(
+            app: "com.example.app", enabled: true, reason: "launch", expectedRevision: nil, actor: Self.actor)
         #expect(second.snapshot.revision == 0, "nothing is seen before a refresh")
 
         #expect(try await second.refresh())
         #expect(second.snapshot == first.snapshot)
-        #expect(try await second.fileBytes(skinID: "spring", version: version.number, path: "images/icon.png") == Self.files()["images/icon.png"])
+        #expect(
+            try await second.fileBytes(skinID: "spring", version: version.number, path: "images/icon.png")
+                == Self.files()["images/icon.png"])
         #expect(try await second.refresh() == false, "an up-to-date replica reloads nothing")
 
         // The second replica's change goes on from the shared revision, and the first sees it.
@@ -90,7 +94,8 @@ import Testing
     @Test func aDatabaseWithANewerSchemaIsRefused() async throws {
         let storage = try await PostgresStoreStorage()
         try await storage.openReplica().close()
-        try await storage.server.psql("INSERT INTO livery_schema_version (version) VALUES (99)", database: storage.database)
+        try await storage.server.psql(
+            "INSERT INTO livery_schema_version (version) VALUES (99)", database: storage.database)
         let known = PostgresStoreSchema.migrations.last?.version ?? 0
         await #expect(throws: PostgresStoreError.schema(.databaseNewer(databaseVersion: 99, knownVersion: known))) {
             try await storage.openReplica()
@@ -110,7 +115,8 @@ import Testing
 
         try await storage.server.kill()
         await #expect(throws: StoreError.self) {
-            try await store.setKillSwitch(app: nil, enabled: true, reason: "", expectedRevision: nil, actor: ReplicaTests.actor)
+            try await store.setKillSwitch(
+                app: nil, enabled: true, reason: "", expectedRevision: nil, actor: ReplicaTests.actor)
         }
         #expect(store.snapshot == acknowledged, "a failed change leaves the published snapshot as it was")
         await store.close()

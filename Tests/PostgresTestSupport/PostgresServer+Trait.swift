@@ -1,5 +1,5 @@
-import Testing
 import TestSupport
+import Testing
 
 extension PostgresServer {
     /// The server of the suite being run, set by the `.postgresServer` trait for every test inside it.

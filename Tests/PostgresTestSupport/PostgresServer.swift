@@ -3,7 +3,7 @@ import Synchronization
 import TestSupport
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A real PostgreSQL server for tests: Debian's `postgresql` binaries (`/usr/lib/postgresql/<newest>/bin`), a
@@ -65,8 +65,9 @@ public final class PostgresServer: Sendable {
     }
 
     private init() throws {
-        guard let version = try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")
-            .compactMap(Int.init).max()
+        guard
+            let version = try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")
+                .compactMap(Int.init).max()
         else {
             throw Failure(description: "no PostgreSQL under /usr/lib/postgresql: install Debian's postgresql package")
         }
@@ -97,7 +98,8 @@ public final class PostgresServer: Sendable {
     /// A `postgresql://` URI reaching `database` over the Unix socket as `role` (with `password` in the URI when
     /// given).
     public func uri(database: String = "postgres", role: String = "postgres", password: String? = nil) -> String {
-        let credentials = password.map { "\(role):\($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0)" } ?? role
+        let credentials =
+            password.map { "\(role):\($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0)" } ?? role
         return "postgresql://\(credentials)@/\(database)?host=\(socketDirectory)"
     }
 
@@ -115,8 +117,11 @@ public final class PostgresServer: Sendable {
     public func psql(_ sql: String, database: String = "postgres") async throws -> String {
         let output = try await ExternalProcess.run(
             binaries + "/psql",
-            ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", socketDirectory, "-U", "postgres", "-d", database,
-             "-c", sql])
+            [
+                "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", socketDirectory, "-U", "postgres", "-d",
+                database,
+                "-c", sql
+            ])
         guard output.status == 0 else { throw Failure(description: "psql `\(sql)`: \(output.transcript)") }
         return output.standardOutput
     }
@@ -143,7 +148,8 @@ public final class PostgresServer: Sendable {
 
     /// Starts the server (again) and waits until it accepts connections (`pg_ctl start -w`).
     public func start() async throws {
-        try await asServerUser("pg_ctl", ["-D", dataDirectory, "-l", folder.path("server.log"), "-w", "-t", "60", "start"])
+        try await asServerUser(
+            "pg_ctl", ["-D", dataDirectory, "-l", folder.path("server.log"), "-w", "-t", "60", "start"])
         let pidFile = try String(contentsOfFile: dataDirectory + "/postmaster.pid", encoding: .utf8)
         guard let line = pidFile.split(separator: "\n").first, let pid = pid_t(line) else {
             throw Failure(description: "unreadable postmaster.pid: \(pidFile.prefix(80))")
@@ -208,7 +214,8 @@ public final class PostgresServer: Sendable {
 
     private func asServerUser(_ program: String, _ arguments: [String]) async throws {
         let command = [binaries + "/" + program] + arguments
-        let (executable, argv) = user.map { ("/usr/sbin/runuser", ["-u", $0, "--"] + command) } ?? (command[0], Array(command.dropFirst()))
+        let (executable, argv) =
+            user.map { ("/usr/sbin/runuser", ["-u", $0, "--"] + command) } ?? (command[0], Array(command.dropFirst()))
         let output = try await ExternalProcess.run(executable, argv, timeout: .seconds(120))
         guard output.status == 0 else {
             throw Failure(description: "\(program) \(arguments.joined(separator: " ")): \(output.transcript)\n\(log)")

@@ -25,7 +25,7 @@ import Testing
         // Precedence when several rules are broken.
         ("/a\\b", .absolute), ("a\\b\u{85}", .malformed("it contains a backslash; use '/' between folders")),
         ("../a\u{85}", .malformed("it contains a control character")), ("a//../b", .parentSegment),
-        ("c:x.png", .absolute), ("1:x.png", nil),
+        ("c:x.png", .absolute), ("1:x.png", nil)
     ])
     func checksRulesOnBytes(_ text: String, _ problem: AssetPath.Problem?) {
         #expect(AssetPath.problem(in: text) == problem)
@@ -33,7 +33,8 @@ import Testing
     }
 
     @Test func validatorRefusesAFileNameWithAC1ControlCharacter() throws {
-        let source = Fixture.make(config: #"{"m": {"images": {"i": "a\u0085b.png"}}}"#, files: ["a\u{85}b.png": Bytes.png])
+        let source = Fixture.make(
+            config: #"{"m": {"images": {"i": "a\u0085b.png"}}}"#, files: ["a\u{85}b.png": Bytes.png])
         let report = validate(source)
         let issue = try #require(report.first(.pathInvalid))
         #expect(issue.file == "a\u{85}b.png")

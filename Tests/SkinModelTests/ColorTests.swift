@@ -21,7 +21,7 @@ import Testing
         ("rgba<254,220,189>", SkinColor(red: 254, green: 220, blue: 189)),
         ("rgba<0,0,0,1.0>", SkinColor(red: 0, green: 0, blue: 0, alpha: 1)),
         ("hex<B2D235 0.9>", SkinColor(red: 0xB2, green: 0xD2, blue: 0x35, alpha: 0.9)),
-        ("hex<B2D235>", SkinColor(red: 0xB2, green: 0xD2, blue: 0x35)),
+        ("hex<B2D235>", SkinColor(red: 0xB2, green: 0xD2, blue: 0x35))
     ])
     func parsesEverySpelling(_ text: String, _ expected: SkinColor) {
         #expect(SkinColor(parsing: text) == expected)
@@ -31,7 +31,7 @@ import Testing
         "", "#", "#GG0000", "12345", "#1234", "1234567", "D7000F0F", "0xD7000F0F", "#D7000F0F0", "0xfff",
         "random", " #FFFFFF", "#FFFFFF ", "FFFFFF  0.9", "FFFFFF 1.5", "FFFFFF -0.1", "FFFFFF .5", "FFFFFF 0.",
         "fff 0.5", "rgba<256,0,0>", "rgba<1,2>", "rgba<1,2,3,4>", "rgba<1, 2, 3>", "rgba<-1,2,3>", "rgba<1,2,3,>",
-        "RGBA<1,2,3>", "rgba(1,2,3)", "rgba<1,2,3", "hex<B2D235 2>", "hex<#B2D235>", "hex<fff>", "hex<>", "red",
+        "RGBA<1,2,3>", "rgba(1,2,3)", "rgba<1,2,3", "hex<B2D235 2>", "hex<#B2D235>", "hex<fff>", "hex<>", "red"
     ])
     func rejectsEverythingElse(_ text: String) {
         #expect(SkinColor(parsing: text) == nil)
@@ -44,7 +44,7 @@ import Testing
     @Test(arguments: [
         (##""#GG0000""##, "\"#GG0000\" is not a color."),
         ("12", "A color must be a string, not 12."),
-        (#""D7000F0F""#, "\"D7000F0F\" is not a color."),
+        (#""D7000F0F""#, "\"D7000F0F\" is not a color.")
     ])
     func invalidColorsAreErrorsQuotingTheValue(_ json: String, _ message: String) throws {
         let report = validate(Fixture.make(section: "colors", value: json))
@@ -66,9 +66,11 @@ import Testing
     @Test func validColorsAreKeptVerbatimInThePackage() throws {
         let report = validate(Fixture.make(config: #"{"m": {"colors": {"a": "B17936 0.9", "b": "hex<B2D235>"}}}"#))
         let skin = try #require(report.skin)
-        #expect(skin.config.modules[0].colors.map(\.value) == [
-            .fixed(SkinColor(red: 0xB1, green: 0x79, blue: 0x36, alpha: 0.9)), .fixed(SkinColor(red: 0xB2, green: 0xD2, blue: 0x35)),
-        ])
+        #expect(
+            skin.config.modules[0].colors.map(\.value) == [
+                .fixed(SkinColor(red: 0xB1, green: 0x79, blue: 0x36, alpha: 0.9)),
+                .fixed(SkinColor(red: 0xB2, green: 0xD2, blue: 0x35))
+            ])
         let config = skin.config.effectiveDocument(for: .light)
         #expect(config.objectValue?["m"]?.objectValue?["colors"]?.objectValue?["a"] == "B17936 0.9")
     }
@@ -77,7 +79,9 @@ import Testing
 /// Chameleon's `"C103": "random"`: the app picks a color each time; Livery accepts it and passes it on as written.
 @Suite struct RandomColorTests {
     @Test func chameleonsRandomIsAcceptedAsAColorAndAsASolidImageColor() throws {
-        let report = validate(Fixture.make(config: #"{"background": {"colors": {"C103": "random"}, "images": {"no04": {"color": "random"}}}}"#))
+        let report = validate(
+            Fixture.make(
+                config: #"{"background": {"colors": {"C103": "random"}, "images": {"no04": {"color": "random"}}}}"#))
         #expect(report.errors.isEmpty, "\(report.errors)")
         let module = try #require(report.skin?.config.modules.first)
         #expect(module.colors.map(\.value) == [.random])
@@ -85,7 +89,8 @@ import Testing
     }
 
     @Test func randomReachesEveryPackagedConfigAsWritten() throws {
-        let config = #"{"background": {"colors": {"C103": "random", "C104": "6E6B41"}}, "dark": {"background": {"colors": {"C104": "random"}}}}"#
+        let config =
+            #"{"background": {"colors": {"C103": "random", "C104": "6E6B41"}}, "dark": {"background": {"colors": {"C104": "random"}}}}"#
         let skin = try #require(validate(Fixture.make(config: config)).skin)
         for appearance in Appearance.allCases {
             let packaged = try JSONValue.parse(skin.config.effectiveConfigBytes(for: appearance))

@@ -22,23 +22,32 @@ import Testing
 
     @Test func listsOverriddenKeysInBaseOrder() throws {
         let coverage = try #require(try Self.report().coverage)
-        #expect(coverage.overridden.map(\.description) == ["home/colors/color.background.tableview", "home/colors/color.text"])
+        #expect(
+            coverage.overridden.map(\.description) == [
+                "home/colors/color.background.tableview", "home/colors/color.text"
+            ])
     }
 
     @Test func listsKeysThatFallBackAndWhereTo() throws {
         let coverage = try #require(try Self.report().coverage)
-        #expect(coverage.fallingBack.map(\.key.description) == [
-            "home/colors/color.background.viewcontroller", "home/colors/color.badge", "home/images/image.logo", "tab/values/title",
-        ])
-        #expect(coverage.fallingBack.map { $0.resolvedBy?.description } == [
-            "home/colors/color.background", "home/colors/__default__", nil, nil,
-        ])
+        #expect(
+            coverage.fallingBack.map(\.key.description) == [
+                "home/colors/color.background.viewcontroller", "home/colors/color.badge", "home/images/image.logo",
+                "tab/values/title"
+            ])
+        #expect(
+            coverage.fallingBack.map { $0.resolvedBy?.description } == [
+                "home/colors/color.background", "home/colors/__default__", nil, nil
+            ])
     }
 
     @Test func flagsKeysTheBaseDoesNotKnowWithASuggestion() throws {
         let report = try Self.report()
         let coverage = try #require(report.coverage)
-        #expect(coverage.unknownToBase.map(\.key.description) == ["home/colors/color.background.viewcontroll", "promo/values/title"])
+        #expect(
+            coverage.unknownToBase.map(\.key.description) == [
+                "home/colors/color.background.viewcontroll", "promo/values/title"
+            ])
         #expect(coverage.unknownToBase[0].suggestion?.description == "home/colors/color.background.viewcontroller")
         #expect(coverage.unknownToBase[1].suggestion?.description == "tab/values/title")
         let warning = try #require(report.first(.coverageKeyUnknown))

@@ -1,16 +1,18 @@
 import Foundation
 import SkinDirectory
 import SkinModel
-import Testing
 import TestSupport
+import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 @Suite struct DirectorySkinSourceTests {
     @Test func listsFilesRecursivelyInBytewiseOrder() throws {
-        let skin = try Fixture.makeDirectory(["b.png": Bytes.png, "a/z.gif": Bytes.gif, "a/b/c.json": Bytes.text("{}"), "B.txt": []])
+        let skin = try Fixture.makeDirectory([
+            "b.png": Bytes.png, "a/z.gif": Bytes.gif, "a/b/c.json": Bytes.text("{}"), "B.txt": []
+        ])
         let files = try DirectorySkinSource(path: skin.path).listFiles()
         #expect(files.map(\.path) == ["B.txt", "a/b/c.json", "a/z.gif", "b.png"])
         #expect(files.map(\.size) == [0, 2, Bytes.gif.count, Bytes.png.count])
@@ -20,7 +22,8 @@ import Glibc
     @Test func reportsSymlinksWithoutFollowingThem() throws {
         let elsewhere = try Fixture.makeDirectory(["secret.png": Bytes.png])
         let skin = try Fixture.makeDirectory(["ok.png": Bytes.png])
-        try FileManager.default.createSymbolicLink(atPath: skin.path + "/link.png", withDestinationPath: elsewhere.path + "/secret.png")
+        try FileManager.default.createSymbolicLink(
+            atPath: skin.path + "/link.png", withDestinationPath: elsewhere.path + "/secret.png")
         try FileManager.default.createSymbolicLink(atPath: skin.path + "/dir", withDestinationPath: elsewhere.path)
         let source = DirectorySkinSource(path: skin.path)
         let files = try source.listFiles()
@@ -72,14 +75,17 @@ import Glibc
     @Test func reportsAMissingOrWrongRoot() throws {
         #expect(throws: SkinSourceError.rootNotFound) { try DirectorySkinSource(path: "/nonexistent/skin").listFiles() }
         let skin = try Fixture.makeDirectory(["file": []])
-        #expect(throws: SkinSourceError.rootNotADirectory) { try DirectorySkinSource(path: skin.path + "/file").listFiles() }
+        #expect(throws: SkinSourceError.rootNotADirectory) {
+            try DirectorySkinSource(path: skin.path + "/file").listFiles()
+        }
     }
 
     @Test func validatorReportsSymlinksNonUTF8AndFIFOsInAFolder() throws {
         let skin = try Fixture.makeDirectory([
-            "skin.json": Bytes.text(Fixture.manifest), "config.json": Bytes.text(#"{"m": {"images": {"a": "logo"}}}"#),
+            "skin.json": Bytes.text(Fixture.manifest), "config.json": Bytes.text(#"{"m": {"images": {"a": "logo"}}}"#)
         ])
-        try FileManager.default.createSymbolicLink(atPath: skin.path + "/logo.png", withDestinationPath: "/etc/hostname")
+        try FileManager.default.createSymbolicLink(
+            atPath: skin.path + "/logo.png", withDestinationPath: "/etc/hostname")
         try #require(mkfifo(skin.path + "/pipe", 0o644) == 0)
         let name: [UInt8] = Array((skin.path + "/caf").utf8) + [0xE9] + Array(".png".utf8) + [0]
         let descriptor = name.withUnsafeBufferPointer { buffer in

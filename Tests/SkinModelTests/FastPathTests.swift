@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import SkinModel
 
@@ -13,7 +13,8 @@ import TestSupport
     @Test func imageNameSplitMatchesTheCharacterSplit() throws {
         let fixed = [
             "icons/tab@2x.png", "tab@3x", "tab.png", "@2x.png", "a/@2x.png", "a/b@2x", ".hidden", "a.b/c", "a/.png",
-            "tab@2x@1x.png", "tab@3x@2x.PNG", "tab@1x@1x.png", "@1x@2x", "x@4x.png", "a/b.c/d@2x.tar.gz", "", "@", "a@2x.",
+            "tab@2x@1x.png", "tab@3x@2x.PNG", "tab@1x@1x.png", "@1x@2x", "x@4x.png", "a/b.c/d@2x.tar.gz", "", "@",
+            "a@2x."
         ]
         for path in fixed {
             let fast = try #require(path.utf8.withContiguousStorageIfAvailable(AssetIndex.splitPrintableASCII) ?? nil)
@@ -34,7 +35,10 @@ import TestSupport
     }
 
     @Test func schemeSeparatorSearchMatchesFoundation() {
-        let fixed = ["https://a", "file://x", "a://", "://", ":/", ":/:/", "a:://b", "a:/b/c", "", "x:", "//", "é://", "e\u{301}:/\u{301}/"]
+        let fixed = [
+            "https://a", "file://x", "a://", "://", ":/", ":/:/", "a:://b", "a:/b/c", "", "x:", "//", "é://",
+            "e\u{301}:/\u{301}/"
+        ]
         for text in fixed { #expect(ConfigParser.containsSchemeSeparator(text) == text.contains("://"), "\(text)") }
         var random = SplitMix64(seed: 0x5C4E)
         let alphabet: [Character] = [":", "/", "a", "h", "s", "p", ".", " "]

@@ -1,7 +1,7 @@
 import LiveryJSON
 import SkinModel
-import Testing
 import TestSupport
+import Testing
 
 /// Malformed documents with the position and a fragment of the message the parser reports:
 /// (input, line, column, fragment of the message). Shared with `JSONSyntaxValidatorTests`.
@@ -30,7 +30,7 @@ let jsonSyntaxErrorTable: [(String, Int, Int, String)] = [
     (#""\udc00""#, 1, 2, "lone low surrogate"),
     (#""\ud800x""#, 1, 2, "without the low surrogate"),
     ("{\"名前\": ?}", 1, 8, "expected a value"),
-    ("[\n\n   ]]", 3, 5, "after the end"),
+    ("[\n\n   ]]", 3, 5, "after the end")
 ]
 
 @Suite struct JSONParserTests {
@@ -46,7 +46,7 @@ let jsonSyntaxErrorTable: [(String, Int, Int, String)] = [
         (#""a\"b\\c\/d\b\f\n\r\t""#, "a\"b\\c/d\u{08}\u{0C}\n\r\t"),
         (#""\u00e9\u4e2d""#, "é中"),
         (#""\ud83c\udf84""#, "🎄"),
-        ("\"新春快乐\"", "新春快乐"),
+        ("\"新春快乐\"", "新春快乐")
     ])
     func decodesStringEscapes(_ json: String, _ expected: String) throws {
         #expect(try JSONValue.parse(json) == .string(expected))
@@ -87,7 +87,9 @@ let jsonSyntaxErrorTable: [(String, Int, Int, String)] = [
     }
 
     @Test func rejectsAByteOrderMark() throws {
-        let error = try #require(throws: JSONParseError.self) { try JSONValue.parse([0xEF, 0xBB, 0xBF] + Array("{}".utf8)) }
+        let error = try #require(throws: JSONParseError.self) {
+            try JSONValue.parse([0xEF, 0xBB, 0xBF] + Array("{}".utf8))
+        }
         #expect(error.message.contains("byte order mark"))
     }
 
@@ -108,7 +110,8 @@ let jsonSyntaxErrorTable: [(String, Int, Int, String)] = [
     }
 
     @Test func everyTruncationOfADocumentFailsCleanly() throws {
-        let document = Array(##"{"m": {"colors": {"c": "#fff", "n": [1, -2.5e3, true, null]}, "s": "\u4e2d\ud83c\udf84"}}"##.utf8)
+        let document = Array(
+            ##"{"m": {"colors": {"c": "#fff", "n": [1, -2.5e3, true, null]}, "s": "\u4e2d\ud83c\udf84"}}"##.utf8)
         _ = try JSONValue.parse(document)
         for length in 0..<document.count {
             #expect(throws: JSONParseError.self) { try JSONValue.parse(Array(document[0..<length])) }
@@ -165,7 +168,7 @@ let jsonSyntaxErrorTable: [(String, Int, Int, String)] = [
     @Test(arguments: [
         #"{"a":[1,2,{"b":null}],"c":"\u00e9"}"#,
         #"[]"#,
-        #"{"新":{"春":[-0.5e-3,true,false]}}"#,
+        #"{"新":{"春":[-0.5e-3,true,false]}}"#
     ])
     func serializationRoundTrips(_ json: String) throws {
         let value = try JSONValue.parse(json)

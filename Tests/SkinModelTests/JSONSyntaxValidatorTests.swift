@@ -1,7 +1,7 @@
 import LiveryJSON
 import SkinModel
-import Testing
 import TestSupport
+import Testing
 
 /// `JSONValue.validateSyntax` (no tree) and `JSONValue.parse` (tree) against `ReferenceJSONParser`, the parser
 /// they replaced: same verdict, same value, and for bad input the same error kind, line, column, offset and
@@ -21,11 +21,13 @@ import TestSupport
         }
         let expectedError: JSONParseError? = if case .failure(let error) = reference { error } else { nil }
         #expect(tree == reference, "parse disagrees on \(Self.show(bytes))", sourceLocation: sourceLocation)
-        #expect(syntax == expectedError, "validateSyntax disagrees on \(Self.show(bytes))", sourceLocation: sourceLocation)
+        #expect(
+            syntax == expectedError, "validateSyntax disagrees on \(Self.show(bytes))", sourceLocation: sourceLocation)
     }
 
     static func show(_ bytes: [UInt8]) -> String {
-        String(decoding: bytes, as: UTF8.self).debugDescription + " " + bytes.prefix(64).map { hex($0) }.joined(separator: " ")
+        String(decoding: bytes, as: UTF8.self).debugDescription + " "
+            + bytes.prefix(64).map { hex($0) }.joined(separator: " ")
     }
 
     static func hex(_ byte: UInt8) -> String {
@@ -46,7 +48,7 @@ import TestSupport
         #"{"z": 1, "a": {"y": true, "b": null}, "m": [1, "two", -0.5e-3, false, [], {}]}"#,
         #"  [ "\u00e9\u4e2d\ud83c\udf84", "a\"b\\c\/d\b\f\n\r\t", "新春快乐 🎄" ]  "#,
         #"{"a": {"k": 1}, "b": {"k": 2}, "k": {"a": {"b": {}}}}"#,
-        "\"\"", "0", "-0", "1E+2", "true", "false", "null", "{}", "[]",
+        "\"\"", "0", "-0", "1E+2", "true", "false", "null", "{}", "[]"
     ])
     func acceptsWhatTheFullParserAccepts(_ input: String) throws {
         try JSONValue.validateSyntax(Array(input.utf8))
@@ -71,7 +73,7 @@ import TestSupport
         #"{"": 1, "": 2}"#,
         // Not duplicates.
         #"{"a": 1, "A": 2, "a ": 3, " a": 4, "\u00e9": 5, "e": 6}"#,
-        #"{"ab": 1, "a": 2, "b": 3, "": 4}"#,
+        #"{"ab": 1, "a": 2, "b": 3, "": 4}"#
     ])
     func agreesOnDuplicateKeys(_ input: String) {
         Self.expectAgreement(Array(input.utf8))
@@ -85,20 +87,22 @@ import TestSupport
             let document = "{" + keys.joined(separator: ", ") + ", \"key_\(duplicate)\": 0, \"after\": 1}"
             Self.expectAgreement(Array(document.utf8))
             // A non-ASCII or escaped key late in the object switches it to String keys.
-            Self.expectAgreement(Array(("{" + keys.joined(separator: ", ") + ", \"é\": 1, \"key_\(duplicate)\": 0}").utf8))
+            Self.expectAgreement(
+                Array(("{" + keys.joined(separator: ", ") + ", \"é\": 1, \"key_\(duplicate)\": 0}").utf8))
             Self.expectAgreement(Array(("{\"k\\u0065y_\(duplicate)\": 0, " + keys.joined(separator: ", ") + "}").utf8))
         }
     }
 
-    @Test(arguments: [
-        // Invalid UTF-8 in strings: overlong forms, surrogates, beyond U+10FFFF, stray continuation bytes,
-        // truncated sequences, and what wins when a run also holds a control character, an escape or no end.
-        [0xC0, 0x80], [0xC1, 0xBF], [0xE0, 0x80, 0x80], [0xE0, 0x9F, 0xBF], [0xED, 0xA0, 0x80], [0xED, 0xBF, 0xBF],
-        [0xF0, 0x80, 0x80, 0x80], [0xF0, 0x8F, 0xBF, 0xBF], [0xF4, 0x90, 0x80, 0x80], [0xF5, 0x80, 0x80, 0x80],
-        [0xFF], [0x80], [0xBF, 0x41], [0xC3], [0xE4, 0xB8], [0xF0, 0x9F, 0x8E],
-        [0x41, 0xC3, 0x28, 0x42], [0xC3, 0x0A], [0xC3, 0x5C, 0x6E], [0xC3, 0x5C, 0x78], [0x5C, 0x6E, 0xC3],
-        [0xE2, 0x82, 0xAC, 0xC3], [0xC3, 0xA9, 0xF0, 0x9F, 0x8E, 0x84, 0xE4, 0xB8, 0xAD],
-    ] as [[UInt8]])
+    @Test(
+        arguments: [
+            // Invalid UTF-8 in strings: overlong forms, surrogates, beyond U+10FFFF, stray continuation bytes,
+            // truncated sequences, and what wins when a run also holds a control character, an escape or no end.
+            [0xC0, 0x80], [0xC1, 0xBF], [0xE0, 0x80, 0x80], [0xE0, 0x9F, 0xBF], [0xED, 0xA0, 0x80], [0xED, 0xBF, 0xBF],
+            [0xF0, 0x80, 0x80, 0x80], [0xF0, 0x8F, 0xBF, 0xBF], [0xF4, 0x90, 0x80, 0x80], [0xF5, 0x80, 0x80, 0x80],
+            [0xFF], [0x80], [0xBF, 0x41], [0xC3], [0xE4, 0xB8], [0xF0, 0x9F, 0x8E],
+            [0x41, 0xC3, 0x28, 0x42], [0xC3, 0x0A], [0xC3, 0x5C, 0x6E], [0xC3, 0x5C, 0x78], [0x5C, 0x6E, 0xC3],
+            [0xE2, 0x82, 0xAC, 0xC3], [0xC3, 0xA9, 0xF0, 0x9F, 0x8E, 0x84, 0xE4, 0xB8, 0xAD]
+        ] as [[UInt8]])
     func agreesOnUTF8InStrings(_ content: [UInt8]) {
         let quote = UInt8(ascii: "\"")
         Self.expectAgreement([quote] + content + [quote])
@@ -130,45 +134,54 @@ import TestSupport
     }
 
     @Test func agreesOnEveryTruncation() {
-        let document = Array(##"{"m": {"colors": {"c": "#fff", "n": [1, -2.5e3, true, null]}, "s": "\u4e2d\ud83c\udf84"}}"##.utf8)
+        let document = Array(
+            ##"{"m": {"colors": {"c": "#fff", "n": [1, -2.5e3, true, null]}, "s": "\u4e2d\ud83c\udf84"}}"##.utf8)
         for length in 0...document.count { Self.expectAgreement(Array(document[0..<length])) }
     }
 
     @Test func agreesOnTheDepthLimit() {
         for depth in [255, 256, 257, 10_000] {
-            Self.expectAgreement(Array((String(repeating: "[", count: depth) + String(repeating: "]", count: depth)).utf8))
-            Self.expectAgreement(Array((String(repeating: #"{"a":"#, count: depth) + "1" + String(repeating: "}", count: depth)).utf8))
+            Self.expectAgreement(
+                Array((String(repeating: "[", count: depth) + String(repeating: "]", count: depth)).utf8))
+            Self.expectAgreement(
+                Array((String(repeating: #"{"a":"#, count: depth) + "1" + String(repeating: "}", count: depth)).utf8))
         }
         Self.expectAgreement([0xEF, 0xBB, 0xBF] + Array("{}".utf8))
     }
 
     // MARK: In the validator
 
-    @Test(arguments: [
-        Array("{\"v\": \"5.7.4\",\n \"layers\": [1, 2,]}".utf8),
-        Array("{\"v\": 1,\n  \"fr\": 30,\n  \"v\": 2}".utf8),
-        Array("{\"nm\": \"".utf8) + [0xC3, 0x28] + Array("\"}".utf8),
-        Array((String(repeating: "[", count: 300) + String(repeating: "]", count: 300)).utf8),
-        [0xEF, 0xBB, 0xBF] + Array("{}".utf8),
-        [],
-    ] as [[UInt8]])
+    @Test(
+        arguments: [
+            Array("{\"v\": \"5.7.4\",\n \"layers\": [1, 2,]}".utf8),
+            Array("{\"v\": 1,\n  \"fr\": 30,\n  \"v\": 2}".utf8),
+            Array("{\"nm\": \"".utf8) + [0xC3, 0x28] + Array("\"}".utf8),
+            Array((String(repeating: "[", count: 300) + String(repeating: "]", count: 300)).utf8),
+            [0xEF, 0xBB, 0xBF] + Array("{}".utf8),
+            []
+        ] as [[UInt8]])
     func validatorReportsBrokenJSONAssetsAsTheFullParserDid(_ document: [UInt8]) throws {
         guard case .failure(let expected) = ReferenceJSONParser.parse(document) else {
             Issue.record("the reference parser accepted a document meant to be broken")
             return
         }
-        let report = validate(Fixture.make(section: "resources", value: #""anim.json""#, files: ["anim.json": document]))
+        let report = validate(
+            Fixture.make(section: "resources", value: #""anim.json""#, files: ["anim.json": document]))
         let issue = try #require(report.issues.first { $0.file == "anim.json" })
-        let code: ValidationIssue.Code = switch expected.kind {
-        case .syntax: .jsonSyntax
-        case .duplicateKey: .jsonDuplicateKey
-        case .invalidUTF8: .jsonEncoding
-        case .tooDeep: .jsonTooDeep
-        }
+        let code: ValidationIssue.Code =
+            switch expected.kind {
+            case .syntax: .jsonSyntax
+            case .duplicateKey: .jsonDuplicateKey
+            case .invalidUTF8: .jsonEncoding
+            case .tooDeep: .jsonTooDeep
+            }
         #expect(issue.code == code)
         #expect(issue.severity == .error && issue.pointer.isEmpty)
         #expect(issue.line == expected.line && issue.column == expected.column)
-        #expect(issue.message == "anim.json is not valid JSON: line \(expected.line), column \(expected.column): \(expected.message).")
+        #expect(
+            issue.message
+                == "anim.json is not valid JSON: line \(expected.line), column \(expected.column): \(expected.message)."
+        )
         #expect(report.skin == nil)
     }
 
@@ -177,20 +190,27 @@ import TestSupport
     /// Documents the fuzz starts from: Lottie-like keyframes, escapes, non-ASCII text, numbers of every shape,
     /// nesting, an object past the linear key limit, and whitespace with newlines (for line numbers).
     static let fuzzSeeds: [[UInt8]] = [
-        Array(##"{"v":"5.7.4","fr":30,"ip":0,"op":2,"layers":[{"ks":{"p":{"k":[{"t":0,"s":[12,200,3,255],"e":[0.5,0.25,1,0],"i":{"x":[0.833],"y":[0.833]},"o":{"x":[0.167],"y":[0.167]}}]}}}]}"##.utf8),
-        Array("{\n  \"名前\": \"新春快乐 🎄\",\n  \"esc\": \"\\\"\\\\\\/\\b\\f\\n\\r\\t\\u00e9\\ud83c\\udf84\",\n  \"n\": [0, -0, 1.5e+3, -2E-2, 10]\n}\n".utf8),
+        Array(
+            ##"{"v":"5.7.4","fr":30,"ip":0,"op":2,"layers":[{"ks":{"p":{"k":[{"t":0,"s":[12,200,3,255],"e":[0.5,0.25,1,0],"i":{"x":[0.833],"y":[0.833]},"o":{"x":[0.167],"y":[0.167]}}]}}}]}"##
+                .utf8),
+        Array(
+            "{\n  \"名前\": \"新春快乐 🎄\",\n  \"esc\": \"\\\"\\\\\\/\\b\\f\\n\\r\\t\\u00e9\\ud83c\\udf84\",\n  \"n\": [0, -0, 1.5e+3, -2E-2, 10]\n}\n"
+                .utf8),
         Array(#"[[[{"a":{"a":{"a":[true,false,null]}}}]],{"b":"\u0062","\u0062":"b"}]"#.utf8),
-        Array(("{" + (0..<40).map { "\"k\($0)\":\($0)" }.joined(separator: ",") + "}").utf8),
+        Array(("{" + (0..<40).map { "\"k\($0)\":\($0)" }.joined(separator: ",") + "}").utf8)
     ]
 
     /// One random edit: replace, insert or delete a byte, duplicate or drop a range, or truncate.
     static func mutate(_ input: [UInt8], _ random: inout SplitMix64) -> [UInt8] {
-        let alphabet = Array(#"{}[]":,\ u0123456789abcdefABCDEF.eE+-truefalsnl/"#.utf8)
+        let alphabet =
+            Array(#"{}[]":,\ u0123456789abcdefABCDEF.eE+-truefalsnl/"#.utf8)
             + [0x00, 0x09, 0x0A, 0x0D, 0x1F, 0x7F, 0x80, 0xBF, 0xC3, 0xA9, 0xE4, 0xED, 0xF0, 0xF4, 0xF5, 0xFF]
         var bytes = input
         guard !bytes.isEmpty else { return [alphabet.randomElement(using: &random) ?? 0] }
         let position = Int.random(in: 0..<bytes.count, using: &random)
-        let byte = Bool.random(using: &random) ? (alphabet.randomElement(using: &random) ?? 0) : UInt8.random(in: 0...255, using: &random)
+        let byte =
+            Bool.random(using: &random)
+            ? (alphabet.randomElement(using: &random) ?? 0) : UInt8.random(in: 0...255, using: &random)
         switch Int.random(in: 0..<6, using: &random) {
         case 0: bytes[position] = byte
         case 1: bytes.insert(byte, at: position)

@@ -8,30 +8,36 @@ import Testing
         (3, .light, ["banner@3x.png", "config.json", "icon@3x.png", "loading.gif"]),
         (1, .dark, ["banner_dark@2x.png", "config.json", "icon.png", "loading.gif"]),
         (2, .dark, ["banner_dark@2x.png", "config.json", "icon@2x.png", "loading.gif"]),
-        (3, .dark, ["banner_dark@3x.png", "config.json", "icon@3x.png", "loading.gif"]),
+        (3, .dark, ["banner_dark@3x.png", "config.json", "icon@3x.png", "loading.gif"])
     ])
     func eachVariantHoldsExactlyItsFiles(_ scale: Int, _ appearance: Appearance, _ expected: [String]) throws {
         var files = DarkModeTests.files
         files["loading.gif"] = Bytes.gif
-        let config = DarkModeTests.config.replacingOccurrences(of: #""tab":"#, with: #""loading": {"resources": {"spinner": "loading.gif"}}, "tab":"#)
+        let config = DarkModeTests.config.replacingOccurrences(
+            of: #""tab":"#, with: #""loading": {"resources": {"spinner": "loading.gif"}}, "tab":"#)
         let report = validate(Fixture.make(config: config, files: files))
         let skin = try #require(report.skin, "\(report.issues)")
         let variant = try #require(PackageVariant(scale: scale, appearance: appearance))
         let plan = skin.packagePlan(for: variant)
         #expect(plan.names == expected)
         #expect(plan.variant == variant)
-        #expect(plan.entries.first { $0.name == "config.json" }?.content
-            == .bytes(skin.config.effectiveConfigBytes(for: appearance)))
+        #expect(
+            plan.entries.first { $0.name == "config.json" }?.content
+                == .bytes(skin.config.effectiveConfigBytes(for: appearance)))
         for entry in plan.entries where entry.name != "config.json" {
             #expect(entry.content == .sourceFile(relativePath: entry.name))
         }
     }
 
     @Test func theStreamedDigestInputIsThePlansWithoutHoldingTheConfig() throws {
-        let files: [String: [UInt8]] = ["Z.png": Bytes.png, "a.png": Bytes.png, "é.png": Bytes.png, "d.json": Array("{}".utf8)]
-        let report = validate(Fixture.make(
-            config: #"{"m": {"images": {"1": "Z", "2": "a", "5": "é"}, "resources": {"7": "d.json"}, "values": {"t": "\u00e9\n", "n": [1, {"x": null}]}}}"#,
-            files: files))
+        let files: [String: [UInt8]] = [
+            "Z.png": Bytes.png, "a.png": Bytes.png, "é.png": Bytes.png, "d.json": Array("{}".utf8)
+        ]
+        let report = validate(
+            Fixture.make(
+                config:
+                    #"{"m": {"images": {"1": "Z", "2": "a", "5": "é"}, "resources": {"7": "d.json"}, "values": {"t": "\u00e9\n", "n": [1, {"x": null}]}}}"#,
+                files: files))
         let skin = try #require(report.skin, "\(report.issues)")
         let identity: (String) -> [UInt8] = { Array("id:\($0)".utf8) }
         for variant in PackageVariant.all {
@@ -52,10 +58,14 @@ import Testing
     }
 
     @Test func entriesAreSortedBytewiseAndUnique() throws {
-        let files: [String: [UInt8]] = ["Z.png": Bytes.png, "a.png": Bytes.png, "b/c.png": Bytes.png, "b.png": Bytes.png, "é.png": Bytes.png]
-        let report = validate(Fixture.make(
-            config: #"{"m": {"images": {"1": "Z", "2": "a", "3": "b/c", "4": "b", "5": "é", "6": "a.png"}, "resources": {"7": "a.png"}}}"#,
-            files: files))
+        let files: [String: [UInt8]] = [
+            "Z.png": Bytes.png, "a.png": Bytes.png, "b/c.png": Bytes.png, "b.png": Bytes.png, "é.png": Bytes.png
+        ]
+        let report = validate(
+            Fixture.make(
+                config:
+                    #"{"m": {"images": {"1": "Z", "2": "a", "3": "b/c", "4": "b", "5": "é", "6": "a.png"}, "resources": {"7": "a.png"}}}"#,
+                files: files))
         let plan = try #require(report.skin).packagePlan(for: .standard)
         #expect(plan.names == ["Z.png", "a.png", "b.png", "b/c.png", "config.json", "é.png"])
     }
@@ -69,8 +79,11 @@ import Testing
     }
 
     @Test func remoteAndSolidColorImagesAddNoFiles() throws {
-        let skin = try #require(validate(Fixture.make(
-            config: #"{"m": {"images": {"a": "https://cdn.example.com/a.png", "b": {"color": "fff"}}}}"#)).skin)
+        let skin = try #require(
+            validate(
+                Fixture.make(
+                    config: #"{"m": {"images": {"a": "https://cdn.example.com/a.png", "b": {"color": "fff"}}}}"#)
+            ).skin)
         #expect(skin.packagePlan(for: .standard).names == ["config.json"])
     }
 
@@ -93,6 +106,9 @@ import Testing
     @Test func generatedConfigIsPrettyDeterministicJSON() throws {
         let skin = try #require(validate(Fixture.make(config: #"{"m":{"values":{"b":1,"a":[true,null]}}}"#)).skin)
         let bytes = skin.config.effectiveConfigBytes(for: .light)
-        #expect(String(decoding: bytes, as: UTF8.self) == "{\n  \"m\": {\n    \"values\": {\n      \"b\": 1,\n      \"a\": [\n        true,\n        null\n      ]\n    }\n  }\n}\n")
+        #expect(
+            String(decoding: bytes, as: UTF8.self)
+                == "{\n  \"m\": {\n    \"values\": {\n      \"b\": 1,\n      \"a\": [\n        true,\n        null\n      ]\n    }\n  }\n}\n"
+        )
     }
 }

@@ -9,8 +9,11 @@ import Testing
     static let shanghai = TimeZone(identifier: "Asia/Shanghai")!
     static let january2024 = Date(timeIntervalSince1970: 1_704_067_200)  // 2024-01-01T00:00:00Z
 
-    static func rule(_ json: String, now: Date = january2024, zone: TimeZone = shanghai) throws -> ParseResult<RecurrenceRule> {
-        RecurrenceRule.parse(try JSONValue.parse(json), pointer: JSONPointer(tokens: ["release", "recurs"]), timeZone: zone, now: now)
+    static func rule(
+        _ json: String, now: Date = january2024, zone: TimeZone = shanghai
+    ) throws -> ParseResult<RecurrenceRule> {
+        RecurrenceRule.parse(
+            try JSONValue.parse(json), pointer: JSONPointer(tokens: ["release", "recurs"]), timeZone: zone, now: now)
     }
 
     static func anchors(_ rule: RecurrenceRule, _ years: ClosedRange<Int>) -> [String] {
@@ -23,7 +26,7 @@ import Testing
     @Test(arguments: [
         ("Spring Festival", 1, 1, ["2024-02-10", "2025-01-29", "2026-02-17", "2027-02-06", "2028-01-26"]),
         ("Dragon Boat", 5, 5, ["2024-06-10", "2025-05-31", "2026-06-19", "2027-06-09", "2028-05-28"]),
-        ("Mid-Autumn", 8, 15, ["2024-09-17", "2025-10-06", "2026-09-25", "2027-09-15", "2028-10-03"]),
+        ("Mid-Autumn", 8, 15, ["2024-09-17", "2025-10-06", "2026-09-25", "2027-09-15", "2028-10-03"])
     ])
     func chineseFestivalsFallOnTheirOfficialDates(name: String, month: Int, day: Int, dates: [String]) {
         let rule = RecurrenceRule(calendar: .chinese, month: month, day: day)
@@ -41,7 +44,8 @@ import Testing
     }
 
     @Test func springFestivalFromTheIssueSpansMinusSevenToPlusFifteenDaysInShanghai() throws {
-        let result = try Self.rule("""
+        let result = try Self.rule(
+            """
             {"calendar": "chinese", "month": 1, "day": 1, "startOffsetDays": -7, "endOffsetDays": 15,
              "startTime": "00:00:00", "endTime": "23:59:59"}
             """)
@@ -54,9 +58,14 @@ import Testing
     }
 
     @Test func newYearsEveIsTheDayBeforeSpringFestivalEveryYear() throws {
-        let rule = try #require(try Self.rule(#"{"calendar": "chinese", "month": 1, "day": 1, "startOffsetDays": -1, "endOffsetDays": -1}"#).value)
+        let rule = try #require(
+            try Self.rule(#"{"calendar": "chinese", "month": 1, "day": 1, "startOffsetDays": -1, "endOffsetDays": -1}"#)
+                .value)
         let eves = (2024...2028).compactMap { rule.occurrence(inYear: $0, timeZone: Self.shanghai) }
-        #expect(eves.map { $0.anchor.adding(days: -1).description } == ["2024-02-09", "2025-01-28", "2026-02-16", "2027-02-05", "2028-01-25"])
+        #expect(
+            eves.map { $0.anchor.adding(days: -1).description } == [
+                "2024-02-09", "2025-01-28", "2026-02-16", "2027-02-05", "2028-01-25"
+            ])
     }
 
     @Test func theTwelfthMonthsThirtiethIsRefusedWithTheYearsThatLackIt() throws {
@@ -71,22 +80,28 @@ import Testing
     }
 
     @Test func christmasRecursEveryGregorianYearAndFebruary29thNeedsAChoice() throws {
-        let christmas = try #require(try Self.rule(#"{"calendar": "gregorian", "month": 12, "day": 25, "startOffsetDays": -5, "endOffsetDays": 2}"#).value)
+        let christmas = try #require(
+            try Self.rule(
+                #"{"calendar": "gregorian", "month": 12, "day": 25, "startOffsetDays": -5, "endOffsetDays": 2}"#
+            ).value)
         let window = try #require(christmas.occurrence(inYear: 2026, timeZone: Self.shanghai))
         #expect(window.anchor.description == "2026-12-25")
         let refused = try Self.rule(#"{"calendar": "gregorian", "month": 2, "day": 29}"#)
         #expect(refused.issues.first?.code == .releaseRecurrenceDayMissing)
-        let lastDay = try #require(try Self.rule(#"{"calendar": "gregorian", "month": 2, "day": 29, "ifMissing": "lastDay"}"#).value)
+        let lastDay = try #require(
+            try Self.rule(#"{"calendar": "gregorian", "month": 2, "day": 29, "ifMissing": "lastDay"}"#).value)
         #expect(Self.anchors(lastDay, 2027...2028) == ["2027-02-28", "2028-02-29"])
     }
 
     @Test func occurrencesListTheOpenOneThenTheNextOnesAcrossTheYearBoundary() throws {
         let rule = RecurrenceRule(calendar: .chinese, month: 1, day: 1, startOffsetDays: -7, endOffsetDays: 15)
         // 2026-12-31T12:00:00Z: the 2026 window has ended; the next five start with 2027.
-        let next = rule.occurrences(notEndedAt: Date(timeIntervalSince1970: 1_798_718_400), count: 5, timeZone: Self.shanghai)
+        let next = rule.occurrences(
+            notEndedAt: Date(timeIntervalSince1970: 1_798_718_400), count: 5, timeZone: Self.shanghai)
         #expect(next.map(\.year) == [2027, 2028, 2029, 2030, 2031])
         // Inside the 2027 window it is listed first.
-        let inside = rule.occurrences(notEndedAt: Date(timeIntervalSince1970: 1_801_872_000), count: 2, timeZone: Self.shanghai)
+        let inside = rule.occurrences(
+            notEndedAt: Date(timeIntervalSince1970: 1_801_872_000), count: 2, timeZone: Self.shanghai)
         #expect(inside.map(\.year) == [2027, 2028])
     }
 
@@ -97,20 +112,29 @@ import Testing
         (#"{"calendar": "gregorian", "month": 4, "day": 31}"#, "/release/recurs/day"),
         (#"{"calendar": "gregorian", "month": 1, "day": 1, "leapMonth": true}"#, "/release/recurs/leapMonth"),
         (#"{"calendar": "chinese", "month": 1, "day": 1, "startTime": "24:00:00"}"#, "/release/recurs/startTime"),
-        (#"{"calendar": "chinese", "month": 1, "day": 1, "startOffsetDays": 3, "endOffsetDays": 1}"#, "/release/recurs/endOffsetDays"),
-        (#"{"calendar": "chinese", "month": 1, "day": 1, "startOffsetDays": -200, "endOffsetDays": 200}"#, "/release/recurs/endOffsetDays"),
+        (
+            #"{"calendar": "chinese", "month": 1, "day": 1, "startOffsetDays": 3, "endOffsetDays": 1}"#,
+            "/release/recurs/endOffsetDays"
+        ),
+        (
+            #"{"calendar": "chinese", "month": 1, "day": 1, "startOffsetDays": -200, "endOffsetDays": 200}"#,
+            "/release/recurs/endOffsetDays"
+        ),
         (#"{"calendar": "chinese", "month": 1, "day": 1, "every": "year"}"#, "/release/recurs/every"),
-        (#"{"month": 1, "day": 1}"#, "/release/recurs/calendar"),
+        (#"{"month": 1, "day": 1}"#, "/release/recurs/calendar")
     ])
     func badRulesAreRefusedNamingTheField(json: String, pointer: String) throws {
         let result = try Self.rule(json)
         #expect(result.value == nil)
-        #expect(result.issues.contains { $0.pointer == pointer && $0.severity == .error }, "\(result.issues.map(\.pointer))")
+        #expect(
+            result.issues.contains { $0.pointer == pointer && $0.severity == .error }, "\(result.issues.map(\.pointer))"
+        )
     }
 
     @Test func aLeapMonthThatNeverComesYieldsNoOccurrence() throws {
         // A leap first month does not occur between 2024 and 2053.
-        let result = try Self.rule(#"{"calendar": "chinese", "month": 1, "day": 1, "leapMonth": true, "ifMissing": "skip"}"#)
+        let result = try Self.rule(
+            #"{"calendar": "chinese", "month": 1, "day": 1, "leapMonth": true, "ifMissing": "skip"}"#)
         #expect(result.value == nil)
         #expect(result.issues.first?.code == .releaseRecurrenceEmpty)
     }

@@ -8,7 +8,8 @@ import Testing
 @Suite struct RecurringReleaseTests {
     /// 2026-12-01T00:00:00Z: before Spring Festival 2027 (2027-02-06).
     static let now = Date(timeIntervalSince1970: 1_796_083_200)
-    static let springFestival = #""recurs": {"calendar": "chinese", "month": 1, "day": 1, "startOffsetDays": -7, "endOffsetDays": 15}, "timeZone": "Asia/Shanghai""#
+    static let springFestival =
+        #""recurs": {"calendar": "chinese", "month": 1, "day": 1, "startOffsetDays": -7, "endOffsetDays": 15}, "timeZone": "Asia/Shanghai""#
 
     static func parse(_ members: String, at now: Date = now) throws -> ParseResult<ReleasePlan> {
         ReleasePlan.parse(try JSONValue.parse("{\(members)}"), file: nil, pointer: .root, now: now)
@@ -44,15 +45,22 @@ import Testing
         #expect(skipped.occurrences(notEndedAt: Self.now, count: 2).map(\.source) == [.skip, .rule])
 
         let moved = try #require(
-            try Self.parse(Self.springFestival + #", "occurrences": {"2027": {"startsAt": "2027-02-01T00:00:00", "endsAt": "2027-02-18T00:00:00"}}"#).value)
-        #expect(moved.startsAt == Self.shanghai("2027-02-01T00:00:00") && moved.endsAt == Self.shanghai("2027-02-18T00:00:00"))
+            try Self.parse(
+                Self.springFestival
+                    + #", "occurrences": {"2027": {"startsAt": "2027-02-01T00:00:00", "endsAt": "2027-02-18T00:00:00"}}"#
+            ).value)
+        #expect(
+            moved.startsAt == Self.shanghai("2027-02-01T00:00:00")
+                && moved.endsAt == Self.shanghai("2027-02-18T00:00:00"))
         #expect(moved.occurrences(notEndedAt: Self.now, count: 2).map(\.source) == [.override, .rule])
     }
 
     @Test func concreteWindowsCrossTheYearBoundaryWithoutARule() throws {
         let plan = try #require(try Self.parse(Self.springFestival + #", "occurrences": {"2028": "skip"}"#).value)
         let windows = plan.concreteWindows(from: Self.now, count: 2)
-        #expect(windows.map(\.startsAt) == [Self.shanghai("2027-01-30T00:00:00"), Self.shanghai("2029-02-06T00:00:00")].compactMap { $0 },
+        #expect(
+            windows.map(\.startsAt)
+                == [Self.shanghai("2027-01-30T00:00:00"), Self.shanghai("2029-02-06T00:00:00")].compactMap { $0 },
             "2029's Spring Festival is 2029-02-13; 2028 is skipped")
         #expect(windows.allSatisfy { $0.recurrence == nil && $0.hasWindow && $0.priority == plan.priority })
     }
@@ -64,11 +72,21 @@ import Testing
         (#""recurs": {"calendar": "gregorian", "month": 13, "day": 1}, "timeZone": "UTC""#, "/recurs/month"),
         (#""recurs": {"calendar": "gregorian", "month": 2, "day": 30}, "timeZone": "UTC""#, "/recurs/day"),
         (#""recurs": {"calendar": "chinese", "month": 12, "day": 30}, "timeZone": "Asia/Shanghai""#, "/recurs/day"),
-        (#""recurs": {"calendar": "gregorian", "month": 1, "day": 1, "startOffsetDays": -200, "endOffsetDays": 200}, "timeZone": "UTC""#, "/recurs/endOffsetDays"),
-        (#""startsAt": "2027-01-30T00:00:00Z", "endsAt": "2027-02-01T00:00:00Z", "occurrences": {"2027": "skip"}"#, "/occurrences"),
+        (
+            #""recurs": {"calendar": "gregorian", "month": 1, "day": 1, "startOffsetDays": -200, "endOffsetDays": 200}, "timeZone": "UTC""#,
+            "/recurs/endOffsetDays"
+        ),
+        (
+            #""startsAt": "2027-01-30T00:00:00Z", "endsAt": "2027-02-01T00:00:00Z", "occurrences": {"2027": "skip"}"#,
+            "/occurrences"
+        ),
         (RecurringReleaseTests.springFestival + #", "occurrences": {"27": "skip"}"#, "/occurrences/27"),
         (RecurringReleaseTests.springFestival + #", "occurrences": {"2027": "later"}"#, "/occurrences/2027"),
-        (RecurringReleaseTests.springFestival + #", "occurrences": {"2027": {"startsAt": "2027-02-10T00:00:00", "endsAt": "2027-02-01T00:00:00"}}"#, "/occurrences/2027/endsAt"),
+        (
+            RecurringReleaseTests.springFestival
+                + #", "occurrences": {"2027": {"startsAt": "2027-02-10T00:00:00", "endsAt": "2027-02-01T00:00:00"}}"#,
+            "/occurrences/2027/endsAt"
+        )
     ])
     func refusesNamingTheField(members: String, pointer: String) throws {
         let result = try Self.parse(members)
@@ -77,7 +95,8 @@ import Testing
     }
 
     @Test func aMissingChineseDayNamesTheYears() throws {
-        let result = try Self.parse(#""recurs": {"calendar": "chinese", "month": 12, "day": 30}, "timeZone": "Asia/Shanghai""#)
+        let result = try Self.parse(
+            #""recurs": {"calendar": "chinese", "month": 12, "day": 30}, "timeZone": "Asia/Shanghai""#)
         let error = try #require(result.issues.first)
         #expect(error.code == .releaseRecurrenceDayMissing)
         #expect(error.pointer == "/recurs/day")

@@ -36,7 +36,8 @@ import Testing
             // A file of another scale ships only when the requested scale does not exist.
             for name in plan.names {
                 for other in [2, 3] where other != variant.scale && name.contains("@\(other)x.") {
-                    let wanted = name.replacingOccurrences(of: "@\(other)x.", with: variant.scale == 1 ? "." : "@\(variant.scale)x.")
+                    let wanted = name.replacingOccurrences(
+                        of: "@\(other)x.", with: variant.scale == 1 ? "." : "@\(variant.scale)x.")
                     #expect(!listed.contains(wanted), "\(name) shipped for \(variant) although \(wanted) exists")
                 }
             }
@@ -56,7 +57,9 @@ import Testing
         #expect(newYear.year == 2027 && newYear.startsAt == ISO8601Instant.parse("2027-01-30T00:00:00+08:00"))
         #expect(newYear.endsAt == ISO8601Instant.parse("2027-02-21T23:59:59+08:00"))
         let christmas = try release("christmas-2026")
-        #expect(christmas.recurrence == RecurrenceRule(calendar: .gregorian, month: 12, day: 25, startOffsetDays: -5, endOffsetDays: 2))
+        #expect(
+            christmas.recurrence
+                == RecurrenceRule(calendar: .gregorian, month: 12, day: 25, startOffsetDays: -5, endOffsetDays: 2))
         let xmas = try #require(christmas.occurrences(notEndedAt: before2027, count: 1).first)
         #expect(xmas.startsAt == ISO8601Instant.parse("2026-12-20T00:00:00+08:00"))
         #expect(christmas.platforms == [.ios, .android])
@@ -87,7 +90,8 @@ import Testing
     }
 
     @Test func theDemoBaseConfigIsFullyKnownToTheSpringSkin() throws {
-        let base = try JSONValue.parse(try DirectorySkinSource(path: Self.skinsFolder + "/tools").read("demo-base-config.json"))
+        let base = try JSONValue.parse(
+            try DirectorySkinSource(path: Self.skinsFolder + "/tools").read("demo-base-config.json"))
         let report = validate(DirectorySkinSource(path: Self.skinsFolder + "/spring-festival-2027"), base: base)
         let coverage = try #require(report.coverage)
         #expect(coverage.unknownToBase.isEmpty)

@@ -1,8 +1,8 @@
 import Foundation
 import LiveryJSON
 import SkinModel
-import Testing
 import TestSupport
+import Testing
 
 /// Small byte strings that start like each file type (the validator checks magic numbers only).
 enum Bytes {
@@ -18,7 +18,9 @@ enum Fixture {
     static let manifest = #"{"id": "test-skin", "title": "Test Skin", "app": "demo"}"#
 
     /// A skin whose `config.json` is `config` plus `files`; `skin.json` defaults to a minimal valid manifest.
-    static func make(config: String, files: [String: [UInt8]] = [:], manifest: String? = Fixture.manifest) -> InMemorySkinSource {
+    static func make(
+        config: String, files: [String: [UInt8]] = [:], manifest: String? = Fixture.manifest
+    ) -> InMemorySkinSource {
         var all = files
         all["config.json"] = Bytes.text(config)
         if let manifest { all["skin.json"] = Bytes.text(manifest) }
@@ -49,6 +51,8 @@ extension ValidationReport {
     func first(_ code: ValidationIssue.Code) -> ValidationIssue? { issues.first { $0.code == code } }
 }
 
-func validate(_ source: some SkinSource, base: JSONValue? = nil, limits: ValidationLimits = .standard) -> ValidationReport {
+func validate(
+    _ source: some SkinSource, base: JSONValue? = nil, limits: ValidationLimits = .standard
+) -> ValidationReport {
     SkinValidator(limits: limits).validate(source, base: base)
 }

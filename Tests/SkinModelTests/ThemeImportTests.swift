@@ -1,8 +1,8 @@
 import Foundation
 import LiveryJSON
 import SkinModel
-import Testing
 import TestSupport
+import Testing
 
 /// The articles' own theme files (Tests/Fixtures/themes): refused with one error naming the converter when
 /// uploaded as they are, and turned into valid skins by the converters.
@@ -26,7 +26,8 @@ import TestSupport
     @Test(arguments: [(auutheme, "auutheme"), (chameleon, "chameleon")])
     func aThemeUploadedAsConfigGetsOneErrorNamingItsConverter(_ path: String, _ format: String) throws {
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-        let report = SkinValidator().validate(InMemorySkinSource(files: ["config.json": bytes, "skin.json": Bytes.text(Fixture.manifest)]))
+        let report = SkinValidator().validate(
+            InMemorySkinSource(files: ["config.json": bytes, "skin.json": Bytes.text(Fixture.manifest)]))
         #expect(report.errors.count == 1, "\(report.errors)")
         let issue = try #require(report.errors.first)
         #expect(issue.code == .configForeignTheme)
@@ -36,7 +37,8 @@ import TestSupport
     }
 
     @Test func aLiveryModuleNamedLikeASectionIsNotMistakenForATheme() {
-        let report = validate(Fixture.make(config: ##"{"colors": {"colors": {"a": "#FFFFFF"}}, "image": {"values": {"v": 1}}}"##))
+        let report = validate(
+            Fixture.make(config: ##"{"colors": {"colors": {"a": "#FFFFFF"}}, "image": {"values": {"v": 1}}}"##))
         #expect(report.isValid, "\(report.issues)")
     }
 
@@ -48,12 +50,17 @@ import TestSupport
         #expect(imported.dropped.map(\.name) == ["images/image.head.head2", "images/image.head.head3"])
         #expect(imported.dropped.first?.reason.contains("8.jpg") == true)
         #expect(imported.dropped.last?.reason.contains("http://") == true)
-        #expect(Set(imported.files.keys) == ["skin.json", "config.json", "3.jpg", "7.jpeg"], "unreferenced images are not copied")
+        #expect(
+            Set(imported.files.keys) == ["skin.json", "config.json", "3.jpg", "7.jpeg"],
+            "unreferenced images are not copied")
         let configBytes = try #require(imported.files["config.json"])
         let module = try #require(try JSONValue.parse(configBytes).objectValue?["theme"]?.objectValue)
         #expect(module["colors"]?.objectValue?.count == 10)
         #expect(module["colors"]?.objectValue?["color.background.tableview"] == "0xffffff")
-        #expect(module["images"]?.objectValue?.keys == ["image", "image.background.navbar", "image.refresh.arrow", "image.head.head1"])
+        #expect(
+            module["images"]?.objectValue?.keys == [
+                "image", "image.background.navbar", "image.refresh.arrow", "image.head.head1"
+            ])
         #expect(module["values"]?.objectValue?["appearance.segment"]?.objectValue?["titlecolor"] == "363535")
     }
 

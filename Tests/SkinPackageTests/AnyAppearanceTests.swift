@@ -2,8 +2,8 @@ import Foundation
 import SkinDirectory
 import SkinModel
 import SkinPackage
-import Testing
 import TestSupport
+import Testing
 
 /// `appearance=any` packages (packaging side): one download per scale holding the light `config.json`, the dark
 /// `config-dark.json` and every file either needs, deterministic and signed apart, read back by independent readers.
@@ -19,9 +19,15 @@ import TestSupport
         let expected = Set(light.contents.names).union(dark.contents.names).union(["config-dark.json"])
         #expect(Set(any.contents.names) == expected)
         #expect(any.contents.names.count == expected.count, "each file once")
-        #expect(any.contents.files["config.json"] == light.contents.files["config.json"], "the light config, as the light package has it")
-        #expect(any.contents.files["config-dark.json"] == dark.contents.files["config.json"], "the dark config, as the dark package has it")
-        #expect(Set(dark.contents.names).subtracting(light.contents.names).isEmpty == false, "the sample's dark mode needs files light does not")
+        #expect(
+            any.contents.files["config.json"] == light.contents.files["config.json"],
+            "the light config, as the light package has it")
+        #expect(
+            any.contents.files["config-dark.json"] == dark.contents.files["config.json"],
+            "the dark config, as the dark package has it")
+        #expect(
+            Set(dark.contents.names).subtracting(light.contents.names).isEmpty == false,
+            "the sample's dark mode needs files light does not")
         for name in expected where !name.hasPrefix("config") {
             #expect(any.contents.files[name] == (light.contents.files[name] ?? dark.contents.files[name]), "\(name)")
         }
@@ -40,24 +46,29 @@ import TestSupport
             _ = try second.build(both, to: scratch.path("b.zip"))
             #expect(try scratch.read("a.zip") == scratch.read("b.zip"))
             signs.insert(first.sign(for: both))
-            for single in [try variant(both.scale, .light), try variant(both.scale, .dark)] { signs.insert(first.sign(for: single)) }
+            for single in [try variant(both.scale, .light), try variant(both.scale, .dark)] {
+                signs.insert(first.sign(for: single))
+            }
         }
         #expect(signs.count == 9, "nine variants, nine signs")
     }
 
     @Test func aSkinFileCannotTakeTheDarkConfigsName() throws {
-        let report = SkinValidator().validate(InMemorySkinSource(files: [
-            "skin.json": Array(#"{"id": "s", "title": "S", "app": "demo"}"#.utf8),
-            "config.json": Array(#"{"m": {"resources": {"r": "config-dark.json"}}}"#.utf8),
-            "config-dark.json": Array("{}".utf8),
-        ]))
+        let report = SkinValidator().validate(
+            InMemorySkinSource(files: [
+                "skin.json": Array(#"{"id": "s", "title": "S", "app": "demo"}"#.utf8),
+                "config.json": Array(#"{"m": {"resources": {"r": "config-dark.json"}}}"#.utf8),
+                "config-dark.json": Array("{}".utf8)
+            ]))
         #expect(report.errors.map(\.code) == [.pathReserved])
     }
 
     @Test func packWritesTheBothAppearancesVariantFromTheCommandLine() async throws {
         let scratch = try ScratchDirectory(prefix: "livery-any")
         let folder = Samples.folder("christmas-2026")
-        let run = try await BuiltProduct.runLivery(["pack", folder, "-o", scratch.path("any.zip"), "--scale", "2", "--appearance", "any"])
+        let run = try await BuiltProduct.runLivery([
+            "pack", folder, "-o", scratch.path("any.zip"), "--scale", "2", "--appearance", "any"
+        ])
         try #require(run.status == 0, "\(run.transcript)")
         let fields = LiveryCommand.fields(of: run.standardOutput)
         #expect(fields["variant"] == "@2x-any")

@@ -2,8 +2,8 @@ import Foundation
 import SkinDirectory
 import SkinModel
 import SkinPackage
-import Testing
 import TestSupport
+import Testing
 
 /// The same skin and variant give the same bytes: in one process, across processes, from disk or memory.
 @Suite struct DeterminismTests {
@@ -24,7 +24,9 @@ import TestSupport
         for variant in PackageVariant.all {
             let again = try second.build(variant, to: scratch.path("second-\(variant).zip"))
             let firstBytes = try #require(readFile(scratch.path("first-\(variant).zip")))
-            #expect(ByteString(readFile(scratch.path("second-\(variant).zip"))) == ByteString(firstBytes), "\(sample) \(variant)")
+            #expect(
+                ByteString(readFile(scratch.path("second-\(variant).zip"))) == ByteString(firstBytes),
+                "\(sample) \(variant)")
             let digest = try await ExternalTool.sha256(ofFile: scratch.path("first-\(variant).zip"))
             #expect(again.sha256 == digest)
         }
@@ -36,7 +38,9 @@ import TestSupport
         let folder = Samples.folder(sample)
         var printed: [String] = []
         for name in ["a.zip", "b.zip"] {
-            let run = try await BuiltProduct.runLivery(["pack", folder, "-o", scratch.path(name), "--scale", "2", "--appearance", "dark"])
+            let run = try await BuiltProduct.runLivery([
+                "pack", folder, "-o", scratch.path(name), "--scale", "2", "--appearance", "dark"
+            ])
             try #require(run.status == 0, "\(run.transcript)")
             printed.append(LiveryCommand.fields(of: run.standardOutput)["sha256"] ?? "")
         }

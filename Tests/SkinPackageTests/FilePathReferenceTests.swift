@@ -2,8 +2,8 @@ import Foundation
 import SkinDirectory
 import SkinModel
 import SkinPackage
-import Testing
 import TestSupport
+import Testing
 
 /// `"imageReferences": "file-path"`: Ziroom's client opens `path + "/" + value` for each image, so every image
 /// reference in every package's `config.json` must name a file of that very package.
@@ -14,7 +14,8 @@ import TestSupport
         let style = imageReferences.map { #", "imageReferences": "\#($0)""# } ?? ""
         var files: [String: [UInt8]] = [
             "skin.json": Array(#"{"id": "ziroom", "title": "Ziroom", "app": "demo"\#(style)}"#.utf8),
-            "config.json": Array(#"""
+            "config.json": Array(
+                #"""
                 {"home": {"images": {
                     "home_topLogo": "home_topLogo",
                     "with_extension": "tab.png",
@@ -28,11 +29,11 @@ import TestSupport
                     "remote": "https://cdn.example.com/promo.png"
                  }},
                  "dark": {"home": {"images": {"by_name": {"name": "night"}}}}}
-                """#.utf8),
+                """#.utf8)
         ]
         for name in [
             "home_topLogo.png", "home_topLogo@2x.png", "home_topLogo@3x.png", "tab.png", "tab@2x.png", "tab@3x.png",
-            "images/banner@2x.png", "images/banner@3x.png", "file_only@2x.png", "night@3x.png",
+            "images/banner@2x.png", "images/banner@3x.png", "file_only@2x.png", "night@3x.png"
         ] {
             files[name] = samplePNG(marker: name)
         }
@@ -42,22 +43,22 @@ import TestSupport
     /// Unzips the package with Python's `zipfile` and, for every image value, opens exactly `path + "/" + value`
     /// (a string, or the `name`/`file` of an image object); prints what it checked and what it could not open.
     static let literalClient = #"""
-import json, os, sys, zipfile
-archive, path = sys.argv[1], sys.argv[2]
-zipfile.ZipFile(archive).extractall(path)
-opened, failed = [], []
-configs = [json.load(open(path + "/" + name, encoding="utf-8")) for name in ("config.json", "config-dark.json") if os.path.isfile(path + "/" + name)]
-for module in [module for config in configs for module in config.values()]:
-    for key, value in module.get("images", {}).items():
-        if isinstance(value, dict):
-            if value.get("type") in (2, 3) or "color" in value:
-                continue
-            value = value.get("name", value.get("file"))
-        if value.startswith("https://"):
-            continue
-        (opened if os.path.isfile(path + "/" + value) else failed).append(key + "=" + value)
-print(json.dumps({"opened": sorted(opened), "failed": sorted(failed)}))
-"""#
+        import json, os, sys, zipfile
+        archive, path = sys.argv[1], sys.argv[2]
+        zipfile.ZipFile(archive).extractall(path)
+        opened, failed = [], []
+        configs = [json.load(open(path + "/" + name, encoding="utf-8")) for name in ("config.json", "config-dark.json") if os.path.isfile(path + "/" + name)]
+        for module in [module for config in configs for module in config.values()]:
+            for key, value in module.get("images", {}).items():
+                if isinstance(value, dict):
+                    if value.get("type") in (2, 3) or "color" in value:
+                        continue
+                    value = value.get("name", value.get("file"))
+                if value.startswith("https://"):
+                    continue
+                (opened if os.path.isfile(path + "/" + value) else failed).append(key + "=" + value)
+        print(json.dumps({"opened": sorted(opened), "failed": sorted(failed)}))
+        """#
 
     struct ClientReport: Decodable {
         var opened: [String]
@@ -69,21 +70,27 @@ print(json.dumps({"opened": sorted(opened), "failed": sorted(failed)}))
         let folder = try scratch.write(Self.skin(imageReferences: "file-path"), under: "skin")
         for variant in PackageVariant.all + PackageVariant.bothAppearances {
             let package = try await buildPackage(of: folder, variant, in: scratch, name: "\(variant).zip")
-            let run = try await ExternalProcess.run("python3", ["-c", Self.literalClient, package.path, scratch.path("unzipped-\(variant)")])
+            let run = try await ExternalProcess.run(
+                "python3", ["-c", Self.literalClient, package.path, scratch.path("unzipped-\(variant)")])
             try #require(run.status == 0, "\(run.transcript)")
             let report = try JSONDecoder().decode(ClientReport.self, from: Data(run.standardOutput.utf8))
             #expect(report.failed.isEmpty, "\(variant): \(report.failed)")
             #expect(report.opened.count == (variant.appearance == .any ? 16 : 8), "\(variant): \(report.opened)")
             let config = try parsedConfig(package.contents)
             let images = try #require((config["home"] as? [String: Any])?["images"] as? [String: Any])
-            #expect(images["home_topLogo"] as? String == "home_topLogo@\(variant.scale)x.png".replacingOccurrences(of: "@1x", with: ""))
+            #expect(
+                images["home_topLogo"] as? String
+                    == "home_topLogo@\(variant.scale)x.png".replacingOccurrences(of: "@1x", with: ""))
             #expect(images["as_file"] as? String == "images/banner@\(max(variant.scale, 2))x.png", "file:// is dropped")
             #expect(images["pinned"] as? String == "home_topLogo@3x.png")
             #expect((images["auu_bundled"] as? [String: Any])?["note"] as? String == "kept")
             #expect((images["solid"] as? [String: Any])?["color"] as? String == "FFF5E1")
             #expect(images["remote"] as? String == "https://cdn.example.com/promo.png")
             let byName = (images["by_name"] as? [String: Any])?["name"] as? String
-            #expect(byName == (variant.appearance == .dark ? "night@3x.png" : "tab@\(variant.scale)x.png".replacingOccurrences(of: "@1x", with: "")))
+            #expect(
+                byName
+                    == (variant.appearance == .dark
+                        ? "night@3x.png" : "tab@\(variant.scale)x.png".replacingOccurrences(of: "@1x", with: "")))
         }
     }
 
@@ -91,7 +98,8 @@ print(json.dumps({"opened": sorted(opened), "failed": sorted(failed)}))
         let scratch = try ScratchDirectory(prefix: "livery-file-path")
         let folder = try scratch.write(Self.skin(imageReferences: nil), under: "skin")
         let package = try await buildPackage(of: folder, try variant(3, .light), in: scratch)
-        let images = try #require((try parsedConfig(package.contents)["home"] as? [String: Any])?["images"] as? [String: Any])
+        let images = try #require(
+            (try parsedConfig(package.contents)["home"] as? [String: Any])?["images"] as? [String: Any])
         #expect(images["home_topLogo"] as? String == "home_topLogo")
         #expect(images["as_file"] as? String == "file://images/banner.png")
     }
@@ -100,8 +108,10 @@ print(json.dumps({"opened": sorted(opened), "failed": sorted(failed)}))
         let scratch = try ScratchDirectory(prefix: "livery-file-path")
         let rewritten = try scratch.write(Self.skin(imageReferences: "file-path"), under: "rewritten")
         let written = try scratch.write(Self.skin(imageReferences: "as-written"), under: "written")
-        let first = try SkinPackager(skin: try validatedSkin(at: rewritten), source: DirectorySkinSource(path: rewritten))
-        let second = try SkinPackager(skin: try validatedSkin(at: rewritten), source: DirectorySkinSource(path: rewritten))
+        let first = try SkinPackager(
+            skin: try validatedSkin(at: rewritten), source: DirectorySkinSource(path: rewritten))
+        let second = try SkinPackager(
+            skin: try validatedSkin(at: rewritten), source: DirectorySkinSource(path: rewritten))
         let plain = try SkinPackager(skin: try validatedSkin(at: written), source: DirectorySkinSource(path: written))
         for variant in PackageVariant.all {
             #expect(first.sign(for: variant) == second.sign(for: variant))

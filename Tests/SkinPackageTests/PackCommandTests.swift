@@ -2,15 +2,17 @@ import Foundation
 import SkinDirectory
 import SkinModel
 import SkinPackage
-import Testing
 import TestSupport
+import Testing
 
 /// `livery pack` as a user runs it: the built binary in a child process.
 @Suite struct PackCommandTests {
     @Test func packsAValidSkinAndPrintsItsIdentity() async throws {
         let scratch = try ScratchDirectory(prefix: "livery-package-tests")
         let folder = Samples.folder("christmas-2026")
-        let run = try await BuiltProduct.runLivery(["pack", folder, "-o", scratch.path("out.zip"), "--scale", "2", "--appearance", "dark"])
+        let run = try await BuiltProduct.runLivery([
+            "pack", folder, "-o", scratch.path("out.zip"), "--scale", "2", "--appearance", "dark"
+        ])
         try #require(run.status == 0, "\(run.transcript)")
         let fields = LiveryCommand.fields(of: run.standardOutput)
         let digest = try await ExternalTool.sha256(ofFile: scratch.path("out.zip"))
@@ -29,7 +31,8 @@ import TestSupport
         let folder = Samples.folder("spring-festival-2027")
         let run = try await BuiltProduct.runLivery(["pack", folder, "--output", scratch.path("out.zip"), "--json"])
         try #require(run.status == 0, "\(run.transcript)")
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any])
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any])
         #expect(object["variant"] as? String == "@3x-light")
         let digest = try await ExternalTool.sha256(ofFile: scratch.path("out.zip"))
         #expect(object["sha256"] as? String == digest)
@@ -48,7 +51,7 @@ import TestSupport
         ("an http URL", "config.json", #"{"m": {"images": {"i": "http://cdn.example.com/a.png"}}}"#),
         ("unparsable JSON", "config.json", "{\"m\": {\"values\": {\"v\": 1,}}}"),
         ("a PNG that is not a PNG", "xmas/snow.gif", "not a gif"),
-        ("no skin.json", "skin.json", nil),
+        ("no skin.json", "skin.json", nil)
     ]
 
     @Test(arguments: breakages)
@@ -76,7 +79,8 @@ import TestSupport
         try scratch.write("out/package.zip", previous)
         let run = try await BuiltProduct.runLivery(["pack", folder, "-o", scratch.path("out/package.zip"), "--json"])
         #expect(run.status == 1, "\(run.transcript)")
-        let report = try #require(try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any])
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any])
         #expect(report["valid"] as? Bool == false)
         let issue = try #require((report["issues"] as? [[String: Any]])?.first)
         #expect(issue["pointer"] as? String == "/m/colors/c")
@@ -94,9 +98,12 @@ import TestSupport
             #expect(!run.standardError.isEmpty, "\(input): the reason goes to standard error")
             #expect(try scratch.listing("out") == [])
         }
-        let json = try await BuiltProduct.runLivery(["pack", scratch.path("missing-skin"), "-o", scratch.path("out/package.zip"), "--json"])
+        let json = try await BuiltProduct.runLivery([
+            "pack", scratch.path("missing-skin"), "-o", scratch.path("out/package.zip"), "--json"
+        ])
         #expect(json.status == 2, "\(json.transcript)")
-        let report = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
         #expect(report["valid"] as? Bool == false)
         #expect(try scratch.listing("out") == [])
     }
@@ -114,8 +121,11 @@ import TestSupport
     @Test(arguments: [["--scale", "4"], ["--scale", "0"], ["--appearance", "sepia"]])
     func unknownVariantIsAUsageError(arguments: [String]) async throws {
         let scratch = try ScratchDirectory(prefix: "livery-package-tests")
-        let run = try await BuiltProduct.runLivery(["pack", Samples.folder("double-11-2026"), "-o", scratch.path("p.zip")] + arguments)
-        #expect(run.status == 2, "bad arguments exit 2, as the docs state for every command (not ArgumentParser's 64): \(run.transcript)")
+        let run = try await BuiltProduct.runLivery(
+            ["pack", Samples.folder("double-11-2026"), "-o", scratch.path("p.zip")] + arguments)
+        #expect(
+            run.status == 2,
+            "bad arguments exit 2, as the docs state for every command (not ArgumentParser's 64): \(run.transcript)")
         #expect(run.standardError.contains(arguments[0]), "\(run.transcript)")
         #expect(try scratch.listing() == [])
     }

@@ -1,8 +1,8 @@
 import Foundation
 import SkinModel
 import SkinPackage
-import Testing
 import TestSupport
+import Testing
 import ZipReading
 
 /// `PackageConfig`: a built package's configs, read back as an app reads them, with the rules the server used.
@@ -38,9 +38,11 @@ import ZipReading
                 #expect(modules.map(\.resources) == expected.map(\.resources), "\(name) \(variant) \(appearance)")
             }
             let configs = Set(["config.json", ValidatedSkin.darkConfigName])
-            #expect(read.files.map(\.rawValue) == package.contents.files.keys.filter { !configs.contains($0) }.sorted {
-                Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8))
-            })
+            #expect(
+                read.files.map(\.rawValue)
+                    == package.contents.files.keys.filter { !configs.contains($0) }.sorted {
+                        Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8))
+                    })
         }
     }
 
@@ -53,9 +55,13 @@ import ZipReading
     }
 
     @Test func refusesAConfigThatIsNotStrictJSONNamingTheFileAndPlace() throws {
-        let source = InMemorySkinSource(files: ["config.json": Array("{\"home\": {\"colors\": {\"bg\": \"#FFFFFF\",}}}".utf8)])
+        let source = InMemorySkinSource(files: [
+            "config.json": Array("{\"home\": {\"colors\": {\"bg\": \"#FFFFFF\",}}}".utf8)
+        ])
         let error = #expect(throws: PackageConfigError.self) { try PackageConfig.read(source, contents: .light) }
-        guard case .invalid(let issues) = error else { Issue.record("expected .invalid, got \(String(describing: error))"); return }
+        guard case .invalid(let issues) = error else {
+            Issue.record("expected .invalid, got \(String(describing: error))"); return
+        }
         #expect(issues.map(\.code) == [.jsonSyntax])
         #expect(issues.first?.file == "config.json" && issues.first?.line == 1)
     }
@@ -64,16 +70,22 @@ import ZipReading
         let config = #"{"home": {"images": {"banner": "file://images/banner.png"}}}"#
         let source = InMemorySkinSource(files: ["config.json": Array(config.utf8)])
         let error = #expect(throws: PackageConfigError.self) { try PackageConfig.read(source, contents: .light) }
-        guard case .invalid(let issues) = error else { Issue.record("expected .invalid, got \(String(describing: error))"); return }
+        guard case .invalid(let issues) = error else {
+            Issue.record("expected .invalid, got \(String(describing: error))"); return
+        }
         #expect(issues.count == 1)
         #expect(issues.first?.file == "config.json" && issues.first?.pointer == "/home/images/banner")
     }
 
     @Test func refusesAPackageMissingTheDarkConfigItWasBuiltToHold() throws {
-        let source = InMemorySkinSource(files: ["config.json": Array(##"{"home": {"colors": {"bg": "#FFFFFF"}}}"##.utf8)])
+        let source = InMemorySkinSource(files: [
+            "config.json": Array(##"{"home": {"colors": {"bg": "#FFFFFF"}}}"##.utf8)
+        ])
         #expect(try PackageConfig.read(source, contents: .light).modules(for: .light)?.first?.colors.count == 1)
         let error = #expect(throws: PackageConfigError.self) { try PackageConfig.read(source, contents: .any) }
-        guard case .invalid(let issues) = error else { Issue.record("expected .invalid, got \(String(describing: error))"); return }
+        guard case .invalid(let issues) = error else {
+            Issue.record("expected .invalid, got \(String(describing: error))"); return
+        }
         #expect(issues.map(\.code) == [.configMissing])
         #expect(issues.first?.file == "config-dark.json")
     }

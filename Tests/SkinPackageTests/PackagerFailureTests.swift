@@ -3,8 +3,8 @@ import SkinDirectory
 import SkinModel
 import SkinPackage
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 import ZipArchive
 import ZipReading
 
@@ -119,11 +119,14 @@ import ZipReading
     }
 
     /// A skin source over `folder` whose `xmas/snow.gif` turns into a link to a file outside the skin on `swap`.
-    static func swappingSource(_ folder: String, _ scratch: ScratchDirectory, _ swap: Swap) throws -> SwappedForLinkSource {
+    static func swappingSource(
+        _ folder: String, _ scratch: ScratchDirectory, _ swap: Swap
+    ) throws -> SwappedForLinkSource {
         let outside = try scratch.write("outside/secret.gif", Array("GIF89a not part of the skin".utf8))
         try FileManager.default.createSymbolicLink(atPath: scratch.path("link.gif"), withDestinationPath: outside)
         return SwappedForLinkSource(
-            base: DirectorySkinSource(path: folder), swappedPath: "xmas/snow.gif", linkPath: scratch.path("link.gif"), swap: swap)
+            base: DirectorySkinSource(path: folder), swappedPath: "xmas/snow.gif", linkPath: scratch.path("link.gif"),
+            swap: swap)
     }
 
     @Test func hashingRefusesAFileSwappedForASymbolicLink() throws {
@@ -141,7 +144,8 @@ import ZipReading
         let scratch = try ScratchDirectory(prefix: "livery-package-tests")
         let folder = Samples.folder("christmas-2026")
         let swap = Swap()
-        let packager = try SkinPackager(skin: try validatedSkin(at: folder), source: try Self.swappingSource(folder, scratch, swap))
+        let packager = try SkinPackager(
+            skin: try validatedSkin(at: folder), source: try Self.swappingSource(folder, scratch, swap))
         swap.happen()
         let error = #expect(throws: SkinPackageError.symbolicLink("xmas/snow.gif")) {
             try packager.build(.standard, to: scratch.path("package.zip"))

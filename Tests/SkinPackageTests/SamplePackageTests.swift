@@ -1,8 +1,8 @@
 import Foundation
 import SkinModel
 import SkinPackage
-import Testing
 import TestSupport
+import Testing
 
 /// Every sample skin in every variant, checked by readers we did not write against the source folder.
 @Suite struct SamplePackageTests {
@@ -20,7 +20,9 @@ import TestSupport
         #expect(package.summary.size == UInt64(readFile(package.path)?.count ?? -1))
         for name in package.contents.names {
             let expected: [UInt8]?
-            if case .bytes(let generated) = plan.entries.first(where: { $0.name == name })?.content, name == "config.json" {
+            if case .bytes(let generated) = plan.entries.first(where: { $0.name == name })?.content,
+                name == "config.json"
+            {
                 expected = generated
             } else {
                 expected = readFile(folder + "/" + name)
@@ -31,7 +33,9 @@ import TestSupport
     }
 
     @Test(arguments: Samples.names, PackageVariant.all)
-    func packageHoldsExactlyWhatItsConfigReferencesAtTheChosenScale(sample: String, variant: PackageVariant) async throws {
+    func packageHoldsExactlyWhatItsConfigReferencesAtTheChosenScale(
+        sample: String, variant: PackageVariant
+    ) async throws {
         let folder = Samples.folder(sample)
         let scratch = try ScratchDirectory(prefix: "livery-package-tests")
         let package = try await buildPackage(of: folder, variant, in: scratch)

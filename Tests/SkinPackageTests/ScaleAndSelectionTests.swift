@@ -1,8 +1,8 @@
 import Foundation
 import SkinDirectory
 import SkinModel
-import Testing
 import TestSupport
+import Testing
 
 /// Which file of each image a package carries, and that nothing unreferenced is packed.
 @Suite struct ScaleAndSelectionTests {
@@ -18,9 +18,10 @@ import TestSupport
 
     /// `icon.png`, `icon@2x.png`, `icon@3x.png` for the given scales, each with distinct bytes.
     static func icons(_ scales: [Int]) -> [String: [UInt8]] {
-        Dictionary(uniqueKeysWithValues: scales.map { scale in
-            (scale == 1 ? "icon.png" : "icon@\(scale)x.png", samplePNG(marker: "scale \(scale)"))
-        })
+        Dictionary(
+            uniqueKeysWithValues: scales.map { scale in
+                (scale == 1 ? "icon.png" : "icon@\(scale)x.png", samplePNG(marker: "scale \(scale)"))
+            })
     }
 
     @Test(arguments: [
@@ -31,20 +32,24 @@ import TestSupport
         // @1x and @2x: the @3x package takes the nearest, @2x.
         ([1, 2], 1, "icon.png"), ([1, 2], 2, "icon@2x.png"), ([1, 2], 3, "icon@2x.png"),
         // Only @1x.
-        ([1], 3, "icon.png"),
+        ([1], 3, "icon.png")
     ])
-    func packageTakesTheRequestedScaleOrTheNearestPreferringHigher(available: [Int], scale: Int, expected: String) async throws {
+    func packageTakesTheRequestedScaleOrTheNearestPreferringHigher(
+        available: [Int], scale: Int, expected: String
+    ) async throws {
         let scratch = try ScratchDirectory(prefix: "livery-package-tests")
         let files = Self.icons(available)
         let folder = try Self.makeSkin(in: scratch, config: #"{"m": {"images": {"icon": "icon"}}}"#, files: files)
         let skin = try validatedSkin(at: folder)
-        let asset = try #require(skin.config.modules.first?.images.first.flatMap { entry -> ImageAsset? in
-            if case .asset(let asset) = entry.value { asset } else { nil }
-        })
+        let asset = try #require(
+            skin.config.modules.first?.images.first.flatMap { entry -> ImageAsset? in
+                if case .asset(let asset) = entry.value { asset } else { nil }
+            })
         #expect(asset.file(forScale: scale)?.rawValue == expected, "the model's rule")
 
         for appearance in Appearance.allCases {
-            let package = try await buildPackage(of: folder, try variant(scale, appearance), in: scratch, name: "\(appearance).zip")
+            let package = try await buildPackage(
+                of: folder, try variant(scale, appearance), in: scratch, name: "\(appearance).zip")
             #expect(package.contents.names == ["config.json", expected])
             #expect(ByteString(package.contents.files[expected]) == ByteString(files[expected]))
         }
@@ -53,7 +58,8 @@ import TestSupport
     @Test func aReferenceNamingOneScaleShipsThatFileInEveryVariant() async throws {
         let scratch = try ScratchDirectory(prefix: "livery-package-tests")
         let files = Self.icons([1, 2, 3])
-        let folder = try Self.makeSkin(in: scratch, config: #"{"m": {"images": {"icon": "icon@2x.png"}}}"#, files: files)
+        let folder = try Self.makeSkin(
+            in: scratch, config: #"{"m": {"images": {"icon": "icon@2x.png"}}}"#, files: files)
         for variant in PackageVariant.all {
             let package = try await buildPackage(of: folder, variant, in: scratch, name: "\(variant).zip")
             #expect(package.contents.names == ["config.json", "icon@2x.png"])

@@ -2,8 +2,8 @@ import Foundation
 import SkinDirectory
 import SkinModel
 import SkinPackage
-import Testing
 import TestSupport
+import Testing
 
 /// A package's sign names its content: stable while the packaged bytes stay, changed when they change.
 @Suite struct SignTests {
@@ -13,7 +13,9 @@ import TestSupport
     }
 
     /// SHA-256 of every variant's archive, built into `scratch`.
-    static func archiveDigests(of folder: String, in scratch: ScratchDirectory, tag: String) throws -> [PackageVariant: String] {
+    static func archiveDigests(
+        of folder: String, in scratch: ScratchDirectory, tag: String
+    ) throws -> [PackageVariant: String] {
         let packager = try SkinPackager(skin: try validatedSkin(at: folder), source: DirectorySkinSource(path: folder))
         var digests: [PackageVariant: String] = [:]
         for variant in PackageVariant.all {
@@ -31,7 +33,9 @@ import TestSupport
             #expect(sign.count == 32 && sign.allSatisfy { "0123456789abcdef".contains($0) }, "\(sign)")
         }
         let scratch = try ScratchDirectory(prefix: "livery-package-tests")
-        let run = try await BuiltProduct.runLivery(["pack", folder, "-o", scratch.path("p.zip"), "--scale", "1", "--appearance", "dark"])
+        let run = try await BuiltProduct.runLivery([
+            "pack", folder, "-o", scratch.path("p.zip"), "--scale", "1", "--appearance", "dark"
+        ])
         try #require(run.status == 0, "\(run.transcript)")
         #expect(LiveryCommand.fields(of: run.standardOutput)["sign"] == first[try variant(1, .dark)])
     }
@@ -83,7 +87,8 @@ import TestSupport
         let before = try Self.signs(of: folder)
         let config = folder + "/config.json"
         let text = String(decoding: try #require(readFile(config)), as: UTF8.self)
-        try Data(text.replacingOccurrences(of: "\"#333\"", with: "\"#444\"").utf8).write(to: URL(fileURLWithPath: config))
+        try Data(text.replacingOccurrences(of: "\"#333\"", with: "\"#444\"").utf8).write(
+            to: URL(fileURLWithPath: config))
         let after = try Self.signs(of: folder)
         for variant in PackageVariant.all { #expect(after[variant] != before[variant], "\(variant)") }
     }

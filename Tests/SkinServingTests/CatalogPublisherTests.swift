@@ -2,8 +2,9 @@ import Foundation
 import SkinModel
 import SkinStore
 import Synchronization
-import Testing
 import TestSupport
+import Testing
+
 @testable import SkinServing
 
 /// The catalog is built from the store through its role and handed to whoever publishes it: no HTTP type involved.

@@ -9,7 +9,8 @@ import Testing
 /// on the state it commits on.
 @Suite struct ChangeRulesTests {
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
-    static let document = Array(#"{"startsAt":"2000-01-01T00:00:00Z","endsAt":"2100-01-01T00:00:00Z","rollout":30}"#.utf8)
+    static let document = Array(
+        #"{"startsAt":"2000-01-01T00:00:00Z","endsAt":"2100-01-01T00:00:00Z","rollout":30}"#.utf8)
 
     static func version(_ number: Int, app: String = "demo") -> SkinVersion {
         let metadata = Array(#"{"skin":{"id":"tiny","app":"\#(app)"}}"#.utf8)
@@ -21,7 +22,8 @@ import Testing
     /// `tiny` with versions 1…`versions`, `released` (nil: not released) with `document`, at skin revision `revision`.
     static func state(versions: Int = 3, released: Int? = 2, revision: Int = 7, switches: Int = 0) -> StoreSnapshot {
         let release = released.map { Release(version: $0, document: document, releasedAt: now, actor: "ops") }
-        let skin = SkinState(id: "tiny", revision: revision, versions: (1...versions).map { version($0) }, release: release)
+        let skin = SkinState(
+            id: "tiny", revision: revision, versions: (1...versions).map { version($0) }, release: release)
         return StoreSnapshot(
             revision: max(revision, switches), skins: ["tiny": skin],
             killSwitches: KillSwitches(global: nil, apps: [:], revision: switches))
@@ -51,30 +53,50 @@ import Testing
 
     @Test func aPatchMergesIntoTheReleaseOfTheStateItIsDecidedOn() throws {
         let patch = Self.rollout(50)
-        let (version, plan) = try ChangeRules.release(.patch(patch), id: "tiny", condition: .none, now: Self.now, state: Self.state())
+        let (version, plan) = try ChangeRules.release(
+            .patch(patch), id: "tiny", condition: .none, now: Self.now, state: Self.state())
         #expect(version.number == 2 && plan.rollout == 50)
         #expect(plan.endsAtText == "2100-01-01T00:00:00Z", "the fields not patched are the state's")
-        #expect(Self.refusal { _ = try ChangeRules.release(.patch(patch), id: "tiny", condition: .none, now: Self.now, state: Self.state(released: nil)) } == "notReleased")
-        #expect(Self.refusal { _ = try ChangeRules.release(.patch(patch), id: "gone", condition: .none, now: Self.now, state: Self.state()) } == "unknownSkin")
+        #expect(
+            Self.refusal {
+                _ = try ChangeRules.release(
+                    .patch(patch), id: "tiny", condition: .none, now: Self.now, state: Self.state(released: nil))
+            } == "notReleased")
+        #expect(
+            Self.refusal {
+                _ = try ChangeRules.release(
+                    .patch(patch), id: "gone", condition: .none, now: Self.now, state: Self.state())
+            } == "unknownSkin")
         var bad = JSONObject()
         bad["rollout"] = .number(JSONNumber(130))
-        #expect(Self.refusal { _ = try ChangeRules.release(.patch(bad), id: "tiny", condition: .none, now: Self.now, state: Self.state()) } == "invalidReleasePlan")
+        #expect(
+            Self.refusal {
+                _ = try ChangeRules.release(
+                    .patch(bad), id: "tiny", condition: .none, now: Self.now, state: Self.state())
+            } == "invalidReleasePlan")
     }
 
     @Test func aPutWithoutAVersionKeepsTheReleasedOneElseTheLatest() throws {
         let plan = try Self.plan(#"{"startsAt":"2000-01-01T00:00:00Z","endsAt":"2100-01-01T00:00:00Z"}"#)
-        let kept = try ChangeRules.release(.put(version: nil, plan: plan), id: "tiny", condition: .none, now: Self.now, state: Self.state())
+        let kept = try ChangeRules.release(
+            .put(version: nil, plan: plan), id: "tiny", condition: .none, now: Self.now, state: Self.state())
         #expect(kept.version.number == 2)
         let latest = try ChangeRules.release(
-            .put(version: nil, plan: plan), id: "tiny", condition: .none, now: Self.now, state: Self.state(released: nil))
+            .put(version: nil, plan: plan), id: "tiny", condition: .none, now: Self.now,
+            state: Self.state(released: nil))
         #expect(latest.version.number == 3)
-        #expect(Self.refusal { _ = try ChangeRules.release(.put(version: 9, plan: plan), id: "tiny", condition: .none, now: Self.now, state: Self.state()) } == "unknownReleaseVersion")
+        #expect(
+            Self.refusal {
+                _ = try ChangeRules.release(
+                    .put(version: 9, plan: plan), id: "tiny", condition: .none, now: Self.now, state: Self.state())
+            } == "unknownReleaseVersion")
     }
 
     @Test func aWindowWhollyInThePastIsRefusedNamingItsEnd() throws {
         let past = try Self.plan(#"{"startsAt":"2000-01-01T00:00:00Z","endsAt":"2001-01-01T00:00:00+08:00"}"#)
         do {
-            _ = try ChangeRules.release(.put(version: 1, plan: past), id: "tiny", condition: .none, now: Self.now, state: Self.state())
+            _ = try ChangeRules.release(
+                .put(version: 1, plan: past), id: "tiny", condition: .none, now: Self.now, state: Self.state())
             Issue.record("a window over before now was accepted")
         } catch {
             guard case .windowInPast(let endsAt) = error else {
@@ -86,25 +108,56 @@ import Testing
     }
 
     @Test func aRollbackGoesBelowTheVersionReleasedInTheState() throws {
-        let back = try ChangeRules.release(.rollback, id: "tiny", condition: .none, now: Self.now, state: Self.state(released: 3))
+        let back = try ChangeRules.release(
+            .rollback, id: "tiny", condition: .none, now: Self.now, state: Self.state(released: 3))
         #expect(back.version.number == 2 && back.plan.rollout == 30)
-        #expect(Self.refusal { _ = try ChangeRules.release(.rollback, id: "tiny", condition: .none, now: Self.now, state: Self.state(released: 1)) } == "noPreviousVersion")
-        #expect(Self.refusal { _ = try ChangeRules.release(.rollback, id: "tiny", condition: .none, now: Self.now, state: Self.state(released: nil)) } == "notReleased")
+        #expect(
+            Self.refusal {
+                _ = try ChangeRules.release(
+                    .rollback, id: "tiny", condition: .none, now: Self.now, state: Self.state(released: 1))
+            } == "noPreviousVersion")
+        #expect(
+            Self.refusal {
+                _ = try ChangeRules.release(
+                    .rollback, id: "tiny", condition: .none, now: Self.now, state: Self.state(released: nil))
+            } == "notReleased")
     }
 
     @Test func ifMatchIsComparedWithTheStatesRevision() throws {
         let plan = try Self.plan(#"{"startsAt":"2000-01-01T00:00:00Z","endsAt":"2100-01-01T00:00:00Z"}"#)
         #expect(throws: Never.self) {
-            try ChangeRules.release(.put(version: 1, plan: plan), id: "tiny", condition: .revisions([7]), now: Self.now, state: Self.state())
+            try ChangeRules.release(
+                .put(version: 1, plan: plan), id: "tiny", condition: .revisions([7]), now: Self.now, state: Self.state()
+            )
         }
-        #expect(Self.refusal { _ = try ChangeRules.release(.put(version: 1, plan: plan), id: "tiny", condition: .revisions([6]), now: Self.now, state: Self.state()) } == "preconditionFailed")
-        #expect(Self.refusal { _ = try ChangeRules.stop(id: "tiny", condition: .revisions([6]), state: Self.state()) } == "preconditionFailed")
-        #expect(Self.refusal { _ = try ChangeRules.delete(id: "tiny", force: true, condition: .revisions([6]), state: Self.state()) } == "preconditionFailed")
-        #expect(Self.refusal {
-            _ = try ChangeRules.killSwitch(app: nil, enabled: true, reason: "", force: false, condition: .revisions([3]), state: Self.state(switches: 4))
-        } == "preconditionFailed")
-        #expect(Self.refusal { _ = try ChangeRules.push(skinID: "new", app: "demo", force: false, condition: .any, state: Self.state()) } == "preconditionFailed")
-        #expect(Self.refusal { _ = try ChangeRules.push(skinID: "tiny", app: "demo", force: false, condition: .any, state: Self.state()) } == nil)
+        #expect(
+            Self.refusal {
+                _ = try ChangeRules.release(
+                    .put(version: 1, plan: plan), id: "tiny", condition: .revisions([6]), now: Self.now,
+                    state: Self.state())
+            } == "preconditionFailed")
+        #expect(
+            Self.refusal { _ = try ChangeRules.stop(id: "tiny", condition: .revisions([6]), state: Self.state()) }
+                == "preconditionFailed")
+        #expect(
+            Self.refusal {
+                _ = try ChangeRules.delete(id: "tiny", force: true, condition: .revisions([6]), state: Self.state())
+            } == "preconditionFailed")
+        #expect(
+            Self.refusal {
+                _ = try ChangeRules.killSwitch(
+                    app: nil, enabled: true, reason: "", force: false, condition: .revisions([3]),
+                    state: Self.state(switches: 4))
+            } == "preconditionFailed")
+        #expect(
+            Self.refusal {
+                _ = try ChangeRules.push(skinID: "new", app: "demo", force: false, condition: .any, state: Self.state())
+            } == "preconditionFailed")
+        #expect(
+            Self.refusal {
+                _ = try ChangeRules.push(
+                    skinID: "tiny", app: "demo", force: false, condition: .any, state: Self.state())
+            } == nil)
     }
 
     @Test func aReleaseCommitsOnlyTheVersionWhosePackagesWereBuilt() throws {
@@ -119,7 +172,8 @@ import Testing
         #expect(String(decoding: document, as: UTF8.self).contains(#""rollout":60"#))
         // Another replica released version 3 meanwhile: the packages built for 2 are not the ones to serve.
         let moved = try ChangeRules.releaseDecision(
-            .patch(patch), id: "tiny", condition: .none, now: Self.now, prepared: (2, "d2"), state: Self.state(released: 3))
+            .patch(patch), id: "tiny", condition: .none, now: Self.now, prepared: (2, "d2"),
+            state: Self.state(released: 3))
         #expect(moved.edit == nil && moved.value == .rebuild(version: 3))
         let back = try ChangeRules.releaseDecision(
             .rollback, id: "tiny", condition: .none, now: Self.now, prepared: (1, "d1"), state: Self.state())
@@ -131,11 +185,31 @@ import Testing
     }
 
     @Test func pushesAndKillSwitchesCheckTheAppsOfTheState() {
-        #expect(Self.refusal { _ = try ChangeRules.push(skinID: "tiny", app: "other", force: false, condition: .none, state: Self.state()) } == "appMismatch")
-        #expect(Self.refusal { _ = try ChangeRules.push(skinID: "tiny", app: "other", force: true, condition: .none, state: Self.state()) } == nil)
-        #expect(Self.refusal { _ = try ChangeRules.killSwitch(app: "nowhere", enabled: true, reason: "", force: false, condition: .none, state: Self.state()) } == "unknownApp")
-        #expect(Self.refusal { _ = try ChangeRules.killSwitch(app: "nowhere", enabled: true, reason: "", force: true, condition: .none, state: Self.state()) } == nil)
-        #expect(Self.refusal { _ = try ChangeRules.killSwitch(app: "demo", enabled: true, reason: "", force: false, condition: .none, state: Self.state()) } == nil)
+        #expect(
+            Self.refusal {
+                _ = try ChangeRules.push(
+                    skinID: "tiny", app: "other", force: false, condition: .none, state: Self.state())
+            } == "appMismatch")
+        #expect(
+            Self.refusal {
+                _ = try ChangeRules.push(
+                    skinID: "tiny", app: "other", force: true, condition: .none, state: Self.state())
+            } == nil)
+        #expect(
+            Self.refusal {
+                _ = try ChangeRules.killSwitch(
+                    app: "nowhere", enabled: true, reason: "", force: false, condition: .none, state: Self.state())
+            } == "unknownApp")
+        #expect(
+            Self.refusal {
+                _ = try ChangeRules.killSwitch(
+                    app: "nowhere", enabled: true, reason: "", force: true, condition: .none, state: Self.state())
+            } == nil)
+        #expect(
+            Self.refusal {
+                _ = try ChangeRules.killSwitch(
+                    app: "demo", enabled: true, reason: "", force: false, condition: .none, state: Self.state())
+            } == nil)
     }
 
     @Test func aReleaseRequestNamesItsFaultyField() {
@@ -143,9 +217,13 @@ import Testing
             let object = (try? JSONValue.parse(Array(json.utf8)).objectValue) ?? JSONObject()
             return Self.refusal { _ = try ReleaseRequest.parse(object) }
         }
-        #expect(parse(#"{"version":0,"startsAt":"2000-01-01T00:00:00Z","endsAt":"2100-01-01T00:00:00Z"}"#) == "invalidRelease")
+        #expect(
+            parse(#"{"version":0,"startsAt":"2000-01-01T00:00:00Z","endsAt":"2100-01-01T00:00:00Z"}"#)
+                == "invalidRelease")
         #expect(parse(#"{"endsAt":"2100-01-01T00:00:00Z"}"#) == "invalidRelease")
-        #expect(parse(#"{"startsAt":"2000-01-01T00:00:00Z","endsAt":"2100-01-01T00:00:00Z","rolout":3}"#) == "invalidReleasePlan")
+        #expect(
+            parse(#"{"startsAt":"2000-01-01T00:00:00Z","endsAt":"2100-01-01T00:00:00Z","rolout":3}"#)
+                == "invalidReleasePlan")
         #expect(parse(#"{"version":2,"startsAt":"2000-01-01T00:00:00Z","endsAt":"2100-01-01T00:00:00Z"}"#) == nil)
         #expect(parse(#"{"kind":"theme"}"#) == nil, "a theme needs no window")
     }

@@ -8,8 +8,8 @@ import SkinModel
 import SkinServing
 import SkinStore
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// The write use cases (`Changes`) on a real store, without HTTP: each change is decided on the committed state,
 /// served when it returns, counted once, and a refusal changes nothing. Run against the file store and against
@@ -103,7 +103,7 @@ final class Rig: Sendable {
     static func archive(id: String = "tiny", app: String = "demo", title: String = "One") -> [UInt8] {
         let files: [(String, [UInt8])] = [
             ("skin.json", Array(#"{"id":"\#(id)","title":"\#(title)","app":"\#(app)"}"#.utf8)),
-            ("config.json", Array(##"{"home":{"colors":{"color_background":"#FFFFFF"}}}"##.utf8)),
+            ("config.json", Array(##"{"home":{"colors":{"color_background":"#FFFFFF"}}}"##.utf8))
         ]
         return RawZip(entries: files.map { RawZip.Entry.stored($0.0, $0.1) }).build()
     }
@@ -132,43 +132,60 @@ final class Rig: Sendable {
         #expect(first.added && first.version == 1 && first.skinID == "tiny")
         #expect(first.revision == store.snapshot.revision(ofSkin: "tiny"))
         #expect(first.signs.count == PackageVariant.all.count + PackageVariant.bothAppearances.count)
-        let retried = try await changes.push(archive: Self.archive(), force: false, condition: .revisions([first.revision]), by: Self.caller)
+        let retried = try await changes.push(
+            archive: Self.archive(), force: false, condition: .revisions([first.revision]), by: Self.caller)
         #expect(!retried.added && retried.version == 1, "the same files again store nothing")
         #expect(try await auditCount() == 1)
         #expect(counted("push") == 1, "only the push that stored something is counted")
 
         // The skin belongs to demo: another app's upload of the same id needs force.
         let other = Self.archive(app: "other", title: "Elsewhere")
-        #expect(await Self.refusal { _ = try await self.changes.push(archive: other, force: false, condition: .none, by: Self.caller) } == "appMismatch")
+        #expect(
+            await Self.refusal {
+                _ = try await self.changes.push(archive: other, force: false, condition: .none, by: Self.caller)
+            } == "appMismatch")
         let moved = try await changes.push(archive: other, force: true, condition: .none, by: Self.caller)
         #expect(moved.added && moved.version == 2)
         // If-Match: * needs the skin to exist.
-        #expect(await Self.refusal { _ = try await self.changes.push(archive: Self.archive(id: "fresh"), force: false, condition: .any, by: Self.caller) } == "preconditionFailed")
-        #expect(await Self.refusal { _ = try await self.changes.push(archive: [1, 2, 3], force: false, condition: .none, by: Self.caller) } == "upload")
+        #expect(
+            await Self.refusal {
+                _ = try await self.changes.push(
+                    archive: Self.archive(id: "fresh"), force: false, condition: .any, by: Self.caller)
+            } == "preconditionFailed")
+        #expect(
+            await Self.refusal {
+                _ = try await self.changes.push(archive: [1, 2, 3], force: false, condition: .none, by: Self.caller)
+            } == "upload")
         #expect(counted("push") == 2)
     }
 
     func releases() async throws {
         _ = try await changes.push(archive: Self.archive(title: "One"), force: false, condition: .none, by: Self.caller)
-        let released = try await changes.release(.put(version: nil, plan: Self.window), skinID: "tiny", condition: .none, by: Self.caller)
+        let released = try await changes.release(
+            .put(version: nil, plan: Self.window), skinID: "tiny", condition: .none, by: Self.caller)
         #expect(released.release?.version == 1)
         #expect(servedTitle == "One", "served when the release returns")
 
         // A new upload is not released by a new window that names no version: the released version stays.
         _ = try await changes.push(archive: Self.archive(title: "Two"), force: false, condition: .none, by: Self.caller)
-        let rewindowed = try await changes.release(.put(version: nil, plan: Self.window), skinID: "tiny", condition: .none, by: Self.caller)
+        let rewindowed = try await changes.release(
+            .put(version: nil, plan: Self.window), skinID: "tiny", condition: .none, by: Self.caller)
         #expect(rewindowed.release?.version == 1)
         #expect(servedTitle == "One")
 
         // A patch merges into the release committed, and keeps its version.
         var patch = JSONObject()
         patch["rollout"] = .number(JSONNumber(40))
-        let patched = try await changes.release(.patch(patch), skinID: "tiny", condition: .revisions([rewindowed.revision]), by: Self.caller)
+        let patched = try await changes.release(
+            .patch(patch), skinID: "tiny", condition: .revisions([rewindowed.revision]), by: Self.caller)
         #expect(patched.release?.version == 1)
         #expect(catalog?.releases["demo"]?.first?.release.rollout == 40)
-        #expect(catalog?.releases["demo"]?.first?.release.endsAt == rewindowed.release.flatMap { try? CatalogBuilder.plan(of: $0) }?.endsAt)
+        #expect(
+            catalog?.releases["demo"]?.first?.release.endsAt
+                == rewindowed.release.flatMap { try? CatalogBuilder.plan(of: $0) }?.endsAt)
 
-        let second = try await changes.release(.put(version: 2, plan: Self.window), skinID: "tiny", condition: .none, by: Self.caller)
+        let second = try await changes.release(
+            .put(version: 2, plan: Self.window), skinID: "tiny", condition: .none, by: Self.caller)
         #expect(second.release?.version == 2 && servedTitle == "Two")
         let back = try await changes.release(.rollback, skinID: "tiny", condition: .none, by: Self.caller)
         #expect(back.release?.version == 1 && servedTitle == "One")
@@ -179,7 +196,8 @@ final class Rig: Sendable {
 
     func refusals() async throws {
         _ = try await changes.push(archive: Self.archive(), force: false, condition: .none, by: Self.caller)
-        let released = try await changes.release(.put(version: nil, plan: Self.window), skinID: "tiny", condition: .none, by: Self.caller)
+        let released = try await changes.release(
+            .put(version: nil, plan: Self.window), skinID: "tiny", condition: .none, by: Self.caller)
         let revision = store.snapshot.revision
         let audited = try await auditCount()
         let past = ReleasePlan(startsAt: Date().addingTimeInterval(-7200), endsAt: Date().addingTimeInterval(-3600))
@@ -189,15 +207,45 @@ final class Rig: Sendable {
         badPatch["rollout"] = .number(JSONNumber(130))
         let changes = changes
         let caller = Self.caller
-        #expect(await Self.refusal { _ = try await changes.release(.put(version: 9, plan: Self.window), skinID: "tiny", condition: .none, by: caller) } == "unknownReleaseVersion")
-        #expect(await Self.refusal { _ = try await changes.release(.put(version: 1, plan: past), skinID: "tiny", condition: .none, by: caller) } == "windowInPast")
-        #expect(await Self.refusal { _ = try await changes.release(.patch(badPatch), skinID: "tiny", condition: .none, by: caller) } == "invalidReleasePlan")
-        #expect(await Self.refusal { _ = try await changes.release(.patch(patch), skinID: "tiny", condition: .revisions([released.revision - 1]), by: caller) } == "preconditionFailed")
-        #expect(await Self.refusal { _ = try await changes.release(.patch(patch), skinID: "gone", condition: .none, by: caller) } == "unknownSkin")
-        #expect(await Self.refusal { _ = try await changes.release(.rollback, skinID: "tiny", condition: .none, by: caller) } == "noPreviousVersion")
-        #expect(await Self.refusal { _ = try await changes.stop(skinID: "tiny", condition: .revisions([0]), by: caller) } == "preconditionFailed")
-        #expect(await Self.refusal { _ = try await changes.delete(skinID: "tiny", force: false, condition: .none, by: caller) } == "skinReleased")
-        #expect(await Self.refusal { _ = try await changes.setKillSwitch(app: "nowhere", enabled: true, reason: "", force: false, condition: .none, by: caller) } == "unknownApp")
+        #expect(
+            await Self.refusal {
+                _ = try await changes.release(
+                    .put(version: 9, plan: Self.window), skinID: "tiny", condition: .none, by: caller)
+            } == "unknownReleaseVersion")
+        #expect(
+            await Self.refusal {
+                _ = try await changes.release(
+                    .put(version: 1, plan: past), skinID: "tiny", condition: .none, by: caller)
+            } == "windowInPast")
+        #expect(
+            await Self.refusal {
+                _ = try await changes.release(.patch(badPatch), skinID: "tiny", condition: .none, by: caller)
+            } == "invalidReleasePlan")
+        #expect(
+            await Self.refusal {
+                _ = try await changes.release(
+                    .patch(patch), skinID: "tiny", condition: .revisions([released.revision - 1]), by: caller)
+            } == "preconditionFailed")
+        #expect(
+            await Self.refusal {
+                _ = try await changes.release(.patch(patch), skinID: "gone", condition: .none, by: caller)
+            } == "unknownSkin")
+        #expect(
+            await Self.refusal {
+                _ = try await changes.release(.rollback, skinID: "tiny", condition: .none, by: caller)
+            } == "noPreviousVersion")
+        #expect(
+            await Self.refusal { _ = try await changes.stop(skinID: "tiny", condition: .revisions([0]), by: caller) }
+                == "preconditionFailed")
+        #expect(
+            await Self.refusal {
+                _ = try await changes.delete(skinID: "tiny", force: false, condition: .none, by: caller)
+            } == "skinReleased")
+        #expect(
+            await Self.refusal {
+                _ = try await changes.setKillSwitch(
+                    app: "nowhere", enabled: true, reason: "", force: false, condition: .none, by: caller)
+            } == "unknownApp")
         #expect(store.snapshot.revision == revision, "nothing was committed")
         #expect(try await auditCount() == audited)
         #expect(counted("release") == 1 && counted("killswitch") == 0 && counted("release_stop") == 0)
@@ -205,12 +253,16 @@ final class Rig: Sendable {
 
     func unserving() async throws {
         _ = try await changes.push(archive: Self.archive(), force: false, condition: .none, by: Self.caller)
-        _ = try await changes.release(.put(version: nil, plan: Self.window), skinID: "tiny", condition: .none, by: Self.caller)
-        let on = try await changes.setKillSwitch(app: nil, enabled: true, reason: "incident", force: false, condition: .none, by: Self.caller)
+        _ = try await changes.release(
+            .put(version: nil, plan: Self.window), skinID: "tiny", condition: .none, by: Self.caller)
+        let on = try await changes.setKillSwitch(
+            app: nil, enabled: true, reason: "incident", force: false, condition: .none, by: Self.caller)
         #expect(on.global?.enabled == true)
         #expect(catalog?.killSwitch.blocks(app: "demo") == true, "served when the kill switch returns")
-        _ = try await changes.setKillSwitch(app: "demo", enabled: true, reason: "", force: false, condition: .revisions([on.revision]), by: Self.caller)
-        let off = try await changes.setKillSwitch(app: nil, enabled: false, reason: "", force: false, condition: .none, by: Self.caller)
+        _ = try await changes.setKillSwitch(
+            app: "demo", enabled: true, reason: "", force: false, condition: .revisions([on.revision]), by: Self.caller)
+        let off = try await changes.setKillSwitch(
+            app: nil, enabled: false, reason: "", force: false, condition: .none, by: Self.caller)
         #expect(off.global?.enabled == false && off.apps["demo"]?.enabled == true)
         #expect(counted("killswitch") == 3)
 
@@ -223,7 +275,9 @@ final class Rig: Sendable {
 
         let revision = try await changes.delete(skinID: "tiny", force: false, condition: .none, by: Self.caller)
         #expect(revision == store.snapshot.revision && store.snapshot.skins["tiny"] == nil)
-        #expect(await Self.refusal { _ = try await self.changes.stop(skinID: "tiny", condition: .none, by: Self.caller) } == "unknownSkin")
+        #expect(
+            await Self.refusal { _ = try await self.changes.stop(skinID: "tiny", condition: .none, by: Self.caller) }
+                == "unknownSkin")
         #expect(counted("delete") == 1)
     }
 }

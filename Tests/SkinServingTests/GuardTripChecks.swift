@@ -1,12 +1,12 @@
 import Foundation
+import LiveryJSON
 import PostgresClient
 import PostgresSkinStore
 import PostgresTestSupport
-import TestSupport
-import LiveryJSON
 import SkinModel
 import SkinServing
 import SkinStore
+import TestSupport
 import Testing
 
 /// The guard's trips through `Changes` (run on both stores by `ChangesTests` and `PostgresChangesTests`).
@@ -58,21 +58,32 @@ extension Rig {
         let entry = try #require(try await store.audit(since: nil, limit: 1_000).last)
         #expect(entry.actor == "livery:guard" && entry.action == "release.guard" && entry.sequence == trip.sequence)
         let after = String(decoding: entry.after ?? [], as: UTF8.self)
-        #expect(after.contains("\"reportingDevices\":40") && after.contains("\"failedDevices\":8"), "the audit entry carries the figures")
+        #expect(
+            after.contains("\"reportingDevices\":40") && after.contains("\"failedDevices\":8"),
+            "the audit entry carries the figures")
         #expect(counted("release") == 1, "a trip is not an admin change")
 
         // Already paused: worse figures trip nothing more.
-        #expect(try await changes.tripGuardIfNeeded(skinID: "tiny", version: 1, figures: Self.figures(reporting: 80, failed: 60)) == nil)
+        #expect(
+            try await changes.tripGuardIfNeeded(
+                skinID: "tiny", version: 1, figures: Self.figures(reporting: 80, failed: 60)) == nil)
         #expect(store.snapshot.revision == before + 1)
 
         // People cannot set a pause; they clear it.
         var setPause = JSONObject()
         setPause["paused"] = paused.paused?.jsonValue
         let changes = changes
-        #expect(await Self.refusal { _ = try await changes.release(.patch(setPause), skinID: "tiny", condition: .none, by: Self.caller) } == "invalidRelease")
+        #expect(
+            await Self.refusal {
+                _ = try await changes.release(.patch(setPause), skinID: "tiny", condition: .none, by: Self.caller)
+            } == "invalidRelease")
         var whole = Self.window
         whole.paused = paused.paused
-        #expect(await Self.refusal { _ = try await changes.release(.put(version: 1, plan: whole), skinID: "tiny", condition: .none, by: Self.caller) } == "invalidRelease")
+        #expect(
+            await Self.refusal {
+                _ = try await changes.release(
+                    .put(version: 1, plan: whole), skinID: "tiny", condition: .none, by: Self.caller)
+            } == "invalidRelease")
 
         // Another change while paused keeps the pause.
         var priority = JSONObject()
@@ -94,10 +105,19 @@ extension Rig {
         try await releaseGuarded(nil, rollout: 100)
         let revision = store.snapshot.revision
         // The standard guard (5 % once 50 devices reported).
-        #expect(try await changes.tripGuardIfNeeded(skinID: "tiny", version: 1, figures: Self.figures(reporting: 49, failed: 49)) == nil, "too few devices")
-        #expect(try await changes.tripGuardIfNeeded(skinID: "tiny", version: 1, figures: Self.figures(reporting: 100, failed: 5)) == nil, "at the limit")
-        #expect(try await changes.tripGuardIfNeeded(skinID: "tiny", version: 2, figures: Self.figures(version: 2, reporting: 100, failed: 90)) == nil, "not the released version")
-        #expect(try await changes.tripGuardIfNeeded(skinID: "gone", version: 1, figures: Self.figures(reporting: 100, failed: 90)) == nil, "no such skin")
+        #expect(
+            try await changes.tripGuardIfNeeded(
+                skinID: "tiny", version: 1, figures: Self.figures(reporting: 49, failed: 49)) == nil, "too few devices")
+        #expect(
+            try await changes.tripGuardIfNeeded(
+                skinID: "tiny", version: 1, figures: Self.figures(reporting: 100, failed: 5)) == nil, "at the limit")
+        #expect(
+            try await changes.tripGuardIfNeeded(
+                skinID: "tiny", version: 2, figures: Self.figures(version: 2, reporting: 100, failed: 90)) == nil,
+            "not the released version")
+        #expect(
+            try await changes.tripGuardIfNeeded(
+                skinID: "gone", version: 1, figures: Self.figures(reporting: 100, failed: 90)) == nil, "no such skin")
         #expect(store.snapshot.revision == revision, "nothing was written")
 
         // A guard turned off never trips.
@@ -106,7 +126,9 @@ extension Rig {
         _ = try await changes.release(.patch(off), skinID: "tiny", condition: .none, by: Self.caller)
         #expect(try await storedPlan()?.effectiveGuard.action == ReleaseGuard.Action.none)
         let offRevision = store.snapshot.revision
-        #expect(try await changes.tripGuardIfNeeded(skinID: "tiny", version: 1, figures: Self.figures(reporting: 100, failed: 100)) == nil)
+        #expect(
+            try await changes.tripGuardIfNeeded(
+                skinID: "tiny", version: 1, figures: Self.figures(reporting: 100, failed: 100)) == nil)
         #expect(store.snapshot.revision == offRevision)
         #expect(catalog?.releases["demo"]?.first?.release.rollout == 100)
     }
@@ -120,11 +142,15 @@ extension Rig {
         _ = try await changes.release(.put(version: 2, plan: plan), skinID: "tiny", condition: .none, by: Self.caller)
         #expect(servedTitle == "Two")
 
-        let trip = try #require(try await changes.tripGuardIfNeeded(skinID: "tiny", version: 2, figures: Self.figures(version: 2, reporting: 20, failed: 10)))
+        let trip = try #require(
+            try await changes.tripGuardIfNeeded(
+                skinID: "tiny", version: 2, figures: Self.figures(version: 2, reporting: 20, failed: 10)))
         #expect(trip.action == .rollback)
         #expect(servedTitle == "One", "the previous version is served instead")
         #expect(catalog?.releases["demo"]?.first?.release.rollout == 60, "at the rollout from before, never wider")
-        #expect(try await store.currentSnapshot().skins["tiny"]?.release?.version == 2, "the release still names the version paused")
+        #expect(
+            try await store.currentSnapshot().skins["tiny"]?.release?.version == 2,
+            "the release still names the version paused")
 
         var resume = JSONObject()
         resume["paused"] = .null
@@ -141,8 +167,12 @@ extension Rig {
         let configuration = try PostgresConfiguration(uri: server.uri(database: database))
         let folderA = try ScratchDirectory(prefix: "livery-guard-a")
         let folderB = try ScratchDirectory(prefix: "livery-guard-b")
-        let a = try Rig(store: try await PostgresSkinStore.open(configuration, cacheDirectory: folderA.path("cache")), folder: folderA)
-        let b = try Rig(store: try await PostgresSkinStore.open(configuration, cacheDirectory: folderB.path("cache")), folder: folderB)
+        let a = try Rig(
+            store: try await PostgresSkinStore.open(configuration, cacheDirectory: folderA.path("cache")),
+            folder: folderA)
+        let b = try Rig(
+            store: try await PostgresSkinStore.open(configuration, cacheDirectory: folderB.path("cache")),
+            folder: folderB)
         try await a.releaseGuarded(Rig.tightGuard, rollout: 50)
         _ = try await b.store.currentSnapshot()
 

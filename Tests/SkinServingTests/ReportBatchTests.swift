@@ -5,7 +5,8 @@ import Testing
 
 /// The body of `POST /api/v1/reports`, read hostile-first: every refusal names the member and says why.
 @Suite struct ReportBatchTests {
-    static let good = #"{"app":"demo","platform":"iOS","appVersion":"7.2.0","deviceId":"d-1","extra":true,"reports":[{"skinSign":"abc","outcome":"applied","stage":"nonsense","at":"2026-12-24T18:00:00Z"},{"skinSign":"def","outcome":"failed","stage":"crash","at":"2026-12-24T18:00:00.250Z"}]}"#
+    static let good =
+        #"{"app":"demo","platform":"iOS","appVersion":"7.2.0","deviceId":"d-1","extra":true,"reports":[{"skinSign":"abc","outcome":"applied","stage":"nonsense","at":"2026-12-24T18:00:00Z"},{"skinSign":"def","outcome":"failed","stage":"crash","at":"2026-12-24T18:00:00.250Z"}]}"#
 
     @Test func aGoodBatchReadsEveryMemberAndIgnoresTheRest() throws {
         let batch = try ReportBatch.parse(Array(Self.good.utf8))
@@ -22,17 +23,23 @@ import Testing
         (#"[]"#, "body", .invalid),
         (good.replacingOccurrences(of: #""app":"demo""#, with: #""app":"de mo""#), "app", .invalid),
         (good.replacingOccurrences(of: #""platform":"iOS""#, with: #""platform":7"#), "platform", .invalid),
-        (good.replacingOccurrences(of: #""appVersion":"7.2.0""#, with: #""appVersion":"seven""#), "appVersion", .invalid),
+        (
+            good.replacingOccurrences(of: #""appVersion":"7.2.0""#, with: #""appVersion":"seven""#), "appVersion",
+            .invalid
+        ),
         (good.replacingOccurrences(of: #""deviceId":"d-1""#, with: #""deviceId":"""#), "deviceId", .invalid),
         (good.replacingOccurrences(of: #","deviceId":"d-1""#, with: ""), "deviceId", .invalid),
-        (good.replacingOccurrences(of: #""outcome":"failed""#, with: #""outcome":"broken""#), "reports[1].outcome", .invalid),
+        (
+            good.replacingOccurrences(of: #""outcome":"failed""#, with: #""outcome":"broken""#), "reports[1].outcome",
+            .invalid
+        ),
         (good.replacingOccurrences(of: #""stage":"crash""#, with: #""stage":"boot""#), "reports[1].stage", .invalid),
         (good.replacingOccurrences(of: #","stage":"crash""#, with: ""), "reports[1].stage", .invalid),
         (good.replacingOccurrences(of: #"18:00:00.250Z"#, with: "18:00:00+01:00"), "reports[1].at", .invalid),
         (good.replacingOccurrences(of: #""skinSign":"abc","#, with: ""), "reports[0].skinSign", .invalid),
         (good.replacingOccurrences(of: #"{"skinSign":"abc""#, with: #"7,{"skinSign":"abc""#), "reports[0]", .invalid),
         (#"{"app":"demo","platform":"ios","appVersion":"1","deviceId":"d","reports":[]}"#, "reports", .invalid),
-        (#"{"app":"demo","platform":"ios","appVersion":"1","deviceId":"d","reports":{}}"#, "reports", .invalid),
+        (#"{"app":"demo","platform":"ios","appVersion":"1","deviceId":"d","reports":{}}"#, "reports", .invalid)
     ]
 
     @Test(arguments: 0..<refusals.count)
@@ -48,7 +55,8 @@ import Testing
 
     @Test func moreThanSixtyFourReportsAreRefused() {
         let item = #"{"skinSign":"abc","outcome":"applied","at":"2026-12-24T18:00:00Z"}"#
-        let body = #"{"app":"demo","platform":"ios","appVersion":"1","deviceId":"d","reports":["#
+        let body =
+            #"{"app":"demo","platform":"ios","appVersion":"1","deviceId":"d","reports":["#
             + Array(repeating: item, count: 65).joined(separator: ",") + "]}"
         #expect(throws: ReportBatchError(.invalid, "reports", "must hold 1–64 reports, not 65")) {
             _ = try ReportBatch.parse(Array(body.utf8))

@@ -3,8 +3,8 @@ import LiveryCrypto
 import SkinModel
 import SkinStore
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 @testable import SkinServing
 
@@ -96,7 +96,9 @@ import TestSupport
 
     @Test func theImporterWritesItsMarkerWithTheGivenDurableWrite() async throws {
         let scratch = try ScratchDirectory(prefix: "livery-serving-core")
-        _ = try scratch.write(F.tinySkin(release: #"{"startsAt":"2027-01-01T00:00:00Z","endsAt":"2027-02-01T00:00:00Z"}"#), under: "skins/tiny")
+        _ = try scratch.write(
+            F.tinySkin(release: #"{"startsAt":"2027-01-01T00:00:00Z","endsAt":"2027-02-01T00:00:00Z"}"#),
+            under: "skins/tiny")
         let store = try FileSkinStore(directory: scratch.path("data/store"))
         let writer = F.RecordingWriter()
         let importer = SkinImporter(
@@ -124,11 +126,17 @@ import TestSupport
     }
 
     @Test func aValueNamingNothingIsRejectedWithWhatWasSent() {
-        #expect(Self.check(platform: .some(nil)) == .failure(InvalidParameter(
-            "platform", "must be one of ios, android, harmony, macos (in any case)", value: "beos")))
+        #expect(
+            Self.check(platform: .some(nil))
+                == .failure(
+                    InvalidParameter(
+                        "platform", "must be one of ios, android, harmony, macos (in any case)", value: "beos")))
         #expect(Self.check(scale: .some(nil)) == .failure(InvalidParameter("scale", "must be 1, 2 or 3", value: "4")))
-        #expect(Self.check(appearance: .some(nil)) == .failure(InvalidParameter(
-            "appearance", "must be light, dark, unspecified or any (in any case)", value: "sepia")))
+        #expect(
+            Self.check(appearance: .some(nil))
+                == .failure(
+                    InvalidParameter(
+                        "appearance", "must be light, dark, unspecified or any (in any case)", value: "sepia")))
     }
 
     @Test func aMissingPlatformIsRequiredAndMissingVariantPartsTakeTheirDefaults() throws {

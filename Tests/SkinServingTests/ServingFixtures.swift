@@ -32,7 +32,7 @@ enum ServingFixtures {
         let releasePart = release.map { #","release":\#($0)"# } ?? ""
         return [
             "skin.json": Array(#"{"id":"\#(id)","title":"Tiny","app":"\#(app)"\#(releasePart)}"#.utf8),
-            "config.json": Array(##"{"home":{"colors":{"color_background":"#FFFFFF"}}}"##.utf8),
+            "config.json": Array(##"{"home":{"colors":{"color_background":"#FFFFFF"}}}"##.utf8)
         ]
     }
 

@@ -52,7 +52,7 @@ public enum ReportLedgerConformance: String, CaseIterable, Sendable, CustomStrin
         let again = try await ledger.record([report("phone-1")])
         #expect(again.isEmpty, "a device counts once per sign and outcome")
         let failed = try await ledger.record([
-            report("phone-1", outcome: .failed, stage: .crash), report("phone-1", sign: "sign-b"),
+            report("phone-1", outcome: .failed, stage: .crash), report("phone-1", sign: "sign-b")
         ])
         #expect(failed.count == 2, "another outcome, or another sign, counts")
         let counts = try await ledger.deviceCounts(skinID: "spring", version: 1, since: longAgo)
@@ -91,7 +91,7 @@ public enum ReportLedgerConformance: String, CaseIterable, Sendable, CustomStrin
         clock.advance(seconds: 7200)
         let later = clock.current
         _ = try await store.reports.record([
-            report("late-1", outcome: .failed, stage: .config), report("late-2"), report("late-3", version: 2),
+            report("late-1", outcome: .failed, stage: .config), report("late-2"), report("late-3", version: 2)
         ])
         let window = try await store.reports.deviceCounts(skinID: "spring", version: 1, since: later)
         #expect(window == ReportDeviceCounts(reporting: 2, failed: 1, failedByStage: [.config: 1]))

@@ -23,9 +23,11 @@ extension StoreConformance {
         // A release written once for every year (issue 27) is a document like any other: its rule and its
         // overrides are kept as written, and a reader of the store sees them.
         let yearly = Array(
-            #"{"recurs":{"calendar":"chinese","month":1,"day":1,"startOffsetDays":-7,"endOffsetDays":15},"occurrences":{"2027":"skip","2028":{"startsAt":"2028-01-20T00:00:00","endsAt":"2028-02-10T00:00:00"}},"timeZone":"Asia/Shanghai","rollout":50}"#.utf8)
+            #"{"recurs":{"calendar":"chinese","month":1,"day":1,"startOffsetDays":-7,"endOffsetDays":15},"occurrences":{"2027":"skip","2028":{"startsAt":"2028-01-20T00:00:00","endsAt":"2028-02-10T00:00:00"}},"timeZone":"Asia/Shanghai","rollout":50}"#
+                .utf8)
         let recurring = try await store.setRelease(
-            skinID: "spring", version: 1, document: yearly, expectedRevision: nil, actor: actor, action: AuditAction.setRelease)
+            skinID: "spring", version: 1, document: yearly, expectedRevision: nil, actor: actor,
+            action: AuditAction.setRelease)
         #expect(recurring.release?.document == yearly && store.snapshot.skins["spring"]?.release?.document == yearly)
         // A new version leaves the release alone.
         try await add(store, variant: 2)
@@ -33,7 +35,8 @@ extension StoreConformance {
         #expect(store.snapshot.skins["spring"]?.release?.version == 1)
         // Unless it is released in the change that adds it: the audit entry names the release.
         let released = try await store.addVersion(
-            skinID: "spring", files: files(variant: 3), metadata: metadata(), expectedRevision: nil, release: document(),
+            skinID: "spring", files: files(variant: 3), metadata: metadata(), expectedRevision: nil,
+            release: document(),
             actor: "importer")
         let skin = try #require(store.snapshot.skins["spring"])
         #expect(skin.release?.version == released.number && skin.release?.actor == "importer")
@@ -49,7 +52,8 @@ extension StoreConformance {
         try await store.setRelease(
             skinID: "spring", version: 1, document: Array(#"{"rollout":90}"#.utf8), expectedRevision: nil, actor: "bob",
             action: AuditAction.setRelease)
-        try await store.setKillSwitch(app: "news", enabled: true, reason: "outage", expectedRevision: nil, actor: "carol")
+        try await store.setKillSwitch(
+            app: "news", enabled: true, reason: "outage", expectedRevision: nil, actor: "carol")
         try await store.clearRelease(skinID: "spring", expectedRevision: nil, actor: "bob")
         try await add(store, variant: 1)
         try await store.setRelease(
@@ -58,20 +62,26 @@ extension StoreConformance {
         try await store.deleteSkin(skinID: "spring", force: true, expectedRevision: nil, actor: "dave")
 
         let entries = try await store.audit(since: nil, limit: 100)
-        #expect(entries.map(\.action) == [
-            "version.add", "release.set", "release.set", "killswitch.set", "release.clear", "version.add", "release.set",
-            "skin.delete",
-        ])
+        #expect(
+            entries.map(\.action) == [
+                "version.add", "release.set", "release.set", "killswitch.set", "release.clear", "version.add",
+                "release.set",
+                "skin.delete"
+            ])
         let added = try json(entries[0].after)
         #expect(entries[0].before == nil)
-        #expect(added["version"] as? Int == 1 && added["digest"] as? String == version.digest && added["files"] as? Int == 3)
+        #expect(
+            added["version"] as? Int == 1 && added["digest"] as? String == version.digest && added["files"] as? Int == 3
+        )
         #expect(entries[1].before == nil)
         #expect((try json(entries[1].after)["document"] as? [String: Any])?["rollout"] as? Int == 10)
         #expect((try json(entries[2].before)["document"] as? [String: Any])?["rollout"] as? Int == 10)
         #expect((try json(entries[2].after)["document"] as? [String: Any])?["rollout"] as? Int == 90)
         let killed = try json(entries[3].after)
         #expect(entries[3].before == nil)
-        #expect(killed["app"] as? String == "news" && killed["enabled"] as? Bool == true && killed["reason"] as? String == "outage")
+        #expect(
+            killed["app"] as? String == "news" && killed["enabled"] as? Bool == true
+                && killed["reason"] as? String == "outage")
         #expect(try json(entries[4].before)["version"] as? Int == 1)
         #expect(entries[4].after == nil)
         // A deletion names every version and the release it ended.
@@ -111,7 +121,8 @@ extension StoreConformance {
                     for change in 0..<changesPerWriter {
                         do throws(StoreError) {
                             try await store.setKillSwitch(
-                                app: "app\(index)", enabled: change % 2 == 0, reason: "\(change)", expectedRevision: nil,
+                                app: "app\(index)", enabled: change % 2 == 0, reason: "\(change)",
+                                expectedRevision: nil,
                                 actor: "w\(index)")
                         } catch {
                             failures.add("\(error)")

@@ -37,7 +37,9 @@ extension StoreConformance {
         #expect(store.snapshot.revision == 4)
 
         // The digest names the files' bytes, their paths and the metadata, not who or when.
-        func stored(_ skinID: String, _ files: [String: [UInt8]], _ metadata: [UInt8] = metadata()) async throws -> SkinVersion {
+        func stored(
+            _ skinID: String, _ files: [String: [UInt8]], _ metadata: [UInt8] = metadata()
+        ) async throws -> SkinVersion {
             try await store.addVersion(
                 skinID: skinID, files: files, metadata: metadata, expectedRevision: nil, release: nil, actor: "bob")
         }
@@ -88,18 +90,20 @@ extension StoreConformance {
         }
         let notOneValue: [[UInt8]] = [
             Array("not json".utf8), [], Array(#"{"a":1"#.utf8), [0xEF, 0xBB, 0xBF] + Array("{}".utf8),
-            Array(#"{"a":"\#u{0}"}"#.utf8), [0x22, 0xFF, 0x22], Array("{} {}".utf8),
+            Array(#"{"a":"\#u{0}"}"#.utf8), [0x22, 0xFF, 0x22], Array("{} {}".utf8)
         ]
         for document in notOneValue {
             await expectRefused(
                 "metadata \(document)", matching: { if case .invalidDocument = $0 { true } else { false } }
             ) { () async throws(StoreError) in
                 try await store.addVersion(
-                    skinID: "spring", files: files(), metadata: document, expectedRevision: nil, release: nil, actor: actor)
+                    skinID: "spring", files: files(), metadata: document, expectedRevision: nil, release: nil,
+                    actor: actor)
             }
         }
         await expectRefused(
-            "a version released with a document that is not JSON", matching: { if case .invalidDocument = $0 { true } else { false } }
+            "a version released with a document that is not JSON",
+            matching: { if case .invalidDocument = $0 { true } else { false } }
         ) { () async throws(StoreError) in
             try await store.addVersion(
                 skinID: "spring", files: [:], metadata: metadata(), expectedRevision: nil, release: Array("{".utf8),

@@ -111,7 +111,8 @@ public enum StoreConformance: String, CaseIterable, Sendable, CustomStringConver
             skinID: "spring", version: 1, document: document(), expectedRevision: 2, actor: actor,
             action: AuditAction.setRelease)
         #expect(released.revision == 4)
-        let switches = try await store.setKillSwitch(app: nil, enabled: true, reason: "", expectedRevision: 0, actor: actor)
+        let switches = try await store.setKillSwitch(
+            app: nil, enabled: true, reason: "", expectedRevision: 0, actor: actor)
         #expect(switches.revision == 5)
         #expect(store.snapshot.killSwitches.revision == 5)
         // Without an expected revision, a change is unconditional.
@@ -125,11 +126,14 @@ public enum StoreConformance: String, CaseIterable, Sendable, CustomStringConver
             "images/all-bytes.bin": (0...255).map { UInt8($0) },
             "images/copy.bin": (0...255).map { UInt8($0) },
             "empty.txt": [],
-            "z/last.png": [UInt8](repeating: 0xAB, count: 70_000),
+            "z/last.png": [UInt8](repeating: 0xAB, count: 70_000)
         ]
         let version = try await store.addVersion(
             skinID: "spring", files: files, metadata: metadata(), expectedRevision: nil, release: nil, actor: actor)
-        #expect(version.files.map(\.path) == ["config.json", "empty.txt", "images/all-bytes.bin", "images/copy.bin", "z/last.png"])
+        #expect(
+            version.files.map(\.path) == [
+                "config.json", "empty.txt", "images/all-bytes.bin", "images/copy.bin", "z/last.png"
+            ])
         #expect(version.metadata == metadata(), "metadata is kept byte for byte")
         #expect(version.skinID == "spring")
         #expect(version.actor == actor)
@@ -181,7 +185,8 @@ public enum StoreConformance: String, CaseIterable, Sendable, CustomStringConver
         #expect(first.added && first.version.number == 1)
         // The same files again (other metadata: it describes the upload, not the content): nothing is written.
         let again = try await store.addVersionUnlessUnchanged(
-            skinID: "spring", files: files(), metadata: Array(#"{"note":"retry"}"#.utf8), expectedRevision: 1, actor: "ops-bob")
+            skinID: "spring", files: files(), metadata: Array(#"{"note":"retry"}"#.utf8), expectedRevision: 1,
+            actor: "ops-bob")
         #expect(!again.added)
         #expect(again.version == first.version)
         #expect(store.snapshot.revision == 1)
@@ -211,12 +216,14 @@ public enum StoreConformance: String, CaseIterable, Sendable, CustomStringConver
             guard case .corruptFile(let path, let reason) = error as? StoreError else { return false }
             return path.contains(name) && reason.contains("spring v1 images/background.png")
         }
-        await #expect(performing: {
-            try await store.fileBytes(skinID: "spring", version: 1, path: "images/background.png")
-        }, throws: isCorruptNamingIt)
-        await #expect(performing: {
-            try await store.verifiedFilePath(of: damaged, skinID: "spring", version: 1)
-        }, throws: isCorruptNamingIt)
+        await #expect(
+            performing: {
+                try await store.fileBytes(skinID: "spring", version: 1, path: "images/background.png")
+            }, throws: isCorruptNamingIt)
+        await #expect(
+            performing: {
+                try await store.verifiedFilePath(of: damaged, skinID: "spring", version: 1)
+            }, throws: isCorruptNamingIt)
         // The rest of the version still reads.
         #expect(try await store.fileBytes(skinID: "spring", version: 1, path: "config.json") == files()["config.json"])
         _ = try await store.verifiedFilePath(of: intact, skinID: "spring", version: 1)
@@ -236,7 +243,8 @@ public enum StoreConformance: String, CaseIterable, Sendable, CustomStringConver
             skinID: "spring", version: 1, document: document(), expectedRevision: nil, actor: "ops-bob",
             action: "release.rollback")
         step()
-        try await store.setKillSwitch(app: "com.example.app", enabled: true, reason: "incident", expectedRevision: nil, actor: actor)
+        try await store.setKillSwitch(
+            app: "com.example.app", enabled: true, reason: "incident", expectedRevision: nil, actor: actor)
         step()
         try await store.clearRelease(skinID: "spring", expectedRevision: nil, actor: actor)
         step()
@@ -244,10 +252,11 @@ public enum StoreConformance: String, CaseIterable, Sendable, CustomStringConver
 
         let all = try await store.audit(since: nil, limit: 100)
         #expect(all.map(\.sequence) == [1, 2, 3, 4, 5], "entry N is the change that made revision N")
-        #expect(all.map(\.action) == [
-            AuditAction.addVersion, "release.rollback", AuditAction.setKillSwitch, AuditAction.clearRelease,
-            AuditAction.deleteSkin,
-        ])
+        #expect(
+            all.map(\.action) == [
+                AuditAction.addVersion, "release.rollback", AuditAction.setKillSwitch, AuditAction.clearRelease,
+                AuditAction.deleteSkin
+            ])
         #expect(all.map(\.actor) == [actor, "ops-bob", actor, actor, actor])
         #expect(all.map(\.skinID) == ["spring", "spring", nil, "spring", "spring"])
         #expect(all.map(\.time) == times, "each entry carries the store clock's time of its change")
@@ -264,7 +273,8 @@ public enum StoreConformance: String, CaseIterable, Sendable, CustomStringConver
         #expect(try await store.audit(since: nil, limit: -3).isEmpty)
         // By time: at or after the instant.
         #expect(try await store.audit(since: .time(times[2]), limit: 100).map(\.sequence) == [3, 4, 5])
-        #expect(try await store.audit(since: .time(times[2].addingTimeInterval(0.001)), limit: 2).map(\.sequence) == [4, 5])
+        #expect(
+            try await store.audit(since: .time(times[2].addingTimeInterval(0.001)), limit: 2).map(\.sequence) == [4, 5])
         #expect(try await store.audit(since: .time(times[4].addingTimeInterval(1)), limit: 100).isEmpty)
         // A refused change leaves no entry.
         await expectMismatch(current: 3) { () async throws(StoreError) in
@@ -281,13 +291,16 @@ public enum StoreConformance: String, CaseIterable, Sendable, CustomStringConver
             app: "com.example.app", enabled: true, reason: "bad colors", expectedRevision: 0, actor: actor)
         #expect(app.revision == 1)
         #expect(app.global == nil)
-        #expect(app.apps["com.example.app"] == KillSwitch(enabled: true, reason: "bad colors", actor: actor, changedAt: clock.current))
+        #expect(
+            app.apps["com.example.app"]
+                == KillSwitch(enabled: true, reason: "bad colors", actor: actor, changedAt: clock.current))
         #expect(store.snapshot.killSwitches == app)
         #expect(app.isKilled(app: "com.example.app"))
         #expect(!app.isKilled(app: "com.example.other"))
 
         clock.advance(milliseconds: 10)
-        let global = try await store.setKillSwitch(app: nil, enabled: true, reason: "", expectedRevision: 1, actor: "ops-bob")
+        let global = try await store.setKillSwitch(
+            app: nil, enabled: true, reason: "", expectedRevision: 1, actor: "ops-bob")
         #expect(global.global == KillSwitch(enabled: true, reason: "", actor: "ops-bob", changedAt: clock.current))
         #expect(global.isKilled(app: "com.example.other"))
 
@@ -296,12 +309,14 @@ public enum StoreConformance: String, CaseIterable, Sendable, CustomStringConver
             app: "com.example.app", enabled: false, reason: "fixed", expectedRevision: 2, actor: actor)
         #expect(off.apps["com.example.app"]?.enabled == false)
         #expect(off.apps["com.example.app"]?.reason == "fixed")
-        let allOff = try await store.setKillSwitch(app: nil, enabled: false, reason: "", expectedRevision: 3, actor: actor)
+        let allOff = try await store.setKillSwitch(
+            app: nil, enabled: false, reason: "", expectedRevision: 3, actor: actor)
         #expect(!allOff.isKilled(app: "com.example.app"))
         #expect(allOff.revision == 4)
 
         await #expect(throws: StoreError.self, "a NUL in the reason is refused") {
-            try await store.setKillSwitch(app: nil, enabled: true, reason: "a\u{0}b", expectedRevision: nil, actor: actor)
+            try await store.setKillSwitch(
+                app: nil, enabled: true, reason: "a\u{0}b", expectedRevision: nil, actor: actor)
         }
         await #expect(throws: StoreError.self, "an app id that is no safe name is refused") {
             try await store.setKillSwitch(app: "a/b", enabled: true, reason: "", expectedRevision: nil, actor: actor)
@@ -356,11 +371,14 @@ public enum StoreConformance: String, CaseIterable, Sendable, CustomStringConver
 
         // A version added and released in one change: one revision, one audit entry.
         let released = try await store.addVersion(
-            skinID: "autumn", files: files(), metadata: metadata(), expectedRevision: 0, release: document(), actor: actor)
+            skinID: "autumn", files: files(), metadata: metadata(), expectedRevision: 0, release: document(),
+            actor: actor)
         #expect(store.snapshot.revision == revision + 1)
         #expect(store.snapshot.skins["autumn"]?.release?.version == released.number)
         #expect(store.snapshot.skins["autumn"]?.release?.document == document())
-        #expect(try await store.audit(since: .afterSequence(revision), limit: 100).map(\.action) == [AuditAction.addVersion])
+        #expect(
+            try await store.audit(since: .afterSequence(revision), limit: 100).map(\.action) == [AuditAction.addVersion]
+        )
     }
 
     static func deletes(_ store: any SkinStore) async throws {
@@ -394,10 +412,11 @@ public enum StoreConformance: String, CaseIterable, Sendable, CustomStringConver
         #expect(store.snapshot.skins["spring"]?.release == nil)
         // The history stays in the audit log.
         let actions = try await store.audit(since: nil, limit: 100).map(\.action)
-        #expect(actions == [
-            AuditAction.addVersion, AuditAction.addVersion, AuditAction.setRelease, AuditAction.deleteSkin,
-            AuditAction.addVersion,
-        ])
+        #expect(
+            actions == [
+                AuditAction.addVersion, AuditAction.addVersion, AuditAction.setRelease, AuditAction.deleteSkin,
+                AuditAction.addVersion
+            ])
     }
 
     static func reopen(_ store: any SkinStore, storage: any StoreStorage, clock: ConformanceClock) async throws {
@@ -408,7 +427,8 @@ public enum StoreConformance: String, CaseIterable, Sendable, CustomStringConver
             action: AuditAction.setRelease)
         try await add(store, skinID: "autumn")
         try await store.deleteSkin(skinID: "autumn", force: false, expectedRevision: nil, actor: actor)
-        try await store.setKillSwitch(app: "com.example.app", enabled: true, reason: "r", expectedRevision: nil, actor: actor)
+        try await store.setKillSwitch(
+            app: "com.example.app", enabled: true, reason: "r", expectedRevision: nil, actor: actor)
         let before = store.snapshot
         let audit = try await store.audit(since: nil, limit: 100)
 
@@ -423,7 +443,9 @@ public enum StoreConformance: String, CaseIterable, Sendable, CustomStringConver
         let reopened = try await storage.open(clock: clock.read)
         #expect(reopened.snapshot == before, "every acknowledged change survives close and reopen")
         #expect(try await reopened.audit(since: nil, limit: 100) == audit)
-        #expect(try await reopened.fileBytes(skinID: "spring", version: 2, path: "images/icon.png") == files(variant: 1)["images/icon.png"])
+        #expect(
+            try await reopened.fileBytes(skinID: "spring", version: 2, path: "images/icon.png")
+                == files(variant: 1)["images/icon.png"])
         // Deleted skins stay deleted with their numbers; the reopened store goes on from the same revision.
         let autumn = try await add(reopened, skinID: "autumn", expectedRevision: before.revision(ofSkin: "autumn"))
         #expect(autumn.number == 2)
@@ -445,7 +467,7 @@ public enum StoreConformance: String, CaseIterable, Sendable, CustomStringConver
             StoreDamage(kind: .version, skinID: "autumn", version: 1, location: "state.json", reason: "record"),
             StoreDamage(kind: .package, skinID: "autumn", version: 1, location: "a.zip", reason: "package"),
             StoreDamage(kind: .blob, skinID: "-", version: 0, location: "blobs/aa/bb", reason: "no version uses it"),
-            StoreDamage(kind: .blob, skinID: "winter", version: 1, location: "config.json", reason: "no such skin"),
+            StoreDamage(kind: .blob, skinID: "winter", version: 1, location: "config.json", reason: "no such skin")
         ]
         let before = store.snapshot.revision
         #expect(try await store.recordScrub(report) == ["spring"])
@@ -458,21 +480,33 @@ public enum StoreConformance: String, CaseIterable, Sendable, CustomStringConver
         #expect(state.damagedVersions.map(\.number) == [2])
         #expect(state.revision == before + 1 && state.revision(ofSkin: "spring") == before + 1)
         let entry = try #require(try await store.audit(since: .afterSequence(before), limit: 10).first)
-        #expect(entry.action == AuditAction.markScrubDamage && entry.actor == StoreScrubReport.actor && entry.skinID == "spring")
+        #expect(
+            entry.action == AuditAction.markScrubDamage && entry.actor == StoreScrubReport.actor
+                && entry.skinID == "spring")
         #expect(entry.before.map { String(decoding: $0, as: UTF8.self) } == #"{"damaged":[]}"#)
         // The same findings again change nothing.
         #expect(try await store.recordScrub(report).isEmpty)
         #expect(store.snapshot.revision == before + 1)
 
         // A marked version is neither read nor released, as damage found at load.
-        await #expect(performing: {
-            try await store.fileBytes(skinID: "spring", version: 2, path: "config.json")
-        }, throws: { ($0 as? StoreError).map { if case .damagedVersion("spring", 2, _) = $0 { true } else { false } } ?? false })
-        await #expect(performing: {
-            try await store.setRelease(
-                skinID: "spring", version: 2, document: document(), expectedRevision: nil, actor: actor,
-                action: AuditAction.setRelease)
-        }, throws: { ($0 as? StoreError).map { if case .damagedVersion("spring", 2, _) = $0 { true } else { false } } ?? false })
+        await #expect(
+            performing: {
+                try await store.fileBytes(skinID: "spring", version: 2, path: "config.json")
+            },
+            throws: {
+                ($0 as? StoreError).map { if case .damagedVersion("spring", 2, _) = $0 { true } else { false } }
+                    ?? false
+            })
+        await #expect(
+            performing: {
+                try await store.setRelease(
+                    skinID: "spring", version: 2, document: document(), expectedRevision: nil, actor: actor,
+                    action: AuditAction.setRelease)
+            },
+            throws: {
+                ($0 as? StoreError).map { if case .damagedVersion("spring", 2, _) = $0 { true } else { false } }
+                    ?? false
+            })
         #expect(try await store.fileBytes(skinID: "spring", version: 1, path: "config.json") == files()["config.json"])
 
         // Every process that loads the store sees the mark.
@@ -483,7 +517,9 @@ public enum StoreConformance: String, CaseIterable, Sendable, CustomStringConver
         // A scrub that finds the version sound clears its mark.
         #expect(try await reopened.recordScrub(StoreScrubReport()) == ["spring"])
         #expect(reopened.snapshot.damagedVersions.isEmpty)
-        #expect(try await reopened.fileBytes(skinID: "spring", version: 2, path: "config.json") == files(variant: 1)["config.json"])
+        #expect(
+            try await reopened.fileBytes(skinID: "spring", version: 2, path: "config.json")
+                == files(variant: 1)["config.json"])
         await reopened.close()
     }
 
@@ -513,7 +549,9 @@ public enum StoreConformance: String, CaseIterable, Sendable, CustomStringConver
             #expect(added.state.skins["spring"]?.versions.count == 1)
             #expect(added.state.revision == 1 && store.snapshot.revision == 1)
         }
-        #expect(try await store.fileBytes(skinID: "spring", version: 1, path: "images/icon.png") == files()["images/icon.png"])
+        #expect(
+            try await store.fileBytes(skinID: "spring", version: 1, path: "images/icon.png")
+                == files()["images/icon.png"])
 
         // A refusal and an empty decision change nothing and come back as they are.
         let refused = try await store.change(actor: actor, upload: nil) { state throws(Refused) -> StoreDecision<Int> in
@@ -573,7 +611,7 @@ public enum StoreConformance: String, CaseIterable, Sendable, CustomStringConver
         [
             "config.json": Array(#"{"name":"spring"}"#.utf8),
             "images/background.png": [0x89, 0x50, 0x4E, 0x47] + [UInt8](repeating: 7, count: 100),
-            "images/icon.png": [0x89, 0x50, 0x4E, 0x47, UInt8(variant & 0xFF)],
+            "images/icon.png": [0x89, 0x50, 0x4E, 0x47, UInt8(variant & 0xFF)]
         ]
     }
 
@@ -596,7 +634,8 @@ public enum StoreConformance: String, CaseIterable, Sendable, CustomStringConver
         _ change: () async throws(StoreError) -> some Sendable
     ) async {
         await expectRefused(
-            "the change", matching: { $0 == .revisionMismatch(current: current) }, sourceLocation: sourceLocation, change)
+            "the change", matching: { $0 == .revisionMismatch(current: current) }, sourceLocation: sourceLocation,
+            change)
     }
 }
 

@@ -1,7 +1,7 @@
 import Foundation
 import SkinStore
-import Testing
 import TestSupport
+import Testing
 
 /// How `audit.log` is kept on disk and reconciled with `state.json` on open. (What the log records, its order
 /// and paging are in the conformance suite.)
@@ -10,7 +10,7 @@ struct AuditTests {
     @Test(arguments: [
         Array(#"{"actor":"x","act"#.utf8),  // cut mid-line
         Array(#"{"action":"killswitch.set","actor":"a","seq":3,"time":0}"#.utf8),  // complete but no newline
-        [UInt8](repeating: 0, count: 40),  // zero-filled tail
+        [UInt8](repeating: 0, count: 40)  // zero-filled tail
     ])
     func ignoresATornLastLine(tail: [UInt8]) async throws {
         let directory = try ScratchDirectory.forStore()
@@ -51,7 +51,9 @@ struct AuditTests {
     @Test func refusesALogThatDisagreesWithTheState() async throws {
         let directory = try ScratchDirectory.forStore()
         var store = try directory.open()
-        for index in 0..<3 { try await store.setKillSwitch(app: nil, enabled: true, reason: "\(index)", actor: Make.actor) }
+        for index in 0..<3 {
+            try await store.setKillSwitch(app: nil, enabled: true, reason: "\(index)", actor: Make.actor)
+        }
         store.close()
         let log = directory.path + "/audit.log"
         let intact = try Disk.read(log)
@@ -60,16 +62,22 @@ struct AuditTests {
         // A damaged line in the middle.
         var damaged = Array(lines[0]) + [10] + Array("garbage".utf8) + [10] + Array(lines[2]) + [10]
         try Disk.write(damaged, to: log)
-        #expect { try directory.open() } throws: { ($0 as? StoreError)?.isCorruptFile(endingWith: "/audit.log") == true }
+        #expect { try directory.open() } throws: {
+            ($0 as? StoreError)?.isCorruptFile(endingWith: "/audit.log") == true
+        }
 
         // Entries lost (fewer than the state's revision): never silently accepted.
         damaged = Array(lines[0]) + [10]
         try Disk.write(damaged, to: log)
-        #expect { try directory.open() } throws: { ($0 as? StoreError)?.isCorruptFile(endingWith: "/audit.log") == true }
+        #expect { try directory.open() } throws: {
+            ($0 as? StoreError)?.isCorruptFile(endingWith: "/audit.log") == true
+        }
 
         // Two uncommitted entries cannot come from a crash.
         try Disk.write(intact + Array(lines[0]) + [10] + Array(lines[0]) + [10], to: log)
-        #expect { try directory.open() } throws: { ($0 as? StoreError)?.isCorruptFile(endingWith: "/audit.log") == true }
+        #expect { try directory.open() } throws: {
+            ($0 as? StoreError)?.isCorruptFile(endingWith: "/audit.log") == true
+        }
 
         try Disk.write(intact, to: log)
         store = try directory.open()
@@ -80,7 +88,9 @@ struct AuditTests {
 extension AuditEntry {
     /// The kill switch reason recorded in `after`, for tests that only change kill switches.
     var reason: String? {
-        guard let after, let json = try? JSONSerialization.jsonObject(with: Data(after)) as? [String: Any] else { return nil }
+        guard let after, let json = try? JSONSerialization.jsonObject(with: Data(after)) as? [String: Any] else {
+            return nil
+        }
         return json["reason"] as? String
     }
 }

@@ -1,12 +1,12 @@
 import Foundation
 import SkinStore
-import Testing
 import TestSupport
+import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Kills a writer process with SIGKILL at random instants and checks, after each kill, that the store opens
@@ -65,7 +65,8 @@ struct CrashSafetyTests {
     @Test(.timeLimit(.minutes(6)))
     func everyAcknowledgedChangeSurvivesSIGKILL() async throws {
         let executable = try #require(
-            Self.tortureExecutable(), "store-torture not found: run `swift build --build-tests` or set STORE_TORTURE_PATH")
+            Self.tortureExecutable(),
+            "store-torture not found: run `swift build --build-tests` or set STORE_TORTURE_PATH")
         let directory = try ScratchDirectory.forStore()
         var random = SplitMix64(seed: 0x5EED_2027)
         var acks = [Ack]()
@@ -92,7 +93,8 @@ struct CrashSafetyTests {
             if round.signal == SIGKILL {
                 kills += 1
             } else {
-                let ending = "signal \(round.signal.map(String.init) ?? "none"), exit \(round.exitCode.map(String.init) ?? "none")"
+                let ending =
+                    "signal \(round.signal.map(String.init) ?? "none"), exit \(round.exitCode.map(String.init) ?? "none")"
                 #expect(round.exitCode == 0, "round \(rounds): child ended with \(ending)")
             }
             #expect(unexpected.isEmpty, "round \(rounds): \(unexpected)")
@@ -110,8 +112,9 @@ struct CrashSafetyTests {
         #expect(acks.count >= kills, "the writer barely got anything done: \(acks.count) changes")
         #expect(interruptedWrites > 0, "no kill landed during a file write")
         #expect(interruptedCommits > 0, "no kill landed between an audit append and its commit")
-        print("crash safety: \(kills) kills in \(rounds) rounds, \(acks.count) acknowledged changes, "
-            + "\(interruptedWrites) with temporary files left, \(interruptedCommits) with an audit tail cut off")
+        print(
+            "crash safety: \(kills) kills in \(rounds) rounds, \(acks.count) acknowledged changes, "
+                + "\(interruptedWrites) with temporary files left, \(interruptedCommits) with an audit tail cut off")
     }
 
     /// The store holds every acknowledged change, and its state is exactly what its audit log replays to.
@@ -121,7 +124,8 @@ struct CrashSafetyTests {
         #expect(audit.map(\.sequence) == Array(0..<snapshot.revision).map { $0 + 1 })
         for ack in acks {
             guard ack.revision >= 1 && ack.revision <= audit.count else {
-                Issue.record("round \(round): acknowledged change \(ack.revision) is missing (revision \(snapshot.revision))")
+                Issue.record(
+                    "round \(round): acknowledged change \(ack.revision) is missing (revision \(snapshot.revision))")
                 continue
             }
             let entry = audit[ack.revision - 1]

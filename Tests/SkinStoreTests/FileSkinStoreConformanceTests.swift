@@ -1,9 +1,9 @@
 import Foundation
-import Synchronization
 import SkinStore
 import SkinStoreConformance
-import Testing
+import Synchronization
 import TestSupport
+import Testing
 
 /// `FileSkinStore` keeps every promise of the `SkinStore` role.
 @Suite struct FileSkinStoreConformanceTests {

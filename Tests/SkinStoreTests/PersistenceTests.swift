@@ -2,8 +2,8 @@ import Foundation
 import LiveryCrypto
 import SkinStore
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Persistence and recovery")
 struct PersistenceTests {
@@ -29,7 +29,8 @@ struct PersistenceTests {
         try await Make.versions(1, of: "gone", in: store)
         try await store.deleteSkin(skinID: "gone", actor: Make.actor)
         clock.advance(seconds: 0.0005)
-        try await store.setRelease(skinID: "spring", version: 2, document: Make.releaseDocument(rollout: 30), actor: "bob")
+        try await store.setRelease(
+            skinID: "spring", version: 2, document: Make.releaseDocument(rollout: 30), actor: "bob")
         try await store.setKillSwitch(app: nil, enabled: false, reason: "test", actor: "carol")
         try await store.setKillSwitch(app: "news", enabled: true, reason: "outage", actor: "carol")
         let snapshot = store.snapshot
@@ -39,7 +40,9 @@ struct PersistenceTests {
         store = try directory.open(clock: clock)
         #expect(store.snapshot == snapshot)
         #expect(store.audit(limit: 1000) == audit)
-        #expect(try await store.fileBytes(skinID: "winter", version: 1, path: "images/icon.png") == Make.files()["images/icon.png"])
+        #expect(
+            try await store.fileBytes(skinID: "winter", version: 1, path: "images/icon.png")
+                == Make.files()["images/icon.png"])
         #expect(store.snapshot.revision(ofSkin: "gone") == snapshot.revision(ofSkin: "gone"))
         #expect(try await Make.versions(1, of: "gone", in: store).first?.number == 2)
     }
@@ -47,11 +50,12 @@ struct PersistenceTests {
     @Test func removesLeftoverTemporaryFiles() async throws {
         let directory = try ScratchDirectory.forStore()
         var store = try directory.open()
-        let version = try await store.addVersion(skinID: "spring", files: Make.files(), metadata: Make.metadata(), actor: Make.actor)
+        let version = try await store.addVersion(
+            skinID: "spring", files: Make.files(), metadata: Make.metadata(), actor: Make.actor)
         store.close()
         let blobDirectory = directory.path + "/blobs/" + version.files[0].sha256.prefix(2)
         let leftovers = [
-            directory.path + "/.tmp-state", blobDirectory + "/.tmp-half-a-blob", directory.path + "/blobs/.tmp-x",
+            directory.path + "/.tmp-state", blobDirectory + "/.tmp-half-a-blob", directory.path + "/blobs/.tmp-x"
         ]
         for path in leftovers { try Disk.write([1, 2, 3], to: path) }
 
@@ -60,13 +64,22 @@ struct PersistenceTests {
         #expect(store.snapshot.skins["spring"]?.versions == [version])
     }
 
-    @Test(arguments: [
-        ("garbage", Array("not json at all".utf8)),
-        ("empty", []),
-        ("truncated", nil),
-        ("future format", Array(#"{"format":99,"revision":0,"skins":[],"killSwitches":{"revision":0,"apps":[]}}"#.utf8)),
-        ("dangling release", Array(#"{"format":1,"revision":1,"skins":[{"id":"a","revision":1,"lastVersion":1,"deleted":false,"versions":[],"release":{"version":1,"document":"e30=","releasedAt":0,"actor":"x"}}],"killSwitches":{"revision":0,"apps":[]}}"#.utf8)),
-    ] as [(String, [UInt8]?)])
+    @Test(
+        arguments: [
+            ("garbage", Array("not json at all".utf8)),
+            ("empty", []),
+            ("truncated", nil),
+            (
+                "future format",
+                Array(#"{"format":99,"revision":0,"skins":[],"killSwitches":{"revision":0,"apps":[]}}"#.utf8)
+            ),
+            (
+                "dangling release",
+                Array(
+                    #"{"format":1,"revision":1,"skins":[{"id":"a","revision":1,"lastVersion":1,"deleted":false,"versions":[],"release":{"version":1,"document":"e30=","releasedAt":0,"actor":"x"}}],"killSwitches":{"revision":0,"apps":[]}}"#
+                        .utf8)
+            )
+        ] as [(String, [UInt8]?)])
     func refusesACorruptStateFileNamingIt(label: String, content: [UInt8]?) async throws {
         let directory = try ScratchDirectory.forStore()
         var store = try directory.open()
@@ -83,7 +96,9 @@ struct PersistenceTests {
         }
         // Nothing was reset: the damaged file is still there for the operator.
         #expect(try Disk.read(statePath) == content ?? Array(state.prefix(state.count / 2)))
-        store = try { try Disk.write(state, to: statePath); return try directory.open() }()
+        store = try {
+            try Disk.write(state, to: statePath); return try directory.open()
+        }()
         #expect(store.snapshot.revision == 2)
     }
 
@@ -96,7 +111,9 @@ struct PersistenceTests {
         let text = String(decoding: try Disk.read(statePath), as: UTF8.self)
         let tampered = text.replacingOccurrences(of: version.files[0].sha256, with: String(repeating: "0", count: 64))
         try Disk.write(Array(tampered.utf8), to: statePath)
-        #expect { try directory.open() } throws: { ($0 as? StoreError)?.isCorruptFile(endingWith: "/state.json") == true }
+        #expect { try directory.open() } throws: {
+            ($0 as? StoreError)?.isCorruptFile(endingWith: "/state.json") == true
+        }
     }
 
     /// A missing or damaged metadata blob damages its version only: the store opens, that version is marked (and
@@ -111,21 +128,27 @@ struct PersistenceTests {
         store.close()
 
         for damage in ["changed", "removed"] {
-            if damage == "changed" { try Disk.write(Array("{}".utf8), to: blob) } else { try FileManager.default.removeItem(atPath: blob) }
+            if damage == "changed" {
+                try Disk.write(Array("{}".utf8), to: blob)
+            } else {
+                try FileManager.default.removeItem(atPath: blob)
+            }
             let reopened = try directory.open()
             let skin = try #require(reopened.snapshot.skins["spring"])
             let reason = try #require(skin.version(1)?.damage, "\(damage)")
             #expect(reason.contains("spring v1") && reason.contains(versions[0].metadataDigest), "\(reason)")
             #expect(skin.version(1)?.metadata == [] && skin.version(2) == versions[1])
             #expect(reopened.snapshot.damagedVersions.map(\.number) == [1])
-            try await reopened.setKillSwitch(app: nil, enabled: damage == "changed", reason: "incident", actor: Make.actor)
+            try await reopened.setKillSwitch(
+                app: nil, enabled: damage == "changed", reason: "incident", actor: Make.actor)
             reopened.close()
         }
         // Restored, the blob heals its version: the record was kept through the changes above.
         try Disk.write(original, to: blob)
         let healed = try directory.open()
         #expect(healed.snapshot.damagedVersions.isEmpty && healed.snapshot.skins["spring"]?.version(1) == versions[0])
-        let added = try await healed.addVersion(skinID: "spring", files: Make.files(variant: 9), metadata: Make.metadata("9"), actor: Make.actor)
+        let added = try await healed.addVersion(
+            skinID: "spring", files: Make.files(variant: 9), metadata: Make.metadata("9"), actor: Make.actor)
         #expect(added.number == 3)
         healed.close()
     }
@@ -145,10 +168,13 @@ struct PersistenceTests {
         try await Make.versions(1, in: store)
         store.close()
         store.close()
-        await #expect(throws: StoreError.closed) { try await store.setKillSwitch(app: nil, enabled: true, reason: "", actor: Make.actor) }
+        await #expect(throws: StoreError.closed) {
+            try await store.setKillSwitch(app: nil, enabled: true, reason: "", actor: Make.actor)
+        }
         await #expect(throws: StoreError.closed) { try await Make.versions(1, in: store) }
         #expect(store.snapshot.revision == 1)
-        #expect(try await store.fileBytes(skinID: "spring", version: 1, path: "config.json") == Make.files()["config.json"])
+        #expect(
+            try await store.fileBytes(skinID: "spring", version: 1, path: "config.json") == Make.files()["config.json"])
     }
 
     @Test func notifiesEachCommittedSnapshotInOrder() async throws {
@@ -212,7 +238,8 @@ struct PersistenceTests {
         try FileManager.default.removeItem(atPath: statePath)
         try FileManager.default.createDirectory(atPath: statePath, withIntermediateDirectories: false)
         await #expect {
-            try await store.setKillSwitch(app: nil, enabled: false, reason: "a longer reason than the next change has", actor: Make.actor)
+            try await store.setKillSwitch(
+                app: nil, enabled: false, reason: "a longer reason than the next change has", actor: Make.actor)
         } throws: { error in
             if case .io(let operation, _, _) = error as? StoreError { return operation == "rename" }
             return false

@@ -1,8 +1,8 @@
 import Foundation
 import SkinStore
 import SkinStoreConformance
-import Testing
 import TestSupport
+import Testing
 
 /// The file store's report log (`reports.log`): what a crash can leave in it, and what it never holds.
 @Suite struct ReportLogTests {

@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import SkinStore
+import Synchronization
 import TestSupport
 
 extension ScratchDirectory {
@@ -44,7 +44,7 @@ enum Make {
         [
             "config.json": Array(#"{"name":"spring"}"#.utf8),
             "images/background.png": [0x89, 0x50, 0x4E, 0x47] + [UInt8](repeating: 7, count: 100),
-            "images/icon.png": [0x89, 0x50, 0x4E, 0x47, UInt8(variant & 0xFF)],
+            "images/icon.png": [0x89, 0x50, 0x4E, 0x47, UInt8(variant & 0xFF)]
         ]
     }
 
@@ -58,11 +58,14 @@ enum Make {
 
     /// The store with `skinID` holding `count` versions.
     @discardableResult
-    static func versions(_ count: Int, of skinID: String = "spring", in store: FileSkinStore) async throws -> [SkinVersion] {
+    static func versions(
+        _ count: Int, of skinID: String = "spring", in store: FileSkinStore
+    ) async throws -> [SkinVersion] {
         var added = [SkinVersion]()
         for index in 0..<count {
-            added.append(try await store.addVersion(
-                skinID: skinID, files: files(variant: index), metadata: metadata("\(index)"), actor: actor))
+            added.append(
+                try await store.addVersion(
+                    skinID: skinID, files: files(variant: index), metadata: metadata("\(index)"), actor: actor))
         }
         return added
     }

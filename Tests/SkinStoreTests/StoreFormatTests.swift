@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import SkinStore
 
@@ -31,16 +31,22 @@ import TestSupport
         #expect(snapshot.killSwitches.revision == 8)
         #expect(snapshot.killSwitches.global?.reason == "incident \"7\"\tnight")
         #expect(snapshot.killSwitches.apps["demo"]?.enabled == false)
-        #expect(try await store.fileBytes(skinID: "spring", version: 2, path: "images/icon.png") == [0x89, 0x50, 0x4E, 0x47, 2])
+        #expect(
+            try await store.fileBytes(skinID: "spring", version: 2, path: "images/icon.png") == [
+                0x89, 0x50, 0x4E, 0x47, 2
+            ])
 
         let audit = store.audit(since: nil, limit: 100)
-        #expect(audit.map(\.action) == [
-            "version.add", "version.add", "release.set", "release.rollback", "version.add", "skin.delete",
-            "killswitch.set", "killswitch.set", "release.clear", "release.set",
-        ])
+        #expect(
+            audit.map(\.action) == [
+                "version.add", "version.add", "release.set", "release.rollback", "version.add", "skin.delete",
+                "killswitch.set", "killswitch.set", "release.clear", "release.set"
+            ])
         #expect(audit[3].actor == "alice" && audit[3].skinID == "spring")
         #expect(audit[6].skinID == nil && audit[6].before == nil)
-        #expect(String(decoding: audit[6].after ?? [], as: UTF8.self) == #"{"app":null,"enabled":true,"reason":"incident \"7\"\tnight"}"#)
+        #expect(
+            String(decoding: audit[6].after ?? [], as: UTF8.self)
+                == #"{"app":null,"enabled":true,"reason":"incident \"7\"\tnight"}"#)
 
         // It goes on: a change is written and read back by this build.
         try await store.setKillSwitch(app: nil, enabled: false, reason: "over", actor: "carol")

@@ -1,8 +1,8 @@
 import Foundation
 import LiveryCrypto
 import SkinStore
-import Testing
 import TestSupport
+import Testing
 
 /// Bytes damaged on disk are found where they are read, and a store that lost its state record does not open
 /// empty over the data it still holds.
@@ -23,7 +23,9 @@ import TestSupport
         // The audit log goes too: the blobs alone must be enough to refuse.
         try FileManager.default.removeItem(atPath: directory.path + "/audit.log")
 
-        #expect { try directory.open() } throws: { ($0 as? StoreError)?.isCorruptFile(endingWith: "/state.json") == true }
+        #expect { try directory.open() } throws: {
+            ($0 as? StoreError)?.isCorruptFile(endingWith: "/state.json") == true
+        }
         #expect(!Disk.exists(directory.path + "/state.json"), "nothing was written over the remains")
     }
 
@@ -55,7 +57,9 @@ import TestSupport
             guard case .corruptFile(let path, let reason) = error as? StoreError else { return false }
             return path == blob && reason.contains("spring v1 images/background.png")
         }
-        await #expect { try await store.fileBytes(skinID: "spring", version: 1, path: "images/background.png") } throws: {
+        await #expect {
+            try await store.fileBytes(skinID: "spring", version: 1, path: "images/background.png")
+        } throws: {
             ($0 as? StoreError)?.isCorruptFile(endingWith: String(file.sha256.dropFirst(2))) == true
         }
     }

@@ -1,8 +1,8 @@
 import Foundation
 import LiveryCrypto
 import SkinStore
-import Testing
 import TestSupport
+import Testing
 
 /// Where a version's bytes lie on disk: one blob per distinct content under `blobs/`, named by its SHA-256. (What a
 /// version holds and what every store refuses is in the conformance suite.)
@@ -12,7 +12,8 @@ struct VersionTests {
         let directory = try ScratchDirectory.forStore()
         let store = try directory.open()
         let files = Make.files()
-        let version = try await store.addVersion(skinID: "spring", files: files, metadata: Make.metadata(), actor: Make.actor)
+        let version = try await store.addVersion(
+            skinID: "spring", files: files, metadata: Make.metadata(), actor: Make.actor)
         for (path, bytes) in files {
             let blob = try store.blobPath(skinID: "spring", version: 1, path: path)
             #expect(blob.hasPrefix("/"))
@@ -51,7 +52,10 @@ struct VersionTests {
         #expect(Disk.list(directory.path + "/blobs").isEmpty)
     }
 
-    @Test(arguments: ["", "abc", String(repeating: "A", count: 64), String(repeating: "g", count: 64), "../" + String(repeating: "a", count: 61)])
+    @Test(arguments: [
+        "", "abc", String(repeating: "A", count: 64), String(repeating: "g", count: 64),
+        "../" + String(repeating: "a", count: 61)
+    ])
     func rejectsMalformedDigests(digest: String) throws {
         let directory = try ScratchDirectory.forStore()
         let store = try directory.open()
@@ -63,7 +67,8 @@ struct VersionTests {
 struct StoreErrorTests {
     @Test func descriptionsNeutralizeControlCharactersAndNameSystemErrors() {
         #expect(StoreError.unknownSkin("evil\nINFO forged").description == #"no skin "evil?INFO forged""#)
-        #expect(StoreError.io(operation: "fsync", path: "/data/state.json", errno: ENOSPC).description
-            .hasPrefix("fsync /data/state.json: No space left on device"))
+        #expect(
+            StoreError.io(operation: "fsync", path: "/data/state.json", errno: ENOSPC).description
+                .hasPrefix("fsync /data/state.json: No space left on device"))
     }
 }

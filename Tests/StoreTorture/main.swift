@@ -16,9 +16,9 @@ import SkinStore
 import TestSupport
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 func emit(_ line: String) {
@@ -94,7 +94,8 @@ for step in 0..<maxChanges {
         case 70..<90:
             let app = random.next() % 4 == 0 ? nil : apps[Int(random.next() % UInt64(apps.count))]
             let enabled = random.next() % 2 == 0
-            let switches = try await store.setKillSwitch(app: app, enabled: enabled, reason: "step \(step)", actor: "torture")
+            let switches = try await store.setKillSwitch(
+                app: app, enabled: enabled, reason: "step \(step)", actor: "torture")
             emit("ack \(switches.revision) killswitch.set \(app ?? "-") \(enabled ? 1 : 0)")
         case 90..<100 where !live.isEmpty:
             let skinID = live[Int(random.next() % UInt64(live.count))]

@@ -8,7 +8,7 @@
 import SystemCalls
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 var fds: [Int32] = [-1, -1]

@@ -1,10 +1,10 @@
 import Foundation
 import SystemCalls
-import Testing
 import TestSupport
+import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The calls about the process, names and the clock that the server makes only through SystemCalls.

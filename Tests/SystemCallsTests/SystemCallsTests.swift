@@ -1,11 +1,11 @@
 import Foundation
 import Synchronization
 import SystemCalls
-import Testing
 import TestSupport
+import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The rules every caller of the system-call layer relies on.
@@ -26,12 +26,18 @@ import Glibc
         let (left, right) = try SocketPair.make()
         defer { Syscall.close(left); Syscall.close(right) }
         var buffer = [UInt8](repeating: 0, count: 16)
-        let empty = try buffer.withUnsafeMutableBytes { buffer throws(SystemCallError) in try Syscall.receive(left, into: buffer) }
+        let empty = try buffer.withUnsafeMutableBytes { buffer throws(SystemCallError) in
+            try Syscall.receive(left, into: buffer)
+        }
         #expect(empty == .wouldBlock)
 
-        let sent = try Array("hi".utf8).withUnsafeBytes { bytes throws(SystemCallError) in try Syscall.send(right, bytes) }
+        let sent = try Array("hi".utf8).withUnsafeBytes { bytes throws(SystemCallError) in
+            try Syscall.send(right, bytes)
+        }
         #expect(sent == .processed(2))
-        let received = try buffer.withUnsafeMutableBytes { buffer throws(SystemCallError) in try Syscall.receive(left, into: buffer) }
+        let received = try buffer.withUnsafeMutableBytes { buffer throws(SystemCallError) in
+            try Syscall.receive(left, into: buffer)
+        }
         #expect(received == .processed(2))
     }
 
@@ -65,7 +71,8 @@ import Glibc
         _ = try scratch.write("outside/a/b/file.txt", Array("SECRET".utf8))
         let root = scratch.path("skin")
         try FileManager.default.removeItem(atPath: root + "/" + component)
-        try FileManager.default.createSymbolicLink(atPath: root + "/" + component, withDestinationPath: scratch.path("outside/" + component))
+        try FileManager.default.createSymbolicLink(
+            atPath: root + "/" + component, withDestinationPath: scratch.path("outside/" + component))
 
         let error = #expect(throws: SystemCallError.self) { _ = try SystemFile.openBeneath("a/b/file.txt", in: root) }
         #expect(error?.errno == ELOOP || error?.errno == ENOTDIR, "\(String(describing: error))")
@@ -78,14 +85,17 @@ import Glibc
         let scratch = try ScratchDirectory()
         _ = try scratch.write("skin/a/b", Array("x".utf8))
         _ = try scratch.write("outside/file.txt", Array("SECRET".utf8))
-        let error = #expect(throws: SystemCallError.self) { _ = try SystemFile.openBeneath(path, in: scratch.path("skin")) }
+        let error = #expect(throws: SystemCallError.self) {
+            _ = try SystemFile.openBeneath(path, in: scratch.path("skin"))
+        }
         #expect(error?.errno == EINVAL)
     }
 
     @Test func theRootItselfMayBeASymbolicLink() throws {
         let scratch = try ScratchDirectory()
         _ = try scratch.write("real/file.txt", Array("ok".utf8))
-        try FileManager.default.createSymbolicLink(atPath: scratch.path("link"), withDestinationPath: scratch.path("real"))
+        try FileManager.default.createSymbolicLink(
+            atPath: scratch.path("link"), withDestinationPath: scratch.path("real"))
         let file = try SystemFile.openBeneath("file.txt", in: scratch.path("link"))
         #expect(try file.readAll() == Array("ok".utf8))
     }
@@ -128,9 +138,12 @@ import Glibc
     @Test func aDurableCreateNeverReplacesAnExistingFileOrLink() throws {
         let scratch = try ScratchDirectory()
         let path = try scratch.write("key.pem", Array("first".utf8))
-        try FileManager.default.createSymbolicLink(atPath: scratch.path("dangling"), withDestinationPath: scratch.path("nowhere"))
+        try FileManager.default.createSymbolicLink(
+            atPath: scratch.path("dangling"), withDestinationPath: scratch.path("nowhere"))
         for target in [path, scratch.path("dangling")] {
-            let error = #expect(throws: SystemCallError.self) { try DurableFile.create(target, with: Array("second".utf8), mode: 0o600) }
+            let error = #expect(throws: SystemCallError.self) {
+                try DurableFile.create(target, with: Array("second".utf8), mode: 0o600)
+            }
             #expect(error?.errno == EEXIST)
         }
         #expect(try scratch.read("key.pem") == Array("first".utf8))
@@ -209,7 +222,9 @@ private enum InterruptedRead {
         sigemptyset(&action.sa_mask)
         action.sa_flags = 0  // no SA_RESTART: read(2) fails with EINTR
         var previous = sigaction()
-        guard sigaction(SIGUSR1, &action, &previous) == 0 else { throw Failure(description: "sigaction: errno \(errno)") }
+        guard sigaction(SIGUSR1, &action, &previous) == 0 else {
+            throw Failure(description: "sigaction: errno \(errno)")
+        }
         defer { sigaction(SIGUSR1, &previous, nil) }
         let before = handledSignals.load(ordering: .relaxed)
 
@@ -221,7 +236,8 @@ private enum InterruptedRead {
             sigemptyset(&unblocked)
             sigaddset(&unblocked, SIGUSR1)
             pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
-            reader.tid = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self"))
+            reader.tid =
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self"))
                 .map { String($0.split(separator: "/").last ?? "") } ?? ""
             reader.thread = pthread_self()
             reader.started.signal()
@@ -242,10 +258,14 @@ private enum InterruptedRead {
         try waitUntil("the signal is handled") { handledSignals.load(ordering: .relaxed) > before }
         // While the handler runs the thread is not in a system call; once it shows read(2) again the call was
         // retried (without the retry, read(2) returned EINTR and the reader finished instead).
-        try waitUntil("the reader re-enters read(2) or returns") { isInRead(reader.tid) || reader.done.load(ordering: .acquiring) }
+        try waitUntil("the reader re-enters read(2) or returns") {
+            isInRead(reader.tid) || reader.done.load(ordering: .acquiring)
+        }
         let reentered = !reader.done.load(ordering: .acquiring)
         _ = Array("abc".utf8).withUnsafeBytes { write(fds[1], $0.baseAddress, $0.count) }
-        guard reader.finished.wait(timeout: .now() + 10) == .success else { throw Failure(description: "the reader never returned") }
+        guard reader.finished.wait(timeout: .now() + 10) == .success else {
+            throw Failure(description: "the reader never returned")
+        }
         return Outcome(
             signalsHandled: handledSignals.load(ordering: .relaxed) - before, reenteredRead: reentered,
             result: try? reader.result?.get(), bytes: reader.bytes)
@@ -253,11 +273,13 @@ private enum InterruptedRead {
 
     /// Whether thread `tid` of this process is blocked in `read(2)` (the first field of its `syscall` file).
     private static func isInRead(_ tid: String) -> Bool {
-        guard let text = try? String(contentsOfFile: "/proc/self/task/\(tid)/syscall", encoding: .utf8) else { return false }
+        guard let text = try? String(contentsOfFile: "/proc/self/task/\(tid)/syscall", encoding: .utf8) else {
+            return false
+        }
         #if arch(x86_64)
-        let readNumber = "0"
+            let readNumber = "0"
         #else
-        let readNumber = "63"  // arm64's generic system-call table
+            let readNumber = "63"  // arm64's generic system-call table
         #endif
         return text.split(separator: " ").first.map(String.init) == readNumber
     }

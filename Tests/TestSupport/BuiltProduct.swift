@@ -45,9 +45,13 @@ public enum BuiltProduct {
     }
 
     private static var buildFolders: [URL] {
-        var folders: [URL] = [URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()]
+        var folders: [URL] = [
+            URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        ]
         if let executable = Bundle.main.executableURL { folders.append(executable.deletingLastPathComponent()) }
-        if let first = CommandLine.arguments.first { folders.append(URL(fileURLWithPath: first).deletingLastPathComponent()) }
+        if let first = CommandLine.arguments.first {
+            folders.append(URL(fileURLWithPath: first).deletingLastPathComponent())
+        }
         for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
             folders.append(bundle.bundleURL.deletingLastPathComponent())
         }

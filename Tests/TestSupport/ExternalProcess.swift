@@ -2,9 +2,9 @@ import Foundation
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Runs programs the tests did not write (python3, unzip, bsdtar, sha256sum, the built `livery`) to completion,
@@ -66,9 +66,10 @@ public enum ExternalProcess {
     ) async throws(Failure) -> Output {
         let result: Result<Output, Failure> = await withCheckedContinuation { continuation in
             Thread {
-                continuation.resume(returning: Result { () throws(Failure) -> Output in
-                    try runToCompletion(executable, arguments, timeout: timeout)
-                })
+                continuation.resume(
+                    returning: Result { () throws(Failure) -> Output in
+                        try runToCompletion(executable, arguments, timeout: timeout)
+                    })
             }.start()
         }
         return try result.get()
@@ -88,7 +89,8 @@ public enum ExternalProcess {
     ) throws(Failure) -> Output {
         let command = ([executable] + arguments.map { $0.count > 60 ? $0.prefix(57) + "..." : $0 })
             .joined(separator: " ")
-        let (path, argv) = executable.hasPrefix("/")
+        let (path, argv) =
+            executable.hasPrefix("/")
             ? (executable, arguments) : ("/usr/bin/env", [executable] + arguments)
         let child: SpawnedProcess
         do {

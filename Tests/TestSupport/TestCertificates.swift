@@ -35,12 +35,14 @@ public struct TestCertificates: Sendable {
         let certificates = TestCertificates(folder: folder)
         let extensions = try folder.write(
             "server.ext",
-            Array("subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n".utf8))
+            Array(
+                "subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n"
+                    .utf8))
         for ca in ["ca", "other-ca"] {
             try await openssl([
                 "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
                 "-keyout", folder.path("\(ca).key"), "-out", folder.path("\(ca).crt"), "-days", "3",
-                "-subj", "/CN=Livery test \(ca)",
+                "-subj", "/CN=Livery test \(ca)"
             ])
         }
         for name in names {
@@ -61,13 +63,13 @@ public struct TestCertificates: Sendable {
     private func issue(name: String, by ca: String, extensions: String, validity: [String]) async throws {
         try await Self.openssl([
             "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout",
-            folder.path("\(name).key"), "-out", folder.path("\(name).csr"), "-subj", "/CN=\(name)",
+            folder.path("\(name).key"), "-out", folder.path("\(name).csr"), "-subj", "/CN=\(name)"
         ])
         try await Self.openssl(
             [
                 "x509", "-req", "-in", folder.path("\(name).csr"), "-CA", folder.path("\(ca).crt"), "-CAkey",
                 folder.path("\(ca).key"), "-CAcreateserial", "-out",
-                folder.path("\(name).crt"), "-extfile", extensions,
+                folder.path("\(name).crt"), "-extfile", extensions
             ] + validity)
     }
 
@@ -93,7 +95,7 @@ public struct TestCertificates: Sendable {
         _ = try folder.write("serial", Array("1000\n".utf8))
         try await Self.openssl([
             "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout",
-            folder.path("expired.key"), "-out", folder.path("expired.csr"), "-subj", "/CN=expired",
+            folder.path("expired.key"), "-out", folder.path("expired.csr"), "-subj", "/CN=expired"
         ])
         let formatter = DateFormatter()
         formatter.dateFormat = "yyyyMMddHHmmss'Z'"
@@ -103,7 +105,7 @@ public struct TestCertificates: Sendable {
         try await Self.openssl([
             "ca", "-batch", "-config", configuration, "-cert", folder.path("ca.crt"), "-keyfile", folder.path("ca.key"),
             "-in", folder.path("expired.csr"), "-out", folder.path("expired.crt"), "-startdate", start, "-enddate", end,
-            "-extfile", extensions, "-notext",
+            "-extfile", extensions, "-notext"
         ])
     }
 

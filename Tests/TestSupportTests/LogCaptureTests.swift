@@ -1,6 +1,6 @@
 import Logging
-import Testing
 import TestSupport
+import Testing
 
 /// The one log-capture helper every test target shares (issue 13 point 7).
 @Suite struct LogCaptureTests {

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct RawZipTests {
     @Test func crc32GivesTheStandardCheckValue() {
@@ -14,7 +14,7 @@ import TestSupport
         let compressed = try RawZip.deflate(text)
         #expect(compressed.count < text.count / 10)
         let archive = RawZip(entries: [
-            .stored("a.png", [0x89, 0x50, 0x4E, 0x47]), .deflated("b.json", content: text, compressed: compressed),
+            .stored("a.png", [0x89, 0x50, 0x4E, 0x47]), .deflated("b.json", content: text, compressed: compressed)
         ])
         let scratch = try ScratchDirectory(prefix: "testsupport-rawzip")
         let path = try scratch.write("raw.zip", archive.build())

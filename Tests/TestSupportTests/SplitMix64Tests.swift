@@ -1,5 +1,5 @@
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct SplitMix64Tests {
     @Test func matchesTheReferenceSequenceForSeedZero() {
@@ -14,7 +14,8 @@ import TestSupport
         let first = draws.next()
         let second = draws.next()
         var random = SplitMix64(seed: 42)
-        let expected = (0..<8).map { UInt8(truncatingIfNeeded: first >> (8 * $0)) }
+        let expected =
+            (0..<8).map { UInt8(truncatingIfNeeded: first >> (8 * $0)) }
             + (0..<3).map { UInt8(truncatingIfNeeded: second >> (8 * $0)) }
         #expect(random.bytes(11) == expected)
         #expect(random.bytes(0) == [])

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import ZipArchive
 import ZipReading
 
@@ -36,7 +36,8 @@ struct SourceTree {
         var text = "{"
         for index in 0..<modules {
             if index > 0 { text += "," }
-            text += ##""module_\##(index)":{"colors":{"color_background":"#FFEEDD","color_text":"rgba<254,220,189,0.9>"},"##
+            text +=
+                ##""module_\##(index)":{"colors":{"color_background":"#FFEEDD","color_text":"rgba<254,220,189,0.9>"},"##
             text += ##""images":{"tab_home":"tab_home.png"}}"##
         }
         return text + "}"
@@ -89,24 +90,24 @@ func verifyWithIndependentReaders(
 
 /// Python: testzip() must find nothing, names must match the reference tree, and bytes must match.
 private let pythonCheck = #"""
-import os, sys, zipfile
-archive, root = sys.argv[1], sys.argv[2]
-expected = {}
-for directory, _, files in os.walk(root):
-    for f in files:
-        full = os.path.join(directory, f)
-        expected[os.path.relpath(full, root)] = open(full, 'rb').read()
-with zipfile.ZipFile(archive) as z:
-    bad = z.testzip()
-    if bad is not None:
-        sys.exit('testzip: bad entry ' + bad)
-    names = z.namelist()
-    if sorted(names) != sorted(expected):
-        sys.exit('names differ: %r vs %r' % (sorted(names)[:5], sorted(expected)[:5]))
-    for name in names:
-        if z.read(name) != expected[name]:
-            sys.exit('content differs: ' + name)
-"""#
+    import os, sys, zipfile
+    archive, root = sys.argv[1], sys.argv[2]
+    expected = {}
+    for directory, _, files in os.walk(root):
+        for f in files:
+            full = os.path.join(directory, f)
+            expected[os.path.relpath(full, root)] = open(full, 'rb').read()
+    with zipfile.ZipFile(archive) as z:
+        bad = z.testzip()
+        if bad is not None:
+            sys.exit('testzip: bad entry ' + bad)
+        names = z.namelist()
+        if sorted(names) != sorted(expected):
+            sys.exit('names differ: %r vs %r' % (sorted(names)[:5], sorted(expected)[:5]))
+        for name in names:
+            if z.read(name) != expected[name]:
+                sys.exit('content differs: ' + name)
+    """#
 
 /// What Python's zipfile says about one entry.
 struct PythonEntryInfo: Decodable, Equatable {
@@ -125,13 +126,13 @@ struct PythonEntryInfo: Decodable, Equatable {
 /// Python zipfile's view of every entry (in archive order).
 func pythonEntryInfo(_ archive: String) async throws -> [PythonEntryInfo] {
     let script = #"""
-import json, sys, zipfile
-with zipfile.ZipFile(sys.argv[1]) as z:
-    print(json.dumps([{"name": i.filename, "method": i.compress_type, "size": i.file_size,
-        "compressedSize": i.compress_size, "flags": i.flag_bits, "dateTime": list(i.date_time),
-        "externalAttributes": i.external_attr, "createSystem": i.create_system,
-        "extractVersion": i.extract_version, "extraLength": len(i.extra)} for i in z.infolist()]))
-"""#
+        import json, sys, zipfile
+        with zipfile.ZipFile(sys.argv[1]) as z:
+            print(json.dumps([{"name": i.filename, "method": i.compress_type, "size": i.file_size,
+                "compressedSize": i.compress_size, "flags": i.flag_bits, "dateTime": list(i.date_time),
+                "externalAttributes": i.external_attr, "createSystem": i.create_system,
+                "extractVersion": i.extract_version, "extraLength": len(i.extra)} for i in z.infolist()]))
+        """#
     let run = try await ExternalProcess.run("python3", ["-c", script, archive])
     try #require(run.status == 0, "python zipfile failed: \(run.transcript)")
     return try JSONDecoder().decode([PythonEntryInfo].self, from: Data(run.standardOutput.utf8))

@@ -1,7 +1,7 @@
 import Foundation
 import LiveryCrypto
-import Testing
 import TestSupport
+import Testing
 import ZipArchive
 import ZipReading
 
@@ -114,16 +114,17 @@ struct ZipArchiveWriterTests {
             ZipEntry(name: try ZipEntryName("h.png"), source: .bytes(text), compression: .deflate(level: 9)),
             ZipEntry(name: try ZipEntryName("i.json"), source: .bytes(random.bytes(3000))),  // deflate would grow it
             ZipEntry(name: try ZipEntryName("j.json"), source: .bytes([])),
-            ZipEntry(name: try ZipEntryName("k.json"), source: .bytes(text), compression: .deflate(level: 0)),
+            ZipEntry(name: try ZipEntryName("k.json"), source: .bytes(text), compression: .deflate(level: 0))
         ]
         let archive = scratch.path("mixed.zip")
         try ZipArchiveWriter.write(entries, to: archive)
 
         let methods = Dictionary(uniqueKeysWithValues: try await pythonEntryInfo(archive).map { ($0.name, $0.method) })
-        #expect(methods == [
-            "a.json": 8, "b.svg": 8, "c.txt": 8, "d.unknown": 8, "e.PNG": 0, "f.webp": 0, "g.json": 0, "h.png": 8,
-            "i.json": 0, "j.json": 0, "k.json": 0,
-        ])
+        #expect(
+            methods == [
+                "a.json": 8, "b.svg": 8, "c.txt": 8, "d.unknown": 8, "e.PNG": 0, "f.webp": 0, "g.json": 0, "h.png": 8,
+                "i.json": 0, "j.json": 0, "k.json": 0
+            ])
         let infos = try await pythonEntryInfo(archive)
         let deflated = try #require(infos.first { $0.name == "a.json" })
         #expect(deflated.compressedSize < deflated.size / 10)
@@ -137,7 +138,8 @@ struct ZipArchiveWriterTests {
         try ZipArchiveWriter.write(try tree.entries(root: root), to: archive)
 
         let infos = try await pythonEntryInfo(archive)
-        #expect(infos.map(\.name) == tree.files.keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) })
+        #expect(
+            infos.map(\.name) == tree.files.keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) })
         for info in infos {
             #expect(info.dateTime == [1980, 1, 1, 0, 0, 0])
             #expect(info.externalAttributes >> 16 == 0o100644)
@@ -154,7 +156,9 @@ struct ZipArchiveWriterTests {
     @Test func loweredThresholdWritesZip64FieldsExactlyWhereValuesExceedIt() async throws {
         let scratch = try ScratchDirectory(prefix: "livery-zip-tests")
         var random = SplitMix64(seed: 5)
-        let files: [String: [UInt8]] = ["a.txt": Array("small".utf8), "b.png": random.bytes(5000), "c.txt": Array("late".utf8)]
+        let files: [String: [UInt8]] = [
+            "a.txt": Array("small".utf8), "b.png": random.bytes(5000), "c.txt": Array("late".utf8)
+        ]
         let entries = try files.map { ZipEntry(name: try ZipEntryName($0.key), source: .bytes($0.value)) }
         var options = ZipArchiveWriter.Options()
         options.zip64Threshold = 1000  // sizes and offsets above 1000 bytes need Zip64
@@ -191,14 +195,19 @@ struct ZipArchiveWriterTests {
 
         let bytes = try scratch.read("many.zip")
         #expect(contains(Array(bytes.suffix(200)), [0x50, 0x4B, 0x06, 0x06]))
-        let python = try await ExternalProcess.run("python3", ["-c", """
-            import sys, zipfile
-            z = zipfile.ZipFile(sys.argv[1])
-            assert z.testzip() is None
-            names = z.namelist()
-            assert len(names) == \(count), len(names)
-            assert z.read('f/65536.txt') == b'65536'
-            """, archive])
+        let python = try await ExternalProcess.run(
+            "python3",
+            [
+                "-c",
+                """
+                import sys, zipfile
+                z = zipfile.ZipFile(sys.argv[1])
+                assert z.testzip() is None
+                names = z.namelist()
+                assert len(names) == \(count), len(names)
+                assert z.read('f/65536.txt') == b'65536'
+                """, archive
+            ])
         #expect(python.status == 0, "\(python.transcript)")
         let unzip = try await ExternalProcess.run("unzip", ["-t", "-q", archive])
         #expect(unzip.status == 0, "\(unzip.transcript)")
@@ -218,8 +227,11 @@ struct ZipArchiveWriterTests {
         let name = try ZipEntryName("images/a.png")
         #expect(throws: ZipError.duplicateEntryName(name)) {
             try ZipArchiveWriter.write(
-                [ZipEntry(name: name, source: .bytes([1])), ZipEntry(name: try ZipEntryName("b"), source: .bytes([])),
-                 ZipEntry(name: name, source: .bytes([2]))],
+                [
+                    ZipEntry(name: name, source: .bytes([1])),
+                    ZipEntry(name: try ZipEntryName("b"), source: .bytes([])),
+                    ZipEntry(name: name, source: .bytes([2]))
+                ],
                 to: &output)
         }
         #expect(output.bytes.isEmpty)
@@ -229,11 +241,14 @@ struct ZipArchiveWriterTests {
         var output = ZipMemoryOutput()
         #expect(throws: ZipError.invalidCompressionLevel(10)) {
             try ZipArchiveWriter.write(
-                [ZipEntry(name: try ZipEntryName("a"), source: .bytes([1]), compression: .deflate(level: 10))], to: &output)
+                [ZipEntry(name: try ZipEntryName("a"), source: .bytes([1]), compression: .deflate(level: 10))],
+                to: &output)
         }
         var options = ZipArchiveWriter.Options()
         options.deflateLevel = -1
-        #expect(throws: ZipError.invalidCompressionLevel(-1)) { try ZipArchiveWriter.write([], to: &output, options: options) }
+        #expect(throws: ZipError.invalidCompressionLevel(-1)) {
+            try ZipArchiveWriter.write([], to: &output, options: options)
+        }
         options = ZipArchiveWriter.Options()
         options.zip64Threshold = 0xFFFF_FFFF
         #expect(throws: ZipError.self) { try ZipArchiveWriter.write([], to: &output, options: options) }
@@ -244,7 +259,8 @@ struct ZipArchiveWriterTests {
         let archive = scratch.path("empty.zip")
         let summary = try ZipArchiveWriter.write([], to: archive)
         #expect(summary.size == 22)
-        let python = try await ExternalProcess.run("python3", ["-c", "import sys,zipfile; assert zipfile.ZipFile(sys.argv[1]).namelist() == []", archive])
+        let python = try await ExternalProcess.run(
+            "python3", ["-c", "import sys,zipfile; assert zipfile.ZipFile(sys.argv[1]).namelist() == []", archive])
         #expect(python.status == 0, "\(python.transcript)")
         #expect(try ZipArchiveReader.extract(scratch.read("empty.zip")).isEmpty)
     }
@@ -255,7 +271,7 @@ struct ZipArchiveWriterTests {
         let missing = scratch.path("no/such/file.json")
         let entries = [
             ZipEntry(name: try ZipEntryName("a.json"), source: .bytes(Array("{}".utf8))),
-            ZipEntry(name: try ZipEntryName("b.json"), source: .file(path: missing)),
+            ZipEntry(name: try ZipEntryName("b.json"), source: .file(path: missing))
         ]
         do {
             try ZipArchiveWriter.write(entries, to: destination)
@@ -278,7 +294,8 @@ struct ZipArchiveWriterTests {
         var output = ZipMemoryOutput()
         for path in [scratch.path("dir"), scratch.path("fifo")] {
             #expect(throws: ZipError.sourceNotRegularFile(path: path)) {
-                try ZipArchiveWriter.write([ZipEntry(name: try ZipEntryName("x"), source: .file(path: path))], to: &output)
+                try ZipArchiveWriter.write(
+                    [ZipEntry(name: try ZipEntryName("x"), source: .file(path: path))], to: &output)
             }
         }
     }
@@ -287,10 +304,14 @@ struct ZipArchiveWriterTests {
         let scratch = try ScratchDirectory(prefix: "livery-zip-tests")
         let secret = try scratch.write("outside/secret.txt", Array("not for the archive".utf8))
         try FileManager.default.createSymbolicLink(atPath: scratch.path("link.png"), withDestinationPath: secret)
-        try FileManager.default.createSymbolicLink(atPath: scratch.path("loop.png"), withDestinationPath: scratch.path("loop.png"))
-        for (path, level) in [(scratch.path("link.png"), nil), (scratch.path("link.png"), 6), (scratch.path("loop.png"), nil)] as [(String, Int?)] {
+        try FileManager.default.createSymbolicLink(
+            atPath: scratch.path("loop.png"), withDestinationPath: scratch.path("loop.png"))
+        for (path, level) in [
+            (scratch.path("link.png"), nil), (scratch.path("link.png"), 6), (scratch.path("loop.png"), nil)
+        ] as [(String, Int?)] {
             let entry = ZipEntry(
-                name: try ZipEntryName("a.png"), source: .file(path: path), compression: level.map { .deflate(level: $0) } ?? .store)
+                name: try ZipEntryName("a.png"), source: .file(path: path),
+                compression: level.map { .deflate(level: $0) } ?? .store)
             try scratch.write("out/skin.zip", Array("previous archive".utf8))
             let error = #expect(throws: ZipError.sourceIsSymbolicLink(path: path)) {
                 try ZipArchiveWriter.write([entry], to: scratch.path("out/skin.zip"))
@@ -302,7 +323,8 @@ struct ZipArchiveWriterTests {
         }
         // The file the link points to is archived when named directly.
         var output = ZipMemoryOutput()
-        try ZipArchiveWriter.write([ZipEntry(name: try ZipEntryName("a.txt"), source: .file(path: secret))], to: &output)
+        try ZipArchiveWriter.write(
+            [ZipEntry(name: try ZipEntryName("a.txt"), source: .file(path: secret))], to: &output)
     }
 
     @Test func writingIntoAMissingDirectoryFails() throws {
@@ -370,7 +392,8 @@ struct ZipArchiveWriterTests {
         var output = ZipMemoryOutput()
         var options = ZipArchiveWriter.Options()
         options.bufferSize = 4096
-        let summary = try ZipArchiveWriter.write(try SourceTree.make().entries(root: "", inMemory: true), to: &output, options: options)
+        let summary = try ZipArchiveWriter.write(
+            try SourceTree.make().entries(root: "", inMemory: true), to: &output, options: options)
         #expect(summary.sha256 == SHA256.hexHash(output.bytes))
         #expect(summary.size == UInt64(output.bytes.count))
     }
@@ -384,10 +407,13 @@ struct ZipArchiveWriterTests {
         options.spillMemoryLimit = 16 << 10
         options.temporaryDirectory = scratch.path
         let archive = scratch.path("big.zip")
-        try ZipArchiveWriter.write([ZipEntry(name: try ZipEntryName("big.json"), source: .file(path: path))], to: archive, options: options)
+        try ZipArchiveWriter.write(
+            [ZipEntry(name: try ZipEntryName("big.json"), source: .file(path: path))], to: archive, options: options)
         try await verifyWithIndependentReaders(archive, expected: ["big.json": text], scratch: scratch)
         // The spill file was unlinked at once: nothing but our files remains.
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { $0.hasPrefix("livery-zip-spill") }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter {
+            $0.hasPrefix("livery-zip-spill")
+        }
         #expect(leftovers.isEmpty)
     }
 }

@@ -28,7 +28,7 @@ struct ZipEntryNameTests {
         ("line\nbreak", .controlCharacter),
         ("tab\there", .controlCharacter),
         ("del\u{7F}", .controlCharacter),
-        ("c1\u{85}control", .controlCharacter),
+        ("c1\u{85}control", .controlCharacter)
     ])
     func rejectsNamesBreakingARule(_ raw: String, _ violation: ZipEntryName.Violation) {
         #expect(throws: ZipError.invalidEntryName(name: raw, violation: violation)) { try ZipEntryName(raw) }
@@ -43,7 +43,9 @@ struct ZipEntryNameTests {
 
     @Test func onlyPathEscapesCountAsZipSlip() {
         let escaping: [ZipEntryName.Violation] = [.absolute, .backslash, .driveLetter, .parentSegment]
-        let other: [ZipEntryName.Violation] = [.empty, .tooLong, .notUTF8, .currentSegment, .emptySegment, .controlCharacter]
+        let other: [ZipEntryName.Violation] = [
+            .empty, .tooLong, .notUTF8, .currentSegment, .emptySegment, .controlCharacter
+        ]
         #expect(escaping.filter { !$0.escapesDestination }.isEmpty)
         #expect(other.filter { $0.escapesDestination }.isEmpty)
     }

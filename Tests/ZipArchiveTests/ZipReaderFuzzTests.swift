@@ -1,5 +1,5 @@
-import Testing
 import TestSupport
+import Testing
 import ZipArchive
 import ZipReading
 
@@ -18,7 +18,7 @@ struct ZipReaderFuzzTests {
             ZipEntry(name: try ZipEntryName("config.json"), source: .bytes(text)),
             ZipEntry(name: try ZipEntryName("images/a.png"), source: .bytes(SourceTree.pngLike(random.bytes(64)))),
             ZipEntry(name: try ZipEntryName("images/b.png"), source: .bytes([])),
-            ZipEntry(name: try ZipEntryName("lottie/x.json"), source: .bytes(Array(repeating: 65, count: 700))),
+            ZipEntry(name: try ZipEntryName("lottie/x.json"), source: .bytes(Array(repeating: 65, count: 700)))
         ]
         var plain = ZipMemoryOutput()
         try ZipArchiveWriter.write(entries, to: &plain)
@@ -29,7 +29,8 @@ struct ZipReaderFuzzTests {
         try ZipArchiveWriter.write(entries, to: &zip64, options: options)
         var descriptor = RawZip.Entry.deflated("d.json", content: text, compressed: try RawZip.deflate(text))
         descriptor.flags |= 0x0008
-        let withDescriptor = RawZip(entries: [.stored("images/", []), descriptor, .stored("c.txt", Array("hi".utf8))]).build()
+        let withDescriptor = RawZip(entries: [.stored("images/", []), descriptor, .stored("c.txt", Array("hi".utf8))])
+            .build()
         return [plain.bytes, zip64.bytes, withDescriptor]
     }
 
@@ -43,7 +44,8 @@ struct ZipReaderFuzzTests {
                 bytes[position] ^= UInt8.random(in: 1...255, using: &random)
             case 1:  // overwrite a little-endian field with an extreme value
                 let width = [2, 4, 8].randomElement(using: &random) ?? 4
-                let value: UInt64 = [0, 1, 0xFFFF, 0xFFFF_FFFF, UInt64.max, UInt64(bytes.count), random.next()]
+                let value: UInt64 =
+                    [0, 1, 0xFFFF, 0xFFFF_FFFF, UInt64.max, UInt64(bytes.count), random.next()]
                     .randomElement(using: &random) ?? 0
                 for offset in 0..<width where position + offset < bytes.count {
                     bytes[position + offset] = UInt8(truncatingIfNeeded: value >> (8 * UInt64(offset)))
@@ -74,13 +76,16 @@ struct ZipReaderFuzzTests {
             for _ in 0..<Int.random(in: 0...12, using: &random) {
                 let depth = Int.random(in: 1...3, using: &random)
                 let name = (0..<depth).map { _ in
-                    String(String.UnicodeScalarView((0..<Int.random(in: 1...6, using: &random)).map { _ in
-                        alphabet[Int.random(in: 0..<alphabet.count, using: &random)]
-                    }))
+                    String(
+                        String.UnicodeScalarView(
+                            (0..<Int.random(in: 1...6, using: &random)).map { _ in
+                                alphabet[Int.random(in: 0..<alphabet.count, using: &random)]
+                            }))
                 }.joined(separator: "/")
                 guard (try? ZipEntryName(name)) != nil else { continue }
                 let size = Int.random(in: 0...5000, using: &random)
-                files[name] = Bool.random(using: &random) ? random.bytes(size) : Array(repeating: UInt8(size % 256), count: size)
+                files[name] =
+                    Bool.random(using: &random) ? random.bytes(size) : Array(repeating: UInt8(size % 256), count: size)
             }
             // Drop names that are also parents of other names (a file cannot be a directory).
             let names = Set(files.keys)
@@ -91,8 +96,9 @@ struct ZipReaderFuzzTests {
 
             let compressions: [ZipCompression] = [.automatic, .store, .deflate(level: 1), .deflate(level: 9)]
             let entries = try files.map { name, bytes in
-                ZipEntry(name: try ZipEntryName(name), source: .bytes(bytes),
-                         compression: compressions[Int.random(in: 0..<compressions.count, using: &random)])
+                ZipEntry(
+                    name: try ZipEntryName(name), source: .bytes(bytes),
+                    compression: compressions[Int.random(in: 0..<compressions.count, using: &random)])
             }
             var options = ZipArchiveWriter.Options()
             if Bool.random(using: &random) { options.zip64Threshold = UInt64.random(in: 0...10_000, using: &random) }
@@ -107,7 +113,8 @@ struct ZipReaderFuzzTests {
         let seeds = try Self.seeds()
         for seed in seeds { _ = try ZipArchiveReader.extract(seed) }  // the seeds themselves are valid
         var random = SplitMix64(seed: 0x5EED)
-        let limits = ZipArchiveReader.Limits(maxEntries: 100, maxTotalUncompressed: 1 << 20, maxEntryUncompressed: 1 << 20)
+        let limits = ZipArchiveReader.Limits(
+            maxEntries: 100, maxTotalUncompressed: 1 << 20, maxEntryUncompressed: 1 << 20)
         var accepted = 0
         var codes: [String: Int] = [:]
         for _ in 0..<Self.iterations {

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import ZipReading
 
 /// `ZipArchiveReader.forEachFile`: the whole structure is checked before the first file is handed over, then one
@@ -13,7 +13,7 @@ import ZipReading
         RawZip(entries: [
             .stored("images/", []),
             .stored("images/a.png", png),
-            .deflated("config.json", content: json, compressed: try RawZip.deflate(json)),
+            .deflated("config.json", content: json, compressed: try RawZip.deflate(json))
         ]).build()
     }
 
@@ -46,9 +46,14 @@ import ZipReading
     /// (harmless) file reaches the caller.
     @Test(arguments: [
         (RawZip.Entry.stored("../evil.png", png), ZipReadError.unsafePath(name: "../evil.png")),
-        ({ var link = RawZip.Entry.stored("images/link.png", Array("/etc/passwd".utf8)); link.externalAttributes = 0o120777 << 16; return link }(),
-            ZipReadError.symlink(name: "images/link.png")),
-        (RawZip.Entry.stored("IMAGES/A.png", png), ZipReadError.duplicateEntry(name: "IMAGES/A.png")),
+        (
+            {
+                var link = RawZip.Entry.stored("images/link.png", Array("/etc/passwd".utf8));
+                link.externalAttributes = 0o120777 << 16; return link
+            }(),
+            ZipReadError.symlink(name: "images/link.png")
+        ),
+        (RawZip.Entry.stored("IMAGES/A.png", png), ZipReadError.duplicateEntry(name: "IMAGES/A.png"))
     ])
     func refusesAHostileArchiveBeforeHandingOverAnything(_ hostile: RawZip.Entry, _ expected: ZipReadError) throws {
         let archive = RawZip(entries: [.stored("images/a.png", Self.png), hostile]).build()
@@ -62,7 +67,7 @@ import ZipReading
     @Test func refusesAnEntryOverTheLimitsBeforeHandingOverAnything() throws {
         let big = [UInt8](repeating: 0, count: 1 << 20)
         let archive = RawZip(entries: [
-            .stored("a.png", Self.png), .deflated("bomb.json", content: big, compressed: try RawZip.deflate(big)),
+            .stored("a.png", Self.png), .deflated("bomb.json", content: big, compressed: try RawZip.deflate(big))
         ]).build()
         var handed = 0
         #expect(throws: ZipReadError.compressionRatioExceeded(name: "bomb.json", limit: 100)) {

@@ -52,11 +52,11 @@ public final class LiveryMetrics: Sendable {
         factory.defaultDurationHistogramBuckets = [
             .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .microseconds(2500),
             .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
-            .milliseconds(250), .milliseconds(500), .seconds(1), .milliseconds(2500), .seconds(5), .seconds(10),
+            .milliseconds(250), .milliseconds(500), .seconds(1), .milliseconds(2500), .seconds(5), .seconds(10)
         ]
         factory.durationHistogramBuckets[PackageCacheMetrics.buildDurationName] = [
             .milliseconds(10), .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500),
-            .seconds(1), .milliseconds(2500), .seconds(5), .seconds(10), .seconds(30), .seconds(60),
+            .seconds(1), .milliseconds(2500), .seconds(5), .seconds(10), .seconds(30), .seconds(60)
         ]
         self.registry = registry
         self.factory = factory
@@ -67,7 +67,9 @@ public final class LiveryMetrics: Sendable {
         AdminChangeCounter(factory: factory).declare(AdminChangeCounter.knownActions)
         CoreMetrics.Counter(label: ClientMetrics.upToDateName, factory: factory).increment(by: 0)
         for action in [ReleaseGuard.Action.pause, .rollback] {
-            CoreMetrics.Counter(label: Changes.guardTripsMetric, dimensions: [("action", action.rawValue)], factory: factory).increment(by: 0)
+            CoreMetrics.Counter(
+                label: Changes.guardTripsMetric, dimensions: [("action", action.rawValue)], factory: factory
+            ).increment(by: 0)
         }
         CoreMetrics.Counter(label: GuardNotifier.failuresMetric, factory: factory).increment(by: 0)
     }
@@ -77,7 +79,8 @@ public final class LiveryMetrics: Sendable {
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: "text/plain; version=0.0.4; charset=utf-8")
         headers.add(name: "Cache-Control", value: "no-store")
-        return HTTPResponse(status: .ok, headers: headers, body: .bytes(MetricDescriptions.annotate(registry.emitToBuffer())))
+        return HTTPResponse(
+            status: .ok, headers: headers, body: .bytes(MetricDescriptions.annotate(registry.emitToBuffer())))
     }
 
     /// Adds `GET /metrics` to `router`.

@@ -20,7 +20,8 @@ enum MetricDescriptions {
         HTTPMetricsObserver.requestsName: Description(
             type: "counter", help: "HTTP requests answered, by method, route pattern (unmatched for none) and status."),
         HTTPMetricsObserver.durationName: Description(
-            type: "histogram", help: "Seconds from a request's complete head to its response handed to the connection, by route."),
+            type: "histogram",
+            help: "Seconds from a request's complete head to its response handed to the connection, by route."),
         HTTPMetricsObserver.bytesName: Description(
             type: "counter", help: "Response bytes sent (head plus body), by route."),
         HTTPMetricsObserver.openConnectionsName: Description(type: "gauge", help: "HTTP connections open now."),
@@ -42,9 +43,12 @@ enum MetricDescriptions {
             type: "counter", help: "Polls whose app already had the answered skin's package."),
         ReportIntake.reportsName: Description(
             type: "counter",
-            help: "Phones' reports counted for the first time by this replica (one per device, package and outcome), by skin, outcome and failed stage (none when applied)."),
+            help:
+                "Phones' reports counted for the first time by this replica (one per device, package and outcome), by skin, outcome and failed stage (none when applied)."
+        ),
         Changes.guardTripsMetric: Description(
-            type: "counter", help: "Release guards tripped by a write this replica committed, by action (pause, rollback)."),
+            type: "counter",
+            help: "Release guards tripped by a write this replica committed, by action (pause, rollback)."),
         GuardNotifier.failuresMetric: Description(
             type: "counter", help: "Guard webhook tries that failed (no answer, or not a 2xx)."),
         AdminChangeCounter.name: Description(
@@ -57,11 +61,13 @@ enum MetricDescriptions {
         // Request lines `serve` could not write (a standard output that cannot keep up; see RequestLog).
         "livery_log_lines_dropped_total": Description(
             type: "counter", help: "Request log lines dropped because standard output could not keep up."),
-        "livery_scrub_runs_total": Description(type: "counter", help: "Scrubs of the store and package cache finished."),
+        "livery_scrub_runs_total": Description(
+            type: "counter", help: "Scrubs of the store and package cache finished."),
         "livery_scrub_damaged": Description(
             type: "gauge", help: "Damage the last scrub found, by kind (blob, version, package)."),
         "livery_scrub_damage_found_total": Description(
-            type: "counter", help: "Damage found by scrubs, by kind (blob, version, package), counted at every scrub that finds it."),
+            type: "counter",
+            help: "Damage found by scrubs, by kind (blob, version, package), counted at every scrub that finds it.")
     ]
 
     /// The HELP text of a series missing from `table`.

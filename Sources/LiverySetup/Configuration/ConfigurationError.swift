@@ -10,7 +10,9 @@ public struct ConfigurationError: Error, Equatable, CustomStringConvertible {
     /// What is wrong, such as `not a whole number from 0 to 65535`.
     public let problem: String
 
-    public init(setting: LiveryConfiguration.Setting, source: LiveryConfiguration.Source, value: String, problem: String) {
+    public init(
+        setting: LiveryConfiguration.Setting, source: LiveryConfiguration.Source, value: String, problem: String
+    ) {
         self.setting = setting
         self.source = source
         self.value = value

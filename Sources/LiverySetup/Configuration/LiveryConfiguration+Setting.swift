@@ -67,8 +67,10 @@ extension LiveryConfiguration {
             case .tokensFile, .benchBody, .tlsCert, .tlsKey, .signingKey, .storePasswordFile, .notifySecretFile: "file"
             case .notifyUrl: "url"
             case .store: "postgres-uri"
-            case .cacheMaxAge, .catalogHorizon, .drainTimeout, .shutdownDelay, .headerTimeout, .idleTimeout, .startTimeout,
-                .scrubInterval: "seconds"
+            case .cacheMaxAge, .catalogHorizon, .drainTimeout, .shutdownDelay, .headerTimeout, .idleTimeout,
+                .startTimeout,
+                .scrubInterval:
+                "seconds"
             case .logLevel: "level"
             case .logFormat: "format"
             case .maxConnections, .maxHeaderBytes, .eventLoops, .maxParallelBuilds: "count"

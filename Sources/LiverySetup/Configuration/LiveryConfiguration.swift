@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import Foundation
 import Logging
 import SystemCalls
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// Every setting of `livery serve`, resolved with the precedence flag > environment variable > default and checked.
 ///
@@ -116,7 +117,8 @@ public struct LiveryConfiguration: Sendable, Equatable {
             }
         }
         if let metricsPort = configuration.metricsPort, metricsPort != 0, metricsPort == configuration.port {
-            throw configuration.error(.metricsPort, "\(metricsPort)", "must differ from \(Setting.port.flag) \(configuration.port)")
+            throw configuration.error(
+                .metricsPort, "\(metricsPort)", "must differ from \(Setting.port.flag) \(configuration.port)")
         }
         return configuration
     }
@@ -141,7 +143,9 @@ public struct LiveryConfiguration: Sendable, Equatable {
         }
         func seconds(_ range: ClosedRange<Double>, _ noun: String) throws(ConfigurationError) -> Duration {
             guard let value = Double(text), value.isFinite, range.contains(value) else {
-                throw fail("\(noun) must be a number of seconds from \(Self.format(range.lowerBound)) to \(Self.format(range.upperBound))")
+                throw fail(
+                    "\(noun) must be a number of seconds from \(Self.format(range.lowerBound)) to \(Self.format(range.upperBound))"
+                )
             }
             return .nanoseconds(Int64((value * 1_000_000_000).rounded()))
         }
@@ -248,14 +252,18 @@ public struct LiveryConfiguration: Sendable, Equatable {
             throw error(.dataDir, dataDirectory, problem)
         }
         if storePasswordFile != nil, store == nil {
-            throw error(.storePasswordFile, storePasswordFile ?? "", "needs \(Setting.store.flag) (\(Setting.store.environmentVariable))")
+            throw error(
+                .storePasswordFile, storePasswordFile ?? "",
+                "needs \(Setting.store.flag) (\(Setting.store.environmentVariable))")
         }
         if notifySecretFile != nil, notifyUrl == nil {
-            throw error(.notifySecretFile, notifySecretFile ?? "", "needs \(Setting.notifyUrl.flag) (\(Setting.notifyUrl.environmentVariable))")
+            throw error(
+                .notifySecretFile, notifySecretFile ?? "",
+                "needs \(Setting.notifyUrl.flag) (\(Setting.notifyUrl.environmentVariable))")
         }
         for (setting, file) in [
             (Setting.tokensFile, tokensFile), (.benchBody, benchBody), (.tlsCert, tlsCert), (.tlsKey, tlsKey),
-            (.storePasswordFile, storePasswordFile), (.notifySecretFile, notifySecretFile),
+            (.storePasswordFile, storePasswordFile), (.notifySecretFile, notifySecretFile)
         ] {
             if let file, let problem = Self.readableFileProblem(file) { throw error(setting, file, problem) }
         }

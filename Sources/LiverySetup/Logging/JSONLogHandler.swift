@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import LiveryJSON
-import SystemCalls
 import Logging
+import SystemCalls
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// A swift-log handler writing one JSON object per line:
 ///
@@ -29,7 +30,8 @@ public struct JSONLogHandler: LogHandler {
     private let output: LogOutput
 
     /// - Parameter output: the shared line writer (its format is not consulted).
-    public init(label: String, level: Logger.Level, output: LogOutput, metadataProvider: Logger.MetadataProvider? = nil) {
+    public init(label: String, level: Logger.Level, output: LogOutput, metadataProvider: Logger.MetadataProvider? = nil)
+    {
         self.label = label
         self.logLevel = level
         self.output = output

@@ -11,7 +11,8 @@ struct ConnectionSimulation {
     }
 
     static let second: UInt64 = 1_000_000_000
-    static let timeouts = HTTPConnectionStateMachine.Timeouts(header: 10 * second, idle: 60 * second, linger: 5 * second)
+    static let timeouts = HTTPConnectionStateMachine.Timeouts(
+        header: 10 * second, idle: 60 * second, linger: 5 * second)
 
     var machine: HTTPConnectionStateMachine
     var now: UInt64 = 0

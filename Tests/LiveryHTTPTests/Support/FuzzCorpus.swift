@@ -12,15 +12,17 @@ enum FuzzCorpus {
         "POST /echo HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\nabc",
         "GET /seq/1 HTTP/1.1\r\nHost: h\r\n\r\nGET /seq/2 HTTP/1.1\r\nHost: h\r\n\r\n",
         "OPTIONS * HTTP/1.1\r\nHost: h\r\n\r\n",
-        "GET http://h/hello?x HTTP/1.1\r\nHost: h\r\n\r\n",
+        "GET http://h/hello?x HTTP/1.1\r\nHost: h\r\n\r\n"
     ].map { Array($0.utf8) }
 
     /// Interesting bytes to splice in: delimiters, controls, high bytes.
-    static let dictionary: [[UInt8]] = [
-        "\r\n", "\n", "\r", " ", "\t", ":", "\u{0}", "\r\n\r\n", "0\r\n\r\n", "Transfer-Encoding: chunked\r\n",
-        "Content-Length: 5\r\n", "Content-Length: 99999999999999999999\r\n", "Host: h\r\n", "ffffffffffffffffff\r\n",
-        "%", "%00", "?", "#", "HTTP/1.1", "HTTP/1.0", "HTTP/9.9", ";", ",", "\u{7F}",
-    ].map { Array($0.utf8) } + [[0xFF], [0x80], [0xC3, 0x28]]
+    static let dictionary: [[UInt8]] =
+        [
+            "\r\n", "\n", "\r", " ", "\t", ":", "\u{0}", "\r\n\r\n", "0\r\n\r\n", "Transfer-Encoding: chunked\r\n",
+            "Content-Length: 5\r\n", "Content-Length: 99999999999999999999\r\n", "Host: h\r\n",
+            "ffffffffffffffffff\r\n",
+            "%", "%00", "?", "#", "HTTP/1.1", "HTTP/1.0", "HTTP/9.9", ";", ",", "\u{7F}"
+        ].map { Array($0.utf8) } + [[0xFF], [0x80], [0xC3, 0x28]]
 
     /// Applies 1-4 random mutations: flip, insert, delete, splice from the dictionary, duplicate or truncate.
     static func mutate(_ bytes: inout [UInt8], using random: inout SplitMix64) {
@@ -44,7 +46,8 @@ enum FuzzCorpus {
                 bytes = Array(bytes.prefix(position))
             default:
                 let length = Int(random.next() % 24)
-                bytes.insert(contentsOf: (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }, at: position)
+                bytes.insert(
+                    contentsOf: (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }, at: position)
             }
         }
     }

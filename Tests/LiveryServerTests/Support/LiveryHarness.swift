@@ -5,8 +5,8 @@ import LiveryHTTP
 import Logging
 import SkinStore
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 @testable import LiveryServer
 
@@ -70,11 +70,16 @@ final class LiveryHarness: Sendable {
         try FileManager.default.createDirectory(atPath: root + "/skins", withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: repository.path + "/skins/" + sample, toPath: folder)
         let manifestPath = folder + "/skin.json"
-        guard var manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: manifestPath))) as? [String: Any]
+        guard
+            var manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: manifestPath)))
+                as? [String: Any]
         else { throw TestClientError("sample skin.json is not an object") }
-        let window = release ?? #"{"startsAt": "2027-01-15T08:00:00Z", "endsAt": "2027-01-15T10:00:00Z", "platforms": ["ios", "android"]}"#
+        let window =
+            release
+            ?? #"{"startsAt": "2027-01-15T08:00:00Z", "endsAt": "2027-01-15T10:00:00Z", "platforms": ["ios", "android"]}"#
         manifest["release"] = try JSONSerialization.jsonObject(with: Data(window.utf8))
-        try JSONSerialization.data(withJSONObject: manifest, options: [.sortedKeys]).write(to: URL(fileURLWithPath: manifestPath))
+        try JSONSerialization.data(withJSONObject: manifest, options: [.sortedKeys]).write(
+            to: URL(fileURLWithPath: manifestPath))
     }
 
     /// - Parameters:
@@ -88,7 +93,9 @@ final class LiveryHarness: Sendable {
         logger: Logger = LiveryHarness.quiet, transport: TestTransport = .memory,
         configure: (inout LiveryService.Configuration) -> Void = { _ in }
     ) async throws {
-        let root = root ?? FileManager.default.temporaryDirectory.appendingPathComponent("livery-harness-\(UUID().uuidString)").path
+        let root =
+            root
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("livery-harness-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: root + "/skins", withIntermediateDirectories: true)
         for sample in samples where !FileManager.default.fileExists(atPath: root + "/skins/" + sample) {
             try Self.makeSkins(in: root, sample: sample)
@@ -147,12 +154,16 @@ final class LiveryHarness: Sendable {
     func send(
         _ method: String, _ target: String, json: String, token: String? = editorToken, headers: [(String, String)] = []
     ) async throws -> TestResponse {
-        try await request(method, target, token: token, headers: headers, body: Array(json.utf8), contentType: "application/json")
+        try await request(
+            method, target, token: token, headers: headers, body: Array(json.utf8), contentType: "application/json")
     }
 
     /// Uploads a zip.
-    func upload(_ archive: [UInt8], token: String? = editorToken, headers: [(String, String)] = []) async throws -> TestResponse {
-        try await request("POST", "/admin/v1/skins", token: token, headers: headers, body: archive, contentType: "application/zip")
+    func upload(
+        _ archive: [UInt8], token: String? = editorToken, headers: [(String, String)] = []
+    ) async throws -> TestResponse {
+        try await request(
+            "POST", "/admin/v1/skins", token: token, headers: headers, body: archive, contentType: "application/zip")
     }
 
     /// Uploads the tiny skin and returns its 201 body.
@@ -182,7 +193,9 @@ final class LiveryHarness: Sendable {
 
     /// The JSON object of a response body.
     static func object(_ response: TestResponse) throws -> [String: Any] {
-        try #require(JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any], "not a JSON object: \(response.text)")
+        try #require(
+            JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
+            "not a JSON object: \(response.text)")
     }
 
     /// The `error` object of an error response.
@@ -207,6 +220,7 @@ final class LiveryHarness: Sendable {
     func mark() -> StoreMark {
         let snapshot = store.snapshot
         return StoreMark(
-            revision: snapshot.revision, auditCount: store.audit(since: nil, limit: Int.max).count, skins: snapshot.skinIDs)
+            revision: snapshot.revision, auditCount: store.audit(since: nil, limit: Int.max).count,
+            skins: snapshot.skinIDs)
     }
 }

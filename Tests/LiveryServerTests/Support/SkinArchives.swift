@@ -7,11 +7,14 @@ import ZipReading
 enum SkinArchives {
     /// A minimal valid skin: `skin.json` (with `release` when given) and a `config.json` holding one color and a
     /// marker value, so two markers give two versions with different packages.
-    static func tiny(id: String = "tiny", app: String = "demo", marker: String = "1", release: String? = nil) -> [String: [UInt8]] {
+    static func tiny(
+        id: String = "tiny", app: String = "demo", marker: String = "1", release: String? = nil
+    ) -> [String: [UInt8]] {
         let releasePart = release.map { #","release":\#($0)"# } ?? ""
         return [
             "skin.json": Array(#"{"id":"\#(id)","title":"Tiny \#(marker)","app":"\#(app)"\#(releasePart)}"#.utf8),
-            "config.json": Array(##"{"home":{"colors":{"color_background":"#FFFFFF"},"values":{"value_marker":"\##(marker)"}}}"##.utf8),
+            "config.json": Array(
+                ##"{"home":{"colors":{"color_background":"#FFFFFF"},"values":{"value_marker":"\##(marker)"}}}"##.utf8)
         ]
     }
 
@@ -20,10 +23,13 @@ enum SkinArchives {
     static func sample(_ name: String) throws -> [String: [UInt8]] {
         let root = LiveryHarness.repository.path + "/skins/" + name
         var files: [String: [UInt8]] = [:]
-        guard let walker = FileManager.default.enumerator(atPath: root) else { throw TestClientError("no sample \(name)") }
+        guard let walker = FileManager.default.enumerator(atPath: root) else {
+            throw TestClientError("no sample \(name)")
+        }
         while let relative = walker.nextObject() as? String {
             var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: root + "/" + relative, isDirectory: &isDirectory), !isDirectory.boolValue
+            guard FileManager.default.fileExists(atPath: root + "/" + relative, isDirectory: &isDirectory),
+                !isDirectory.boolValue
             else { continue }
             files[relative] = try [UInt8](Data(contentsOf: URL(fileURLWithPath: root + "/" + relative)))
         }

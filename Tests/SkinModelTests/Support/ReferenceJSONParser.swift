@@ -20,7 +20,9 @@ struct ReferenceJSONParser {
             throw error(.syntax, at: 0, "the file starts with a UTF-8 byte order mark; save it as UTF-8 without BOM")
         }
         skipWhitespace()
-        guard index < bytes.count else { throw error(.syntax, at: index, "expected a JSON value but the input is empty") }
+        guard index < bytes.count else {
+            throw error(.syntax, at: index, "expected a JSON value but the input is empty")
+        }
         let value = try parseValue()
         skipWhitespace()
         guard index == bytes.count else {
@@ -58,7 +60,9 @@ struct ReferenceJSONParser {
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
-                throw error(.syntax, at: index, "expected a string key in the object opened at \(position(open)) but found \(describe(index))")
+                throw error(
+                    .syntax, at: index,
+                    "expected a string key in the object opened at \(position(open)) but found \(describe(index))")
             }
             let keyOffset = index
             let key = try parseString()
@@ -86,7 +90,9 @@ struct ReferenceJSONParser {
                 continue
             }
             guard bytes[index] == UInt8(ascii: "}") else {
-                throw error(.syntax, at: index, "expected ',' or '}' in the object opened at \(position(open)) but found \(describe(index))")
+                throw error(
+                    .syntax, at: index,
+                    "expected ',' or '}' in the object opened at \(position(open)) but found \(describe(index))")
             }
             index += 1
             depth -= 1
@@ -121,7 +127,9 @@ struct ReferenceJSONParser {
                 continue
             }
             guard bytes[index] == UInt8(ascii: "]") else {
-                throw error(.syntax, at: index, "expected ',' or ']' in the array opened at \(position(open)) but found \(describe(index))")
+                throw error(
+                    .syntax, at: index,
+                    "expected ',' or ']' in the array opened at \(position(open)) but found \(describe(index))")
             }
             index += 1
             depth -= 1
@@ -132,7 +140,9 @@ struct ReferenceJSONParser {
     private mutating func enterNesting(at offset: Int) throws(JSONParseError) {
         depth += 1
         if depth > ReferenceJSONParser.maximumDepth {
-            throw error(.tooDeep, at: offset, "arrays and objects are nested more than \(ReferenceJSONParser.maximumDepth) levels deep")
+            throw error(
+                .tooDeep, at: offset,
+                "arrays and objects are nested more than \(ReferenceJSONParser.maximumDepth) levels deep")
         }
     }
 
@@ -144,7 +154,9 @@ struct ReferenceJSONParser {
         func flushRun(_ end: Int) throws(JSONParseError) {
             guard runStart < end else { return }
             guard let text = String(validating: bytes[runStart..<end], as: UTF8.self) else {
-                throw error(.invalidUTF8, at: firstInvalidUTF8(from: runStart, to: end), "the string contains bytes that are not valid UTF-8")
+                throw error(
+                    .invalidUTF8, at: firstInvalidUTF8(from: runStart, to: end),
+                    "the string contains bytes that are not valid UTF-8")
             }
             scalars.append(contentsOf: text.unicodeScalars)
         }
@@ -162,7 +174,10 @@ struct ReferenceJSONParser {
                 continue
             }
             if byte < 0x20 {
-                throw error(.syntax, at: index, "control character U+\(hex4(UInt32(byte))) inside a string; write it as an escape such as \\n or \\u00\(hex2(byte))")
+                throw error(
+                    .syntax, at: index,
+                    "control character U+\(hex4(UInt32(byte))) inside a string; write it as an escape such as \\n or \\u00\(hex2(byte))"
+                )
             }
             index += 1
         }
@@ -172,7 +187,9 @@ struct ReferenceJSONParser {
     private mutating func parseEscape() throws(JSONParseError) -> Unicode.Scalar {
         let start = index
         index += 1
-        guard index < bytes.count else { throw error(.syntax, at: start, "the escape sequence is cut off by the end of the input") }
+        guard index < bytes.count else {
+            throw error(.syntax, at: start, "the escape sequence is cut off by the end of the input")
+        }
         let letter = bytes[index]
         index += 1
         switch letter {
@@ -187,26 +204,38 @@ struct ReferenceJSONParser {
         case UInt8(ascii: "u"):
             let high = try parseHex4(escapeStart: start)
             if (0xDC00...0xDFFF).contains(high) {
-                throw error(.syntax, at: start, "\\u\(hex4(high)) is a lone low surrogate; pair it after a high surrogate \\uD800-\\uDBFF")
+                throw error(
+                    .syntax, at: start,
+                    "\\u\(hex4(high)) is a lone low surrogate; pair it after a high surrogate \\uD800-\\uDBFF")
             }
             if (0xD800...0xDBFF).contains(high) {
                 let lowStart = index
-                guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
-                    throw error(.syntax, at: start, "\\u\(hex4(high)) is a high surrogate without the low surrogate \\uDC00-\\uDFFF that must follow it")
+                guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+                else {
+                    throw error(
+                        .syntax, at: start,
+                        "\\u\(hex4(high)) is a high surrogate without the low surrogate \\uDC00-\\uDFFF that must follow it"
+                    )
                 }
                 index += 2
                 let low = try parseHex4(escapeStart: lowStart)
                 guard (0xDC00...0xDFFF).contains(low) else {
-                    throw error(.syntax, at: lowStart, "\\u\(hex4(low)) cannot follow the high surrogate \\u\(hex4(high)); expected \\uDC00-\\uDFFF")
+                    throw error(
+                        .syntax, at: lowStart,
+                        "\\u\(hex4(low)) cannot follow the high surrogate \\u\(hex4(high)); expected \\uDC00-\\uDFFF")
                 }
                 let combined = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
-                guard let scalar = Unicode.Scalar(combined) else { throw error(.syntax, at: start, "invalid surrogate pair") }
+                guard let scalar = Unicode.Scalar(combined) else {
+                    throw error(.syntax, at: start, "invalid surrogate pair")
+                }
                 return scalar
             }
             guard let scalar = Unicode.Scalar(high) else { throw error(.syntax, at: start, "invalid \\u escape") }
             return scalar
         default:
-            throw error(.syntax, at: start, "\\\(describeByte(letter)) is not a JSON escape; use \\\" \\\\ \\/ \\b \\f \\n \\r \\t or \\uXXXX")
+            throw error(
+                .syntax, at: start,
+                "\\\(describeByte(letter)) is not a JSON escape; use \\\" \\\\ \\/ \\b \\f \\n \\r \\t or \\uXXXX")
         }
     }
 
@@ -226,7 +255,9 @@ struct ReferenceJSONParser {
         let start = index
         var end = index
         guard scanNumber(bytes, &end) else {
-            throw error(.syntax, at: end, "malformed number: JSON numbers look like -12, 0.5 or 1e6 (no leading zeros, '+', or bare '.')")
+            throw error(
+                .syntax, at: end,
+                "malformed number: JSON numbers look like -12, 0.5 or 1e6 (no leading zeros, '+', or bare '.')")
         }
         // A number must not run into letters ("12abc") — that is caught as trailing data by the caller.
         index = end
@@ -239,7 +270,9 @@ struct ReferenceJSONParser {
     private mutating func expectLiteral(_ literal: StaticString) throws(JSONParseError) {
         let expected = literal.withUTF8Buffer { Array($0) }
         guard index + expected.count <= bytes.count, Array(bytes[index..<index + expected.count]) == expected else {
-            throw error(.syntax, at: index, "expected a value but found \(describeWord(index)); JSON literals are true, false and null")
+            throw error(
+                .syntax, at: index,
+                "expected a value but found \(describeWord(index)); JSON literals are true, false and null")
         }
         index += expected.count
     }
@@ -367,7 +400,9 @@ private func hex2(_ byte: UInt8) -> String {
     return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 0xF)]], as: UTF8.self)
 }
 
-private func hex4(_ value: UInt32) -> String { hex2(UInt8(truncatingIfNeeded: value >> 8)) + hex2(UInt8(truncatingIfNeeded: value)) }
+private func hex4(_ value: UInt32) -> String {
+    hex2(UInt8(truncatingIfNeeded: value >> 8)) + hex2(UInt8(truncatingIfNeeded: value))
+}
 
 extension ReferenceJSONParser {
     /// The reference verdict on `bytes`.

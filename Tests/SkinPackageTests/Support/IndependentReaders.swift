@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// An archive as readers we did not write see it.
 struct ArchiveContents {
@@ -16,16 +16,24 @@ struct ArchiveContents {
 enum IndependentReaders {
     /// Checks `archive` with all three readers, expects each to accept it and to list the same names, and returns
     /// Python's view of it (names and bytes).
-    static func read(_ archive: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> ArchiveContents {
+    static func read(
+        _ archive: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> ArchiveContents {
         let python = try await ExternalProcess.run("python3", ["-c", pythonReader, archive])
-        try #require(python.status == 0, "python zipfile rejected \(archive): \(python.transcript)", sourceLocation: sourceLocation)
+        try #require(
+            python.status == 0, "python zipfile rejected \(archive): \(python.transcript)",
+            sourceLocation: sourceLocation)
         let report = try JSONDecoder().decode(PythonReport.self, from: Data(python.standardOutput.utf8))
-        #expect(report.bad == nil, "zipfile.testzip() found a bad entry: \(report.bad ?? "")", sourceLocation: sourceLocation)
+        #expect(
+            report.bad == nil, "zipfile.testzip() found a bad entry: \(report.bad ?? "")",
+            sourceLocation: sourceLocation)
         let names = report.entries.map(\.name)
 
         let unzip = try await ExternalProcess.run("unzip", ["-t", archive])
         #expect(unzip.status == 0, "unzip -t: \(unzip.transcript)", sourceLocation: sourceLocation)
-        #expect(unzip.standardOutput.contains("No errors detected"), "unzip -t: \(unzip.transcript)", sourceLocation: sourceLocation)
+        #expect(
+            unzip.standardOutput.contains("No errors detected"), "unzip -t: \(unzip.transcript)",
+            sourceLocation: sourceLocation)
         let tested = unzip.standardOutput.split(separator: "\n").compactMap { line -> String? in
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             guard trimmed.hasPrefix("testing: "), trimmed.hasSuffix(" OK") else { return nil }
@@ -58,11 +66,11 @@ enum IndependentReaders {
     }
 
     private static let pythonReader = #"""
-    import base64, json, sys, zipfile
-    with zipfile.ZipFile(sys.argv[1]) as z:
-        bad = z.testzip()
-        entries = [{"name": i.filename, "method": i.compress_type,
-                    "data": base64.b64encode(z.read(i)).decode()} for i in z.infolist()]
-    print(json.dumps({"bad": bad, "entries": entries}))
-    """#
+        import base64, json, sys, zipfile
+        with zipfile.ZipFile(sys.argv[1]) as z:
+            bad = z.testzip()
+            entries = [{"name": i.filename, "method": i.compress_type,
+                        "data": base64.b64encode(z.read(i)).decode()} for i in z.infolist()]
+        print(json.dumps({"bad": bad, "entries": entries}))
+        """#
 }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Reading what `livery pack` prints (the binary runs through `BuiltProduct.runLivery`).
 enum LiveryCommand {

@@ -2,8 +2,8 @@ import Foundation
 import SkinDirectory
 import SkinModel
 import SkinPackage
-import Testing
 import TestSupport
+import Testing
 import ZipArchive
 
 /// A package built in a test, with what the independent readers found in it.
@@ -28,8 +28,11 @@ func buildPackage(
 }
 
 /// The package's `config.json` parsed by Foundation (not by Livery's own JSON parser).
-func parsedConfig(_ contents: ArchiveContents, sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Any] {
-    let bytes = try #require(contents.files["config.json"], "the package has no config.json", sourceLocation: sourceLocation)
+func parsedConfig(
+    _ contents: ArchiveContents, sourceLocation: SourceLocation = #_sourceLocation
+) throws -> [String: Any] {
+    let bytes = try #require(
+        contents.files["config.json"], "the package has no config.json", sourceLocation: sourceLocation)
     let document = try JSONSerialization.jsonObject(with: Data(bytes))
     return try #require(document as? [String: Any], "config.json is not an object", sourceLocation: sourceLocation)
 }

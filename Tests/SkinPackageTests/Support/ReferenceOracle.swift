@@ -87,7 +87,9 @@ enum ReferenceOracle {
         var files: [String] = []
         while let next = enumerator?.nextObject() as? String {
             var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: folder + "/" + next, isDirectory: &isDirectory), !isDirectory.boolValue {
+            if FileManager.default.fileExists(atPath: folder + "/" + next, isDirectory: &isDirectory),
+                !isDirectory.boolValue
+            {
                 files.append(next)
             }
         }
