@@ -193,6 +193,43 @@ import Testing
         #expect(try Reports.figures(replicas[2].port) == expected)
         for replica in replicas { _ = try replica.stop(signal: SIGTERM) }
     }
+
+    @Test func aReplicaKilledMidReportLosesNoAcknowledgedReport() async throws {
+        let server = try PostgresServer.forSuite()
+        let database = try await server.createDatabase()
+        let workspace = try Replicas.workspace(releasing: "tiny")
+        let uri = server.uri(database: database)
+        let unlimited = ["LIVERY_REPORT_ADDRESS_RATE": "100000"]
+        let victim = try Replicas.start(store: uri, workspace: workspace, environment: unlimited)
+        let witness = try Replicas.start(store: uri, workspace: workspace, environment: unlimited)
+        defer { _ = try? witness.stop(signal: SIGTERM) }
+        for replica in [victim, witness] { try replica.waitUntilReady(seconds: 60) }
+        let sign = try Reports.sign(port: victim.port)
+        let port = victim.port
+        let acknowledged = SharedCount()
+        // Four senders stream reports of distinct devices to one replica until it dies under them.
+        let senders = (0..<4).map { sender in
+            Thread {
+                for index in 0..<10_000 {
+                    guard
+                        let response = try? Reports.post(
+                            port, Reports.batch(device: "s\(sender)-\(index)", [(sign, "applied", nil)]), timeout: 5)
+                    else { return }
+                    if response.status == 202 { acknowledged.add() } else { return }
+                }
+            }
+        }
+        for sender in senders { sender.start() }
+        #expect(AdminServeTests.eventually(seconds: 90) { acknowledged.value >= 100 })
+        kill(victim.processIdentifier, SIGKILL)
+        _ = try victim.waitForExit(seconds: 20)
+        #expect(AdminServeTests.eventually(seconds: 30) { senders.allSatisfy { $0.isFinished } })
+
+        // Another replica reads every acknowledged report back from PostgreSQL.
+        let counted = try Reports.figures(witness.port).applied
+        let acked = acknowledged.value
+        #expect(counted >= acked, "every acknowledged report survives: \(counted) counted, \(acked) acknowledged")
+    }
 }
 
 /// A count shared by sender threads.
