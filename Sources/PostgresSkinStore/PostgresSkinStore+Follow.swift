@@ -97,19 +97,16 @@ extension PostgresSkinStore {
 
 /// The revision of the last snapshot `follow` called `changed` for; shared by its poll and its listener.
 private final class HandedRevision: Sendable {
-    private let revision: Atomic<Int>
+    private let revision: Mutex<Int>
 
-    init(_ revision: Int) { self.revision = Atomic(revision) }
+    init(_ revision: Int) { self.revision = Mutex(revision) }
 
     /// Records `revision` and returns true when it is newer than the last one recorded.
     func advance(to revision: Int) -> Bool {
-        var last = self.revision.load(ordering: .acquiring)
-        while revision > last {
-            let (exchanged, original) = self.revision.compareExchange(
-                expected: last, desired: revision, ordering: .acquiringAndReleasing)
-            if exchanged { return true }
-            last = original
+        self.revision.withLock { last in
+            guard revision > last else { return false }
+            last = revision
+            return true
         }
-        return false
     }
 }
