@@ -52,29 +52,39 @@ import Testing
         #expect(darkRun.skinSign != run.skinSign)
     }
 
-    /// Polls (a server without the catalog): the catalog's own revalidation is in `CatalogClientTests`. The server
-    /// keeps its default max-age, so both polls fall in one signing step and get the same answer.
+    /// Polls (a server without the catalog): the catalog's own revalidation is in `CatalogClientTests`. An hour-long
+    /// max-age makes the signing step an hour, so both polls almost always fall in one step and the second is answered
+    /// 304; if the step ends between them, the server's answer is a new document (a new ETag) for the same package.
     @Test func anUnchangedSignAsksWithIfNoneMatchAndDownloadsNothing() async throws {
-        let stage = try await Stage.make(serverArguments: [])
+        let stage = try await Stage.make(serverArguments: ["--cache-max-age", "3600"])
         let proxy = try TamperingProxy(upstreamPort: stage.server.port)
-        proxy.setRule(TamperingProxy.withoutCatalog(upstreamPort: stage.server.port))
+        let polls = LockedPolls()
+        proxy.setRule(
+            TamperingProxy.withoutCatalog(upstreamPort: stage.server.port) { request, response in
+                if request.path.hasPrefix("/api/v1/skin") {
+                    polls.add(
+                        status: response.status, etag: response.header("ETag"),
+                        ifNoneMatch: request.header("If-None-Match"))
+                }
+                return .send(response)
+            })
         let phone = stage.phone(url: proxy.url)
         let first = try await phone.run()
         #expect(first.status == 0 && first.line["source"] as? String == "poll", "\(first)")
         let packageRequests = proxy.requests.filter { $0.path.hasPrefix("/api/v1/packages/") }.count
         #expect(packageRequests == 1)
-        let statuses = LockedStatuses()
-        proxy.setRule(
-            TamperingProxy.withoutCatalog(upstreamPort: stage.server.port) { request, response in
-                statuses.add(request.path, response.status)
-                return .send(response)
-            })
+        let answered = try #require(polls.all.last)
+        #expect(answered.status == 200 && answered.etag != nil, "\(answered)")
+
         let second = try await phone.run()
         #expect(second.status == 0, "\(second)")
         #expect(second.skinSign == first.skinSign)
-        let polls = proxy.requests.filter { $0.path.hasPrefix("/api/v1/skin") }
-        #expect(polls.last?.header("If-None-Match") != nil)
-        #expect(statuses.all.contains { $0.0.hasPrefix("/api/v1/skin") && $0.1 == 304 })
+        let revalidation = try #require(polls.all.last)
+        #expect(polls.all.count == 2, "one poll per launch")
+        #expect(revalidation.ifNoneMatch == answered.etag, "\(revalidation)")
+        #expect(
+            revalidation.status == 304 || (revalidation.status == 200 && revalidation.etag != answered.etag),
+            "\(revalidation)")
         #expect(proxy.requests.filter { $0.path.hasPrefix("/api/v1/packages/") }.count == packageRequests)
     }
 
@@ -400,10 +410,13 @@ import Testing
     }
 }
 
-/// Statuses a proxy rule saw, by path.
-final class LockedStatuses: @unchecked Sendable {
+/// The polls a proxy saw: each answer's status and ETag, and the If-None-Match its request carried.
+final class LockedPolls: @unchecked Sendable {
+    struct Poll { var status: Int, etag: String?, ifNoneMatch: String? }
     private let lock = NSLock()
-    private var seen: [(String, Int)] = []
-    func add(_ path: String, _ status: Int) { lock.withLock { seen.append((path, status)) } }
-    var all: [(String, Int)] { lock.withLock { seen } }
+    private var seen: [Poll] = []
+    func add(status: Int, etag: String?, ifNoneMatch: String?) {
+        lock.withLock { seen.append(Poll(status: status, etag: etag, ifNoneMatch: ifNoneMatch)) }
+    }
+    var all: [Poll] { lock.withLock { seen } }
 }
