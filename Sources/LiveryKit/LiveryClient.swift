@@ -18,8 +18,11 @@ import SkinModel
 ///   `horizonEndsAt`; the packages of skins starting before then are prefetched and switch on at their start
 ///   without the network (`reapply()` or the next launch). A skin from a poll stays usable offline until its own
 ///   `endsAt`, and the poll's `next` is prefetched likewise.
-/// - A sign applied and never confirmed with `markApplied()` (the app crashed first) is reverted at the next
-///   launch and never applied again on this device.
+/// - A launch puts the skin it shows on trial until `markApplied()`: a sign on trial that the next launch finds
+///   unconfirmed (the app crashed first) is reverted and never applied again on this device. A skin that applies
+///   after this launch's `markApplied()` (a background refresh, a window starting) is not on trial in this process,
+///   because the app may end without drawing it; it goes on trial at the next launch, unless `markApplied()` confirms
+///   it first.
 /// - Concurrent `refresh()` calls share one request.
 /// - Each skin's outcome (applied once confirmed, or failed at its stage, a crash included) is queued in the storage
 ///   folder and reported at most once per launch (`sendReports()`); reporting never delays or fails applying a skin.
@@ -36,6 +39,9 @@ public final class LiveryClient: Sendable {
     private let applied = LockedBox<Skin?>(nil)
     private let observers = LockedBox<[UUID: AsyncStream<Skin?>.Continuation]>([:])
     private let gate = RefreshGate()
+    /// True until this process's first `markApplied()`: while it holds, the skin that applies is the one on trial.
+    /// Only read and written under `state`'s lock.
+    private let trialOpen = LockedBox(true)
     private let themeList = LockedBox<[Theme]?>(nil)
     let catalog: LockedBox<StoredCatalog?>
     /// This install's side of catalog decisions; nil when its app version cannot be compared (it then polls).
@@ -151,18 +157,20 @@ public final class LiveryClient: Sendable {
     /// prefetched `next` whose window started applies.
     public func reapply() throws(LiveryError) { try apply() }
 
-    /// Confirms the applied skin: call once the first screen has drawn with it. Until then a crash makes the next
-    /// launch revert it and block its sign.
+    /// Confirms the applied skin: call once the first screen has drawn with it, and again after redrawing with a
+    /// skin from `changes` to confirm that one at once. Until the first call, a crash makes the next launch revert
+    /// the skin on trial and block its sign; after it, a newly applied skin waits for the next launch's trial (or the
+    /// next call).
     ///
     /// A sign confirmed for the first time is queued as `applied`; after a refresh has ended, this launch's reports
     /// are sent (`sendReports()`).
     public func markApplied() throws(LiveryError) {
         let (snapshot, confirmed) = state.withLock { state -> (StoredState, String?) in
-            let sign = state.unconfirmed
-            if let sign {
-                if !state.confirmed.contains(sign) { state.confirmed.append(sign) }
-                state.unconfirmed = nil
-            }
+            trialOpen.withLock { $0 = false }
+            state.unconfirmed = nil
+            let sign = state.applied
+            guard !sign.isEmpty, !state.confirmed.contains(sign) else { return (state, nil) }
+            state.confirmed.append(sign)
             return (state, sign)
         }
         try storage.saveState(snapshot)
@@ -427,8 +435,10 @@ public final class LiveryClient: Sendable {
                 choice = SkinSelection.choose(state, at: now, isStored: storage.hasPackage)
             }
             let sign = choice?.entry.sign ?? ""
-            if sign != state.applied {
-                state.applied = sign
+            state.applied = sign
+            // Until this launch's `markApplied()`, whatever applies is on trial; after it, a new skin is not (the app
+            // may end without drawing it) and goes on trial at the next launch.
+            if trialOpen.withLock({ $0 }) {
                 state.unconfirmed = sign.isEmpty || state.confirmed.contains(sign) ? nil : sign
             }
             let kept = state.keptSigns

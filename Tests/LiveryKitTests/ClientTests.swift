@@ -1,14 +1,16 @@
 import Foundation
-import LiveryKit
 import SkinModel
 import TestSupport
 import Testing
+
+@testable import LiveryKit
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// LiveryKit's API in process, against the real server: shared refreshes, the change stream, a full disk.
+/// LiveryKit's API in process, against the real server: shared refreshes, the change stream, which skin is on trial
+/// (a crash before `markApplied()`), a full disk.
 @Suite(.serialized) struct ClientTests {
     static func configuration(
         _ stage: Stage, url: String, storage: String, keys: Bool = true
@@ -62,6 +64,58 @@ import Testing
         let first = try LiveryClient(configuration: configuration).deviceID
         let second = try LiveryClient(configuration: configuration).deviceID
         #expect(!first.isEmpty && first == second)
+    }
+
+    /// A launch confirmed with `markApplied()`, then a background refresh that applies a new skin the app never
+    /// draws before it ends: the new skin is not taken for a crash. It goes on trial at the next launch, and only a
+    /// launch that ends unconfirmed with it blocks it.
+    @Test func aSkinAppliedAfterTheLaunchWasConfirmedGoesOnTrialAtTheNextLaunch() async throws {
+        let stage = try await Stage.make()
+        let storage = stage.workspace.root + "/app"
+        let offline = "http://127.0.0.1:1"
+        let first = try LiveryClient(
+            configuration: try Self.configuration(stage, url: stage.server.url, storage: storage))
+        try await first.refresh()
+        try first.markApplied()
+        let a = try #require(first.current?.sign)
+        try await stage.releaseNewVersion(marker: "A2")
+        try await first.refresh()
+        let b = try #require(first.current?.sign)
+        #expect(b != a)
+
+        // The app ended without drawing B: the next launch shows B, reports no crash, and puts B on trial.
+        let second = try LiveryClient(configuration: try Self.configuration(stage, url: offline, storage: storage))
+        #expect(second.current?.sign == b)
+        #expect(!second.pendingReports.contains { $0.stage == .crash }, "\(second.pendingReports)")
+        // That launch crashed while drawing B: the one after reverts to A, blocks B and reports B's crash.
+        let third = try LiveryClient(configuration: try Self.configuration(stage, url: offline, storage: storage))
+        #expect(third.current?.sign == a)
+        #expect(third.pendingReports.contains { $0.skinSign == b && $0.stage == .crash }, "\(third.pendingReports)")
+    }
+
+    /// After the launch's `markApplied()`, calling it again once the app redrew with a skin from `changes` confirms
+    /// that skin at once: a later launch that ends unconfirmed does not block it.
+    @Test func markAppliedAgainConfirmsASkinAppliedMidSession() async throws {
+        let stage = try await Stage.make()
+        let storage = stage.workspace.root + "/app"
+        let offline = "http://127.0.0.1:1"
+        let first = try LiveryClient(
+            configuration: try Self.configuration(stage, url: stage.server.url, storage: storage))
+        try await first.refresh()
+        try first.markApplied()
+        try await stage.releaseNewVersion(marker: "A2")
+        try await first.refresh()
+        let b = try #require(first.current?.sign)
+        try first.markApplied()
+        #expect(
+            first.pendingReports.contains { $0.skinSign == b && $0.stage == nil },
+            "B's applied waits for the next launch")
+
+        let second = try LiveryClient(configuration: try Self.configuration(stage, url: offline, storage: storage))
+        #expect(second.current?.sign == b)
+        let third = try LiveryClient(configuration: try Self.configuration(stage, url: offline, storage: storage))
+        #expect(third.current?.sign == b, "a confirmed skin is never on trial again")
+        #expect(!third.pendingReports.contains { $0.stage == .crash })
     }
 
     @Test(.enabled(if: getuid() == 0, "mounting a tmpfs needs root"))
