@@ -35,6 +35,9 @@ public final class LiveryService: Sendable {
         public var reports = ReportIntake.Configuration()
         /// The guard's webhook, called by the replica whose trip committed; nil for none. Default nil.
         public var notifier: GuardNotifier?
+        /// How long phones' reports are kept after the store recorded them (at least 30 days, the longest guard
+        /// window). Default 90 days.
+        public var reportRetention: Duration = .seconds(90 * 86_400)
 
         public init() {}
     }
@@ -61,6 +64,9 @@ public final class LiveryService: Sendable {
     private let guardChanges: Changes
     /// Checks the guards of the versions phones report failures of, in the background.
     private let guardWatch: GuardWatch
+    /// Removes reports older than `Configuration.reportRetention`: hourly once the catalog is loaded.
+    public let reportRetention: ReportRetention
+    private let retentionTask = Mutex<Task<Void, Never>?>(nil)
     private let logger: Logger
     private let clock: @Sendable () -> Date
     /// Writes to the data folder in the background, at most once a second; `/readyz` and admin writes read its last
@@ -146,6 +152,8 @@ public final class LiveryService: Sendable {
         }
         self.guardChanges = guardChanges
         self.guardWatch = guardWatch
+        self.reportRetention = ReportRetention(
+            ledger: store.reports, keep: configuration.reportRetention, clock: clock, logger: logger)
         self.reports = reports
         // After a batch is durable, the versions it counted failures of are checked against their guards in the
         // background (GuardWatch), never on the report's or a poll's path.
@@ -213,6 +221,9 @@ public final class LiveryService: Sendable {
             throw .store(.unavailable(reason: "the store could not be read while building the catalog"))
         }
         ready.store(true, ordering: .releasing)
+        retentionTask.withLock { task in
+            if task == nil { task = reportRetention.start() }
+        }
         let catalog = client.current
         logger.info(
             "catalog loaded",
@@ -291,6 +302,7 @@ public final class LiveryService: Sendable {
     /// A store given to `init` is left to its owner.
     public func close() {
         writeCheck.stop()
+        retentionTask.withLock { $0?.cancel() }
         ownStore?.close()
     }
 

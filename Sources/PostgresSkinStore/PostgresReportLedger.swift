@@ -116,6 +116,18 @@ public final class PostgresReportLedger: ReportLedger {
         }
     }
 
+    /// One `DELETE` by `recorded_at` (a scan of the table; it runs once an hour on each replica and removes nothing
+    /// on all but the first to get there).
+    public func expire(recordedBefore cutoff: Date) async throws(StoreError) -> Int {
+        let limit = PostgresValue.int(Int64((cutoff.timeIntervalSince1970 * 1000).rounded(.down)))
+        return try await run { session in
+            try session.query(
+                "WITH gone AS (DELETE FROM livery_reports WHERE recorded_at < $1::bigint RETURNING 1) "
+                    + "SELECT count(*) FROM gone", [limit]
+            ).singleRow().int(0)
+        }
+    }
+
     // MARK: The connection
 
     /// The store's secret: read once, inserted first by whichever replica needs it first.

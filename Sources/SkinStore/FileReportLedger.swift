@@ -27,6 +27,11 @@ import Synchronization
 /// line followed by good ones is not a torn tail and is refused (`corruptFile`). A failed write is cut off again
 /// before the next one, so a later line never follows a partial one.
 ///
+/// ## Retention
+/// `expire(recordedBefore:)` rewrites the log without the expired lines (atomically: a new file, fsynced, renamed over
+/// the old one, the folder fsynced) on the writer's thread, between groups, and swaps the memory figures at once, so
+/// memory and disk hold the same reports and a crash leaves the log before or after, never between.
+///
 /// The store's folder lock keeps a second process out, as for the rest of the store.
 public final class FileReportLedger: ReportLedger, Sendable {
     /// The store's folder.
@@ -168,7 +173,76 @@ public final class FileReportLedger: ReportLedger, Sendable {
             reporting: reporting.count, failed: failed.count, failedByStage: byStage.mapValues(\.count))
     }
 
+    public func expire(recordedBefore cutoff: Date) async throws(StoreError) -> Int {
+        let limit = StoreTime.millis(cutoff)
+        let due = state.withLock { state in state.entries.values.contains { $0.contains { $0.recorded < limit } } }
+        guard due else { return 0 }
+        let result = await withCheckedContinuation { continuation in
+            queue.async {
+                continuation.resume(
+                    returning: Result { () throws(StoreError) -> Int in try self.compact(before: limit) })
+            }
+        }
+        return try result.get()
+    }
+
     // MARK: Writing
+
+    /// Rewrites the log without the lines recorded before `limit` (ms since 1970) and rebuilds the memory figures
+    /// from what is kept (on `queue`, so no group is being written). Returns how many lines were removed.
+    private func compact(before limit: Int64) throws(StoreError) -> Int {
+        try writer.withLock { writer throws(StoreError) -> Int in
+            if writer.closed { throw .closed }
+            guard let bytes = try FileIO.readIfExists(logPath) else { return 0 }
+            let committed = bytes.prefix(writer.committedLength)
+            var kept: [UInt8] = []
+            kept.reserveCapacity(committed.count)
+            var fresh = State()
+            var removed = 0
+            var start = committed.startIndex
+            while start < committed.endIndex, let end = committed[start...].firstIndex(of: UInt8(ascii: "\n")) {
+                let line = Array(committed[start..<end])
+                start = end + 1
+                if let parsed = Self.parse(line) {
+                    if parsed.entry.recorded < limit {
+                        removed += 1
+                        continue
+                    }
+                    if fresh.counted.insert(parsed.key).inserted {
+                        fresh.entries[parsed.skinID, default: []].append(parsed.entry)
+                    }
+                }
+                // A line that does not parse is kept as it is: opening judges it as it would have.
+                kept += line
+                kept.append(UInt8(ascii: "\n"))
+            }
+            guard removed > 0 else { return 0 }
+            // The descriptor is of the old file: appends must reopen whichever file the name now holds.
+            if let fd = writer.fd { FileIO.closeFile(fd) }
+            writer.fd = nil
+            do throws(StoreError) {
+                try FileIO.writeAtomically(kept, to: logPath)
+            } catch {
+                // The rename may have happened before the failure (a folder fsync): go on from the file the name
+                // holds, or stop writing when that cannot be told, rather than append at a wrong offset.
+                switch Result<[UInt8]?, StoreError>(catching: { () throws(StoreError) in
+                    try FileIO.readIfExists(logPath)
+                }) {
+                case .success(let now) where now == kept: break
+                case .success(let now) where now.map({ $0.count >= writer.committedLength }) == true: throw error
+                default:
+                    writer.closed = true
+                    throw error
+                }
+            }
+            writer.committedLength = kept.count
+            state.withLock { state in
+                state.counted = fresh.counted
+                state.entries = fresh.entries
+            }
+            return removed
+        }
+    }
 
     /// Writes every waiting group until none is left (on `queue`).
     private func writeWaiting() {

@@ -114,6 +114,7 @@ public struct ReportDeviceCounts: Sendable, Equatable {
 /// - **Apart from the catalog.** Recording never changes the store's revision, its audit log, its snapshot, or
 ///   notifies replicas: reports never rebuild a catalog.
 /// - **Recorded time.** Windows and hours are by the store's clock when a report was recorded, not the device's.
+/// - **Bounded.** `expire(recordedBefore:)` removes what is older than the retention, in memory and on disk alike.
 public protocol ReportLedger: AnyObject, Sendable {
     /// Records `reports` durably, each counted unless its device already counted for its sign and outcome (also
     /// within `reports`).
@@ -128,6 +129,13 @@ public protocol ReportLedger: AnyObject, Sendable {
 
     /// Distinct devices that reported about version `version` of `skinID` in reports recorded at or after `since`.
     func deviceCounts(skinID: String, version: Int, since: Date) async throws(StoreError) -> ReportDeviceCounts
+
+    /// Removes, durably, every report recorded before `cutoff` (the store's retention): they no longer count in
+    /// tallies or windows, and a device whose report was removed counts again if it reports once more. Reports
+    /// being recorded meanwhile are not lost.
+    ///
+    /// - Returns: how many reports were removed.
+    func expire(recordedBefore cutoff: Date) async throws(StoreError) -> Int
 }
 
 /// What both ledgers share.

@@ -63,6 +63,7 @@ struct ServeCommand: AsyncParsableCommand {
         serviceConfiguration.maxParallelBuilds = settings.maxParallelBuilds
         serviceConfiguration.reports.deviceRequestsPerHour = settings.reportDeviceRate
         serviceConfiguration.reports.addressRequestsPerSecond = settings.reportAddressRate
+        serviceConfiguration.reportRetention = .seconds(Int64(settings.reportRetentionDays) * 86_400)
         serviceConfiguration.client.maxAge = settings.cacheMaxAge
         serviceConfiguration.client.catalogHorizon = settings.catalogHorizon
         serviceConfiguration.client.signingKey = Self.loadSigningKey(settings, logger: logger)

@@ -93,6 +93,8 @@ struct ServeOptions: ParsableArguments {
 
     @Option(name: .customLong(Setting.reportAddressRate.flagName), help: Self.help(.reportAddressRate))
     var reportAddressRate: String?
+    @Option(name: .customLong(Setting.reportRetentionDays.flagName), help: Self.help(.reportRetentionDays))
+    var reportRetentionDays: String?
     @Option(name: .customLong(Setting.notifyUrl.flagName), help: Self.help(.notifyUrl))
     var notifyUrl: String?
 
@@ -134,6 +136,7 @@ struct ServeOptions: ParsableArguments {
             (.scrubInterval, scrubInterval),
             (.reportDeviceRate, reportDeviceRate),
             (.reportAddressRate, reportAddressRate),
+            (.reportRetentionDays, reportRetentionDays),
             (.notifyUrl, notifyUrl),
             (.notifySecretFile, notifySecretFile),
             (.benchBody, benchBody)

@@ -43,6 +43,7 @@ import Testing
         case .scrubInterval: ("0", "3600")
         case .reportDeviceRate: ("60", "5")
         case .reportAddressRate: ("500", "7")
+        case .reportRetentionDays: ("30", "365")
         case .notifyUrl: ("https://hooks.example.com/livery", "http://127.0.0.1:9000/hook")
         case .notifySecretFile: ("/run/secrets/hook-a", "/run/secrets/hook-b")
         case .benchBody: ("/tmp/a.json", "/tmp/b.json")
@@ -94,7 +95,7 @@ import Testing
         (.idleTimeout, "nan"), (.maxConnections, "0"), (.maxHeaderBytes, "255"), (.eventLoops, "0"),
         (.maxParallelBuilds, "65"), (.catalogHorizon, "3599"), (.catalogHorizon, "14d"), (.uploadLimit, "0"),
         (.uploadLimit, "64MiB"), (.logLevel, "verbose"), (.logFormat, "yaml"), (.host, "a b"), (.host, "a/b"),
-        (.dataDir, "a\u{0}b")
+        (.dataDir, "a\u{0}b"), (.reportRetentionDays, "29"), (.reportRetentionDays, "90d")
     ])
     func rejectsBadValuesNamingWhereTheyCameFrom(_ setting: Setting, _ value: String) {
         let cases: [(Source, [Setting: String], [String: String], String)] = [

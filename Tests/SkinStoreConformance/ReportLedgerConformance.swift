@@ -14,6 +14,7 @@ public enum ReportLedgerConformance: String, CaseIterable, Sendable, CustomStrin
     case reportsNeverChangeTheRevisionTheAuditOrTheSnapshot
     case windowsAndHoursAreByRecordedTime
     case concurrentReportsOfOneDeviceCountOnce
+    case expiredReportsAreGoneAfterReopenAndTheirDevicesCountAgain
 
     public var description: String { rawValue }
 
@@ -28,6 +29,8 @@ public enum ReportLedgerConformance: String, CaseIterable, Sendable, CustomStrin
         case .reportsNeverChangeTheRevisionTheAuditOrTheSnapshot: try await Self.apart(store)
         case .windowsAndHoursAreByRecordedTime: try await Self.windows(store, clock: clock)
         case .concurrentReportsOfOneDeviceCountOnce: try await Self.concurrent(store)
+        case .expiredReportsAreGoneAfterReopenAndTheirDevicesCountAgain:
+            try await Self.expiry(store, storage: storage, clock: clock)
         }
         await store.close()
     }
@@ -117,5 +120,29 @@ public enum ReportLedgerConformance: String, CaseIterable, Sendable, CustomStrin
         #expect(counted == 17, "sixteen devices, and the shared one once")
         let counts = try await ledger.deviceCounts(skinID: "spring", version: 1, since: longAgo)
         #expect(counts.reporting == 17)
+    }
+
+    static func expiry(_ store: any SkinStore, storage: any StoreStorage, clock: ConformanceClock) async throws {
+        _ = try await store.reports.record([
+            report("old-1", outcome: .failed, stage: .crash), report("old-2"), report("old-3", skinID: "autumn")
+        ])
+        clock.advance(seconds: 3 * 86_400)
+        let cutoff = clock.current
+        _ = try await store.reports.record([report("new-1"), report("new-2", outcome: .failed, stage: .verify)])
+        #expect(try await store.reports.expire(recordedBefore: cutoff) == 3)
+        #expect(try await store.reports.expire(recordedBefore: cutoff) == 0, "nothing left to remove")
+        let counts = try await store.reports.deviceCounts(skinID: "spring", version: 1, since: longAgo)
+        #expect(counts == ReportDeviceCounts(reporting: 2, failed: 1, failedByStage: [.verify: 1]))
+        #expect(try await store.reports.tallies(skinID: "autumn").isEmpty)
+        #expect(try await store.reports.tallies(skinID: "spring").map(\.count).reduce(0, +) == 2)
+
+        await store.close()
+        let reopened = try await storage.open(clock: clock.read)
+        #expect(try await reopened.reports.tallies(skinID: "spring").map(\.count).reduce(0, +) == 2, "gone for good")
+        #expect(try await reopened.reports.record([report("new-1")]).isEmpty, "what was kept stays counted")
+        let again = try await reopened.reports.record([report("old-2"), report("old-3", skinID: "autumn")])
+        #expect(again.count == 2, "a device whose report expired counts again")
+        #expect(try await reopened.reports.tallies(skinID: "autumn").map(\.count) == [1])
+        await reopened.close()
     }
 }

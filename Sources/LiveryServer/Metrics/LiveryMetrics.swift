@@ -30,6 +30,7 @@ import SkinServing
 /// | `livery_skin_up_to_date_total` | counter | |
 /// | `livery_admin_changes_total` | counter | `action` |
 /// | `livery_guard_trips_total` | counter | `action` |
+/// | `livery_reports_expired_total` | counter | |
 /// | `livery_notify_failures_total` | counter | |
 /// | `process_start_time_seconds` | gauge | |
 public final class LiveryMetrics: Sendable {

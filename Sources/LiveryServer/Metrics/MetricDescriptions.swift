@@ -46,6 +46,8 @@ enum MetricDescriptions {
             help:
                 "Phones' reports counted for the first time by this replica (one per device, package and outcome), by skin, outcome and failed stage (none when applied)."
         ),
+        ReportRetention.expiredMetric: Description(
+            type: "counter", help: "Phones' reports removed by this replica because they passed their retention."),
         Changes.guardTripsMetric: Description(
             type: "counter",
             help: "Release guards tripped by a write this replica committed, by action (pause, rollback)."),

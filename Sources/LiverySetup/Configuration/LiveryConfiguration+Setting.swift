@@ -33,6 +33,7 @@ extension LiveryConfiguration {
         case scrubInterval
         case reportDeviceRate
         case reportAddressRate
+        case reportRetentionDays
         case notifyUrl
         case notifySecretFile
         case benchBody
@@ -76,6 +77,7 @@ extension LiveryConfiguration {
             case .maxConnections, .maxHeaderBytes, .eventLoops, .maxParallelBuilds: "count"
             case .reportDeviceRate: "per-hour"
             case .reportAddressRate: "per-second"
+            case .reportRetentionDays: "days"
             case .uploadLimit: "bytes"
             }
         }
@@ -111,6 +113,7 @@ extension LiveryConfiguration {
             case .scrubInterval: "86400"
             case .reportDeviceRate: "12"
             case .reportAddressRate: "50"
+            case .reportRetentionDays: "90"
             case .notifyUrl: "none (no webhook)"
             case .notifySecretFile: "none (unsigned)"
             case .benchBody: "none"
@@ -189,6 +192,9 @@ extension LiveryConfiguration {
             case .reportAddressRate:
                 "Report requests one client address may send per second (bursts of ten seconds' worth), 1-100000; "
                     + "more get 429. A rate, not a cap on devices: phones behind one NAT all count. Per replica."
+            case .reportRetentionDays:
+                "Days phones' reports are kept after the store recorded them, 30-3650 (30: the longest guard window); "
+                    + "older ones are removed hourly, on disk and in memory, and leave the health figures."
             case .notifyUrl:
                 "When a release's guard trips, POST a JSON body naming the skin, version, figures and action to this "
                     + "http:// or https:// URL (system CAs) from the one replica whose trip committed; 5 s per try, "

@@ -75,6 +75,8 @@ public struct LiveryConfiguration: Sendable, Equatable {
     public var reportDeviceRate: Int = 12
     /// Report requests one address may send per second. Default 50.
     public var reportAddressRate: Int = 50
+    /// Days phones' reports are kept. Default 90.
+    public var reportRetentionDays: Int = 90
     /// The guard's webhook, `http[s]://HOST[:PORT][/PATH]`. Default nil (none).
     public var notifyUrl: String?
     /// File holding the webhook's HMAC key. Default nil (calls unsigned).
@@ -205,6 +207,7 @@ public struct LiveryConfiguration: Sendable, Equatable {
         case .scrubInterval: scrubInterval = try seconds(0...31_536_000, "the scrub interval")
         case .reportDeviceRate: reportDeviceRate = try integer(1...3600, "the device report rate")
         case .reportAddressRate: reportAddressRate = try integer(1...100_000, "the address report rate")
+        case .reportRetentionDays: reportRetentionDays = try integer(30...3650, "the report retention")
         case .notifyUrl:
             guard text.hasPrefix("http://") || text.hasPrefix("https://"),
                 !text.contains(where: { $0.isWhitespace || $0.isNewline }), !text.utf8.contains(0)
