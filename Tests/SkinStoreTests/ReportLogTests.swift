@@ -36,6 +36,29 @@ import Testing
         #expect(lines.count == 3, "the next report follows the last whole line")
     }
 
+    @Test func expiryRewritesTheLogWithTheKeptLinesAndLaterReportsFollowThem() async throws {
+        let directory = try ScratchDirectory.forStore()
+        let clock = TestClock()
+        let store = try directory.open(clock: clock)
+        _ = try await store.reports.record([Self.report("old-1"), Self.report("old-2")])
+        clock.advance(seconds: 86_400)
+        let cutoff = clock.current
+        _ = try await store.reports.record([Self.report("kept")])
+        let log = directory.path + "/reports.log"
+        let keptLine = try #require(try Disk.read(log).split(separator: UInt8(ascii: "\n")).last)
+        #expect(try await store.reports.expire(recordedBefore: cutoff) == 2)
+        #expect(try Disk.read(log) == Array(keptLine) + [UInt8(ascii: "\n")], "only the kept line is left")
+        // The writer appends to the rewritten file, after its last line.
+        #expect(try await store.reports.record([Self.report("after")]).count == 1)
+        store.close()
+        let lines = try Disk.read(log).split(separator: UInt8(ascii: "\n"))
+        #expect(lines.count == 2)
+        let reopened = try directory.open(clock: clock)
+        let counts = try await reopened.reports.deviceCounts(skinID: "spring", version: 1, since: .distantPast)
+        #expect(counts.reporting == 2)
+        reopened.close()
+    }
+
     @Test func aDamagedLineWithGoodLinesAfterItIsRefusedNamingTheLog() async throws {
         let directory = try ScratchDirectory.forStore()
         let store = try directory.open()
