@@ -38,12 +38,33 @@ public final class PostgresReportLedger: ReportLedger {
         if reports.isEmpty { return [] }
         let secret = try await deviceSecret()
         let recorded = Int64((clock().timeIntervalSince1970 * 1000).rounded(.down))
+        let stored = reports.map { report in
+            StoredReport(
+                sign: report.sign, device: ReportLedgers.deviceHash(report.deviceID, secret: secret),
+                outcome: report.outcome, stage: report.stage, skinID: report.skinID, version: report.version,
+                variant: report.variant, platform: report.platform, appVersion: report.appVersion,
+                reportedAt: Int64((report.at.timeIntervalSince1970 * 1000).rounded(.down)), recordedAt: recorded)
+        }
+        let (sql, parameters) = Self.insertion(stored, returning: "sign, device, outcome")
+        let inserted = try await run { session in
+            try session.query(sql, parameters).rows.map { row in
+                try ReportLedgers.dedupKey(
+                    sign: row.string(0), device: row.string(1),
+                    outcome: ReportOutcome(rawValue: row.string(2)) ?? .applied)
+            }
+        }
+        let counted = Set(inserted)
+        return zip(reports, stored).filter { _, row in
+            counted.contains(ReportLedgers.dedupKey(sign: row.sign, device: row.device, outcome: row.outcome))
+        }.map(\.0)
+    }
+
+    /// One `INSERT … ON CONFLICT DO NOTHING RETURNING returning` of `reports` (at most 5,000: 11 parameters each),
+    /// and its parameters.
+    static func insertion(_ reports: [StoredReport], returning: String) -> (String, [PostgresValue]) {
         var rows: [String] = []
         var parameters: [PostgresValue] = []
-        var hashes: [String] = []
         for report in reports {
-            let device = ReportLedgers.deviceHash(report.deviceID, secret: secret)
-            hashes.append(device)
             let base = parameters.count
             rows.append(
                 "("
@@ -52,10 +73,9 @@ public final class PostgresReportLedger: ReportLedger {
                         return "$\(base + index)\(cast)"
                     }.joined(separator: ",") + ")")
             parameters += [
-                .text(report.sign), .text(device), .text(report.outcome.rawValue), .optional(report.stage?.rawValue),
-                .text(report.skinID), .int(report.version), .text(report.variant), .text(report.platform),
-                .text(report.appVersion), .int(Int64((report.at.timeIntervalSince1970 * 1000).rounded(.down))),
-                .int(recorded)
+                .text(report.sign), .text(report.device), .text(report.outcome.rawValue),
+                .optional(report.stage?.rawValue), .text(report.skinID), .int(report.version), .text(report.variant),
+                .text(report.platform), .text(report.appVersion), .int(report.reportedAt), .int(report.recordedAt)
             ]
         }
         let sql = """
@@ -63,20 +83,58 @@ public final class PostgresReportLedger: ReportLedger {
                 reported_at, recorded_at)
             VALUES \(rows.joined(separator: ","))
             ON CONFLICT DO NOTHING
-            RETURNING sign, device, outcome
+            RETURNING \(returning)
             """
-        let parametersToSend = parameters
-        let inserted = try await run { session in
-            try session.query(sql, parametersToSend).rows.map { row in
-                try ReportLedgers.dedupKey(
-                    sign: row.string(0), device: row.string(1),
-                    outcome: ReportOutcome(rawValue: row.string(2)) ?? .applied)
+        return (sql, parameters)
+    }
+
+    /// Writes `export` into the ledger's tables within the caller's transaction (`livery migrate --from-data-dir`):
+    /// its secret unless the target has one, then every report not there yet.
+    ///
+    /// - Returns: the reports inserted; nil when the target already has another secret (its replicas hashed devices
+    ///   under their own key, so the exported hashes would not match theirs): then nothing is written.
+    static func importReports(_ export: ReportExport, into session: PostgresSession) throws(StoreError) -> Int? {
+        guard let secret = export.secret, !export.reports.isEmpty else { return 0 }
+        do throws(PostgresError) {
+            try session.query(
+                "INSERT INTO livery_report_secret (secret) VALUES ($1) ON CONFLICT DO NOTHING", [.bytes(secret)])
+            guard try session.query("SELECT secret FROM livery_report_secret").singleRow().bytes(0) == secret else {
+                return nil
             }
+            var inserted = 0
+            var start = 0
+            while start < export.reports.count {
+                let chunk = Array(export.reports[start..<min(start + 5_000, export.reports.count)])
+                let (sql, parameters) = insertion(chunk, returning: "1")
+                inserted += try session.query(sql, parameters).rows.count
+                start += chunk.count
+            }
+            return inserted
+        } catch {
+            throw PostgresSkinStore.storeError(error)
         }
-        let counted = Set(inserted)
-        return zip(reports, hashes).filter { report, device in
-            counted.contains(ReportLedgers.dedupKey(sign: report.sign, device: device, outcome: report.outcome))
-        }.map(\.0)
+    }
+
+    public func exportAll() async throws(StoreError) -> ReportExport {
+        try await run { session in
+            let secret = try session.query("SELECT secret FROM livery_report_secret").rows.first?.bytes(0)
+            let reports = try session.query(
+                """
+                SELECT sign, device, outcome, stage, skin_id, version, variant, platform, app_version, reported_at,
+                    recorded_at
+                FROM livery_reports
+                """, []
+            ).rows.compactMap { row -> StoredReport? in
+                guard let outcome = ReportOutcome(rawValue: try row.string(2)) else { return nil }
+                return StoredReport(
+                    sign: try row.string(0), device: try row.string(1), outcome: outcome,
+                    stage: try row.optionalString(3).flatMap(ReportStage.init(rawValue:)), skinID: try row.string(4),
+                    version: try row.int(5), variant: try row.string(6), platform: try row.string(7),
+                    appVersion: try row.string(8), reportedAt: Int64(try row.int(9)), recordedAt: Int64(try row.int(10))
+                )
+            }
+            return ReportExport(secret: secret, reports: reports)
+        }
     }
 
     public func tallies(skinID: String) async throws(StoreError) -> [ReportTally] {

@@ -685,15 +685,19 @@ public enum PostgresStoreError: Error, Sendable, Equatable, CustomStringConverti
 extension PostgresSkinStore {
     /// What `copy(from:into:)` did.
     public enum CopyOutcome: Sendable, Equatable {
-        /// The target was empty and now holds the source's state and audit log, up to `revision`.
-        case copied(revision: Int)
-        /// The target already held exactly the source's state and audit log (an earlier copy): nothing was written.
-        case alreadyCopied(revision: Int)
+        /// The target was empty and now holds the source's state and audit log, up to `revision`, and `reports`
+        /// phones' reports with the secret their devices were hashed under.
+        case copied(revision: Int, reports: Int)
+        /// The target already held exactly the source's state and audit log (an earlier copy): only the reports it
+        /// did not hold yet were copied (`reports` of them; nil when the target's replicas have a report secret of
+        /// their own, and no report was copied).
+        case alreadyCopied(revision: Int, reports: Int?)
     }
 
     /// Copies the whole state of `source` (skins, every version and file, releases, kill switches, deleted skins'
-    /// numbers, the audit log) into the PostgreSQL store at `configuration`, in one transaction, applying the
-    /// migrations first. Idempotent: a target holding exactly that state already is left alone.
+    /// numbers, the audit log, phones' reports and their secret) into the PostgreSQL store at `configuration`, in one
+    /// transaction, applying the migrations first. Idempotent: a target holding exactly that state already is left
+    /// alone, but for reports it does not hold yet (a copy made before reports were copied).
     ///
     /// - Throws: `.targetHoldsOtherData` when the target holds anything else (nothing is written); `.store` when a
     ///   stored file of the source is damaged (`corruptFile`, named) or PostgreSQL fails; `.connection`, `.schema`
@@ -703,9 +707,11 @@ extension PostgresSkinStore {
     ) async throws(PostgresStoreError) -> CopyOutcome {
         let snapshot = source.snapshot
         let audit: [AuditEntry]
+        let reports: ReportExport
         var blobs = [String: [UInt8]]()
         do throws(StoreError) {
             audit = try await source.audit(since: nil, limit: Int.max)
+            reports = try await source.reports.exportAll()
             for skin in snapshot.skins.values {
                 for version in skin.versions {
                     blobs[version.metadataDigest] = version.metadata
@@ -725,14 +731,24 @@ extension PostgresSkinStore {
             try inTransaction(session, isolation: .readCommitted) { session throws(StoreError) in
                 if try StoreRows.isEmpty(session) {
                     try StoreRows.writeWhole(session, snapshot: snapshot, audit: audit, blobs: blobsToWrite)
-                    return .success(.copied(revision: snapshot.revision))
+                    guard let copied = try PostgresReportLedger.importReports(reports, into: session) else {
+                        // Rolls the whole copy back: an empty store whose replicas already hashed devices under
+                        // a secret of their own cannot take the source's reports.
+                        throw StoreError.corruptFile(
+                            path: "livery_report_secret",
+                            reason:
+                                "the target already has a report secret of its own, so the copied reports would not match"
+                        )
+                    }
+                    return .success(.copied(revision: snapshot.revision, reports: copied))
                 }
                 let target = try StoreRows.load(session)
                 let targetAudit = try StoreRows.audit(session, since: nil, limit: Int.max)
                 guard target == snapshot, targetAudit == audit else {
                     return .failure(.targetHoldsOtherData(revision: target.revision))
                 }
-                return .success(.alreadyCopied(revision: target.revision))
+                let copied = try PostgresReportLedger.importReports(reports, into: session)
+                return .success(.alreadyCopied(revision: target.revision, reports: copied))
             }
         }
         await connection.close()

@@ -186,6 +186,26 @@ public final class FileReportLedger: ReportLedger, Sendable {
         return try result.get()
     }
 
+    public func exportAll() async throws(StoreError) -> ReportExport {
+        let result = await withCheckedContinuation { continuation in
+            queue.async {
+                continuation.resume(
+                    returning: Result { () throws(StoreError) -> ReportExport in
+                        try self.writer.withLock { writer throws(StoreError) -> ReportExport in
+                            if writer.closed { throw .closed }
+                            let bytes = try FileIO.readIfExists(self.logPath) ?? []
+                            let committed = bytes.prefix(writer.committedLength)
+                            let reports = committed.split(separator: UInt8(ascii: "\n")).compactMap {
+                                Self.storedReport(Array($0))
+                            }
+                            return ReportExport(secret: writer.secret, reports: reports)
+                        }
+                    })
+            }
+        }
+        return try result.get()
+    }
+
     // MARK: Writing
 
     /// Rewrites the log without the lines recorded before `limit` (ms since 1970) and rebuilds the memory figures
@@ -392,6 +412,18 @@ public final class FileReportLedger: ReportLedger, Sendable {
     }
 
     private static func parse(_ line: [UInt8]) -> (skinID: String, key: String, entry: Entry)? {
+        guard let report = storedReport(line) else { return nil }
+        let entry = Entry(
+            version: report.version, platform: report.platform, appVersion: report.appVersion, device: report.device,
+            outcome: report.outcome, stage: report.stage, recorded: report.recordedAt)
+        return (
+            report.skinID, ReportLedgers.dedupKey(sign: report.sign, device: report.device, outcome: report.outcome),
+            entry
+        )
+    }
+
+    /// One line of the log, or nil when it is not a whole, well-formed report line.
+    private static func storedReport(_ line: [UInt8]) -> StoredReport? {
         guard let object = (try? JSONValue.parse(line))?.objectValue,
             let sign = object["sign"]?.stringValue, let device = object["device"]?.stringValue,
             let outcome = object["outcome"]?.stringValue.flatMap(ReportOutcome.init(rawValue:)),
@@ -401,9 +433,9 @@ public final class FileReportLedger: ReportLedger, Sendable {
         else { return nil }
         let stage = object["stage"]?.stringValue.flatMap(ReportStage.init(rawValue:))
         if outcome == .failed, stage == nil { return nil }
-        let entry = Entry(
-            version: version, platform: platform, appVersion: appVersion, device: device, outcome: outcome,
-            stage: stage, recorded: Int64(recorded))
-        return (skinID, ReportLedgers.dedupKey(sign: sign, device: device, outcome: outcome), entry)
+        return StoredReport(
+            sign: sign, device: device, outcome: outcome, stage: stage, skinID: skinID, version: version,
+            variant: object["variant"]?.stringValue ?? "", platform: platform, appVersion: appVersion,
+            reportedAt: Int64(object["at"]?.intValue ?? recorded), recordedAt: Int64(recorded))
     }
 }

@@ -98,6 +98,53 @@ public struct ReportDeviceCounts: Sendable, Equatable {
     }
 }
 
+/// One counted report as a ledger keeps it: the device only as its keyed hash. What moves between stores
+/// (`livery migrate --from-data-dir`), with the secret the hashes were made under.
+public struct StoredReport: Sendable, Hashable {
+    public var sign: String
+    /// Hex of the device id's HMAC under the store's secret (`ReportLedgers.deviceHash`).
+    public var device: String
+    public var outcome: ReportOutcome
+    public var stage: ReportStage?
+    public var skinID: String
+    public var version: Int
+    public var variant: String
+    public var platform: String
+    public var appVersion: String
+    /// When the phone says it happened, ms since 1970.
+    public var reportedAt: Int64
+    /// When the store recorded it, ms since 1970.
+    public var recordedAt: Int64
+
+    public init(
+        sign: String, device: String, outcome: ReportOutcome, stage: ReportStage?, skinID: String, version: Int,
+        variant: String, platform: String, appVersion: String, reportedAt: Int64, recordedAt: Int64
+    ) {
+        self.sign = sign
+        self.device = device
+        self.outcome = outcome
+        self.stage = outcome == .failed ? stage : nil
+        self.skinID = skinID
+        self.version = version
+        self.variant = variant
+        self.platform = platform
+        self.appVersion = appVersion
+        self.reportedAt = reportedAt
+        self.recordedAt = recordedAt
+    }
+}
+
+/// Everything a ledger holds: its secret (nil before the first report) and every counted report.
+public struct ReportExport: Sendable, Equatable {
+    public var secret: [UInt8]?
+    public var reports: [StoredReport]
+
+    public init(secret: [UInt8]?, reports: [StoredReport]) {
+        self.secret = secret
+        self.reports = reports
+    }
+}
+
 /// The role of the store that keeps what phones reported about skins (issue 26): durable, shared by every replica of
 /// a shared store, and apart from everything else the store keeps.
 ///
@@ -136,6 +183,10 @@ public protocol ReportLedger: AnyObject, Sendable {
     ///
     /// - Returns: how many reports were removed.
     func expire(recordedBefore cutoff: Date) async throws(StoreError) -> Int
+
+    /// Every counted report and the secret their devices were hashed under, for moving the ledger to another
+    /// store; order unspecified.
+    func exportAll() async throws(StoreError) -> ReportExport
 }
 
 /// What both ledgers share.

@@ -18,9 +18,10 @@ struct MigrateCommand: AsyncParsableCommand {
             failed step (rolled back), or a schema newer than this binary.
 
             With --from-data-dir, then copies the file store of that data folder (DIR/store: skins, every \
-            version, releases, kill switches, deleted skins' numbers, the whole audit log) into the PostgreSQL \
-            store in one transaction. Stop the server using DIR first. Running it again after a copy changes \
-            nothing; a target holding other data is refused (exit 2), as is a damaged file in the source.
+            version, releases, kill switches, deleted skins' numbers, the whole audit log, phones' reports and \
+            their secret) into the PostgreSQL store in one transaction. Stop the server using DIR first. Running \
+            it again after a copy changes nothing (but for reports the target does not hold yet); a target \
+            holding other data is refused (exit 2), as is a damaged file in the source.
             """)
 
     @Option(
@@ -86,12 +87,22 @@ struct MigrateCommand: AsyncParsableCommand {
             let outcome = try await PostgresSkinStore.copy(from: source, into: configuration)
             source.close()
             switch outcome {
-            case .copied(let revision):
+            case .copied(let revision, let reports):
                 FileHandle.standardOutput.write(
-                    Data("copied \(directory) into store \(target) (revision \(revision))\n".utf8))
-            case .alreadyCopied(let revision):
+                    Data(
+                        "copied \(directory) into store \(target) (revision \(revision), \(reports) phone reports)\n"
+                            .utf8))
+            case .alreadyCopied(let revision, let reports):
+                let also: String =
+                    switch reports {
+                    case .some(0): "nothing to copy"
+                    case .some(let count): "copied \(count) phone reports it did not hold"
+                    case .none:
+                        "nothing to copy (its replicas hash devices under a report secret of their own, so the "
+                            + "source's reports were left out)"
+                    }
                 FileHandle.standardOutput.write(
-                    Data("store \(target) already holds \(directory) (revision \(revision)); nothing to copy\n".utf8))
+                    Data("store \(target) already holds \(directory) (revision \(revision)); \(also)\n".utf8))
             }
         } catch {
             source.close()

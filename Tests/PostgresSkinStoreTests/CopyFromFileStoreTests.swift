@@ -33,7 +33,7 @@ import Testing
         let storage = try await PostgresStoreStorage()
         let configuration = try storage.configuration
 
-        #expect(try await PostgresSkinStore.copy(from: source, into: configuration) == .copied(revision: 7))
+        #expect(try await PostgresSkinStore.copy(from: source, into: configuration) == .copied(revision: 7, reports: 0))
         let copy = try await storage.openReplica()
         #expect(copy.snapshot == source.snapshot, "skins, versions, releases, kill switches and deleted skins' numbers")
         #expect(try await copy.audit(since: nil, limit: 100) == source.audit(since: nil, limit: 100))
@@ -58,8 +58,10 @@ import Testing
         defer { withExtendedLifetime(folder) {} }
         let storage = try await PostgresStoreStorage()
         let configuration = try storage.configuration
-        #expect(try await PostgresSkinStore.copy(from: source, into: configuration) == .copied(revision: 7))
-        #expect(try await PostgresSkinStore.copy(from: source, into: configuration) == .alreadyCopied(revision: 7))
+        #expect(try await PostgresSkinStore.copy(from: source, into: configuration) == .copied(revision: 7, reports: 0))
+        #expect(
+            try await PostgresSkinStore.copy(from: source, into: configuration)
+                == .alreadyCopied(revision: 7, reports: 0))
         #expect(
             try await storage.server.psql("SELECT count(*) FROM livery_audit", database: storage.database)
                 .trimmingCharacters(in: .whitespacesAndNewlines) == "7")
@@ -79,5 +81,47 @@ import Testing
         let after = try await storage.openReplica("after")
         #expect(after.snapshot.revision == 1 && after.snapshot.skins.isEmpty)
         await after.close()
+    }
+
+    /// Reports move with their secret: the copied figures are the source's, a device that reported before counts
+    /// once however it reports through PostgreSQL, and a copy made before reports were copied gets them at the next
+    /// run.
+    @Test func phonesReportsAndTheirSecretAreCopiedSoDevicesStillCountOnce() async throws {
+        let (folder, source) = try await Self.fileStoreWithHistory()
+        defer { withExtendedLifetime(folder) {} }
+        let reported = (0..<12).map { index in
+            LedgerReport(
+                sign: "sign-\(index % 3)", skinID: "spring", version: 2, variant: "@3x-light", platform: "ios",
+                appVersion: "7.2.0", deviceID: "phone-\(index)", outcome: index % 4 == 0 ? .failed : .applied,
+                stage: .unpack, at: Date(timeIntervalSince1970: 1_800_000_000))
+        }
+        #expect(try await source.reports.record(reported).count == 12)
+        let storage = try await PostgresStoreStorage()
+        let configuration = try storage.configuration
+        #expect(
+            try await PostgresSkinStore.copy(from: source, into: configuration) == .copied(revision: 7, reports: 12))
+        let copy = try await storage.openReplica()
+        let tallies = try await copy.reports.tallies(skinID: "spring")
+        #expect(Set(tallies) == Set(try await source.reports.tallies(skinID: "spring")))
+        let exported = try await copy.reports.exportAll()
+        let original = try await source.reports.exportAll()
+        #expect(exported.secret == original.secret)
+        #expect(Set(exported.reports) == Set(original.reports))
+        #expect(try await copy.reports.record(reported).isEmpty, "the same devices count once, through PostgreSQL too")
+        await copy.close()
+
+        // One more report in the file store after the copy: the next copy adds it, and only it.
+        #expect(
+            try await source.reports.record(
+                [reported[0]].map {
+                    var more = $0; more.deviceID = "late"; return more
+                }
+            ).count == 1)
+        #expect(
+            try await PostgresSkinStore.copy(from: source, into: configuration)
+                == .alreadyCopied(revision: 7, reports: 1))
+        #expect(
+            try await storage.server.psql("SELECT count(*) FROM livery_reports", database: storage.database)
+                .trimmingCharacters(in: .whitespacesAndNewlines) == "13")
     }
 }
