@@ -66,55 +66,62 @@ import Testing
         #expect(!first.isEmpty && first == second)
     }
 
-    /// A launch confirmed with `markApplied()`, then a background refresh that applies a new skin the app never
-    /// draws before it ends: the new skin is not taken for a crash. It goes on trial at the next launch, and only a
-    /// launch that ends unconfirmed with it blocks it.
-    @Test func aSkinAppliedAfterTheLaunchWasConfirmedGoesOnTrialAtTheNextLaunch() async throws {
-        let stage = try await Stage.make()
-        let storage = stage.workspace.root + "/app"
-        let offline = "http://127.0.0.1:1"
-        let first = try LiveryClient(
-            configuration: try Self.configuration(stage, url: stage.server.url, storage: storage))
-        try await first.refresh()
-        try first.markApplied()
-        let a = try #require(first.current?.sign)
-        try await stage.releaseNewVersion(marker: "A2")
-        try await first.refresh()
-        let b = try #require(first.current?.sign)
-        #expect(b != a)
+    /// A launch that confirmed skin A with `markApplied()`, then a background refresh that applied B (released
+    /// meanwhile); `relaunch()` is the next launch on the same storage, without the network.
+    struct MidSessionSwitch {
+        let stage: Stage
+        let first: LiveryClient
+        let a: String
+        let b: String
 
-        // The app ended without drawing B: the next launch shows B, reports no crash, and puts B on trial.
-        let second = try LiveryClient(configuration: try Self.configuration(stage, url: offline, storage: storage))
-        #expect(second.current?.sign == b)
-        #expect(!second.pendingReports.contains { $0.stage == .crash }, "\(second.pendingReports)")
-        // That launch crashed while drawing B: the one after reverts to A, blocks B and reports B's crash.
-        let third = try LiveryClient(configuration: try Self.configuration(stage, url: offline, storage: storage))
-        #expect(third.current?.sign == a)
-        #expect(third.pendingReports.contains { $0.skinSign == b && $0.stage == .crash }, "\(third.pendingReports)")
+        static func make() async throws -> MidSessionSwitch {
+            let stage = try await Stage.make()
+            let first = try LiveryClient(
+                configuration: try ClientTests.configuration(
+                    stage, url: stage.server.url, storage: stage.workspace.root + "/app"))
+            try await first.refresh()
+            try first.markApplied()
+            let a = try #require(first.current?.sign)
+            try await stage.releaseNewVersion(marker: "A2")
+            try await first.refresh()
+            let b = try #require(first.current?.sign)
+            #expect(b != a)
+            return MidSessionSwitch(stage: stage, first: first, a: a, b: b)
+        }
+
+        func relaunch() throws -> LiveryClient {
+            try LiveryClient(
+                configuration: try ClientTests.configuration(
+                    stage, url: "http://127.0.0.1:1", storage: stage.workspace.root + "/app"))
+        }
     }
 
-    /// After the launch's `markApplied()`, calling it again once the app redrew with a skin from `changes` confirms
-    /// that skin at once: a later launch that ends unconfirmed does not block it.
-    @Test func markAppliedAgainConfirmsASkinAppliedMidSession() async throws {
-        let stage = try await Stage.make()
-        let storage = stage.workspace.root + "/app"
-        let offline = "http://127.0.0.1:1"
-        let first = try LiveryClient(
-            configuration: try Self.configuration(stage, url: stage.server.url, storage: storage))
-        try await first.refresh()
-        try first.markApplied()
-        try await stage.releaseNewVersion(marker: "A2")
-        try await first.refresh()
-        let b = try #require(first.current?.sign)
-        try first.markApplied()
+    /// A background refresh applies a new skin the app never draws before it ends: the new skin is not taken for a
+    /// crash. It goes on trial at the next launch, and only a launch that ends unconfirmed with it blocks it.
+    @Test func aSkinAppliedAfterTheLaunchWasConfirmedGoesOnTrialAtTheNextLaunch() async throws {
+        let run = try await MidSessionSwitch.make()
+        // The app ended without drawing B: the next launch shows B, reports no crash, and puts B on trial.
+        let second = try run.relaunch()
+        #expect(second.current?.sign == run.b)
+        #expect(!second.pendingReports.contains { $0.stage == .crash }, "\(second.pendingReports)")
+        // That launch crashed while drawing B: the one after reverts to A, blocks B and reports B's crash.
+        let third = try run.relaunch()
+        #expect(third.current?.sign == run.a)
         #expect(
-            first.pendingReports.contains { $0.skinSign == b && $0.stage == nil },
-            "B's applied waits for the next launch")
+            third.pendingReports.contains { $0.skinSign == run.b && $0.stage == .crash }, "\(third.pendingReports)")
+    }
 
-        let second = try LiveryClient(configuration: try Self.configuration(stage, url: offline, storage: storage))
-        #expect(second.current?.sign == b)
-        let third = try LiveryClient(configuration: try Self.configuration(stage, url: offline, storage: storage))
-        #expect(third.current?.sign == b, "a confirmed skin is never on trial again")
+    /// Calling `markApplied()` again once the app redrew with a skin from `changes` confirms that skin at once: a
+    /// later launch that ends unconfirmed does not block it.
+    @Test func markAppliedAgainConfirmsASkinAppliedMidSession() async throws {
+        let run = try await MidSessionSwitch.make()
+        try run.first.markApplied()
+        #expect(
+            run.first.pendingReports.contains { $0.skinSign == run.b && $0.stage == nil },
+            "B's applied waits for the next launch")
+        #expect(try run.relaunch().current?.sign == run.b)
+        let third = try run.relaunch()
+        #expect(third.current?.sign == run.b, "a confirmed skin is never on trial again")
         #expect(!third.pendingReports.contains { $0.stage == .crash })
     }
 
