@@ -17,8 +17,11 @@ import SkinServing
 public final class GuardNotifier: Sendable {
     /// Where and how the webhook is called.
     public struct Configuration: Sendable {
-        /// `http[s]://HOST[:PORT][/PATH]` (https with the system's CAs).
+        /// `http[s]://HOST[:PORT][/PATH]` (https with the system's CAs, or `caFile`'s).
         public var url: String
+        /// A PEM file of the CA certificates an `https://` receiver's chain must lead to, instead of the system's
+        /// (a private CA, `--notify-ca-file`). Default nil.
+        public var caFile: String?
         /// The HMAC key (`--notify-secret-file`'s bytes, a trailing line break dropped), or nil for no signature.
         public var secret: [UInt8]?
         /// Seconds each try may take (connect, send, each read). Default 5.
@@ -51,7 +54,7 @@ public final class GuardNotifier: Sendable {
         self.configuration = configuration
         var client = HTTPClient(
             server: try HTTPClient.Server(parsing: configuration.url, option: "--notify-url"),
-            timeout: max(1, configuration.timeout))
+            caFile: configuration.caFile, timeout: max(1, configuration.timeout))
         client.userAgent = "livery-guard"
         self.client = client
         self.logger = logger

@@ -23,6 +23,7 @@ extension ServeCommand {
     static func guardNotifier(_ settings: LiveryConfiguration, logger: Logger) -> GuardNotifier? {
         guard let url = settings.notifyUrl else { return nil }
         var configuration = GuardNotifier.Configuration(url: url)
+        configuration.caFile = settings.notifyCaFile
         if let path = settings.notifySecretFile {
             guard let data = FileManager.default.contents(atPath: path) else {
                 failStartup(settings.error(.notifySecretFile, path, "the file cannot be read"))

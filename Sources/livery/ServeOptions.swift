@@ -100,6 +100,8 @@ struct ServeOptions: ParsableArguments {
 
     @Option(name: .customLong(Setting.notifySecretFile.flagName), help: Self.help(.notifySecretFile))
     var notifySecretFile: String?
+    @Option(name: .customLong(Setting.notifyCaFile.flagName), help: Self.help(.notifyCaFile))
+    var notifyCaFile: String?
 
     @Option(name: .customLong(Setting.benchBody.flagName), help: Self.help(.benchBody))
     var benchBody: String?
@@ -139,6 +141,7 @@ struct ServeOptions: ParsableArguments {
             (.reportRetentionDays, reportRetentionDays),
             (.notifyUrl, notifyUrl),
             (.notifySecretFile, notifySecretFile),
+            (.notifyCaFile, notifyCaFile),
             (.benchBody, benchBody)
         ]
         var given: [Setting: String] = [:]

@@ -10,6 +10,7 @@ import MetricsTestKit
 import SkinModel
 import SkinServing
 import Synchronization
+import TestSupport
 import Testing
 
 /// The guard's webhook against a receiver on 127.0.0.1: one signed call per trip, retried after a 5xx.
@@ -101,6 +102,39 @@ import Testing
         #expect(await notifier.notify(Self.trip) == false)
         #expect(received.calls.withLock { $0.count } == 5)
         #expect(try metrics.expectCounter(GuardNotifier.failuresMetric).totalValue == 5)
+    }
+
+    /// An `https://` receiver whose certificate a private CA signed: reached with `--notify-ca-file`, refused (no
+    /// call reaches it) with the system's CAs.
+    @Test func anHTTPSReceiverOfAPrivateCAIsReachedOnlyWithItsCAFile() async throws {
+        let certificates = try await TestCertificates.make()
+        let received = Received(answers: [])
+        let pair = certificates.pair("server")
+        let server = try TestServer.start(
+            configure: {
+                $0.tls = HTTPServer.TLSConfiguration(certificatePath: pair.certificate, privateKeyPath: pair.key)
+            },
+            routes: { (router: Router) in
+                router.on(.post, "/hooks/livery", HTTPHandler.sync { request in received.respond(request) })
+            })
+        defer { Task { await server.stop() } }
+        func notifier(caFile: String?, metrics: TestMetrics) throws -> GuardNotifier {
+            var configuration = GuardNotifier.Configuration(url: "https://127.0.0.1:\(server.port)/hooks/livery")
+            configuration.caFile = caFile
+            configuration.attempts = 2
+            configuration.firstRetryDelay = .milliseconds(10)
+            return try GuardNotifier(configuration: configuration, logger: TestServer.quietLogger, factory: metrics)
+        }
+
+        let systemMetrics = TestMetrics()
+        let untrusted = try notifier(caFile: nil, metrics: systemMetrics)
+        #expect(await untrusted.notify(Self.trip) == false)
+        #expect(received.calls.withLock { $0.isEmpty }, "an unverified receiver is sent nothing")
+        #expect(try systemMetrics.expectCounter(GuardNotifier.failuresMetric).totalValue == 2)
+
+        let trusted = try notifier(caFile: certificates.caFile, metrics: TestMetrics())
+        #expect(await trusted.notify(Self.trip))
+        #expect(received.calls.withLock { $0.count } == 1)
     }
 
     @Test func hmacMatchesRFC4231() {

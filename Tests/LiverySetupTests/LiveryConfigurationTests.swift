@@ -46,6 +46,7 @@ import Testing
         case .reportRetentionDays: ("30", "365")
         case .notifyUrl: ("https://hooks.example.com/livery", "http://127.0.0.1:9000/hook")
         case .notifySecretFile: ("/run/secrets/hook-a", "/run/secrets/hook-b")
+        case .notifyCaFile: ("/etc/livery/hook-ca-a.pem", "/etc/livery/hook-ca-b.pem")
         case .benchBody: ("/tmp/a.json", "/tmp/b.json")
         }
     }

@@ -36,6 +36,7 @@ extension LiveryConfiguration {
         case reportRetentionDays
         case notifyUrl
         case notifySecretFile
+        case notifyCaFile
         case benchBody
 
         /// The long flag without dashes, such as `skins-dir`.
@@ -65,7 +66,9 @@ extension LiveryConfiguration {
             case .host: "address"
             case .port, .metricsPort, .plainPort: "port"
             case .skinsDir, .dataDir: "folder"
-            case .tokensFile, .benchBody, .tlsCert, .tlsKey, .signingKey, .storePasswordFile, .notifySecretFile: "file"
+            case .tokensFile, .benchBody, .tlsCert, .tlsKey, .signingKey, .storePasswordFile, .notifySecretFile,
+                .notifyCaFile:
+                "file"
             case .notifyUrl: "url"
             case .store: "postgres-uri"
             case .cacheMaxAge, .catalogHorizon, .drainTimeout, .shutdownDelay, .headerTimeout, .idleTimeout,
@@ -116,6 +119,7 @@ extension LiveryConfiguration {
             case .reportRetentionDays: "90"
             case .notifyUrl: "none (no webhook)"
             case .notifySecretFile: "none (unsigned)"
+            case .notifyCaFile: "none (the system's CAs)"
             case .benchBody: "none"
             }
         }
@@ -197,11 +201,14 @@ extension LiveryConfiguration {
                     + "older ones are removed hourly, on disk and in memory, and leave the health figures."
             case .notifyUrl:
                 "When a release's guard trips, POST a JSON body naming the skin, version, figures and action to this "
-                    + "http:// or https:// URL (system CAs) from the one replica whose trip committed; 5 s per try, "
+                    + "http:// or https:// URL (system CAs, or --notify-ca-file) from the one replica whose trip committed; 5 s per try, "
                     + "5 tries (docs/OPERATING.md, Guarded releases)."
             case .notifySecretFile:
                 "File holding the webhook's HMAC-SHA256 key (one trailing newline ignored): each call carries "
                     + "Livery-Signature-HMAC: sha256=<hex> over the exact body. Needs --notify-url."
+            case .notifyCaFile:
+                "PEM file of the CA certificates an https:// --notify-url must be signed by, instead of the system's "
+                    + "(a private CA). Needs --notify-url."
             case .benchBody:
                 "Benchmark only: serve this file's bytes from memory at GET /bench (see bench/README.md)."
             }

@@ -81,6 +81,8 @@ public struct LiveryConfiguration: Sendable, Equatable {
     public var notifyUrl: String?
     /// File holding the webhook's HMAC key. Default nil (calls unsigned).
     public var notifySecretFile: String?
+    /// PEM file of the CAs an `https://` webhook must be signed by. Default nil (the system's CAs).
+    public var notifyCaFile: String?
     /// Benchmark only: a file served from memory at `GET /bench`. Default nil.
     public var benchBody: String?
     /// Where each setting's value came from (every setting has an entry after `resolve`).
@@ -214,6 +216,7 @@ public struct LiveryConfiguration: Sendable, Equatable {
             else { throw fail("the webhook must be an http:// or https:// URL") }
             notifyUrl = text
         case .notifySecretFile: notifySecretFile = try path("the webhook secret file")
+        case .notifyCaFile: notifyCaFile = try path("the webhook CA file")
         case .benchBody: benchBody = try path("the benchmark body file")
         }
     }
@@ -259,14 +262,15 @@ public struct LiveryConfiguration: Sendable, Equatable {
                 .storePasswordFile, storePasswordFile ?? "",
                 "needs \(Setting.store.flag) (\(Setting.store.environmentVariable))")
         }
-        if notifySecretFile != nil, notifyUrl == nil {
+        for (setting, file) in [(Setting.notifySecretFile, notifySecretFile), (.notifyCaFile, notifyCaFile)]
+        where file != nil && notifyUrl == nil {
             throw error(
-                .notifySecretFile, notifySecretFile ?? "",
-                "needs \(Setting.notifyUrl.flag) (\(Setting.notifyUrl.environmentVariable))")
+                setting, file ?? "", "needs \(Setting.notifyUrl.flag) (\(Setting.notifyUrl.environmentVariable))")
         }
         for (setting, file) in [
             (Setting.tokensFile, tokensFile), (.benchBody, benchBody), (.tlsCert, tlsCert), (.tlsKey, tlsKey),
-            (.storePasswordFile, storePasswordFile), (.notifySecretFile, notifySecretFile)
+            (.storePasswordFile, storePasswordFile), (.notifySecretFile, notifySecretFile),
+            (.notifyCaFile, notifyCaFile)
         ] {
             if let file, let problem = Self.readableFileProblem(file) { throw error(setting, file, problem) }
         }
