@@ -97,8 +97,11 @@ let package = Package(
         .target(name: "LiveryCatalog", dependencies: ["LiveryJSON", .product(name: "Crypto", package: "swift-crypto")]),
 
         // Durable state: the SkinStore role (snapshot, revision-checked changes, content-addressed files, audit log,
-        // kill switches) and FileSkinStore, its implementation under the data directory (blobs, state.json, audit.log).
-        .target(name: "SkinStore", dependencies: ["LiveryCrypto", "LiveryProtocol", "LiveryJSON", "SystemCalls"]),
+        // kill switches; version metadata and release plans as typed values) and FileSkinStore, its implementation
+        // under the data directory (blobs, state.json, audit.log).
+        .target(
+            name: "SkinStore",
+            dependencies: ["LiveryCrypto", "LiveryProtocol", "LiveryJSON", "SkinModel", "SystemCalls"]),
 
         // PostgreSQL through libpq: connections on threads of their own, parameterized queries, typed SQLSTATE
         // errors, transactions, advisory locks, LISTEN/NOTIFY, versioned migrations. Knows nothing of skins or HTTP.
@@ -106,7 +109,7 @@ let package = Package(
 
         // The SkinStore role in PostgreSQL (schema migrations, one transaction per change, NOTIFY to other replicas,
         // a local cache of verified blobs). Never HTTP.
-        .target(name: "PostgresSkinStore", dependencies: ["SkinStore", "PostgresClient", "LiveryCrypto"]),
+        .target(name: "PostgresSkinStore", dependencies: ["SkinStore", "SkinModel", "PostgresClient", "LiveryCrypto"]),
 
         // Turns a validated skin and a variant into a deterministic zip package.
         .target(
@@ -122,8 +125,9 @@ let package = Package(
 
         // The serving core, without HTTP: the catalog (what is served), building it from the store and publishing it
         // to a closure, request values, resolution, rollout buckets, answer bodies, the package cache, the importer,
-        // upload reading, and every write as a use case (Changes: rules decided in one store change, then publish,
-        // count, log; one ChangeError). Never imports LiveryHTTP.
+        // upload reading, every write as a use case (Changes: rules decided in one store change, then publish,
+        // count, log; one ChangeError), every admin read as a query (Queries) and the admin answers' bodies
+        // (AdminJSON). Never imports LiveryHTTP.
         .target(
             name: "SkinServing",
             dependencies: [
@@ -256,26 +260,29 @@ let package = Package(
         // The checks every `SkinStore` implementation must pass, run by each implementation's tests with a factory of
         // its stores (FileSkinStore's in SkinStoreTests; PostgreSQL's next). Imports Testing. Never shipped.
         .target(
-            name: "SkinStoreConformance", dependencies: ["SkinStore", "LiveryCrypto"],
+            name: "SkinStoreConformance", dependencies: ["SkinStore", "SkinModel", "LiveryJSON", "LiveryCrypto"],
             path: "Tests/SkinStoreConformance"),
         .testTarget(
-            name: "SkinStoreTests", dependencies: ["SkinStore", "SkinStoreConformance", "LiveryCrypto", "TestSupport"]),
+            name: "SkinStoreTests",
+            dependencies: [
+                "SkinStore", "SkinStoreConformance", "SkinModel", "LiveryJSON", "LiveryCrypto", "TestSupport"
+            ]),
         .testTarget(
             name: "PostgresSkinStoreTests",
             dependencies: [
                 "PostgresSkinStore", "SkinStore", "SkinStoreConformance", "PostgresClient", "PostgresTestSupport",
                 "TestSupport",
-                "SkinServing", "SkinModel", .product(name: "Logging", package: "swift-log")
+                "SkinServing", "SkinModel", "LiveryJSON", .product(name: "Logging", package: "swift-log")
             ]),
         // Child process for SkinStoreTests' crash-safety test (killed with SIGKILL mid-change). Not shipped.
         .executableTarget(
-            name: "store-torture", dependencies: ["SkinStore", "TestSupport"], path: "Tests/StoreTorture"),
+            name: "store-torture", dependencies: ["SkinStore", "SkinModel", "TestSupport"], path: "Tests/StoreTorture"),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
                 "LiveryCrypto", "LiveryProtocol", "HTTPTestSupport", "TestSupport", "ZipArchive", "ZipReading",
                 "PostgresTestSupport",
-                "SkinStore"
+                "SkinStore", "SkinModel"
             ]),
         // LiveryKit and livery-phone against the real `livery serve` (and a tampering proxy on 127.0.0.1).
         .testTarget(

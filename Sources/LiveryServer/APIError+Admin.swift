@@ -116,6 +116,8 @@ extension APIError {
                 message: "This version cannot be released: it does not pass validation any more.", details: details)
         case .versionDamaged(let id, let version):
             return versionDamaged(skinID: id, version: version)
+        case .storedFileCorrupt(let path):
+            return storedFileCorrupt(path: path)
         case .shuttingDown:
             return APIError(
                 .serviceUnavailable, code: "shutting_down", message: "The server is shutting down.",

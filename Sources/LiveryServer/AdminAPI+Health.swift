@@ -2,7 +2,6 @@ import LiveryHTTP
 import LiveryJSON
 import SkinModel
 import SkinServing
-import SkinStore
 
 extension AdminAPI {
     /// `GET /skins/{id}/health`: what phones reported about the skin, per version, newest first:
@@ -11,28 +10,17 @@ extension AdminAPI {
     /// hour by hour (UTC hours by the time the store recorded them). 404 for a skin that does not exist.
     func health(_ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
         let id = try Self.skinID(request)
-        let skin = try Self.skin(id, in: await currentState(request))
-        let versions: [SkinHealth.Version]
-        do throws(StoreError) {
-            versions = try await store.reports.health(skinID: id)
-        } catch {
-            throw failure(error, request: request)
+        let (skin, versions) = try await perform { () async throws(ChangeError) in
+            try await queries.health(of: id, requestID: request.requestID)
         }
-        let release = Self.guardParts(of: skin)
+        // The release's guard (effective, defaults filled in) and its pause: what `GET …/skins/{id}` shows in
+        // `release`; both null when the skin is not released.
+        let release = AdminJSON.guardStatus(of: skin)
         var object = JSONObject()
         object["versions"] = .array(versions.map(Self.healthJSON))
-        object["guard"] = release.rule
+        object["guard"] = release.guard
         object["paused"] = release.paused
         return Self.json(.object(object))
-    }
-
-    /// The release's guard (effective, defaults filled in) and its pause, for `/health`: what `GET …/skins/{id}`
-    /// shows in `release` (`AdminJSON.guardStatus`); both null when the skin is not released.
-    static func guardParts(of skin: SkinState) -> (rule: JSONValue, paused: JSONValue) {
-        guard let release = skin.release else { return (.null, .null) }
-        let plan = try? CatalogBuilder.plan(of: release)
-        let status = AdminJSON.guardStatus(of: plan)
-        return (status.guard, status.paused)
     }
 
     static func healthJSON(_ version: SkinHealth.Version) -> JSONValue {

@@ -3,9 +3,8 @@ import LiveryHTTP
 import LiveryJSON
 import SkinModel
 import SkinServing
-import SkinStore
 
-/// `GET /preview` and `GET /audit`: read-only answers computed from the current catalog and store.
+/// `GET /preview` and `GET /audit`: read-only answers computed from the current catalog and store (`Queries`).
 extension AdminAPI {
     /// `GET /preview?app=&platform=&appVersion=&deviceId=&scale=&appearance=&at=`: exactly the body
     /// `/api/v1/skin` would answer at instant `at` (default: now) from the catalog clients see now, plus why: every
@@ -30,7 +29,6 @@ extension AdminAPI {
             at = parsed
         }
         let (answer, decision, catalog) = client.preview(query, at: at)
-        let snapshot = store.snapshot
         var considered: [JSONValue] = []
         // A recurring release is in the catalog once per occurrence: the preview lists each skin once, with the
         // occurrence in force at `at` (the open one, else the next, else the last ended).
@@ -60,8 +58,7 @@ extension AdminAPI {
             }
             var entry = JSONObject()
             entry["skinId"] = .string(skin.skinID.rawValue)
-            entry["version"] =
-                snapshot.skins[skin.skinID.rawValue]?.release.map { AdminJSON.number($0.version) } ?? .null
+            entry["version"] = queries.releasedVersion(of: skin.skinID.rawValue).map(AdminJSON.number) ?? .null
             entry["outcome"] = .string(outcome)
             entry["reason"] = reason
             entry["next"] = .bool(decision.next?.skinID == skin.skinID)
@@ -91,8 +88,7 @@ extension AdminAPI {
                     of: theme, for: query, at: at, killSwitch: themes.catalog.killSwitch)
                 var entry = JSONObject()
                 entry["themeId"] = .string(theme.skinID.rawValue)
-                entry["version"] =
-                    snapshot.skins[theme.skinID.rawValue]?.release.map { AdminJSON.number($0.version) } ?? .null
+                entry["version"] = queries.releasedVersion(of: theme.skinID.rawValue).map(AdminJSON.number) ?? .null
                 entry["order"] = theme.release.order.map(AdminJSON.number) ?? .null
                 entry["outcome"] = .string(exclusion == nil ? "listed" : "excluded")
                 entry["reason"] = exclusion.map { .string($0.rawValue) } ?? .null
@@ -106,17 +102,8 @@ extension AdminAPI {
     /// it; page with the answer's `nextSince`) or an ISO 8601 instant (entries at or after it); `limit` is 1 to
     /// `Configuration.maxAuditPage` (default 100).
     func audit(_ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
-        var cursor: AuditCursor?
-        if let text = request.query["since"], !text.isEmpty {
-            if let sequence = Int(text), sequence >= 0 {
-                cursor = .afterSequence(sequence)
-            } else if let date = AdminJSON.parseInstant(text) {
-                cursor = .time(date)
-            } else {
-                throw APIError.invalidField(
-                    "since",
-                    "must be a sequence number (such as 42) or an ISO 8601 instant (such as 2027-02-05T00:00:00Z)")
-            }
+        let cursor = try await perform { () async throws(ChangeError) in
+            try Queries.auditCursor(since: request.query["since"])
         }
         var limit = 100
         if let text = request.query["limit"] {
@@ -125,11 +112,8 @@ extension AdminAPI {
             }
             limit = parsed
         }
-        let entries: [AuditEntry]
-        do throws(StoreError) {
-            entries = try await store.audit(since: cursor, limit: limit)
-        } catch {
-            throw failure(error, request: request)
+        let entries = try await perform { () async throws(ChangeError) in
+            try await queries.audit(since: cursor, limit: limit, requestID: request.requestID)
         }
         return Self.json([
             "entries": .array(entries.map(AdminJSON.auditEntry)),

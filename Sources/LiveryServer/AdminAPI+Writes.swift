@@ -66,7 +66,7 @@ extension AdminAPI {
                     .put(version: wanted.version, plan: wanted.plan), skinID: id, condition: condition,
                     by: caller(request))
             }
-            return Self.skinAnswer(skin)
+            return Self.json(AdminJSON.skin(skin), etag: AdminETag.tag(skin.revision))
         }
     }
 
@@ -81,7 +81,7 @@ extension AdminAPI {
             let skin = try await perform { () async throws(ChangeError) in
                 try await changes.release(.patch(patch), skinID: id, condition: condition, by: caller(request))
             }
-            return Self.skinAnswer(skin)
+            return Self.json(AdminJSON.skin(skin), etag: AdminETag.tag(skin.revision))
         }
     }
 
@@ -93,7 +93,7 @@ extension AdminAPI {
             let skin = try await perform { () async throws(ChangeError) in
                 try await changes.release(.rollback, skinID: id, condition: condition, by: caller(request))
             }
-            return Self.skinAnswer(skin)
+            return Self.json(AdminJSON.skin(skin), etag: AdminETag.tag(skin.revision))
         }
     }
 
@@ -105,7 +105,7 @@ extension AdminAPI {
             let skin = try await perform { () async throws(ChangeError) in
                 try await changes.stop(skinID: id, condition: condition, by: caller(request))
             }
-            return Self.skinAnswer(skin)
+            return Self.json(AdminJSON.skin(skin), etag: AdminETag.tag(skin.revision))
         }
     }
 
@@ -149,7 +149,7 @@ extension AdminAPI {
                 try await changes.setKillSwitch(
                     app: app, enabled: enabled, reason: reason, force: force, condition: condition, by: caller(request))
             }
-            return Self.killSwitchAnswer(switches)
+            return Self.json(AdminJSON.killSwitches(switches), etag: AdminETag.tag(switches.revision))
         }
     }
 

@@ -4,12 +4,11 @@ import LiveryJSON
 import Logging
 import SkinModel
 import SkinServing
-import SkinStore
 import SystemCalls
 import ZipReading
 
 /// The authenticated admin API under `/admin/v1`: uploads, versions, releases, kill switches, preview and audit,
-/// on the durable `SkinStore`.
+/// on the durable store, through the serving core's use cases (`Changes` for writes, `Queries` for reads).
 ///
 /// ## What a 2xx means
 /// Every change is a use case of the serving core (`Changes`), decided on the store's current state inside one
@@ -25,9 +24,9 @@ import ZipReading
 /// cannot be built fails the request before anything is committed.
 ///
 /// No write waits for another's package build: there is no write lock in the API, only the store's short one.
-/// Reads (`GET`) first learn the store's revision (`SkinStore.currentSnapshot`) and answer from a state at least
-/// that new. Store calls run off the cooperative pool, uploads are inflated and validated on threads of their own
-/// (at most `Configuration.maxConcurrentUploads` at once); nothing blocking runs on the event loops.
+/// Reads (`GET`, `Queries`) first learn the store's revision (`SkinStore.currentSnapshot`) and answer from a state
+/// at least that new. Store calls run off the cooperative pool, uploads are inflated and validated on threads of
+/// their own (at most `Configuration.maxConcurrentUploads` at once); nothing blocking runs on the event loops.
 ///
 /// ## Routes
 /// | method | path | role |
@@ -68,8 +67,6 @@ public final class AdminAPI: Sendable {
     public static let prefix = "/admin/v1"
 
     public let configuration: Configuration
-    let store: any SkinStore
-    let catalog: CatalogPublisher
     let client: ClientAPI
     let tokens: TokenStore
     let logger: Logger
@@ -77,30 +74,29 @@ public final class AdminAPI: Sendable {
     /// Every write's use case: decided, committed, published, counted (`livery_admin_changes_total{action}`) and
     /// logged there.
     let changes: Changes
+    /// Every read's query.
+    let queries: Queries
     /// The data folder, as configured: named in the answers to writes it cannot take (full, read-only).
     let dataDirectory: String
     /// The data folder's fault as the background write check last found it (nil: it takes writes).
     let writeFault: @Sendable () -> StorageFault?
 
+    /// - Parameter changes: the use cases of every write, made with this configuration's `archiveLimits` and
+    ///   `maxConcurrentUploads`; the reads' queries go through it too.
     init(
-        configuration: Configuration, store: any SkinStore, catalog: CatalogPublisher, client: ClientAPI,
-        tokens: TokenStore,
-        limits: ValidationLimits, dataDirectory: String, logger: Logger, clock: @escaping @Sendable () -> Date,
+        configuration: Configuration, changes: Changes, client: ClientAPI, tokens: TokenStore, dataDirectory: String,
+        logger: Logger, clock: @escaping @Sendable () -> Date,
         writeFault: @escaping @Sendable () -> StorageFault? = { nil }
     ) {
         self.configuration = configuration
         self.writeFault = writeFault
         self.dataDirectory = dataDirectory
-        self.store = store
-        self.catalog = catalog
         self.client = client
         self.tokens = tokens
         self.logger = logger
         self.clock = clock
-        self.changes = Changes(
-            store: store, catalog: catalog, limits: limits, archiveLimits: configuration.archiveLimits,
-            maxConcurrentUploads: configuration.maxConcurrentUploads, dataDirectory: dataDirectory, logger: logger,
-            clock: clock)
+        self.changes = changes
+        self.queries = Queries(changes: changes)
     }
 
     /// Registers every admin route under `/admin/v1`, behind `AdminAuth`.
@@ -234,28 +230,6 @@ public final class AdminAPI: Sendable {
         Changes.Caller(actor: AdminAuth.actor(of: request), requestID: request.requestID)
     }
 
-    /// The API error for a store error met by a read, logging storage failures (which the client sees only as a
-    /// 500/503).
-    func failure(_ error: StoreError, field: String? = nil, request: HTTPRequest) -> APIError {
-        APIError.change(changes.failure(error, field: field, requestID: request.requestID))
-    }
-
-    /// The store's state, at least as new as its revision now (`SkinStore.currentSnapshot`): what reads answer from.
-    func currentState(_ request: HTTPRequest) async throws(APIError) -> StoreSnapshot {
-        try await perform { () async throws(ChangeError) in try await changes.currentState(requestID: request.requestID)
-        }
-    }
-
-    /// The answer to a change or read of a skin: the skin, with its `ETag`.
-    static func skinAnswer(_ skin: SkinState) -> HTTPResponse {
-        json(AdminJSON.skin(skin), etag: AdminETag.tag(skin.revision))
-    }
-
-    /// The answer to a change or read of the kill switches, with their `ETag`.
-    static func killSwitchAnswer(_ switches: KillSwitches) -> HTTPResponse {
-        json(AdminJSON.killSwitches(switches), etag: AdminETag.tag(switches.revision))
-    }
-
     // MARK: - Request parts
 
     /// The `:id` path segment, checked as a skin id (404 when it cannot name a skin).
@@ -271,12 +245,6 @@ public final class AdminAPI: Sendable {
             throw APIError.invalidField("n", "a version number is a whole number from 1")
         }
         return number
-    }
-
-    /// The live skin `id` in `snapshot`, or 404.
-    static func skin(_ id: String, in snapshot: StoreSnapshot) throws(APIError) -> SkinState {
-        guard let skin = snapshot.skins[id] else { throw APIError.change(.unknownSkin(id, field: "id")) }
-        return skin
     }
 
     /// The media types of a JSON body.
@@ -321,7 +289,7 @@ public final class AdminAPI: Sendable {
     /// Refuses (404 `unknown_app`) an `app` the server has never seen, unless `force`.
     func checkKnownApp(_ app: String, field: String, force: Bool) throws(APIError) {
         do throws(ChangeError) {
-            try ChangeRules.checkKnownApp(app, field: field, force: force, state: store.snapshot)
+            try queries.checkKnownApp(app, field: field, force: force)
         } catch {
             throw APIError.change(error)
         }
@@ -336,7 +304,9 @@ public final class AdminAPI: Sendable {
 
     /// `GET /skins`: every live skin, with its release.
     func listSkins(_ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
-        let snapshot = try await currentState(request)
+        let snapshot = try await perform { () async throws(ChangeError) in
+            try await queries.state(requestID: request.requestID)
+        }
         let skins = snapshot.skinIDs.compactMap { snapshot.skins[$0] }.map {
             JSONValue.object(AdminJSON.skinSummary($0))
         }
@@ -348,22 +318,20 @@ public final class AdminAPI: Sendable {
     /// revision (for `If-Match`).
     func skin(_ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
         let id = try Self.skinID(request)
-        let skin = try Self.skin(id, in: await currentState(request))
-        var damaged = skin.versions.compactMap { version in
-            version.damage.map { DamagedVersion(skinID: skin.id, version: version.number, reason: $0) }
+        let skin = try await perform { () async throws(ChangeError) in
+            try await queries.skin(id, requestID: request.requestID)
         }
-        for found in catalog.damaged
-        where found.skinID == skin.id && !damaged.contains(where: { $0.version == found.version }) {
-            damaged.append(found)
-        }
-        damaged.sort { $0.version < $1.version }
-        return Self.json(AdminJSON.skin(skin, damaged: damaged, now: clock()), etag: AdminETag.tag(skin.revision))
+        return Self.json(
+            AdminJSON.skin(skin, damaged: queries.damagedVersions(of: skin), now: clock()),
+            etag: AdminETag.tag(skin.revision))
     }
 
     /// `GET /skins/{id}/versions`.
     func versions(_ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
         let id = try Self.skinID(request)
-        let skin = try Self.skin(id, in: await currentState(request))
+        let skin = try await perform { () async throws(ChangeError) in
+            try await queries.skin(id, requestID: request.requestID)
+        }
         return Self.json(
             ["skinId": .string(skin.id), "versions": .array(skin.versions.map { AdminJSON.version($0) })],
             etag: AdminETag.tag(skin.revision))
@@ -372,12 +340,11 @@ public final class AdminAPI: Sendable {
     /// `GET /skins/{id}/versions/{n}`: one version with its file list.
     func version(_ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
         let id = try Self.skinID(request)
-        let skin = try Self.skin(id, in: await currentState(request))
-        let number = try Self.versionNumber(request)
-        guard let version = skin.version(number) else {
-            throw APIError.change(.unknownVersion(skinID: skin.id, version: number, field: "n"))
+        let skin = try await perform { () async throws(ChangeError) in
+            try await queries.skin(id, requestID: request.requestID)
         }
-        if version.damage != nil { throw APIError.versionDamaged(skinID: skin.id, version: number) }
+        let number = try Self.versionNumber(request)
+        let version = try await perform { () async throws(ChangeError) in try Queries.version(number, of: skin) }
         return Self.json(AdminJSON.version(version, files: true))
     }
 
@@ -386,22 +353,12 @@ public final class AdminAPI: Sendable {
     /// with 500 `stored_file_corrupt` naming the file, never served as good.
     func file(_ request: HTTPRequest, path: String) async throws(APIError) -> HTTPResponse {
         let id = try Self.skinID(request)
-        let skin = try Self.skin(id, in: await currentState(request))
+        let skin = try await perform { () async throws(ChangeError) in
+            try await queries.skin(id, requestID: request.requestID)
+        }
         let number = try Self.versionNumber(request)
-        guard let version = skin.version(number) else {
-            throw APIError.change(.unknownVersion(skinID: skin.id, version: number, field: "n"))
-        }
-        if version.damage != nil { throw APIError.versionDamaged(skinID: skin.id, version: number) }
-        guard let stored = version.file(at: path) else {
-            throw APIError.change(.unknownFile(skinID: skin.id, version: number, path: path, field: "path"))
-        }
-        let blob: String
-        do throws(StoreError) {
-            blob = try await store.verifiedFilePath(of: stored, skinID: skin.id, version: number)
-        } catch {
-            let mapped = failure(error, field: "path", request: request)
-            if case .corruptFile = error { throw APIError.storedFileCorrupt(path: path) }
-            throw mapped
+        let (blob, stored) = try await perform { () async throws(ChangeError) in
+            try await queries.file(at: path, version: number, of: skin, requestID: request.requestID)
         }
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: Self.contentType(of: path))
@@ -437,6 +394,9 @@ public final class AdminAPI: Sendable {
 
     /// `GET /killswitch`.
     func killSwitch(_ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
-        Self.killSwitchAnswer(try await currentState(request).killSwitches)
+        let switches = try await perform { () async throws(ChangeError) in
+            try await queries.state(requestID: request.requestID).killSwitches
+        }
+        return Self.json(AdminJSON.killSwitches(switches), etag: AdminETag.tag(switches.revision))
     }
 }

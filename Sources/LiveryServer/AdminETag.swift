@@ -8,8 +8,8 @@ import SkinServing
 /// the resource's tag is still one of the listed ones (`*` matches any existing resource); otherwise 412.
 /// Without `If-Match` a write is unconditional.
 enum AdminETag {
-    /// The strong entity tag for `revision`.
-    static func tag(_ revision: Int) -> String { "\"\(revision)\"" }
+    /// The strong entity tag for `revision` (`AdminJSON.entityTag`).
+    static func tag(_ revision: Int) -> String { AdminJSON.entityTag(revision) }
 
     /// The `If-Match` precondition of a request, checked by the change's rule (`ChangeCondition.check`).
     typealias Condition = ChangeCondition

@@ -159,16 +159,21 @@ public final class LiveryService: Sendable {
         // background (GuardWatch), never on the report's or a poll's path.
         self.reportsAPI = ReportsAPI(
             intake: reports, logger: logger, isReady: { client.isLoaded },
-            recorded: { counted in guardWatch.reportsCounted(counted) })
+            recorded: { receipt in guardWatch.reportsCounted(receipt.counted) })
         self.store = store
         self.ownStore = ownStore
         self.client = client
         self.catalog = catalog
         self.admin = tokens.map {
             AdminAPI(
-                configuration: configuration.admin, store: store, catalog: catalog, client: client, tokens: $0,
-                limits: configuration.validationLimits, dataDirectory: configuration.dataDirectory, logger: logger,
-                clock: clock, writeFault: { writeCheck.fault })
+                configuration: configuration.admin,
+                changes: Changes(
+                    store: store, catalog: catalog, limits: configuration.validationLimits,
+                    archiveLimits: configuration.admin.archiveLimits,
+                    maxConcurrentUploads: configuration.admin.maxConcurrentUploads,
+                    dataDirectory: configuration.dataDirectory, logger: logger, clock: clock),
+                client: client, tokens: $0, dataDirectory: configuration.dataDirectory, logger: logger, clock: clock,
+                writeFault: { writeCheck.fault })
         }
         writeCheck.start()
     }

@@ -2,7 +2,6 @@ import LiveryHTTP
 import LiveryJSON
 import Logging
 import SkinServing
-import SkinStore
 
 /// `POST /api/v1/reports`: what phones say happened to the skins they were given (issue 26), taken into the
 /// store's report ledger through `ReportIntake`.
@@ -21,12 +20,13 @@ final class ReportsAPI: Sendable {
     let intake: ReportIntake
     private let isReady: @Sendable () -> Bool
     private let logger: Logger
-    /// Told the reports each batch counted for the first time, after they are durable and answered for.
-    private let recorded: @Sendable ([LedgerReport]) -> Void
+    /// Told each batch's receipt that counted reports for the first time (`counted`), after they are durable and
+    /// answered for.
+    private let recorded: @Sendable (ReportIntake.Receipt) -> Void
 
     init(
         intake: ReportIntake, logger: Logger, isReady: @escaping @Sendable () -> Bool,
-        recorded: @escaping @Sendable ([LedgerReport]) -> Void = { _ in }
+        recorded: @escaping @Sendable (ReportIntake.Receipt) -> Void = { _ in }
     ) {
         self.intake = intake
         self.logger = logger
@@ -70,7 +70,7 @@ final class ReportsAPI: Sendable {
         if let wait = intake.admitDevice(batch.deviceID) { throw Self.rateLimited("deviceId", wait) }
         guard isReady() else { throw APIError.notReady }
         let receipt: ReportIntake.Receipt
-        do throws(StoreError) {
+        do {
             receipt = try await intake.record(batch)
         } catch {
             logger.warning(
@@ -81,7 +81,7 @@ final class ReportsAPI: Sendable {
                 details: Self.fields("body", "the store cannot take reports now"),
                 headers: HTTPHeaders([("Retry-After", "30")]))
         }
-        if !receipt.counted.isEmpty { recorded(receipt.counted) }
+        if !receipt.counted.isEmpty { recorded(receipt) }
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: "application/json")
         headers.add(name: "Cache-Control", value: "no-store")

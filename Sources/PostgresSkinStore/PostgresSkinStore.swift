@@ -1,6 +1,7 @@
 import Foundation
 import LiveryCrypto
 import PostgresClient
+import SkinModel
 import SkinStore
 import Synchronization
 
@@ -363,8 +364,8 @@ public final class PostgresSkinStore: SharedSkinStore {
 
     @discardableResult
     public func addVersion(
-        skinID: String, files: [String: [UInt8]], metadata: [UInt8], expectedRevision: Int?, release: [UInt8]?,
-        actor: String
+        skinID: String, files: [String: [UInt8]], metadata: VersionMetadata, expectedRevision: Int?,
+        release: ReleasePlan?, actor: String
     ) async throws(StoreError) -> SkinVersion {
         try await addVersion(
             skinID: skinID, files: files, metadata: metadata, expectedRevision: expectedRevision, release: release,
@@ -373,7 +374,7 @@ public final class PostgresSkinStore: SharedSkinStore {
     }
 
     public func addVersionUnlessUnchanged(
-        skinID: String, files: [String: [UInt8]], metadata: [UInt8], expectedRevision: Int?, actor: String
+        skinID: String, files: [String: [UInt8]], metadata: VersionMetadata, expectedRevision: Int?, actor: String
     ) async throws(StoreError) -> (version: SkinVersion, added: Bool) {
         try await addVersion(
             skinID: skinID, files: files, metadata: metadata, expectedRevision: expectedRevision, release: nil,
@@ -381,13 +382,12 @@ public final class PostgresSkinStore: SharedSkinStore {
     }
 
     private func addVersion(
-        skinID: String, files: [String: [UInt8]], metadata: [UInt8], expectedRevision: Int?, release: [UInt8]?,
-        actor: String, unlessUnchanged: Bool
+        skinID: String, files: [String: [UInt8]], metadata: VersionMetadata, expectedRevision: Int?,
+        release: ReleasePlan?, actor: String, unlessUnchanged: Bool
     ) async throws(StoreError) -> (version: SkinVersion, added: Bool) {
-        let upload = try PreparedUpload(
-            skinID: skinID, files: files, metadata: metadata, release: release, actor: actor)
+        let upload = try PreparedUpload(skinID: skinID, files: files, metadata: metadata, actor: actor)
         var blobs = upload.fileBlobs
-        blobs[upload.metadataDigest] = metadata
+        blobs[upload.metadataDigest] = upload.metadataBytes
         return try await commit(blobs: blobs) { (current, now, revision) throws(StoreError) in
             try StoreChanges.addVersion(
                 skinID: skinID, upload: upload, expectedRevision: expectedRevision, release: release, actor: actor,
@@ -397,12 +397,12 @@ public final class PostgresSkinStore: SharedSkinStore {
 
     @discardableResult
     public func setRelease(
-        skinID: String, version: Int, document: [UInt8], expectedRevision: Int?, actor: String, action: String
+        skinID: String, version: Int, plan: ReleasePlan, expectedRevision: Int?, actor: String, action: String
     ) async throws(StoreError) -> SkinState {
-        try StoreChanges.checkSetRelease(skinID: skinID, document: document, actor: actor, action: action)
+        try StoreChanges.checkSetRelease(skinID: skinID, actor: actor, action: action)
         return try await commit { (current, now, revision) throws(StoreError) in
             try StoreChanges.setRelease(
-                skinID: skinID, version: version, document: document, expectedRevision: expectedRevision,
+                skinID: skinID, version: version, plan: plan, expectedRevision: expectedRevision,
                 actor: actor, action: action, current: current, now: now, revision: revision)
         }
     }
@@ -450,11 +450,10 @@ public final class PostgresSkinStore: SharedSkinStore {
     ) async throws(StoreError) -> Swift.Result<StoreOutcome<Value>, Refusal> {
         try StoreNames.checkName(actor)
         let prepared = try upload.map { (upload) throws(StoreError) in
-            try PreparedUpload(
-                skinID: upload.skinID, files: upload.files, metadata: upload.metadata, release: nil, actor: actor)
+            try PreparedUpload(skinID: upload.skinID, files: upload.files, metadata: upload.metadata, actor: actor)
         }
         var blobs = prepared?.fileBlobs ?? [:]
-        if let prepared { blobs[prepared.metadataDigest] = prepared.metadata }
+        if let prepared { blobs[prepared.metadataDigest] = prepared.metadataBytes }
         let skinID = upload?.skinID
         return try await commit(blobs: blobs) { (current, now, revision) throws(StoreError) in
             try StoreChanges.decide(
@@ -714,7 +713,7 @@ extension PostgresSkinStore {
             reports = try await source.reports.exportAll()
             for skin in snapshot.skins.values {
                 for version in skin.versions {
-                    blobs[version.metadataDigest] = version.metadata
+                    blobs[version.metadataDigest] = version.metadataBytes
                     for file in version.files where blobs[file.sha256] == nil {
                         blobs[file.sha256] = try await source.fileBytes(
                             skinID: skin.id, version: version.number, path: file.path)

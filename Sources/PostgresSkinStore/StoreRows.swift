@@ -20,11 +20,12 @@ enum StoreRows {
     /// How the store-wide revision row is named in `StoreError.corruptFile`.
     static let revisionRowName = "livery_store row"
 
-    /// The whole state, with every version's metadata checked against its digest and its file list against the
-    /// version's digest. Damage stays with its version: a version whose metadata blob is missing or damaged, or
-    /// whose file rows do not match its digest (rows changed behind Livery's back), is loaded marked
-    /// (`SkinVersion.damage`), never served nor read, and everything else loads as usual. A version a scrub
-    /// marked (`scrub_damage`) loads with that mark.
+    /// The whole state, with every version's metadata checked against its digest and parsed, its file list checked
+    /// against the version's digest, and every release document parsed. Damage stays with its version: a version
+    /// whose metadata blob is missing, damaged or unreadable, or whose file rows do not match its digest (rows
+    /// changed behind Livery's back), is loaded marked (`SkinVersion.damage`), never served nor read, and
+    /// everything else loads as usual; a release document that is not a plan loads as a damaged release
+    /// (`Release.damage`: its skin is not served). A version a scrub marked (`scrub_damage`) loads with that mark.
     ///
     /// - Throws: `corruptFile` naming the `livery_store` row when the store-wide revision row is missing or
     ///   behind the rows it counts (nothing can be changed safely then); `unavailable` when PostgreSQL fails.
@@ -69,19 +70,11 @@ enum StoreRows {
             let skinID = try row.string(0)
             let number = try row.int(1)
             let stored = (files[skinID]?[number] ?? []).sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
-            let metadata = try row.optionalBytes(6)
-            let metadataDigest = try row.string(4)
-            let digest = try row.string(5)
-            let metadataSize = try row.optionalInt(7) ?? 0
-            let damage = SkinVersion.damage(
-                skinID: skinID, number: number, files: stored, metadata: metadata, metadataDigest: metadataDigest,
-                metadataSize: metadataSize, digest: digest)
-            return SkinVersion(
+            return SkinVersion.loaded(
                 skinID: skinID, number: number, createdAt: StoreTime.date(Int64(try row.int(2))),
-                actor: try row.string(3),
-                files: stored, metadata: damage == nil ? metadata ?? [] : [], metadataDigest: metadataDigest,
-                digest: digest, damage: damage,
-                metadataSize: metadataSize, scrubDamage: try row.optionalString(8))
+                actor: try row.string(3), files: stored, metadata: try row.optionalBytes(6),
+                metadataDigest: try row.string(4), metadataSize: try row.optionalInt(7) ?? 0, digest: try row.string(5),
+                scrubDamage: try row.optionalString(8))
         }
         var versions = [String: [SkinVersion]]()
         for version in versionRows {
@@ -93,7 +86,7 @@ enum StoreRows {
             row throws(PostgresError) in
             (
                 try row.string(0),
-                Release(
+                Release.loaded(
                     version: try row.int(1), document: try row.bytes(2),
                     releasedAt: StoreTime.date(Int64(try row.int(3))),
                     actor: try row.string(4))

@@ -89,3 +89,20 @@ extension ReleasePlan {
             }
     }
 }
+
+extension ReleasePlan {
+    /// This plan as `parse` reads it at `instant`: a recurring plan's `startsAt`/`endsAt` (and their texts) become
+    /// those of the occurrence in force at `instant`; a plan without a rule is itself. nil when a recurring plan has
+    /// no occurrence ahead of `instant` (every one skipped), which `parse` refuses. So a plan parsed once (when
+    /// stored) serves every later instant without being parsed again.
+    public func resolved(at instant: Date) -> ReleasePlan? {
+        guard recurrence != nil else { return self }
+        guard let current = occurrence(inForceAt: instant) else { return nil }
+        var plan = self
+        plan.startsAt = current.startsAt
+        plan.endsAt = current.endsAt
+        plan.startsAtText = ISO8601DateTime.utcText(current.startsAt)
+        plan.endsAtText = ISO8601DateTime.utcText(current.endsAt)
+        return plan
+    }
+}

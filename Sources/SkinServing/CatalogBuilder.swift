@@ -6,7 +6,7 @@ import SkinStore
 import Synchronization
 
 /// Builds catalogs from store snapshots: every released skin's stored version is validated and packed from the
-/// store's blobs, with the release plan parsed from the stored release document, and the store's kill switches
+/// store's blobs, with the release's plan (parsed once, when the store loaded it), and the store's kill switches
 /// become the catalog's. Every package is built (or reused) before the catalog is returned, so a client is never
 /// told about a package that cannot be downloaded. Publishing is `CatalogPublisher`'s job.
 ///
@@ -28,20 +28,14 @@ public final class CatalogBuilder: Sendable {
         self.limits = limits
     }
 
-    /// The release plan a stored release document holds (the canonical `ReleasePlan.jsonValue` the admin API
-    /// and the importer write), or why it does not parse.
+    /// The plan of `release` as of `now` (a recurring plan's window is the occurrence in force at `now`), or why
+    /// there is none: the stored document is damaged, or a recurring plan has no occurrence ahead.
     public static func plan(of release: Release, now: Date = Date()) throws(ServingError) -> ReleasePlan {
-        let value: JSONValue
-        do throws(JSONParseError) {
-            value = try JSONValue.parse(release.document)
-        } catch {
-            throw .invalidRelease("the stored release document is not JSON: \(error)")
+        guard let plan = release.plan else { throw .invalidRelease(release.damage ?? "the release has no plan") }
+        guard let resolved = plan.resolved(at: now) else {
+            throw .invalidRelease("every occurrence of the release ahead of now is skipped")
         }
-        let parsed = ReleasePlan.parse(value, file: nil, pointer: .root, allowingExtraKeys: ["version"], now: now)
-        guard let plan = parsed.value else {
-            throw .invalidRelease(parsed.errors.map(\.message).joined(separator: " "))
-        }
-        return plan
+        return resolved
     }
 
     /// The packager of `version`, validating it (once per version) from its blobs on a thread of its own.
@@ -205,7 +199,8 @@ public enum ServingError: Error, Sendable, CustomStringConvertible {
     case invalidVersion(ValidationReport)
     /// A stored file could not be read.
     case unreadable(String)
-    /// The stored release document does not parse.
+    /// The release has no plan in force: its stored document is damaged, or a recurring plan has no occurrence
+    /// ahead.
     case invalidRelease(String)
     /// A package could not be built.
     case packaging(String)

@@ -56,6 +56,8 @@ public enum ChangeError: Error, Sendable {
     case versionNotServable(ValidationReport)
     /// The version is damaged in the store: neither served nor read.
     case versionDamaged(skinID: String, version: Int)
+    /// A stored file (`path`, in the version read) does not hold the bytes its content address names.
+    case storedFileCorrupt(path: String)
 
     // MARK: The server
 
@@ -73,7 +75,9 @@ public enum ChangeError: Error, Sendable {
     /// Whether the server, not the request, is at fault (the log says why; the client sees a 5xx).
     public var isServerFault: Bool {
         switch self {
-        case .shuttingDown, .storeUnavailable, .serverBusy, .storage, .internalError, .versionDamaged: true
+        case .shuttingDown, .storeUnavailable, .serverBusy, .storage, .internalError, .versionDamaged,
+            .storedFileCorrupt:
+            true
         default: false
         }
     }
@@ -86,7 +90,7 @@ public enum ChangeError: Error, Sendable {
         case .invalidName(_, let reason): self = .invalidField(field: field ?? "id", reason: reason)
         case .invalidPath(_, let reason): self = .invalidField(field: field ?? "path", reason: reason)
         case .invalidDigest: self = .invalidField(field: field ?? "digest", reason: "not 64 lowercase hex characters")
-        case .invalidDocument(let reason): self = .invalidField(field: field ?? "body", reason: "not JSON: \(reason)")
+        case .invalidDocument(let reason): self = .invalidField(field: field ?? "body", reason: reason)
         case .invalidText(let textField, let reason): self = .invalidField(field: field ?? textField, reason: reason)
         case .unknownSkin(let id): self = .unknownSkin(id, field: field ?? "id")
         case .unknownVersion(let id, let version):

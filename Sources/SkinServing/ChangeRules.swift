@@ -18,7 +18,7 @@ public enum ChangeRules {
     public static func push(
         skinID: String, app: String, force: Bool, condition: ChangeCondition, state: StoreSnapshot
     ) throws(ChangeError) -> StoreDecision<Void> {
-        if !force, let stored = state.skins[skinID]?.latestVersion, let storedApp = VersionInfo(stored).app,
+        if !force, let stored = state.skins[skinID]?.latestVersion, let storedApp = stored.metadata.app,
             storedApp != app
         {
             throw .appMismatch(skinID: skinID, stored: storedApp, uploaded: app)
@@ -65,7 +65,7 @@ public enum ChangeRules {
         case .patch(let patch):
             if let paused = patch["paused"], !paused.isNull { throw pausedBySomeone }
             guard let release = skin.release else { throw .notReleased(skinID: id, fix: "PUT a whole release first") }
-            var merged = (try? JSONValue.parse(release.document).objectValue) ?? JSONObject()
+            var merged = release.plan?.jsonValue.objectValue ?? JSONObject()
             merged["version"] = .number(JSONNumber(release.version))
             merged = ReleaseRequest.mergeReleasePatch(merged, with: patch)
             let wanted = try ReleaseRequest.parse(merged, now: now)
@@ -117,14 +117,11 @@ public enum ChangeRules {
             return .unchanged(.rebuild(version: version.number))
         }
         var action = kind.auditAction
-        if case .patch(let patch) = kind, patch["paused"] == .null, let current = state.skins[id]?.release,
-            (try? JSONValue.parse(current.document))?.objectValue?["paused"].map({ !$0.isNull }) == true
-        {
+        if case .patch(let patch) = kind, patch["paused"] == .null, state.skins[id]?.release?.plan?.paused != nil {
             action = resumeAuditAction
         }
         return StoreDecision(
-            edit: .setRelease(
-                skinID: id, version: version.number, document: plan.jsonValue.serialized(.compact), action: action),
+            edit: .setRelease(skinID: id, version: version.number, plan: plan, action: action),
             value: .released(version: version.number, plan: plan))
     }
 
@@ -159,9 +156,7 @@ public enum ChangeRules {
             at: now, action: plan.effectiveGuard.action, rollout: plan.rollout, figures: GuardPolicy.json(figures))
         paused.paused = pause
         return StoreDecision(
-            edit: .setRelease(
-                skinID: skinID, version: version, document: paused.jsonValue.serialized(.compact),
-                action: guardAuditAction),
+            edit: .setRelease(skinID: skinID, version: version, plan: paused, action: guardAuditAction),
             value: pause)
     }
 
@@ -213,7 +208,7 @@ public enum ChangeRules {
         var apps = Set(state.killSwitches.apps.keys)
         for skin in state.skins.values {
             for version in skin.versions {
-                if let app = VersionInfo(version).app { apps.insert(app) }
+                if let app = version.metadata.app { apps.insert(app) }
             }
         }
         return apps

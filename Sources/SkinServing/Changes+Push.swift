@@ -33,7 +33,7 @@ extension Changes {
         let skinID: String
         let app: String
         let files: [String: [UInt8]]
-        let metadata: [UInt8]
+        let metadata: VersionMetadata
         let report: ValidationReport
         let signs: [(variant: PackageVariant, sign: String)]
         let skipped: [String]
@@ -103,15 +103,14 @@ extension Changes {
         let signs = (PackageVariant.all + PackageVariant.bothAppearances).map {
             (variant: $0, sign: packager.sign(for: $0))
         }
-        let metadata: JSONValue = [
-            "source": "upload", "archiveSha256": .string(SHA256.hexHash(archive)),
-            "archiveBytes": .number(JSONNumber(archive.count)), "skipped": .array(upload.skipped.map { .string($0) }),
-            "strippedFolder": upload.strippedFolder.map(JSONValue.string) ?? .null,
-            "skin": skin.manifest.jsonValue, "report": report.jsonValue
-        ]
+        let metadata = VersionMetadata(
+            source: "upload",
+            archive: VersionMetadata.Archive(
+                sha256: SHA256.hexHash(archive), size: archive.count, skipped: upload.skipped,
+                strippedFolder: upload.strippedFolder),
+            skin: skin.manifest.jsonValue.objectValue, report: report.jsonValue.objectValue)
         return PreparedUpload(
-            skinID: skin.manifest.id.rawValue, app: skin.manifest.app, files: upload.files,
-            metadata: metadata.serialized(.compact), report: report, signs: signs, skipped: upload.skipped,
-            strippedFolder: upload.strippedFolder)
+            skinID: skin.manifest.id.rawValue, app: skin.manifest.app, files: upload.files, metadata: metadata,
+            report: report, signs: signs, skipped: upload.skipped, strippedFolder: upload.strippedFolder)
     }
 }

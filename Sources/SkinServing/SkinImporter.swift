@@ -165,14 +165,13 @@ public struct SkinImporter: Sendable {
             summary.alreadyStored.append(id)
             return
         }
-        let metadata: JSONValue = [
-            "source": "import", "folder": .string(name), "skin": skin.manifest.jsonValue, "report": report.jsonValue
-        ]
-        let release = skin.manifest.release.map { $0.jsonValue.serialized(.compact) }
+        let metadata = VersionMetadata(
+            source: "import", folder: name, skin: skin.manifest.jsonValue.objectValue,
+            report: report.jsonValue.objectValue)
+        let release = skin.manifest.release
         do throws(StoreError) {
             try await store.addVersion(
-                skinID: id, files: files, metadata: metadata.serialized(.compact), expectedRevision: 0,
-                release: release, actor: Self.actor)
+                skinID: id, files: files, metadata: metadata, expectedRevision: 0, release: release, actor: Self.actor)
         } catch .revisionMismatch {
             summary.alreadyStored.append(id)
             return

@@ -1,3 +1,5 @@
+import SkinModel
+
 /// `FileSkinStore` in the `SkinStore` role, its one set of methods: each method that touches the disk runs the
 /// blocking implementation of the same name (internal) on the store's own serial queue (never on Swift's
 /// cooperative pool) and resumes the caller with its result. Changes are serialized by the store itself, so the
@@ -8,8 +10,8 @@ extension FileSkinStore: SkinStore {
 
     @discardableResult
     public func addVersion(
-        skinID: String, files: [String: [UInt8]], metadata: [UInt8], expectedRevision: Int? = nil,
-        release: [UInt8]? = nil, actor: String
+        skinID: String, files: [String: [UInt8]], metadata: VersionMetadata, expectedRevision: Int? = nil,
+        release: ReleasePlan? = nil, actor: String
     ) async throws(StoreError) -> SkinVersion {
         try await offPool { () throws(StoreError) in
             try self.addVersion(
@@ -19,7 +21,8 @@ extension FileSkinStore: SkinStore {
     }
 
     public func addVersionUnlessUnchanged(
-        skinID: String, files: [String: [UInt8]], metadata: [UInt8], expectedRevision: Int? = nil, actor: String
+        skinID: String, files: [String: [UInt8]], metadata: VersionMetadata, expectedRevision: Int? = nil,
+        actor: String
     ) async throws(StoreError) -> (version: SkinVersion, added: Bool) {
         try await offPool { () throws(StoreError) in
             try self.addVersionUnlessUnchanged(
@@ -29,12 +32,12 @@ extension FileSkinStore: SkinStore {
 
     @discardableResult
     public func setRelease(
-        skinID: String, version: Int, document: [UInt8], expectedRevision: Int? = nil, actor: String,
+        skinID: String, version: Int, plan: ReleasePlan, expectedRevision: Int? = nil, actor: String,
         action: String = AuditAction.setRelease
     ) async throws(StoreError) -> SkinState {
         try await offPool { () throws(StoreError) in
             try self.setRelease(
-                skinID: skinID, version: version, document: document, expectedRevision: expectedRevision, actor: actor,
+                skinID: skinID, version: version, plan: plan, expectedRevision: expectedRevision, actor: actor,
                 action: action)
         }
     }

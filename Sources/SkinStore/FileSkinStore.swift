@@ -1,6 +1,7 @@
 import Foundation
 import LiveryCrypto
 import LiveryJSON
+import SkinModel
 import Synchronization
 import SystemCalls
 
@@ -238,22 +239,22 @@ public final class FileSkinStore: Sendable {
     ///
     /// - Parameters:
     ///   - files: relative path → bytes. May be empty.
-    ///   - metadata: opaque JSON kept with the version (for example `skin.json` and the validation report).
+    ///   - metadata: what is kept with the version (where it came from, its `skin.json`, its report).
     ///   - expectedRevision: if given, the change happens only if `snapshot.revision(ofSkin:)` still equals it
     ///     (0 means "the skin must never have existed").
-    ///   - release: if given, the new version is also released with this opaque JSON document, in the same
-    ///     change (so importing a skin "released as its skin.json says" cannot be half done by a crash).
+    ///   - release: if given, the new version is also released with this plan, in the same change (so importing
+    ///     a skin "released as its skin.json says" cannot be half done by a crash).
     ///   - actor: who is making the change, for the audit log.
     /// - Returns: the committed version.
-    /// - Throws: `invalidName`, `invalidPath`, `invalidDocument`, `revisionMismatch`, `closed`, `io`.
+    /// - Throws: `invalidName`, `invalidPath`, `revisionMismatch`, `closed`, `io`.
     @discardableResult
     func addVersion(
-        skinID: String, files: [String: [UInt8]], metadata: [UInt8], expectedRevision: Int? = nil,
-        release releaseDocument: [UInt8]? = nil, actor: String
+        skinID: String, files: [String: [UInt8]], metadata: VersionMetadata, expectedRevision: Int? = nil,
+        release plan: ReleasePlan? = nil, actor: String
     ) throws(StoreError) -> SkinVersion {
         try addVersion(
             skinID: skinID, files: files, metadata: metadata, expectedRevision: expectedRevision,
-            release: releaseDocument, actor: actor, unlessUnchanged: false
+            release: plan, actor: actor, unlessUnchanged: false
         ).version
     }
 
@@ -263,7 +264,8 @@ public final class FileSkinStore: Sendable {
     /// first either way. The metadata is not compared: it describes the upload (its archive, its report), not
     /// the content.
     func addVersionUnlessUnchanged(
-        skinID: String, files: [String: [UInt8]], metadata: [UInt8], expectedRevision: Int? = nil, actor: String
+        skinID: String, files: [String: [UInt8]], metadata: VersionMetadata, expectedRevision: Int? = nil,
+        actor: String
     ) throws(StoreError) -> (version: SkinVersion, added: Bool) {
         try addVersion(
             skinID: skinID, files: files, metadata: metadata, expectedRevision: expectedRevision, release: nil,
@@ -271,50 +273,50 @@ public final class FileSkinStore: Sendable {
     }
 
     private func addVersion(
-        skinID: String, files: [String: [UInt8]], metadata: [UInt8], expectedRevision: Int?,
-        release releaseDocument: [UInt8]?, actor: String, unlessUnchanged: Bool
+        skinID: String, files: [String: [UInt8]], metadata: VersionMetadata, expectedRevision: Int?,
+        release plan: ReleasePlan?, actor: String, unlessUnchanged: Bool
     ) throws(StoreError) -> (version: SkinVersion, added: Bool) {
-        let upload = try PreparedUpload(
-            skinID: skinID, files: files, metadata: metadata, release: releaseDocument, actor: actor)
+        let upload = try PreparedUpload(skinID: skinID, files: files, metadata: metadata, actor: actor)
         try checkOpen()
         var blobs = upload.fileBlobs
         // A likely unchanged upload writes no metadata blob (its file blobs are present, so writing them costs a
         // size check each); should the skin change before the commit, the commit writes it.
         let metadataPending = unlessUnchanged && snapshot.skins[skinID]?.versions.last?.files == upload.files
-        if !metadataPending { blobs[upload.metadataDigest] = metadata }
+        if !metadataPending { blobs[upload.metadataDigest] = upload.metadataBytes }
         // Outside the writer lock: content-addressed writes are idempotent, and nothing refers to these blobs
         // until the version record below is committed.
         try writeBlobs(blobs)
 
         return try commit { (current, now, revision) throws(StoreError) in
             let change = try StoreChanges.addVersion(
-                skinID: skinID, upload: upload, expectedRevision: expectedRevision, release: releaseDocument,
+                skinID: skinID, upload: upload, expectedRevision: expectedRevision, release: plan,
                 actor: actor, unlessUnchanged: unlessUnchanged, current: current, now: now, revision: revision)
-            if metadataPending, change.snapshot != nil { try writeBlobs([upload.metadataDigest: metadata]) }
+            if metadataPending, change.snapshot != nil {
+                try writeBlobs([upload.metadataDigest: upload.metadataBytes])
+            }
             return change
         }
     }
 
-    /// Releases version `version` of `skinID` with the opaque release `document` (schedule, targeting, rollout),
-    /// replacing any current release. Use it also to change only the document (for example the rollout).
+    /// Releases version `version` of `skinID` with `plan` (schedule, targeting, rollout), replacing any current
+    /// release. Use it also to change only the plan (for example the rollout).
     ///
     /// - Parameters:
-    ///   - document: opaque JSON, stored and returned byte for byte.
     ///   - expectedRevision: if given, the change happens only if the skin's revision still equals it.
     ///   - action: the audit action recorded; `AuditAction.setRelease` unless the caller names a more specific
     ///     one (for example `"release.rollback"`). Must pass `StoreNames.checkName`.
     /// - Returns: the skin after the change.
-    /// - Throws: `unknownSkin`, `unknownVersion`, `revisionMismatch`, `invalidDocument`, `invalidName`, `closed`,
+    /// - Throws: `unknownSkin`, `unknownVersion`, `damagedVersion`, `revisionMismatch`, `invalidName`, `closed`,
     ///   `io`.
     @discardableResult
     func setRelease(
-        skinID: String, version: Int, document: [UInt8], expectedRevision: Int? = nil, actor: String,
+        skinID: String, version: Int, plan: ReleasePlan, expectedRevision: Int? = nil, actor: String,
         action: String = AuditAction.setRelease
     ) throws(StoreError) -> SkinState {
-        try StoreChanges.checkSetRelease(skinID: skinID, document: document, actor: actor, action: action)
+        try StoreChanges.checkSetRelease(skinID: skinID, actor: actor, action: action)
         return try commit { (current, now, revision) throws(StoreError) in
             try StoreChanges.setRelease(
-                skinID: skinID, version: version, document: document, expectedRevision: expectedRevision,
+                skinID: skinID, version: version, plan: plan, expectedRevision: expectedRevision,
                 actor: actor, action: action, current: current, now: now, revision: revision)
         }
     }
@@ -385,7 +387,7 @@ public final class FileSkinStore: Sendable {
         try checkOpen()
         let prepared = try upload.map { (upload) throws(StoreError) in
             try PreparedUpload(
-                skinID: upload.skinID, files: upload.files, metadata: upload.metadata, release: nil, actor: actor)
+                skinID: upload.skinID, files: upload.files, metadata: upload.metadata, actor: actor)
         }
         // A likely unchanged upload writes no metadata blob (as `addVersionUnlessUnchanged`); should a version be
         // added after all, the commit writes it.
@@ -393,7 +395,7 @@ public final class FileSkinStore: Sendable {
         if let prepared, let upload {
             metadataPending = snapshot.skins[upload.skinID]?.versions.last?.files == prepared.files
             var blobs = prepared.fileBlobs
-            if !metadataPending { blobs[prepared.metadataDigest] = prepared.metadata }
+            if !metadataPending { blobs[prepared.metadataDigest] = prepared.metadataBytes }
             try writeBlobs(blobs)
         }
         return try commit { (current, now, revision) throws(StoreError) in
@@ -401,7 +403,7 @@ public final class FileSkinStore: Sendable {
                 rule, upload: prepared, uploadSkinID: upload?.skinID, actor: actor, current: current, now: now,
                 revision: revision)
             if metadataPending, change.snapshot != nil, let prepared {
-                try writeBlobs([prepared.metadataDigest: prepared.metadata])
+                try writeBlobs([prepared.metadataDigest: prepared.metadataBytes])
             }
             return change
         }
@@ -556,24 +558,21 @@ public final class FileSkinStore: Sendable {
             }
             var versions = [SkinVersion]()
             for version in skin.versions {
-                // Damage stays with its version: a missing or damaged metadata blob, or a file list that does not
-                // match the version's digest, marks that version (never served, never read), not the store.
+                // Damage stays with its version: a missing, damaged or unreadable metadata blob, or a file list that
+                // does not match the version's digest, marks that version (never served, never read), not the store.
                 let metadata = try FileIO.readIfExists(blobPath(digest: version.metadata, in: blobs))
-                let files = version.files.map { StoredFile(path: $0.path, size: $0.size, sha256: $0.sha256) }
-                let damage = SkinVersion.damage(
-                    skinID: skin.id, number: version.number, files: files, metadata: metadata,
-                    metadataDigest: version.metadata, metadataSize: version.metadataSize, digest: version.digest)
                 versions.append(
-                    SkinVersion(
+                    SkinVersion.loaded(
                         skinID: skin.id, number: version.number, createdAt: StoreTime.date(version.createdAt),
-                        actor: version.actor, files: files, metadata: damage == nil ? metadata ?? [] : [],
-                        metadataDigest: version.metadata, digest: version.digest, damage: damage,
-                        metadataSize: version.metadataSize, scrubDamage: version.scrubDamage))
+                        actor: version.actor,
+                        files: version.files.map { StoredFile(path: $0.path, size: $0.size, sha256: $0.sha256) },
+                        metadata: metadata, metadataDigest: version.metadata, metadataSize: version.metadataSize,
+                        digest: version.digest, scrubDamage: version.scrubDamage))
             }
             skins[skin.id] = SkinState(
                 id: skin.id, revision: skin.revision, versions: versions,
                 release: skin.release.map {
-                    Release(
+                    Release.loaded(
                         version: $0.version, document: Array($0.document), releasedAt: StoreTime.date($0.releasedAt),
                         actor: $0.actor)
                 })

@@ -35,24 +35,3 @@ public struct SkinState: Sendable, Equatable {
     /// The most recently added version.
     public var latestVersion: SkinVersion? { versions.last }
 }
-
-/// The release of a skin: which version is served, with the caller's opaque release document
-/// (schedule, priority, targeting, rollout as JSON; the store does not interpret it).
-public struct Release: Sendable, Equatable {
-    /// The released version's number; always an existing version of the skin.
-    public let version: Int
-    /// The opaque JSON document given to `SkinStore.setRelease`, byte for byte.
-    public let document: [UInt8]
-    /// When it was set (store clock, millisecond precision).
-    public let releasedAt: Date
-    /// Who set it.
-    public let actor: String
-
-    /// A release value, for code and tests that consume snapshots.
-    public init(version: Int, document: [UInt8], releasedAt: Date, actor: String) {
-        self.version = version
-        self.document = document
-        self.releasedAt = releasedAt
-        self.actor = actor
-    }
-}

@@ -1,3 +1,5 @@
+import SkinModel
+
 /// The role of Livery's durable state, as the admin API and the catalog use it: a published snapshot, changes
 /// checked against a revision (the admin API's `If-Match`), content-addressed files, the audit log and the kill
 /// switches.
@@ -58,15 +60,15 @@ public protocol SkinStore: AnyObject, Sendable {
     ///
     /// - Parameters:
     ///   - files: relative path → bytes, stored content-addressed. May be empty.
-    ///   - metadata: opaque JSON kept with the version.
+    ///   - metadata: what is kept with the version (stored as a blob, `VersionMetadata.encoded()`).
     ///   - expectedRevision: nil, or the skin revision the change requires (0: the skin must never have existed).
-    ///   - release: nil, or the opaque JSON release document to release the new version with.
+    ///   - release: nil, or the plan to release the new version with.
     ///   - actor: who makes the change, for the audit log.
-    /// - Throws: `invalidName`, `invalidPath`, `invalidDocument`, `revisionMismatch`, `closed`, `io`.
+    /// - Throws: `invalidName`, `invalidPath`, `revisionMismatch`, `closed`, `io`.
     @discardableResult
     func addVersion(
-        skinID: String, files: [String: [UInt8]], metadata: [UInt8], expectedRevision: Int?, release: [UInt8]?,
-        actor: String
+        skinID: String, files: [String: [UInt8]], metadata: VersionMetadata, expectedRevision: Int?,
+        release: ReleasePlan?, actor: String
     ) async throws(StoreError) -> SkinVersion
 
     /// `addVersion` without a release, except when `files` are exactly the files of the skin's latest version
@@ -74,17 +76,18 @@ public protocol SkinStore: AnyObject, Sendable {
     /// version is returned with `added` false, so a retried upload makes no duplicate. `expectedRevision` is
     /// checked first either way; the metadata is not compared.
     func addVersionUnlessUnchanged(
-        skinID: String, files: [String: [UInt8]], metadata: [UInt8], expectedRevision: Int?, actor: String
+        skinID: String, files: [String: [UInt8]], metadata: VersionMetadata, expectedRevision: Int?, actor: String
     ) async throws(StoreError) -> (version: SkinVersion, added: Bool)
 
-    /// Releases version `version` of `skinID` with the opaque JSON `document`, replacing any current release;
-    /// `action` is the audit action recorded (`AuditAction.setRelease` unless the caller names another).
+    /// Releases version `version` of `skinID` with `plan` (stored as its release document, `Release`), replacing
+    /// any current release; `action` is the audit action recorded (`AuditAction.setRelease` unless the caller
+    /// names another).
     ///
-    /// - Throws: `unknownSkin`, `unknownVersion`, `revisionMismatch`, `invalidDocument`, `invalidName`, `closed`,
+    /// - Throws: `unknownSkin`, `unknownVersion`, `damagedVersion`, `revisionMismatch`, `invalidName`, `closed`,
     ///   `io`.
     @discardableResult
     func setRelease(
-        skinID: String, version: Int, document: [UInt8], expectedRevision: Int?, actor: String, action: String
+        skinID: String, version: Int, plan: ReleasePlan, expectedRevision: Int?, actor: String, action: String
     ) async throws(StoreError) -> SkinState
 
     /// Removes the release of `skinID`. A skin that is not released is left alone (no change, no audit entry).

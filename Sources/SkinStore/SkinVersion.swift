@@ -2,7 +2,7 @@ import Foundation
 import LiveryCrypto
 import LiveryProtocol
 
-/// One immutable, numbered version of a skin: its files (by content digest) and its opaque metadata.
+/// One immutable, numbered version of a skin: its files (by content digest) and its metadata.
 ///
 /// Numbers start at 1 per skin and are never reused, not even after the skin is deleted and uploaded again.
 /// Nothing about a version changes after `SkinStore.addVersion` returns it.
@@ -17,9 +17,11 @@ public struct SkinVersion: Sendable, Equatable, Hashable {
     public let actor: String
     /// The files, sorted by the UTF-8 bytes of their paths.
     public let files: [StoredFile]
-    /// The opaque JSON the caller stored with the version (for example `skin.json` and the validation report).
-    public let metadata: [UInt8]
-    /// Lowercase hex SHA-256 of `metadata`; the metadata is stored as a blob under this digest.
+    /// What Livery keeps with the version (where it came from, its `skin.json`, its report); empty for a version
+    /// damaged at load.
+    public let metadata: VersionMetadata
+    /// Lowercase hex SHA-256 of the metadata's bytes (`VersionMetadata.encoded()` when the version was added); the
+    /// metadata is stored as a blob under this digest.
     public let metadataDigest: String
     /// Lowercase hex SHA-256 identifying the whole version; see `SkinVersion.digest(files:metadataDigest:)`.
     public let digest: String
@@ -29,32 +31,37 @@ public struct SkinVersion: Sendable, Equatable, Hashable {
     /// store works as before.
     public var damage: String? { loadDamage ?? scrubDamage }
     /// Why the version cannot be used as the store found when it loaded it: its metadata blob is missing or does
-    /// not match its digest, or its file list does not match `digest` (rows or records changed behind the store's
-    /// back). Its `metadata` is empty then. Found again at every load, never stored.
+    /// not match its digest or is not version metadata, or its file list does not match `digest` (rows or records
+    /// changed behind the store's back). Its `metadata` is empty then. Found again at every load, never stored.
     package let loadDamage: String?
     /// What the last scrub that found this version damaged said (a blob it uses is missing or no longer hashes to
     /// its address; `SkinStore.recordScrub`), kept in the store, so every replica and a restart see it, until a
     /// scrub finds the version sound again; nil when none. Its `metadata` is kept (it was checked at load).
     public let scrubDamage: String?
-    /// The size of the metadata blob as recorded (the size of `metadata`, except for a damaged version).
+    /// The size of the metadata blob as recorded (the size of `metadataBytes`, except for a damaged version).
     package let metadataSize: Int
+    /// The metadata's bytes as stored (empty for a version damaged at load): what a store writes as its blob.
+    package let metadataBytes: [UInt8]
 
     /// A version value. The store builds these from bytes it hashed itself; this initializer is for code (and
     /// tests) that consumes snapshots, and checks nothing.
     public init(
-        skinID: String, number: Int, createdAt: Date, actor: String, files: [StoredFile], metadata: [UInt8],
+        skinID: String, number: Int, createdAt: Date, actor: String, files: [StoredFile], metadata: VersionMetadata,
         metadataDigest: String, digest: String
     ) {
+        let bytes = metadata.encoded()
         self.init(
             skinID: skinID, number: number, createdAt: createdAt, actor: actor, files: files, metadata: metadata,
-            metadataDigest: metadataDigest, digest: digest, damage: nil, metadataSize: metadata.count)
+            metadataBytes: bytes, metadataDigest: metadataDigest, digest: digest, damage: nil,
+            metadataSize: bytes.count)
     }
 
-    /// A version the store loaded: `damage` says why it cannot be used as loaded (then `metadata` is empty and
-    /// `metadataSize` the recorded size), nil when it is sound; `scrubDamage` is the scrub's stored mark.
+    /// A version with its metadata's stored bytes: `damage` says why it cannot be used (then `metadata` is empty
+    /// and `metadataSize` the recorded size), nil when it is sound; `scrubDamage` is the scrub's stored mark.
     package init(
-        skinID: String, number: Int, createdAt: Date, actor: String, files: [StoredFile], metadata: [UInt8],
-        metadataDigest: String, digest: String, damage: String?, metadataSize: Int, scrubDamage: String? = nil
+        skinID: String, number: Int, createdAt: Date, actor: String, files: [StoredFile], metadata: VersionMetadata,
+        metadataBytes: [UInt8], metadataDigest: String, digest: String, damage: String?, metadataSize: Int,
+        scrubDamage: String? = nil
     ) {
         self.skinID = skinID
         self.number = number
@@ -62,6 +69,7 @@ public struct SkinVersion: Sendable, Equatable, Hashable {
         self.actor = actor
         self.files = files
         self.metadata = metadata
+        self.metadataBytes = metadataBytes
         self.metadataDigest = metadataDigest
         self.digest = digest
         self.loadDamage = damage
@@ -69,17 +77,43 @@ public struct SkinVersion: Sendable, Equatable, Hashable {
         self.metadataSize = metadataSize
     }
 
+    /// A version a store loaded from its records: its metadata bytes (nil when the blob is missing) checked
+    /// against their digest and size and parsed, its files against its digest. Damage stays with the version: a
+    /// missing, damaged or unreadable metadata blob, or a file list that does not match, marks it (`loadDamage`,
+    /// `metadata` empty) and nothing else.
+    package static func loaded(
+        skinID: String, number: Int, createdAt: Date, actor: String, files: [StoredFile], metadata: [UInt8]?,
+        metadataDigest: String, metadataSize: Int, digest: String, scrubDamage: String?
+    ) -> SkinVersion {
+        var damage = Self.damage(
+            skinID: skinID, number: number, files: files, metadata: metadata, metadataDigest: metadataDigest,
+            metadataSize: metadataSize, digest: digest)
+        var parsed = VersionMetadata()
+        if damage == nil, let metadata {
+            do throws(StoredObject.Fault) {
+                parsed = try VersionMetadata.parse(metadata)
+            } catch {
+                damage = "the metadata of \(skinID) v\(number) is not version metadata: \(error.text)"
+            }
+        }
+        return SkinVersion(
+            skinID: skinID, number: number, createdAt: createdAt, actor: actor, files: files,
+            metadata: damage == nil ? parsed : VersionMetadata(),
+            metadataBytes: damage == nil ? metadata ?? [] : [], metadataDigest: metadataDigest, digest: digest,
+            damage: damage, metadataSize: metadataSize, scrubDamage: scrubDamage)
+    }
+
     /// This version with `scrubDamage` replaced by `mark` (nil clears it).
     package func marked(_ mark: String?) -> SkinVersion {
         SkinVersion(
             skinID: skinID, number: number, createdAt: createdAt, actor: actor, files: files, metadata: metadata,
-            metadataDigest: metadataDigest, digest: digest, damage: loadDamage, metadataSize: metadataSize,
-            scrubDamage: mark)
+            metadataBytes: metadataBytes, metadataDigest: metadataDigest, digest: digest, damage: loadDamage,
+            metadataSize: metadataSize, scrubDamage: mark)
     }
 
     /// Why a version loaded with these records is damaged, or nil when its metadata bytes match their digest and
     /// size and its files match its digest. `metadata` is nil when its blob is missing.
-    package static func damage(
+    static func damage(
         skinID: String, number: Int, files: [StoredFile], metadata: [UInt8]?, metadataDigest: String,
         metadataSize: Int, digest: String
     ) -> String? {

@@ -1,6 +1,7 @@
 import Foundation
 import LiveryCrypto
 import LiveryJSON
+import SkinModel
 
 /// A change computed from the current snapshot: the next snapshot, its audit entry, and what the mutator returns.
 /// `snapshot` nil means "nothing to change".
@@ -33,22 +34,22 @@ package struct PreparedUpload: Sendable {
     package let files: [StoredFile]
     /// Digest → bytes of every file (the metadata is not included).
     package let fileBlobs: [String: [UInt8]]
-    package let metadata: [UInt8]
+    package let metadata: VersionMetadata
+    /// `metadata` encoded: the blob the version refers to.
+    package let metadataBytes: [UInt8]
     package let metadataDigest: String
     /// The version digest (`SkinVersion.digest(files:metadataDigest:)`).
     package let digest: String
 
-    /// Checks the names, paths and documents of an `addVersion` call and hashes its files.
+    /// Checks the names and paths of an `addVersion` call, encodes its metadata and hashes its files.
     ///
-    /// - Throws: `invalidName`, `invalidPath`, `invalidDocument`.
+    /// - Throws: `invalidName`, `invalidPath`.
     package init(
-        skinID: String, files: [String: [UInt8]], metadata: [UInt8], release: [UInt8]?, actor: String
+        skinID: String, files: [String: [UInt8]], metadata: VersionMetadata, actor: String
     ) throws(StoreError) {
         try StoreNames.checkName(skinID)
         try StoreNames.checkName(actor)
         for path in files.keys { try StoreNames.checkPath(path) }
-        try StoreChanges.checkJSON(metadata)
-        if let release { try StoreChanges.checkJSON(release) }
         var stored = [StoredFile]()
         var blobs = [String: [UInt8]]()
         for (path, bytes) in files {
@@ -60,7 +61,8 @@ package struct PreparedUpload: Sendable {
         self.files = stored
         self.fileBlobs = blobs
         self.metadata = metadata
-        self.metadataDigest = SHA256.hexHash(metadata)
+        self.metadataBytes = metadata.encoded()
+        self.metadataDigest = SHA256.hexHash(metadataBytes)
         self.digest = SkinVersion.digest(files: stored, metadataDigest: metadataDigest)
     }
 }
@@ -72,7 +74,7 @@ package enum StoreChanges {
 
     /// `addVersion` / `addVersionUnlessUnchanged`.
     package static func addVersion(
-        skinID: String, upload: PreparedUpload, expectedRevision: Int?, release releaseDocument: [UInt8]?,
+        skinID: String, upload: PreparedUpload, expectedRevision: Int?, release plan: ReleasePlan?,
         actor: String, unlessUnchanged: Bool, current: StoreSnapshot, now: Date, revision: Int
     ) throws(StoreError) -> StoreChange<(version: SkinVersion, added: Bool)> {
         let skinRevision = current.revision(ofSkin: skinID)
@@ -87,10 +89,9 @@ package enum StoreChanges {
         let lastNumber = existing?.versions.last?.number ?? current.tombstones[skinID]?.lastVersion ?? 0
         let version = SkinVersion(
             skinID: skinID, number: lastNumber + 1, createdAt: now, actor: actor, files: upload.files,
-            metadata: upload.metadata, metadataDigest: upload.metadataDigest, digest: upload.digest)
-        let release = releaseDocument.map {
-            Release(version: version.number, document: $0, releasedAt: now, actor: actor)
-        }
+            metadata: upload.metadata, metadataBytes: upload.metadataBytes, metadataDigest: upload.metadataDigest,
+            digest: upload.digest, damage: nil, metadataSize: upload.metadataBytes.count)
+        let release = plan.map { Release(version: version.number, plan: $0, releasedAt: now, actor: actor) }
         var skins = current.skins
         skins[skinID] = SkinState(
             id: skinID, revision: revision, versions: (existing?.versions ?? []) + [version],
@@ -110,24 +111,21 @@ package enum StoreChanges {
     }
 
     /// Checks the arguments of `setRelease`.
-    package static func checkSetRelease(
-        skinID: String, document: [UInt8], actor: String, action: String
-    ) throws(StoreError) {
+    package static func checkSetRelease(skinID: String, actor: String, action: String) throws(StoreError) {
         try StoreNames.checkName(skinID)
         try StoreNames.checkName(actor)
         try StoreNames.checkName(action)
-        try checkJSON(document)
     }
 
     /// `setRelease`.
     package static func setRelease(
-        skinID: String, version: Int, document: [UInt8], expectedRevision: Int?, actor: String, action: String,
+        skinID: String, version: Int, plan: ReleasePlan, expectedRevision: Int?, actor: String, action: String,
         current: StoreSnapshot, now: Date, revision: Int
     ) throws(StoreError) -> StoreChange<SkinState> {
         let skin = try liveSkin(skinID, expectedRevision: expectedRevision, in: current)
         guard let stored = skin.version(version) else { throw .unknownVersion(skinID: skinID, version: version) }
         if let damage = stored.damage { throw .damagedVersion(skinID: skinID, version: version, reason: damage) }
-        let release = Release(version: version, document: document, releasedAt: now, actor: actor)
+        let release = Release(version: version, plan: plan, releasedAt: now, actor: actor)
         return releaseChange(skin, release: release, actor: actor, action: action, current: current, revision: revision)
     }
 
@@ -294,23 +292,17 @@ package enum StoreChanges {
             + "the stored copy was changed (on disk or in the database); restore it from a backup"
     }
 
-    /// Release as audit JSON: `{"version": n, "document": <document>}`.
+    /// Release as audit JSON: `{"version": n, "document": <document>}`; a damaged release's document, when it is
+    /// not JSON, as a string.
     static func auditJSON(_ release: Release) -> [UInt8] {
-        JSONWriter.object([("version", JSONWriter.number(release.version)), ("document", release.document)])
-    }
-
-    /// Throws unless `bytes` is one well-formed JSON value in UTF-8 (no byte-order mark, no NUL), so it can be
-    /// embedded as is in audit JSON.
-    package static func checkJSON(_ bytes: [UInt8]) throws(StoreError) {
-        guard !bytes.contains(0) else { throw .invalidDocument(reason: "contains NUL") }
-        guard !bytes.starts(with: [0xEF, 0xBB, 0xBF]) else {
-            throw .invalidDocument(reason: "starts with a byte-order mark")
+        var document = release.document
+        if release.damage != nil {
+            do throws(JSONParseError) {
+                try JSONValue.validateSyntax(document)
+            } catch {
+                document = JSONWriter.string(String(decoding: document, as: UTF8.self))
+            }
         }
-        guard String(validating: bytes, as: UTF8.self) != nil else { throw .invalidDocument(reason: "not UTF-8") }
-        do throws(JSONParseError) {
-            try JSONValue.validateSyntax(bytes)
-        } catch {
-            throw .invalidDocument(reason: "\(error)")
-        }
+        return JSONWriter.object([("version", JSONWriter.number(release.version)), ("document", document)])
     }
 }

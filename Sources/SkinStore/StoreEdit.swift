@@ -1,4 +1,5 @@
 import Foundation
+import SkinModel
 
 /// One change a rule chooses after looking at the store's current state (`SkinStore.change`). The rule has
 /// already decided everything the caller's request depends on (existence, `If-Match`, which version), so an edit
@@ -7,8 +8,8 @@ public enum StoreEdit: Sendable, Equatable {
     /// Adds the change's `StoreUpload` as a new version of its skin. With `unlessUnchanged`, nothing changes when
     /// its files are exactly those of the skin's latest version (see `addVersionUnlessUnchanged`).
     case addUpload(unlessUnchanged: Bool)
-    /// Releases `version` of `skinID` with the opaque JSON `document`, recording `action` in the audit log.
-    case setRelease(skinID: String, version: Int, document: [UInt8], action: String)
+    /// Releases `version` of `skinID` with `plan`, recording `action` in the audit log.
+    case setRelease(skinID: String, version: Int, plan: ReleasePlan, action: String)
     /// Removes the release of `skinID` (nothing changes when it is not released).
     case clearRelease(skinID: String)
     /// Sets the global kill switch (`app` nil) or one app's.
@@ -29,10 +30,10 @@ public struct StoreUpload: Sendable {
     public let skinID: String
     /// Relative path → bytes.
     public let files: [String: [UInt8]]
-    /// Opaque JSON kept with the version.
-    public let metadata: [UInt8]
+    /// What is kept with the version.
+    public let metadata: VersionMetadata
 
-    public init(skinID: String, files: [String: [UInt8]], metadata: [UInt8]) {
+    public init(skinID: String, files: [String: [UInt8]], metadata: VersionMetadata) {
         self.skinID = skinID
         self.files = files
         self.metadata = metadata
@@ -73,8 +74,8 @@ extension StoreChanges {
     /// The change `edit` makes to `current` (which the rule that chose it has just seen), by the rules of the
     /// matching mutator, with no revision check (the rule made its own).
     ///
-    /// - Throws: `unknownSkin`, `unknownVersion`, `skinReleased`, `invalidName`, `invalidText`, `invalidDocument`
-    ///   and `invalidPath` as the matching mutator does; `invalidDocument` for `addUpload` without an upload.
+    /// - Throws: `unknownSkin`, `unknownVersion`, `skinReleased`, `invalidName`, `invalidText` and `invalidPath` as
+    ///   the matching mutator does; `invalidDocument` for `addUpload` without an upload.
     package static func apply(
         _ edit: StoreEdit, upload: PreparedUpload?, uploadSkinID: String?, actor: String, current: StoreSnapshot,
         now: Date, revision: Int
@@ -86,10 +87,10 @@ extension StoreChanges {
                 skinID: uploadSkinID, upload: upload, expectedRevision: nil, release: nil, actor: actor,
                 unlessUnchanged: unlessUnchanged, current: current, now: now, revision: revision
             ).discardingResult()
-        case .setRelease(let skinID, let version, let document, let action):
-            try checkSetRelease(skinID: skinID, document: document, actor: actor, action: action)
+        case .setRelease(let skinID, let version, let plan, let action):
+            try checkSetRelease(skinID: skinID, actor: actor, action: action)
             return try setRelease(
-                skinID: skinID, version: version, document: document, expectedRevision: nil, actor: actor,
+                skinID: skinID, version: version, plan: plan, expectedRevision: nil, actor: actor,
                 action: action, current: current, now: now, revision: revision
             ).discardingResult()
         case .clearRelease(let skinID):

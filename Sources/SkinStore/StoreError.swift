@@ -19,7 +19,7 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidPath(String, reason: String)
     /// A digest is not 64 lowercase hex characters.
     case invalidDigest(String)
-    /// An opaque document (version metadata, release document) is not well-formed JSON.
+    /// A change lacks what it describes (an `addUpload` edit given no upload).
     case invalidDocument(reason: String)
     /// A free-text field (such as a kill switch's reason) is unusable: too long or holding NUL.
     case invalidText(field: String, reason: String)
@@ -54,7 +54,7 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case .invalidName(let name, let reason): "invalid name \(quoted(name)): \(reason)"
         case .invalidPath(let path, let reason): "invalid path \(quoted(path)): \(reason)"
         case .invalidDigest(let digest): "invalid digest \(quoted(digest)): expected 64 lowercase hex characters"
-        case .invalidDocument(let reason): "document is not valid JSON: \(reason)"
+        case .invalidDocument(let reason): "invalid change: \(reason)"
         case .invalidText(let field, let reason): "invalid \(field): \(reason)"
         case .unknownSkin(let id): "no skin \(quoted(id))"
         case .unknownVersion(let id, let version): "skin \(quoted(id)) has no version \(version)"

@@ -1,5 +1,6 @@
 import Foundation
 import LiveryJSON
+import SkinModel
 import SkinStore
 import TestSupport
 import Testing
@@ -34,14 +35,14 @@ import Testing
         // The guard's trip, as `Changes.tripGuardIfNeeded` commits it.
         let store = try FileSkinStore(directory: data + "/store")
         let release = try #require(store.snapshot.skins["tiny"]?.release)
-        var document = try #require(try JSONValue.parse(release.document).objectValue)
+        var document = try #require(release.plan?.jsonValue.objectValue)
         document["paused"] = try JSONValue.parse(
             Array(
                 #"{"at":"2027-01-01T00:00:00Z","action":"pause","rollout":100,"figures":{"reportingDevices":60,"failedDevices":20,"failureRate":0.3333,"failedByStage":{"crash":20}}}"#
                     .utf8))
-        let edit = StoreEdit.setRelease(
-            skinID: "tiny", version: release.version, document: JSONValue.object(document).serialized(.compact),
-            action: "release.guard")
+        let paused = try #require(
+            ReleasePlan.parse(.object(document), file: nil, pointer: .root, now: release.releasedAt).value)
+        let edit = StoreEdit.setRelease(skinID: "tiny", version: release.version, plan: paused, action: "release.guard")
         let outcome = try await store.change(actor: "livery:guard", upload: nil) { (_: StoreSnapshot) throws(Never) in
             StoreDecision(edit: edit, value: ())
         }

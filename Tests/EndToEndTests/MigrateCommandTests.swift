@@ -1,5 +1,6 @@
 import Foundation
 import PostgresTestSupport
+import SkinModel
 import SkinStore
 import TestSupport
 import Testing
@@ -77,8 +78,8 @@ import Testing
         let dataDirectory = try ScratchDirectory(prefix: "livery-migrate-data")
         let source = try FileSkinStore(directory: dataDirectory.path("store"))
         try await source.addVersion(
-            skinID: "spring", files: ["config.json": Array(#"{"a":1}"#.utf8)], metadata: Array("{}".utf8),
-            release: Array("{}".utf8), actor: "ops")
+            skinID: "spring", files: ["config.json": Array(#"{"a":1}"#.utf8)], metadata: VersionMetadata(),
+            release: ReleasePlan(startsAt: Date(), endsAt: Date().addingTimeInterval(3600)), actor: "ops")
         try await source.setKillSwitch(app: nil, enabled: true, reason: "r", actor: "ops")
         source.close()
 

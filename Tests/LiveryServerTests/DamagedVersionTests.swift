@@ -46,4 +46,37 @@ import Testing
         #expect(killed.status == 200, "\(killed.text)")
         await harness.stop()
     }
+
+    /// A release document changed by hand into something that is not a release plan keeps its skin out of the
+    /// catalog, and only that: the service starts and is ready, the skin's admin answer shows the release with its
+    /// `damage`, and a new release replaces it.
+    @Test func aReleaseDocumentThatIsNotAPlanKeepsOnlyItsSkinOut() async throws {
+        let first = try await LiveryHarness(samples: ["christmas-2026"])
+        defer { first.removeFiles() }
+        let document = try #require(first.store.snapshot.skins["christmas-2026"]?.release?.document)
+        await first.stop()
+        let statePath = first.dataDirectory + "/store/state.json"
+        let state = try String(contentsOfFile: statePath, encoding: .utf8)
+        let stored = Data(document).base64EncodedString()
+        #expect(state.contains(stored))
+        try state.replacingOccurrences(of: stored, with: Data(#"{"rollout":"all"}"#.utf8).base64EncodedString())
+            .write(toFile: statePath, atomically: true, encoding: .utf8)
+
+        let harness = try await LiveryHarness(samples: ["christmas-2026"], root: first.root)
+        #expect(try await harness.get("/readyz").status == 200)
+        let poll = try await harness.get(LiveryHarness.poll)
+        #expect(poll.status == 200 && poll.text.hasPrefix(#"{"skinSign":"""#), "\(poll.text)")
+        let skin = try await harness.request("GET", "/admin/v1/skins/christmas-2026")
+        #expect(skin.status == 200, "\(skin.text)")
+        #expect(
+            skin.text.contains(#""release":{"version":1,"guard":"#)
+                && skin.text.contains(#""damage":"the release of version 1: "#)
+                && skin.text.contains("rollout must be a whole percentage"),
+            "\(skin.text)")
+        let released = try await harness.send(
+            "PUT", "/admin/v1/skins/christmas-2026/release", json: LiveryHarness.window)
+        #expect(released.status == 200 && !released.text.contains(#""damage""#), "\(released.text)")
+        #expect(try await harness.get(LiveryHarness.poll).text.contains(#""skinId":"christmas-2026""#))
+        await harness.stop()
+    }
 }

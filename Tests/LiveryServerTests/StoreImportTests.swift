@@ -67,10 +67,11 @@ import Testing
         try LiveryHarness.makeSkins(in: root, sample: "double-11-2026")
         // A crash after the first skin's commit: the store holds it, the marker is missing.
         let store = try FileSkinStore(directory: root + "/data/store")
-        let metadata = Array(#"{"source": "import"}"#.utf8)
         try await store.addVersion(
-            skinID: "christmas-2026", files: ["skin.json": Array("{}".utf8)], metadata: metadata, expectedRevision: 0,
-            release: Array("{}".utf8), actor: SkinImporter.actor)
+            skinID: "christmas-2026", files: ["skin.json": Array("{}".utf8)],
+            metadata: VersionMetadata(source: "import"),
+            expectedRevision: 0, release: ReleasePlan(startsAt: Date(), endsAt: Date().addingTimeInterval(3600)),
+            actor: SkinImporter.actor)
         store.close()
 
         let harness = try await LiveryHarness(root: root)

@@ -20,11 +20,10 @@ import Testing
         "config.json": Array(##"{"home":{"colors":{"color_background":"#FFFFFF"}}}"##.utf8)
     ]
 
-    /// A release window open from an hour ago to an hour from now, as the admin API stores it.
-    static var openWindow: [UInt8] {
+    /// A release window open from an hour ago to an hour from now.
+    static var openWindow: ReleasePlan {
         let now = Date()
         return ReleasePlan(startsAt: now.addingTimeInterval(-3600), endsAt: now.addingTimeInterval(3600))
-            .jsonValue.serialized(.compact)
     }
 
     @Test func aBuildCutByAnOutageIsRetriedAtTheNextPollUntilEveryReleasedSkinIsServed() async throws {
@@ -32,7 +31,7 @@ import Testing
         let writer = try await storage.openReplica("writer")
         let replica = try await storage.openReplica("replica")
         try await writer.addVersion(
-            skinID: "tiny", files: Self.tinySkin, metadata: Array("{}".utf8), expectedRevision: 0,
+            skinID: "tiny", files: Self.tinySkin, metadata: VersionMetadata(), expectedRevision: 0,
             release: Self.openWindow, actor: "ops")
         #expect(try await replica.refresh(), "the replica knows of the release but has not read its files yet")
 

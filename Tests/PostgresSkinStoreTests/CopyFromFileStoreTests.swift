@@ -18,7 +18,7 @@ import Testing
             skinID: "spring", files: ReplicaTests.files(1), metadata: ReplicaTests.metadata, actor: actor)
         try await source.addVersion(
             skinID: "spring", files: ReplicaTests.files(2), metadata: ReplicaTests.metadata, actor: actor)
-        try await source.setRelease(skinID: "spring", version: 2, document: Array(#"{"rollout":5}"#.utf8), actor: actor)
+        try await source.setRelease(skinID: "spring", version: 2, plan: ReplicaTests.plan(rollout: 5), actor: actor)
         try await source.addVersion(
             skinID: "autumn", files: ReplicaTests.files(3), metadata: ReplicaTests.metadata, actor: actor)
         try await source.deleteSkin(skinID: "autumn", actor: actor)

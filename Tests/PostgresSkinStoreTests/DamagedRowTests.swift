@@ -1,7 +1,9 @@
 import Foundation
+import LiveryJSON
 import PostgresClient
 import PostgresSkinStore
 import PostgresTestSupport
+import SkinModel
 import SkinStore
 import Testing
 
@@ -20,11 +22,13 @@ import Testing
             versions.append(
                 try await store.addVersion(
                     skinID: skin, files: ReplicaTests.files(variant),
-                    metadata: Array(#"{"skin":{"id":"\#(skin)"},"n":\#(variant)}"#.utf8), expectedRevision: nil,
+                    metadata: VersionMetadata(
+                        folder: "\(variant)", skin: JSONObject([.init(key: "id", value: .string(skin))])),
+                    expectedRevision: nil,
                     release: nil, actor: Self.actor))
         }
         try await store.setRelease(
-            skinID: "spring", version: 2, document: Array("{}".utf8), expectedRevision: nil, actor: Self.actor,
+            skinID: "spring", version: 2, plan: ReplicaTests.plan(), expectedRevision: nil, actor: Self.actor,
             action: "release.set")
         return (store, versions)
     }
@@ -64,17 +68,18 @@ import Testing
         try await fresh.setKillSwitch(
             app: nil, enabled: true, reason: "incident", expectedRevision: nil, actor: Self.actor)
         try await writer.setRelease(
-            skinID: "autumn", version: 1, document: Array("{}".utf8), expectedRevision: nil, actor: Self.actor,
+            skinID: "autumn", version: 1, plan: ReplicaTests.plan(), expectedRevision: nil, actor: Self.actor,
             action: "release.set")
         let added = try await fresh.addVersion(
-            skinID: "spring", files: ReplicaTests.files(1), metadata: Array(#"{"skin":{"id":"spring"},"n":9}"#.utf8),
+            skinID: "spring", files: ReplicaTests.files(1),
+            metadata: VersionMetadata(folder: "9", skin: JSONObject([.init(key: "id", value: "spring")])),
             expectedRevision: nil, release: nil, actor: Self.actor)
         #expect(added.number == 3 && added.damage == nil)
         try await writer.clearRelease(skinID: "spring", expectedRevision: nil, actor: Self.actor)
         // The damaged version itself is refused, naming it.
         let refused = await ReplicaTests.attempt { () async throws(StoreError) in
             try await writer.setRelease(
-                skinID: "spring", version: 1, document: Array("{}".utf8), expectedRevision: nil, actor: Self.actor,
+                skinID: "spring", version: 1, plan: ReplicaTests.plan(), expectedRevision: nil, actor: Self.actor,
                 action: "release.set")
         }
         guard case .failure(.damagedVersion(let skin, let version, _)) = refused else {
@@ -87,6 +92,40 @@ import Testing
                 == ReplicaTests.files(2)["config.json"])
         await fresh.close()
         await writer.close()
+    }
+
+    /// A release document changed behind Livery's back into something that is not a release plan loads as a
+    /// damaged release of its skin: kept as stored (its version, its bytes), never a plan, and every other change
+    /// goes on; a new release of the skin replaces it.
+    @Test func aReleaseDocumentThatIsNotAPlanIsKeptAsADamagedRelease() async throws {
+        let storage = try await PostgresStoreStorage()
+        let (writer, versions) = try await Self.seeded(storage)
+        try await storage.server.psql(
+            #"UPDATE livery_releases SET document = convert_to('{"rollout":"all"}', 'UTF8') WHERE skin_id = 'spring'; "#
+                + "UPDATE livery_store SET revision = revision + 1",
+            database: storage.database)
+
+        let fresh = try await storage.openReplica("b")
+        #expect(try await writer.refresh())
+        for store in [fresh, writer] {
+            let release = try #require(store.snapshot.skins["spring"]?.release)
+            #expect(release.version == 2 && release.plan == nil && release.actor == Self.actor)
+            #expect(release.damage?.contains("rollout") == true, "\(release.damage ?? "sound")")
+            #expect(store.snapshot.skins["spring"]?.versions == Array(versions[0...1]))
+            #expect(store.snapshot.damagedVersions.isEmpty, "the versions themselves are sound")
+        }
+        try await fresh.setKillSwitch(
+            app: nil, enabled: true, reason: "incident", expectedRevision: nil, actor: Self.actor)
+        try await writer.setRelease(
+            skinID: "autumn", version: 1, plan: ReplicaTests.plan(), expectedRevision: nil, actor: Self.actor,
+            action: "release.set")
+        let later = try await storage.openReplica("c")
+        #expect(later.snapshot.skins["spring"]?.release == fresh.snapshot.skins["spring"]?.release)
+        let replaced = try await writer.setRelease(
+            skinID: "spring", version: 1, plan: ReplicaTests.plan(rollout: 5), expectedRevision: nil,
+            actor: Self.actor, action: "release.set")
+        #expect(replaced.release?.plan == ReplicaTests.plan(rollout: 5) && replaced.release?.damage == nil)
+        for store in [later, fresh, writer] { await store.close() }
     }
 
     @Test func aMissingOrBehindRevisionRowStillStopsTheOpenNamingIt() async throws {

@@ -187,7 +187,7 @@ extension FollowTests {
         let storage = try await PostgresStoreStorage()
         let store = try await storage.openReplica("a")
         try await store.addVersion(
-            skinID: "tiny", files: ["config.json": Array("{}".utf8)], metadata: Array(#"{"m": 1}"#.utf8),
+            skinID: "tiny", files: ["config.json": Array("{}".utf8)], metadata: VersionMetadata(source: "m"),
             expectedRevision: nil,
             release: nil, actor: ReplicaTests.actor)
         let holder = try await PostgresConnection.connect(storage.configuration)

@@ -1,14 +1,22 @@
 import Foundation
+import LiveryJSON
 import PostgresClient
 import PostgresSkinStore
 import PostgresTestSupport
+import SkinModel
 import SkinStore
 import Testing
 
 /// Several `PostgresSkinStore`s on one database behave as replicas of one store.
 @Suite(.postgresServer) struct ReplicaTests {
     static let actor = "ops-alice"
-    static let metadata = Array(#"{"skin":{"id":"spring"}}"#.utf8)
+    static let metadata = VersionMetadata(skin: JSONObject([.init(key: "id", value: "spring")]))
+    /// A year-long release plan with `rollout` and `priority`.
+    static func plan(rollout: Int = 100, priority: Int = 0) -> ReleasePlan {
+        ReleasePlan(
+            startsAt: Date(timeIntervalSince1970: 1_800_000_000), endsAt: Date(timeIntervalSince1970: 1_831_536_000),
+            priority: priority, rollout: rollout)
+    }
     static func files(_ variant: Int = 0) -> [String: [UInt8]] {
         ["config.json": Array(#"{"variant":\#(variant)}"#.utf8), "images/icon.png": [0x89, 0x50, UInt8(variant & 0xFF)]]
     }
@@ -110,7 +118,7 @@ import Testing
         let store = try await storage.openReplica()
         try await store.addVersion(
             skinID: "spring", files: ReplicaTests.files(), metadata: ReplicaTests.metadata, expectedRevision: nil,
-            release: Array(#"{"priority":1}"#.utf8), actor: ReplicaTests.actor)
+            release: ReplicaTests.plan(priority: 1), actor: ReplicaTests.actor)
         let acknowledged = store.snapshot
 
         try await storage.server.kill()

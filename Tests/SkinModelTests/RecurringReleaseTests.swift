@@ -39,6 +39,23 @@ import Testing
         #expect(ReleasePlan.parse(stored, file: nil, pointer: .root, now: Self.now).value == plan)
     }
 
+    /// A plan parsed once (as the store does, at its release time) is, resolved at a later instant, the plan a parse
+    /// at that instant gives: the occurrence then in force, its instants as texts.
+    @Test func aPlanParsedOnceResolvesAsAParseAtALaterInstant() throws {
+        let members = Self.springFestival + #", "occurrences": {"2028": "skip"}"#
+        let stored = try #require(try Self.parse(members).value)
+        for later in [Self.now, Self.shanghai("2027-03-01T00:00:00"), Self.shanghai("2029-02-01T00:00:00")] {
+            let instant = try #require(later)
+            #expect(stored.resolved(at: instant) == (try Self.parse(members, at: instant).value), "\(instant)")
+        }
+        let once = ReleasePlan(startsAt: Self.now, endsAt: Self.now.addingTimeInterval(3600))
+        #expect(once.resolved(at: Self.now.addingTimeInterval(86_400)) == once, "a plan without a rule is itself")
+        // In force in 2027, then skipped for the eight years a parse looks ahead: nothing left to resolve.
+        let skips = (2028...2035).map { #""\#($0)": "skip""# }.joined(separator: ", ")
+        let ending = try #require(try Self.parse(Self.springFestival + #", "occurrences": {\#(skips)}"#).value)
+        #expect(ending.resolved(at: try #require(Self.shanghai("2027-03-01T00:00:00"))) == nil)
+    }
+
     @Test func anOverrideReplacesOrSkipsOneYear() throws {
         let skipped = try #require(try Self.parse(Self.springFestival + #", "occurrences": {"2027": "skip"}"#).value)
         #expect(skipped.startsAt == Self.shanghai("2028-01-19T00:00:00"), "2027 is skipped, 2028 is in force")

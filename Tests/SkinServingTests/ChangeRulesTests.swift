@@ -9,19 +9,21 @@ import Testing
 /// on the state it commits on.
 @Suite struct ChangeRulesTests {
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
-    static let document = Array(
-        #"{"startsAt":"2000-01-01T00:00:00Z","endsAt":"2100-01-01T00:00:00Z","rollout":30}"#.utf8)
+    static let plan = ReleasePlan(
+        startsAt: Date(timeIntervalSince1970: 946_684_800), endsAt: Date(timeIntervalSince1970: 4_102_444_800),
+        rollout: 30)
 
     static func version(_ number: Int, app: String = "demo") -> SkinVersion {
-        let metadata = Array(#"{"skin":{"id":"tiny","app":"\#(app)"}}"#.utf8)
+        let metadata = VersionMetadata(
+            skin: JSONObject([.init(key: "id", value: "tiny"), .init(key: "app", value: .string(app))]))
         return SkinVersion(
             skinID: "tiny", number: number, createdAt: now, actor: "ops", files: [], metadata: metadata,
             metadataDigest: "m\(number)", digest: "d\(number)")
     }
 
-    /// `tiny` with versions 1…`versions`, `released` (nil: not released) with `document`, at skin revision `revision`.
+    /// `tiny` with versions 1…`versions`, `released` (nil: not released) with `plan`, at skin revision `revision`.
     static func state(versions: Int = 3, released: Int? = 2, revision: Int = 7, switches: Int = 0) -> StoreSnapshot {
-        let release = released.map { Release(version: $0, document: document, releasedAt: now, actor: "ops") }
+        let release = released.map { Release(version: $0, plan: plan, releasedAt: now, actor: "ops") }
         let skin = SkinState(
             id: "tiny", revision: revision, versions: (1...versions).map { version($0) }, release: release)
         return StoreSnapshot(
@@ -164,12 +166,12 @@ import Testing
         let patch = Self.rollout(60)
         let built = try ChangeRules.releaseDecision(
             .patch(patch), id: "tiny", condition: .none, now: Self.now, prepared: (2, "d2"), state: Self.state())
-        guard case .setRelease(let skinID, let number, let document, let action)? = built.edit else {
+        guard case .setRelease(let skinID, let number, let plan, let action)? = built.edit else {
             Issue.record("no release edit: \(String(describing: built.edit))")
             return
         }
         #expect(skinID == "tiny" && number == 2 && action == AuditAction.setRelease)
-        #expect(String(decoding: document, as: UTF8.self).contains(#""rollout":60"#))
+        #expect(plan.rollout == 60 && plan.startsAt == Self.plan.startsAt)
         // Another replica released version 3 meanwhile: the packages built for 2 are not the ones to serve.
         let moved = try ChangeRules.releaseDecision(
             .patch(patch), id: "tiny", condition: .none, now: Self.now, prepared: (2, "d2"),

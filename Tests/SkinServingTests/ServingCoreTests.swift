@@ -19,8 +19,8 @@ import Testing
     ) async throws -> (store: FileSkinStore, builder: CatalogBuilder) {
         let store = try FileSkinStore(directory: scratch.path("store"))
         try await store.addVersion(
-            skinID: "tiny", files: F.tinySkin(), metadata: Array("{}".utf8), expectedRevision: 0,
-            release: F.releaseDocument(F.window(around: now)), actor: "test")
+            skinID: "tiny", files: F.tinySkin(), metadata: VersionMetadata(), expectedRevision: 0,
+            release: F.window(around: now), actor: "test")
         let cache = try F.cache(scratch.path("packages"))
         return (store, CatalogBuilder(store: store, cache: cache, limits: ValidationLimits()))
     }
@@ -84,8 +84,8 @@ import Testing
         let scratch = try ScratchDirectory(prefix: "livery-serving-core")
         let store = try FileSkinStore(directory: scratch.path("store"))
         try await store.addVersion(
-            skinID: "tiny", files: F.tinySkin(), metadata: Array("{}".utf8), expectedRevision: 0,
-            release: F.releaseDocument(F.window(around: Date())), actor: "test")
+            skinID: "tiny", files: F.tinySkin(), metadata: VersionMetadata(), expectedRevision: 0,
+            release: F.window(around: Date()), actor: "test")
         let writer = F.RecordingWriter()
         let builder = CatalogBuilder(
             store: store, cache: try F.cache(scratch.path("packages"), writer: writer), limits: ValidationLimits())

@@ -36,9 +36,6 @@ enum ServingFixtures {
         ]
     }
 
-    /// The stored release document of `plan`, as the admin API writes it.
-    static func releaseDocument(_ plan: ReleasePlan) -> [UInt8] { plan.jsonValue.serialized(.compact) }
-
     /// A window open from an hour before `now` to an hour after.
     static func window(around now: Date) -> ReleasePlan {
         ReleasePlan(startsAt: now.addingTimeInterval(-3600), endsAt: now.addingTimeInterval(3600))

@@ -1,4 +1,6 @@
 import Foundation
+import LiveryJSON
+import SkinModel
 import SkinStore
 import Synchronization
 import Testing
@@ -11,24 +13,29 @@ extension StoreConformance {
         try await add(store, variant: 1)
         clock.advance(milliseconds: 60_000)
         let first = try await store.setRelease(
-            skinID: "spring", version: 1, document: Array(#"{"rollout":10}"#.utf8), expectedRevision: nil, actor: "bob",
+            skinID: "spring", version: 1, plan: plan(rollout: 10), expectedRevision: nil, actor: "bob",
             action: AuditAction.setRelease)
         #expect(first.release?.releasedAt == clock.current && first.release?.actor == "bob")
         #expect(first.revision == 3)
-        // A new document alone keeps the version.
+        // A new plan alone keeps the version.
         let rollout = try await store.setRelease(
-            skinID: "spring", version: 1, document: Array(#"{"rollout":50}"#.utf8), expectedRevision: nil, actor: actor,
+            skinID: "spring", version: 1, plan: plan(rollout: 50), expectedRevision: nil, actor: actor,
             action: AuditAction.setRelease)
-        #expect(rollout.release?.version == 1 && rollout.release?.document == Array(#"{"rollout":50}"#.utf8))
-        // A release written once for every year (issue 27) is a document like any other: its rule and its
-        // overrides are kept as written, and a reader of the store sees them.
-        let yearly = Array(
-            #"{"recurs":{"calendar":"chinese","month":1,"day":1,"startOffsetDays":-7,"endOffsetDays":15},"occurrences":{"2027":"skip","2028":{"startsAt":"2028-01-20T00:00:00","endsAt":"2028-02-10T00:00:00"}},"timeZone":"Asia/Shanghai","rollout":50}"#
-                .utf8)
+        #expect(rollout.release?.version == 1 && rollout.release?.plan == plan(rollout: 50))
+        // A release written once for every year (issue 27) is a plan like any other: its rule and its overrides
+        // are kept as written, and a reader of the store sees them.
+        let yearly = try #require(
+            ReleasePlan.parse(
+                try JSONValue.parse(
+                    Array(
+                        #"{"recurs":{"calendar":"chinese","month":1,"day":1,"startOffsetDays":-7,"endOffsetDays":15},"occurrences":{"2027":"skip","2028":{"startsAt":"2028-01-20T00:00:00","endsAt":"2028-02-10T00:00:00"}},"timeZone":"Asia/Shanghai","rollout":50}"#
+                            .utf8)), file: nil, pointer: .root, now: clock.current
+            ).value)
         let recurring = try await store.setRelease(
-            skinID: "spring", version: 1, document: yearly, expectedRevision: nil, actor: actor,
+            skinID: "spring", version: 1, plan: yearly, expectedRevision: nil, actor: actor,
             action: AuditAction.setRelease)
-        #expect(recurring.release?.document == yearly && store.snapshot.skins["spring"]?.release?.document == yearly)
+        #expect(recurring.release?.plan == yearly && store.snapshot.skins["spring"]?.release?.plan == yearly)
+        #expect(yearly.recurrence != nil && yearly.occurrenceOverrides[2027] == .skip)
         // A new version leaves the release alone.
         try await add(store, variant: 2)
         #expect(store.snapshot.skins["spring"]?.versions.count == 3)
@@ -36,7 +43,7 @@ extension StoreConformance {
         // Unless it is released in the change that adds it: the audit entry names the release.
         let released = try await store.addVersion(
             skinID: "spring", files: files(variant: 3), metadata: metadata(), expectedRevision: nil,
-            release: document(),
+            release: plan(),
             actor: "importer")
         let skin = try #require(store.snapshot.skins["spring"])
         #expect(skin.release?.version == released.number && skin.release?.actor == "importer")
@@ -47,17 +54,17 @@ extension StoreConformance {
     static func auditEntries(_ store: any SkinStore) async throws {
         let version = try await add(store)
         try await store.setRelease(
-            skinID: "spring", version: 1, document: Array(#"{"rollout":10}"#.utf8), expectedRevision: nil, actor: "bob",
+            skinID: "spring", version: 1, plan: plan(rollout: 10), expectedRevision: nil, actor: "bob",
             action: AuditAction.setRelease)
         try await store.setRelease(
-            skinID: "spring", version: 1, document: Array(#"{"rollout":90}"#.utf8), expectedRevision: nil, actor: "bob",
+            skinID: "spring", version: 1, plan: plan(rollout: 90), expectedRevision: nil, actor: "bob",
             action: AuditAction.setRelease)
         try await store.setKillSwitch(
             app: "news", enabled: true, reason: "outage", expectedRevision: nil, actor: "carol")
         try await store.clearRelease(skinID: "spring", expectedRevision: nil, actor: "bob")
         try await add(store, variant: 1)
         try await store.setRelease(
-            skinID: "spring", version: 2, document: document(), expectedRevision: nil, actor: actor,
+            skinID: "spring", version: 2, plan: plan(), expectedRevision: nil, actor: actor,
             action: AuditAction.setRelease)
         try await store.deleteSkin(skinID: "spring", force: true, expectedRevision: nil, actor: "dave")
 
@@ -99,7 +106,7 @@ extension StoreConformance {
         #expect(store.snapshot.revision == 3)
         #expect(store.snapshot.skins["a"]?.revision == 1 && store.snapshot.skins["b"]?.revision == 2)
         try await store.setRelease(
-            skinID: "a", version: 1, document: document(), expectedRevision: nil, actor: actor,
+            skinID: "a", version: 1, plan: plan(), expectedRevision: nil, actor: actor,
             action: AuditAction.setRelease)
         #expect(store.snapshot.revision == 4)
         #expect(store.snapshot.skins["a"]?.revision == 4 && store.snapshot.skins["b"]?.revision == 2)

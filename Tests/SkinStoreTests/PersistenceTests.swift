@@ -30,7 +30,7 @@ struct PersistenceTests {
         try await store.deleteSkin(skinID: "gone", actor: Make.actor)
         clock.advance(seconds: 0.0005)
         try await store.setRelease(
-            skinID: "spring", version: 2, document: Make.releaseDocument(rollout: 30), actor: "bob")
+            skinID: "spring", version: 2, plan: Make.plan(rollout: 30), actor: "bob")
         try await store.setKillSwitch(app: nil, enabled: false, reason: "test", actor: "carol")
         try await store.setKillSwitch(app: "news", enabled: true, reason: "outage", actor: "carol")
         let snapshot = store.snapshot
@@ -137,7 +137,7 @@ struct PersistenceTests {
             let skin = try #require(reopened.snapshot.skins["spring"])
             let reason = try #require(skin.version(1)?.damage, "\(damage)")
             #expect(reason.contains("spring v1") && reason.contains(versions[0].metadataDigest), "\(reason)")
-            #expect(skin.version(1)?.metadata == [] && skin.version(2) == versions[1])
+            #expect(skin.version(1)?.metadata == VersionMetadata() && skin.version(2) == versions[1])
             #expect(reopened.snapshot.damagedVersions.map(\.number) == [1])
             try await reopened.setKillSwitch(
                 app: nil, enabled: damage == "changed", reason: "incident", actor: Make.actor)
@@ -197,7 +197,7 @@ struct PersistenceTests {
         let store = try directory.open()
         try await Make.versions(1, in: store)
         let held = store.snapshot
-        try await store.setRelease(skinID: "spring", version: 1, document: Make.releaseDocument(), actor: Make.actor)
+        try await store.setRelease(skinID: "spring", version: 1, plan: Make.plan(), actor: Make.actor)
         try await store.deleteSkin(skinID: "spring", force: true, actor: Make.actor)
         #expect(held.revision == 1)
         #expect(held.skins["spring"]?.release == nil)

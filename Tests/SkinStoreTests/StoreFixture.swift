@@ -1,4 +1,6 @@
 import Foundation
+import LiveryJSON
+import SkinModel
 import SkinStore
 import Synchronization
 import TestSupport
@@ -48,12 +50,15 @@ enum Make {
         ]
     }
 
-    static func metadata(_ note: String = "v") -> [UInt8] {
-        Array(#"{"skin":{"id":"spring"},"note":"\#(note)"}"#.utf8)
+    static func metadata(_ note: String = "v") -> VersionMetadata {
+        VersionMetadata(folder: note, skin: JSONObject([.init(key: "id", value: "spring")]))
     }
 
-    static func releaseDocument(rollout: Int = 100) -> [UInt8] {
-        Array(#"{"priority":10,"rollout":\#(rollout)}"#.utf8)
+    /// A release plan for a year from the test clock's start.
+    static func plan(rollout: Int = 100) -> ReleasePlan {
+        ReleasePlan(
+            startsAt: Date(timeIntervalSince1970: 1_800_000_000), endsAt: Date(timeIntervalSince1970: 1_831_536_000),
+            priority: 10, rollout: rollout)
     }
 
     /// The store with `skinID` holding `count` versions.

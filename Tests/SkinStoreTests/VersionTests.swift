@@ -38,7 +38,7 @@ struct VersionTests {
         let blobFiles = Disk.list(directory.path + "/blobs").flatMap { prefix in
             Disk.list(directory.path + "/blobs/" + prefix).map { prefix + $0 }
         }
-        #expect(Set(blobFiles) == [SHA256.hexHash(shared), SHA256.hexHash(Make.metadata())])
+        #expect(Set(blobFiles) == [SHA256.hexHash(shared), SHA256.hexHash(Make.metadata().encoded())])
         #expect(blobFiles.count == 2)
     }
 

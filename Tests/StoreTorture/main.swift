@@ -12,6 +12,7 @@
 // any instant and still expect every printed change to be in the store. Failures print "error …" and exit 2.
 
 import Foundation
+import SkinModel
 import SkinStore
 import TestSupport
 
@@ -32,6 +33,13 @@ func emit(_ line: String) {
         }
         done += written
     }
+}
+
+/// A year-long release plan with `rollout`.
+func plan(rollout: Int) -> ReleasePlan {
+    ReleasePlan(
+        startsAt: Date(timeIntervalSince1970: 1_800_000_000), endsAt: Date(timeIntervalSince1970: 1_831_536_000),
+        rollout: rollout)
 }
 
 func fail(_ message: String) -> Never {
@@ -73,16 +81,16 @@ for step in 0..<maxChanges {
                 files[path] = pool[Int(random.next() % UInt64(pool.count))]
             }
             files["stamp.txt"] = Array("\(seed)-\(step)".utf8)
-            let release = random.next() % 4 == 0 ? Array(#"{"rollout":100}"#.utf8) : nil
+            let release = random.next() % 4 == 0 ? plan(rollout: 100) : nil
             let version = try await store.addVersion(
-                skinID: skinID, files: files, metadata: Array(#"{"seed":\#(seed),"step":\#(step)}"#.utf8),
-                release: release, actor: "torture")
+                skinID: skinID, files: files, metadata: VersionMetadata(folder: "\(seed)-\(step)"), release: release,
+                actor: "torture")
             emit("ack \(store.snapshot.revision) version.add \(skinID) \(version.number) \(version.digest)")
         case 35..<60 where !live.isEmpty:
             guard let skin = snapshot.skins[live[Int(random.next() % UInt64(live.count))]] else { continue }
             let version = skin.versions[Int(random.next() % UInt64(skin.versions.count))].number
             let updated = try await store.setRelease(
-                skinID: skin.id, version: version, document: Array(#"{"rollout":\#(random.next() % 101)}"#.utf8),
+                skinID: skin.id, version: version, plan: plan(rollout: Int(random.next() % 101)),
                 expectedRevision: skin.revision, actor: "torture")
             emit("ack \(updated.revision) release.set \(skin.id) \(version)")
         case 60..<70 where !live.isEmpty:

@@ -1,13 +1,14 @@
 import Foundation
 import LiveryJSON
 import SkinModel
-import SkinServing
 import SkinStore
 
-/// How store values look in admin API answers. Every answer is a JSON object whose keys appear in a fixed order.
-enum AdminJSON {
+/// How store values look in admin API answers: the bodies the admin API's reads (`Queries`) and changes (`Changes`)
+/// answer with, rendered from the values they return, so the server's admin handlers never name a store type.
+/// Every answer is a JSON object whose keys appear in a fixed order.
+public enum AdminJSON {
     /// `date` as ISO 8601 in UTC with milliseconds: `2027-01-15T08:00:00.000Z`.
-    static func instant(_ date: Date) -> JSONValue {
+    public static func instant(_ date: Date) -> JSONValue {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         formatter.timeZone = TimeZone(identifier: "UTC")
@@ -17,34 +18,36 @@ enum AdminJSON {
     /// Parses an ISO 8601 instant with an offset (`2027-02-05T00:00:00+08:00`, `…Z`, optional fraction) with the
     /// one strict parser (`ISO8601Instant`): nothing may follow the offset. (Foundation's `ISO8601DateFormatter`
     /// took `…Zjunk`.)
-    static func parseInstant(_ text: String) -> Date? { ISO8601Instant.parse(text) }
+    public static func parseInstant(_ text: String) -> Date? { ISO8601Instant.parse(text) }
 
-    static func number(_ value: Int) -> JSONValue { .number(JSONNumber(value)) }
+    public static func number(_ value: Int) -> JSONValue { .number(JSONNumber(value)) }
+
+    /// The strong entity tag of a skin's or the kill switches' `revision` (RFC 9110 §8.8.3), quotes included
+    /// (`"42"`): what the `etag` members say and the admin API's `ETag` header carries.
+    public static func entityTag(_ revision: Int) -> String { "\"\(revision)\"" }
 
     /// A release: `{"version", <the plan's fields>, "guard" (the effective guard), "paused" (or null), "releasedAt",
     /// "releasedBy"}`; a recurring one also lists its
     /// next five occurrences from `now` as `"nextOccurrences": [{"year", "startsAt", "endsAt", "source"}]`
-    /// (`source`: `rule`, `override` or `skip`).
+    /// (`source`: `rule`, `override` or `skip`). A damaged release (its stored document is not a plan) has no plan
+    /// fields and says why in `damage`.
     static func release(_ release: Release, now: Date = Date()) -> JSONValue {
         var object = JSONObject()
         object["version"] = number(release.version)
-        if let document = try? JSONValue.parse(release.document) {
-            for member in document.objectValue ?? JSONObject() where member.key != "version" {
-                object[member.key] = member.value
-            }
-            let plan = ReleasePlan.parse(document, file: nil, pointer: .root, allowingExtraKeys: ["version"], now: now)
-                .value
-            (object["guard"], object["paused"]) = guardStatus(of: plan)
-            if document.objectValue?["recurs"] != nil, let plan {
-                object["nextOccurrences"] = .array(
-                    plan.occurrences(notEndedAt: now, count: 5).map { occurrence in
-                        [
-                            "year": number(occurrence.year), "startsAt": instant(occurrence.startsAt),
-                            "endsAt": instant(occurrence.endsAt), "source": .string(occurrence.source.rawValue)
-                        ]
-                    })
-            }
+        if let plan = release.plan {
+            for member in plan.jsonValue.objectValue ?? JSONObject() { object[member.key] = member.value }
         }
+        (object["guard"], object["paused"]) = guardStatus(of: release.plan)
+        if let plan = release.plan, plan.recurrence != nil {
+            object["nextOccurrences"] = .array(
+                plan.occurrences(notEndedAt: now, count: 5).map { occurrence in
+                    [
+                        "year": number(occurrence.year), "startsAt": instant(occurrence.startsAt),
+                        "endsAt": instant(occurrence.endsAt), "source": .string(occurrence.source.rawValue)
+                    ]
+                })
+        }
+        if let damage = release.damage { object["damage"] = .string(damage) }
         object["releasedAt"] = instant(release.releasedAt)
         object["releasedBy"] = .string(release.actor)
         return .object(object)
@@ -53,13 +56,19 @@ enum AdminJSON {
     /// A release's guard in force (every member; the standard guard when the release names none or there is no
     /// plan) and its pause or `null`: what `GET …/skins/{id}` shows in `release` and the health endpoint beside
     /// the figures.
-    static func guardStatus(of plan: ReleasePlan?) -> (guard: JSONValue, paused: JSONValue) {
+    public static func guardStatus(of plan: ReleasePlan?) -> (guard: JSONValue, paused: JSONValue) {
         ((plan?.effectiveGuard ?? .standard).jsonValue, plan?.paused?.jsonValue ?? .null)
     }
 
+    /// `guardStatus` of `skin`'s release, for the health endpoint; both null when the skin is not released.
+    public static func guardStatus(of skin: SkinState) -> (guard: JSONValue, paused: JSONValue) {
+        guard let release = skin.release else { return (.null, .null) }
+        return guardStatus(of: release.plan)
+    }
+
     /// One version: number, time, who, digest, file count and total size, title/app, and with `files` every file.
-    static func version(_ version: SkinVersion, files: Bool = false) -> JSONValue {
-        let info = VersionInfo(version)
+    public static func version(_ version: SkinVersion, files: Bool = false) -> JSONValue {
+        let info = version.metadata
         var object = JSONObject()
         object["skinId"] = .string(version.skinID)
         object["version"] = number(version.number)
@@ -84,15 +93,15 @@ enum AdminJSON {
 
     /// A skin in listings: id, title and app of its latest version, revision (its ETag), latest version number,
     /// version count, and the release or null.
-    static func skinSummary(_ skin: SkinState, now: Date = Date()) -> JSONObject {
+    public static func skinSummary(_ skin: SkinState, now: Date = Date()) -> JSONObject {
         let latest = skin.latestVersion
-        let info = latest.map(VersionInfo.init)
+        let info = latest?.metadata
         var object = JSONObject()
         object["id"] = .string(skin.id)
         object["title"] = info?.title.map(JSONValue.string) ?? .null
         object["app"] = info?.app.map(JSONValue.string) ?? .null
         object["revision"] = number(skin.revision)
-        object["etag"] = .string(AdminETag.tag(skin.revision))
+        object["etag"] = .string(entityTag(skin.revision))
         object["latestVersion"] = latest.map { number($0.number) } ?? .null
         object["versionCount"] = number(skin.versions.count)
         object["release"] = skin.release.map { release($0, now: now) } ?? .null
@@ -100,7 +109,7 @@ enum AdminJSON {
     }
 
     /// One skin with every version, and its damaged versions: `[{"skin", "version", "reason"}]`.
-    static func skin(_ skin: SkinState, damaged: [DamagedVersion] = [], now: Date = Date()) -> JSONValue {
+    public static func skin(_ skin: SkinState, damaged: [DamagedVersion] = [], now: Date = Date()) -> JSONValue {
         var object = skinSummary(skin, now: now)
         object["versions"] = .array(skin.versions.map { version($0) })
         object["damaged"] = .array(
@@ -111,7 +120,7 @@ enum AdminJSON {
     }
 
     /// The kill switches: `{"global": setting or null, "apps": {app: setting}, "revision", "etag"}`.
-    static func killSwitches(_ switches: KillSwitches) -> JSONValue {
+    public static func killSwitches(_ switches: KillSwitches) -> JSONValue {
         func setting(_ enabled: Bool, _ reason: String, _ actor: String, _ changedAt: Date) -> JSONValue {
             [
                 "enabled": .bool(enabled), "reason": .string(reason), "changedBy": .string(actor),
@@ -127,12 +136,12 @@ enum AdminJSON {
         object["global"] = switches.global.map { setting($0.enabled, $0.reason, $0.actor, $0.changedAt) } ?? .null
         object["apps"] = .object(apps)
         object["revision"] = number(switches.revision)
-        object["etag"] = .string(AdminETag.tag(switches.revision))
+        object["etag"] = .string(entityTag(switches.revision))
         return .object(object)
     }
 
     /// One audit entry; `before`/`after` are the store's JSON descriptions, embedded as JSON.
-    static func auditEntry(_ entry: AuditEntry) -> JSONValue {
+    public static func auditEntry(_ entry: AuditEntry) -> JSONValue {
         func embedded(_ bytes: [UInt8]?) -> JSONValue {
             guard let bytes else { return .null }
             return (try? JSONValue.parse(bytes)) ?? .string(String(decoding: bytes, as: UTF8.self))
