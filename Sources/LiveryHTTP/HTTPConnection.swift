@@ -30,6 +30,20 @@ final class HTTPConnection: @unchecked Sendable {
         var start: UInt64
     }
 
+    /// What writing a response needs of its request, taken from the head rather than copying it whole (a copy
+    /// retains every string and array in it). Empty when the head was never read.
+    private struct RequestFacts {
+        var method: HTTPMethod?
+        var version: HTTPVersion?
+        /// The raw path, only when request lines are logged.
+        var loggedPath: Substring?
+    }
+
+    private func facts(_ head: borrowing HTTPRequestHead) -> RequestFacts {
+        RequestFacts(
+            method: head.method, version: head.version, loggedPath: context.logsRequests ? head.rawPath : nil)
+    }
+
     let fd: Int32
     let loop: EventLoop
     let remoteAddress: String
@@ -94,7 +108,8 @@ final class HTTPConnection: @unchecked Sendable {
         let response = HTTPResponse.overloaded(
             code: "server_busy", message: "The server has too many open connections; retry shortly.")
         write(
-            response, head: nil, routePattern: nil, requestID: loop.requestIDs.next(), start: loop.now, forceClose: true
+            response, facts: RequestFacts(), routePattern: nil, requestID: loop.requestIDs.next(), start: loop.now,
+            forceClose: true
         )
         flush()
         reconcile()
@@ -268,7 +283,7 @@ final class HTTPConnection: @unchecked Sendable {
             // is not delivered).
             let hasContent = framing != .none && framing != .length(0)
             write(
-                early, head: exchange.head, routePattern: route.pattern, requestID: exchange.requestID,
+                early, facts: facts(exchange.head), routePattern: route.pattern, requestID: exchange.requestID,
                 start: exchange.start, forceClose: hasContent)
             return
         }
@@ -291,14 +306,16 @@ final class HTTPConnection: @unchecked Sendable {
         case .sync(let handler):
             let response = handler(request)
             write(
-                response, head: exchange.head, routePattern: exchange.route.pattern, requestID: exchange.requestID,
+                response, facts: facts(exchange.head), routePattern: exchange.route.pattern,
+                requestID: exchange.requestID,
                 start: exchange.start, forceClose: false)
         case .async(let handler):
             runAsync(handler, request: request, exchange: exchange)
         case .syncOrAsync(let immediate, let otherwise):
             if let response = immediate(request) {
                 write(
-                    response, head: exchange.head, routePattern: exchange.route.pattern, requestID: exchange.requestID,
+                    response, facts: facts(exchange.head), routePattern: exchange.route.pattern,
+                    requestID: exchange.requestID,
                     start: exchange.start, forceClose: false)
             } else {
                 runAsync(otherwise, request: request, exchange: exchange)
@@ -322,10 +339,10 @@ final class HTTPConnection: @unchecked Sendable {
     /// The request handlers and head checks see (a head check gets an empty body and no trailers).
     @inline(__always)
     private func makeRequest(_ exchange: Exchange, body: [UInt8], trailers: HTTPHeaders) -> HTTPRequest {
-        let head = exchange.head
-        return HTTPRequest(
-            method: head.method, target: head.target, path: head.path, query: QueryParameters(parsing: head.rawQuery),
-            headers: head.headers, trailers: trailers, body: body, version: head.version,
+        HTTPRequest(
+            method: exchange.head.method, target: exchange.head.target, path: exchange.head.path,
+            query: QueryParameters(parsing: exchange.head.rawQuery), headers: exchange.head.headers, trailers: trailers,
+            body: body, version: exchange.head.version,
             pathParameters: exchange.route.pathParameters, requestID: exchange.requestID,
             remoteAddress: remoteAddress)
     }
@@ -342,7 +359,7 @@ final class HTTPConnection: @unchecked Sendable {
     private func respond(_ response: HTTPResponse) {
         guard let exchange = self.exchange.take() else { return }
         write(
-            response, head: exchange.head, routePattern: exchange.route.pattern, requestID: exchange.requestID,
+            response, facts: facts(exchange.head), routePattern: exchange.route.pattern, requestID: exchange.requestID,
             start: exchange.start, forceClose: false)
     }
 
@@ -354,18 +371,19 @@ final class HTTPConnection: @unchecked Sendable {
     private func respondWithError(_ response: HTTPResponse) {
         let requestID = exchange?.requestID ?? loop.requestIDs.next()
         write(
-            response, head: exchange?.head, routePattern: exchange?.route.pattern, requestID: requestID,
+            response, facts: exchange.map { facts($0.head) } ?? RequestFacts(), routePattern: exchange?.route.pattern,
+            requestID: requestID,
             start: exchange?.start ?? loop.now, forceClose: true)
     }
 
     private func write(
-        _ response: HTTPResponse, head: HTTPRequestHead?, routePattern: String?, requestID: String, start: UInt64,
+        _ response: HTTPResponse, facts: RequestFacts, routePattern: String?, requestID: String, start: UInt64,
         forceClose: Bool
     ) {
         exchange = nil
         let keepAlive = machine.respond(
             forceClose: forceClose, serverDraining: context.draining.load(ordering: .relaxed), now: loop.now)
-        let isHead = head?.method == .head
+        let isHead = facts.method == .head
         var response = response
         if response.status.forbidsBody { response.body = .empty }
 
@@ -399,7 +417,7 @@ final class HTTPConnection: @unchecked Sendable {
 
         let fields = ResponseEncoder.ServerFields(
             date: loop.dateCache.current(), serverLine: context.serverLine, requestID: requestID,
-            keepAlive: keepAlive, requestIsHTTP10: head?.version == .http1_0)
+            keepAlive: keepAlive, requestIsHTTP10: facts.version == .http1_0)
         let output = loop.output
         let headStart = output.count
         do {
@@ -433,7 +451,7 @@ final class HTTPConnection: @unchecked Sendable {
 
         if context.hasObserver || context.logsRequests {
             report(
-                head, routePattern: routePattern, status: response.status, bytesSent: bytesSent, requestID: requestID,
+                facts, routePattern: routePattern, status: response.status, bytesSent: bytesSent, requestID: requestID,
                 start: start)
         }
     }
@@ -486,10 +504,10 @@ final class HTTPConnection: @unchecked Sendable {
     }
 
     private func report(
-        _ head: HTTPRequestHead?, routePattern: String?, status: HTTPStatus, bytesSent: Int, requestID: String,
+        _ facts: RequestFacts, routePattern: String?, status: HTTPStatus, bytesSent: Int, requestID: String,
         start: UInt64
     ) {
-        let method = head?.method
+        let method = facts.method
         let end = Syscall.monotonicNanoseconds()
         let elapsed = end > start ? end - start : 0
         if context.hasObserver, let observer = context.observer {
@@ -500,7 +518,7 @@ final class HTTPConnection: @unchecked Sendable {
         }
         if context.logsRequests {
             let line = RequestLine(
-                method: method?.rawValue, path: head?.rawPath, route: routePattern ?? HTTPServer.unmatchedRoute,
+                method: method?.rawValue, path: facts.loggedPath, route: routePattern ?? HTTPServer.unmatchedRoute,
                 status: status.code, bytesSent: bytesSent, elapsedNanoseconds: elapsed, requestID: requestID)
             if let requestLines = loop.requestLines {
                 requestLines.append(line)
