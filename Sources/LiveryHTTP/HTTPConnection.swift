@@ -65,6 +65,10 @@ final class HTTPConnection: @unchecked Sendable {
     /// `sendfile_max_chunk`), so one large download cannot hold a loop for long.
     private static let fileChunkLimit = 512 << 10
 
+    /// Bodies held in memory from this size on are sent from where they are, after the head, with one `sendmsg`
+    /// (`flushStaging(then:)`) rather than copied into the loop's output buffer; smaller ones cost less to copy.
+    private static let gatherThreshold = 8 << 10
+
     init(fd: Int32, loop: EventLoop, remoteAddress: String, refused: Bool, tls: TLSSession? = nil) {
         self.fd = fd
         self.tls = tls
@@ -437,7 +441,11 @@ final class HTTPConnection: @unchecked Sendable {
         }
         var bytesSent = output.count - headStart
         if !isHead, case .bytes(let bytes) = response.body {
-            output.append(bytes)
+            if bytes.count >= Self.gatherThreshold && tls == nil {
+                flushStaging(then: bytes)
+            } else {
+                output.append(bytes)
+            }
             bytesSent += bytes.count
         }
         if let file {
@@ -565,6 +573,53 @@ final class HTTPConnection: @unchecked Sendable {
             outbound.append(bytes: Array(UnsafeRawBufferPointer(rebasing: bytes[sent...])))
             machine.outputProgressed(now: loop.now)
         }
+    }
+
+    /// Sends the loop's output buffer and then `body` with one `sendmsg`, so a large body held in memory (a small
+    /// package) is not copied into the buffer first; what the socket does not take is queued, the body by reference.
+    private func flushStaging(then body: [UInt8]) {
+        let output = loop.output
+        guard !machine.isClosed else {
+            output.removeAll()
+            return
+        }
+        defer { output.removeAll() }
+        guard outbound.isEmpty else {
+            outbound.append(bytes: Array(output.bytes))
+            outbound.append(bytes: body)
+            return
+        }
+        let head = output.bytes
+        let total = head.count + body.count
+        var sent = 0
+        let failed = body.withUnsafeBytes { body -> Bool in
+            while sent < total {
+                do {
+                    let result =
+                        sent < head.count
+                        ? try Syscall.send(fd, UnsafeRawBufferPointer(rebasing: head[sent...]), then: body)
+                        : try Syscall.send(
+                            fd, UnsafeRawBufferPointer(rebasing: body[(sent - head.count)...]), more: false)
+                    guard case .processed(let count) = result else { return false }
+                    sent += count
+                } catch {
+                    return true
+                }
+            }
+            return false
+        }
+        if failed {
+            close()
+            return
+        }
+        guard sent < total else { return }
+        if sent < head.count {
+            outbound.append(bytes: Array(UnsafeRawBufferPointer(rebasing: head[sent...])))
+            outbound.append(bytes: body)
+        } else {
+            outbound.append(bytes: body, from: sent - head.count)
+        }
+        machine.outputProgressed(now: loop.now)
     }
 
     /// Writes queued chunks until the socket would block or the queue is empty.

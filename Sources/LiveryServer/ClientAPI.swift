@@ -33,7 +33,7 @@ public final class ClientAPI: Sendable {
         /// without `expiresAt`. Default nil. See `AnswerSigner`.
         public var signingKey: (any BodySigner)?
         /// Packages of at most this many bytes are downloaded from memory (their bytes read once and checked
-        /// against the package's recorded size and SHA-256, then sent with the head in one `send`) instead of
+        /// against the package's recorded size and SHA-256, then sent after the head in one `sendmsg`) instead of
         /// with `sendfile`. Default 64 KiB; 0 sends every package from its file.
         public var inMemoryPackageLimit: Int = 64 * 1024
         /// The most bytes of package content held in memory for `inMemoryPackageLimit`, all packages together;
