@@ -381,14 +381,14 @@ final class HTTPConnection: @unchecked Sendable {
     }
 
     private func write(
-        _ response: HTTPResponse, facts: RequestFacts, routePattern: String?, requestID: String, start: UInt64,
+        _ response: consuming HTTPResponse, facts: RequestFacts, routePattern: String?, requestID: String,
+        start: UInt64,
         forceClose: Bool
     ) {
         exchange = nil
         let keepAlive = machine.respond(
             forceClose: forceClose, serverDraining: context.draining.load(ordering: .relaxed), now: loop.now)
         let isHead = facts.method == .head
-        var response = response
         if response.status.forbidsBody { response.body = .empty }
 
         // Open a file body before writing the head, so a missing file can still become a 500.
