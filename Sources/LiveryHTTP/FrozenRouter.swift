@@ -39,9 +39,12 @@ public final class FrozenRouter: HTTPRouting {
         /// The route for a match with these parameter values (in `parameterNames` order).
         func route(values: [String]) -> HTTPRoute {
             if let parameterlessRoute { return parameterlessRoute }
-            var parameters: [String: String] = [:]
-            parameters.reserveCapacity(parameterNames.count)
-            for (name, value) in zip(parameterNames, values) { parameters[name] = value }
+            // Made with its capacity (`reserveCapacity` on an empty dictionary is not specialized: it looks up the
+            // dictionary's generic metadata at run time), and without `zip`'s iterator for the usual one value.
+            var parameters = [String: String](minimumCapacity: parameterNames.count)
+            for index in 0..<min(parameterNames.count, values.count) {
+                parameters[parameterNames[index]] = values[index]
+            }
             return HTTPRoute(
                 pattern: pattern, pathParameters: parameters, bodyLimit: bodyLimit, headCheck: headCheck,
                 handler: handler)

@@ -30,6 +30,20 @@ final class HTTPConnection: @unchecked Sendable {
         var start: UInt64
     }
 
+    /// What writing a response needs of its request, taken from the head rather than copying it whole (a copy
+    /// retains every string and array in it). Empty when the head was never read.
+    private struct RequestFacts {
+        var method: HTTPMethod?
+        var version: HTTPVersion?
+        /// The raw path, only when request lines are logged.
+        var loggedPath: Substring?
+    }
+
+    private func facts(_ head: borrowing HTTPRequestHead) -> RequestFacts {
+        RequestFacts(
+            method: head.method, version: head.version, loggedPath: context.logsRequests ? head.rawPath : nil)
+    }
+
     let fd: Int32
     let loop: EventLoop
     let remoteAddress: String
@@ -50,6 +64,10 @@ final class HTTPConnection: @unchecked Sendable {
     /// Most bytes of a file body sent in one `sendfile` before the loop turns to other connections (as nginx's
     /// `sendfile_max_chunk`), so one large download cannot hold a loop for long.
     private static let fileChunkLimit = 512 << 10
+
+    /// Bodies held in memory from this size on are sent from where they are, after the head, with one `sendmsg`
+    /// (`flushStaging(then:)`) rather than copied into the loop's output buffer; smaller ones cost less to copy.
+    private static let gatherThreshold = 8 << 10
 
     init(fd: Int32, loop: EventLoop, remoteAddress: String, refused: Bool, tls: TLSSession? = nil) {
         self.fd = fd
@@ -94,7 +112,8 @@ final class HTTPConnection: @unchecked Sendable {
         let response = HTTPResponse.overloaded(
             code: "server_busy", message: "The server has too many open connections; retry shortly.")
         write(
-            response, head: nil, routePattern: nil, requestID: loop.requestIDs.next(), start: loop.now, forceClose: true
+            response, facts: RequestFacts(), routePattern: nil, requestID: loop.requestIDs.next(), start: loop.now,
+            forceClose: true
         )
         flush()
         reconcile()
@@ -268,7 +287,7 @@ final class HTTPConnection: @unchecked Sendable {
             // is not delivered).
             let hasContent = framing != .none && framing != .length(0)
             write(
-                early, head: exchange.head, routePattern: route.pattern, requestID: exchange.requestID,
+                early, facts: facts(exchange.head), routePattern: route.pattern, requestID: exchange.requestID,
                 start: exchange.start, forceClose: hasContent)
             return
         }
@@ -291,14 +310,16 @@ final class HTTPConnection: @unchecked Sendable {
         case .sync(let handler):
             let response = handler(request)
             write(
-                response, head: exchange.head, routePattern: exchange.route.pattern, requestID: exchange.requestID,
+                response, facts: facts(exchange.head), routePattern: exchange.route.pattern,
+                requestID: exchange.requestID,
                 start: exchange.start, forceClose: false)
         case .async(let handler):
             runAsync(handler, request: request, exchange: exchange)
         case .syncOrAsync(let immediate, let otherwise):
             if let response = immediate(request) {
                 write(
-                    response, head: exchange.head, routePattern: exchange.route.pattern, requestID: exchange.requestID,
+                    response, facts: facts(exchange.head), routePattern: exchange.route.pattern,
+                    requestID: exchange.requestID,
                     start: exchange.start, forceClose: false)
             } else {
                 runAsync(otherwise, request: request, exchange: exchange)
@@ -322,10 +343,10 @@ final class HTTPConnection: @unchecked Sendable {
     /// The request handlers and head checks see (a head check gets an empty body and no trailers).
     @inline(__always)
     private func makeRequest(_ exchange: Exchange, body: [UInt8], trailers: HTTPHeaders) -> HTTPRequest {
-        let head = exchange.head
-        return HTTPRequest(
-            method: head.method, target: head.target, path: head.path, query: QueryParameters(parsing: head.rawQuery),
-            headers: head.headers, trailers: trailers, body: body, version: head.version,
+        HTTPRequest(
+            method: exchange.head.method, target: exchange.head.target, path: exchange.head.path,
+            query: QueryParameters(parsing: exchange.head.rawQuery), headers: exchange.head.headers, trailers: trailers,
+            body: body, version: exchange.head.version,
             pathParameters: exchange.route.pathParameters, requestID: exchange.requestID,
             remoteAddress: remoteAddress)
     }
@@ -342,7 +363,7 @@ final class HTTPConnection: @unchecked Sendable {
     private func respond(_ response: HTTPResponse) {
         guard let exchange = self.exchange.take() else { return }
         write(
-            response, head: exchange.head, routePattern: exchange.route.pattern, requestID: exchange.requestID,
+            response, facts: facts(exchange.head), routePattern: exchange.route.pattern, requestID: exchange.requestID,
             start: exchange.start, forceClose: false)
     }
 
@@ -354,19 +375,20 @@ final class HTTPConnection: @unchecked Sendable {
     private func respondWithError(_ response: HTTPResponse) {
         let requestID = exchange?.requestID ?? loop.requestIDs.next()
         write(
-            response, head: exchange?.head, routePattern: exchange?.route.pattern, requestID: requestID,
+            response, facts: exchange.map { facts($0.head) } ?? RequestFacts(), routePattern: exchange?.route.pattern,
+            requestID: requestID,
             start: exchange?.start ?? loop.now, forceClose: true)
     }
 
     private func write(
-        _ response: HTTPResponse, head: HTTPRequestHead?, routePattern: String?, requestID: String, start: UInt64,
+        _ response: consuming HTTPResponse, facts: RequestFacts, routePattern: String?, requestID: String,
+        start: UInt64,
         forceClose: Bool
     ) {
         exchange = nil
         let keepAlive = machine.respond(
             forceClose: forceClose, serverDraining: context.draining.load(ordering: .relaxed), now: loop.now)
-        let isHead = head?.method == .head
-        var response = response
+        let isHead = facts.method == .head
         if response.status.forbidsBody { response.body = .empty }
 
         // Open a file body before writing the head, so a missing file can still become a 500.
@@ -399,7 +421,7 @@ final class HTTPConnection: @unchecked Sendable {
 
         let fields = ResponseEncoder.ServerFields(
             date: loop.dateCache.current(), serverLine: context.serverLine, requestID: requestID,
-            keepAlive: keepAlive, requestIsHTTP10: head?.version == .http1_0)
+            keepAlive: keepAlive, requestIsHTTP10: facts.version == .http1_0)
         let output = loop.output
         let headStart = output.count
         do {
@@ -419,7 +441,11 @@ final class HTTPConnection: @unchecked Sendable {
         }
         var bytesSent = output.count - headStart
         if !isHead, case .bytes(let bytes) = response.body {
-            output.append(bytes)
+            if bytes.count >= Self.gatherThreshold && tls == nil {
+                flushStaging(then: bytes)
+            } else {
+                output.append(bytes)
+            }
             bytesSent += bytes.count
         }
         if let file {
@@ -433,7 +459,7 @@ final class HTTPConnection: @unchecked Sendable {
 
         if context.hasObserver || context.logsRequests {
             report(
-                head, routePattern: routePattern, status: response.status, bytesSent: bytesSent, requestID: requestID,
+                facts, routePattern: routePattern, status: response.status, bytesSent: bytesSent, requestID: requestID,
                 start: start)
         }
     }
@@ -486,10 +512,10 @@ final class HTTPConnection: @unchecked Sendable {
     }
 
     private func report(
-        _ head: HTTPRequestHead?, routePattern: String?, status: HTTPStatus, bytesSent: Int, requestID: String,
+        _ facts: RequestFacts, routePattern: String?, status: HTTPStatus, bytesSent: Int, requestID: String,
         start: UInt64
     ) {
-        let method = head?.method
+        let method = facts.method
         let end = Syscall.monotonicNanoseconds()
         let elapsed = end > start ? end - start : 0
         if context.hasObserver, let observer = context.observer {
@@ -500,7 +526,7 @@ final class HTTPConnection: @unchecked Sendable {
         }
         if context.logsRequests {
             let line = RequestLine(
-                method: method?.rawValue, path: head?.rawPath, route: routePattern ?? HTTPServer.unmatchedRoute,
+                method: method?.rawValue, path: facts.loggedPath, route: routePattern ?? HTTPServer.unmatchedRoute,
                 status: status.code, bytesSent: bytesSent, elapsedNanoseconds: elapsed, requestID: requestID)
             if let requestLines = loop.requestLines {
                 requestLines.append(line)
@@ -547,6 +573,53 @@ final class HTTPConnection: @unchecked Sendable {
             outbound.append(bytes: Array(UnsafeRawBufferPointer(rebasing: bytes[sent...])))
             machine.outputProgressed(now: loop.now)
         }
+    }
+
+    /// Sends the loop's output buffer and then `body` with one `sendmsg`, so a large body held in memory (a small
+    /// package) is not copied into the buffer first; what the socket does not take is queued, the body by reference.
+    private func flushStaging(then body: [UInt8]) {
+        let output = loop.output
+        guard !machine.isClosed else {
+            output.removeAll()
+            return
+        }
+        defer { output.removeAll() }
+        guard outbound.isEmpty else {
+            outbound.append(bytes: Array(output.bytes))
+            outbound.append(bytes: body)
+            return
+        }
+        let head = output.bytes
+        let total = head.count + body.count
+        var sent = 0
+        let failed = body.withUnsafeBytes { body -> Bool in
+            while sent < total {
+                do {
+                    let result =
+                        sent < head.count
+                        ? try Syscall.send(fd, UnsafeRawBufferPointer(rebasing: head[sent...]), then: body)
+                        : try Syscall.send(
+                            fd, UnsafeRawBufferPointer(rebasing: body[(sent - head.count)...]), more: false)
+                    guard case .processed(let count) = result else { return false }
+                    sent += count
+                } catch {
+                    return true
+                }
+            }
+            return false
+        }
+        if failed {
+            close()
+            return
+        }
+        guard sent < total else { return }
+        if sent < head.count {
+            outbound.append(bytes: Array(UnsafeRawBufferPointer(rebasing: head[sent...])))
+            outbound.append(bytes: body)
+        } else {
+            outbound.append(bytes: body, from: sent - head.count)
+        }
+        machine.outputProgressed(now: loop.now)
     }
 
     /// Writes queued chunks until the socket would block or the queue is empty.

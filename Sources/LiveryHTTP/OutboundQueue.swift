@@ -18,6 +18,12 @@ struct OutboundQueue {
         chunks.append(.bytes(bytes, offset: 0))
     }
 
+    /// Queues `bytes` from `offset` on (the array is shared, not copied).
+    mutating func append(bytes: [UInt8], from offset: Int) {
+        guard offset < bytes.count else { return }
+        chunks.append(.bytes(bytes, offset: offset))
+    }
+
     mutating func append(file: OpenFile, offset: Int, length: Int) {
         guard length > 0 else { return }
         chunks.append(.file(file, offset: offset, remaining: length))

@@ -85,6 +85,15 @@ final class OutputBuffer {
         return true
     }
 
+    /// Lets `body` write at most `maximum` bytes at the end (its argument is where the first goes) and keeps as
+    /// many as it returns: one capacity check for a whole piece written field by field.
+    func appendInPlace(maximum: Int, _ body: (UnsafeMutableRawPointer) -> Int) {
+        reserve(maximum)
+        let written = body(base + count)
+        precondition(written >= 0 && written <= maximum, "wrote past the room reserved")
+        count += written
+    }
+
     func append(byte: UInt8) {
         reserve(1)
         base.storeBytes(of: byte, toByteOffset: count, as: UInt8.self)

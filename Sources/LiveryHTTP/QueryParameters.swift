@@ -82,23 +82,29 @@ public struct QueryParameters: Sendable, Equatable, Sequence {
         // Positions are kept as 32-bit offsets; no request line comes near this, and a query that did would
         // simply have none of the values.
         guard raw.utf8.count < Int32.max else { return FirstQueryValues(raw: raw, count: names.count) }
-        let bounds = Self.withBytes(of: raw) { bytes in
-            var bounds = FirstQueryValues.Bounds()
-            var missing = names.count
-            Self.forEachPair(in: bytes) { rawName, value, nameIsEscaped in
-                guard
-                    let index = nameIsEscaped
-                        ? names.index(of: Array(PercentEncoding.decodeQueryComponent(rawName).utf8))
-                        : names.index(of: rawName)
-                else { return true }
-                if !bounds.isPresent(index) {
-                    let start = value.map { bytes.baseAddress!.distance(to: $0.baseAddress!) } ?? 0
-                    bounds.set(index, start: start, end: start + (value?.count ?? 0))
-                    missing -= 1
+        // The names' storage is opened once for the whole query, not once per pair (each opening retains and
+        // releases arrays that every event loop shares).
+        let bounds = names.withMatcher { matcher in
+            Self.withBytes(of: raw) { bytes in
+                var bounds = FirstQueryValues.Bounds()
+                var missing = names.count
+                Self.forEachPair(in: bytes) { rawName, value, nameIsEscaped in
+                    guard
+                        let index = nameIsEscaped
+                            ? Array(PercentEncoding.decodeQueryComponent(rawName).utf8).withUnsafeBufferPointer({
+                                matcher.index(of: $0)
+                            })
+                            : matcher.index(of: rawName)
+                    else { return true }
+                    if !bounds.isPresent(index) {
+                        let start = value.map { bytes.baseAddress!.distance(to: $0.baseAddress!) } ?? 0
+                        bounds.set(index, start: start, end: start + (value?.count ?? 0))
+                        missing -= 1
+                    }
+                    return missing > 0
                 }
-                return missing > 0
+                return bounds
             }
-            return bounds
         }
         return FirstQueryValues(raw: raw, count: names.count, bounds: bounds)
     }
@@ -223,6 +229,21 @@ public struct FirstQueryValues: RandomAccessCollection, Sendable {
         return result
     }
 
+    /// Calls `body` with the index and decoded UTF-8 bytes (valid only during the call) of every present value, in
+    /// index order, reaching the query's storage once for all of them (`withBytes` reaches it once per value).
+    public func visitPresent(_ body: (_ index: Int, _ bytes: UnsafeBufferPointer<UInt8>) -> Void) {
+        QueryParameters.withBytes(of: raw) { bytes in
+            for index in 0..<count where bounds.isPresent(index) {
+                let value = UnsafeBufferPointer(rebasing: bytes[bounds.range(index)])
+                if value.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) {
+                    Array(PercentEncoding.decodeQueryComponent(value).utf8).withUnsafeBufferPointer { body(index, $0) }
+                } else {
+                    body(index, value)
+                }
+            }
+        }
+    }
+
     /// `withBytes` without generics, so callers in other modules get a specialized `withBytes` around it.
     @usableFromInline
     func visitBytes(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
@@ -262,6 +283,31 @@ public struct QueryParameterNames: Sendable {
         }
         self.bytes = bytes
         self.starts = starts
+    }
+
+    /// The names' bytes opened for matching many candidates.
+    struct Matcher {
+        let bytes: UnsafeBufferPointer<UInt8>
+        let starts: UnsafeBufferPointer<Int>
+
+        /// The position of the first name equal to `candidate`, or nil.
+        func index(of candidate: UnsafeBufferPointer<UInt8>) -> Int? {
+            for index in 0..<(starts.count - 1) where starts[index + 1] - starts[index] == candidate.count {
+                if candidate.isEmpty
+                    || memcmp(bytes.baseAddress! + starts[index], candidate.baseAddress!, candidate.count) == 0
+                {
+                    return index
+                }
+            }
+            return nil
+        }
+    }
+
+    /// Calls `body` with a matcher over the names, valid only during the call.
+    func withMatcher<R>(_ body: (Matcher) -> R) -> R {
+        bytes.withUnsafeBufferPointer { bytes in
+            starts.withUnsafeBufferPointer { starts in body(Matcher(bytes: bytes, starts: starts)) }
+        }
     }
 
     /// The position of the first name equal to `candidate`, or nil.

@@ -218,37 +218,39 @@ public final class RequestLog: Sendable {
     /// One event loop's lines since the last flush, behind a lock the writer takes at most twice a second.
     final class Buffer: Sendable {
         private let log: RequestLog
-        private let level: Logger.Level
-        private let lines = Mutex<Lines>(Lines())
+        /// The bytes every line of this buffer has after its timestamp (level, label, the first metadata key).
+        private let lead: [UInt8]
+        private let lines: Mutex<Lines>
 
         private struct Lines {
-            var bytes: [UInt8] = []
+            /// Formatted lines: written in place (no array growth checks per field), copied out once per batch.
+            let bytes = OutputBuffer(capacity: RequestLog.batchBytes + 1024)
             var count = 0
             var timestamp = TimestampCache()
         }
 
         fileprivate init(log: RequestLog, level: Logger.Level) {
             self.log = log
-            self.level = level
+            self.lead = log.lead(level: level)
+            self.lines = Mutex(Lines())
         }
 
         /// Formats `line` at the current time; hands the buffer to the writer once it holds 64 KiB.
         func append(_ line: RequestLine) {
             let format = log.format
             let full: (bytes: [UInt8], count: Int)? = lines.withLock { lines in
-                if lines.bytes.capacity == 0 { lines.bytes.reserveCapacity(RequestLog.batchBytes + 1024) }
                 let now = JSONLogHandlerClock.now()
                 switch format {
-                case .text: log.appendText(line, level: level, now: now, cache: &lines.timestamp, to: &lines.bytes)
-                case .json: log.appendJSON(line, level: level, now: now, cache: &lines.timestamp, to: &lines.bytes)
+                case .text: log.formatText(line, lead: lead, now: now, cache: &lines.timestamp, into: lines.bytes)
+                case .json: log.formatJSON(line, lead: lead, now: now, cache: &lines.timestamp, into: lines.bytes)
                 }
                 lines.count += 1
                 guard lines.bytes.count >= RequestLog.batchBytes else { return nil }
                 defer {
-                    lines.bytes = []
+                    lines.bytes.removeAll()
                     lines.count = 0
                 }
-                return (lines.bytes, lines.count)
+                return (Array(lines.bytes.bytes), lines.count)
             }
             if let full { log.submit(full.bytes, lines: full.count) }
         }
@@ -256,10 +258,10 @@ public final class RequestLog: Sendable {
         fileprivate func take() -> [UInt8] {
             lines.withLock { lines in
                 defer {
-                    lines.bytes = []
+                    lines.bytes.removeAll()
                     lines.count = 0
                 }
-                return lines.bytes
+                return Array(lines.bytes.bytes)
             }
         }
     }
@@ -273,39 +275,35 @@ public final class RequestLog: Sendable {
         var prefix: [UInt8] = []
     }
 
+    /// What follows the timestamp on every line at `level`: text ` info livery: http.duration_ms=`, JSON
+    /// `Z","level":"info","label":"livery","source":"LiveryHTTP","message":"`.
+    func lead(level: Logger.Level) -> [UInt8] {
+        var lead: [UInt8] = []
+        switch format {
+        case .text:
+            lead.append(UInt8(ascii: " "))
+            lead.append(contentsOf: level.rawValue.utf8)
+            if !label.isEmpty { lead.append(UInt8(ascii: " ")) }
+            lead.append(contentsOf: label.utf8)
+            lead.append(contentsOf: ": http.duration_ms=".utf8)
+        case .json:
+            lead.append(contentsOf: #"Z","level":""#.utf8)
+            lead.append(contentsOf: level.rawValue.utf8)
+            lead.append(contentsOf: #"","label":"#.utf8)
+            JSONWriter.appendString(label, to: &lead)
+            lead.append(contentsOf: #","source":"LiveryHTTP","message":""#.utf8)
+        }
+        return lead
+    }
+
     /// `2026-11-22T11:15:02+0100 info livery: http.duration_ms=0.041 … request.id=9f2c [LiveryHTTP] GET /healthz
     /// 200 120B 0.041ms` (one line).
     func appendText(
         _ line: RequestLine, level: Logger.Level, now: timespec, cache: inout TimestampCache, to out: inout [UInt8]
     ) {
-        if cache.second != Int(now.tv_sec) {
-            cache.second = Int(now.tv_sec)
-            cache.prefix = WallClock.localTimestamp(now.tv_sec)
-        }
-        out.append(contentsOf: cache.prefix)
-        out.append(UInt8(ascii: " "))
-        out.append(contentsOf: level.rawValue.utf8)
-        if !label.isEmpty { out.append(UInt8(ascii: " ")) }
-        out.append(contentsOf: label.utf8)
-        out.append(contentsOf: ": http.duration_ms=".utf8)
-        out.append(contentsOf: line.durationMilliseconds.description.utf8)
-        if line.method != nil {
-            out.append(contentsOf: " http.method=".utf8)
-            out.append(contentsOf: line.methodText.utf8)
-            out.append(contentsOf: " http.path=".utf8)
-            out.append(contentsOf: line.pathText.utf8)
-        }
-        out.append(contentsOf: " http.response_bytes=".utf8)
-        Self.appendDecimal(line.bytesSent, to: &out)
-        out.append(contentsOf: " http.route=".utf8)
-        out.append(contentsOf: line.route.utf8)
-        out.append(contentsOf: " http.status=".utf8)
-        Self.appendDecimal(line.status, to: &out)
-        out.append(contentsOf: " request.id=".utf8)
-        out.append(contentsOf: line.requestID.utf8)
-        out.append(contentsOf: " [LiveryHTTP] ".utf8)
-        line.appendMessage(to: &out)
-        out.append(UInt8(ascii: "\n"))
+        let buffer = OutputBuffer(capacity: 512)
+        formatText(line, lead: lead(level: level), now: now, cache: &cache, into: buffer)
+        out.append(contentsOf: buffer.bytes)
     }
 
     /// `{"timestamp":"…","level":"info","label":"livery","source":"LiveryHTTP","message":"…","metadata":{…}}`, keys
@@ -313,42 +311,98 @@ public final class RequestLog: Sendable {
     func appendJSON(
         _ line: RequestLine, level: Logger.Level, now: timespec, cache: inout TimestampCache, to out: inout [UInt8]
     ) {
+        let buffer = OutputBuffer(capacity: 512)
+        formatJSON(line, lead: lead(level: level), now: now, cache: &cache, into: buffer)
+        out.append(contentsOf: buffer.bytes)
+    }
+
+    /// `appendText` into `out`, with the level's `lead` made once per buffer: the line is written in place, in
+    /// room reserved once for its longest possible spelling.
+    func formatText(
+        _ line: RequestLine, lead: [UInt8], now: timespec, cache: inout TimestampCache, into out: OutputBuffer
+    ) {
+        if cache.second != Int(now.tv_sec) {
+            cache.second = Int(now.tv_sec)
+            cache.prefix = WallClock.localTimestamp(now.tv_sec)
+        }
+        let prefix = cache.prefix
+        out.appendInPlace(maximum: Self.maximumLength(line, prefix: prefix, lead: lead, escaped: false)) { start in
+            var out = LineWriter(start)
+            out.put(prefix)
+            out.put(lead)
+            out.putDurationMilliseconds(line)
+            if let method = line.method {
+                out.put(" http.method=")
+                out.put(string: method)
+                out.put(" http.path=")
+                out.put(string: line.pathText)
+            }
+            out.put(" http.response_bytes=")
+            out.putDecimal(line.bytesSent)
+            out.put(" http.route=")
+            out.put(string: line.route)
+            out.put(" http.status=")
+            out.putDecimal(line.status)
+            out.put(" request.id=")
+            out.put(string: line.requestID)
+            out.put(" [LiveryHTTP] ")
+            out.putMessage(line, escaped: false)
+            out.put(UInt8(ascii: "\n"))
+            return out.written(since: start)
+        }
+    }
+
+    /// `appendJSON` into `out`, with the level's `lead` made once per buffer, written in place as `formatText`.
+    func formatJSON(
+        _ line: RequestLine, lead: [UInt8], now: timespec, cache: inout TimestampCache, into out: OutputBuffer
+    ) {
         if cache.second != Int(now.tv_sec) {
             cache.second = Int(now.tv_sec)
             var prefix: [UInt8] = []
             WallClock.appendUTCStamp(now.tv_sec, zone: false, to: &prefix)
             cache.prefix = prefix
         }
-        out.append(contentsOf: #"{"timestamp":""#.utf8)
-        out.append(contentsOf: cache.prefix)
-        out.append(UInt8(ascii: "."))
-        let milliseconds = Int(now.tv_nsec) / 1_000_000
-        out.append(UInt8(ascii: "0") + UInt8(milliseconds / 100))
-        out.append(UInt8(ascii: "0") + UInt8(milliseconds / 10 % 10))
-        out.append(UInt8(ascii: "0") + UInt8(milliseconds % 10))
-        out.append(contentsOf: #"Z","level":""#.utf8)
-        out.append(contentsOf: level.rawValue.utf8)
-        out.append(contentsOf: #"","label":"#.utf8)
-        JSONWriter.appendString(label, to: &out)
-        out.append(contentsOf: #","source":"LiveryHTTP","message":""#.utf8)
-        line.appendMessage(to: &out, escaped: true)
-        out.append(contentsOf: #"","metadata":{"http.duration_ms":"#.utf8)
-        out.append(contentsOf: line.durationMilliseconds.description.utf8)
-        if line.method != nil {
-            out.append(contentsOf: #","http.method":"#.utf8)
-            JSONWriter.appendString(line.methodText, to: &out)
-            out.append(contentsOf: #","http.path":"#.utf8)
-            JSONWriter.appendString(line.pathText, to: &out)
+        let prefix = cache.prefix
+        out.appendInPlace(maximum: Self.maximumLength(line, prefix: prefix, lead: lead, escaped: true)) { start in
+            var out = LineWriter(start)
+            out.put(#"{"timestamp":""#)
+            out.put(prefix)
+            let milliseconds = Int(now.tv_nsec) / 1_000_000
+            out.put(UInt8(ascii: "."))
+            out.put(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: milliseconds / 100))
+            out.put(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: milliseconds / 10 % 10))
+            out.put(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: milliseconds % 10))
+            out.put(lead)
+            out.putMessage(line, escaped: true)
+            out.put(#"","metadata":{"http.duration_ms":"#)
+            out.putDurationMilliseconds(line)
+            if let method = line.method {
+                out.put(#","http.method":""#)
+                out.putEscaped(method)
+                out.put(#"","http.path":""#)
+                out.putEscaped(line.pathText)
+                out.put(UInt8(ascii: "\""))
+            }
+            out.put(#","http.response_bytes":"#)
+            out.putDecimal(line.bytesSent)
+            out.put(#","http.route":""#)
+            out.putEscaped(line.route)
+            out.put(#"","http.status":"#)
+            out.putDecimal(line.status)
+            out.put(#","request.id":""#)
+            out.putEscaped(line.requestID)
+            out.put("\"}}\n")
+            return out.written(since: start)
         }
-        out.append(contentsOf: #","http.response_bytes":"#.utf8)
-        Self.appendDecimal(line.bytesSent, to: &out)
-        out.append(contentsOf: #","http.route":"#.utf8)
-        JSONWriter.appendString(line.route, to: &out)
-        out.append(contentsOf: #","http.status":"#.utf8)
-        Self.appendDecimal(line.status, to: &out)
-        out.append(contentsOf: #","request.id":"#.utf8)
-        JSONWriter.appendString(line.requestID, to: &out)
-        out.append(contentsOf: "}}\n".utf8)
+    }
+
+    /// The most bytes `formatText` or `formatJSON` can write for `line`: the fixed text, each field twice at most
+    /// (metadata and message), escaping at most six bytes for one, and every number at its longest.
+    private static func maximumLength(_ line: RequestLine, prefix: [UInt8], lead: [UInt8], escaped: Bool) -> Int {
+        let expansion = escaped ? 6 : 1
+        let fields = line.methodText.utf8.count + line.pathText.utf8.count
+        return 512 + prefix.count + lead.count + 2 * expansion * fields
+            + expansion * (line.route.utf8.count + line.requestID.utf8.count)
     }
 
     static func appendDecimal(_ value: Int, to out: inout [UInt8]) {
@@ -371,5 +425,135 @@ enum JSONLogHandlerClock {
     static func now() -> timespec {
         let now = WallClock.now()
         return timespec(tv_sec: now.seconds, tv_nsec: now.nanoseconds)
+    }
+}
+
+/// Writes a request line's bytes into room reserved beforehand (`OutputBuffer.appendInPlace`): no capacity check per
+/// field, which is most of what appending piece by piece costs.
+private struct LineWriter {
+    private var position: UnsafeMutablePointer<UInt8>
+
+    init(_ start: UnsafeMutableRawPointer) { position = start.assumingMemoryBound(to: UInt8.self) }
+
+    func written(since start: UnsafeMutableRawPointer) -> Int {
+        UnsafeMutableRawPointer(position) - start
+    }
+
+    @inline(__always)
+    mutating func put(_ byte: UInt8) {
+        position.pointee = byte
+        position += 1
+    }
+
+    @inline(__always)
+    mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let base = bytes.baseAddress else { return }
+        position.update(from: base, count: bytes.count)
+        position += bytes.count
+    }
+
+    @inline(__always)
+    mutating func put(_ bytes: [UInt8]) { bytes.withUnsafeBufferPointer { put($0) } }
+
+    @inline(__always)
+    mutating func put(_ text: StaticString) {
+        put(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    @inline(__always)
+    mutating func put(string text: some StringProtocol) {
+        if text.utf8.withContiguousStorageIfAvailable({ put($0) }) == nil {
+            for byte in text.utf8 { put(byte) }
+        }
+    }
+
+    /// `text` escaped as `JSONWriter.appendEscaped` escapes it (at most six bytes for one); copied whole when
+    /// nothing needs escaping, as request paths, ids and routes rarely do.
+    mutating func putEscaped(_ text: some StringProtocol) {
+        let copied = text.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            for byte in bytes where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                return false
+            }
+            put(bytes)
+            return true
+        }
+        guard copied != true else { return }
+        var escaped: [UInt8] = []
+        JSONWriter.appendEscaped(text, to: &escaped)
+        put(escaped)
+    }
+
+    mutating func putDecimal(_ value: Int) {
+        guard value >= 0 else {
+            put(string: value.description)
+            return
+        }
+        putDecimal(UInt64(value))
+    }
+
+    /// The decimal digits of `value`, counted first and written from the last.
+    mutating func putDecimal(_ value: UInt64) {
+        var digits = 1
+        var rest = value
+        while rest >= 10 {
+            rest /= 10
+            digits += 1
+        }
+        rest = value
+        var index = digits
+        while index > 0 {
+            index -= 1
+            position[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+            rest /= 10
+        }
+        position += digits
+    }
+
+    /// `RequestLine.appendMessage`: `GET /healthz 200 120B 0.041ms`.
+    mutating func putMessage(_ line: RequestLine, escaped: Bool) {
+        if escaped {
+            putEscaped(line.methodText)
+            put(UInt8(ascii: " "))
+            putEscaped(line.pathText)
+        } else {
+            put(string: line.methodText)
+            put(UInt8(ascii: " "))
+            put(string: line.pathText)
+        }
+        put(UInt8(ascii: " "))
+        putDecimal(line.status)
+        put(UInt8(ascii: " "))
+        putDecimal(line.bytesSent)
+        put("B ")
+        // As `RequestLine.appendMessage`: three decimals of the elapsed milliseconds, rounded half away from zero.
+        let thousandths = Int((Double(line.elapsedNanoseconds) / 1_000_000 * 1000).rounded())
+        putDecimal(thousandths / 1000)
+        put(UInt8(ascii: "."))
+        let fraction = thousandths % 1000
+        if fraction < 100 { put(UInt8(ascii: "0")) }
+        if fraction < 10 { put(UInt8(ascii: "0")) }
+        putDecimal(fraction)
+        put("ms")
+    }
+
+    /// `http.duration_ms` as `line.durationMilliseconds.description` spells it (`0.041`, `1.5`, `12.0`), without
+    /// formatting a `Double`: whole microseconds in milliseconds have at most three decimals, and below 10^12 µs
+    /// (far below 2^53) the shortest spelling of that `Double` is exactly those decimals, trailing zeros dropped.
+    mutating func putDurationMilliseconds(_ line: RequestLine) {
+        let microseconds = (line.elapsedNanoseconds + 500) / 1000
+        guard microseconds < 1_000_000_000_000 else {
+            put(string: line.durationMilliseconds.description)
+            return
+        }
+        putDecimal(microseconds / 1000)
+        put(UInt8(ascii: "."))
+        let fraction = microseconds % 1000
+        let digits = (
+            UInt8(truncatingIfNeeded: fraction / 100), UInt8(truncatingIfNeeded: fraction / 10 % 10),
+            UInt8(truncatingIfNeeded: fraction % 10)
+        )
+        put(UInt8(ascii: "0") &+ digits.0)
+        if digits.1 != 0 || digits.2 != 0 { put(UInt8(ascii: "0") &+ digits.1) }
+        if digits.2 != 0 { put(UInt8(ascii: "0") &+ digits.2) }
     }
 }

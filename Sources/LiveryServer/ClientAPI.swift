@@ -33,7 +33,7 @@ public final class ClientAPI: Sendable {
         /// without `expiresAt`. Default nil. See `AnswerSigner`.
         public var signingKey: (any BodySigner)?
         /// Packages of at most this many bytes are downloaded from memory (their bytes read once and checked
-        /// against the package's recorded size and SHA-256, then sent with the head in one `send`) instead of
+        /// against the package's recorded size and SHA-256, then sent after the head in one `sendmsg`) instead of
         /// with `sendfile`. Default 64 KiB; 0 sends every package from its file.
         public var inMemoryPackageLimit: Int = 64 * 1024
         /// The most bytes of package content held in memory for `inMemoryPackageLimit`, all packages together;
@@ -55,6 +55,9 @@ public final class ClientAPI: Sendable {
         let headers: [AnswerHeaders]
         /// This catalog's signed answers for the current step; nil when answers are not signed.
         let signed: SignedAnswers<PreparedAnswer>?
+        /// Unsigned: each answer in `fragments.precomputed` as its two whole responses (200 and 304), by position,
+        /// so a poll copies one instead of assembling it from the answer's parts. Empty when answers are signed.
+        let responses: [PreparedResponses]
         /// Each app's skins, boundaries and answer counters, found with one lookup per poll. Apps the kill switch
         /// turns off are left out, so their polls get no skin.
         let apps: [String: PollTarget]
@@ -78,6 +81,9 @@ public final class ClientAPI: Sendable {
             self.fragments = fragments
             self.headers = fragments.precomputed.map { AnswerHeaders($0, maxAge: fragments.maxAge) }
             self.signed = signer.map { PreparedAnswer.table(signer: $0, maxAge: fragments.maxAge) }
+            self.responses =
+                signer != nil
+                ? [] : zip(fragments.precomputed, headers).map { PreparedResponses(answer: $0, headers: $1) }
             var apps: [String: PollTarget] = [:]
             for (app, skins) in catalog.releases {
                 // Made for every released skin, so each series exists (at zero) from the moment its skin does.
@@ -88,6 +94,24 @@ public final class ClientAPI: Sendable {
             self.apps = apps
             self.noSkin = metrics.answerCounter("")
             self.upToDate = metrics.upToDate
+        }
+    }
+
+    /// An unsigned precomputed answer's responses, made once per published catalog.
+    final class PreparedResponses: Sendable {
+        /// The answer's `skinSign` (`""` for none).
+        let skinSign: String
+        let etag: String
+        /// 200 with the body and `AnswerHeaders.ok`.
+        let ok: HTTPResponse
+        /// 304 with `AnswerHeaders.notModified`.
+        let notModified: HTTPResponse
+
+        init(answer: SkinAnswer, headers: AnswerHeaders) {
+            skinSign = answer.skinSign
+            etag = answer.etag
+            ok = HTTPResponse(status: .ok, headers: headers.ok, body: .bytes(answer.body))
+            notModified = HTTPResponse(status: .notModified, headers: headers.notModified, body: .empty)
         }
     }
 
@@ -243,6 +267,18 @@ public final class ClientAPI: Sendable {
                 query, among: target.skins, boundaries: target.boundaries, at: now, horizon: configuration.horizon)
             if let skin = decision.current, let skinCounter = target.counter(for: skin) { counter = skinCounter }
         }
+        let maxAge = current.fragments.maxAge
+        // Unsigned and precomputed, with no schedule boundary before the longest max-age: one of the answer's two
+        // prepared responses, exactly what `cacheable` would assemble.
+        if !current.responses.isEmpty, let index = current.fragments.precomputedIndex(for: decision),
+            decision.nextBoundary.map({ Int($0.timeIntervalSince(now).rounded(.down)) >= maxAge }) ?? true
+        {
+            let prepared = current.responses[index]
+            counter.increment()
+            if query.sign == prepared.skinSign { current.upToDate.increment() }
+            let notModified = request.headers["If-None-Match"].map { EntityTag.matches($0, prepared.etag) } ?? false
+            return notModified ? prepared.notModified : prepared.ok
+        }
         let prepared: PreparedAnswer
         do {
             prepared = try current.answer(for: decision, to: query, at: now)
@@ -256,7 +292,7 @@ public final class ClientAPI: Sendable {
 
         // No cache may keep the answer past the next schedule boundary, nor past its expiresAt.
         return Self.cacheable(
-            request, body: answer.body, etag: answer.etag, prepared: prepared.headers, maxAge: current.fragments.maxAge,
+            request, body: answer.body, etag: answer.etag, prepared: prepared.headers, maxAge: maxAge,
             limit: Self.earlier(decision.nextBoundary, prepared.expiresAt), expiresAt: prepared.expiresAt, now: now)
     }
 

@@ -154,6 +154,16 @@ public enum Syscall {
         try checked("send", livery_send(fd, buffer.baseAddress, buffer.count, more ? Int32(MSG_MORE) : 0))
     }
 
+    /// Sends `first` then `second` in one `sendmsg` (two byte runs, neither copied into the other); returns how
+    /// many bytes went, counted from the start of `first`.
+    @inlinable
+    public static func send(
+        _ fd: Int32, _ first: UnsafeRawBufferPointer, then second: UnsafeRawBufferPointer
+    ) throws(SystemCallError) -> IOResult<Int> {
+        try checked(
+            "sendmsg", livery_send_pair(fd, first.baseAddress, first.count, second.baseAddress, second.count))
+    }
+
     /// Sends up to `count` bytes of `file` from `offset`, advancing `offset` by what was sent.
     @inlinable
     public static func sendFile(

@@ -85,6 +85,31 @@ import Testing
         }
     }
 
+    /// `http.duration_ms` is written without formatting a `Double`, yet spelled as swift-log spells the `Double`
+    /// (`0.041`, `1.5`, `12.0`), from no time at all to durations past where the shortcut stops.
+    @Test(arguments: [
+        UInt64(0), 499, 500, 1_499, 41_300, 100_000, 999_999, 1_000_000, 1_500_000, 12_000_000, 1_234_567_891,
+        999_999_999_999_499_999, 999_999_999_999_500_000, 1_000_000_000_000_000_000
+    ])
+    func theDurationIsSpelledAsTheDoubleSwiftLogWouldPrint(nanoseconds: UInt64) {
+        var line = Self.lines[0]
+        line.elapsedNanoseconds = nanoseconds
+        let expected = "\(line.durationMilliseconds)"
+        for format in [RequestLog.Format.text, .json] {
+            let log = RequestLog(format: format, label: "livery", write: { _ in }, warn: { _ in }, dropped: { _ in })
+            var cache = RequestLog.TimestampCache()
+            var bytes: [UInt8] = []
+            let now = timespec(tv_sec: 1_800_000_000, tv_nsec: 0)
+            switch format {
+            case .text: log.appendText(line, level: .info, now: now, cache: &cache, to: &bytes)
+            case .json: log.appendJSON(line, level: .info, now: now, cache: &cache, to: &bytes)
+            }
+            let text = String(decoding: bytes, as: UTF8.self)
+            let field = format == .text ? " http.duration_ms=\(expected) " : #""http.duration_ms":\#(expected),"#
+            #expect(text.contains(field), "\(text)")
+        }
+    }
+
     /// A writer that blocks until released, the bytes it wrote, and the drop reports.
     final class StalledOutput: Sendable {
         let gate = DispatchSemaphore(value: 0)

@@ -45,14 +45,27 @@ public final class HTTPMetricsObserver: HTTPServerObserver {
     }
 
     /// The series one kind of request feeds. Requests of one route share the duration and bytes handles (the
-    /// factory returns the same series for the same labels).
-    private struct Entry: Sendable {
+    /// factory returns the same series for the same labels). A class, so a request takes one reference to it from
+    /// the lock rather than retaining its route and three handles (shared by every event loop) one by one.
+    private final class Entry: Sendable {
         let status: Int
         let method: MethodLabel
         let route: String
         let requests: CoreMetrics.Counter
         let duration: CoreMetrics.Timer
         let bytes: CoreMetrics.Counter
+
+        init(
+            status: Int, method: MethodLabel, route: String, requests: CoreMetrics.Counter,
+            duration: CoreMetrics.Timer, bytes: CoreMetrics.Counter
+        ) {
+            self.status = status
+            self.method = method
+            self.route = route
+            self.requests = requests
+            self.duration = duration
+            self.bytes = bytes
+        }
     }
 
     private let factory: any MetricsFactory
