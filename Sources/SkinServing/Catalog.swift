@@ -216,9 +216,9 @@ public struct Catalog: Sendable {
         }
     }
 
-    /// This catalog with another kill switch.
-    public func with(killSwitch: KillSwitch) -> Catalog {
-        Catalog(releases: allReleases, killSwitch: killSwitch, origins: origins, revision: revision)
+    /// This catalog with another kill switch, as of store revision `revision` (by default its own).
+    public func with(killSwitch: KillSwitch, revision: Int? = nil) -> Catalog {
+        Catalog(releases: allReleases, killSwitch: killSwitch, origins: origins, revision: revision ?? self.revision)
     }
 
     /// Theme list order: `order` ascending, themes without one after every ordered theme; the id makes the
