@@ -182,30 +182,38 @@ public final class ClientAPI: Sendable {
                 metrics: metrics, loaded: false))
     }
 
-    /// Makes `catalog` the catalog every following request sees.
+    /// Makes `catalog` the catalog every following request sees. A catalog of the same releases as the one served
+    /// (another kill switch applied to it) keeps their rendered answers, theme list entries and document entries:
+    /// only the kill switch differs, and it is applied when answering.
     public func publish(_ catalog: Catalog) {
+        let served = snapshot.withLock { $0 }
+        let same = served.loaded && served.catalog.hasSameReleases(as: catalog) ? served : nil
         let fresh = Snapshot(
             catalog: catalog,
-            fragments: AnswerFragments(
-                catalog: catalog, packageURLPrefix: configuration.packageURLPrefix,
-                maxAge: configuration.maxAge),
-            themeLists: ThemeListFragments(
-                catalog: catalog, packageURLPrefix: configuration.packageURLPrefix,
-                previewURLPrefix: configuration.previewURLPrefix, maxAge: configuration.maxAge),
-            documents: Self.documents(catalog, configuration, signer: signer, logger: logger), signer: signer,
-            metrics: metrics)
+            fragments: same?.fragments
+                ?? AnswerFragments(
+                    catalog: catalog, packageURLPrefix: configuration.packageURLPrefix,
+                    maxAge: configuration.maxAge),
+            themeLists: same?.themeLists
+                ?? ThemeListFragments(
+                    catalog: catalog, packageURLPrefix: configuration.packageURLPrefix,
+                    previewURLPrefix: configuration.previewURLPrefix, maxAge: configuration.maxAge),
+            documents: Self.documents(catalog, configuration, signer: signer, logger: logger, reusing: same?.documents),
+            signer: signer, metrics: metrics)
         snapshot.withLock { $0 = fresh }
         loaded.store(true, ordering: .releasing)
     }
 
-    /// The catalog documents of `catalog`, stepped as the signer steps.
+    /// The catalog documents of `catalog`, stepped as the signer steps (with the entries of `previous`, the
+    /// documents of a catalog with the same releases, when given).
     private static func documents(
-        _ catalog: Catalog, _ configuration: Configuration, signer: AnswerSigner?, logger: Logger
+        _ catalog: Catalog, _ configuration: Configuration, signer: AnswerSigner?, logger: Logger,
+        reusing previous: CatalogDocuments? = nil
     ) -> CatalogDocuments {
         CatalogDocuments(
             catalog: catalog, packageURLPrefix: configuration.packageURLPrefix, maxAge: configuration.maxAge,
             period: signer?.period, horizon: configuration.catalogHorizon, entryLimit: configuration.catalogEntryLimit,
-            logger: logger)
+            logger: logger, reusing: previous)
     }
 
     /// The current instant of the injected clock.

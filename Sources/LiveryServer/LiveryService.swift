@@ -270,13 +270,15 @@ public final class LiveryService: Sendable {
     /// Serves the store's snapshot: its kill switches at once (applied to the catalog already served, whatever is
     /// being built), then the catalog rebuilt from it in the background (a release made elsewhere may need package
     /// builds), published if still newer than the catalog served; no rebuild when the catalog served is already of
-    /// that revision (a change this replica made publishes its own catalog). Returns without waiting for that build,
-    /// so the caller keeps following the store meanwhile. Call it when the store learned of changes made elsewhere
-    /// (another replica on a shared store), and again while `catalogNeedsRetry`.
+    /// that revision (a change this replica made publishes its own catalog; kill switches alone are applied to the
+    /// catalog served). Returns without waiting for that build, so the caller keeps following the store meanwhile.
+    /// Call it when the store learned of changes made elsewhere (another replica on a shared store), and again while
+    /// `catalogNeedsRetry`.
     public func publishStoreChanges() async {
         let snapshot = store.snapshot
         catalog.applyKillSwitches(of: snapshot)
-        // This replica's own changes are published by the change itself: no second build for those.
+        // This replica's own changes are published by the change itself, kill switches alone by applying them: no
+        // second build for those.
         guard catalog.needsRetry || catalog.publishedRevision < snapshot.revision else { return }
         catalog.publishLatestInBackground()
     }

@@ -72,8 +72,10 @@ extension PostgresSkinStore {
                     // Whatever was committed while no listener was connected.
                     await self.catchUp(handed, changed)
                     for await event in listener.events {
-                        guard case .notification = event else { break }
-                        await self.catchUp(handed, changed)
+                        guard case .notification(let notification) = event else { break }
+                        // A revision this store already has, or commits itself, needs no read of the store.
+                        let known = Int(notification.payload).map { self.knows(revision: $0) } ?? false
+                        await self.catchUp(handed, changed, refreshing: !known)
                     }
                     listener.stop()
                 }
@@ -81,14 +83,16 @@ extension PostgresSkinStore {
         }
     }
 
-    /// `refresh()`, then `changed` if the published snapshot is newer than the last one `changed` was called for
-    /// (published by this refresh or by anything else since). A failure (PostgreSQL unreachable) is left for the
-    /// next attempt: `isReachable` reports it meanwhile.
+    /// `refresh()` (unless `refreshing` is false), then `changed` if the published snapshot is newer than the last
+    /// one `changed` was called for (published by this refresh or by anything else since). A failure (PostgreSQL
+    /// unreachable) is left for the next attempt: `isReachable` reports it meanwhile.
     ///
     /// - Returns: whether `changed` was called.
     @discardableResult
-    private func catchUp(_ handed: HandedRevision, _ changed: @Sendable () async -> Void) async -> Bool {
-        _ = try? await refresh()
+    private func catchUp(
+        _ handed: HandedRevision, _ changed: @Sendable () async -> Void, refreshing: Bool = true
+    ) async -> Bool {
+        if refreshing { _ = try? await refresh() }
         guard handed.advance(to: snapshot.revision) else { return false }
         await changed()
         return true

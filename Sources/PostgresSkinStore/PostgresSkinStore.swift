@@ -36,6 +36,9 @@ public final class PostgresSkinStore: SharedSkinStore {
     private let published = Mutex(StoreSnapshot.empty)
     private let isClosed = Atomic<Bool>(false)
     private let waiting = Mutex(StartWait.postgres(problem: "not connected yet"))
+    /// The revision of the change this store is committing now (0: none yet), set before its `COMMIT` is sent: its
+    /// notification may arrive before the commit returns, and needs no reload (`knows(revision:)`).
+    private let committing = Atomic<Int>(0)
 
     /// How many times a change is retried after a serialization failure or deadlock before giving up.
     static let transientRetries = 3
@@ -317,14 +320,15 @@ public final class PostgresSkinStore: SharedSkinStore {
     /// - Throws: `unavailable` when PostgreSQL cannot be reached; `corruptFile` naming a damaged row.
     @discardableResult
     public func refresh() async throws(StoreError) -> Bool {
-        let known = snapshot.revision
-        let loaded = try await run { session throws(StoreError) -> StoreSnapshot? in
-            try Self.inTransaction(session, isolation: .repeatableRead) { session throws(StoreError) in
-                try StoreRows.revision(session, forUpdate: false) == known ? nil : try StoreRows.load(session)
+        try await run { session throws(StoreError) -> Bool in
+            // Read on the connection: a change this store committed on it before is published by then.
+            let known = self.snapshot
+            let loaded = try Self.inTransaction(session, isolation: .repeatableRead) { session throws(StoreError) in
+                try StoreRows.revision(session, forUpdate: false) == known.revision
+                    ? nil : try StoreRows.load(session, after: known)
             }
+            return loaded.map { self.publish($0) } ?? false
         }
-        guard let loaded else { return false }
-        return publish(loaded)
     }
 
     public func audit(since: AuditCursor?, limit: Int) async throws(StoreError) -> [AuditEntry] {
@@ -484,24 +488,31 @@ public final class PostgresSkinStore: SharedSkinStore {
     /// Runs `body` with the current state (reloaded under the revision row's lock if another replica committed),
     /// the time and the next revision, and commits what it returns in the same transaction: the blobs, the rows
     /// of the changed skin or kill switch, the audit entry, the revision, the notification. Retries serialization
-    /// failures and deadlocks a few times. Publishes the new snapshot after the commit.
+    /// failures and deadlocks a few times. Publishes the new snapshot after the commit, before the connection serves
+    /// another call.
     private func commit<Result: Sendable>(
         blobs: [String: [UInt8]] = [:],
         _ body: @escaping @Sendable (StoreSnapshot, Date, Int) throws(StoreError) -> StoreChange<Result>
     ) async throws(StoreError) -> Result {
         if isClosed.load(ordering: .acquiring) { throw .closed }
-        let known = snapshot
         let now = StoreTime.date(StoreTime.millis(clock()))
         var attempt = 0
         while true {
             attempt += 1
             do {
                 // A refused change writes nothing: its transaction commits having only read (and locked) rows.
-                let (state, outcome) = try await run { session throws(StoreError) in
-                    try Self.inTransaction(session, isolation: .readCommitted) {
+                // What this replica learned is published even when the change was refused, before the connection
+                // serves another call (a `refresh()` then finds it published and reads nothing more).
+                let outcome = try await run { session throws(StoreError) in
+                    // Read on the connection, so it holds whatever the calls before this one published.
+                    let known = self.snapshot
+                    // A failed commit may leave its revision to another replica's change: not this store's then.
+                    defer { self.committing.store(0, ordering: .releasing) }
+                    let (state, outcome) = try Self.inTransaction(session, isolation: .readCommitted) {
                         session throws(StoreError) -> (StoreSnapshot, Swift.Result<Result, StoreError>) in
                         let revision = try StoreRows.revision(session, forUpdate: true)
-                        let current = revision == known.revision ? known : try StoreRows.load(session)
+                        let current =
+                            revision == known.revision ? known : try StoreRows.load(session, after: known)
                         let change: StoreChange<Result>
                         do throws(StoreError) {
                             change = try body(current, now, revision + 1)
@@ -512,11 +523,12 @@ public final class PostgresSkinStore: SharedSkinStore {
                         try StoreRows.write(
                             session, change: change, next: next, blobs: blobs,
                             entry: change.auditEntry(sequence: next.revision, time: now))
+                        self.committing.store(next.revision, ordering: .releasing)
                         return (next, .success(change.result))
                     }
+                    self.publish(state)
+                    return outcome
                 }
-                // What this replica learned is published even when the change was refused.
-                publish(state)
                 return try outcome.get()
             } catch .unavailable(let reason)
                 where reason.hasPrefix(Self.transientPrefix) && attempt <= Self.transientRetries
@@ -524,6 +536,13 @@ public final class PostgresSkinStore: SharedSkinStore {
                 continue
             }
         }
+    }
+
+    /// Whether this store has published `revision` already, or is committing it itself (publishing it once its
+    /// `COMMIT` returns; if that fails after all, the next `refresh()` finds the revision).
+    func knows(revision: Int) -> Bool {
+        // In this order: the commit publishes its snapshot before it clears `committing`.
+        revision == committing.load(ordering: .acquiring) || revision <= snapshot.revision
     }
 
     /// Publishes `snapshot` unless a newer one is already published; true when it was.

@@ -117,6 +117,34 @@ enum StoreRows {
                     release: releaseBySkin[skin.id])
             }
         }
+        return StoreSnapshot(
+            revision: counters.0, skins: skins, killSwitches: try killSwitches(session, revision: counters.1),
+            tombstones: tombstones)
+    }
+
+    /// The state at the store's revision, given `known`, a state this store loaded before: when every change since
+    /// `known` was a kill switch's (their audit entries all there, none of another action), only the kill switches
+    /// are read and the rest is `known`'s; otherwise (another change, or a revision moved by hand: a missing audit
+    /// entry) the whole state, as `load`.
+    static func load(_ session: PostgresSession, after known: StoreSnapshot) throws(StoreError) -> StoreSnapshot {
+        let counters = try rows(
+            session,
+            """
+            SELECT s.revision, s.kill_switch_revision,
+                (SELECT count(*) FROM livery_audit a WHERE a.sequence > $1 AND a.sequence <= s.revision AND a.action = $2)
+            FROM livery_store s
+            """, [.int(known.revision), .text(AuditAction.setKillSwitch)]
+        ) { row throws(PostgresError) in (try row.int(0), try row.int(1), try row.int(2)) }
+        guard let (revision, switchesRevision, switchChanges) = counters.first, revision > known.revision,
+            switchChanges == revision - known.revision, switchesRevision == revision
+        else { return try load(session) }
+        return StoreSnapshot(
+            revision: revision, skins: known.skins, killSwitches: try killSwitches(session, revision: revision),
+            tombstones: known.tombstones)
+    }
+
+    /// The kill switches, as of the store's kill-switch revision `revision`.
+    private static func killSwitches(_ session: PostgresSession, revision: Int) throws(StoreError) -> KillSwitches {
         var global: KillSwitch?
         var apps = [String: KillSwitch]()
         for (app, setting) in try rows(
@@ -132,9 +160,7 @@ enum StoreRows {
         {
             if app.isEmpty { global = setting } else { apps[app] = setting }
         }
-        return StoreSnapshot(
-            revision: counters.0, skins: skins,
-            killSwitches: KillSwitches(global: global, apps: apps, revision: counters.1), tombstones: tombstones)
+        return KillSwitches(global: global, apps: apps, revision: revision)
     }
 
     /// Writes the rows `change` makes (its snapshot is `next`): blobs not stored yet, the changed skin (or the

@@ -216,9 +216,15 @@ public struct Catalog: Sendable {
         }
     }
 
-    /// This catalog with another kill switch.
-    public func with(killSwitch: KillSwitch) -> Catalog {
-        Catalog(releases: allReleases, killSwitch: killSwitch, origins: origins, revision: revision)
+    /// This catalog with another kill switch, as of store revision `revision` (by default its own).
+    public func with(killSwitch: KillSwitch, revision: Int? = nil) -> Catalog {
+        Catalog(releases: allReleases, killSwitch: killSwitch, origins: origins, revision: revision ?? self.revision)
+    }
+
+    /// Whether `other` holds the very same released skins (the same objects, in the same order) as this catalog, as
+    /// `with(killSwitch:revision:)` keeps them: whatever is rendered from the releases alone holds for both.
+    public func hasSameReleases(as other: Catalog) -> Bool {
+        allReleases.count == other.allReleases.count && zip(allReleases, other.allReleases).allSatisfy { $0 === $1 }
     }
 
     /// Theme list order: `order` ascending, themes without one after every ordered theme; the id makes the

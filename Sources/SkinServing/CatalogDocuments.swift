@@ -68,10 +68,12 @@ public final class CatalogDocuments: Sendable {
     /// - Parameters:
     ///   - maxAge: the longest `max-age` (`--cache-max-age`); also the step when `period` is nil.
     ///   - period: the step length; pass the signer's (`AnswerSigner.period`) when documents are signed.
+    ///   - previous: the documents of a catalog with the very same releases (`Catalog.hasSameReleases`), made with
+    ///     the same `packageURLPrefix`, whose rendered entries are taken instead of rendered again.
     public init(
         catalog: Catalog, packageURLPrefix: String = "/api/v1/packages/", maxAge: Int = 60, period: Int? = nil,
         horizon: Int = CatalogDocuments.defaultHorizon, entryLimit: Int = CatalogDocuments.defaultEntryLimit,
-        logger: Logger = Logger(label: "livery.catalog")
+        logger: Logger = Logger(label: "livery.catalog"), reusing previous: CatalogDocuments? = nil
     ) {
         self.maxAge = max(0, maxAge)
         self.period = max(1, period ?? maxAge)
@@ -84,6 +86,10 @@ public final class CatalogDocuments: Sendable {
         self.knownApps = Set(catalog.releases.keys).union(catalog.themes.keys)
         self.logger = logger
         kept = StepTable(limit: 4096)
+        if let previous {
+            self.entries = previous.entries
+            return
+        }
         var entries: [ObjectIdentifier: [UInt8]] = [:]
         for skin in catalog.releases.values.joined() {
             entries[ObjectIdentifier(skin)] = Self.entry(skin, packageURLPrefix)

@@ -34,6 +34,9 @@ public final class CatalogPublisher: Sendable {
         var switchesRevision = -1
         /// Those kill switches, as served.
         var switches = KillSwitch()
+        /// The snapshot the served catalog's skins are of (nil before the first catalog): a newer one that differs
+        /// from it only in its kill switches needs no rebuild (`applyKillSwitches`).
+        var builtFrom: StoreSnapshot?
     }
 
     private struct Background: Sendable {
@@ -116,6 +119,7 @@ public final class CatalogPublisher: Sendable {
             publish(served)
             published.catalog = served
             published.revision = snapshot.revision
+            published.builtFrom = snapshot
             return published.revision
         }
     }
@@ -124,6 +128,10 @@ public final class CatalogPublisher: Sendable {
     /// no catalog rebuilt), when they are newer than the ones it serves: a kill switch never waits for a build in
     /// progress. A catalog built later from an older state keeps them. Before the first catalog, they are kept for
     /// it.
+    ///
+    /// When `snapshot` differs from the state the served catalog was built from only in its kill switches (its
+    /// skins, releases and deleted skins are equal), the catalog with them *is* `snapshot`'s catalog: it is served
+    /// as of `snapshot.revision` (`publishedRevision`), and no rebuild is needed for it.
     public func applyKillSwitches(of snapshot: StoreSnapshot) {
         let switches = snapshot.killSwitches
         published.withLock { published in
@@ -131,10 +139,18 @@ public final class CatalogPublisher: Sendable {
             let killSwitch = CatalogBuilder.killSwitch(switches)
             published.switchesRevision = switches.revision
             published.switches = killSwitch
-            guard let catalog = published.catalog, catalog.killSwitch != killSwitch else { return }
-            let served = catalog.with(killSwitch: killSwitch)
+            guard let catalog = published.catalog else { return }
+            let current =
+                snapshot.revision > published.revision
+                && published.builtFrom.map { snapshot.differsOnlyInKillSwitches(from: $0) } ?? false
+            guard catalog.killSwitch != killSwitch || current else { return }
+            let served = catalog.with(killSwitch: killSwitch, revision: current ? snapshot.revision : catalog.revision)
             publish(served)
             published.catalog = served
+            if current {
+                published.revision = snapshot.revision
+                published.builtFrom = snapshot
+            }
         }
     }
 

@@ -102,9 +102,11 @@ public final class Changes: Sendable {
         if outcome.changed {
             if kind == .killSwitch {
                 // Served at once by the catalog already published, whatever is being built; the rest of the
-                // catalog catches up in the background.
+                // catalog catches up in the background, unless nothing else changed since it was built.
                 catalog.applyKillSwitches(of: outcome.state)
-                catalog.publishLatestInBackground()
+                if catalog.needsRetry || catalog.publishedRevision < outcome.state.revision {
+                    catalog.publishLatestInBackground()
+                }
             } else {
                 await catalog.publishLatest()
             }

@@ -42,6 +42,12 @@ public struct StoreSnapshot: Sendable, Equatable {
     /// Live skin ids in ascending order.
     public var skinIDs: [String] { skins.keys.sorted() }
 
+    /// Whether this snapshot holds the same skins (versions, releases, damage) and deleted skins as `other`, so
+    /// that only the kill switches (and the revision) can differ: what a catalog is built from is then the same.
+    public func differsOnlyInKillSwitches(from other: StoreSnapshot) -> Bool {
+        skins == other.skins && tombstones == other.tombstones
+    }
+
     /// The revision a writer must name to change `skinID`: its `SkinState.revision`, or for a deleted skin the
     /// revision of its deletion, or 0 for a skin that never existed.
     public func revision(ofSkin skinID: String) -> Int {

@@ -160,6 +160,22 @@ import Testing
         await harness.stop()
     }
 
+    @Test func theKillSwitchOnAndOffAgainGivesBackTheSameAnswersAndDocument() async throws {
+        let harness = try await Self.harness()
+        defer { harness.removeFiles() }
+        let poll = "/api/v1/skin?app=demo&platform=ios&appVersion=7.2.0&deviceId=device-1&scale=3"
+        let before = (try await harness.get(Self.url).body, try await harness.get(poll).body)
+        harness.service.client.publish(CatalogAgreementTests.catalog.with(killSwitch: KillSwitch(global: true)))
+        #expect(try await harness.get(poll).text == #"{"skinSign":""}"#)
+        #expect(try await harness.get(Self.url).text.contains(#""killed":true,"skins":[]}"#))
+        // The same releases with another kill switch: what is rendered from them alone is kept, and still right.
+        harness.service.client.publish(CatalogAgreementTests.catalog.with(killSwitch: KillSwitch()))
+        let after = (try await harness.get(Self.url).body, try await harness.get(poll).body)
+        #expect(after.0 == before.0 && after.1 == before.1)
+        #expect(before.1 != Array(#"{"skinSign":""}"#.utf8), "the poll gets a skin")
+        await harness.stop()
+    }
+
     @Test func anEntryCapCutsTheListSaysIncompleteAndLogsIt() async throws {
         let capture = LogCapture()
         let harness = try await Self.harness(logger: capture.logger) { $0.client.catalogEntryLimit = 3 }

@@ -71,6 +71,34 @@ import Testing
         await store.close()
     }
 
+    @Test func killSwitchChangesReloadTheKillSwitchesAndARevisionMovedByHandReloadsEverything() async throws {
+        let storage = try await PostgresStoreStorage()
+        let first = try await storage.openReplica("a")
+        let second = try await storage.openReplica("b")
+        try await first.addVersion(
+            skinID: "spring", files: Self.files(), metadata: Self.metadata, expectedRevision: 0, release: nil,
+            actor: Self.actor)
+        #expect(try await second.refresh())
+        try await first.setKillSwitch(
+            app: nil, enabled: true, reason: "drill", expectedRevision: nil, actor: Self.actor)
+        try await first.setKillSwitch(
+            app: "com.example.app", enabled: true, reason: "", expectedRevision: nil, actor: Self.actor)
+        #expect(try await second.refresh())
+        #expect(second.snapshot == first.snapshot && second.snapshot.revision == 3)
+
+        // A hand edit, with the revision bumped as the docs say, then a kill switch through the other replica: the
+        // change reloads everything under its lock (no audit entry for revision 4), as does a refresh after it.
+        _ = try await storage.server.psql(
+            "UPDATE livery_version_files SET size = size + 1 WHERE skin_id = 'spring' AND path = 'config.json'; "
+                + "UPDATE livery_store SET revision = revision + 1", database: storage.database)
+        try await second.setKillSwitch(app: nil, enabled: false, reason: "", expectedRevision: nil, actor: Self.actor)
+        #expect(second.snapshot.revision == 5 && second.snapshot.damagedVersions.map(\.skinID) == ["spring"])
+        #expect(try await first.refresh())
+        #expect(first.snapshot == second.snapshot)
+        await first.close()
+        await second.close()
+    }
+
     @Test func concurrentConflictingChangesFromTwoReplicasGiveOneSuccessAndOneMismatch() async throws {
         let storage = try await PostgresStoreStorage()
         let first = try await storage.openReplica("a")
