@@ -37,13 +37,13 @@ public final class PostgresReportLedger: ReportLedger {
         let reports = ReportLedgers.firstOfEach(reports)
         if reports.isEmpty { return [] }
         let secret = try await deviceSecret()
-        let recorded = Int64((clock().timeIntervalSince1970 * 1000).rounded(.down))
+        let recorded = StoreTime.millis(clock())
         let stored = reports.map { report in
             StoredReport(
                 sign: report.sign, device: ReportLedgers.deviceHash(report.deviceID, secret: secret),
                 outcome: report.outcome, stage: report.stage, skinID: report.skinID, version: report.version,
                 variant: report.variant, platform: report.platform, appVersion: report.appVersion,
-                reportedAt: Int64((report.at.timeIntervalSince1970 * 1000).rounded(.down)), recordedAt: recorded)
+                reportedAt: StoreTime.millis(report.at), recordedAt: recorded)
         }
         let (sql, parameters) = Self.insertion(stored, returning: "sign, device, outcome")
         let inserted = try await run { session in
@@ -155,7 +155,7 @@ public final class PostgresReportLedger: ReportLedger {
     }
 
     public func deviceCounts(skinID: String, version: Int, since: Date) async throws(StoreError) -> ReportDeviceCounts {
-        let from = PostgresValue.int(Int64((since.timeIntervalSince1970 * 1000).rounded(.down)))
+        let from = PostgresValue.int(StoreTime.millis(since))
         return try await run { session in
             let condition = "skin_id = $1 AND version = $2::integer AND recorded_at >= $3::bigint"
             let parameters: [PostgresValue] = [.text(skinID), .int(version), from]
@@ -177,7 +177,7 @@ public final class PostgresReportLedger: ReportLedger {
     /// One `DELETE` by `recorded_at` (a scan of the table; it runs once an hour on each replica and removes nothing
     /// on all but the first to get there).
     public func expire(recordedBefore cutoff: Date) async throws(StoreError) -> Int {
-        let limit = PostgresValue.int(Int64((cutoff.timeIntervalSince1970 * 1000).rounded(.down)))
+        let limit = PostgresValue.int(StoreTime.millis(cutoff))
         return try await run { session in
             try session.query(
                 "WITH gone AS (DELETE FROM livery_reports WHERE recorded_at < $1::bigint RETURNING 1) "
