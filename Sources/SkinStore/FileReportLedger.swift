@@ -64,6 +64,11 @@ public final class FileReportLedger: ReportLedger, Sendable {
         var entries: [String: [Entry]] = [:]
         var waiting: [Waiting] = []
         var writing = false
+
+        /// Counts a line read back from the log, unless its device already counted for its sign and outcome.
+        mutating func count(_ parsed: (skinID: String, key: String, entry: Entry)) {
+            if counted.insert(parsed.key).inserted { entries[parsed.skinID, default: []].append(parsed.entry) }
+        }
     }
 
     private struct Waiting {
@@ -177,28 +182,27 @@ public final class FileReportLedger: ReportLedger, Sendable {
         let limit = StoreTime.millis(cutoff)
         let due = state.withLock { state in state.entries.values.contains { $0.contains { $0.recorded < limit } } }
         guard due else { return 0 }
-        let result = await withCheckedContinuation { continuation in
-            queue.async {
-                continuation.resume(
-                    returning: Result { () throws(StoreError) -> Int in try self.compact(before: limit) })
-            }
-        }
-        return try result.get()
+        return try await onWriterThread { writer throws(StoreError) in try self.compact(before: limit, &writer) }
     }
 
     public func exportAll() async throws(StoreError) -> ReportExport {
+        try await onWriterThread { writer throws(StoreError) in
+            let reports = try self.committedLines(writer).compactMap(Self.storedReport)
+            return ReportExport(secret: writer.secret, reports: reports)
+        }
+    }
+
+    /// Runs `work` on the writer's thread, between groups, with the writer (`closed` once the ledger is closed).
+    private func onWriterThread<T: Sendable>(
+        _ work: @escaping @Sendable (inout Writer) throws(StoreError) -> T
+    ) async throws(StoreError) -> T {
         let result = await withCheckedContinuation { continuation in
             queue.async {
                 continuation.resume(
-                    returning: Result { () throws(StoreError) -> ReportExport in
-                        try self.writer.withLock { writer throws(StoreError) -> ReportExport in
+                    returning: Result { () throws(StoreError) -> T in
+                        try self.writer.withLock { writer throws(StoreError) -> T in
                             if writer.closed { throw .closed }
-                            let bytes = try FileIO.readIfExists(self.logPath) ?? []
-                            let committed = bytes.prefix(writer.committedLength)
-                            let reports = committed.split(separator: UInt8(ascii: "\n")).compactMap {
-                                Self.storedReport(Array($0))
-                            }
-                            return ReportExport(secret: writer.secret, reports: reports)
+                            return try work(&writer)
                         }
                     })
             }
@@ -206,62 +210,57 @@ public final class FileReportLedger: ReportLedger, Sendable {
         return try result.get()
     }
 
+    /// The log's lines up to its last committed one, without their newlines.
+    private func committedLines(_ writer: Writer) throws(StoreError) -> [[UInt8]] {
+        let bytes = try FileIO.readIfExists(logPath) ?? []
+        return bytes.prefix(writer.committedLength).split(separator: UInt8(ascii: "\n")).map { Array($0) }
+    }
+
     // MARK: Writing
 
     /// Rewrites the log without the lines recorded before `limit` (ms since 1970) and rebuilds the memory figures
     /// from what is kept (on `queue`, so no group is being written). Returns how many lines were removed.
-    private func compact(before limit: Int64) throws(StoreError) -> Int {
-        try writer.withLock { writer throws(StoreError) -> Int in
-            if writer.closed { throw .closed }
-            guard let bytes = try FileIO.readIfExists(logPath) else { return 0 }
-            let committed = bytes.prefix(writer.committedLength)
-            var kept: [UInt8] = []
-            kept.reserveCapacity(committed.count)
-            var fresh = State()
-            var removed = 0
-            var start = committed.startIndex
-            while start < committed.endIndex, let end = committed[start...].firstIndex(of: UInt8(ascii: "\n")) {
-                let line = Array(committed[start..<end])
-                start = end + 1
-                if let parsed = Self.parse(line) {
-                    if parsed.entry.recorded < limit {
-                        removed += 1
-                        continue
-                    }
-                    if fresh.counted.insert(parsed.key).inserted {
-                        fresh.entries[parsed.skinID, default: []].append(parsed.entry)
-                    }
+    private func compact(before limit: Int64, _ writer: inout Writer) throws(StoreError) -> Int {
+        var kept: [UInt8] = []
+        var fresh = State()
+        var removed = 0
+        for line in try committedLines(writer) {
+            if let parsed = Self.parse(line) {
+                if parsed.entry.recorded < limit {
+                    removed += 1
+                    continue
                 }
-                // A line that does not parse is kept as it is: opening judges it as it would have.
-                kept += line
-                kept.append(UInt8(ascii: "\n"))
+                fresh.count(parsed)
             }
-            guard removed > 0 else { return 0 }
-            // The descriptor is of the old file: appends must reopen whichever file the name now holds.
-            if let fd = writer.fd { FileIO.closeFile(fd) }
-            writer.fd = nil
-            do throws(StoreError) {
-                try FileIO.writeAtomically(kept, to: logPath)
-            } catch {
-                // The rename may have happened before the failure (a folder fsync): go on from the file the name
-                // holds, or stop writing when that cannot be told, rather than append at a wrong offset.
-                switch Result<[UInt8]?, StoreError>(catching: { () throws(StoreError) in
-                    try FileIO.readIfExists(logPath)
-                }) {
-                case .success(let now) where now == kept: break
-                case .success(let now) where now.map({ $0.count >= writer.committedLength }) == true: throw error
-                default:
-                    writer.closed = true
-                    throw error
-                }
-            }
-            writer.committedLength = kept.count
-            state.withLock { state in
-                state.counted = fresh.counted
-                state.entries = fresh.entries
-            }
-            return removed
+            // A line that does not parse is kept as it is: opening judges it as it would have.
+            kept += line
+            kept.append(UInt8(ascii: "\n"))
         }
+        guard removed > 0 else { return 0 }
+        // The descriptor is of the old file: appends must reopen whichever file the name now holds.
+        if let fd = writer.fd { FileIO.closeFile(fd) }
+        writer.fd = nil
+        do throws(StoreError) {
+            try FileIO.writeAtomically(kept, to: logPath)
+        } catch {
+            // The rename may have happened before the failure (a folder fsync): go on from the file the name
+            // holds, or stop writing when that cannot be told, rather than append at a wrong offset.
+            switch Result<[UInt8]?, StoreError>(catching: { () throws(StoreError) in
+                try FileIO.readIfExists(logPath)
+            }) {
+            case .success(let now) where now == kept: break
+            case .success(let now) where now.map({ $0.count >= writer.committedLength }) == true: throw error
+            default:
+                writer.closed = true
+                throw error
+            }
+        }
+        writer.committedLength = kept.count
+        state.withLock { state in
+            state.counted = fresh.counted
+            state.entries = fresh.entries
+        }
+        return removed
     }
 
     /// Writes every waiting group until none is left (on `queue`).
@@ -400,9 +399,7 @@ public final class FileReportLedger: ReportLedger, Sendable {
                 if let bad = firstBad {
                     throw .corruptFile(path: path, reason: "line \(bad.line) is damaged and good lines follow it")
                 }
-                if state.counted.insert(parsed.key).inserted {
-                    state.entries[parsed.skinID, default: []].append(parsed.entry)
-                }
+                state.count(parsed)
             } else if firstBad == nil {
                 firstBad = (start, lineNumber)
             }
