@@ -279,8 +279,7 @@ public final class LiveryService: Sendable {
         catalog.applyKillSwitches(of: snapshot)
         // This replica's own changes are published by the change itself, kill switches alone by applying them: no
         // second build for those.
-        guard catalog.needsRetry || catalog.publishedRevision < snapshot.revision else { return }
-        catalog.publishLatestInBackground()
+        catalog.publishLatestInBackground(ifBehind: snapshot.revision)
     }
 
     /// Returns once the catalog rebuilds started in the background (`publishStoreChanges`, kill switches) have

@@ -154,6 +154,13 @@ public final class CatalogPublisher: Sendable {
         }
     }
 
+    /// `publishLatestInBackground()` unless the catalog served is already of `revision` or newer (a change this
+    /// replica published itself, or kill switches alone applied to it) and the last build did not fail.
+    public func publishLatestInBackground(ifBehind revision: Int) {
+        guard needsRetry || publishedRevision < revision else { return }
+        publishLatestInBackground()
+    }
+
     /// `publishLatest()` in a task of its own, so the caller does not wait for package builds; calls made while
     /// one runs are folded into one more run after it (which builds the store's latest snapshot then).
     public func publishLatestInBackground() {

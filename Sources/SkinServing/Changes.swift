@@ -104,9 +104,7 @@ public final class Changes: Sendable {
                 // Served at once by the catalog already published, whatever is being built; the rest of the
                 // catalog catches up in the background, unless nothing else changed since it was built.
                 catalog.applyKillSwitches(of: outcome.state)
-                if catalog.needsRetry || catalog.publishedRevision < outcome.state.revision {
-                    catalog.publishLatestInBackground()
-                }
+                catalog.publishLatestInBackground(ifBehind: outcome.state.revision)
             } else {
                 await catalog.publishLatest()
             }
