@@ -15,7 +15,9 @@ import SystemCalls
 /// loop's thread, so the loop's read buffer, output buffer, `Date` cache and request-id counter need no locking,
 /// and an idle connection holds no buffer of its own. A ready socket is handled on the thread that saw it
 /// ready, with no hop to another thread: each loop also accepts new connections on the server's listening socket
-/// (see `Listener`) and serves them itself. Work from elsewhere (an async handler's response, shutdown) is queued
+/// (see `Listener`) and serves them itself, or, when another loop that is not stuck holds fewer connections, hands
+/// the new one to that loop once, so keep-alive connections opened in a burst are shared evenly rather than all
+/// taken by the first loop woken. Work from elsewhere (an async handler's response, shutdown) is queued
 /// with `execute` and wakes the loop through an eventfd. Timeouts are checked by one
 /// periodic sweep per loop rather than a timer per connection.
 ///
@@ -66,6 +68,12 @@ final class EventLoop: @unchecked Sendable {
     private var acceptResumesAt: UInt64?
     /// The loop's thread (`pthread_self`), 0 before it runs.
     private let thread = Atomic<UInt>(0)
+    /// Connections this loop serves or has been handed and not yet opened: counted by the loop that accepts each
+    /// one (`Listener`), uncounted by this loop when it closes it. Read by other loops to share new connections.
+    let connectionCount = Atomic<Int>(0)
+    /// When the loop's current round of work began (monotonic nanoseconds), or 0 while it waits in `epoll_wait`:
+    /// a loop that has been busy for long (a handler holding its thread) is not handed new connections.
+    let roundStart = Atomic<UInt64>(0)
     private var running = true
     /// Monotonic time read once per wake-up: deadlines and request start times need no finer precision, and
     /// this saves clock reads on the hot path.
@@ -117,14 +125,17 @@ final class EventLoop: @unchecked Sendable {
     }
 
     /// Runs `task` on the loop's thread, soon. Safe from any thread.
-    /// After the loop has stopped, tasks are dropped (a late async response for a connection already closed).
-    func execute(_ task: @escaping @Sendable () -> Void) {
-        let wasEmpty = tasks.withLock { queue in
-            guard !queue.closed else { return false }
+    /// After the loop has stopped, tasks are dropped (a late async response for a connection already closed);
+    /// returns whether `task` was queued.
+    @discardableResult
+    func execute(_ task: @escaping @Sendable () -> Void) -> Bool {
+        let (queued, wasEmpty) = tasks.withLock { queue in
+            guard !queue.closed else { return (false, false) }
             queue.items.append(task)
-            return queue.items.count == 1
+            return (true, queue.items.count == 1)
         }
         if wasEmpty { _ = livery_eventfd_signal(wakeFD) }
+        return queued
     }
 
     /// Whether the caller runs on this loop's thread.
@@ -186,8 +197,10 @@ final class EventLoop: @unchecked Sendable {
             let now = Syscall.monotonicNanoseconds()
             let wake = min(nextSweep, acceptResumesAt ?? .max)
             let timeout = wake > now ? Int32(min((wake - now) / 1_000_000 + 1, 1000)) : 0
+            roundStart.store(0, ordering: .relaxed)
             let count = livery_epoll_wait(epollFD, fds, events, Int32(Self.maxEvents), timeout)
             self.now = Syscall.monotonicNanoseconds()
+            roundStart.store(self.now, ordering: .relaxed)
             if count < 0 {
                 if errno == EINTR { continue }
                 context.logger.critical("epoll_wait failed: errno \(errno); loop \(index) stops")

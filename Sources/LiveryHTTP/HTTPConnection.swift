@@ -92,6 +92,7 @@ final class HTTPConnection: @unchecked Sendable {
         guard loop.register(self, interest: registeredInterest) else {
             machine.close()
             Syscall.close(fd)
+            loop.connectionCount.subtract(1, ordering: .relaxed)
             context.connectionClosed()
             return
         }
@@ -161,6 +162,7 @@ final class HTTPConnection: @unchecked Sendable {
         loop.unregister(self)
         tls?.release()
         Syscall.close(fd)
+        loop.connectionCount.subtract(1, ordering: .relaxed)
         // Reported once the slot is really free, so a closed event means a new connection fits under the cap.
         context.connectionClosed()
         context.observer?.connectionClosed(HTTPConnectionEvent(remoteAddress: remoteAddress, refused: refused))

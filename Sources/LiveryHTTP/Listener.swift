@@ -12,8 +12,11 @@ import SystemCalls
 /// The listening socket, accepted on by every event loop.
 ///
 /// Each loop watches the socket in its own epoll set with `EPOLLEXCLUSIVE`, so a new connection wakes one loop,
-/// which accepts it and serves it on its own thread: no accept thread, no hand-over between threads, and a loop busy
-/// with work (such as TLS handshakes) leaves new connections to an idle one. (nginx's workers accept the same way.)
+/// which accepts it: no accept thread, and a loop busy with work (such as TLS handshakes) leaves new connections to
+/// an idle one. (nginx's workers accept the same way.) The accepting loop serves the connection itself unless
+/// another loop holds fewer connections and is not stuck (`servingLoop`): then it hands the connection over once,
+/// through that loop's task queue, and it lives there. Without this, keep-alive connections opened in a burst
+/// (a load balancer's pool, a benchmark) could all land on the first loop woken and leave the other cores idle.
 /// Every connection over `maxConnections` is still accepted, answered with a 503 (`Retry-After`) and closed,
 /// however many there are: refusing costs a descriptor for the short time the answer takes, and running out of
 /// descriptors is handled below. When the process runs out of descriptors (`EMFILE`, `ENFILE`), the loop that
@@ -139,8 +142,61 @@ final class Listener: Sendable {
             guard let connectionFD = accepted else { continue }
             context.descriptors.obtained()
             context.socketMemory.obtained()
-            admit(connectionFD, peer: peer, on: loop)
+            // Counted here, before any hand-over, so a drain never sees zero connections while one is on its way.
+            let open = context.openConnections.add(1, ordering: .acquiringAndReleasing).newValue
+            let refused = open > context.configuration.maxConnections
+            let remote = SocketAddress(peer)?.description ?? "unknown"
+            let target = loops.count > 1 ? servingLoop(acceptedOn: loop) : loop
+            target.connectionCount.add(1, ordering: .relaxed)
+            if target !== loop {
+                let handed = target.execute { [self] in
+                    admit(connectionFD, remote: remote, refused: refused, on: target)
+                }
+                if handed { continue }
+                target.connectionCount.subtract(1, ordering: .relaxed)
+                loop.connectionCount.add(1, ordering: .relaxed)
+            }
+            admit(connectionFD, remote: remote, refused: refused, on: loop)
         }
+    }
+
+    /// A loop that has been in one round of work for this long (a handler holding its thread) is stuck: it is not
+    /// handed new connections, which would wait for it.
+    static let stuckAfter: UInt64 = 10_000_000
+
+    /// The loop that serves a connection accepted on `loop`: `loop` itself, unless another loop holds fewer
+    /// connections and is not stuck; then the one of those with the fewest (the first on a tie).
+    private func servingLoop(acceptedOn loop: EventLoop) -> EventLoop {
+        let loads = loops.map { other in
+            LoopLoad(
+                connections: other.connectionCount.load(ordering: .relaxed),
+                roundStart: other.roundStart.load(ordering: .relaxed))
+        }
+        let own = loops.firstIndex { $0 === loop } ?? 0
+        return loops[Self.servingIndex(acceptedOn: own, loads: loads, now: loop.now)]
+    }
+
+    /// What a loop tells the others when they share out a new connection.
+    struct LoopLoad: Equatable {
+        /// Connections it serves or has been handed (`EventLoop.connectionCount`).
+        var connections: Int
+        /// When its current round began, or 0 while it waits for events (`EventLoop.roundStart`).
+        var roundStart: UInt64
+    }
+
+    /// The index in `loads` of the loop that serves a connection accepted by loop `own` at `now`: `own` unless a
+    /// loop with strictly fewer connections is waiting for events or began its round less than `stuckAfter` ago;
+    /// then the one of those with the fewest, the first on a tie.
+    static func servingIndex(acceptedOn own: Int, loads: [LoopLoad], now: UInt64) -> Int {
+        var best = own
+        var fewest = loads[own].connections
+        for (index, load) in loads.enumerated() where index != own && load.connections < fewest {
+            let start = load.roundStart
+            guard start == 0 || start >= now || now - start < stuckAfter else { continue }
+            best = index
+            fewest = load.connections
+        }
+        return best
     }
 
     /// The episodes a failure of `accept4` with `code` counts in when it means a resource ran out (descriptors, or
@@ -154,24 +210,23 @@ final class Listener: Sendable {
         }
     }
 
-    private func admit(_ connectionFD: Int32, peer: sockaddr_storage, on loop: EventLoop) {
+    /// Opens an accepted connection on `loop`, on its thread.
+    private func admit(_ connectionFD: Int32, remote: String, refused: Bool, on loop: EventLoop) {
         let session: TLSSession?
         if let tls = context.tls.withLock({ $0 }) {
             guard let made = tls.makeSession(fd: connectionFD) else {
                 context.logger.warning("cannot allocate a TLS session; connection closed")
                 Syscall.close(connectionFD)
+                loop.connectionCount.subtract(1, ordering: .relaxed)
+                context.connectionClosed()
                 return
             }
             session = made
         } else {
             session = nil
         }
-        let open = context.openConnections.add(1, ordering: .acquiringAndReleasing).newValue
-        let maximum = context.configuration.maxConnections
         // Responses go out in one send each, so Nagle's algorithm would only add delayed-ACK stalls.
         try? Syscall.setOption(connectionFD, level: Int32(IPPROTO_TCP), name: TCP_NODELAY, value: 1)
-        let remote = SocketAddress(peer)?.description ?? "unknown"
-        HTTPConnection(fd: connectionFD, loop: loop, remoteAddress: remote, refused: open > maximum, tls: session)
-            .open()
+        HTTPConnection(fd: connectionFD, loop: loop, remoteAddress: remote, refused: refused, tls: session).open()
     }
 }

@@ -39,4 +39,66 @@ import Testing
         }
         await server.stop()
     }
+
+    /// Keep-alive connections opened one after another are shared evenly between the loops, whichever loop the
+    /// kernel wakes for each: a burst (a load balancer's pool, a benchmark's connections) never lands on one loop
+    /// while the others idle. The loop that served a request is the fifth character of its request id.
+    @Test(arguments: [(loops: 2, connections: 16), (loops: 3, connections: 9)])
+    func keepAliveConnectionsAreSharedEvenlyBetweenLoops(loops: Int, connections: Int) async throws {
+        let server = try TestServer.start(configure: { $0.eventLoopCount = loops })
+        let (first, second) = try await blocking { () throws -> ([String: Int], [String: Int]) in
+            let clients = try (0..<connections).map { _ in
+                let client = try server.client(timeout: 10)
+                _ = try client.get("/hello")
+                return client
+            }
+            defer { for client in clients { client.close() } }
+            // Each connection was answered once before the next connected, so each accept saw where the earlier
+            // ones live; where each lives is read from two more rounds of requests.
+            let first = try Self.servingLoops(clients.map { try $0.get("/hello") })
+            let second = try Self.servingLoops(clients.map { try $0.get("/hello") })
+            return (first, second)
+        }
+        #expect(first.count == loops)
+        #expect(first.values.allSatisfy { $0 == connections / loops }, "connections per loop: \(first)")
+        #expect(second == first, "each connection stays on its loop")
+        await server.stop()
+    }
+
+    /// How many of `responses` each loop served: the loop is the fifth character of a request id.
+    private static func servingLoops(_ responses: [TestResponse]) throws -> [String: Int] {
+        var served: [String: Int] = [:]
+        for response in responses {
+            let id = try #require(response.header("x-request-id"))
+            served[String(id.dropFirst(4).prefix(1)), default: 0] += 1
+        }
+        return served
+    }
+
+    /// The rule that shares connections out: the accepting loop keeps a connection unless a loop with fewer
+    /// connections is waiting for events or began its round of work recently; a loop stuck in a long round (a
+    /// handler holding its thread) is never handed one.
+    @Test func aConnectionGoesToTheLoopWithFewestConnectionsThatIsNotStuck() {
+        typealias Load = Listener.LoopLoad
+        let now: UInt64 = 1_000_000_000_000
+        let waiting: UInt64 = 0
+        let recent = now - 1_000
+        let stuck = now - Listener.stuckAfter
+        func serving(_ own: Int, _ loads: [Load]) -> Int {
+            Listener.servingIndex(acceptedOn: own, loads: loads, now: now)
+        }
+        #expect(serving(0, [Load(connections: 3, roundStart: recent), Load(connections: 3, roundStart: waiting)]) == 0)
+        #expect(serving(0, [Load(connections: 4, roundStart: recent), Load(connections: 3, roundStart: waiting)]) == 1)
+        #expect(serving(0, [Load(connections: 4, roundStart: recent), Load(connections: 3, roundStart: recent)]) == 1)
+        #expect(serving(1, [Load(connections: 0, roundStart: stuck), Load(connections: 5, roundStart: recent)]) == 1)
+        #expect(
+            serving(
+                2,
+                [
+                    Load(connections: 1, roundStart: stuck), Load(connections: 2, roundStart: waiting),
+                    Load(connections: 9, roundStart: recent), Load(connections: 2, roundStart: recent)
+                ]) == 1)
+        // A round that began after the accepting loop read its clock is recent, not billions of years old.
+        #expect(serving(0, [Load(connections: 2, roundStart: recent), Load(connections: 1, roundStart: now + 5)]) == 1)
+    }
 }
