@@ -39,15 +39,9 @@ public final class FrozenRouter: HTTPRouting {
         /// The route for a match with these parameter values (in `parameterNames` order).
         func route(values: [String]) -> HTTPRoute {
             if let parameterlessRoute { return parameterlessRoute }
-            // Made with its capacity (`reserveCapacity` on an empty dictionary is not specialized: it looks up the
-            // dictionary's generic metadata at run time), and without `zip`'s iterator for the usual one value.
-            var parameters = [String: String](minimumCapacity: parameterNames.count)
-            for index in 0..<min(parameterNames.count, values.count) {
-                parameters[parameterNames[index]] = values[index]
-            }
             return HTTPRoute(
-                pattern: pattern, pathParameters: parameters, bodyLimit: bodyLimit, headCheck: headCheck,
-                handler: handler)
+                pattern: pattern, pathParameters: PathParameters(names: parameterNames, values: values),
+                bodyLimit: bodyLimit, headCheck: headCheck, handler: handler)
         }
     }
 
@@ -130,6 +124,12 @@ public final class FrozenRouter: HTTPRouting {
     /// n-byte ones). A raw path that spells such a pattern byte for byte is its own decoded form, and the tree
     /// walk would reach that node first (literals are tried before parameters), so most requests skip the walk.
     private let literalPaths: [[(path: [UInt8], node: Node)]]
+    /// Patterns of literal segments and then one parameter (`/api/v1/packages/:file`), by the byte count of their
+    /// literal prefix with its slashes (`/api/v1/packages/`): `trailingParameters[n]` holds the n-byte prefixes, with
+    /// the node the prefix reaches and that node's parameter child. A raw path that spells such a prefix byte for
+    /// byte and ends in one segment without `%` that is no literal child of that node goes where the tree walk
+    /// would go first (literals before parameters at every level), so it skips the walk.
+    private let trailingParameters: [[(prefix: [UInt8], parent: Node, parameter: Node)]]
     private let notFound = HTTPRoute(
         pattern: nil,
         handler: .sync { _ in
@@ -141,21 +141,29 @@ public final class FrozenRouter: HTTPRouting {
     init(registrations: [Router.Registration]) {
         let root = Builder()
         var literalPatterns: [String: Builder] = [:]
+        var trailingPatterns: [String: (parent: Builder, parameter: Builder)] = [:]
         for registration in registrations {
             var node = root
             var names: [String] = []
+            var prefix = "/"
+            var parent = root
             for segment in registration.pattern.segments {
+                parent = node
                 switch segment {
                 case .literal(let text):
                     let child = node.literals[text] ?? Builder()
                     node.literals[text] = child
                     node = child
+                    if names.isEmpty { prefix += text + "/" }
                 case .parameter(let name):
                     let child = node.parameter ?? Builder()
                     node.parameter = child
                     node = child
                     names.append(name)
                 }
+            }
+            if names.count == 1, case .parameter? = registration.pattern.segments.last {
+                trailingPatterns[prefix] = (parent, node)
             }
             node.entries.append(
                 Entry(
@@ -174,6 +182,16 @@ public final class FrozenRouter: HTTPRouting {
             literalPaths[bytes.count].append((bytes, node))
         }
         self.literalPaths = literalPaths
+        var trailingParameters: [[(prefix: [UInt8], parent: Node, parameter: Node)]] = []
+        for (prefix, builders) in trailingPatterns.sorted(by: { $0.key < $1.key }) {
+            guard let parent = frozen[ObjectIdentifier(builders.parent)],
+                let parameter = frozen[ObjectIdentifier(builders.parameter)]
+            else { continue }
+            let bytes = Array(prefix.utf8)
+            while trailingParameters.count <= bytes.count { trailingParameters.append([]) }
+            trailingParameters[bytes.count].append((bytes, parent, parameter))
+        }
+        self.trailingParameters = trailingParameters
     }
 
     /// The route for `method` on `rawPath`: the matching registration (HEAD falls back to GET), else a 405
@@ -189,6 +207,7 @@ public final class FrozenRouter: HTTPRouting {
     private func route(method: HTTPMethod, path: UnsafeBufferPointer<UInt8>) -> HTTPRoute {
         guard path.first == UInt8(ascii: "/") else { return notFound }
         if let node = literalPath(path), let entry = node.entry(for: method) { return entry.route(values: []) }
+        if let route = trailingParameterRoute(path, method: method) { return route }
         // Segments start after the leading "/"; "/" alone is the root, with no segment.
         let start = path.count == 1 ? nil : 1 as Int?
         var values: [String] = []
@@ -208,6 +227,28 @@ public final class FrozenRouter: HTTPRouting {
         for candidate in literalPaths[path.count] {
             let equal = candidate.path.withUnsafeBufferPointer { memcmp($0.baseAddress!, bytes, path.count) == 0 }
             if equal { return candidate.node }
+        }
+        return nil
+    }
+
+    /// The route of a pattern in `trailingParameters` that `path` matches for `method` as the tree walk would
+    /// match it; nil when none does, or when the walk must decide (a `%` to decode in the last segment, a literal
+    /// child of that name, no entry for the method).
+    private func trailingParameterRoute(_ path: UnsafeBufferPointer<UInt8>, method: HTTPMethod) -> HTTPRoute? {
+        guard let bytes = path.baseAddress else { return nil }
+        var prefixLength = path.count
+        while prefixLength > 0 && path[prefixLength - 1] != UInt8(ascii: "/") { prefixLength -= 1 }
+        guard prefixLength > 0, prefixLength < path.count, prefixLength < trailingParameters.count else { return nil }
+        for candidate in trailingParameters[prefixLength] {
+            let equal = candidate.prefix.withUnsafeBufferPointer { prefix in
+                prefix.baseAddress.map { memcmp($0, bytes, prefixLength) == 0 } ?? false
+            }
+            guard equal else { continue }
+            let segment = UnsafeBufferPointer(rebasing: path[prefixLength...])
+            guard !segment.contains(UInt8(ascii: "%")), candidate.parent.literal(segment) == nil,
+                let entry = candidate.parameter.entry(for: method)
+            else { return nil }
+            return entry.route(values: [String(decoding: segment, as: UTF8.self)])
         }
         return nil
     }

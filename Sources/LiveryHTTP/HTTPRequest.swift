@@ -24,7 +24,7 @@ public struct HTTPRequest: Sendable {
     /// The protocol version of the request.
     public var version: HTTPVersion
     /// Values of the route's `:name` segments, percent-decoded, keyed by name without the colon.
-    public var pathParameters: [String: String]
+    public var pathParameters: PathParameters
     /// The id of this request: the client's `X-Request-Id` if it was valid, otherwise generated. Echoed in the
     /// response's `X-Request-Id` and logged as `request.id`.
     public var requestID: String
@@ -39,7 +39,7 @@ public struct HTTPRequest: Sendable {
         headers: HTTPHeaders = [:],
         body: [UInt8] = [],
         version: HTTPVersion = .http1_1,
-        pathParameters: [String: String] = [:],
+        pathParameters: PathParameters = [:],
         requestID: String = "",
         remoteAddress: String = ""
     ) {
@@ -53,7 +53,7 @@ public struct HTTPRequest: Sendable {
 
     init(
         method: HTTPMethod, target: String, path: String, query: QueryParameters, headers: HTTPHeaders,
-        trailers: HTTPHeaders, body: [UInt8], version: HTTPVersion, pathParameters: [String: String],
+        trailers: HTTPHeaders, body: [UInt8], version: HTTPVersion, pathParameters: PathParameters,
         requestID: String, remoteAddress: String
     ) {
         self.method = method

@@ -18,7 +18,7 @@ public struct HTTPRoute: Sendable {
     /// Reported to observers, so metrics are labelled by pattern rather than by raw path.
     public var pattern: String?
     /// Values of the pattern's `:name` segments, percent-decoded.
-    public var pathParameters: [String: String]
+    public var pathParameters: PathParameters
     /// The largest body accepted, in bytes; nil means the server's `defaultBodyLimit`. A larger declared
     /// Content-Length is answered with 413 before any of the body is read.
     public var bodyLimit: Int?
@@ -29,7 +29,7 @@ public struct HTTPRoute: Sendable {
     public var handler: HTTPHandler
 
     public init(
-        pattern: String?, pathParameters: [String: String] = [:], bodyLimit: Int? = nil,
+        pattern: String?, pathParameters: PathParameters = [:], bodyLimit: Int? = nil,
         headCheck: HTTPHeadCheck? = nil, handler: HTTPHandler
     ) {
         self.pattern = pattern

@@ -64,6 +64,38 @@ import Testing
         #expect(Self.bodyText(await Self.respond(responder, .head, "/a/b/c").1) == "deep literal")
     }
 
+    /// Paths that end in a parameter after literal segments (the package and admin routes) are found without the
+    /// tree walk, and exactly as the walk finds them: a literal sibling still wins, a method the pattern lacks
+    /// backtracks to another pattern, an encoded segment is decoded, an empty one never matches.
+    @Test func aPathEndingInAParameterIsRoutedAsTheTreeWalkRoutesIt() {
+        let router = Router()
+        router.on(.get, "/skins/:id", .sync { _ in Self.text("skin") })
+        router.on(.get, "/skins/export", .sync { _ in Self.text("export") })
+        router.on(.post, "/skins/:name", .sync { _ in Self.text("post") })
+        router.on(.delete, "/:area/:item", .sync { _ in Self.text("generic") })
+        router.on(.get, "/:id", .sync { _ in Self.text("root") })
+        let routing = router.freeze()
+        let cases: [(HTTPMethod, String, String?, PathParameters)] = [
+            (.get, "/skins/xmas", "/skins/:id", ["id": "xmas"]),
+            (.head, "/skins/xmas", "/skins/:id", ["id": "xmas"]),
+            (.post, "/skins/xmas", "/skins/:name", ["name": "xmas"]),
+            (.get, "/skins/export", "/skins/export", [:]),
+            (.delete, "/skins/xmas", "/:area/:item", ["area": "skins", "item": "xmas"]),
+            (.get, "/skins/a%20b", "/skins/:id", ["id": "a b"]),
+            (.get, "/skins/%65xport", "/skins/export", [:]),
+            (.get, "/%73kins/xmas", "/skins/:id", ["id": "xmas"]),
+            (.get, "/skins/", nil, [:]),
+            (.get, "/skins//xmas", nil, [:]),
+            (.get, "/xmas", "/:id", ["id": "xmas"]),
+            (.put, "/skins/xmas", nil, [:])
+        ]
+        for (method, path, pattern, parameters) in cases {
+            let route = routing.route(method: method, rawPath: Substring(path))
+            #expect(route.pattern == pattern, "\(method) \(path)")
+            #expect(route.pathParameters == parameters, "\(method) \(path)")
+        }
+    }
+
     @Test func unknownPathIsNotFoundJSON() async {
         let router = Router()
         router.on(.get, "/known", .sync { _ in Self.text("ok") })
