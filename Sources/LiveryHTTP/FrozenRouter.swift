@@ -43,6 +43,13 @@ public final class FrozenRouter: HTTPRouting {
                 pattern: pattern, pathParameters: PathParameters(names: parameterNames, values: values),
                 bodyLimit: bodyLimit, headCheck: headCheck, handler: handler)
         }
+
+        /// The route for a match of a one-parameter pattern with this value.
+        func route(value: Substring) -> HTTPRoute {
+            HTTPRoute(
+                pattern: pattern, pathParameters: PathParameters(names: parameterNames, only: value),
+                bodyLimit: bodyLimit, headCheck: headCheck, handler: handler)
+        }
     }
 
     final class Node: Sendable {
@@ -197,17 +204,19 @@ public final class FrozenRouter: HTTPRouting {
     /// The route for `method` on `rawPath`: the matching registration (HEAD falls back to GET), else a 405
     /// with `Allow` if the path has routes for other methods, else a 404.
     public func route(method: HTTPMethod, rawPath: Substring) -> HTTPRoute {
-        if let route = rawPath.utf8.withContiguousStorageIfAvailable({ route(method: method, path: $0) }) {
+        if let route = rawPath.utf8.withContiguousStorageIfAvailable({ route(method: method, path: $0, raw: rawPath) })
+        {
             return route
         }
         let copy = Array(rawPath.utf8)
-        return copy.withUnsafeBufferPointer { route(method: method, path: $0) }
+        return copy.withUnsafeBufferPointer { route(method: method, path: $0, raw: rawPath) }
     }
 
-    private func route(method: HTTPMethod, path: UnsafeBufferPointer<UInt8>) -> HTTPRoute {
+    /// `path` holds the bytes of `raw`.
+    private func route(method: HTTPMethod, path: UnsafeBufferPointer<UInt8>, raw: Substring) -> HTTPRoute {
         guard path.first == UInt8(ascii: "/") else { return notFound }
         if let node = literalPath(path), let entry = node.entry(for: method) { return entry.route(values: []) }
-        if let route = trailingParameterRoute(path, method: method) { return route }
+        if let route = trailingParameterRoute(path, raw: raw, method: method) { return route }
         // Segments start after the leading "/"; "/" alone is the root, with no segment.
         let start = path.count == 1 ? nil : 1 as Int?
         var values: [String] = []
@@ -234,7 +243,10 @@ public final class FrozenRouter: HTTPRouting {
     /// The route of a pattern in `trailingParameters` that `path` matches for `method` as the tree walk would
     /// match it; nil when none does, or when the walk must decide (a `%` to decode in the last segment, a literal
     /// child of that name, no entry for the method).
-    private func trailingParameterRoute(_ path: UnsafeBufferPointer<UInt8>, method: HTTPMethod) -> HTTPRoute? {
+    /// The value is a slice of `raw` (whose bytes `path` holds), not a copy.
+    private func trailingParameterRoute(
+        _ path: UnsafeBufferPointer<UInt8>, raw: Substring, method: HTTPMethod
+    ) -> HTTPRoute? {
         guard let bytes = path.baseAddress else { return nil }
         var prefixLength = path.count
         while prefixLength > 0 && path[prefixLength - 1] != UInt8(ascii: "/") { prefixLength -= 1 }
@@ -248,7 +260,8 @@ public final class FrozenRouter: HTTPRouting {
             guard !segment.contains(UInt8(ascii: "%")), candidate.parent.literal(segment) == nil,
                 let entry = candidate.parameter.entry(for: method)
             else { return nil }
-            return entry.route(values: [String(decoding: segment, as: UTF8.self)])
+            let utf8 = raw.utf8
+            return entry.route(value: Substring(utf8[utf8.index(utf8.startIndex, offsetBy: prefixLength)...]))
         }
         return nil
     }

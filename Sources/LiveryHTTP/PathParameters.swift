@@ -5,31 +5,40 @@
 /// order, so a match builds no dictionary: a lookup compares the route's one or two names. Compares equal to a value
 /// with the same name-value pairs in any order, as a dictionary would.
 public struct PathParameters: Sendable, Equatable, ExpressibleByDictionaryLiteral, CustomStringConvertible {
-    /// Invariant: `names.count == values.count` and no name appears twice.
+    /// Invariant: `values.count == max(0, names.count - 1)` plus `first` for `names[0]`, and no name appears twice.
     private var names: [String]
-    private var values: [String]
+    /// The value of `names[0]` (empty without names): kept out of an array, so a route with one parameter (most)
+    /// allocates nothing for it.
+    private var first: Substring
+    /// The values of `names[1...]`, in order.
+    private var rest: [Substring]
 
     /// No parameters.
     public init() {
         names = []
-        values = []
+        first = ""
+        rest = []
     }
 
     /// `names` and `values` in the pattern's order; extra values or names (on either side) are left out.
     init(names: [String], values: [String]) {
-        if names.count == values.count {
-            self.names = names
-            self.values = values
-        } else {
-            let count = min(names.count, values.count)
-            self.names = Array(names.prefix(count))
-            self.values = Array(values.prefix(count))
-        }
+        let count = min(names.count, values.count)
+        self.names = names.count == count ? names : Array(names.prefix(count))
+        first = count > 0 ? Substring(values[0]) : ""
+        rest = count > 1 ? values[1..<count].map { Substring($0) } : []
+    }
+
+    /// A route's one parameter, `name`, with `value` (a slice of the request's target when it needed no decoding).
+    init(names: [String], only value: Substring) {
+        self.names = names.isEmpty ? [] : names.count == 1 ? names : [names[0]]
+        first = names.isEmpty ? "" : value
+        rest = []
     }
 
     /// A later pair replaces an earlier one with the same name.
     public init(dictionaryLiteral elements: (String, String)...) {
-        self.init()
+        var names: [String] = []
+        var values: [String] = []
         for (name, value) in elements {
             if let index = names.firstIndex(of: name) {
                 values[index] = value
@@ -38,12 +47,16 @@ public struct PathParameters: Sendable, Equatable, ExpressibleByDictionaryLitera
                 values.append(value)
             }
         }
+        self.init(names: names, values: values)
     }
 
     /// The value of the `:name` segment, or nil when the route has none of that name.
-    public subscript(name: String) -> String? {
-        for index in names.indices where names[index] == name { return values[index] }
-        return nil
+    public subscript(name: String) -> String? { value(name).map { String($0) } }
+
+    /// The value of the `:name` segment without copying it, or nil when the route has none of that name.
+    public func value(_ name: String) -> Substring? {
+        guard let index = names.firstIndex(of: name) else { return nil }
+        return index == 0 ? first : rest[index - 1]
     }
 
     /// How many parameters there are.
@@ -52,12 +65,14 @@ public struct PathParameters: Sendable, Equatable, ExpressibleByDictionaryLitera
 
     /// The parameters as a dictionary.
     public var dictionary: [String: String] {
-        Dictionary(zip(names, values), uniquingKeysWith: { _, last in last })
+        var dictionary: [String: String] = [:]
+        for name in names { dictionary[name] = self[name] }
+        return dictionary
     }
 
     public var description: String { dictionary.description }
 
     public static func == (lhs: PathParameters, rhs: PathParameters) -> Bool {
-        lhs.count == rhs.count && lhs.names.indices.allSatisfy { rhs[lhs.names[$0]] == lhs.values[$0] }
+        lhs.count == rhs.count && lhs.names.allSatisfy { rhs.value($0) == lhs.value($0) }
     }
 }

@@ -428,8 +428,9 @@ public final class ClientAPI: Sendable {
     /// event loop; nil when the package must be looked up or built first (`package(_:)`).
     public func packageIfReady(_ request: HTTPRequest) -> HTTPResponse? {
         guard isLoaded else { return APIError.notReady.response }
-        let file = request.pathParameters["file"] ?? ""
-        guard let name = PackageFileName(file) else { return APIError.packageNotFound.response }
+        guard let name = PackageFileName(request.pathParameters.value("file") ?? "") else {
+            return APIError.packageNotFound.response
+        }
         if let package = preparedPackages.withLock({ $0.byName[name] }) {
             // Prepared once served: only the presence check remains (a removed file goes to the slow path).
             guard cache.isReady(package.record) else { return nil }
@@ -442,7 +443,7 @@ public final class ClientAPI: Sendable {
     /// Serves a package file, building it first if its file is missing from the cache.
     public func package(_ request: HTTPRequest) async -> HTTPResponse {
         guard isLoaded else { return APIError.notReady.response }
-        guard let name = PackageFileName(request.pathParameters["file"] ?? "") else {
+        guard let name = PackageFileName(request.pathParameters.value("file") ?? "") else {
             return APIError.packageNotFound.response
         }
         let sign = name.sign
@@ -486,27 +487,38 @@ struct PackageFileName: Hashable, Sendable {
     let low: UInt64
 
     /// The name in `file`, or nil when `file` is not exactly 32 lowercase hex digits and `.zip`.
-    init?(_ file: String) {
-        let parsed = file.utf8.withContiguousStorageIfAvailable { Self.parse($0) } ?? Self.parse(Array(file.utf8))
-        guard let parsed else { return nil }
-        high = parsed.0
-        low = parsed.1
+    init?(_ file: String) { self.init(Substring(file)) }
+
+    /// The name in `file` (read in place), or nil when `file` is not exactly 32 lowercase hex digits and `.zip`.
+    init?(_ file: Substring) {
+        var file = file
+        guard let parsed = file.withUTF8({ Self.parse($0) }) else { return nil }
+        high = parsed.high
+        low = parsed.low
     }
 
-    private static func parse(_ bytes: some RandomAccessCollection<UInt8>) -> (UInt64, UInt64)? {
-        guard bytes.count == 36, bytes.suffix(4).elementsEqual(".zip".utf8) else { return nil }
-        var high: UInt64 = 0
-        var low: UInt64 = 0
-        for (position, byte) in bytes.prefix(32).enumerated() {
-            guard Hex.isLowerHexDigit(byte) else { return nil }
-            let digit = byte <= UInt8(ascii: "9") ? byte &- UInt8(ascii: "0") : byte &- UInt8(ascii: "a") &+ 10
-            if position < 16 {
-                high = high << 4 | UInt64(digit)
-            } else {
-                low = low << 4 | UInt64(digit)
-            }
-        }
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> (high: UInt64, low: UInt64)? {
+        guard bytes.count == 36, bytes[32] == UInt8(ascii: "."), bytes[33] == UInt8(ascii: "z"),
+            bytes[34] == UInt8(ascii: "i"), bytes[35] == UInt8(ascii: "p"),
+            let high = number(bytes, from: 0), let low = number(bytes, from: 16)
+        else { return nil }
         return (high, low)
+    }
+
+    /// The 64 bits spelled by the 16 lowercase hex digits at `start`, or nil if one is not such a digit.
+    @inline(__always)
+    private static func number(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> UInt64? {
+        var value: UInt64 = 0
+        for byte in bytes[start..<start + 16] {
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte &- UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte &- UInt8(ascii: "a") &+ 10
+            default: return nil
+            }
+            value = value << 4 | UInt64(digit)
+        }
+        return value
     }
 
     /// The sign, as 32 lowercase hex digits.

@@ -24,7 +24,7 @@ public enum SystemPath {
 
     /// Whether something is at `path` (following links); one `access(F_OK)`, cheaper than a `stat`.
     public static func exists(_ path: String) -> Bool {
-        access(path, F_OK) == 0
+        path.withCString { access($0, F_OK) } == 0
     }
 
     /// The file system holding `path` (`statvfs`): whether it is mounted read-only, and the blocks left for an
