@@ -14,6 +14,15 @@ PEER_DIR="$ROOT/bench/peers/hummingbird/HummingbirdPeer"
 PEER="$PEER_DIR/.build/release/HummingbirdPeer"
 PIDS=()
 BENCH_WORK=""
+# AFFINITY: `livery serve --event-loop-affinity` in the scripts that compare with nginx (bench/client, bench/package):
+# cpus (default) pins each event loop to a CPU and nginx's workers likewise (`worker_cpu_affinity auto`); off leaves
+# both floating. Like with like either way.
+AFFINITY=${AFFINITY:-cpus}
+case $AFFINITY in
+    cpus) NGINX_AFFINITY=auto ;;
+    off) NGINX_AFFINITY=off ;;
+    *) echo "AFFINITY must be cpus or off" >&2; exit 1 ;;
+esac
 
 # Exits with an install hint unless every named tool is on PATH.
 bench_require() {  # tool...

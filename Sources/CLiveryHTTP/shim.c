@@ -1,7 +1,9 @@
 #define _GNU_SOURCE
 #include "CLiveryHTTP.h"
 
+#include <sched.h>
 #include <sys/epoll.h>
+#include <sys/socket.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -37,3 +39,31 @@ int livery_eventfd_drain(int fd) {
     return eventfd_read(fd, &value);
 }
 
+
+int livery_allowed_cpus(int32_t *cpus, int max) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof(set), &set) != 0) return -1;
+    int count = 0;
+    for (int cpu = 0; cpu < CPU_SETSIZE && count < max; cpu++) {
+        if (CPU_ISSET(cpu, &set)) cpus[count++] = cpu;
+    }
+    return count;
+}
+
+int livery_pin_current_thread(int cpu) {
+    if (cpu < 0 || cpu >= CPU_SETSIZE) return -1;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    return sched_setaffinity(0, sizeof(set), &set);
+}
+
+int livery_incoming_cpu(int fd) {
+    int cpu = -1;
+    socklen_t length = sizeof(cpu);
+    if (getsockopt(fd, SOL_SOCKET, SO_INCOMING_CPU, &cpu, &length) != 0) return -1;
+    return cpu;
+}
+
+int livery_current_cpu(void) { return sched_getcpu(); }

@@ -38,6 +38,8 @@ final class EventLoop: @unchecked Sendable {
 
     let index: Int
     let context: ServerContext
+    /// The CPU the loop's thread is pinned to (`HTTPServer.Configuration.pinsEventLoops`), or nil when it floats.
+    let cpu: Int32?
     /// Where every `recv` of this loop lands; parsed in place when a request arrives in one read.
     let readBuffer: UnsafeMutableRawBufferPointer
     /// Where responses are encoded during one round of processing, then sent with one `send`.
@@ -83,9 +85,10 @@ final class EventLoop: @unchecked Sendable {
     static let readBufferSize = 64 * 1024
     private static let maxEvents = 256
 
-    init(index: Int, context: ServerContext) throws(HTTPServerError) {
+    init(index: Int, context: ServerContext, cpu: Int32? = nil) throws(HTTPServerError) {
         self.index = index
         self.context = context
+        self.cpu = cpu
         let epollFD = livery_epoll_create()
         guard epollFD >= 0 else { throw .socket(call: "epoll_create1", errno: errno) }
         let wakeFD = livery_eventfd()
@@ -192,6 +195,9 @@ final class EventLoop: @unchecked Sendable {
             }
         }
         thread.store(UInt(pthread_self()), ordering: .releasing)
+        if let cpu, livery_pin_current_thread(cpu) != 0 {
+            context.logger.warning("cannot pin event loop \(index) to CPU \(cpu): errno \(errno); its thread floats")
+        }
         var nextSweep = Syscall.monotonicNanoseconds() &+ sweepInterval
         while running {
             let now = Syscall.monotonicNanoseconds()
@@ -250,6 +256,16 @@ final class EventLoop: @unchecked Sendable {
             return batch
         }
         for task in batch { task() }
+    }
+
+    /// The CPU the calling thread runs on now, or -1.
+    static func currentCPU() -> Int32 { livery_current_cpu() }
+
+    /// The CPUs the process may run on, in increasing order (empty if they cannot be read).
+    static func allowedCPUs() -> [Int32] {
+        var cpus = [Int32](repeating: 0, count: 1024)
+        let count = cpus.withUnsafeMutableBufferPointer { livery_allowed_cpus($0.baseAddress, Int32($0.count)) }
+        return count > 0 ? Array(cpus.prefix(Int(count))) : []
     }
 
     @inline(__always)

@@ -33,6 +33,12 @@ extension HTTPServer {
         /// Event-loop threads connections are spread over, each with its own epoll set and buffers.
         /// Default: one per core.
         public var eventLoopCount: Int = ProcessInfo.processInfo.activeProcessorCount
+        /// Whether each event loop's thread is pinned to a CPU of its own (loop `i` to the `i`-th CPU the process
+        /// may run on, wrapping around), and each new connection is served by the loop on the CPU that received
+        /// its packets (`SO_INCOMING_CPU`) unless that loop already holds far more connections than the least busy
+        /// one: a connection's packets, its loop and its data then stay on one CPU's caches. Default off (threads
+        /// float; connections are shared by count).
+        public var pinsEventLoops: Bool = false
         /// Listen backlog (capped by the kernel's `net.core.somaxconn`). Default 4096.
         public var backlog: Int = 4096
         /// The `Server` header value; must be a valid field value. Default `Livery`.

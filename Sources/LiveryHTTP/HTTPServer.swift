@@ -67,8 +67,10 @@ public final class HTTPServer: Sendable {
         try reloadTLS()
         Syscall.ignoreSignal(SIGPIPE)
         var loops: [EventLoop] = []
+        let cpus = context.configuration.pinsEventLoops ? EventLoop.allowedCPUs() : []
         for index in 0..<context.configuration.eventLoopCount {
-            loops.append(try EventLoop(index: index, context: context))
+            let cpu = cpus.isEmpty ? nil : cpus[index % cpus.count]
+            loops.append(try EventLoop(index: index, context: context, cpu: cpu))
         }
         let listener = try state.withLock { state throws(HTTPServerError) -> Listener in
             guard case .created = state else { throw .alreadyStarted }

@@ -1,3 +1,4 @@
+import CLiveryHTTP
 import Dispatch
 import Logging
 import Synchronization
@@ -146,7 +147,7 @@ final class Listener: Sendable {
             let open = context.openConnections.add(1, ordering: .acquiringAndReleasing).newValue
             let refused = open > context.configuration.maxConnections
             let remote = SocketAddress(peer)?.description ?? "unknown"
-            let target = loops.count > 1 ? servingLoop(acceptedOn: loop) : loop
+            let target = loops.count > 1 ? servingLoop(acceptedOn: loop, fd: connectionFD) : loop
             target.connectionCount.add(1, ordering: .relaxed)
             if target !== loop {
                 let handed = target.execute { [self] in
@@ -164,16 +165,21 @@ final class Listener: Sendable {
     /// handed new connections, which would wait for it.
     static let stuckAfter: UInt64 = 10_000_000
 
-    /// The loop that serves a connection accepted on `loop`: `loop` itself, unless another loop holds fewer
-    /// connections and is not stuck; then the one of those with the fewest (the first on a tie).
-    private func servingLoop(acceptedOn loop: EventLoop) -> EventLoop {
+    /// The loop that serves connection `fd`, accepted on `loop` (`servingIndex`). With pinned loops, the loop on
+    /// the CPU that received the connection's packets is preferred.
+    private func servingLoop(acceptedOn loop: EventLoop, fd: Int32) -> EventLoop {
         let loads = loops.map { other in
             LoopLoad(
                 connections: other.connectionCount.load(ordering: .relaxed),
                 roundStart: other.roundStart.load(ordering: .relaxed))
         }
         let own = loops.firstIndex { $0 === loop } ?? 0
-        return loops[Self.servingIndex(acceptedOn: own, loads: loads, now: loop.now)]
+        var preferred: Int?
+        if context.configuration.pinsEventLoops {
+            let incoming = livery_incoming_cpu(fd)
+            preferred = incoming >= 0 ? loops.firstIndex { $0.cpu == incoming } : nil
+        }
+        return loops[Self.servingIndex(acceptedOn: own, preferring: preferred, loads: loads, now: loop.now)]
     }
 
     /// What a loop tells the others when they share out a new connection.
@@ -184,15 +190,29 @@ final class Listener: Sendable {
         var roundStart: UInt64
     }
 
-    /// The index in `loads` of the loop that serves a connection accepted by loop `own` at `now`: `own` unless a
-    /// loop with strictly fewer connections is waiting for events or began its round less than `stuckAfter` ago;
-    /// then the one of those with the fewest, the first on a tie.
-    static func servingIndex(acceptedOn own: Int, loads: [LoopLoad], now: UInt64) -> Int {
+    /// The index in `loads` of the loop that serves a connection accepted by loop `own` at `now`.
+    ///
+    /// A `preferred` loop (the one on the CPU that received the connection, with pinned loops) serves it unless it
+    /// is stuck or holds more than twice the connections of the least busy loop that is not, plus two: locality
+    /// first, but never one loop serving everything. Otherwise `own` does, unless a loop with strictly fewer
+    /// connections is waiting for events or began its round less than `stuckAfter` ago; then the one of those with
+    /// the fewest, the first on a tie.
+    static func servingIndex(
+        acceptedOn own: Int, preferring preferred: Int? = nil, loads: [LoopLoad], now: UInt64
+    )
+        -> Int
+    {
+        func responsive(_ load: LoopLoad) -> Bool {
+            load.roundStart == 0 || load.roundStart >= now || now - load.roundStart < stuckAfter
+        }
+        if let preferred, loads.indices.contains(preferred), responsive(loads[preferred]) {
+            let fewest = loads.filter(responsive).map(\.connections).min() ?? 0
+            if loads[preferred].connections <= 2 * fewest + 2 { return preferred }
+        }
         var best = own
         var fewest = loads[own].connections
         for (index, load) in loads.enumerated() where index != own && load.connections < fewest {
-            let start = load.roundStart
-            guard start == 0 || start >= now || now - start < stuckAfter else { continue }
+            guard responsive(load) else { continue }
             best = index
             fewest = load.connections
         }

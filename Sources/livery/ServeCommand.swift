@@ -86,6 +86,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.headerTimeout = settings.headerTimeout
         configuration.idleTimeout = settings.idleTimeout
         configuration.eventLoopCount = settings.eventLoops
+        configuration.pinsEventLoops = settings.pinsEventLoops
         configuration.observer = metrics.httpObserver
         configuration.openFiles = service.openFiles
         let requestLog = Self.requestLog(output: output, level: level, logger: logger)

@@ -82,6 +82,9 @@ struct ServeOptions: ParsableArguments {
     @Option(name: .customLong(Setting.eventLoops.flagName), help: Self.help(.eventLoops))
     var eventLoops: String?
 
+    @Option(name: .customLong(Setting.eventLoopAffinity.flagName), help: Self.help(.eventLoopAffinity))
+    var eventLoopAffinity: String?
+
     @Option(name: .customLong(Setting.maxParallelBuilds.flagName), help: Self.help(.maxParallelBuilds))
     var maxParallelBuilds: String?
 
@@ -134,6 +137,7 @@ struct ServeOptions: ParsableArguments {
             (.headerTimeout, headerTimeout),
             (.idleTimeout, idleTimeout),
             (.eventLoops, eventLoops),
+            (.eventLoopAffinity, eventLoopAffinity),
             (.maxParallelBuilds, maxParallelBuilds),
             (.scrubInterval, scrubInterval),
             (.reportDeviceRate, reportDeviceRate),

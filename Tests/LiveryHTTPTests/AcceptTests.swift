@@ -101,4 +101,56 @@ import Testing
         // A round that began after the accepting loop read its clock is recent, not billions of years old.
         #expect(serving(0, [Load(connections: 2, roundStart: recent), Load(connections: 1, roundStart: now + 5)]) == 1)
     }
+
+    /// With pinned loops, the loop on the CPU that received a connection serves it, unless that loop is stuck or
+    /// far busier than the others (more than twice the least busy one's connections, plus two).
+    @Test func withPinnedLoopsTheLoopOnTheReceivingCPUServesUnlessItIsFarBusier() {
+        typealias Load = Listener.LoopLoad
+        let now: UInt64 = 1_000_000_000_000
+        let recent = now - 1_000
+        let stuck = now - Listener.stuckAfter
+        func serving(_ own: Int, _ preferred: Int?, _ loads: [Load]) -> Int {
+            Listener.servingIndex(acceptedOn: own, preferring: preferred, loads: loads, now: now)
+        }
+        let even = [Load(connections: 4, roundStart: recent), Load(connections: 4, roundStart: recent)]
+        #expect(serving(0, 1, even) == 1)
+        #expect(serving(1, 0, even) == 0)
+        #expect(serving(0, 1, [Load(connections: 3, roundStart: recent), Load(connections: 8, roundStart: 0)]) == 1)
+        #expect(serving(0, 1, [Load(connections: 3, roundStart: recent), Load(connections: 9, roundStart: 0)]) == 0)
+        #expect(serving(0, 1, [Load(connections: 3, roundStart: recent), Load(connections: 0, roundStart: stuck)]) == 0)
+        #expect(serving(1, nil, [Load(connections: 3, roundStart: recent), Load(connections: 5, roundStart: 0)]) == 0)
+    }
+
+    /// `pinsEventLoops`: each loop's thread runs on one CPU only, the same for every request it serves, and
+    /// loops take distinct CPUs while there are CPUs enough.
+    @Test func pinnedLoopsEachRunOnACPUOfTheirOwn() async throws {
+        let cpus = EventLoop.allowedCPUs()
+        try #require(!cpus.isEmpty)
+        let server = try TestServer.start(
+            configure: {
+                $0.eventLoopCount = 2; $0.pinsEventLoops = true
+            },
+            routes: { router in
+                router.on(
+                    .get, "/cpu", .sync { _ in HTTPResponse(body: .bytes(Array("\(EventLoop.currentCPU())".utf8))) })
+            })
+        let seen = try await blocking { () throws -> [String: Set<String>] in
+            let clients = try (0..<8).map { _ in try server.client(timeout: 10) }
+            defer { for client in clients { client.close() } }
+            var seen: [String: Set<String>] = [:]
+            for _ in 0..<5 {
+                for client in clients {
+                    let response = try client.get("/cpu")
+                    let id = try #require(response.header("x-request-id"))
+                    seen[String(id.dropFirst(4).prefix(1)), default: []].insert(response.text)
+                }
+            }
+            return seen
+        }
+        #expect(seen.values.allSatisfy { $0.count == 1 }, "CPUs each loop ran on: \(seen)")
+        if cpus.count >= 2 && seen.count == 2 {
+            #expect(Set(seen.values.flatMap { $0 }).count == 2, "two loops share a CPU: \(seen)")
+        }
+        await server.stop()
+    }
 }

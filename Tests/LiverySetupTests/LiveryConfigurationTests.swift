@@ -39,6 +39,7 @@ import Testing
         case .headerTimeout: ("3", "4")
         case .idleTimeout: ("120", "90")
         case .eventLoops: ("3", "4")
+        case .eventLoopAffinity: ("cpus", "OFF")
         case .maxParallelBuilds: ("4", "8")
         case .scrubInterval: ("0", "3600")
         case .reportDeviceRate: ("60", "5")
@@ -96,7 +97,8 @@ import Testing
         (.idleTimeout, "nan"), (.maxConnections, "0"), (.maxHeaderBytes, "255"), (.eventLoops, "0"),
         (.maxParallelBuilds, "65"), (.catalogHorizon, "3599"), (.catalogHorizon, "14d"), (.uploadLimit, "0"),
         (.uploadLimit, "64MiB"), (.logLevel, "verbose"), (.logFormat, "yaml"), (.host, "a b"), (.host, "a/b"),
-        (.dataDir, "a\u{0}b"), (.reportRetentionDays, "29"), (.reportRetentionDays, "90d")
+        (.dataDir, "a\u{0}b"), (.reportRetentionDays, "29"), (.reportRetentionDays, "90d"),
+        (.eventLoopAffinity, "on")
     ])
     func rejectsBadValuesNamingWhereTheyCameFrom(_ setting: Setting, _ value: String) {
         let cases: [(Source, [Setting: String], [String: String], String)] = [

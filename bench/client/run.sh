@@ -33,12 +33,12 @@ echo "== generating a ${PACKAGE_MB} MB skin" >&2
 bench_demo_skin "$WORK/skins/bench" "$PACKAGE_MB"
 
 # Two Livery processes on the same skins: one at `warning`, one at its default level (`info`: a request line each).
-bench_start_livery "$WORK"
+bench_start_livery "$WORK" --event-loop-affinity "$AFFINITY"
 LIVERY_BASE="http://127.0.0.1:$LIVERY_PORT"
 LIVERY_CPU=$LIVERY_PID
 mkdir -p "$WORK/logged"
 ln -s "$WORK/skins" "$WORK/logged/skins"
-BENCH_LOG_LEVEL=info bench_start_livery "$WORK/logged"
+BENCH_LOG_LEVEL=info bench_start_livery "$WORK/logged" --event-loop-affinity "$AFFINITY"
 LOGGED_BASE="http://127.0.0.1:$LIVERY_PORT"
 LOGGED_CPU=$LIVERY_PID
 
@@ -53,7 +53,7 @@ chmod 644 "$WORK/www/"*
 
 NGINX_PORT=$(free_port)
 NGINX_LOG_PORT=$(free_port)
-sed -e "s|@WORK@|$WORK|g" -e "s|@PORT@|$NGINX_PORT|g" -e "s|@LOGPORT@|$NGINX_LOG_PORT|g" \
+sed -e "s|@WORK@|$WORK|g" -e "s|@PORT@|$NGINX_PORT|g" -e "s|@LOGPORT@|$NGINX_LOG_PORT|g" -e "s|@AFFINITY@|$NGINX_AFFINITY|g" \
     "$ROOT/bench/client/nginx.conf" >"$WORK/nginx.conf"
 nginx -p "$WORK" -c "$WORK/nginx.conf" -e "$WORK/error.log" &
 NGINX_PID=$!

@@ -29,6 +29,7 @@ for binary in "$@"; do
     mkdir -p "$dir/data"
     : >"$dir/log"
     "$binary" serve --host 127.0.0.1 --port 0 --log-level warning --skins-dir "$WORK/skins" --data-dir "$dir/data" \
+        --event-loop-affinity "$AFFINITY" \
         >"$dir/log" 2>&1 &
     pid=$!
     PIDS+=("$pid")
@@ -51,7 +52,8 @@ chmod 644 "$WORK/www/served"
 cp "$WORK/www/served" "$WORK/www/answer.json"
 cp "$WORK/www/served" "$WORK/www/package.zip"
 NGINX_PORT=$(free_port)
-sed -e "s|@WORK@|$WORK|g" -e "s|@PORT@|$NGINX_PORT|g" -e "s|@LOGPORT@|$(free_port)|g" "$ROOT/bench/client/nginx.conf" >"$WORK/nginx.conf"
+sed -e "s|@WORK@|$WORK|g" -e "s|@PORT@|$NGINX_PORT|g" -e "s|@LOGPORT@|$(free_port)|g" -e "s|@AFFINITY@|$NGINX_AFFINITY|g" \
+    "$ROOT/bench/client/nginx.conf" >"$WORK/nginx.conf"
 nginx -p "$WORK" -c "$WORK/nginx.conf" -e "$WORK/error.log" &
 PIDS+=($!)
 NGINX_URL="http://127.0.0.1:$NGINX_PORT/package.zip"

@@ -30,12 +30,12 @@ bench_build
 
 echo "== generating a ${PACKAGE_KB} KB skin (seed $SKIN_SEED)" >&2
 bench_demo_skin "$WORK/skins/bench" "$(python3 -c "print($PACKAGE_KB / 1000)")" "$SKIN_SEED"
-bench_start_livery "$WORK"
+bench_start_livery "$WORK" --event-loop-affinity "$AFFINITY"
 LIVERY_BASE="http://127.0.0.1:$LIVERY_PORT"
 LIVERY_CPU=$LIVERY_PID
 mkdir -p "$WORK/logged"
 ln -s "$WORK/skins" "$WORK/logged/skins"
-BENCH_LOG_LEVEL=info bench_start_livery "$WORK/logged"
+BENCH_LOG_LEVEL=info bench_start_livery "$WORK/logged" --event-loop-affinity "$AFFINITY"
 LOGGED_BASE="http://127.0.0.1:$LIVERY_PORT"
 LOGGED_CPU=$LIVERY_PID
 
@@ -50,7 +50,7 @@ chmod 644 "$WORK/www/"*
 # The same nginx peer as bench/client (2 workers, sendfile, open_file_cache).
 NGINX_PORT=$(free_port)
 NGINX_LOG_PORT=$(free_port)
-sed -e "s|@WORK@|$WORK|g" -e "s|@PORT@|$NGINX_PORT|g" -e "s|@LOGPORT@|$NGINX_LOG_PORT|g" \
+sed -e "s|@WORK@|$WORK|g" -e "s|@PORT@|$NGINX_PORT|g" -e "s|@LOGPORT@|$NGINX_LOG_PORT|g" -e "s|@AFFINITY@|$NGINX_AFFINITY|g" \
     "$ROOT/bench/client/nginx.conf" >"$WORK/nginx.conf"
 nginx -p "$WORK" -c "$WORK/nginx.conf" -e "$WORK/error.log" &
 NGINX_PID=$!

@@ -41,4 +41,17 @@ int livery_eventfd_signal(int fd);
 /// Resets an eventfd's counter. Returns 0 or -1 with errno set (EAGAIN if it was already zero).
 int livery_eventfd_drain(int fd);
 
+/// The CPUs the calling thread may run on (`sched_getaffinity`), at most `max`, in increasing order. Returns how
+/// many were written, or -1 with errno set.
+int livery_allowed_cpus(int32_t *cpus, int max);
+
+/// Pins the calling thread to one CPU (`sched_setaffinity`). Returns 0 or -1 with errno set.
+int livery_pin_current_thread(int cpu);
+
+/// The CPU that processed a socket's most recent packets (`SO_INCOMING_CPU`), or -1.
+int livery_incoming_cpu(int fd);
+
+/// The CPU the calling thread runs on now (`sched_getcpu`), or -1.
+int livery_current_cpu(void);
+
 #endif

@@ -29,6 +29,7 @@ extension LiveryConfiguration {
         case headerTimeout
         case idleTimeout
         case eventLoops
+        case eventLoopAffinity
         case maxParallelBuilds
         case scrubInterval
         case reportDeviceRate
@@ -77,6 +78,7 @@ extension LiveryConfiguration {
                 "seconds"
             case .logLevel: "level"
             case .logFormat: "format"
+            case .eventLoopAffinity: "mode"
             case .maxConnections, .maxHeaderBytes, .eventLoops, .maxParallelBuilds: "count"
             case .reportDeviceRate: "per-hour"
             case .reportAddressRate: "per-second"
@@ -112,6 +114,7 @@ extension LiveryConfiguration {
             case .headerTimeout: "10"
             case .idleTimeout: "60"
             case .eventLoops: "one per core"
+            case .eventLoopAffinity: "off"
             case .maxParallelBuilds: "2"
             case .scrubInterval: "86400"
             case .reportDeviceRate: "12"
@@ -185,6 +188,9 @@ extension LiveryConfiguration {
                 "Seconds a keep-alive connection may sit idle, or a transfer may stall."
             case .eventLoops:
                 "Event-loop threads serving connections, 1-64."
+            case .eventLoopAffinity:
+                "off, or cpus: pin event loop i to the i-th CPU the process may run on, and serve each new "
+                    + "connection on the loop of the CPU that received it unless that loop is far busier than the others."
             case .maxParallelBuilds:
                 "Most package builds at once, 1-64."
             case .scrubInterval:

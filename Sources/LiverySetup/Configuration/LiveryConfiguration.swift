@@ -69,6 +69,8 @@ public struct LiveryConfiguration: Sendable, Equatable {
     public var idleTimeout: Duration = .seconds(60)
     /// Event-loop threads. Default: one per core (at most 64).
     public var eventLoops: Int = min(64, max(1, ProcessInfo.processInfo.activeProcessorCount))
+    /// Whether event loops are pinned to CPUs (`--event-loop-affinity cpus`).
+    public var pinsEventLoops = false
     /// Most package builds at once. Default 2.
     public var maxParallelBuilds: Int = 2
     /// Report requests one device may send per hour. Default 12.
@@ -205,6 +207,12 @@ public struct LiveryConfiguration: Sendable, Equatable {
         case .headerTimeout: headerTimeout = try seconds(0.001...3600, "the header timeout")
         case .idleTimeout: idleTimeout = try seconds(0.001...86_400, "the idle timeout")
         case .eventLoops: eventLoops = try integer(1...64, "the event-loop count")
+        case .eventLoopAffinity:
+            switch text.lowercased() {
+            case "off": pinsEventLoops = false
+            case "cpus": pinsEventLoops = true
+            default: throw fail("the event-loop affinity must be off or cpus")
+            }
         case .maxParallelBuilds: maxParallelBuilds = try integer(1...64, "the build limit")
         case .scrubInterval: scrubInterval = try seconds(0...31_536_000, "the scrub interval")
         case .reportDeviceRate: reportDeviceRate = try integer(1...3600, "the device report rate")
