@@ -13,11 +13,9 @@
 public final class FrozenRouter: HTTPRouting {
     final class Entry: Sendable {
         let method: HTTPMethod
-        let pattern: String
         let parameterNames: [String]
-        let bodyLimit: Int?
-        let headCheck: HTTPHeadCheck?
-        let handler: HTTPHandler
+        /// Pattern, body limit, head check and handler, shared by every route this entry answers.
+        let target: HTTPRoute.Target
         /// The route answered for this entry when its pattern has no parameters, built once.
         let parameterlessRoute: HTTPRoute?
 
@@ -26,29 +24,20 @@ public final class FrozenRouter: HTTPRouting {
             handler: HTTPHandler
         ) {
             self.method = method
-            self.pattern = pattern
             self.parameterNames = parameterNames
-            self.bodyLimit = bodyLimit
-            self.headCheck = headCheck
-            self.handler = handler
-            parameterlessRoute =
-                parameterNames.isEmpty
-                ? HTTPRoute(pattern: pattern, bodyLimit: bodyLimit, headCheck: headCheck, handler: handler) : nil
+            target = HTTPRoute.Target(pattern: pattern, bodyLimit: bodyLimit, headCheck: headCheck, handler: handler)
+            parameterlessRoute = parameterNames.isEmpty ? HTTPRoute(target: target) : nil
         }
 
         /// The route for a match with these parameter values (in `parameterNames` order).
         func route(values: [String]) -> HTTPRoute {
             if let parameterlessRoute { return parameterlessRoute }
-            return HTTPRoute(
-                pattern: pattern, pathParameters: PathParameters(names: parameterNames, values: values),
-                bodyLimit: bodyLimit, headCheck: headCheck, handler: handler)
+            return HTTPRoute(target: target, pathParameters: PathParameters(names: parameterNames, values: values))
         }
 
         /// The route for a match of a one-parameter pattern with this value.
         func route(value: Substring) -> HTTPRoute {
-            HTTPRoute(
-                pattern: pattern, pathParameters: PathParameters(names: parameterNames, only: value),
-                bodyLimit: bodyLimit, headCheck: headCheck, handler: handler)
+            HTTPRoute(target: target, pathParameters: PathParameters(names: parameterNames, only: value))
         }
     }
 
