@@ -524,7 +524,7 @@ final class HTTPConnection: @unchecked Sendable {
             observer.requestCompleted(
                 HTTPRequestEvent(
                     method: method, routePattern: routePattern, status: status, bytesSent: bytesSent,
-                    nanoseconds: Int64(clamping: elapsed), requestID: requestID))
+                    nanoseconds: Int64(clamping: elapsed), requestID: requestID, loopIndex: loop.index))
         }
         if context.logsRequests {
             let line = RequestLine(

@@ -42,4 +42,20 @@ public struct HTTPRequestEvent: Sendable {
     public var duration: Duration { .nanoseconds(nanoseconds) }
     /// The request id echoed in `X-Request-Id`.
     public let requestID: String
+    /// The event loop that served the request, `0..<eventLoopCount`: events of one loop come from one thread, one at
+    /// a time, so an observer may keep state per loop that no other thread writes.
+    public let loopIndex: Int
+
+    public init(
+        method: HTTPMethod?, routePattern: String?, status: HTTPStatus, bytesSent: Int, nanoseconds: Int64,
+        requestID: String, loopIndex: Int
+    ) {
+        self.method = method
+        self.routePattern = routePattern
+        self.status = status
+        self.bytesSent = bytesSent
+        self.nanoseconds = nanoseconds
+        self.requestID = requestID
+        self.loopIndex = loopIndex
+    }
 }

@@ -70,6 +70,34 @@ import Testing
         #expect(!labels.contains("/hello/ann") && !labels.contains("/a"), "raw paths never become labels")
     }
 
+    /// Each event loop counts its requests apart and adds them to the shared series in batches of
+    /// `HTTPMetricsObserver.batchSize`, so a request touches only its own loop's memory; a flush (every scrape makes
+    /// one) adds whatever is pending, so nothing completed before a scrape is missing from it.
+    @Test func eachLoopCountsApartAndAScrapeSeesEveryRequest() throws {
+        let test = TestMetrics()
+        let observer = HTTPMetricsObserver(factory: test)
+        func complete(_ count: Int, loop: Int) {
+            for index in 0..<count {
+                observer.requestCompleted(
+                    HTTPRequestEvent(
+                        method: .get, routePattern: "/p/:x", status: .ok, bytesSent: 10, nanoseconds: 1_000,
+                        requestID: "r\(index)", loopIndex: loop))
+            }
+        }
+        func total() -> Int64 { test.counterTotal(label: HTTPMetricsObserver.requestsName) }
+        complete(HTTPMetricsObserver.batchSize - 1, loop: 0)
+        complete(3, loop: 1)
+        #expect(total() == 0, "pending on their loops")
+        complete(1, loop: 0)
+        #expect(total() == Int64(HTTPMetricsObserver.batchSize), "loop 0's full batch, and only it")
+        observer.flush()
+        #expect(total() == Int64(HTTPMetricsObserver.batchSize + 3))
+        let timer = try test.expectTimer(HTTPMetricsObserver.durationName, [("route", "/p/:x")])
+        #expect(timer.values.count == HTTPMetricsObserver.batchSize + 3)
+        observer.flush()
+        #expect(total() == Int64(HTTPMetricsObserver.batchSize + 3), "a second flush adds nothing")
+    }
+
     @Test func openConnectionsFollowTheConnections() async throws {
         let harness = try Harness()
         let port = harness.port

@@ -4,10 +4,13 @@ import Synchronization
 
 /// Turns the HTTP server's events into the `livery_http_*` series.
 ///
-/// Runs on the event-loop threads for every request, so the handles of each (method, route, status) are made once
-/// and then found with one dictionary lookup under a lock. Labels take bounded values only: the route is the
-/// registered pattern (`unmatched` for 404, 405 and requests rejected before routing), never the raw path, and a
-/// non-standard method is `other`, so no client can create new series at will.
+/// Runs on the event-loop threads for every request, so a request touches only memory its own loop writes: each
+/// loop counts its requests, bytes and durations in a `Shard` of its own, and adds them to the shared series in
+/// batches, when `batchSize` requests are pending and before every scrape (`flush()`, which
+/// `LiveryMetrics.exposition()` calls), so a scrape sees every request completed before it. The series' handles of
+/// each (method, route, status) are made once. Labels take bounded values only: the route is the registered
+/// pattern (`unmatched` for 404, 405 and requests rejected before routing), never the raw path, and a non-standard
+/// method is `other`, so no client can create new series at will.
 public final class HTTPMetricsObserver: HTTPServerObserver {
     /// Requests by `method`, `route` and `status`.
     public static let requestsName = "livery_http_requests_total"
@@ -68,6 +71,45 @@ public final class HTTPMetricsObserver: HTTPServerObserver {
         }
     }
 
+    /// What one kind of request has added up on one loop since the last flush.
+    private struct Pending {
+        let entry: Entry
+        var requests: Int64 = 0
+        var bytes: Int64 = 0
+        var nanoseconds: [Int64] = []
+    }
+
+    private struct ShardState {
+        /// The kinds of request this loop has seen, scanned linearly (as `entries`).
+        var pending: [Pending] = []
+        /// Requests counted since the last flush.
+        var count = 0
+
+        /// Takes what is pending, leaving the kinds in place with nothing counted.
+        mutating func take() -> [Pending] {
+            guard count > 0 else { return [] }
+            count = 0
+            var taken: [Pending] = []
+            for index in pending.indices where pending[index].requests > 0 {
+                taken.append(pending[index])
+                pending[index].requests = 0
+                pending[index].bytes = 0
+                pending[index].nanoseconds = []
+            }
+            return taken
+        }
+    }
+
+    /// One event loop's counts. Its lock is taken by that loop for every request and by a flush, so it is nearly
+    /// always free, and the padding keeps two loops' shards off one cache line.
+    private final class Shard: Sendable {
+        let state = Mutex<ShardState>(ShardState())
+        private let padding: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+    }
+
+    /// Requests a loop counts before adding them to the shared series itself.
+    static let batchSize = 256
+
     private let factory: any MetricsFactory
     private let open: Meter
     private let accepted: CoreMetrics.Counter
@@ -75,6 +117,8 @@ public final class HTTPMetricsObserver: HTTPServerObserver {
     /// Scanned linearly: a service has a few dozen (route, method, status) kinds at most, and comparing an `Int`, a
     /// byte and a route string that shares its storage with the router's is cheaper than hashing two strings.
     private let entries = Mutex<[Entry]>([])
+    /// One per event loop (`HTTPRequestEvent.loopIndex`; a server has at most 64).
+    private let shards: [Shard] = (0..<64).map { _ in Shard() }
 
     public init(factory: any MetricsFactory) {
         self.factory = factory
@@ -100,7 +144,50 @@ public final class HTTPMetricsObserver: HTTPServerObserver {
         let route = event.routePattern ?? Self.unmatchedRoute
         let method = MethodLabel(event.method)
         let status = event.status.code
-        let entry = entries.withLock { entries in
+        let bytes = Int64(event.bytesSent)
+        let shard = shards[min(max(event.loopIndex, 0), shards.count - 1)]
+        // nil: a kind this loop has not seen yet; otherwise what is due for the shared series (usually nothing).
+        let due = shard.state.withLock { state -> [Pending]? in
+            for index in state.pending.indices {
+                let entry = state.pending[index].entry
+                guard entry.status == status && entry.method == method && entry.route == route else { continue }
+                state.pending[index].requests += 1
+                state.pending[index].bytes += bytes
+                state.pending[index].nanoseconds.append(event.nanoseconds)
+                state.count += 1
+                return state.count >= Self.batchSize ? state.take() : []
+            }
+            return nil
+        }
+        if let due {
+            if !due.isEmpty { add(due) }
+            return
+        }
+        let entry = entry(status: status, method: method, route: route)
+        let taken = shard.state.withLock { state -> [Pending] in
+            state.pending.append(Pending(entry: entry, requests: 1, bytes: bytes, nanoseconds: [event.nanoseconds]))
+            state.count += 1
+            return state.count >= Self.batchSize ? state.take() : []
+        }
+        add(taken)
+    }
+
+    /// Adds every loop's pending counts to the shared series: call before reading them (a scrape).
+    public func flush() {
+        for shard in shards { add(shard.state.withLock { $0.take() }) }
+    }
+
+    private func add(_ batch: [Pending]) {
+        for pending in batch {
+            pending.entry.requests.increment(by: pending.requests)
+            pending.entry.bytes.increment(by: pending.bytes)
+            for nanoseconds in pending.nanoseconds { pending.entry.duration.recordNanoseconds(nanoseconds) }
+        }
+    }
+
+    /// The series of one kind of request, made on its first occurrence.
+    private func entry(status: Int, method: MethodLabel, route: String) -> Entry {
+        entries.withLock { entries in
             for entry in entries where entry.status == status && entry.method == method && entry.route == route {
                 return entry
             }
@@ -115,8 +202,5 @@ public final class HTTPMetricsObserver: HTTPServerObserver {
             entries.append(made)
             return made
         }
-        entry.requests.increment()
-        entry.duration.recordNanoseconds(event.nanoseconds)
-        entry.bytes.increment(by: Int64(event.bytesSent))
     }
 }

@@ -77,6 +77,7 @@ public final class LiveryMetrics: Sendable {
 
     /// The Prometheus text exposition (format 0.0.4) of every series.
     public func exposition() -> HTTPResponse {
+        httpObserver.flush()
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: "text/plain; version=0.0.4; charset=utf-8")
         headers.add(name: "Cache-Control", value: "no-store")
