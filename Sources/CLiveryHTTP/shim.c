@@ -67,3 +67,7 @@ int livery_incoming_cpu(int fd) {
 }
 
 int livery_current_cpu(void) { return sched_getcpu(); }
+
+#include <sys/prctl.h>
+
+void livery_name_current_thread(const char *name) { prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0); }

@@ -122,9 +122,11 @@ final class EventLoop: @unchecked Sendable {
 
     /// Starts the loop's thread.
     func start() {
-        let thread = Thread { [self] in run() }
-        thread.name = "livery.http.loop.\(index)"
-        thread.start()
+        // Named from inside the thread: Foundation's `Thread.name` does not reach the kernel on Linux.
+        Thread { [self] in
+            livery_name_current_thread(Self.threadName(index))
+            run()
+        }.start()
     }
 
     /// Runs `task` on the loop's thread, soon. Safe from any thread.
@@ -257,6 +259,9 @@ final class EventLoop: @unchecked Sendable {
         }
         for task in batch { task() }
     }
+
+    /// The kernel name of loop `index`'s thread, such as `livery-loop-0` (15 bytes at most).
+    static func threadName(_ index: Int) -> String { "livery-loop-\(index)" }
 
     /// The CPU the calling thread runs on now, or -1.
     static func currentCPU() -> Int32 { livery_current_cpu() }

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import HTTPTestSupport
 import TestSupport
 import Testing
@@ -150,6 +151,31 @@ import Testing
         #expect(seen.values.allSatisfy { $0.count == 1 }, "CPUs each loop ran on: \(seen)")
         if cpus.count >= 2 && seen.count == 2 {
             #expect(Set(seen.values.flatMap { $0 }).count == 2, "two loops share a CPU: \(seen)")
+        }
+        await server.stop()
+    }
+
+    /// Each loop's thread carries its name for the kernel (`top -H`, `perf`): `livery-loop-<index>`.
+    @Test func loopThreadsAreNamedForTheKernel() async throws {
+        let server = try TestServer.start(routes: { router in
+            router.on(
+                .get, "/name",
+                .sync { _ in
+                    let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
+                    return HTTPResponse(body: .bytes(Array(name.utf8)))
+                })
+        })
+        let names = try await blocking { () throws -> [(id: String, name: String)] in
+            let clients = try (0..<4).map { _ in try server.client(timeout: 10) }
+            defer { for client in clients { client.close() } }
+            return try clients.map { client in
+                let response = try client.get("/name")
+                return (try #require(response.header("x-request-id")), response.text)
+            }
+        }
+        for (id, name) in names {
+            let index = try #require(Int(String(id.dropFirst(4).prefix(1)), radix: 32))
+            #expect(name == EventLoop.threadName(index) + "\n")
         }
         await server.stop()
     }

@@ -54,4 +54,8 @@ int livery_incoming_cpu(int fd);
 /// The CPU the calling thread runs on now (`sched_getcpu`), or -1.
 int livery_current_cpu(void);
 
+/// Names the calling thread for the kernel (`PR_SET_NAME`: `top -H`, `perf`, `/proc/<pid>/task/<tid>/comm`); at
+/// most 15 bytes are kept.
+void livery_name_current_thread(const char *name);
+
 #endif
