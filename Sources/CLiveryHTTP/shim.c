@@ -3,8 +3,9 @@
 
 #include <sched.h>
 #include <sys/epoll.h>
-#include <sys/socket.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 int livery_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
@@ -39,7 +40,6 @@ int livery_eventfd_drain(int fd) {
     return eventfd_read(fd, &value);
 }
 
-
 int livery_allowed_cpus(int32_t *cpus, int max) {
     cpu_set_t set;
     CPU_ZERO(&set);
@@ -67,7 +67,5 @@ int livery_incoming_cpu(int fd) {
 }
 
 int livery_current_cpu(void) { return sched_getcpu(); }
-
-#include <sys/prctl.h>
 
 void livery_name_current_thread(const char *name) { prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0); }

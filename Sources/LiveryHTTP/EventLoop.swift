@@ -143,6 +143,13 @@ final class EventLoop: @unchecked Sendable {
         return queued
     }
 
+    /// A connection counted on this loop (`connectionCount`) has closed, or was never opened: uncounted here and in
+    /// the server's open connections.
+    func connectionClosed() {
+        connectionCount.subtract(1, ordering: .relaxed)
+        context.connectionClosed()
+    }
+
     /// Whether the caller runs on this loop's thread.
     var isCurrentThread: Bool { thread.load(ordering: .acquiring) == UInt(pthread_self()) }
 

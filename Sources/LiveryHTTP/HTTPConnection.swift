@@ -92,8 +92,7 @@ final class HTTPConnection: @unchecked Sendable {
         guard loop.register(self, interest: registeredInterest) else {
             machine.close()
             Syscall.close(fd)
-            loop.connectionCount.subtract(1, ordering: .relaxed)
-            context.connectionClosed()
+            loop.connectionClosed()
             return
         }
         context.observer?.connectionOpened(HTTPConnectionEvent(remoteAddress: remoteAddress, refused: refused))
@@ -162,9 +161,8 @@ final class HTTPConnection: @unchecked Sendable {
         loop.unregister(self)
         tls?.release()
         Syscall.close(fd)
-        loop.connectionCount.subtract(1, ordering: .relaxed)
         // Reported once the slot is really free, so a closed event means a new connection fits under the cap.
-        context.connectionClosed()
+        loop.connectionClosed()
         context.observer?.connectionClosed(HTTPConnectionEvent(remoteAddress: remoteAddress, refused: refused))
     }
 

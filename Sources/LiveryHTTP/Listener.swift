@@ -28,6 +28,7 @@ import SystemCalls
 final class Listener: Sendable {
     let fd: Int32
     let address: SocketAddress
+    /// The server's loops, in index order (`loops[i].index == i`).
     private let loops: [EventLoop]
     private let context: ServerContext
     /// Set once by `stop()`; loops then stop watching the socket.
@@ -173,13 +174,12 @@ final class Listener: Sendable {
                 connections: other.connectionCount.load(ordering: .relaxed),
                 roundStart: other.roundStart.load(ordering: .relaxed))
         }
-        let own = loops.firstIndex { $0 === loop } ?? 0
         var preferred: Int?
         if context.configuration.pinsEventLoops {
             let incoming = livery_incoming_cpu(fd)
             preferred = incoming >= 0 ? loops.firstIndex { $0.cpu == incoming } : nil
         }
-        return loops[Self.servingIndex(acceptedOn: own, preferring: preferred, loads: loads, now: loop.now)]
+        return loops[Self.servingIndex(acceptedOn: loop.index, preferring: preferred, loads: loads, now: loop.now)]
     }
 
     /// What a loop tells the others when they share out a new connection.
@@ -237,8 +237,7 @@ final class Listener: Sendable {
             guard let made = tls.makeSession(fd: connectionFD) else {
                 context.logger.warning("cannot allocate a TLS session; connection closed")
                 Syscall.close(connectionFD)
-                loop.connectionCount.subtract(1, ordering: .relaxed)
-                context.connectionClosed()
+                loop.connectionClosed()
                 return
             }
             session = made

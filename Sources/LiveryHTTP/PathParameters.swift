@@ -5,7 +5,8 @@
 /// order, so a match builds no dictionary: a lookup compares the route's one or two names. Compares equal to a value
 /// with the same name-value pairs in any order, as a dictionary would.
 public struct PathParameters: Sendable, Equatable, ExpressibleByDictionaryLiteral, CustomStringConvertible {
-    /// Invariant: `values.count == max(0, names.count - 1)` plus `first` for `names[0]`, and no name appears twice.
+    /// Invariant: `first` holds the value of `names[0]` and `rest` those of `names[1...]` (`rest.count ==
+    /// max(0, names.count - 1)`); no name appears twice.
     private var names: [String]
     /// The value of `names[0]` (empty without names): kept out of an array, so a route with one parameter (most)
     /// allocates nothing for it.
