@@ -29,17 +29,20 @@ public enum Hex {
     }
 
     /// Whether `byte` is one of `0-9a-f`.
-    public static func isLowerHexDigit(_ byte: UInt8) -> Bool {
-        (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
-            || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f"))
+    public static func isLowerHexDigit(_ byte: UInt8) -> Bool { lowerNibble(byte) != nil }
+
+    /// The value of `byte` as a lowercase hex digit (`0-9a-f`), or nil.
+    @inlinable
+    public static func lowerNibble(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte &- UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte &- UInt8(ascii: "a") &+ 10
+        default: nil
+        }
     }
 
     private static func nibble(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
-        default: nil
-        }
+        if let value = lowerNibble(c) { return value }
+        return (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(c) ? c - UInt8(ascii: "A") + 10 : nil
     }
 }

@@ -510,12 +510,7 @@ struct PackageFileName: Hashable, Sendable {
     private static func number(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> UInt64? {
         var value: UInt64 = 0
         for byte in bytes[start..<start + 16] {
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte &- UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte &- UInt8(ascii: "a") &+ 10
-            default: return nil
-            }
+            guard let digit = Hex.lowerNibble(byte) else { return nil }
             value = value << 4 | UInt64(digit)
         }
         return value
