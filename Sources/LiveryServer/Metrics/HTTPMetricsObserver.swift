@@ -85,6 +85,16 @@ public final class HTTPMetricsObserver: HTTPServerObserver {
         /// Requests counted since the last flush.
         var count = 0
 
+        /// Counts one request of the kind at `index`; returns what is due for the shared series (nothing until
+        /// `batchSize` requests are pending).
+        mutating func record(at index: Int, bytes: Int64, nanoseconds: Int64) -> [Pending] {
+            pending[index].requests += 1
+            pending[index].bytes += bytes
+            pending[index].nanoseconds.append(nanoseconds)
+            count += 1
+            return count >= HTTPMetricsObserver.batchSize ? take() : []
+        }
+
         /// Takes what is pending, leaving the kinds in place with nothing counted.
         mutating func take() -> [Pending] {
             guard count > 0 else { return [] }
@@ -151,25 +161,21 @@ public final class HTTPMetricsObserver: HTTPServerObserver {
             for index in state.pending.indices {
                 let entry = state.pending[index].entry
                 guard entry.status == status && entry.method == method && entry.route == route else { continue }
-                state.pending[index].requests += 1
-                state.pending[index].bytes += bytes
-                state.pending[index].nanoseconds.append(event.nanoseconds)
-                state.count += 1
-                return state.count >= Self.batchSize ? state.take() : []
+                return state.record(at: index, bytes: bytes, nanoseconds: event.nanoseconds)
             }
             return nil
         }
         if let due {
-            if !due.isEmpty { add(due) }
+            add(due)
             return
         }
+        // Only this loop records into its shard, so the kind is still missing when the lock is taken again.
         let entry = entry(status: status, method: method, route: route)
-        let taken = shard.state.withLock { state -> [Pending] in
-            state.pending.append(Pending(entry: entry, requests: 1, bytes: bytes, nanoseconds: [event.nanoseconds]))
-            state.count += 1
-            return state.count >= Self.batchSize ? state.take() : []
-        }
-        add(taken)
+        add(
+            shard.state.withLock { state in
+                state.pending.append(Pending(entry: entry))
+                return state.record(at: state.pending.count - 1, bytes: bytes, nanoseconds: event.nanoseconds)
+            })
     }
 
     /// Adds every loop's pending counts to the shared series: call before reading them (a scrape).
