@@ -150,18 +150,35 @@ pids_of() {  # pid
     echo "$1 $(pgrep -P "$1" | tr '\n' ' ')"
 }
 
+# The CPU time the host's hypervisor took from this machine so far (steal, in clock ticks over every CPU): time a
+# neighbour ran while our threads were ready, which shows up as latency tails and slow rounds that no change of ours
+# made.
+steal_ticks() {
+    local fields
+    read -r -a fields </proc/stat
+    echo "${fields[8]:-0}"
+}
+
 # Like measure, with the CPU time (user + system) the server processes used per request, in microseconds, as a
-# fourth column: "req_per_sec p99_ms mb_per_sec cpu_us_per_request". DURATION in seconds (`10s`). Files named in
-# BENCH_TRUNCATE (logs) are emptied afterwards, so long runs do not fill the disk.
+# fourth column, and the share of the machine's CPU time stolen by the host during the run, in percent, as a fifth:
+# "req_per_sec p99_ms mb_per_sec cpu_us_per_request steal_percent" (a quiet machine steals well under 1 %).
+# DURATION in seconds (`10s`). Files named in BENCH_TRUNCATE (logs) are emptied afterwards, so long runs do not
+# fill the disk.
 measure_cpu() {  # "pid..." connections url [wrk args...]
-    local pids=$1 before after result
+    local pids=$1 before after steal_before steal_after result
     shift
     before=$(cpu_ticks $pids)
+    steal_before=$(steal_ticks)
     result=$(measure "$@")
+    steal_after=$(steal_ticks)
     after=$(cpu_ticks $pids)
     for file in ${BENCH_TRUNCATE:-}; do : >"$file"; done
     read -r rps _ <<<"$result"
-    echo "$result $(python3 -c "import os; print(f'{($after - $before) / os.sysconf(\"SC_CLK_TCK\") / max(1, $rps * ${DURATION%s}) * 1e6:.1f}')")"
+    echo "$result $(python3 -c "
+import os
+ticks, seconds = os.sysconf('SC_CLK_TCK'), ${DURATION%s}
+print(f'{($after - $before) / ticks / max(1, $rps * seconds) * 1e6:.1f}', end=' ')
+print(f'{($steal_after - $steal_before) / ticks / (seconds * os.cpu_count()) * 100:.1f}')")"
 }
 
 # The median row by its first column (req/s) of newline-separated rows.

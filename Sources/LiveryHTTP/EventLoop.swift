@@ -38,6 +38,10 @@ final class EventLoop: @unchecked Sendable {
 
     let index: Int
     let context: ServerContext
+    /// This loop's replica of the server's routing (`HTTPRouting.replica()`).
+    let routing: any HTTPRouting
+    /// The `Server` header line, in a buffer of this loop's own (every response retains it).
+    let serverLine: [UInt8]
     /// The CPU the loop's thread is pinned to (`HTTPServer.Configuration.pinsEventLoops`), or nil when it floats.
     let cpu: Int32?
     /// Where every `recv` of this loop lands; parsed in place when a request arrives in one read.
@@ -88,6 +92,8 @@ final class EventLoop: @unchecked Sendable {
     init(index: Int, context: ServerContext, cpu: Int32? = nil) throws(HTTPServerError) {
         self.index = index
         self.context = context
+        self.routing = context.routing.replica()
+        self.serverLine = context.serverLine.withUnsafeBufferPointer { Array($0) }
         self.cpu = cpu
         let epollFD = livery_epoll_create()
         guard epollFD >= 0 else { throw .socket(call: "epoll_create1", errno: errno) }

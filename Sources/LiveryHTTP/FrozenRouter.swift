@@ -87,15 +87,7 @@ public final class FrozenRouter: HTTPRouting {
         /// The literal child for a decoded segment.
         func literal(_ segment: UnsafeBufferPointer<UInt8>) -> Node? {
             if let literalIndex { return literalIndex[String(decoding: segment, as: UTF8.self)] }
-            for index in literalKeys.indices {
-                let matches = literalKeys[index].withUnsafeBufferPointer { key -> Bool in
-                    guard key.count == segment.count else { return false }
-                    guard let keyBytes = key.baseAddress, let segmentBytes = segment.baseAddress else { return true }
-                    return memcmp(keyBytes, segmentBytes, key.count) == 0
-                }
-                if matches { return literalNodes[index] }
-            }
-            return nil
+            return FrozenRouter.position(of: segment, in: literalKeys).map { literalNodes[$0] }
         }
     }
 
@@ -125,7 +117,32 @@ public final class FrozenRouter: HTTPRouting {
     /// the node the prefix reaches and that node's parameter child. A raw path that spells such a prefix byte for
     /// byte and ends in one segment without `%` that is no literal child of that node goes where the tree walk
     /// would go first (literals before parameters at every level), so it skips the walk.
-    private let trailingParameters: [[(prefix: [UInt8], parent: Node, parameter: Node)]]
+    private let trailingParameters: [[TrailingPattern]]
+
+    /// One entry of `trailingParameters`: what the tree walk would consult, read from the tree once (so a lookup
+    /// touches no node).
+    private struct TrailingPattern {
+        /// The literal prefix with its slashes.
+        let prefix: [UInt8]
+        /// The literal children of the node the prefix reaches: a last segment spelling one is left to the walk.
+        let literalSiblings: [[UInt8]]
+        /// The entries of the parameter child for GET and for HEAD (GET's when HEAD has none, as
+        /// `Node.entry(for:)` answers); other methods are left to the walk.
+        let get: Entry?
+        let head: Entry?
+
+        init(prefix: [UInt8], parent: Node, parameter: Node) {
+            self.prefix = prefix
+            literalSiblings = parent.literalKeys
+            get = parameter.entry(for: .get)
+            head = parameter.entry(for: .head)
+        }
+
+        /// Whether `segment` spells one of `literalSiblings`.
+        func isSibling(_ segment: UnsafeBufferPointer<UInt8>) -> Bool {
+            FrozenRouter.position(of: segment, in: literalSiblings) != nil
+        }
+    }
     private let notFound = HTTPRoute(
         pattern: nil,
         handler: .sync { _ in
@@ -134,7 +151,22 @@ public final class FrozenRouter: HTTPRouting {
                 details: [("field", "path"), ("reason", "no resource at this path")])
         })
 
+    /// What this router was built from, to build replicas.
+    private let registrations: [Router.Registration]
+
+    /// Another tree of the same registrations: its entries, targets, patterns, parameter names and handler closures
+    /// (`HTTPHandler.replica()`, which call the registered ones) are its own.
+    public func replica() -> any HTTPRouting {
+        FrozenRouter(
+            registrations: registrations.map { registration in
+                Router.Registration(
+                    method: registration.method, pattern: registration.pattern, bodyLimit: registration.bodyLimit,
+                    headCheck: registration.headCheck, handler: registration.handler.replica())
+            })
+    }
+
     init(registrations: [Router.Registration]) {
+        self.registrations = registrations
         let root = Builder()
         var literalPatterns: [String: Builder] = [:]
         var trailingPatterns: [String: (parent: Builder, parameter: Builder)] = [:]
@@ -161,9 +193,11 @@ public final class FrozenRouter: HTTPRouting {
             if names.count == 1, case .parameter? = registration.pattern.segments.last {
                 trailingPatterns[prefix] = (parent, node)
             }
+            // A pattern string of this tree's own (not the registration's), so replicas share no string storage.
+            let pattern = String(decoding: Array(registration.pattern.description.utf8), as: UTF8.self)
             node.entries.append(
                 Entry(
-                    method: registration.method, pattern: registration.pattern.description, parameterNames: names,
+                    method: registration.method, pattern: pattern, parameterNames: names,
                     bodyLimit: registration.bodyLimit, headCheck: registration.headCheck, handler: registration.handler)
             )
             if names.isEmpty { literalPatterns[registration.pattern.description] = node }
@@ -178,14 +212,14 @@ public final class FrozenRouter: HTTPRouting {
             literalPaths[bytes.count].append((bytes, node))
         }
         self.literalPaths = literalPaths
-        var trailingParameters: [[(prefix: [UInt8], parent: Node, parameter: Node)]] = []
+        var trailingParameters: [[TrailingPattern]] = []
         for (prefix, builders) in trailingPatterns.sorted(by: { $0.key < $1.key }) {
             guard let parent = frozen[ObjectIdentifier(builders.parent)],
                 let parameter = frozen[ObjectIdentifier(builders.parameter)]
             else { continue }
             let bytes = Array(prefix.utf8)
             while trailingParameters.count <= bytes.count { trailingParameters.append([]) }
-            trailingParameters[bytes.count].append((bytes, parent, parameter))
+            trailingParameters[bytes.count].append(TrailingPattern(prefix: bytes, parent: parent, parameter: parameter))
         }
         self.trailingParameters = trailingParameters
     }
@@ -231,26 +265,46 @@ public final class FrozenRouter: HTTPRouting {
 
     /// The route of a pattern in `trailingParameters` that `path` matches for `method` as the tree walk would
     /// match it; nil when none does, or when the walk must decide (a `%` to decode in the last segment, a literal
-    /// child of that name, no entry for the method).
+    /// child of that name, a method other than GET and HEAD, no entry for the method).
     /// The value is a slice of `raw` (whose bytes `path` holds), not a copy.
     private func trailingParameterRoute(
         _ path: UnsafeBufferPointer<UInt8>, raw: Substring, method: HTTPMethod
     ) -> HTTPRoute? {
         guard let bytes = path.baseAddress else { return nil }
         var prefixLength = path.count
-        while prefixLength > 0 && path[prefixLength - 1] != UInt8(ascii: "/") { prefixLength -= 1 }
-        guard prefixLength > 0, prefixLength < path.count, prefixLength < trailingParameters.count else { return nil }
-        for candidate in trailingParameters[prefixLength] {
-            let equal = candidate.prefix.withUnsafeBufferPointer { prefix in
-                prefix.baseAddress.map { memcmp($0, bytes, prefixLength) == 0 } ?? false
+        while prefixLength > 0 && bytes[prefixLength - 1] != UInt8(ascii: "/") { prefixLength -= 1 }
+        guard prefixLength > 0, prefixLength < path.count, prefixLength < trailingParameters.count,
+            memchr(bytes + prefixLength, Int32(UInt8(ascii: "%")), path.count - prefixLength) == nil
+        else { return nil }
+        guard method == .get || method == .head else { return nil }
+        return trailingParameters[prefixLength].withUnsafeBufferPointer { candidates -> HTTPRoute? in
+            // Read in place (a copy of a candidate would retain its four fields).
+            for index in candidates.indices {
+                let equal = candidates[index].prefix.withUnsafeBufferPointer { prefix in
+                    prefix.baseAddress.map { memcmp($0, bytes, prefixLength) == 0 } ?? false
+                }
+                guard equal else { continue }
+                let segment = UnsafeBufferPointer(start: bytes + prefixLength, count: path.count - prefixLength)
+                guard !candidates[index].isSibling(segment),
+                    let entry = method == .get ? candidates[index].get : candidates[index].head
+                else { return nil }
+                let utf8 = raw.utf8
+                return entry.route(value: Substring(utf8[utf8.index(utf8.startIndex, offsetBy: prefixLength)...]))
             }
-            guard equal else { continue }
-            let segment = UnsafeBufferPointer(rebasing: path[prefixLength...])
-            guard !segment.contains(UInt8(ascii: "%")), candidate.parent.literal(segment) == nil,
-                let entry = candidate.parameter.entry(for: method)
-            else { return nil }
-            let utf8 = raw.utf8
-            return entry.route(value: Substring(utf8[utf8.index(utf8.startIndex, offsetBy: prefixLength)...]))
+            return nil
+        }
+    }
+
+    /// The index of the key spelled byte for byte by `segment` in `keys`, or nil.
+    @inline(__always)
+    static func position(of segment: UnsafeBufferPointer<UInt8>, in keys: [[UInt8]]) -> Int? {
+        for index in keys.indices {
+            let matches = keys[index].withUnsafeBufferPointer { key -> Bool in
+                guard key.count == segment.count else { return false }
+                guard let keyBytes = key.baseAddress, let segmentBytes = segment.baseAddress else { return true }
+                return memcmp(keyBytes, segmentBytes, key.count) == 0
+            }
+            if matches { return index }
         }
         return nil
     }

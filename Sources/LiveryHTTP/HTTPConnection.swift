@@ -23,25 +23,29 @@ final class HTTPConnection: @unchecked Sendable {
     // Invariant: every mutable property is used only on the loop's thread. The only other place holding the
     // connection is an async handler's Task, which touches nothing but hops back with `loop.execute`.
 
+    /// The request being answered. Its `request` is built once from the parsed head, whose strings and arrays it
+    /// takes over (a head check, the handler and an asynchronous handler's task read that one value; nothing is
+    /// copied field by field per request).
     private struct Exchange {
-        var head: HTTPRequestHead
-        var route: HTTPRoute
-        var requestID: String
-        var start: UInt64
+        var request: HTTPRequest
+        /// Pattern, body limit, head check and handler (the route's path parameters are in `request`).
+        let route: HTTPRoute.Target
+        /// The raw path, only when request lines are logged.
+        let loggedPath: Substring?
+        let start: UInt64
+
+        /// What writing the response needs of the request.
+        var facts: RequestFacts {
+            RequestFacts(method: request.method, version: request.version, loggedPath: loggedPath)
+        }
     }
 
-    /// What writing a response needs of its request, taken from the head rather than copying it whole (a copy
-    /// retains every string and array in it). Empty when the head was never read.
+    /// What writing a response needs of its request. Empty when the head was never read.
     private struct RequestFacts {
         var method: HTTPMethod?
         var version: HTTPVersion?
         /// The raw path, only when request lines are logged.
         var loggedPath: Substring?
-    }
-
-    private func facts(_ head: borrowing HTTPRequestHead) -> RequestFacts {
-        RequestFacts(
-            method: head.method, version: head.version, loggedPath: context.logsRequests ? head.rawPath : nil)
     }
 
     let fd: Int32
@@ -249,8 +253,9 @@ final class HTTPConnection: @unchecked Sendable {
     private var outputBacklog: Int { outbound.isEmpty ? loop.output.count : .max }
 
     /// Carries out one input event; returns whether parsing goes on.
-    private func handle(_ event: HTTPConnectionStateMachine.InputEvent) -> Bool {
-        switch event {
+    private func handle(_ event: consuming HTTPConnectionStateMachine.InputEvent) -> Bool {
+        // Consumed, so the head moves on to the exchange rather than being copied and then released with the event.
+        switch consume event {
         case .head(let head):
             beginExchange(head)
             return true
@@ -267,30 +272,40 @@ final class HTTPConnection: @unchecked Sendable {
 
     private func beginExchange(_ head: consuming HTTPRequestHead) {
         let now = loop.now
-        let route = context.routing.route(method: head.method, rawPath: head.rawPath)
+        let rawPath = head.rawPath
+        let route = loop.routing.route(method: head.method, rawPath: rawPath)
         let limit = route.bodyLimit ?? context.defaultBodyLimit
         var requestID: String?
-        if context.acceptsRequestID, let incoming = head.headers["x-request-id"],
+        if context.acceptsRequestID, let incoming = head.requestID,
             RequestIDGenerator.isAcceptable(incoming)
         {
             requestID = incoming
         }
         let framing = head.framing
         let expectsContinue = head.expectsContinue
-        exchange = Exchange(head: head, route: route, requestID: requestID ?? loop.requestIDs.next(), start: now)
-        if let headCheck = route.headCheck, let exchange,
-            let early = headCheck(makeRequest(exchange, body: [], trailers: [:]))
-        {
+        // Without a query, no slice of the target to make (nor to retain and release).
+        let query = head.hasQuery ? QueryParameters(parsing: head.rawQuery) : QueryParameters()
+        let loggedPath = context.logsRequests ? rawPath : nil
+        // The head's strings and arrays are moved into the request (swapped out, not copied and released).
+        var head = head
+        let request = HTTPRequest(
+            method: head.method, target: Self.move(&head.target, leaving: ""),
+            path: Self.move(&head.path, leaving: ""), query: query,
+            headers: Self.move(&head.headers, leaving: HTTPHeaders()), trailers: [:], body: [],
+            version: head.version, pathParameters: route.pathParameters,
+            requestID: requestID ?? loop.requestIDs.next(), remoteAddress: remoteAddress, eventLoopIndex: loop.index)
+        if let headCheck = route.headCheck, let early = headCheck(request) {
             // Answered before any of the body is read, and before a 100 Continue could invite it. If content was
             // announced, the connection closes (lingering), so the unread body is never buffered nor parsed as
             // the next request; without content the connection may stay open (the parser's `.end` that follows
             // is not delivered).
             let hasContent = framing != .none && framing != .length(0)
             write(
-                early, facts: facts(exchange.head), routePattern: route.pattern, requestID: exchange.requestID,
-                start: exchange.start, forceClose: hasContent)
+                early, facts: RequestFacts(method: request.method, version: request.version, loggedPath: loggedPath),
+                routePattern: route.pattern, requestID: request.requestID, start: now, forceClose: hasContent)
             return
         }
+        exchange = Exchange(request: request, route: route.target, loggedPath: loggedPath, start: now)
         switch machine.admitBody(framing: framing, expectsContinue: expectsContinue, limit: limit, now: now) {
         case .read:
             break
@@ -302,53 +317,49 @@ final class HTTPConnection: @unchecked Sendable {
         }
     }
 
+    /// The value at `place`, which is left holding `empty`: a move, with no reference counted.
+    @inline(__always)
+    private static func move<Value>(_ place: inout Value, leaving empty: Value) -> Value {
+        var value = empty
+        swap(&value, &place)
+        return value
+    }
+
     private func finishExchange(body: [UInt8], trailers: HTTPHeaders) {
         // Moved out rather than copied: the hot path should not retain and release every field.
-        guard let exchange = self.exchange.take() else { return }
-        let request = makeRequest(exchange, body: body, trailers: trailers)
+        guard var exchange = self.exchange.take() else { return }
+        if !body.isEmpty { exchange.request.body = body }
+        if !trailers.isEmpty { exchange.request.trailers = trailers }
         switch exchange.route.handler.kind {
         case .sync(let handler):
-            let response = handler(request)
+            let response = handler(exchange.request)
             write(
-                response, facts: facts(exchange.head), routePattern: exchange.route.pattern,
-                requestID: exchange.requestID,
-                start: exchange.start, forceClose: false)
+                response, facts: exchange.facts, routePattern: exchange.route.pattern,
+                requestID: exchange.request.requestID, start: exchange.start, forceClose: false)
         case .async(let handler):
-            runAsync(handler, request: request, exchange: exchange)
+            runAsync(handler, exchange: exchange)
         case .syncOrAsync(let immediate, let otherwise):
-            if let response = immediate(request) {
+            if let response = immediate(exchange.request) {
                 write(
-                    response, facts: facts(exchange.head), routePattern: exchange.route.pattern,
-                    requestID: exchange.requestID,
-                    start: exchange.start, forceClose: false)
+                    response, facts: exchange.facts, routePattern: exchange.route.pattern,
+                    requestID: exchange.request.requestID, start: exchange.start, forceClose: false)
             } else {
-                runAsync(otherwise, request: request, exchange: exchange)
+                runAsync(otherwise, exchange: exchange)
             }
         }
     }
 
-    /// Hands `request` to an asynchronous handler; the connection waits (reading nothing more) for its response.
-    private func runAsync(
-        _ handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse, request: HTTPRequest, exchange: Exchange
-    ) {
+    /// Hands the exchange's request to an asynchronous handler; the connection waits (reading nothing more) for its
+    /// response.
+    private func runAsync(_ handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse, exchange: Exchange) {
         self.exchange = exchange
         machine.handlerStarted()
         let loop = self.loop
-        Task { [self] in
+        let request = exchange.request
+        Task(executorPreference: loop.context.configuration.handlerExecutor) { [self] in
             let response = await handler(request)
             loop.execute { self.asyncResponseArrived(response) }
         }
-    }
-
-    /// The request handlers and head checks see (a head check gets an empty body and no trailers).
-    @inline(__always)
-    private func makeRequest(_ exchange: Exchange, body: [UInt8], trailers: HTTPHeaders) -> HTTPRequest {
-        HTTPRequest(
-            method: exchange.head.method, target: exchange.head.target, path: exchange.head.path,
-            query: QueryParameters(parsing: exchange.head.rawQuery), headers: exchange.head.headers, trailers: trailers,
-            body: body, version: exchange.head.version,
-            pathParameters: exchange.route.pathParameters, requestID: exchange.requestID,
-            remoteAddress: remoteAddress)
     }
 
     private func asyncResponseArrived(_ response: HTTPResponse) {
@@ -363,8 +374,8 @@ final class HTTPConnection: @unchecked Sendable {
     private func respond(_ response: HTTPResponse) {
         guard let exchange = self.exchange.take() else { return }
         write(
-            response, facts: facts(exchange.head), routePattern: exchange.route.pattern, requestID: exchange.requestID,
-            start: exchange.start, forceClose: false)
+            response, facts: exchange.facts, routePattern: exchange.route.pattern,
+            requestID: exchange.request.requestID, start: exchange.start, forceClose: false)
     }
 
     private func reject(_ error: HTTPParseError) {
@@ -373,9 +384,9 @@ final class HTTPConnection: @unchecked Sendable {
 
     /// Sends a JSON error and closes the connection afterwards.
     private func respondWithError(_ response: HTTPResponse) {
-        let requestID = exchange?.requestID ?? loop.requestIDs.next()
+        let requestID = exchange?.request.requestID ?? loop.requestIDs.next()
         write(
-            response, facts: exchange.map { facts($0.head) } ?? RequestFacts(), routePattern: exchange?.route.pattern,
+            response, facts: exchange?.facts ?? RequestFacts(), routePattern: exchange?.route.pattern,
             requestID: requestID,
             start: exchange?.start ?? loop.now, forceClose: true)
     }
@@ -420,7 +431,7 @@ final class HTTPConnection: @unchecked Sendable {
         }
 
         let fields = ResponseEncoder.ServerFields(
-            date: loop.dateCache.current(), serverLine: context.serverLine, requestID: requestID,
+            date: loop.dateCache.current(), serverLine: loop.serverLine, requestID: requestID,
             keepAlive: keepAlive, requestIsHTTP10: facts.version == .http1_0)
         let output = loop.output
         let headStart = output.count

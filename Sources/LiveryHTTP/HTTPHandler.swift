@@ -27,6 +27,22 @@ public struct HTTPHandler: Sendable {
     @usableFromInline
     init(kind: Kind) { self.kind = kind }
 
+    /// The same handler behind closures of its own: a call runs the registered closure, but the closures the
+    /// server copies for each request (retaining their contexts) belong to the replica, so each event loop's
+    /// router (`HTTPRouting.replica()`) retains contexts no other loop touches.
+    func replica() -> HTTPHandler {
+        switch kind {
+        case .sync(let body):
+            HTTPHandler(kind: .sync { request in body(request) })
+        case .async(let body):
+            HTTPHandler(kind: .async { request in await body(request) })
+        case .syncOrAsync(let immediate, let otherwise):
+            HTTPHandler(
+                kind: .syncOrAsync(
+                    immediate: { request in immediate(request) }, otherwise: { request in await otherwise(request) }))
+        }
+    }
+
     /// Runs on the connection's event-loop thread, which serves many connections: it must not block (no disk
     /// waits, no locks held for long). A handler that cannot fail is run as it is, with no wrapper: the poll's
     /// hot path costs what it did before handlers could throw.

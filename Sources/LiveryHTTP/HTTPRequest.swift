@@ -30,6 +30,9 @@ public struct HTTPRequest: Sendable {
     public var requestID: String
     /// The peer's address, such as `127.0.0.1:53012`.
     public var remoteAddress: String
+    /// The index of the event loop serving the request (0 up to the server's loop count), so a handler can keep
+    /// state per loop that no other thread touches; nil when no server's loop runs it (a request made in code).
+    public internal(set) var eventLoopIndex: Int?
 
     /// Creates a request directly, for handler and router tests or internal dispatch; `path` and `query` are
     /// derived from `target` (a target whose path does not decode keeps its raw path).
@@ -54,8 +57,9 @@ public struct HTTPRequest: Sendable {
     init(
         method: HTTPMethod, target: String, path: String, query: QueryParameters, headers: HTTPHeaders,
         trailers: HTTPHeaders, body: [UInt8], version: HTTPVersion, pathParameters: PathParameters,
-        requestID: String, remoteAddress: String
+        requestID: String, remoteAddress: String, eventLoopIndex: Int? = nil
     ) {
+        self.eventLoopIndex = eventLoopIndex
         self.method = method
         self.target = target
         self.path = path

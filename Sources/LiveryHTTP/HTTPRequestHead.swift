@@ -23,6 +23,8 @@ struct HTTPRequestHead: Sendable {
     var keepAlive: Bool
     /// `Expect: 100-continue` on an HTTP/1.1 request (ignored for HTTP/1.0, RFC 9110 §10.1.1).
     var expectsContinue: Bool
+    /// The value of the first `X-Request-Id` field (`headers["x-request-id"]`, noted while parsing), unchecked.
+    var requestID: String?
 
     /// UTF-8 offsets of the raw path and raw query within `target` (kept as offsets: the head is moved on every
     /// request, and four small integers are cheaper to move than two `Substring`s).
@@ -37,6 +39,8 @@ struct HTTPRequestHead: Sendable {
     static let impliedRoot: (start: Int32, end: Int32) = (0, -1)
     /// The raw query (after `?`), not decoded.
     var rawQuery: Substring { slice(queryBounds) }
+    /// Whether the target has a query with at least one byte (`rawQuery` is not empty).
+    var hasQuery: Bool { queryBounds.end > queryBounds.start }
 
     private func slice(_ bounds: (start: Int32, end: Int32)) -> Substring {
         let utf8 = target.utf8

@@ -336,6 +336,7 @@ struct HTTPRequestParser {
         var connectionClose = false
         var connectionKeepAlive = false
         var expectation: String?
+        var requestID: String?
 
         var lineStart = firstLF + 1
         while let lf = Self.findLineFeed(head, from: lineStart), lf - 1 > lineStart {
@@ -349,6 +350,8 @@ struct HTTPRequestParser {
                 guard Self.isValidHost(valueBytes) else { throw .invalidHost }
             case 6 where HTTPGrammar.bytes(nameBytes, equalLowercase: "expect"):
                 expectation = value
+            case 12 where requestID == nil && HTTPGrammar.bytes(nameBytes, equalLowercase: "x-request-id"):
+                requestID = value
             case 10 where HTTPGrammar.bytes(nameBytes, equalLowercase: "connection"):
                 for option in HTTPGrammar.listElements(value) {
                     if HTTPGrammar.equalsIgnoringCase(String(option), "close") { connectionClose = true }
@@ -367,7 +370,11 @@ struct HTTPRequestParser {
             default:
                 break
             }
-            headers.add(name: String(decoding: nameBytes, as: UTF8.self), value: value)
+            // The name as sent; the usual spelling of Host is the literal, not a string made from the bytes.
+            let isUsualHost =
+                nameBytes.count == 4 && nameBytes[0] == UInt8(ascii: "H") && nameBytes[1] == UInt8(ascii: "o")
+                && nameBytes[2] == UInt8(ascii: "s") && nameBytes[3] == UInt8(ascii: "t")
+            headers.add(name: isUsualHost ? "Host" : String(decoding: nameBytes, as: UTF8.self), value: value)
         }
 
         // RFC 9112 §3.2: 400 for an HTTP/1.1 request without Host, and for any request with more than one.
@@ -406,7 +413,8 @@ struct HTTPRequestParser {
 
         return HTTPRequestHead(
             method: method, target: target, path: path, version: version, headers: headers, framing: framing,
-            keepAlive: keepAlive, expectsContinue: expectsContinue, pathBounds: pathBounds, queryBounds: queryBounds)
+            keepAlive: keepAlive, expectsContinue: expectsContinue, requestID: requestID, pathBounds: pathBounds,
+            queryBounds: queryBounds)
     }
 
     /// request-line = method SP request-target SP HTTP-version (RFC 9112 §3), single spaces only.
@@ -463,7 +471,12 @@ struct HTTPRequestParser {
         var end = targetBytes.count
         var hasPercent = false
         try Self.targetByteClasses.withUnsafeBufferPointer { (classes) throws(HTTPParseError) in
-            for index in 0..<targetBytes.count {
+            // Most targets are ordinary bytes up to a `?`: skip them in a tight loop first.
+            var first = 0
+            while first < targetBytes.count && classes[Int(targetBytes[first])] == Self.ordinaryTargetByte {
+                first &+= 1
+            }
+            for index in first..<targetBytes.count {
                 let byte = targetBytes[index]
                 switch classes[Int(byte)] {
                 case Self.ordinaryTargetByte: continue

@@ -10,6 +10,16 @@ public protocol HTTPRouting: Sendable {
     ///   - rawPath: the path of the request-target, not percent-decoded, without the query; already validated
     ///     by the server (visible ASCII only, decodes to UTF-8 without NUL). `*` for `OPTIONS *`.
     func route(method: HTTPMethod, rawPath: Substring) -> HTTPRoute
+
+    /// A routing that answers every request exactly as this one does, built apart from it where it holds objects
+    /// a route references. The server asks one for each event loop: the routes of a loop's requests then retain
+    /// and release only that loop's objects, so two loops never contend for one reference count. The default is
+    /// this routing itself.
+    func replica() -> any HTTPRouting
+}
+
+extension HTTPRouting {
+    public func replica() -> any HTTPRouting { self }
 }
 
 /// The answer of an `HTTPRouting`: which handler runs, with which parameters, body limit and head check.

@@ -61,6 +61,10 @@ extension HTTPServer {
         /// Serve HTTPS with this certificate chain and key (read by `start()`, again by `reloadTLS()`); nil for
         /// plain HTTP. TLS 1.2 minimum, ALPN `http/1.1`, no renegotiation. Default nil.
         public var tls: TLSConfiguration?
+        /// Where asynchronous handlers run (`Task(executorPreference:)`): nil, the default, for Swift's global
+        /// concurrent executor. An executor of their own keeps a server's handlers answering while other work in
+        /// the process (a test run sharing the pool, say) holds every thread of the pool.
+        public var handlerExecutor: (any TaskExecutor)?
 
         public init() {}
 

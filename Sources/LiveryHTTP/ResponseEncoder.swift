@@ -27,15 +27,19 @@ enum ResponseEncoder {
     ) throws(InvalidHeader) {
         let start = out.count
         let code = (100...599).contains(status.code) ? status.code : 500
-        out.append("HTTP/1.1 ")
-        out.appendDecimal(UInt64(code))
-        out.append(byte: HTTPGrammar.space)
-        if code == status.code, HTTPGrammar.isValidFieldValue(status.reason) {
-            out.append(string: status.reason)
-        } else if code != status.code {
-            out.append("Internal Server Error")
+        if let line = commonStatusLine(status) {
+            out.append(line)
+        } else {
+            out.append("HTTP/1.1 ")
+            out.appendDecimal(UInt64(code))
+            out.append(byte: HTTPGrammar.space)
+            if code == status.code, HTTPGrammar.isValidFieldValue(status.reason) {
+                out.append(string: status.reason)
+            } else if code != status.code {
+                out.append("Internal Server Error")
+            }
+            out.append("\r\n")
         }
-        out.append("\r\n")
         if let wire = headers.wire {
             out.append(wire)
         } else {
@@ -64,6 +68,18 @@ enum ResponseEncoder {
             out.append("Connection: keep-alive\r\n")
         }
         out.append("\r\n")
+    }
+
+    /// The status line of the statuses most responses have, with their standard reasons, written as is (the
+    /// general path checks the reason phrase on every response); nil for any other status or reason.
+    private static func commonStatusLine(_ status: HTTPStatus) -> StaticString? {
+        switch status.code {
+        case 200 where status.reason == HTTPStatus.ok.reason: "HTTP/1.1 200 OK\r\n"
+        case 206 where status.reason == HTTPStatus.partialContent.reason: "HTTP/1.1 206 Partial Content\r\n"
+        case 304 where status.reason == HTTPStatus.notModified.reason: "HTTP/1.1 304 Not Modified\r\n"
+        case 404 where status.reason == HTTPStatus.notFound.reason: "HTTP/1.1 404 Not Found\r\n"
+        default: nil
+        }
     }
 
     /// Appends a `name: value` CRLF line for each field the server does not own, validating as it copies.

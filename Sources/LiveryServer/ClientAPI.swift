@@ -158,6 +158,23 @@ public final class ClientAPI: Sendable {
         var heldBytes = 0
     }
 
+    /// Each event loop's replicas of `preparedPackages` (by `HTTPRequest.eventLoopIndex`; a server has at most 64
+    /// loops): a download on a loop reads its own replica, so the entry, header fields and entity tag it retains
+    /// and releases are touched by no other loop, and it takes no lock another loop takes. The content bytes and
+    /// the held file stay shared (one copy in memory whatever the number of loops).
+    ///
+    /// Invariant: a loop's replicas were made from the shared packages as they were at `preparedGeneration` (read
+    /// under their lock); every change of the shared packages bumps it under that lock, and a loop that sees
+    /// another generation drops its replicas before reading.
+    private let loopPackages: [LoopPackages] = (0..<64).map { _ in LoopPackages() }
+    private let preparedGeneration = Atomic<Int>(0)
+
+    private final class LoopPackages: Sendable {
+        let state = Mutex<(generation: Int, byName: [PackageFileName: PreparedPackage])>((-1, [:]))
+        /// Keeps two loops' replicas off one cache line.
+        private let padding: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+    }
+
     /// - Parameters:
     ///   - clock: the current instant; injectable so schedules are testable without waiting.
     ///   - metricsFactory: where counters go (the process-wide factory by default).
@@ -431,13 +448,36 @@ public final class ClientAPI: Sendable {
         guard let name = PackageFileName(request.pathParameters.value("file") ?? "") else {
             return APIError.packageNotFound.response
         }
-        if let package = preparedPackages.withLock({ $0.byName[name] }) {
+        if let package = preparedPackage(name, loop: request.eventLoopIndex) {
             // Prepared once served: only the presence check remains (a removed file goes to the slow path).
-            guard cache.isReady(package.record) else { return nil }
+            guard cache.isReady(package.record, held: package.file) else { return nil }
             return PackageResponder.respond(to: request, package: package)
         }
         guard let record = cache.readyRecord(sign: name.sign) else { return nil }
         return PackageResponder.respond(to: request, package: prepared(record, name))
+    }
+
+    /// The prepared package kept for `name`: the loop's replica when the request runs on an event loop (made from
+    /// the shared one on its first download there), the shared one otherwise; nil when none is kept.
+    private func preparedPackage(_ name: PackageFileName, loop: Int?) -> PreparedPackage? {
+        guard let loop, loopPackages.indices.contains(loop) else {
+            return preparedPackages.withLock { $0.byName[name] }
+        }
+        let replicas = loopPackages[loop]
+        let generation = preparedGeneration.load(ordering: .acquiring)
+        if let replica = replicas.state.withLock({ $0.generation == generation ? $0.byName[name] : nil }) {
+            return replica
+        }
+        let (shared, sharedGeneration) = preparedPackages.withLock { packages in
+            (packages.byName[name], preparedGeneration.load(ordering: .relaxed))
+        }
+        guard let shared else { return nil }
+        let replica = PreparedPackage(shared.record, bytes: shared.bytes, file: shared.file)
+        replicas.state.withLock { state in
+            if state.generation != sharedGeneration { state = (sharedGeneration, [:]) }
+            state.byName[name] = replica
+        }
+        return replica
     }
 
     /// Serves a package file, building it first if its file is missing from the cache.
@@ -461,20 +501,25 @@ public final class ClientAPI: Sendable {
     }
 
     /// The prepared answer parts of `record` (named `name`), made and kept for the following downloads unless kept
-    /// already.
+    /// already (and, when it holds its file, that file is still in place: a rebuild after a removal writes another).
     private func prepared(_ record: PackageRecord, _ name: PackageFileName) -> PreparedPackage {
-        if let kept = preparedPackages.withLock({ $0.byName[name] }), kept.record == record { return kept }
+        func reusable(_ kept: PreparedPackage?) -> PreparedPackage? {
+            guard let kept, kept.record == record, kept.file?.isLinked ?? true else { return nil }
+            return kept
+        }
+        if let kept = reusable(preparedPackages.withLock({ $0.byName[name] })) { return kept }
         // Once per package, outside the lock: a small package's bytes, read and checked against its record.
         let limit = configuration.inMemoryPackageLimit
-        let bytes = record.size <= UInt64(max(0, limit)) ? cache.verifiedBytes(of: record, limit: limit) : nil
+        let content = record.size <= UInt64(max(0, limit)) ? cache.verifiedContent(of: record, limit: limit) : nil
         let budget = configuration.inMemoryPackageBudget
         return preparedPackages.withLock { packages in
-            if let kept = packages.byName[name], kept.record == record { return kept }
+            if let kept = reusable(packages.byName[name]) { return kept }
             packages.heldBytes -= packages.byName[name]?.bytes?.count ?? 0
-            let held = bytes.flatMap { packages.heldBytes + $0.count <= budget ? $0 : nil }
-            let package = PreparedPackage(record, bytes: held)
-            packages.heldBytes += held?.count ?? 0
+            let held = content.flatMap { packages.heldBytes + $0.bytes.count <= budget ? $0 : nil }
+            let package = PreparedPackage(record, bytes: held?.bytes, file: held?.file)
+            packages.heldBytes += held?.bytes.count ?? 0
             packages.byName[name] = package
+            preparedGeneration.add(1, ordering: .releasing)
             return package
         }
     }

@@ -1,5 +1,6 @@
 import LiveryHTTP
 import SkinServing
+import SystemCalls
 
 /// What every download of one package sends, made once per package: its entity tag and its header fields encoded
 /// for reuse (`HTTPHeaders.encodedForReuse()`), as poll answers have theirs (`AnswerHeaders`), so a download copies
@@ -13,12 +14,17 @@ final class PreparedPackage: Sendable {
     /// `ETag` and `Cache-Control`, for a 304 (which describes no content, so carries no `Content-Type`).
     let notModified: HTTPHeaders
     /// The package's content when it is sent from memory: exactly the bytes `record` describes (size and SHA-256
-    /// checked when read, `PackageCache.verifiedBytes(of:limit:)`); nil sends the file.
+    /// checked when read, `PackageCache.verifiedContent(of:limit:)`); nil sends the file.
     let bytes: [UInt8]?
+    /// The file `bytes` were read from, held open so each download checks it is still in place with one `fstat`
+    /// (`PackageCache.isReady(_:held:)`); present exactly when `bytes` is, so held descriptors stay within the
+    /// in-memory budget.
+    let file: HeldFile?
 
-    init(_ record: PackageRecord, bytes: [UInt8]? = nil) {
+    init(_ record: PackageRecord, bytes: [UInt8]? = nil, file: HeldFile? = nil) {
         self.record = record
         self.bytes = bytes
+        self.file = file
         etag = "\"\(record.sha256)\""
         var headers = HTTPHeaders()
         headers.reserveCapacity(5)

@@ -195,58 +195,63 @@ extension PostgresListener {
     /// PgBouncer in session mode; PgBouncer in transaction mode does not: each transaction may run on another
     /// server session, so `LISTEN` cannot work there.
     ///
-    /// Asked as PostgreSQL sees it: a probe connection `LISTEN`s on a channel of its own and notes its backend's
-    /// process id; then, ten times, a second connection opens a transaction (which, in a pool that shares server
-    /// sessions, takes the session the probe just used, or another) and the probe asks again, in a new transaction,
-    /// for its backend's id and whether it listens. A probe that kept its session always answers the same id and
-    /// the channel; in a pool that shares sessions one round is enough to see another session. A probe that cannot
-    /// connect counts as keeping it (nothing to conclude: the caller's own reconnection handles an unreachable
-    /// server); one that cannot tell within 10 s (it waited for a free server session) counts as not keeping it.
-    /// Never waits more than about 10 s once connected; the probe's connections are closed in the background.
-    public static func sessionsKept(_ configuration: PostgresConfiguration) async -> Bool {
-        let probe: PostgresConnection
-        let blocker: PostgresConnection
-        do {
-            probe = try await PostgresConnection.connect(configuration)
-        } catch {
-            return true
-        }
-        do {
-            blocker = try await PostgresConnection.connect(configuration)
-        } catch {
-            Task { await probe.close() }
-            return true
-        }
+    /// Asked the way the listener will use it: a probe listener `LISTEN`s on a channel of its own and waits, sending
+    /// nothing, while a second connection sends one `NOTIFY` there. A connection that keeps its session receives it
+    /// within milliseconds; in a pool that shares sessions the probe's client is linked to no server session while
+    /// it waits, so the notification never reaches it. (An earlier probe asked which session the probe's next
+    /// transaction ran on; PgBouncer hands a waiting client's last session back to it while it has other idle ones
+    /// for everyone else, so that probe said "kept" in about one start in five behind PgBouncer.) A probe that
+    /// cannot connect or send counts as keeping it (nothing to conclude: the caller's own reconnection handles an
+    /// unreachable server); one whose notification does not arrive within `wait` counts as not keeping it, which
+    /// costs only the listener's speed: changes still arrive by the revision poll. Never waits more than `wait`
+    /// once connected.
+    public static func sessionsKept(
+        _ configuration: PostgresConfiguration, wait: Duration = .seconds(10)
+    ) async
+        -> Bool
+    {
         let channel = "livery_session_probe_\(UInt64.random(in: 0...UInt64.max))"
-        let answer = Mutex<Bool?>(nil)
-        let rounds = Task {
-            do {
-                try await probe.query("LISTEN \(channel)")
-                let check = "SELECT pg_backend_pid(), '\(channel)' IN (SELECT pg_listening_channels())"
-                let first = try await probe.query(check).singleRow()
-                let pid = try first.int(0)
-                var kept = try first.bool(1)
-                for _ in 0..<10 where kept {
-                    try await blocker.query("BEGIN")
-                    try await blocker.query("SELECT 1")
-                    let again = try await probe.query(check).singleRow()
-                    try await blocker.query("ROLLBACK")
-                    kept = try again.int(0) == pid && again.bool(1)
+        let probe: PostgresListener
+        do {
+            // No health check while it waits: a query could carry a queued notification back with its answer.
+            probe = try await PostgresListener.start(
+                configuration, channels: [channel], healthCheck: HealthCheck(interval: wait * 2, timeout: wait))
+        } catch {
+            return true
+        }
+        defer { probe.stop() }
+        let sender: PostgresConnection
+        do {
+            sender = try await PostgresConnection.connect(configuration)
+        } catch {
+            return true
+        }
+        do {
+            try await sender.notify(channel, payload: "probe")
+        } catch {
+            await sender.close()
+            return true
+        }
+        await sender.close()
+        let events = probe.events
+        return await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                for await event in events {
+                    switch event {
+                    case .notification(let notification) where notification.channel == channel: return true
+                    case .notification: continue
+                    case .disconnected: return false
+                    }
                 }
-                answer.withLock { if $0 == nil { $0 = kept } }
-            } catch {
-                answer.withLock { if $0 == nil { $0 = false } }
+                return false
             }
-            _ = try? await blocker.query("ROLLBACK")
-            await blocker.close()
-            await probe.close()
+            group.addTask {
+                try? await Task.sleep(for: wait)
+                return false
+            }
+            let arrived = await group.next() ?? false
+            group.cancelAll()
+            return arrived
         }
-        for _ in 0..<100 {
-            if let kept = answer.withLock({ $0 }) { return kept }
-            try? await Task.sleep(for: .milliseconds(100))
-        }
-        // Undecided (a probe waiting for a server session): not kept; the probe finishes and closes on its own.
-        _ = rounds
-        return answer.withLock { $0 } ?? false
     }
 }

@@ -98,30 +98,34 @@ public actor PackageCache {
     }
 
     /// Whether the file of `record` (one this cache returned) is still in place, counted as a cache hit when it is:
-    /// the check `readyRecord(sign:)` makes, for a caller that kept the record.
-    public nonisolated func isReady(_ record: PackageRecord) -> Bool {
-        // One `access`: cheaper than FileManager's check, and a removed file is noticed at once.
-        guard SystemPath.exists(record.path) else { return false }
+    /// the check `readyRecord(sign:)` makes, for a caller that kept the record. With `held`, the file as
+    /// `verifiedContent(of:limit:)` opened it, the check is one `fstat` of that descriptor; without, one `access` of
+    /// the path. Either way a removed or replaced file is noticed at once.
+    public nonisolated func isReady(_ record: PackageRecord, held: HeldFile? = nil) -> Bool {
+        guard held?.isLinked ?? SystemPath.exists(record.path) else { return false }
         metrics.countHit()
         return true
     }
 
     /// The content of `record`'s file (a record this cache returned) when it is at most `limit` bytes and exactly
-    /// the recorded ones (size and SHA-256); nil when it is larger, missing, not a regular file, unreadable or not
-    /// what was built. For serving small packages from memory: bytes returned are the ones the record describes,
-    /// whatever happens to the file afterwards. Blocks on disk (one small read); call once per package.
-    public nonisolated func verifiedBytes(of record: PackageRecord, limit: Int) -> [UInt8]? {
+    /// the recorded ones (size and SHA-256), with the file held open (for `isReady(_:held:)`); nil when it is
+    /// larger, missing, not a regular file, unreadable or not what was built. For serving small packages from
+    /// memory: bytes returned are the ones the record describes, whatever happens to the file afterwards. Blocks on
+    /// disk (one small read); call once per package.
+    public nonisolated func verifiedContent(of record: PackageRecord, limit: Int) -> (bytes: [UInt8], file: HeldFile)? {
         guard record.size <= UInt64(max(0, limit)) else { return nil }
+        let held: HeldFile
         let bytes: [UInt8]
         do {
             let file = try SystemFile.openForReading(record.path)
             guard try file.status().isRegular else { return nil }
             bytes = try file.readAll(limit: limit + 1)
+            held = HeldFile(file)
         } catch {
             return nil
         }
         guard UInt64(bytes.count) == record.size, SHA256.hexHash(bytes) == record.sha256 else { return nil }
-        return bytes
+        return (bytes, held)
     }
 
     /// Returns the package for `sign`, reusing the file on disk or building it with `packager` exactly once.

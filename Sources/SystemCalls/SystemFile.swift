@@ -8,7 +8,7 @@
 ///
 /// Every call goes through ``Syscall`` (so `EINTR` is retried and errors are ``SystemCallError``s naming
 /// ``path``); reads and writes loop until done, so callers never see short transfers.
-public struct SystemFile: ~Copyable {
+public struct SystemFile: ~Copyable, Sendable {
     /// The descriptor, valid for the value's lifetime. Never close it yourself.
     public let descriptor: Int32
     /// The path it was opened as, for error messages.

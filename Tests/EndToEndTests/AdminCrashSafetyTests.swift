@@ -30,7 +30,7 @@ import Testing
     static let window = #""startsAt": "2000-01-01T00:00:00Z", "endsAt": "2100-01-01T00:00:00Z""#
     static let poll = "/api/v1/skin?app=demo&platform=ios&appVersion=7.0.0"
 
-    @Test(.timeLimit(.minutes(8)))
+    @Test(.hangGuard)
     func everyAcknowledgedChangeSurvivesSIGKILLAndTheCatalogLoads() async throws {
         try await blocking {
             let workspace = try AdminWorkspace()

@@ -34,7 +34,7 @@ import Testing
         output.components(separatedBy: text).count - 1
     }
 
-    @Test(.timeLimit(.minutes(3)))
+    @Test(.hangGuard)
     func raisesTheSoftLimitToTheHardOneAndWarnsWhenMaxConnectionsCannotFit() async throws {
         try await blocking {
             let arguments = ["serve", "--host", "127.0.0.1", "--port", "0", "--max-connections", "4000"]
@@ -55,7 +55,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(3)))
+    @Test(.hangGuard)
     func runningOutOfDescriptorsAnswersDownloadsWith503AndLogsOncePerEpisode() async throws {
         try await blocking {
             let workspace = try IntegrityTests.workspace()
@@ -112,7 +112,7 @@ import Testing
     /// An admin write that cannot open a file for want of descriptors is 503 `server_busy` with `Retry-After` and
     /// `no-store`, as a download is, not a bare 500; nothing is changed, and the same write succeeds once
     /// descriptors are free.
-    @Test(.timeLimit(.minutes(3)))
+    @Test(.hangGuard)
     func anAdminWriteOutOfDescriptorsIsServerBusyWithRetryAfter() async throws {
         try await blocking {
             let workspace = try IntegrityTests.workspace()

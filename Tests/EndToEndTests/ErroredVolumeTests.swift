@@ -8,7 +8,7 @@ import Testing
 /// every write fails with `EROFS`. Root and loop devices only; CI runs as root.
 @Suite(.enabled(if: Ext4LoopVolume.isAvailable, Ext4LoopVolume.unavailableReason))
 struct ErroredVolumeTests {
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.hangGuard)
     func anExt4VolumeForcedReadOnlyByAnErrorTakesTheServerOutOfReadinessAndRefusesAdminWrites() async throws {
         try await blocking {
             let workspace = try IntegrityTests.workspace()

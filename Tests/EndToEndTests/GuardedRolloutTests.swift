@@ -13,7 +13,7 @@ import Testing
 /// Issue 26's whole loop on three replicas over one PostgreSQL: phones report, the figures cross the release's guard,
 /// exactly one replica's write pauses the release, every replica stops serving it, the webhook is called once with
 /// a signature `openssl` agrees with, and a person resumes it.
-@Suite(.postgresServer, .timeLimit(.minutes(3))) struct GuardedRolloutTests {
+@Suite(.postgresServer, .hangGuard) struct GuardedRolloutTests {
     /// What the webhook receiver (an HTTP server on 127.0.0.1) got.
     final class Hook: Sendable {
         let calls = Mutex<[HTTPRequest]>([])

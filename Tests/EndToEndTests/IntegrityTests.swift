@@ -86,7 +86,7 @@ import Testing
         case flipOneByte, truncateToZero, swapInAnotherSkinsPackage
     }
 
-    @Test(.timeLimit(.minutes(2)), arguments: Damage.allCases)
+    @Test(.hangGuard, arguments: Damage.allCases)
     func aCachedPackageDamagedOnDiskIsNeverReadvertisedUnderTheSameSign(damage: Damage) async throws {
         try await blocking {
             let workspace = try Self.workspace()
@@ -118,7 +118,7 @@ import Testing
 
     // MARK: - Point 2: stored files
 
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.hangGuard)
     func aStoredFileFlippedInPlaceIsNeitherPackedNorServed() async throws {
         try await blocking {
             let workspace = try Self.workspace()
@@ -170,7 +170,7 @@ import Testing
     }
 
     @Test(
-        .timeLimit(.minutes(2)),
+        .hangGuard,
         arguments: [
             // The store folder lost while the import marker says it was seeded.
             Loss(removed: ["store"], named: ["/store", "import-complete"]),
@@ -199,7 +199,7 @@ import Testing
 
     // MARK: - Point 4: leftovers
 
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.hangGuard)
     func temporaryPackageFilesLeftByAKillAreRemovedAtStart() async throws {
         try await blocking {
             let workspace = try Self.workspace()
@@ -292,7 +292,7 @@ struct DataFolderFaultTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(2)), arguments: VolumeFault.allCases)
+    @Test(.hangGuard, arguments: VolumeFault.allCases)
     func adminWritesTheDataFolderCannotTakeAreAnsweredNamingItAndPollsKeepBeingServed(fault: VolumeFault) async throws {
         try await blocking {
             try Self.onVolume { mount, admin, sign in

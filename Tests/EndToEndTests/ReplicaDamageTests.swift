@@ -12,7 +12,7 @@ import Testing
 /// damaged in the database (or its file rows changed behind Livery's back) leaves that version out, logged and
 /// reported by `/readyz`, `GET /admin/v1/skins/{id}` and `livery_store_damaged_versions`, while the kill switch and
 /// every other write keep working on every replica and a replica started afterwards starts.
-@Suite(.postgresServer, .timeLimit(.minutes(3))) struct ReplicaDamageTests {
+@Suite(.postgresServer, .hangGuard) struct ReplicaDamageTests {
     @Test(arguments: ["metadata", "file list"])
     func aDamagedVersionStaysWithItsSkinAndEveryReplicaKeepsWorking(damage: String) async throws {
         let server = try PostgresServer.forSuite()

@@ -14,7 +14,7 @@ import Testing
 /// `Tests/History/check_history.py` proves the history linearizable (naming the first operation that breaks it)
 /// and the polls at most 1 s stale. Seeded (`LIVERY_HISTORY_SEED` picks one); the seed is printed on failure;
 /// `LIVERY_HISTORY_OUT=path` keeps the history for `check_history.py`.
-@Suite(.timeLimit(.minutes(4))) struct ReplicaHistoryTests {
+@Suite(.hangGuard) struct ReplicaHistoryTests {
     /// How long clients send operations, in seconds, and how many at most.
     static let duration = 40.0
     static let maximumOperations = 1_000

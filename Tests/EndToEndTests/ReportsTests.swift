@@ -10,7 +10,7 @@ import Testing
 
 /// Phones' reports (`POST /api/v1/reports`, issue 26) on the real binary: untrusted input checked field by field,
 /// counted once per device, rate limited, kept across restarts and crashes, and the same on every replica.
-@Suite(.timeLimit(.minutes(3))) struct ReportsTests {
+@Suite(.hangGuard) struct ReportsTests {
     @Test func reportsAreCheckedCountedOnceAndKeptAcrossARestart() throws {
         let workspace = try Replicas.workspace(releasing: "tiny")
         var livery = try Reports.serve(workspace)
@@ -165,7 +165,7 @@ import Testing
 
 /// Three replicas on one PostgreSQL count the same reports once, see the same figures, and keep them across a
 /// restart.
-@Suite(.postgresServer, .timeLimit(.minutes(3))) struct ReportsReplicaTests {
+@Suite(.postgresServer, .hangGuard) struct ReportsReplicaTests {
     @Test func threeReplicasCountEachDeviceOnceAndAgreeOnTheFigures() async throws {
         let server = try PostgresServer.forSuite()
         let database = try await server.createDatabase()

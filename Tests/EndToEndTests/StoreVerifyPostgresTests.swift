@@ -10,7 +10,7 @@ import Testing
 
 /// `livery store verify --store` and the replicas' periodic scrub on a real PostgreSQL store whose blob row and
 /// version row are damaged in place (issue 22, faults 6).
-@Suite(.postgresServer, .timeLimit(.minutes(3))) struct StoreVerifyPostgresTests {
+@Suite(.postgresServer, .hangGuard) struct StoreVerifyPostgresTests {
     @Test func verifyAndTheReplicasScrubNameADamagedBlobRowAndVersionRow() async throws {
         let server = try PostgresServer.forSuite()
         let database = try await server.createDatabase()

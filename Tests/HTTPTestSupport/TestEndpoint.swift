@@ -62,9 +62,11 @@ public final class TestEndpoint: Sendable {
     /// Sends one request (over a new connection with `.socket`) and returns the response.
     ///
     /// The request carries the header fields `TestClient.request` sends (`Host: test`, `Content-Length` unless a
-    /// GET or HEAD has no body), then `headers` in order.
+    /// GET or HEAD has no body), then `headers` in order. The default `timeout` bounds a hang, not a speed: work a
+    /// handler awaits (a catalog rebuild after an admin release) runs on the cooperative pool, which the rest of the
+    /// run can hold for minutes (a CI dry run timed a release out at 30 s).
     public func request(
-        _ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8] = [], timeout: Double = 30
+        _ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8] = [], timeout: Double = 300
     ) async throws -> TestResponse {
         if let server {
             let port = server.port

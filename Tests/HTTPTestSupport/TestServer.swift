@@ -1,11 +1,14 @@
 import Foundation
 import LiveryHTTP
 import Logging
+import TestSupport
 
 /// The one way tests start an in-process HTTP server: a real `HTTPServer` on 127.0.0.1 with a port the kernel
 /// chose, two event loops, and the routes and configuration the test gives. Used by LiveryHTTP's protocol tests
 /// (with `standardRoutes`) and by the application's socket-level tests (with its own routes); tests that need no
-/// socket use `TestEndpoint` in memory instead.
+/// socket use `TestEndpoint` in memory instead. Its asynchronous handlers run on `ThreadPerJobExecutor.shared`, not
+/// on the cooperative pool the whole test run shares, so a busy run delays no answer (CI runs timed admin requests
+/// out after 30 s while the pool was held).
 public struct TestServer: Sendable {
     public let server: HTTPServer
     public let port: Int
@@ -30,6 +33,7 @@ public struct TestServer: Sendable {
     ) throws -> TestServer {
         var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: 0)
         configuration.eventLoopCount = 2
+        configuration.handlerExecutor = ThreadPerJobExecutor.shared
         configure(&configuration)
         let server = HTTPServer(configuration: configuration, routing: routing, logger: logger)
         let address = try server.start()

@@ -36,6 +36,23 @@ import Testing
         #expect(message.headers.count == 4)
     }
 
+    /// The request id the server echoes is the first `X-Request-Id` field, in any case, exactly as a lookup of the
+    /// headers finds it; the parser notes it as it reads the field, so the connection does not search again.
+    @Test func theRequestIDIsTheFirstXRequestIdFieldInAnyCase() throws {
+        let cases: [(String, String?)] = [
+            ("x-request-id: one\r\nX-Request-Id: two\r\n", "one"),
+            ("X-REQUEST-ID:  spaced \r\n", "spaced"),
+            ("X-Request-Ids: no\r\nX-Request: no\r\n", nil)
+        ]
+        for (fields, expected) in cases {
+            let outcome = parse(wire("GET / HTTP/1.1\r\nHost: h\r\n\(fields)\r\n"))
+            let message = try #require(outcome.messages.first)
+            #expect(message.requestID == expected, "\(fields)")
+            #expect(message.requestID == message.headers["x-request-id"], "\(fields)")
+            #expect(message.headers["host"] == "h")
+        }
+    }
+
     @Test(arguments: pieceSizes)
     func readsContentLengthBody(pieceSize: Int) throws {
         let outcome = parse(

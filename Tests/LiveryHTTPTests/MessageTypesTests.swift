@@ -245,6 +245,25 @@ import Testing
         #expect(String(decoding: out.bytes, as: UTF8.self).hasPrefix("HTTP/1.1 299 \r\n"))
     }
 
+    /// The statuses most responses have are written from a prepared line; the same code with another reason, or
+    /// a reason that must not be written, takes the general path.
+    @Test func commonStatusesAndTheirVariantsWriteTheirOwnLines() throws {
+        let fields = ResponseEncoder.ServerFields(
+            date: [], serverLine: [], requestID: "r", keepAlive: true, requestIsHTTP10: false)
+        let cases: [(HTTPStatus, String)] = [
+            (.ok, "HTTP/1.1 200 OK\r\n"), (.partialContent, "HTTP/1.1 206 Partial Content\r\n"),
+            (.notModified, "HTTP/1.1 304 Not Modified\r\n"), (.notFound, "HTTP/1.1 404 Not Found\r\n"),
+            (HTTPStatus(code: 200, reason: "Fine"), "HTTP/1.1 200 Fine\r\n"),
+            (HTTPStatus(code: 404, reason: "Gone\r\nX: y"), "HTTP/1.1 404 \r\n"),
+            (.serviceUnavailable, "HTTP/1.1 503 Service Unavailable\r\n")
+        ]
+        for (status, line) in cases {
+            let out = OutputBuffer(capacity: 16)
+            try ResponseEncoder.encodeHead(status: status, headers: [:], contentLength: 0, fields: fields, into: out)
+            #expect(String(decoding: out.bytes, as: UTF8.self).hasPrefix(line), "\(status)")
+        }
+    }
+
     @Test func outputBufferGrowsAndWritesDecimals() {
         let out = OutputBuffer(capacity: 4)
         out.appendDecimal(0)

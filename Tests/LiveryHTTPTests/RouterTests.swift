@@ -96,6 +96,45 @@ import Testing
         }
     }
 
+    /// Each event loop routes with its own replica of the frozen router: the same answers, from targets, pattern
+    /// strings and handler closures of its own, so two loops never retain one object for a request.
+    @Test func aReplicaRoutesAndAnswersAsTheOriginalWithObjectsOfItsOwn() async {
+        let router = Router()
+        router.on(.get, "/skins/:id", .sync { request in Self.text("skin \(request.pathParameters["id"] ?? "")") })
+        router.on(.get, "/skins/export", .async { _ in Self.text("export") })
+        router.on(
+            .post, "/skins/:name/versions",
+            .syncOrAsync(
+                immediate: { request in request.pathParameters["name"] == "a b" ? Self.text("quick") : nil },
+                otherwise: { _ in Self.text("slow") }))
+        let original = router.freeze()
+        let replica = original.replica()
+        for (method, target, body) in [
+            (HTTPMethod.get, "/skins/xmas", "skin xmas"), (.get, "/skins/export", "export"),
+            (.post, "/skins/a%20b/versions", "quick"), (.post, "/skins/c/versions", "slow")
+        ] {
+            let (_, response) = await Self.respond(replica, method, target)
+            #expect(Self.bodyText(response) == body, "\(method) \(target)")
+        }
+        for (method, path) in [
+            (HTTPMethod.get, "/skins/xmas"), (.head, "/skins/xmas"), (.get, "/skins/export"),
+            (.post, "/skins/a%20b/versions"), (.put, "/skins/xmas"), (.get, "/nowhere")
+        ] {
+            let expected = original.route(method: method, rawPath: Substring(path))
+            let replicated = replica.route(method: method, rawPath: Substring(path))
+            #expect(replicated.pattern == expected.pattern, "\(method) \(path)")
+            #expect(replicated.pathParameters == expected.pathParameters, "\(method) \(path)")
+            #expect(replicated.bodyLimit == expected.bodyLimit, "\(method) \(path)")
+            if expected.pattern != nil {
+                #expect(replicated.target !== expected.target, "\(method) \(path): a target of its own")
+                #expect(
+                    replicated.pattern?.utf8.withContiguousStorageIfAvailable { $0.baseAddress }
+                        != expected.pattern?.utf8.withContiguousStorageIfAvailable { $0.baseAddress },
+                    "\(method) \(path): a pattern string of its own")
+            }
+        }
+    }
+
     @Test func unknownPathIsNotFoundJSON() async {
         let router = Router()
         router.on(.get, "/known", .sync { _ in Self.text("ok") })

@@ -100,7 +100,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(3)))
+    @Test(.hangGuard)
     func everyConnectionOverTheCapGetsTheServiceUnavailableAnswer() async throws {
         try await withTestServer(configure: { $0.maxConnections = 2 }) { server in
             try await blocking {

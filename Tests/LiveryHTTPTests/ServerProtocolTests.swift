@@ -63,9 +63,7 @@ import Testing
     @Test func keepsPipelinedOrderAcrossAsyncHandlersAndBodies() async throws {
         try await withTestServer { server in
             try await blocking {
-                // Async handlers run on the cooperative pool, which other suites may keep busy (seen past 30 s while the
-                // whole suite runs on two cores): wait generously.
-                let client = try server.client(timeout: 120)
+                let client = try server.client(timeout: 30)
                 var requests = ""
                 for index in 0..<10 {
                     requests +=
@@ -78,6 +76,28 @@ import Testing
                     #expect(try client.readResponse().text == (index % 3 == 0 ? "body-\(index)" : "async \(index)"))
                 }
             }
+        }
+    }
+
+    /// `HTTPServer.Configuration.handlerExecutor`: asynchronous handlers run where the configuration says (a test
+    /// server's, on threads of their own), or on the cooperative pool when it names no executor.
+    @Test(arguments: [true, false])
+    func asynchronousHandlersRunOnTheConfiguredExecutor(configured: Bool) async throws {
+        let routes: (Router) -> Void = { router in
+            router.on(
+                .get, "/where",
+                .async { _ in
+                    await Task.yield()
+                    return HTTPResponse(body: .bytes(Array("\(ThreadPerJobExecutor.isCurrentThreadOne)".utf8)))
+                })
+        }
+        try await withTestServer(
+            configure: { if !configured { $0.handlerExecutor = nil } }, routes: routes
+        ) { server in
+            // On the pool, the answer waits for a thread as long as the rest of the run keeps it busy (past 30 s on
+            // two cores): give it minutes.
+            let answer = try await blocking { try server.client(timeout: configured ? 30 : 240).get("/where").text }
+            #expect(answer == "\(configured)")
         }
     }
 

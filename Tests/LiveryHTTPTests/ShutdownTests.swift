@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 import TestSupport
 import Testing
 
@@ -11,26 +12,44 @@ import Testing
 
 /// Graceful shutdown: stop accepting, finish in-flight requests, close idle connections, respect the deadline.
 ///
-/// Waits are generous (30 s) because async handlers run on the shared cooperative pool, which other suites'
-/// synchronous tests may occupy for a while; in a healthy run they return at once.
+/// Waits are generous (30 s) for a loaded machine. The test server's handlers run on threads of their own while the
+/// test's own steps share the cooperative pool with the whole run, so a handler that must still run at some step
+/// waits for a gate the test opens, never for a delay.
 @Suite struct ShutdownTests {
-    /// A route whose async handler reports that it started, then takes `delay`.
-    static func slowRoutes(started: DispatchSemaphore, delay: Duration) -> (Router) -> Void {
+    /// A route whose async handler reports that it started, then takes `delay`, or (given `gate`) waits until the
+    /// gate opens, for at most two minutes.
+    static func slowRoutes(started: DispatchSemaphore, delay: Duration, gate: Gate? = nil) -> (Router) -> Void {
         { router in
             router.on(
                 .get, "/slow",
                 .async { _ async in
                     started.signal()
-                    try? await Task.sleep(for: delay)
+                    if let gate {
+                        let deadline = ContinuousClock.now + .seconds(120)
+                        while !gate.isOpen && ContinuousClock.now < deadline {
+                            try? await Task.sleep(for: .milliseconds(5))
+                        }
+                    } else {
+                        try? await Task.sleep(for: delay)
+                    }
                     return HTTPResponse(body: .bytes(Array("done".utf8)))
                 })
             router.on(.get, "/hello", .sync { _ in HTTPResponse(body: .bytes(Array("hello".utf8))) })
         }
     }
 
+    /// Opened once by the test; read by a handler.
+    final class Gate: Sendable {
+        private let opened = Atomic<Bool>(false)
+        var isOpen: Bool { opened.load(ordering: .acquiring) }
+        func open() { opened.store(true, ordering: .releasing) }
+    }
+
     @Test func finishesInFlightRequestsAndClosesIdleConnections() async throws {
         let started = DispatchSemaphore(value: 0)
-        let server = try TestServer.start(routes: Self.slowRoutes(started: started, delay: .milliseconds(300)))
+        // The request stays in flight until shutdown has begun, however long the test takes to get there.
+        let gate = Gate()
+        let server = try TestServer.start(routes: Self.slowRoutes(started: started, delay: .zero, gate: gate))
         let (busy, idle) = try await blocking {
             let idle = try server.client()
             #expect(try idle.get("/hello").status == 200)
@@ -39,7 +58,9 @@ import Testing
             #expect(started.wait(timeout: .now() + 120) == .success)
             return (busy, idle)
         }
-        server.server.beginShutdown(drainTimeout: .seconds(5))
+        // A deadline far enough that the handler, once the gate opens, gets a pool thread before it.
+        server.server.beginShutdown(drainTimeout: .seconds(60))
+        gate.open()
         try await blocking {
             // The idle keep-alive connection is closed at once.
             #expect(try idle.closesWithoutData())
@@ -59,7 +80,10 @@ import Testing
 
     @Test func closesRequestsStillRunningAtTheDrainDeadline() async throws {
         let started = DispatchSemaphore(value: 0)
-        let server = try TestServer.start(routes: Self.slowRoutes(started: started, delay: .seconds(20)))
+        // The handler runs until the test has seen the connection closed, however long the test takes to get there.
+        let gate = Gate()
+        defer { gate.open() }
+        let server = try TestServer.start(routes: Self.slowRoutes(started: started, delay: .zero, gate: gate))
         let busy = try await blocking {
             let busy = try server.client(timeout: 120)
             try busy.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\n")
@@ -75,7 +99,9 @@ import Testing
 
     @Test func aShorterSecondShutdownMovesTheDeadlineEarlier() async throws {
         let started = DispatchSemaphore(value: 0)
-        let server = try TestServer.start(routes: Self.slowRoutes(started: started, delay: .seconds(20)))
+        let gate = Gate()
+        defer { gate.open() }
+        let server = try TestServer.start(routes: Self.slowRoutes(started: started, delay: .zero, gate: gate))
         let busy = try await blocking {
             let busy = try server.client(timeout: 120)
             try busy.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\n")

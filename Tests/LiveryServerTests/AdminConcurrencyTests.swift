@@ -22,7 +22,7 @@ import Testing
         var problems: [String] = []
     }
 
-    @Test(.timeLimit(.minutes(3)))
+    @Test(.hangGuard)
     func pollsDuringReleaseFlipsSeeTheOldOrTheNewSkinOnly() async throws {
         let harness = try await LiveryHarness(transport: .socket)
         defer { harness.removeFiles() }

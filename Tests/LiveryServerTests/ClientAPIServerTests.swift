@@ -244,12 +244,8 @@ import Testing
     /// the bytes its record describes; a removed file still sends the download to the slow path at once, and
     /// packages over the limit or the budget are sent from their files.
     @Test func smallPackagesAreSentFromMemoryWithTheirRecordedBytes() async throws {
-        let harness = try await LiveryHarness(samples: ["christmas-2026"], transport: .socket) {
-            $0.client.inMemoryPackageLimit = 16 << 20
-        }
+        let (harness, answer, sign) = try await Self.inMemoryStage()
         defer { harness.removeFiles() }
-        let answer = try await harness.poll()
-        let sign = try #require(answer["skinSign"] as? String)
         let client = harness.service.client
         let request = Self.packageRequest(sign + ".zip")
         let response = try #require(client.packageIfReady(request))
@@ -283,6 +279,78 @@ import Testing
         }
     }
 
+    /// Issue 23: a package sent from memory checks that its file is still in place with one `fstat` of the
+    /// descriptor kept from reading it, not a path walk. A file replaced under its name (here by the same bytes) is
+    /// noticed at once like a removed one, and the download that follows holds the new file.
+    @Test func aPackageFileReplacedUnderItsNameIsNoticedAtOnceAndHeldAnew() async throws {
+        let (harness, answer, sign) = try await Self.inMemoryStage()
+        defer { harness.removeFiles() }
+        let client = harness.service.client
+        let request = Self.packageRequest(sign + ".zip")
+        #expect(client.packageIfReady(request)?.status == .ok)
+
+        let path = client.cache.path(for: sign)
+        try FileManager.default.copyItem(atPath: path, toPath: path + ".copy")
+        #expect(rename(path + ".copy", path) == 0)
+        #expect(client.packageIfReady(request) == nil, "the file read into memory has no name left")
+
+        let download = try await harness.get(try #require(answer["packageUrl"] as? String))
+        #expect(download.status == 200 && SHA256.hexHash(download.body) == answer["sha256"] as? String)
+        let again = try #require(client.packageIfReady(request), "the new file is held: served on the event loop")
+        guard case .bytes(let bytes) = again.body else {
+            Issue.record("sent from the file: \(again.body)")
+            return
+        }
+        #expect(bytes == download.body)
+        await harness.stop()
+    }
+
+    /// Issue 23: a download on an event loop is answered from that loop's replica of the prepared package, made on
+    /// its first download there: header fields and entity tag of its own (no other loop retains them), the content
+    /// bytes and the held file shared (one copy in memory). A change of the shared packages (a file replaced and
+    /// held anew) reaches every loop at its next download.
+    @Test func eachEventLoopAnswersFromItsOwnReplicaOfAPreparedPackage() async throws {
+        let (harness, answer, sign) = try await Self.inMemoryStage()
+        defer { harness.removeFiles() }
+        let client = harness.service.client
+        func download(on loop: Int?) -> HTTPResponse? {
+            var request = Self.packageRequest(sign + ".zip")
+            request.eventLoopIndex = loop
+            return client.packageIfReady(request)
+        }
+        func address<T>(_ array: [T]?) -> UnsafeRawPointer? {
+            array?.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+        }
+        func content(_ response: HTTPResponse?) -> [UInt8]? {
+            if case .bytes(let bytes)? = response?.body { return bytes }
+            return nil
+        }
+        let shared = try #require(download(on: nil))
+        let first = try #require(download(on: 0))
+        let again = try #require(download(on: 0))
+        let other = try #require(download(on: 1))
+        for response in [first, again, other] {
+            #expect(response.status == .ok && response.headers == shared.headers)
+            #expect(content(response) == content(shared))
+        }
+        #expect(address(first.headers.wire) == address(again.headers.wire), "one replica per loop")
+        #expect(address(first.headers.wire) != address(other.headers.wire), "each loop its own header fields")
+        #expect(address(first.headers.wire) != address(shared.headers.wire))
+        #expect(address(content(first)) == address(content(other)), "the bytes are kept once")
+
+        let path = client.cache.path(for: sign)
+        try FileManager.default.copyItem(atPath: path, toPath: path + ".copy")
+        #expect(rename(path + ".copy", path) == 0)
+        #expect(download(on: 0) == nil && download(on: 1) == nil, "the replicas' held file has no name left")
+        let fetched = try await harness.get(try #require(answer["packageUrl"] as? String))
+        #expect(fetched.status == 200)
+        for loop in [0, 1] {
+            let response = try #require(download(on: loop), "loop \(loop) serves the file held anew")
+            #expect(content(response) == fetched.body)
+        }
+        await harness.stop()
+    }
+
     /// Issue 13 point 9: bytes are kept in memory only when they are the recorded ones; a package file damaged
     /// before its first download is never held (nor sent) from memory.
     @Test func aPackageFileThatDiffersFromItsRecordIsNotKeptInMemory() async throws {
@@ -313,6 +381,20 @@ import Testing
     }
 
     /// A download of `/api/v1/packages/<file>` as the router hands it to the client API.
+    /// A server on a socket that keeps packages of up to 16 MiB in memory, the poll's answer and the package's sign.
+    static func inMemoryStage() async throws -> (harness: LiveryHarness, answer: [String: Any], sign: String) {
+        let harness = try await LiveryHarness(samples: ["christmas-2026"], transport: .socket) {
+            $0.client.inMemoryPackageLimit = 16 << 20
+        }
+        do {
+            let answer = try await harness.poll()
+            return (harness, answer, try #require(answer["skinSign"] as? String))
+        } catch {
+            harness.removeFiles()
+            throw error
+        }
+    }
+
     static func packageRequest(_ file: String, headers: HTTPHeaders = [:]) -> HTTPRequest {
         var request = HTTPRequest(method: .get, target: "/api/v1/packages/\(file)", headers: headers)
         request.pathParameters = ["file": file]

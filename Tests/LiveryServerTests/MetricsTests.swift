@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import HTTPTestSupport
 import LiveryHTTP
@@ -98,6 +99,43 @@ import Testing
         #expect(total() == Int64(HTTPMetricsObserver.batchSize + 3), "a second flush adds nothing")
     }
 
+    /// Issue 23: the request durations are histograms the observer keeps, added a loop's batch at a time (not one
+    /// swift-prometheus `record`, with its lock and a comparison per bucket, per request); `/metrics` shows them line
+    /// for line as the swift-prometheus histogram a swift-metrics timer used to feed shows the same durations.
+    @Test func keptDurationHistogramsReadAsTheSwiftPrometheusHistogramOfTheSameDurations() throws {
+        let route = #"/p/:x "quoted" \ back"#
+        // Every bucket bound, each side of it, zero, and above the last bound; more than a batch, on two loops.
+        var durations: [Int64] = [0, 1, 10_000_000_001, 123_456_789_012]
+        for bound in LiveryMetrics.durationBuckets {
+            let nanoseconds = bound.components.seconds * 1_000_000_000 + bound.components.attoseconds / 1_000_000_000
+            durations += [nanoseconds - 1, nanoseconds, nanoseconds + 1]
+        }
+        while durations.count < HTTPMetricsObserver.batchSize + 50 { durations.append(Int64(durations.count) * 7_919) }
+
+        let reference = LiveryMetrics()
+        let timer = CoreMetrics.Timer(
+            label: HTTPMetricsObserver.durationName, dimensions: [("route", route)], factory: reference.factory)
+        let observer = HTTPMetricsObserver(factory: TestMetrics(), durationBuckets: LiveryMetrics.durationBuckets)
+        var kept: [UInt8] = []
+        observer.renderDurations(into: &kept)
+        #expect(kept.isEmpty, "no series before the first request")
+        for (index, nanoseconds) in durations.enumerated() {
+            timer.recordNanoseconds(nanoseconds)
+            observer.requestCompleted(
+                HTTPRequestEvent(
+                    method: .get, routePattern: route, status: .ok, bytesSent: 10, nanoseconds: nanoseconds,
+                    requestID: "r\(index)", loopIndex: index % 2))
+        }
+        observer.flush()
+        observer.renderDurations(into: &kept)
+
+        let expected = String(decoding: reference.registry.emitToBuffer(), as: UTF8.self)
+            .split(separator: "\n").filter { $0.contains(HTTPMetricsObserver.durationName) }
+        let lines = String(decoding: kept, as: UTF8.self).split(separator: "\n")
+        #expect(lines.count == LiveryMetrics.durationBuckets.count + 4)
+        #expect(lines == expected)
+    }
+
     @Test func openConnectionsFollowTheConnections() async throws {
         let harness = try Harness()
         let port = harness.port
@@ -189,9 +227,9 @@ import Testing
             return try client.get("/metrics").text
         }
         await harness.server.stop()
-        let raw = try PrometheusText(String(decoding: harness.metrics.registry.emitToBuffer(), as: UTF8.self))
+        let raw = try PrometheusText(String(decoding: harness.metrics.series(), as: UTF8.self))
         let parsed = try PrometheusText(scraped)
-        #expect(parsed.types == raw.types, "the table's types are the registry's")
+        #expect(parsed.types == raw.types, "the table's types are the rendered ones")
         let lines = scraped.split(separator: "\n")
         for (family, type) in parsed.types {
             let description = try #require(MetricDescriptions.table[family], "\(family) is missing from the table")

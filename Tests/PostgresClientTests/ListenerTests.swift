@@ -6,6 +6,14 @@ import Testing
 
 @Suite(.postgresServer)
 struct ListenerTests {
+    /// A direct connection keeps its server session, so the probe's own notification reaches it (through
+    /// PgBouncer in transaction mode it does not: `PgBouncerTests` sees the replicas say so).
+    @Test func aDirectConnectionKeepsItsSessionAsListeningNeeds() async throws {
+        let (server, database, _) = try await connectToFreshDatabase()
+        let configuration = try PostgresConfiguration(uri: server.uri(database: database))
+        #expect(await PostgresListener.sessionsKept(configuration))
+    }
+
     @Test func deliversANotificationWithinABoundedWait() async throws {
         let (server, database, sender) = try await connectToFreshDatabase()
         let channel = "catalog changes \"quoted\""
@@ -14,7 +22,7 @@ struct ListenerTests {
         defer { listener.stop() }
         try await sender.notify(channel, payload: "revision 7")
         let senderPID = try await sender.withSession { $0.serverProcessID }
-        let event = try await nextEvent(of: listener, within: .seconds(5))
+        let event = try await nextEvent(of: listener)
         #expect(event == .notification(.init(channel: channel, payload: "revision 7", senderProcessID: senderPID)))
     }
 
@@ -48,7 +56,7 @@ struct ListenerTests {
         // The listener's server process freezes: its socket stays open and silent, as on a dead network path.
         kill(pid_t(backend), SIGSTOP)
         defer { kill(pid_t(backend), SIGCONT) }
-        guard case .disconnected(let error)? = try await nextEvent(of: listener, within: .seconds(10)) else {
+        guard case .disconnected(let error)? = try await nextEvent(of: listener) else {
             Issue.record("the listener did not notice the silent server")
             return
         }
@@ -100,7 +108,7 @@ struct ListenerReconnectTests {
         let configuration = try PostgresConfiguration(uri: server.uri())
         let listener = try await PostgresListener.start(configuration, channels: ["changes"])
         try await takeDown()
-        guard case .disconnected(let error)? = try await nextEvent(of: listener, within: .seconds(15)) else {
+        guard case .disconnected(let error)? = try await nextEvent(of: listener) else {
             Issue.record("the listener did not report the lost connection")
             return
         }

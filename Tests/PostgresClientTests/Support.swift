@@ -35,7 +35,7 @@ func within<T: Sendable>(
 
 /// The next event of `listener`, waiting at most `limit`; nil when the stream ended.
 func nextEvent(
-    of listener: PostgresListener, within limit: Duration = .seconds(10)
+    of listener: PostgresListener, within limit: Duration = .seconds(60)
 ) async throws -> PostgresListener.Event? {
     let events = listener.events
     return try await within(limit, "a listener event") {

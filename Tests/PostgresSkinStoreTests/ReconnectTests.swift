@@ -4,6 +4,7 @@ import PostgresSkinStore
 import PostgresTestSupport
 import SkinStore
 import Synchronization
+import TestSupport
 import Testing
 
 /// A replica's store follows the others (NOTIFY and revision polls), takes the import lock one process at a time,
@@ -80,7 +81,7 @@ extension FollowTests {
         }
         try await writer.setKillSwitch(
             app: nil, enabled: true, reason: "first", expectedRevision: nil, actor: ReplicaTests.actor)
-        #expect(try await Self.eventually { handed.withLock { $0.contains(1) } })
+        #expect(try await eventually { handed.withLock { $0.contains(1) } })
         for revision in 2...6 {
             try await writer.setKillSwitch(
                 app: nil, enabled: revision % 2 == 1, reason: "r\(revision)", expectedRevision: nil,
@@ -88,23 +89,13 @@ extension FollowTests {
             // The read publishes the change at once, before the follower's own catch-up can.
             #expect(try await follower.currentSnapshot().revision == revision)
             #expect(
-                try await Self.eventually { handed.withLock { $0.contains(revision) } },
+                try await eventually { handed.withLock { $0.contains(revision) } },
                 "revision \(revision) handed on")
         }
         following.cancel()
         await following.value
         await writer.close()
         await follower.close()
-    }
-
-    /// Polls `condition` every 50 ms for up to 30 s.
-    static func eventually(_ condition: () -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
-            if condition() { return true }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        return condition()
     }
 
     @Test func exclusivelyShowsWhatThePreviousHolderCommitted() async throws {

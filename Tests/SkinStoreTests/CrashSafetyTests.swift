@@ -62,7 +62,7 @@ struct CrashSafetyTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(6)))
+    @Test(.hangGuard)
     func everyAcknowledgedChangeSurvivesSIGKILL() async throws {
         let executable = try #require(
             Self.tortureExecutable(),

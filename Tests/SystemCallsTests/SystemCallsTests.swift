@@ -100,6 +100,23 @@ import Testing
         #expect(try file.readAll() == Array("ok".utf8))
     }
 
+    // MARK: A held file
+
+    @Test func aHeldFileIsLinkedUntilItsNameIsRemovedOrReplaced() throws {
+        let scratch = try ScratchDirectory()
+        let removed = HeldFile(try SystemFile.openForReading(try scratch.write("removed.zip", Array("a".utf8))))
+        let replaced = HeldFile(try SystemFile.openForReading(try scratch.write("replaced.zip", Array("b".utf8))))
+        let kept = HeldFile(try SystemFile.openForReading(try scratch.write("kept.zip", Array("c".utf8))))
+        #expect(removed.isLinked && replaced.isLinked && kept.isLinked)
+
+        try SystemPath.removeIfPresent(scratch.path("removed.zip"))
+        // The same bytes renamed over the name: another file, so the held one has no name left.
+        try SystemPath.rename(try scratch.write("new.zip", Array("b".utf8)), to: scratch.path("replaced.zip"))
+        #expect(!removed.isLinked, "unlinked")
+        #expect(!replaced.isLinked, "replaced by a rename")
+        #expect(kept.isLinked)
+    }
+
     // MARK: The crash-safe write
 
     @Test func aDurableReplaceWritesTheNewContentWithItsModeAndLeavesNoTemporaryFile() throws {

@@ -16,7 +16,9 @@ import Synchronization
 ///
 /// Invariants: the child is reaped exactly once, by whichever of `isRunning`, `waitUntilExit` or `deinit` sees it
 /// exit first (`waitpid` on that one pid only, never on a pid already reaped, which the system may have reused);
-/// standard input is /dev/null; descriptors other than 0, 1 and 2 are closed in the child.
+/// standard input is /dev/null; descriptors other than 0, 1 and 2 are closed in the child; the child starts with no
+/// signal blocked and SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 at their default actions, whichever
+/// thread launched it.
 public final class SpawnedProcess: Sendable {
     /// Where the child's standard output and standard error go.
     public enum Output: Sendable {
@@ -88,6 +90,25 @@ public final class SpawnedProcess: Sendable {
             }
         }
         _ = Spawn.closeFromInChild(&actions, 3)
+        // The child starts with no signal blocked, and with the signals tests send at their default action: the
+        // launching thread's mask would otherwise pass on (a Foundation `Thread`, as `blocking` starts, blocks
+        // nearly every signal), and a `kill -TERM` of an nginx or a `sleep` would wait in its pending set. Other
+        // dispositions are inherited as before (an ignored SIGPIPE stays ignored).
+        #if canImport(Glibc)
+            var attributes = posix_spawnattr_t()
+        #else
+            var attributes: posix_spawnattr_t? = nil
+        #endif
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        var sentByTests = sigset_t()
+        sigemptyset(&sentByTests)
+        for signal in [SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2] { sigaddset(&sentByTests, signal) }
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        posix_spawnattr_setsigdefault(&attributes, &sentByTests)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         let environment = environment ?? ProcessInfo.processInfo.environment
         let arguments = ([executable] + arguments).map { strdup($0) } + [nil]
         let variables = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -96,7 +117,7 @@ public final class SpawnedProcess: Sendable {
         let result = arguments.withUnsafeBufferPointer { argv in
             variables.withUnsafeBufferPointer { envp in
                 posix_spawn(
-                    &pid, executable, &actions, nil, UnsafeMutablePointer(mutating: argv.baseAddress!),
+                    &pid, executable, &actions, &attributes, UnsafeMutablePointer(mutating: argv.baseAddress!),
                     UnsafeMutablePointer(mutating: envp.baseAddress!))
             }
         }
@@ -104,6 +125,7 @@ public final class SpawnedProcess: Sendable {
             for fd in parentEnds { close(fd) }
             throw SpawnError(call: "posix_spawn \(executable)", code: result)
         }
+        LiveChildren.add(pid)
         let handles = parentEnds.map { FileHandle(fileDescriptor: $0, closeOnDealloc: true) }
         return SpawnedProcess(pid: pid, standardOutput: handles.first, standardError: handles.last)
     }
@@ -116,10 +138,14 @@ public final class SpawnedProcess: Sendable {
             let result = waitpid(pid, &raw, WNOHANG)
             if result == pid {
                 status = raw
+                LiveChildren.remove(pid)
                 return false
             }
             // -1 with ECHILD: no such child any more (cannot happen while this value alone reaps it).
-            if result < 0 && errno == ECHILD { status = 0 }
+            if result < 0 && errno == ECHILD {
+                status = 0
+                LiveChildren.remove(pid)
+            }
             return result == 0 || (result < 0 && errno == EINTR)
         }
     }
@@ -174,7 +200,30 @@ public final class SpawnedProcess: Sendable {
             kill(pid, SIGKILL)
             var raw: Int32 = 0
             while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
+            LiveChildren.remove(pid)
         }
+    }
+}
+
+/// The children `SpawnedProcess` started and has not reaped, killed (SIGKILL) when the test process exits: a value
+/// still alive at the exit, or one whose `terminateInBackground` wait the exit cut short, would otherwise leave its
+/// child running after the test run (a `livery serve` was once found so). A pid leaves the set when it is reaped,
+/// so the exit never signals a pid the system may have given to another process.
+enum LiveChildren {
+    private static let pids = Mutex<Set<pid_t>>([])
+    private static let killedAtExit: Void = { _ = atexit { LiveChildren.killAll() } }()
+
+    static func add(_ pid: pid_t) {
+        _ = killedAtExit
+        pids.withLock { _ = $0.insert(pid) }
+    }
+
+    static func remove(_ pid: pid_t) {
+        pids.withLock { _ = $0.remove(pid) }
+    }
+
+    private static func killAll() {
+        for pid in pids.withLock({ $0 }) { kill(pid, SIGKILL) }
     }
 }
 

@@ -35,6 +35,40 @@ import Testing
         #expect(text == "hello\n\(folder)\noops\n")
     }
 
+    /// A child launched from a thread that blocks SIGTERM and SIGUSR1 (a Foundation `Thread`, as `blocking` starts,
+    /// blocks nearly every signal) starts with nothing blocked, so a `kill -TERM` reaches it at once.
+    @Test func theChildStartsWithNoSignalBlockedWhateverTheLaunchingThreadBlocks() async throws {
+        let status = try await blocking { () throws -> String in
+            var blocked = sigset_t()
+            sigemptyset(&blocked)
+            sigaddset(&blocked, SIGTERM)
+            sigaddset(&blocked, SIGUSR1)
+            var previous = sigset_t()
+            pthread_sigmask(SIG_BLOCK, &blocked, &previous)
+            defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+            var own = sigset_t()
+            pthread_sigmask(SIG_BLOCK, nil, &own)
+            #expect(sigismember(&own, SIGTERM) == 1, "the launching thread blocks SIGTERM")
+            let child = try SpawnedProcess.launch("/bin/cat", ["/proc/self/status"], output: .pipes)
+            let output = try #require(child.standardOutput).readDataToEndOfFile()
+            #expect(child.waitUntilExit(timeout: .seconds(30)))
+            return String(decoding: output, as: UTF8.self)
+        }
+        let mask = status.split(separator: "\n").first { $0.hasPrefix("SigBlk:") }
+        #expect(mask == "SigBlk:\t0000000000000000", "\(status)")
+
+        let sleeper = try await blocking { () throws -> SpawnedProcess in
+            var blocked = sigset_t()
+            sigemptyset(&blocked)
+            sigaddset(&blocked, SIGTERM)
+            pthread_sigmask(SIG_BLOCK, &blocked, nil)
+            return try SpawnedProcess.launch("/bin/sleep", ["60"])
+        }
+        sleeper.send(SIGTERM)
+        #expect(sleeper.waitUntilExit(timeout: .seconds(30)))
+        #expect(sleeper.terminationStatus == SIGTERM && sleeper.endedBySignal)
+    }
+
     @Test func pipesCarryEachStreamSeparately() throws {
         let child = try SpawnedProcess.launch("/bin/sh", ["-c", "printf out; printf err >&2"], output: .pipes)
         let output = try #require(child.standardOutput).readDataToEndOfFile()

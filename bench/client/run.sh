@@ -111,7 +111,7 @@ for round in $(seq 1 "$ROUNDS"); do
 done
 
 echo
-printf '%-48s %10s %9s %10s %12s\n' "server (median round by req/s)" "req/s" "p99 ms" "MB/s" "CPU us/req"
+printf '%-48s %10s %9s %10s %12s %8s\n' "server (median round by req/s)" "req/s" "p99 ms" "MB/s" "CPU us/req" "steal %"
 declare -A ROW
 for name in $NAMES; do
     ROW[$name]=$(median_row "${RESULTS[$name]}")
@@ -126,8 +126,8 @@ for name in $NAMES; do
         livery-log-package) label="livery package, default level (info)" ;;
         nginx-log-package) label="nginx package (sendfile), access_log buffer=64k" ;;
     esac
-    read -r rps p99 mb cpu <<<"${ROW[$name]}"
-    printf '%-48s %10s %9s %10s %12s\n' "$label" "$rps" "$p99" "$mb" "$cpu"
+    read -r rps p99 mb cpu steal <<<"${ROW[$name]}"
+    printf '%-48s %10s %9s %10s %12s %8s\n' "$label" "$rps" "$p99" "$mb" "$cpu" "$steal"
 done
 ratio() {  # livery-name nginx-name column(1 req/s, 3 MB/s, 4 CPU)
     python3 -c "import sys; a, b = sys.argv[1].split(), sys.argv[2].split(); print(f'{float(a[$3 - 1]) / float(b[$3 - 1]):.2f}x')" "${ROW[$1]}" "${ROW[$2]}"

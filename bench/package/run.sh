@@ -82,17 +82,17 @@ for round in $(seq 1 "$ROUNDS"); do
         RESULTS[$name]+="$result"$'\n'
     done
 done
-read -r L_RPS L_P99 L_MB L_CPU <<<"$(median_row "${RESULTS[livery]}")"
-read -r N_RPS N_P99 N_MB N_CPU <<<"$(median_row "${RESULTS[nginx]}")"
-read -r LL_RPS LL_P99 LL_MB LL_CPU <<<"$(median_row "${RESULTS[livery-log]}")"
-read -r NL_RPS NL_P99 NL_MB NL_CPU <<<"$(median_row "${RESULTS[nginx-log]}")"
+read -r L_RPS L_P99 L_MB L_CPU L_STEAL <<<"$(median_row "${RESULTS[livery]}")"
+read -r N_RPS N_P99 N_MB N_CPU N_STEAL <<<"$(median_row "${RESULTS[nginx]}")"
+read -r LL_RPS LL_P99 LL_MB LL_CPU LL_STEAL <<<"$(median_row "${RESULTS[livery-log]}")"
+read -r NL_RPS NL_P99 NL_MB NL_CPU NL_STEAL <<<"$(median_row "${RESULTS[nginx-log]}")"
 
 echo
-printf '%-52s %10s %9s %10s %12s\n' "server (median round by req/s)" "req/s" "p99 ms" "MB/s" "CPU us/req"
-printf '%-52s %10s %9s %10s %12s\n' "livery package, --log-level warning" "$L_RPS" "$L_P99" "$L_MB" "$L_CPU"
-printf '%-52s %10s %9s %10s %12s\n' "nginx package (sendfile), access_log off" "$N_RPS" "$N_P99" "$N_MB" "$N_CPU"
-printf '%-52s %10s %9s %10s %12s\n' "livery package, default level (info)" "$LL_RPS" "$LL_P99" "$LL_MB" "$LL_CPU"
-printf '%-52s %10s %9s %10s %12s\n' "nginx package (sendfile), access_log buffer=64k" "$NL_RPS" "$NL_P99" "$NL_MB" "$NL_CPU"
+printf '%-52s %10s %9s %10s %12s %8s\n' "server (median round by req/s)" "req/s" "p99 ms" "MB/s" "CPU us/req" "steal %"
+printf '%-52s %10s %9s %10s %12s %8s\n' "livery package, --log-level warning" "$L_RPS" "$L_P99" "$L_MB" "$L_CPU" "$L_STEAL"
+printf '%-52s %10s %9s %10s %12s %8s\n' "nginx package (sendfile), access_log off" "$N_RPS" "$N_P99" "$N_MB" "$N_CPU" "$N_STEAL"
+printf '%-52s %10s %9s %10s %12s %8s\n' "livery package, default level (info)" "$LL_RPS" "$LL_P99" "$LL_MB" "$LL_CPU" "$LL_STEAL"
+printf '%-52s %10s %9s %10s %12s %8s\n' "nginx package (sendfile), access_log buffer=64k" "$NL_RPS" "$NL_P99" "$NL_MB" "$NL_CPU" "$NL_STEAL"
 python3 -c "
 print(f'package livery/nginx req/s, no logs       {$L_RPS / $N_RPS:.2f}x   CPU/req {$L_CPU / $N_CPU:.2f}x   (target >= 1.0x)')
 print(f'package livery/nginx req/s, both logging  {$LL_RPS / $NL_RPS:.2f}x   CPU/req {$LL_CPU / $NL_CPU:.2f}x')

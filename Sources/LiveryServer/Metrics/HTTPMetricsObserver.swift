@@ -55,12 +55,18 @@ public final class HTTPMetricsObserver: HTTPServerObserver {
         let method: MethodLabel
         let route: String
         let requests: CoreMetrics.Counter
-        let duration: CoreMetrics.Timer
+        /// Where durations go: the route's histogram when the observer keeps its own, else the factory's timer.
+        let duration: Durations
         let bytes: CoreMetrics.Counter
 
+        enum Durations: Sendable {
+            case timer(CoreMetrics.Timer)
+            case histogram(RouteDurations)
+        }
+
         init(
-            status: Int, method: MethodLabel, route: String, requests: CoreMetrics.Counter,
-            duration: CoreMetrics.Timer, bytes: CoreMetrics.Counter
+            status: Int, method: MethodLabel, route: String, requests: CoreMetrics.Counter, duration: Durations,
+            bytes: CoreMetrics.Counter
         ) {
             self.status = status
             self.method = method
@@ -74,9 +80,43 @@ public final class HTTPMetricsObserver: HTTPServerObserver {
     /// What one kind of request has added up on one loop since the last flush.
     private struct Pending {
         let entry: Entry
+        /// The entry's kind, kept beside it so a request is matched without touching the entry (shared by every
+        /// loop, so retaining it would bounce its reference count between their caches).
+        let status: Int
+        let method: MethodLabel
+        let route: String
         var requests: Int64 = 0
         var bytes: Int64 = 0
+        /// Each duration, for a factory's timer.
         var nanoseconds: [Int64] = []
+        /// Durations counted into the route histogram's buckets (`RouteDurations.Counts`), when it has one.
+        var counts: RouteDurations.Counts?
+
+        init(entry: Entry, route: String) {
+            self.entry = entry
+            status = entry.status
+            method = entry.method
+            self.route = route
+            if case .histogram(let histogram) = entry.duration { counts = histogram.emptyCounts }
+        }
+
+        mutating func count(bytes: Int64, nanoseconds: Int64) {
+            requests += 1
+            self.bytes += bytes
+            if counts != nil {
+                counts!.add(nanoseconds)
+            } else {
+                self.nanoseconds.append(nanoseconds)
+            }
+        }
+
+        /// Nothing counted, the kind kept.
+        mutating func reset() {
+            requests = 0
+            bytes = 0
+            nanoseconds = []
+            counts?.reset()
+        }
     }
 
     private struct ShardState {
@@ -88,9 +128,7 @@ public final class HTTPMetricsObserver: HTTPServerObserver {
         /// Counts one request of the kind at `index`; returns what is due for the shared series (nothing until
         /// `batchSize` requests are pending).
         mutating func record(at index: Int, bytes: Int64, nanoseconds: Int64) -> [Pending] {
-            pending[index].requests += 1
-            pending[index].bytes += bytes
-            pending[index].nanoseconds.append(nanoseconds)
+            pending[index].count(bytes: bytes, nanoseconds: nanoseconds)
             count += 1
             return count >= HTTPMetricsObserver.batchSize ? take() : []
         }
@@ -102,9 +140,7 @@ public final class HTTPMetricsObserver: HTTPServerObserver {
             var taken: [Pending] = []
             for index in pending.indices where pending[index].requests > 0 {
                 taken.append(pending[index])
-                pending[index].requests = 0
-                pending[index].bytes = 0
-                pending[index].nanoseconds = []
+                pending[index].reset()
             }
             return taken
         }
@@ -121,6 +157,10 @@ public final class HTTPMetricsObserver: HTTPServerObserver {
     static let batchSize = 256
 
     private let factory: any MetricsFactory
+    /// The upper bounds of the duration buckets when the observer keeps its own histograms (nil: the factory's
+    /// timers); and those histograms, one per route, in the order routes first completed a request.
+    private let durationBounds: [Duration]?
+    private let histograms = Mutex<[RouteDurations]>([])
     private let open: Meter
     private let accepted: CoreMetrics.Counter
     private let refused: CoreMetrics.Counter
@@ -130,8 +170,16 @@ public final class HTTPMetricsObserver: HTTPServerObserver {
     /// One per event loop (`HTTPRequestEvent.loopIndex`; a server has at most 64).
     private let shards: [Shard] = (0..<64).map { _ in Shard() }
 
-    public init(factory: any MetricsFactory) {
+    /// - Parameters:
+    ///   - factory: where the counters, the gauge and (without `durationBuckets`) the duration timers go.
+    ///   - durationBuckets: the upper bounds of the duration histogram's buckets, ascending, when the observer keeps
+    ///     the histograms itself: a loop's batch of durations is then added bucket by bucket, not one `record` per
+    ///     request, and `renderDurations(into:)` writes them in the Prometheus text format (the same lines
+    ///     swift-prometheus's histogram writes for the same observations). Without it, each duration is recorded
+    ///     into the factory's timer for the route.
+    public init(factory: any MetricsFactory, durationBuckets: [Duration]? = nil) {
         self.factory = factory
+        self.durationBounds = durationBuckets
         open = Meter(label: Self.openConnectionsName, factory: factory)
         open.set(0)
         accepted = CoreMetrics.Counter(label: Self.connectionsName, factory: factory)
@@ -158,9 +206,10 @@ public final class HTTPMetricsObserver: HTTPServerObserver {
         let shard = shards[min(max(event.loopIndex, 0), shards.count - 1)]
         // nil: a kind this loop has not seen yet; otherwise what is due for the shared series (usually nothing).
         let due = shard.state.withLock { state -> [Pending]? in
-            for index in state.pending.indices {
-                let entry = state.pending[index].entry
-                guard entry.status == status && entry.method == method && entry.route == route else { continue }
+            for index in state.pending.indices
+            where state.pending[index].status == status && state.pending[index].method == method
+                && state.pending[index].route == route
+            {
                 return state.record(at: index, bytes: bytes, nanoseconds: event.nanoseconds)
             }
             return nil
@@ -173,7 +222,7 @@ public final class HTTPMetricsObserver: HTTPServerObserver {
         let entry = entry(status: status, method: method, route: route)
         add(
             shard.state.withLock { state in
-                state.pending.append(Pending(entry: entry))
+                state.pending.append(Pending(entry: entry, route: route))
                 return state.record(at: state.pending.count - 1, bytes: bytes, nanoseconds: event.nanoseconds)
             })
     }
@@ -187,8 +236,37 @@ public final class HTTPMetricsObserver: HTTPServerObserver {
         for pending in batch {
             pending.entry.requests.increment(by: pending.requests)
             pending.entry.bytes.increment(by: pending.bytes)
-            for nanoseconds in pending.nanoseconds { pending.entry.duration.recordNanoseconds(nanoseconds) }
+            switch pending.entry.duration {
+            case .timer(let timer):
+                for nanoseconds in pending.nanoseconds { timer.recordNanoseconds(nanoseconds) }
+            case .histogram(let histogram):
+                if let counts = pending.counts { histogram.add(counts) }
+            }
         }
+    }
+
+    /// Writes the duration histograms the observer keeps (with `durationBuckets`) in the Prometheus text format:
+    /// a `# TYPE` line, then each route's buckets, sum and count; nothing before the first request or without
+    /// `durationBuckets`. Call `flush()` first so pending durations are in.
+    public func renderDurations(into buffer: inout [UInt8]) {
+        let histograms = self.histograms.withLock { $0 }
+        guard !histograms.isEmpty else { return }
+        buffer.append(contentsOf: "# TYPE \(Self.durationName) histogram\n".utf8)
+        for histogram in histograms { histogram.render(name: Self.durationName, into: &buffer) }
+    }
+
+    /// The duration series of `route`: its histogram (made on first use) or the factory's timer.
+    private func durations(route: String) -> Entry.Durations {
+        guard let durationBounds else {
+            return .timer(CoreMetrics.Timer(label: Self.durationName, dimensions: [("route", route)], factory: factory))
+        }
+        return .histogram(
+            histograms.withLock { histograms in
+                if let kept = histograms.first(where: { $0.route == route }) { return kept }
+                let made = RouteDurations(route: route, bounds: durationBounds)
+                histograms.append(made)
+                return made
+            })
     }
 
     /// The series of one kind of request, made on its first occurrence.
@@ -203,7 +281,7 @@ public final class HTTPMetricsObserver: HTTPServerObserver {
                     label: Self.requestsName,
                     dimensions: [("method", method.rawValue), ("route", route), ("status", String(status))],
                     factory: factory),
-                duration: CoreMetrics.Timer(label: Self.durationName, dimensions: [("route", route)], factory: factory),
+                duration: durations(route: route),
                 bytes: CoreMetrics.Counter(label: Self.bytesName, dimensions: [("route", route)], factory: factory))
             entries.append(made)
             return made

@@ -9,7 +9,10 @@ import SkinServing
 ///
 /// `livery serve` bootstraps `MetricsSystem` with `factory`, so every swift-metrics counter in the process (client
 /// answers, package builds, admin changes) lands in `registry`. Everything is created through swift-metrics, never
-/// on the registry directly: the registry refuses one name with two different help texts. The `# HELP` and
+/// on the registry directly: the registry refuses one name with two different help texts. The one exception is
+/// `livery_http_request_duration_seconds`: `httpObserver` keeps those histograms itself (`RouteDurations`, the same
+/// buckets, added a batch at a time rather than one registry `record` per request) and `/metrics` appends them to
+/// the registry's series, written as the registry writes a histogram. The `# HELP` and
 /// `# TYPE` lines come from one table keyed by series name (`MetricDescriptions`), applied when `/metrics` is
 /// rendered, so `promtool check metrics` accepts the exposition.
 ///
@@ -50,18 +53,15 @@ public final class LiveryMetrics: Sendable {
     public init(startTime: Date = Date()) {
         let registry = PrometheusCollectorRegistry()
         var factory = PrometheusMetricsFactory(registry: registry)
-        factory.defaultDurationHistogramBuckets = [
-            .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .microseconds(2500),
-            .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
-            .milliseconds(250), .milliseconds(500), .seconds(1), .milliseconds(2500), .seconds(5), .seconds(10)
-        ]
+        factory.defaultDurationHistogramBuckets = Self.durationBuckets
         factory.durationHistogramBuckets[PackageCacheMetrics.buildDurationName] = [
             .milliseconds(10), .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500),
             .seconds(1), .milliseconds(2500), .seconds(5), .seconds(10), .seconds(30), .seconds(60)
         ]
         self.registry = registry
         self.factory = factory
-        self.httpObserver = HTTPMetricsObserver(factory: factory)
+        // The request durations are histograms the observer keeps (added a batch at a time), with the same buckets.
+        self.httpObserver = HTTPMetricsObserver(factory: factory, durationBuckets: Self.durationBuckets)
         CoreMetrics.Gauge(label: Self.processStartTimeName, factory: factory).record(startTime.timeIntervalSince1970)
         // Created now so dashboards see zeros rather than missing series before the first event.
         _ = PackageCacheMetrics(factory: factory)
@@ -75,14 +75,30 @@ public final class LiveryMetrics: Sendable {
         CoreMetrics.Counter(label: GuardNotifier.failuresMetric, factory: factory).increment(by: 0)
     }
 
+    /// The buckets of every duration histogram but the package builds'.
+    static let durationBuckets: [Duration] = [
+        .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .microseconds(2500),
+        .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
+        .milliseconds(250), .milliseconds(500), .seconds(1), .milliseconds(2500), .seconds(5), .seconds(10)
+    ]
+
+    /// Every series in the Prometheus text format as rendered, before `MetricDescriptions` annotates it: the
+    /// registry's, then the request durations the HTTP observer keeps (pending counts flushed first).
+    func series() -> [UInt8] {
+        httpObserver.flush()
+        var series = registry.emitToBuffer()
+        httpObserver.renderDurations(into: &series)
+        return series
+    }
+
     /// The Prometheus text exposition (format 0.0.4) of every series.
     public func exposition() -> HTTPResponse {
-        httpObserver.flush()
+        let series = series()
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: "text/plain; version=0.0.4; charset=utf-8")
         headers.add(name: "Cache-Control", value: "no-store")
         return HTTPResponse(
-            status: .ok, headers: headers, body: .bytes(MetricDescriptions.annotate(registry.emitToBuffer())))
+            status: .ok, headers: headers, body: .bytes(MetricDescriptions.annotate(series)))
     }
 
     /// Adds `GET /metrics` to `router`.

@@ -11,6 +11,8 @@ struct ParsedMessage: Equatable {
     var headers: HTTPHeaders
     var keepAlive: Bool
     var expectsContinue: Bool
+    /// The head's `X-Request-Id` as noted while parsing.
+    var requestID: String?
     var body: [UInt8]
     var trailers: HTTPHeaders
 }
@@ -63,7 +65,7 @@ func parse(
                         method: head.method, target: head.target, path: head.path, rawPath: String(head.rawPath),
                         rawQuery: String(head.rawQuery), version: head.version,
                         headers: head.headers, keepAlive: head.keepAlive, expectsContinue: head.expectsContinue,
-                        body: body, trailers: trailers))
+                        requestID: head.requestID, body: body, trailers: trailers))
             }
         }
         if bytes.isEmpty { break }
