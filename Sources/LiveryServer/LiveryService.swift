@@ -196,8 +196,12 @@ public final class LiveryService: Sendable {
     /// Imports the skins folder if the store still needs it, builds the catalog from the store, publishes it,
     /// and marks the service ready. Skins that cannot be served are logged and left out.
     ///
+    /// A cancelled task stops between two skins of the import or of the catalog build: the import resumes and the
+    /// packages are built at the next start.
+    ///
     /// - Throws: `LiveryServiceError.store` if the import cannot write to the store, `.store(.unavailable)` if
-    ///   the store could not be read while building the catalog (the service stays not ready).
+    ///   the store could not be read while building the catalog, `.stopped` if the task was cancelled first (the
+    ///   service stays not ready).
     public func loadCatalog() async throws(LiveryServiceError) {
         let importer = SkinImporter(
             store: store, skinsDirectory: configuration.skinsDirectory, dataDirectory: configuration.dataDirectory,
@@ -221,7 +225,10 @@ public final class LiveryService: Sendable {
                     "skins.already_stored": "\(summary.alreadyStored.count)"
                 ])
         }
-        guard let revision = await catalog.publishLatest() else {
+        // Told to stop while starting: the rest of the import and the package builds wait for the next start.
+        if summary.stopped || Task.isCancelled { throw .stopped }
+        guard let revision = await catalog.publishLatest(stopsWhenCancelled: true) else {
+            if Task.isCancelled { throw .stopped }
             // Not ready with a catalog missing skins: the caller starts over once the store answers.
             throw .store(.unavailable(reason: "the store could not be read while building the catalog"))
         }
@@ -388,12 +395,15 @@ public enum LiveryServiceError: Error, CustomStringConvertible {
     case store(StoreError)
     /// The tokens file cannot be read.
     case tokens(TokenFileError)
+    /// The catalog load was cancelled (the server is stopping) before it ended.
+    case stopped
 
     public var description: String {
         switch self {
         case .packageCache(let error): "\(error) (--data-dir / LIVERY_DATA_DIR)"
         case .store(let error): "\(error) (--data-dir / LIVERY_DATA_DIR)"
         case .tokens(let error): error.description
+        case .stopped: "stopped before the catalog was loaded"
         }
     }
 }

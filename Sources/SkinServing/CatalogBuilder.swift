@@ -134,14 +134,19 @@ public final class CatalogBuilder: Sendable {
     /// A recurring release is resolved here, once per build: it becomes one released skin per occurrence in force
     /// from `now` on (``servedOccurrences`` of them), each with concrete instants, so the poll, `next`, priorities,
     /// previews, themes and the catalog document read windows as they always did.
+    ///
+    /// - Returns: nil only when `stopsWhenCancelled` and the task is cancelled, which is checked before each released
+    ///   skin's packages: a server told to stop during its first load does not wait for every build (the packages
+    ///   built so far stay cached). A build that must end in a catalog (after a committed change) leaves it false.
     public func build(
-        _ snapshot: StoreSnapshot, now: Date = Date()
-    ) async throws(StoreError) -> (catalog: Catalog, problems: [Problem]) {
+        _ snapshot: StoreSnapshot, now: Date = Date(), stopsWhenCancelled: Bool = false
+    ) async throws(StoreError) -> (catalog: Catalog, problems: [Problem])? {
         var released: [ReleasedSkin] = []
         var origins: [String: PackageOrigin] = [:]
         var problems: [Problem] = []
         for id in snapshot.skinIDs {
             guard let skin = snapshot.skins[id], let release = skin.release else { continue }
+            if stopsWhenCancelled && Task.isCancelled { return nil }
             do throws(ServingError) {
                 guard let releasedVersion = skin.version(release.version) else {
                     throw .invalidRelease("version \(release.version) does not exist")

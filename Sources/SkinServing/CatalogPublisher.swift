@@ -80,15 +80,21 @@ public final class CatalogPublisher: Sendable {
     /// When the store cannot be reached for a skin's files (`StoreError.unavailable`), nothing is published and
     /// the revision is not recorded: the previous catalog stays served, and the caller tries again later.
     ///
+    /// With `stopsWhenCancelled`, a cancelled task stops the build before its next skin's packages
+    /// (`CatalogBuilder.build`) and publishes nothing; every publish after a committed change leaves it false.
+    ///
     /// - Returns: the revision now published, or nil when the build failed on an unreachable store (logged; see
-    ///   `needsRetry`).
+    ///   `needsRetry`) or stopped on cancellation (not logged, not a failure).
     @discardableResult
-    public func publishLatest() async -> Int? {
+    public func publishLatest(stopsWhenCancelled: Bool = false) async -> Int? {
         let snapshot = builder.store.snapshot
         let catalog: Catalog
         let problems: [CatalogBuilder.Problem]
         do throws(StoreError) {
-            (catalog, problems) = try await builder.build(snapshot)
+            guard let built = try await builder.build(snapshot, stopsWhenCancelled: stopsWhenCancelled) else {
+                return nil
+            }
+            (catalog, problems) = built
             failed.store(false, ordering: .releasing)
         } catch {
             failed.store(true, ordering: .releasing)

@@ -18,6 +18,9 @@ import SystemCalls
 /// Each skin is added with `addVersion(…, expectedRevision: 0, release: …)`, only if the store has never seen its
 /// id: the version and its release are one change, so a crash leaves the skin entirely imported or not at all,
 /// and a resumed import skips what is already there. The marker is written (durably) only after every skin is in.
+///
+/// An import whose task is cancelled (the server told to stop while starting) stops before its next skin: the
+/// skins added so far stay, no marker is written, and the next start resumes it.
 public struct SkinImporter: Sendable {
     /// The audit actor of imported versions.
     public static let actor = "livery:import"
@@ -50,6 +53,8 @@ public struct SkinImporter: Sendable {
         public var alreadyStored: [String] = []
         public var rejected: [String] = []
         public var ran = false
+        /// The import was cancelled before its last skin: it is still pending, and resumes at the next start.
+        public var stopped = false
     }
 
     var markerPath: String { dataDirectory + "/" + Self.markerName }
@@ -64,7 +69,8 @@ public struct SkinImporter: Sendable {
     /// and run on a thread of their own; the store keeps its own work off the cooperative pool.
     ///
     /// A skins folder that cannot be read imports nothing and leaves the import pending (logged as a warning), so
-    /// fixing `--skins-dir` before the first change still seeds the store.
+    /// fixing `--skins-dir` before the first change still seeds the store. A cancelled task stops before its next
+    /// skin (`Summary.stopped`), leaving the import pending.
     public func importIfPending() async throws(StoreError) -> Summary {
         var summary = Summary()
         guard try await isPending() else { return summary }
@@ -91,6 +97,10 @@ public struct SkinImporter: Sendable {
         }
         var seen = Set<String>()
         for name in folders {
+            if Task.isCancelled {
+                summary.stopped = true
+                return summary
+            }
             try await importFolder(skinsDirectory + "/" + name, name: name, seen: &seen, summary: &summary)
         }
         let note: JSONValue = [

@@ -161,8 +161,12 @@ struct ServeCommand: AsyncParsableCommand {
                     try await service.loadCatalog()
                 }
             } catch {
-                // Stopped (SIGTERM) while waiting for PostgreSQL: a clean shutdown, not a failure.
-                if Task.isCancelled { return true }
+                // Stopped (SIGTERM) while waiting for PostgreSQL, importing or building: a clean shutdown, not a
+                // failure.
+                if Task.isCancelled {
+                    logger.notice("stopped before the catalog was loaded; the next start carries on from the store")
+                    return true
+                }
                 // A PostgreSQL store's own failure was logged naming --store.
                 if !(error is PostgresStoreError) {
                     logger.critical("cannot load the catalog: \(error) (\(LiveryConfiguration.Setting.skinsDir.flag))")
@@ -225,8 +229,9 @@ struct ServeCommand: AsyncParsableCommand {
         requestLog?.close()
         withExtendedLifetime((signals, reload)) {}
         scrubbing?.cancel()
-        // Waiting for PostgreSQL ends with the server; a file store's import in progress must finish its change.
-        if sharedStore != nil { loading.cancel() }
+        // A start still loading ends with the server: waiting for PostgreSQL at once; an import or a package build
+        // in progress after its current skin (each skin's import is one store change), the rest left to the next start.
+        loading.cancel()
         let loaded = await loading.value
         startTimer.cancel()
         following.cancel()

@@ -82,6 +82,48 @@ import Testing
         }
     }
 
+    @Test func aSIGTERMDuringTheFirstImportExitsZeroAndTheNextStartImportsTheRest() async throws {
+        try await blocking {
+            let scratch = try ScratchDirectory(prefix: "livery-stop-loading")
+            let skins = scratch.path("skins")
+            try FileManager.default.createDirectory(atPath: skins, withIntermediateDirectories: true)
+            // Enough skins that importing them and building their packages takes far longer than a signal.
+            let ids = (1...24).map { "christmas-copy-\($0)" }
+            for id in ids {
+                let sample = LiveryProcess.repository.appendingPathComponent("skins/christmas-2026").path
+                try FileManager.default.copyItem(atPath: sample, toPath: skins + "/" + id)
+                let manifestPath = skins + "/" + id + "/skin.json"
+                var manifest = try #require(
+                    try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: manifestPath)))
+                        as? [String: Any])
+                manifest["id"] = id
+                try JSONSerialization.data(withJSONObject: manifest).write(to: URL(fileURLWithPath: manifestPath))
+            }
+            let environment = ["LIVERY_SKINS_DIR": skins, "LIVERY_DATA_DIR": scratch.path("data")]
+            let first = try LiveryProcess.start(
+                ["serve", "--host", "127.0.0.1", "--port", "0"], environment: environment)
+            #expect(try first.stop(signal: SIGTERM) == 0)
+            #expect(first.output.contains("stopped before the catalog was loaded"), "\(first.output)")
+            #expect(!first.output.contains("catalog loaded"))
+
+            let second = try LiveryProcess.start(
+                ["serve", "--host", "127.0.0.1", "--port", "0"], environment: environment)
+            try second.waitUntilReady(seconds: 300)
+            let imported = Self.loggedCount("skins.imported", in: second.output)
+            let alreadyStored = Self.loggedCount("skins.already_stored", in: second.output)
+            #expect(imported + alreadyStored == ids.count, "\(second.output)")
+            #expect(imported > 0, "the first start stopped before the end of its import")
+            #expect(Self.loggedCount("skins.stored", in: second.output) == ids.count, "\(second.output)")
+            #expect(try second.stop(signal: SIGTERM) == 0)
+        }
+    }
+
+    /// The number logged as `key=<n>` in `output` (0 when absent).
+    static func loggedCount(_ key: String, in output: String) -> Int {
+        guard let range = output.range(of: key + "=") else { return 0 }
+        return Int(output[range.upperBound...].prefix { $0.isNumber }) ?? 0
+    }
+
     @Test func servesTheBenchmarkBodyOnlyWhenAsked() async throws {
         try await blocking {
             let scratch = try ScratchDirectory(prefix: "livery-bench")

@@ -83,6 +83,62 @@ import Testing
         await harness.stop()
     }
 
+    @Test func aLoadCancelledWhileStartingStopsAndTheNextStartImportsAndServesEverything() async throws {
+        let scratch = try ScratchDirectory(prefix: "livery-import")
+        let root = scratch.path
+        try LiveryHarness.makeSkins(in: root, sample: "christmas-2026")
+        try LiveryHarness.makeSkins(in: root, sample: "double-11-2026")
+        var configuration = LiveryService.Configuration()
+        configuration.skinsDirectory = root + "/skins"
+        configuration.dataDirectory = root + "/data"
+        let service = try LiveryService(configuration: configuration, logger: LiveryHarness.quiet)
+        // SIGTERM during the first start: the load's task is cancelled before its first skin.
+        try await Self.expectStoppedWhenCancelledAtOnce(service)
+        #expect(!service.isReady)
+        #expect(try #require(service.fileStore).snapshot.skinIDs == [])
+        #expect(!FileManager.default.fileExists(atPath: root + "/data/" + SkinImporter.markerName))
+        service.close()
+
+        let harness = try await LiveryHarness(root: root)
+        #expect(harness.store.snapshot.skinIDs == ["christmas-2026", "double-11-2026"])
+        #expect(FileManager.default.fileExists(atPath: root + "/data/" + SkinImporter.markerName))
+        #expect(try await harness.poll()["skinId"] as? String == "christmas-2026")
+        await harness.stop()
+    }
+
+    @Test func aLoadCancelledAfterTheImportBuildsNoCatalogAndTheNextLoadServes() async throws {
+        let first = try await LiveryHarness(samples: ["christmas-2026"])
+        defer { first.removeFiles() }
+        await first.stop()
+        var configuration = LiveryService.Configuration()
+        configuration.skinsDirectory = first.root + "/skins"
+        configuration.dataDirectory = first.root + "/data"
+        let service = try LiveryService(configuration: configuration, logger: LiveryHarness.quiet)
+        try await Self.expectStoppedWhenCancelledAtOnce(service)
+        #expect(!service.isReady, "never ready with a catalog that was not built")
+        try await service.loadCatalog()
+        #expect(service.isReady)
+        service.close()
+    }
+
+    /// Runs `service.loadCatalog()` in a task cancelled before it starts (a server told to stop while loading) and
+    /// expects it to throw `.stopped`.
+    static func expectStoppedWhenCancelledAtOnce(_ service: LiveryService) async throws {
+        let outcome = await Task { () async -> LiveryServiceError? in
+            withUnsafeCurrentTask { $0?.cancel() }
+            do throws(LiveryServiceError) {
+                try await service.loadCatalog()
+                return nil
+            } catch {
+                return error
+            }
+        }.value
+        guard case .stopped = try #require(outcome, "the load ended although its task was cancelled") else {
+            Issue.record("expected .stopped, got \(String(describing: outcome))")
+            return
+        }
+    }
+
     @Test func aStoreChangedByAnOperatorIsNeverSeeded() async throws {
         let scratch = try ScratchDirectory(prefix: "livery-import")
         let root = scratch.path

@@ -29,7 +29,7 @@ import Testing
         let scratch = try ScratchDirectory(prefix: "livery-serving-core")
         let now = Date()
         let (store, builder) = try await Self.released(in: scratch, now: now)
-        let (catalog, problems) = try await builder.build(store.snapshot)
+        let (catalog, problems) = try #require(await builder.build(store.snapshot))
         #expect(problems.isEmpty)
 
         let parameters = ["app": "demo", "platform": "Android", "appVersion": "7.1", "scale": "2", "appearance": "dark"]
@@ -51,12 +51,30 @@ import Testing
         store.close()
     }
 
+    @Test func aBuildAllowedToStopStopsInACancelledTaskAndAnyOtherBuildEndsInACatalog() async throws {
+        let scratch = try ScratchDirectory(prefix: "livery-serving-core")
+        let (store, builder) = try await Self.released(in: scratch, now: Date())
+        let snapshot = store.snapshot
+        let (stopped, finished) = try await Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return (
+                try await builder.build(snapshot, stopsWhenCancelled: true),
+                try await builder.build(snapshot)
+            )
+        }.value
+        #expect(stopped == nil, "a server stopping during its first load does not wait for the package builds")
+        // A publish after a committed change must serve it, whatever its task.
+        #expect(finished?.catalog.releases["demo"]?.count == 1)
+        #expect(finished?.problems.isEmpty == true)
+        store.close()
+    }
+
     @Test func theStoresKillSwitchEmptiesEveryAnswerForItsApp() async throws {
         let scratch = try ScratchDirectory(prefix: "livery-serving-core")
         let now = Date()
         let (store, builder) = try await Self.released(in: scratch, now: now)
         try await store.setKillSwitch(app: "demo", enabled: true, reason: "drill", expectedRevision: nil, actor: "ops")
-        let (catalog, _) = try await builder.build(store.snapshot)
+        let (catalog, _) = try #require(await builder.build(store.snapshot))
 
         let request = try SkinRequest.parse { ["app": "demo", "platform": "ios", "appVersion": "7.1"][$0] }
         let answer = AnswerFragments(catalog: catalog).answer(for: SkinResolver.resolve(request, in: catalog, at: now))
@@ -89,7 +107,7 @@ import Testing
         let writer = F.RecordingWriter()
         let builder = CatalogBuilder(
             store: store, cache: try F.cache(scratch.path("packages"), writer: writer), limits: ValidationLimits())
-        let (catalog, _) = try await builder.build(store.snapshot)
+        let (catalog, _) = try #require(await builder.build(store.snapshot))
         #expect(Set(writer.paths) == Set(catalog.packages.values.map { $0.path + ".sha256" }))
         store.close()
     }
