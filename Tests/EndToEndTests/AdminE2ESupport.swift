@@ -92,5 +92,7 @@ struct AdminCall {
     }
 
     /// Waits (bounded: up to `seconds`) until `/readyz` answers 200.
-    func waitUntilReady(seconds: Double = 30) throws { try LiveryProcess.waitUntilReady(port: port, seconds: seconds) }
+    func waitUntilReady(seconds: Double = LiveryProcess.readinessBound) throws {
+        try LiveryProcess.waitUntilReady(port: port, seconds: seconds)
+    }
 }

@@ -49,7 +49,7 @@ import Testing
             try Replicas.start(store: uri, workspace: workspace, environment: environment)
         }
         defer { for replica in replicas { _ = try? replica.stop(signal: SIGTERM) } }
-        for replica in replicas { try replica.waitUntilReady(seconds: 60) }
+        for replica in replicas { try replica.waitUntilReady() }
         let ios = try Reports.sign(port: replicas[0].port)
         let android = try Self.sign(port: replicas[0].port, platform: "android")
 

@@ -310,7 +310,7 @@ struct DataFolderFaultTests {
                 // The fault over, the same upload goes through once the background write check (at most once a
                 // second) has seen the folder take a write again: /readyz says so first.
                 end()
-                try admin.waitUntilReady(seconds: 15)
+                try admin.waitUntilReady()
                 #expect(try admin.send("POST", Self.upload, body: body, contentType: "application/zip").status == 201)
             }
         }

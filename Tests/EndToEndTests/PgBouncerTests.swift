@@ -21,8 +21,8 @@ import Testing
             // Together, on an empty database: one migrates and imports, the other waits for it; over TCP and the socket.
             let first = try Replicas.start(store: bouncer.tcpURI(database: database), workspace: workspace)
             let second = try Replicas.start(store: bouncer.socketURI(database: database), workspace: workspace)
-            try first.waitUntilReady(seconds: 60)
-            try second.waitUntilReady(seconds: 60)
+            try first.waitUntilReady()
+            try second.waitUntilReady()
             #expect(Replicas.polledSkin(port: first.port) == "seed" && Replicas.polledSkin(port: second.port) == "seed")
             for livery in [first, second] {
                 #expect(
@@ -40,7 +40,7 @@ import Testing
             let third = try Replicas.start(
                 store: bouncer.tcpURI(database: database), workspace: workspace,
                 environment: ["LIVERY_START_TIMEOUT": "30"])
-            try third.waitUntilReady(seconds: 40)
+            try third.waitUntilReady()
             for livery in [first, second, third] { #expect(try livery.stop(signal: SIGTERM) == 0, "\(livery.output)") }
         }
         let locks = try await server.psql(

@@ -84,7 +84,7 @@ import Testing
             // Reads at the end, on every replica, once each is ready again.
             try await blocking {
                 for replica in 0..<3 {
-                    try cluster.admin(replica).waitUntilReady(seconds: 60)
+                    try cluster.admin(replica).waitUntilReady()
                     for id in Self.skins {
                         Self.record(
                             recorder, client: -1, kind: "get_skin", skin: id, args: [:], replica: replica,

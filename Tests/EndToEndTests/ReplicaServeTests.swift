@@ -291,7 +291,7 @@ import Testing
             #expect(try await blocking { try waiting.stop(signal: SIGTERM) } == 0, "\(waiting.output)")
             try await server.start()
             try await blocking {
-                try AdminCall(port: livery.port).waitUntilReady(seconds: 10)
+                try AdminCall(port: livery.port).waitUntilReady()
                 #expect(Replicas.polledSkin(port: livery.port) == "steady")
                 #expect(try livery.stop(signal: SIGTERM) == 0)
             }

@@ -172,7 +172,7 @@ import Testing
         let workspace = try Replicas.workspace(releasing: "tiny")
         let uri = server.uri(database: database)
         var replicas = try (0..<3).map { _ in try Replicas.start(store: uri, workspace: workspace) }
-        for replica in replicas { try replica.waitUntilReady(seconds: 60) }
+        for replica in replicas { try replica.waitUntilReady() }
         let sign = try Reports.sign(port: replicas[0].port)
 
         // Every device reports to every replica; a third of them failed.
@@ -189,7 +189,7 @@ import Testing
         // A replica restarted reads them back from PostgreSQL.
         _ = try replicas[2].stop(signal: SIGTERM)
         replicas[2] = try Replicas.start(store: uri, workspace: workspace)
-        try replicas[2].waitUntilReady(seconds: 60)
+        try replicas[2].waitUntilReady()
         #expect(try Reports.figures(replicas[2].port) == expected)
         for replica in replicas { _ = try replica.stop(signal: SIGTERM) }
     }
@@ -203,7 +203,7 @@ import Testing
         let victim = try Replicas.start(store: uri, workspace: workspace, environment: unlimited)
         let witness = try Replicas.start(store: uri, workspace: workspace, environment: unlimited)
         defer { _ = try? witness.stop(signal: SIGTERM) }
-        for replica in [victim, witness] { try replica.waitUntilReady(seconds: 60) }
+        for replica in [victim, witness] { try replica.waitUntilReady() }
         let sign = try Reports.sign(port: victim.port)
         let port = victim.port
         let acknowledged = SharedCount()
@@ -249,7 +249,7 @@ enum Reports {
         let livery = try LiveryProcess.start(
             ["serve", "--host", "127.0.0.1", "--port", "0"],
             environment: workspace.environment.merging(environment) { $1 })
-        try livery.waitUntilReady(seconds: 60)
+        try livery.waitUntilReady()
         return livery
     }
 

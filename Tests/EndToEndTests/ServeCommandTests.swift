@@ -108,7 +108,7 @@ import Testing
 
             let second = try LiveryProcess.start(
                 ["serve", "--host", "127.0.0.1", "--port", "0"], environment: environment)
-            try second.waitUntilReady(seconds: 300)
+            try second.waitUntilReady()
             let imported = Self.loggedCount("skins.imported", in: second.output)
             let alreadyStored = Self.loggedCount("skins.already_stored", in: second.output)
             #expect(imported + alreadyStored == ids.count, "\(second.output)")
@@ -238,9 +238,14 @@ final class LiveryProcess: @unchecked Sendable {
         return livery
     }
 
+    /// How long a start may take to get ready before a test fails: a bound on a hang, not a speed check. The
+    /// first start imports the skins folder and builds its packages, which took 14 s in a CI run whose tests were
+    /// queuing for the machine's two cores for 90 s.
+    static let readinessBound: Double = 180
+
     /// Waits (bounded: up to `seconds`) until `/readyz` on 127.0.0.1:`port` answers 200: the one readiness wait of
     /// these tests, whoever started the server.
-    static func waitUntilReady(port: Int, seconds: Double = 30) throws {
+    static func waitUntilReady(port: Int, seconds: Double = readinessBound) throws {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if let client = try? TestClient(port: port), let response = try? client.get("/readyz"),
@@ -254,7 +259,9 @@ final class LiveryProcess: @unchecked Sendable {
     }
 
     /// Waits (up to `seconds`) until this process answers `/readyz` with 200.
-    func waitUntilReady(seconds: Double = 30) throws { try Self.waitUntilReady(port: port, seconds: seconds) }
+    func waitUntilReady(seconds: Double = readinessBound) throws {
+        try Self.waitUntilReady(port: port, seconds: seconds)
+    }
 
     /// Runs `livery` to completion (up to 20 s) and returns its exit status and combined output.
     static func run(
