@@ -217,7 +217,7 @@ public final class LiveryService: Sendable {
         } catch {
             throw .store(error)
         }
-        if summary.ran {
+        if summary.ran && !summary.stopped {
             logger.info(
                 "skins folder imported into the store",
                 metadata: [
