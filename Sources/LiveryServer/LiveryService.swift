@@ -232,10 +232,7 @@ public final class LiveryService: Sendable {
             // Not ready with a catalog missing skins: the caller starts over once the store answers.
             throw .store(.unavailable(reason: "the store could not be read while building the catalog"))
         }
-        ready.store(true, ordering: .releasing)
-        retentionTask.withLock { task in
-            if task == nil { task = reportRetention.start() }
-        }
+        // Logged before the service turns ready, so that whoever sees /readyz answer 200 finds the line written.
         let catalog = client.current
         logger.info(
             "catalog loaded",
@@ -244,6 +241,10 @@ public final class LiveryService: Sendable {
                 "skins.served": "\(catalog.releases.values.reduce(0) { $0 + $1.count })",
                 "packages": "\(catalog.packages.count)"
             ])
+        ready.store(true, ordering: .releasing)
+        retentionTask.withLock { task in
+            if task == nil { task = reportRetention.start() }
+        }
     }
 
     /// Trips the guard of `skinID`'s release when `figures` (of `version`, within its guard's window) say so

@@ -109,6 +109,8 @@ import Testing
             let second = try LiveryProcess.start(
                 ["serve", "--host", "127.0.0.1", "--port", "0"], environment: environment)
             try second.waitUntilReady()
+            // Written before /readyz answers 200, read from the pipe by another thread: waited for, not raced.
+            #expect(AdminServeTests.eventually(seconds: 60) { second.output.contains("catalog loaded") })
             let imported = Self.loggedCount("skins.imported", in: second.output)
             let alreadyStored = Self.loggedCount("skins.already_stored", in: second.output)
             #expect(imported + alreadyStored == ids.count, "\(second.output)")

@@ -68,3 +68,23 @@ private final class Probe: Sendable {
 
 /// Whether the caller runs on a thread of a `ThreadPerJobExecutor`.
 private func onTheExecutor() -> Bool { ThreadPerJobExecutor.isCurrentThreadOne }
+
+/// `blocking`: the work waits off the pool, and is still part of the test that called.
+@Suite struct BlockingTests {
+    @Test func theWorkRunsOnAThreadOfItsOwnAndTheTestResumesOnThePool() async throws {
+        #expect(try await blocking { ThreadPerJobExecutor.isCurrentThreadOne })
+        #expect(!ThreadPerJobExecutor.isCurrentThreadOne)
+    }
+
+    /// Before, the work ran on a bare `Thread`: an `#expect` there was reported as "Test «unknown»", once per test
+    /// then running, and a failure could not be traced to its test.
+    @Test func theWorkSeesTheTestThatCalledSoItsExpectationsNameIt() async throws {
+        let name = try await blocking { Test.current?.name }
+        #expect(name == Test.current?.name)
+        #expect(name != nil)
+    }
+
+    @Test func anErrorThrownByTheWorkReachesTheCaller() async {
+        await #expect(throws: CocoaError.self) { try await blocking { throw CocoaError(.fileNoSuchFile) } }
+    }
+}
