@@ -105,7 +105,8 @@ import Testing
             try livery.waitUntilReady()
             let poll = try TestClient(port: livery.port).get("/api/v1/skin?app=demo&platform=ios&appVersion=7.3.0")
             #expect(String(decoding: poll.body, as: UTF8.self).contains("double-11-2026"), "the valid skin is served")
-            #expect(livery.output.contains("skin not imported: invalid"))
+            // Logged before /readyz answered 200, but read from the pipe by another thread: waited for.
+            #expect(AdminServeTests.eventually(seconds: 60) { livery.output.contains("skin not imported: invalid") })
             #expect(livery.output.contains("#GGGGGG"), "the log carries the validation report")
         }
     }
