@@ -101,6 +101,6 @@ struct CatalogCacheTests {
         #expect(
             try await SignedServeTests.opensslVerifies(
                 scratch.path("killed"), signature: killedSignature, publicKey: scratch.path("cdn.pub"), in: scratch))
-        #expect(try livery.stop(signal: SIGTERM) == 0)
+        #expect(try await livery.stop(signal: SIGTERM) == 0)
     }
 }

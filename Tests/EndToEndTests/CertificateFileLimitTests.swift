@@ -74,7 +74,7 @@ import Testing
             "--cacert", certificates.caFile, "https://localhost:\(livery.port)/healthz"
         ])
         #expect(answer.status == 0 && answer.standardOutput.contains("ok"), "\(answer.transcript)")
-        #expect(try livery.stop(signal: SIGTERM) == 0)
+        #expect(try await livery.stop(signal: SIGTERM) == 0)
     }
 
     @Test func sighupKeepsTheCurrentPairWhenTheNewFileHoldsABundleAndLogsWhy() async throws {
@@ -101,6 +101,6 @@ import Testing
         ])
         #expect(
             answer.status == 0 && answer.standardOutput.contains("ok"), "clients still connect: \(answer.transcript)")
-        #expect(try livery.stop(signal: SIGTERM) == 0)
+        #expect(try await livery.stop(signal: SIGTERM) == 0)
     }
 }

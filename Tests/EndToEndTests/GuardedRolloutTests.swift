@@ -49,7 +49,7 @@ import Testing
             try Replicas.start(store: uri, workspace: workspace, environment: environment)
         }
         defer { for replica in replicas { _ = try? replica.stop(signal: SIGTERM) } }
-        for replica in replicas { try replica.waitUntilReady() }
+        for replica in replicas { try await replica.waitUntilReady() }
         let ios = try Reports.sign(port: replicas[0].port)
         let android = try Self.sign(port: replicas[0].port, platform: "android")
 
@@ -119,7 +119,7 @@ import Testing
 
         // A person resumes: the rollout from before is served again on every replica.
         let env = ["LIVERY_TOKEN": AdminWorkspace.editorToken, "LIVERY_SERVER": "http://127.0.0.1:\(replicas[1].port)"]
-        let resumed = try LiveryProcess.run(["release", "tiny", "--resume"], environment: env)
+        let resumed = try await LiveryProcess.run(["release", "tiny", "--resume"], environment: env)
         #expect(resumed.status == 0, "\(resumed.output)")
         for replica in replicas {
             #expect(AdminServeTests.eventually(seconds: 10) { (try? AdminCLITests.polledSkin(replica.port)) == "tiny" })

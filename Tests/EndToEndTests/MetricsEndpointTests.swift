@@ -116,7 +116,7 @@ import Testing
             expositions.append(try TestClient(port: livery.port).get("/metrics").text)
             return expositions
         }
-        #expect(try livery.stop(signal: SIGTERM) == 0)
+        #expect(try await livery.stop(signal: SIGTERM) == 0)
         #expect(expositions.last?.contains(#"route="unmatched",status="405""#) == true)
         for exposition in expositions {
             _ = try scratch.write("metrics.txt", Array(exposition.utf8))

@@ -172,7 +172,7 @@ import Testing
         let workspace = try Replicas.workspace(releasing: "tiny")
         let uri = server.uri(database: database)
         var replicas = try (0..<3).map { _ in try Replicas.start(store: uri, workspace: workspace) }
-        for replica in replicas { try replica.waitUntilReady() }
+        for replica in replicas { try await replica.waitUntilReady() }
         let sign = try Reports.sign(port: replicas[0].port)
 
         // Every device reports to every replica; a third of them failed.
@@ -187,11 +187,11 @@ import Testing
         for replica in replicas { #expect(try Reports.figures(replica.port) == expected) }
 
         // A replica restarted reads them back from PostgreSQL.
-        _ = try replicas[2].stop(signal: SIGTERM)
+        _ = try await replicas[2].stop(signal: SIGTERM)
         replicas[2] = try Replicas.start(store: uri, workspace: workspace)
-        try replicas[2].waitUntilReady()
+        try await replicas[2].waitUntilReady()
         #expect(try Reports.figures(replicas[2].port) == expected)
-        for replica in replicas { _ = try replica.stop(signal: SIGTERM) }
+        for replica in replicas { _ = try await replica.stop(signal: SIGTERM) }
     }
 
     @Test func aReplicaKilledMidReportLosesNoAcknowledgedReport() async throws {
@@ -203,7 +203,7 @@ import Testing
         let victim = try Replicas.start(store: uri, workspace: workspace, environment: unlimited)
         let witness = try Replicas.start(store: uri, workspace: workspace, environment: unlimited)
         defer { _ = try? witness.stop(signal: SIGTERM) }
-        for replica in [victim, witness] { try replica.waitUntilReady() }
+        for replica in [victim, witness] { try await replica.waitUntilReady() }
         let sign = try Reports.sign(port: victim.port)
         let port = victim.port
         let acknowledged = SharedCount()
@@ -222,7 +222,7 @@ import Testing
         for sender in senders { sender.start() }
         #expect(AdminServeTests.eventually(seconds: 90) { acknowledged.value >= 100 })
         kill(victim.processIdentifier, SIGKILL)
-        _ = try victim.waitForExit(seconds: 20)
+        _ = try await victim.waitForExit(seconds: 20)
         #expect(AdminServeTests.eventually(seconds: 30) { senders.allSatisfy { $0.isFinished } })
 
         // Another replica reads every acknowledged report back from PostgreSQL.

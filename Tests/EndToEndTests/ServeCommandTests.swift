@@ -376,6 +376,33 @@ final class LiveryProcess: @unchecked Sendable {
     deinit { process?.terminateInBackground() }
 }
 
+/// The waits of `LiveryProcess` for async tests: the same waits run through `blocking`, so a test awaiting its
+/// server's exit or readiness holds no thread of the cooperative pool (two on CI) while it polls. In an async
+/// function these are the ones chosen; a `defer` or a `blocking` closure still calls the synchronous ones.
+extension LiveryProcess {
+    /// Sends `signal` and returns the exit status (`stop(signal:)`, off the pool).
+    func stop(signal: Int32) async throws -> Int32 {
+        try await blocking { try self.stop(signal: signal) }
+    }
+
+    /// Waits (up to `seconds`) until this process answers `/readyz` with 200 (off the pool).
+    func waitUntilReady(seconds: Double = readinessBound) async throws {
+        try await blocking { try self.waitUntilReady(seconds: seconds) }
+    }
+
+    /// Waits (up to `seconds`) for the process to exit and returns its status (off the pool).
+    func waitForExit(seconds: Double) async throws -> Int32 {
+        try await blocking { try self.waitForExit(seconds: seconds) }
+    }
+
+    /// Runs `livery` to completion (up to 20 s; off the pool) and returns its exit status and combined output.
+    static func run(
+        _ arguments: [String], environment: [String: String] = [:], directory: String? = nil
+    ) async throws -> (status: Int32, output: String) {
+        try await blocking { try run(arguments, environment: environment, directory: directory) }
+    }
+}
+
 /// One HTTP/1.1 request over a raw socket to 127.0.0.1, read until the server closes.
 enum RawHTTP {
     static func get(port: Int, path: String) throws -> String {

@@ -110,7 +110,7 @@ import Testing
             "verify", "--public-key", scratch.path("k1.pub"), scratch.path("themes")
         ])
         #expect(valid.status == 0 && valid.standardOutput.contains("signed by keyid 'k1'"), "\(valid.transcript)")
-        #expect(try livery.stop(signal: SIGTERM) == 0)
+        #expect(try await livery.stop(signal: SIGTERM) == 0)
     }
 
     @Test func pollAnswersVerifyWithOpenSSLAndLiveryVerifyAndAChangedByteIsRefused() async throws {
@@ -158,7 +158,7 @@ import Testing
         ])
         #expect(expired.status == 1 && expired.standardOutput.hasPrefix("invalid: expired: "), "\(expired.transcript)")
 
-        #expect(try livery.stop(signal: SIGTERM) == 0)
+        #expect(try await livery.stop(signal: SIGTERM) == 0)
         #expect(livery.output.contains("poll answers are signed") && livery.output.contains("k1"))
         let pem = String(decoding: try scratch.read("k1.pem"), as: UTF8.self)
         let keyLine = try #require(pem.split(separator: "\n").dropFirst(2).first)
@@ -227,7 +227,7 @@ import Testing
                 ["verify", "--public-key", key] + flags + [scratch.path("poll")])
             #expect(unusable.status == 2, "\(flags): \(unusable.transcript)")
         }
-        #expect(try livery.stop(signal: SIGTERM) == 0)
+        #expect(try await livery.stop(signal: SIGTERM) == 0)
     }
 
     @Test func aRotatedKeySignsUnderItsOwnIDAndAppsTrustingBothAcceptEither() async throws {
@@ -241,7 +241,7 @@ import Testing
             #expect(saved.keyID == id, "\(saved.head)")
             let verified = try await BuiltProduct.runLivery(["verify"] + both + [scratch.path("answer\(index)")])
             #expect(verified.status == 0 && verified.standardOutput.contains("keyid '\(id)'"), "\(verified.transcript)")
-            #expect(try livery.stop(signal: SIGTERM) == 0)
+            #expect(try await livery.stop(signal: SIGTERM) == 0)
         }
     }
 

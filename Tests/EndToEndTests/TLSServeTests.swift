@@ -57,7 +57,7 @@ import Testing
         // Plain HTTP on the TLS port gets no answer.
         let mixedUp = try await Self.curl(["http://127.0.0.1:\(livery.port)/healthz"])
         #expect(mixedUp.status != 0)
-        #expect(try livery.stop(signal: SIGTERM) == 0)
+        #expect(try await livery.stop(signal: SIGTERM) == 0)
     }
 
     @Test func sighupReloadsTheCertificateMidTrafficWithoutDroppingConnections() async throws {
@@ -99,7 +99,7 @@ import Testing
         let after = try await ExternalProcess.run(
             "python3", ["-c", TLSProbe.script, "get", "\(livery.port)", certificates.caFile, "/healthz"])
         #expect(after.standardOutput.contains(#""cn": "renewed""#), "\(after.transcript)")
-        #expect(try livery.stop(signal: SIGTERM) == 0)
+        #expect(try await livery.stop(signal: SIGTERM) == 0)
     }
 
     @Test func theOpsCLISpeaksHTTPSTrustingAPrivateCAFromCaFile() async throws {
@@ -140,7 +140,7 @@ import Testing
             #expect(missing.status == 2 && missing.output.contains("none.pem"), "\(missing.output)")
             #expect(missing.output.contains("does not exist or cannot be read"), "\(missing.output)")
         }
-        #expect(try livery.stop(signal: SIGTERM) == 0)
+        #expect(try await livery.stop(signal: SIGTERM) == 0)
     }
 
     /// A CA file that is missing, or a folder, is named with what is wrong before any connection is tried (the

@@ -62,6 +62,6 @@ import Testing
             return !id.hasPrefix("cert") && !["OK", "INFO"].contains(severity)
         }
         #expect(flagged.isEmpty, "\(flagged)")
-        #expect(try livery.stop(signal: SIGTERM) == 0)
+        #expect(try await livery.stop(signal: SIGTERM) == 0)
     }
 }

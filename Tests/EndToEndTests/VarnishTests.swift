@@ -191,6 +191,6 @@ final class VarnishCache: @unchecked Sendable {
                 try Self.deliveredAt(answer) <= (try Self.expiresAt(answer)),
                 "Varnish served an expired answer (Age \(answer.header("Age") ?? "-")): \(answer.text)")
         }
-        #expect(try livery.stop(signal: SIGTERM) == 0)
+        #expect(try await livery.stop(signal: SIGTERM) == 0)
     }
 }
