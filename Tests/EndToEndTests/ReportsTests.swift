@@ -11,155 +11,167 @@ import Testing
 /// Phones' reports (`POST /api/v1/reports`, issue 26) on the real binary: untrusted input checked field by field,
 /// counted once per device, rate limited, kept across restarts and crashes, and the same on every replica.
 @Suite(.hangGuard) struct ReportsTests {
-    @Test func reportsAreCheckedCountedOnceAndKeptAcrossARestart() throws {
-        let workspace = try Replicas.workspace(releasing: "tiny")
-        var livery = try Reports.serve(workspace)
-        let sign = try Reports.sign(port: livery.port)
+    @Test func reportsAreCheckedCountedOnceAndKeptAcrossARestart() async throws {
+        try await blocking {
+            let workspace = try Replicas.workspace(releasing: "tiny")
+            var livery = try Reports.serve(workspace)
+            let sign = try Reports.sign(port: livery.port)
 
-        // Bad input gets a 4xx naming the field, never a 5xx.
-        let missingStage = try Reports.post(
-            livery.port,
-            Reports.batch(device: "phone-1", [(sign, "applied", nil), (sign, "failed", nil)]))
-        #expect(missingStage.status == 422 && Reports.field(missingStage) == "reports[1].stage", "\(missingStage.text)")
-        let notJSON = try Reports.post(livery.port, "{\"app\":")
-        #expect(notJSON.status == 400 && Reports.field(notJSON) == "body", "\(notJSON.text)")
-        let text = try Reports.post(
-            livery.port, Reports.batch(device: "phone-1", [(sign, "applied", nil)]), type: "text/plain")
-        #expect(text.status == 415 && Reports.field(text) == "Content-Type", "\(text.text)")
-        let tooMany = try Reports.post(
-            livery.port, Reports.batch(device: "phone-1", Array(repeating: (sign, "applied", nil), count: 65)))
-        #expect(tooMany.status == 422 && Reports.field(tooMany) == "reports", "\(tooMany.text)")
-        let local = try Reports.post(
-            livery.port, Reports.batch(device: "phone-1", [(sign, "applied", nil)], at: "2026-12-24T18:00:00+08:00"))
-        #expect(local.status == 422 && Reports.field(local) == "reports[0].at", "\(local.text)")
-        let platform = try Reports.post(
-            livery.port, Reports.batch(device: "phone-1", [(sign, "applied", nil)], platform: "palm"))
-        #expect(platform.status == 422 && Reports.field(platform) == "platform", "\(platform.text)")
-        let huge = try Reports.post(livery.port, "{\"pad\":\"" + String(repeating: "x", count: 17_000) + "\"}")
-        #expect(huge.status == 413, "\(huge.text)")
+            // Bad input gets a 4xx naming the field, never a 5xx.
+            let missingStage = try Reports.post(
+                livery.port,
+                Reports.batch(device: "phone-1", [(sign, "applied", nil), (sign, "failed", nil)]))
+            #expect(
+                missingStage.status == 422 && Reports.field(missingStage) == "reports[1].stage", "\(missingStage.text)")
+            let notJSON = try Reports.post(livery.port, "{\"app\":")
+            #expect(notJSON.status == 400 && Reports.field(notJSON) == "body", "\(notJSON.text)")
+            let text = try Reports.post(
+                livery.port, Reports.batch(device: "phone-1", [(sign, "applied", nil)]), type: "text/plain")
+            #expect(text.status == 415 && Reports.field(text) == "Content-Type", "\(text.text)")
+            let tooMany = try Reports.post(
+                livery.port, Reports.batch(device: "phone-1", Array(repeating: (sign, "applied", nil), count: 65)))
+            #expect(tooMany.status == 422 && Reports.field(tooMany) == "reports", "\(tooMany.text)")
+            let local = try Reports.post(
+                livery.port, Reports.batch(device: "phone-1", [(sign, "applied", nil)], at: "2026-12-24T18:00:00+08:00")
+            )
+            #expect(local.status == 422 && Reports.field(local) == "reports[0].at", "\(local.text)")
+            let platform = try Reports.post(
+                livery.port, Reports.batch(device: "phone-1", [(sign, "applied", nil)], platform: "palm"))
+            #expect(platform.status == 422 && Reports.field(platform) == "platform", "\(platform.text)")
+            let huge = try Reports.post(livery.port, "{\"pad\":\"" + String(repeating: "x", count: 17_000) + "\"}")
+            #expect(huge.status == 413, "\(huge.text)")
 
-        // Unknown signs are ignored, not errors; a device counts once per sign and outcome.
-        let first = try Reports.post(
-            livery.port,
-            Reports.batch(device: "phone-1", [(sign, "applied", nil), ("0123456789abcdef", "applied", nil)]))
-        #expect(first.status == 202 && first.text == #"{"accepted":1,"ignored":1}"#, "\(first.text)")
-        let again = try Reports.post(livery.port, Reports.batch(device: "phone-1", [(sign, "applied", nil)]))
-        #expect(again.status == 202 && again.text == #"{"accepted":1,"ignored":0}"#, "\(again.text)")
-        let failed = try Reports.post(livery.port, Reports.batch(device: "phone-2", [(sign, "failed", "unpack")]))
-        #expect(failed.status == 202, "\(failed.text)")
-        // Many phones behind one address, each under its own rate, all count.
-        for index in 0..<40 {
-            let response = try Reports.post(
-                livery.port, Reports.batch(device: "nat-\(index)", [(sign, "applied", nil)]))
-            #expect(response.status == 202, "\(index): \(response.text)")
-        }
-
-        let expected = Reports.Figures(applied: 41, failed: 1, unpack: 1)
-        #expect(try Reports.figures(livery.port) == expected)
-        // Per platform and app version, hour by hour; beside them the guard in force (the standard one) and no pause.
-        let (_, health) = try AdminCall(port: livery.port, token: AdminWorkspace.viewerToken).json(
-            "GET", "/admin/v1/skins/tiny/health")
-        let version = try #require((health["versions"] as? [[String: Any]])?.first)
-        let ios = try #require((version["byPlatform"] as? [String: Any])?["ios"] as? [String: Any])
-        let app = try #require((ios["byAppVersion"] as? [String: Any])?["7.0.0"] as? [String: Any])
-        #expect(app["applied"] as? Int == 41 && app["failed"] as? Int == 1)
-        let series = try #require(version["series"] as? [[String: Any]])
-        #expect(series.map { $0["applied"] as? Int ?? 0 }.reduce(0, +) == 41)
-        #expect(series.allSatisfy { ($0["at"] as? String)?.hasSuffix(":00:00Z") == true }, "\(series)")
-        let rule = try #require(health["guard"] as? [String: Any], "\(health)")
-        #expect(rule["minDevices"] as? Int == 50 && rule["action"] as? String == "pause", "\(rule)")
-        #expect(health["paused"] is NSNull, "\(health)")
-        let metrics = try MetricsEndpointTests.scrape(port: livery.port)
-        #expect(
-            try metrics.value("livery_skin_reports_total", ["skin": "tiny", "outcome": "applied", "stage": "none"])
-                == 41)
-        #expect(
-            try metrics.value("livery_skin_reports_total", ["skin": "tiny", "outcome": "failed", "stage": "unpack"])
-                == 1)
-
-        let env = ["LIVERY_TOKEN": AdminWorkspace.viewerToken, "LIVERY_SERVER": "http://127.0.0.1:\(livery.port)"]
-        let table = try LiveryProcess.run(["health", "tiny"], environment: env)
-        #expect(table.status == 0 && table.output.contains("v1") && table.output.contains("41"), "\(table.output)")
-        #expect(table.output.contains("unpack=1") && table.output.contains("ios"), "\(table.output)")
-        let raw = try LiveryProcess.run(["health", "tiny", "--json"], environment: env)
-        #expect(raw.status == 0 && raw.output.contains(#""failedByStage""#), "\(raw.output)")
-        #expect(try LiveryProcess.run(["health", "nothing"], environment: env).status == 1)
-
-        // A restart loses no count, and what was counted stays counted.
-        #expect(try livery.stop(signal: SIGTERM) == 0)
-        livery = try Reports.serve(workspace)
-        #expect(try Reports.figures(livery.port) == expected)
-        let repeated = try Reports.post(livery.port, Reports.batch(device: "phone-1", [(sign, "applied", nil)]))
-        #expect(repeated.status == 202)
-        #expect(try Reports.figures(livery.port) == expected)
-        _ = try livery.stop(signal: SIGTERM)
-    }
-
-    @Test func aFloodingDeviceAndAnAddressPastItsRateGet429WithRetryAfter() throws {
-        let workspace = try Replicas.workspace(releasing: "tiny")
-        let livery = try Reports.serve(
-            workspace, ["LIVERY_REPORT_DEVICE_RATE": "3", "LIVERY_REPORT_ADDRESS_RATE": "2"])
-        let sign = try Reports.sign(port: livery.port)
-
-        // One device sending failures over and over: its fourth request is refused, and it counted once.
-        var answers: [Int] = []
-        for _ in 0..<4 {
-            let response = try Reports.post(livery.port, Reports.batch(device: "flood", [(sign, "failed", "crash")]))
-            answers.append(response.status)
-            if response.status == 429 {
-                #expect(Reports.field(response) == "deviceId" && Int(response.header("Retry-After") ?? "") ?? 0 >= 1)
+            // Unknown signs are ignored, not errors; a device counts once per sign and outcome.
+            let first = try Reports.post(
+                livery.port,
+                Reports.batch(device: "phone-1", [(sign, "applied", nil), ("0123456789abcdef", "applied", nil)]))
+            #expect(first.status == 202 && first.text == #"{"accepted":1,"ignored":1}"#, "\(first.text)")
+            let again = try Reports.post(livery.port, Reports.batch(device: "phone-1", [(sign, "applied", nil)]))
+            #expect(again.status == 202 && again.text == #"{"accepted":1,"ignored":0}"#, "\(again.text)")
+            let failed = try Reports.post(livery.port, Reports.batch(device: "phone-2", [(sign, "failed", "unpack")]))
+            #expect(failed.status == 202, "\(failed.text)")
+            // Many phones behind one address, each under its own rate, all count.
+            for index in 0..<40 {
+                let response = try Reports.post(
+                    livery.port, Reports.batch(device: "nat-\(index)", [(sign, "applied", nil)]))
+                #expect(response.status == 202, "\(index): \(response.text)")
             }
-        }
-        #expect(answers == [202, 202, 202, 429])
 
-        // Distinct devices from one address past 2 a second (bursts of 20): refused naming the address.
-        var refused: TestResponse?
-        var accepted = 0
-        for index in 0..<80 where refused == nil {
-            let response = try Reports.post(
-                livery.port, Reports.batch(device: "nat-\(index)", [(sign, "applied", nil)]))
-            if response.status == 429 { refused = response } else if response.status == 202 { accepted += 1 }
+            let expected = Reports.Figures(applied: 41, failed: 1, unpack: 1)
+            #expect(try Reports.figures(livery.port) == expected)
+            // Per platform and app version, hour by hour; beside them the guard in force (the standard one) and no pause.
+            let (_, health) = try AdminCall(port: livery.port, token: AdminWorkspace.viewerToken).json(
+                "GET", "/admin/v1/skins/tiny/health")
+            let version = try #require((health["versions"] as? [[String: Any]])?.first)
+            let ios = try #require((version["byPlatform"] as? [String: Any])?["ios"] as? [String: Any])
+            let app = try #require((ios["byAppVersion"] as? [String: Any])?["7.0.0"] as? [String: Any])
+            #expect(app["applied"] as? Int == 41 && app["failed"] as? Int == 1)
+            let series = try #require(version["series"] as? [[String: Any]])
+            #expect(series.map { $0["applied"] as? Int ?? 0 }.reduce(0, +) == 41)
+            #expect(series.allSatisfy { ($0["at"] as? String)?.hasSuffix(":00:00Z") == true }, "\(series)")
+            let rule = try #require(health["guard"] as? [String: Any], "\(health)")
+            #expect(rule["minDevices"] as? Int == 50 && rule["action"] as? String == "pause", "\(rule)")
+            #expect(health["paused"] is NSNull, "\(health)")
+            let metrics = try MetricsEndpointTests.scrape(port: livery.port)
+            #expect(
+                try metrics.value("livery_skin_reports_total", ["skin": "tiny", "outcome": "applied", "stage": "none"])
+                    == 41)
+            #expect(
+                try metrics.value("livery_skin_reports_total", ["skin": "tiny", "outcome": "failed", "stage": "unpack"])
+                    == 1)
+
+            let env = ["LIVERY_TOKEN": AdminWorkspace.viewerToken, "LIVERY_SERVER": "http://127.0.0.1:\(livery.port)"]
+            let table = try LiveryProcess.run(["health", "tiny"], environment: env)
+            #expect(table.status == 0 && table.output.contains("v1") && table.output.contains("41"), "\(table.output)")
+            #expect(table.output.contains("unpack=1") && table.output.contains("ios"), "\(table.output)")
+            let raw = try LiveryProcess.run(["health", "tiny", "--json"], environment: env)
+            #expect(raw.status == 0 && raw.output.contains(#""failedByStage""#), "\(raw.output)")
+            #expect(try LiveryProcess.run(["health", "nothing"], environment: env).status == 1)
+
+            // A restart loses no count, and what was counted stays counted.
+            #expect(try livery.stop(signal: SIGTERM) == 0)
+            livery = try Reports.serve(workspace)
+            #expect(try Reports.figures(livery.port) == expected)
+            let repeated = try Reports.post(livery.port, Reports.batch(device: "phone-1", [(sign, "applied", nil)]))
+            #expect(repeated.status == 202)
+            #expect(try Reports.figures(livery.port) == expected)
+            _ = try livery.stop(signal: SIGTERM)
         }
-        let limited = try #require(refused, "80 requests at once stay under 2 a second with bursts of 20")
-        #expect(
-            Reports.field(limited) == "address" && Int(limited.header("Retry-After") ?? "") ?? 0 >= 1, "\(limited.text)"
-        )
-        #expect(try Reports.figures(livery.port) == Reports.Figures(applied: accepted, failed: 1, crash: 1))
-        _ = try livery.stop(signal: SIGTERM)
     }
 
-    @Test func aServerKilledMidReportLosesNoAcknowledgedReport() throws {
-        let workspace = try Replicas.workspace(releasing: "tiny")
-        var livery = try Reports.serve(workspace, ["LIVERY_REPORT_ADDRESS_RATE": "100000"])
-        let sign = try Reports.sign(port: livery.port)
-        let port = livery.port
-        let acknowledged = SharedCount()
-        let sent = SharedCount()
-        // Four senders stream reports of distinct devices until the server dies under them.
-        let senders = (0..<4).map { sender in
-            Thread {
-                for index in 0..<10_000 {
-                    sent.add()
-                    guard
-                        let response = try? Reports.post(
-                            port, Reports.batch(device: "s\(sender)-\(index)", [(sign, "applied", nil)]), timeout: 5)
-                    else { return }
-                    if response.status == 202 { acknowledged.add() } else { return }
+    @Test func aFloodingDeviceAndAnAddressPastItsRateGet429WithRetryAfter() async throws {
+        try await blocking {
+            let workspace = try Replicas.workspace(releasing: "tiny")
+            let livery = try Reports.serve(
+                workspace, ["LIVERY_REPORT_DEVICE_RATE": "3", "LIVERY_REPORT_ADDRESS_RATE": "2"])
+            let sign = try Reports.sign(port: livery.port)
+
+            // One device sending failures over and over: its fourth request is refused, and it counted once.
+            var answers: [Int] = []
+            for _ in 0..<4 {
+                let response = try Reports.post(
+                    livery.port, Reports.batch(device: "flood", [(sign, "failed", "crash")]))
+                answers.append(response.status)
+                if response.status == 429 {
+                    #expect(
+                        Reports.field(response) == "deviceId" && Int(response.header("Retry-After") ?? "") ?? 0 >= 1)
                 }
             }
-        }
-        senders.forEach { $0.start() }
-        #expect(AdminServeTests.eventually(seconds: 90) { acknowledged.value >= 100 })
-        kill(livery.processIdentifier, SIGKILL)
-        _ = try livery.waitForExit(seconds: 20)
-        #expect(AdminServeTests.eventually(seconds: 30) { senders.allSatisfy { $0.isFinished } })
+            #expect(answers == [202, 202, 202, 429])
 
-        livery = try Reports.serve(workspace)
-        let counted = try Reports.figures(livery.port).applied
-        let (acked, attempted) = (acknowledged.value, sent.value)
-        #expect(counted >= acked, "every acknowledged report survives: \(counted) counted, \(acked) acknowledged")
-        #expect(counted <= attempted)
-        _ = try livery.stop(signal: SIGTERM)
+            // Distinct devices from one address past 2 a second (bursts of 20): refused naming the address.
+            var refused: TestResponse?
+            var accepted = 0
+            for index in 0..<80 where refused == nil {
+                let response = try Reports.post(
+                    livery.port, Reports.batch(device: "nat-\(index)", [(sign, "applied", nil)]))
+                if response.status == 429 { refused = response } else if response.status == 202 { accepted += 1 }
+            }
+            let limited = try #require(refused, "80 requests at once stay under 2 a second with bursts of 20")
+            #expect(
+                Reports.field(limited) == "address" && Int(limited.header("Retry-After") ?? "") ?? 0 >= 1,
+                "\(limited.text)"
+            )
+            #expect(try Reports.figures(livery.port) == Reports.Figures(applied: accepted, failed: 1, crash: 1))
+            _ = try livery.stop(signal: SIGTERM)
+        }
+    }
+
+    @Test func aServerKilledMidReportLosesNoAcknowledgedReport() async throws {
+        try await blocking {
+            let workspace = try Replicas.workspace(releasing: "tiny")
+            var livery = try Reports.serve(workspace, ["LIVERY_REPORT_ADDRESS_RATE": "100000"])
+            let sign = try Reports.sign(port: livery.port)
+            let port = livery.port
+            let acknowledged = SharedCount()
+            let sent = SharedCount()
+            // Four senders stream reports of distinct devices until the server dies under them.
+            let senders = (0..<4).map { sender in
+                Thread {
+                    for index in 0..<10_000 {
+                        sent.add()
+                        guard
+                            let response = try? Reports.post(
+                                port, Reports.batch(device: "s\(sender)-\(index)", [(sign, "applied", nil)]), timeout: 5
+                            )
+                        else { return }
+                        if response.status == 202 { acknowledged.add() } else { return }
+                    }
+                }
+            }
+            senders.forEach { $0.start() }
+            #expect(AdminServeTests.eventually(seconds: 90) { acknowledged.value >= 100 })
+            kill(livery.processIdentifier, SIGKILL)
+            _ = try livery.waitForExit(seconds: 20)
+            #expect(AdminServeTests.eventually(seconds: 30) { senders.allSatisfy { $0.isFinished } })
+
+            livery = try Reports.serve(workspace)
+            let counted = try Reports.figures(livery.port).applied
+            let (acked, attempted) = (acknowledged.value, sent.value)
+            #expect(counted >= acked, "every acknowledged report survives: \(counted) counted, \(acked) acknowledged")
+            #expect(counted <= attempted)
+            _ = try livery.stop(signal: SIGTERM)
+        }
     }
 }
 
@@ -220,10 +232,10 @@ import Testing
             }
         }
         for sender in senders { sender.start() }
-        #expect(AdminServeTests.eventually(seconds: 90) { acknowledged.value >= 100 })
+        #expect(await AdminServeTests.eventually(seconds: 90) { acknowledged.value >= 100 })
         kill(victim.processIdentifier, SIGKILL)
         _ = try await victim.waitForExit(seconds: 20)
-        #expect(AdminServeTests.eventually(seconds: 30) { senders.allSatisfy { $0.isFinished } })
+        #expect(await AdminServeTests.eventually(seconds: 30) { senders.allSatisfy { $0.isFinished } })
 
         // Another replica reads every acknowledged report back from PostgreSQL.
         let counted = try Reports.figures(witness.port).applied
