@@ -12,24 +12,12 @@ import Testing
     static let arguments = ["serve", "--host", "127.0.0.1", "--port", "0"]
 
     /// Waits (bounded) until `condition` holds, checking every 20 ms and sleeping the thread in between: the form for
-    /// synchronous code, such as a `blocking {}` closure.
+    /// synchronous code, such as a `blocking {}` closure (async code awaits `eventually(within:)` of TestSupport).
     static func eventually(seconds: Double = 10, _ condition: () throws -> Bool) rethrows -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if try condition() { return true }
             usleep(20_000)
-        }
-        return try condition()
-    }
-
-    /// Waits (bounded) until `condition` holds, checking every 20 ms and sleeping in between without holding a
-    /// thread of the cooperative pool: the form for async tests. The deadline is measured from the call, and
-    /// `condition` gets one last look after it, so a wait the pool resumed late still sees what happened.
-    static func eventually(seconds: Double = 10, _ condition: () throws -> Bool) async rethrows -> Bool {
-        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-        while ContinuousClock.now < deadline {
-            if try condition() { return true }
-            try? await Task.sleep(for: .milliseconds(20))
         }
         return try condition()
     }

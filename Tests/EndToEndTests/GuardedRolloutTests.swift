@@ -78,10 +78,10 @@ import Testing
         // The pause reaches every replica: GET shows it, and no phone is served the skin.
         for replica in replicas {
             #expect(
-                await AdminServeTests.eventually(seconds: 30) { (try? Self.paused(replica.port)) != nil },
+                try await eventually(within: .seconds(30)) { (try? Self.paused(replica.port)) != nil },
                 "paused on \(replica.port)")
             #expect(
-                await AdminServeTests.eventually(seconds: 10) { (try? AdminCLITests.polledSkin(replica.port)) == "" },
+                try await eventually(within: .seconds(10)) { (try? AdminCLITests.polledSkin(replica.port)) == "" },
                 "replica \(replica.port) still serves: \((try? TestClient(port: replica.port, timeout: 10).get(Replicas.poll).text) ?? "")"
             )
         }
@@ -99,7 +99,7 @@ import Testing
                     "livery_guard_trips_total", ["action": "pause"]) ?? 0
         }
         #expect(trips == 1)
-        #expect(await AdminServeTests.eventually(seconds: 30) { hook.calls.withLock { $0.count } >= 1 })
+        #expect(try await eventually(within: .seconds(30)) { hook.calls.withLock { $0.count } >= 1 })
         try await Task.sleep(for: .seconds(1))  // a second call, were there one, would have come by now
         let calls = hook.calls.withLock { $0 }
         #expect(calls.count == 1, "one webhook call for one trip, from the replica whose write committed")
@@ -123,7 +123,7 @@ import Testing
         #expect(resumed.status == 0, "\(resumed.output)")
         for replica in replicas {
             #expect(
-                await AdminServeTests.eventually(seconds: 10) {
+                try await eventually(within: .seconds(10)) {
                     (try? AdminCLITests.polledSkin(replica.port)) == "tiny"
                 })
         }

@@ -232,10 +232,10 @@ import Testing
             }
         }
         for sender in senders { sender.start() }
-        #expect(await AdminServeTests.eventually(seconds: 90) { acknowledged.value >= 100 })
+        #expect(try await eventually(within: .seconds(90)) { acknowledged.value >= 100 })
         kill(victim.processIdentifier, SIGKILL)
         _ = try await victim.waitForExit(seconds: 20)
-        #expect(await AdminServeTests.eventually(seconds: 30) { senders.allSatisfy { $0.isFinished } })
+        #expect(try await eventually(within: .seconds(30)) { senders.allSatisfy { $0.isFinished } })
 
         // Another replica reads every acknowledged report back from PostgreSQL.
         let counted = try Reports.figures(witness.port).applied
