@@ -84,6 +84,10 @@ final class EventLoop: @unchecked Sendable {
     /// Monotonic time read once per wake-up: deadlines and request start times need no finer precision, and
     /// this saves clock reads on the hot path.
     private(set) var now: UInt64 = Syscall.monotonicNanoseconds()
+    /// Which wake-up this is, counting from 1 (0 before the first): what the loop handles between two waits in
+    /// `epoll_wait` shares one turn, so a handler may make a check once per turn for all the requests read in it
+    /// (`HTTPRequest.eventLoopTurn`). Only the loop's thread reads it.
+    private(set) var turn: UInt64 = 0
     private let sweepInterval: UInt64
 
     static let readBufferSize = 64 * 1024
@@ -221,6 +225,7 @@ final class EventLoop: @unchecked Sendable {
             roundStart.store(0, ordering: .relaxed)
             let count = livery_epoll_wait(epollFD, fds, events, Int32(Self.maxEvents), timeout)
             self.now = Syscall.monotonicNanoseconds()
+            turn &+= 1
             roundStart.store(self.now, ordering: .relaxed)
             if count < 0 {
                 if errno == EINTR { continue }

@@ -293,7 +293,8 @@ final class HTTPConnection: @unchecked Sendable {
             path: Self.move(&head.path, leaving: ""), query: query,
             headers: Self.move(&head.headers, leaving: HTTPHeaders()), trailers: [:], body: [],
             version: head.version, pathParameters: route.pathParameters,
-            requestID: requestID ?? loop.requestIDs.next(), remoteAddress: remoteAddress, eventLoopIndex: loop.index)
+            requestID: requestID ?? loop.requestIDs.next(), remoteAddress: remoteAddress, eventLoopIndex: loop.index,
+            eventLoopTurn: loop.turn)
         if let headCheck = route.headCheck, let early = headCheck(request) {
             // Answered before any of the body is read, and before a 100 Continue could invite it. If content was
             // announced, the connection closes (lingering), so the unread body is never buffered nor parsed as

@@ -33,6 +33,11 @@ public struct HTTPRequest: Sendable {
     /// The index of the event loop serving the request (0 up to the server's loop count), so a handler can keep
     /// state per loop that no other thread touches; nil when no server's loop runs it (a request made in code).
     public internal(set) var eventLoopIndex: Int?
+    /// Which turn of that event loop (one wake-up from `epoll_wait`, counting from 1) read the request; 0 when no
+    /// server's loop runs it. Requests one loop reads in one turn share it, so a handler may make a check once per
+    /// turn and let the others of that turn reuse its answer (state kept per loop, as `eventLoopIndex` allows): the
+    /// answer is then as old as the turn, at most the time the loop takes to serve what one wake-up brought.
+    public internal(set) var eventLoopTurn: UInt64 = 0
 
     /// Creates a request directly, for handler and router tests or internal dispatch; `path` and `query` are
     /// derived from `target` (a target whose path does not decode keeps its raw path).
@@ -57,9 +62,10 @@ public struct HTTPRequest: Sendable {
     init(
         method: HTTPMethod, target: String, path: String, query: QueryParameters, headers: HTTPHeaders,
         trailers: HTTPHeaders, body: [UInt8], version: HTTPVersion, pathParameters: PathParameters,
-        requestID: String, remoteAddress: String, eventLoopIndex: Int? = nil
+        requestID: String, remoteAddress: String, eventLoopIndex: Int? = nil, eventLoopTurn: UInt64 = 0
     ) {
         self.eventLoopIndex = eventLoopIndex
+        self.eventLoopTurn = eventLoopTurn
         self.method = method
         self.target = target
         self.path = path

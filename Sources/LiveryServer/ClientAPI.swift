@@ -450,11 +450,29 @@ public final class ClientAPI: Sendable {
         }
         if let package = preparedPackage(name, loop: request.eventLoopIndex) {
             // Prepared once served: only the presence check remains (a removed file goes to the slow path).
-            guard cache.isReady(package.record, held: package.file) else { return nil }
+            guard isInPlace(package, request) else { return nil }
             return PackageResponder.respond(to: request, package: package)
         }
         guard let record = cache.readyRecord(sign: name.sign) else { return nil }
         return PackageResponder.respond(to: request, package: prepared(record, name))
+    }
+
+    /// Whether the file of `package` (from `preparedPackage(_:loop:)`) is still in place: checked once per turn of
+    /// an event loop on that loop's replica (the downloads read in one turn share the answer, so a removed or
+    /// replaced file is noticed by the loop's next turn), and at every call off the loops.
+    private func isInPlace(_ package: PreparedPackage, _ request: HTTPRequest) -> Bool {
+        let turn = request.eventLoopTurn
+        // Only a loop's own replica may carry a turn: another loop counts its turns apart.
+        guard turn != 0, let loop = request.eventLoopIndex, loopPackages.indices.contains(loop) else {
+            return cache.isReady(package.record, held: package.file)
+        }
+        if package.checkedTurn.load(ordering: .relaxed) == turn {
+            cache.countHit()
+            return true
+        }
+        guard cache.isReady(package.record, held: package.file) else { return false }
+        package.checkedTurn.store(turn, ordering: .relaxed)
+        return true
     }
 
     /// The prepared package kept for `name`: the loop's replica when the request runs on an event loop (made from

@@ -1,5 +1,6 @@
 import LiveryHTTP
 import SkinServing
+import Synchronization
 import SystemCalls
 
 /// What every download of one package sends, made once per package: its entity tag and its header fields encoded
@@ -16,10 +17,14 @@ final class PreparedPackage: Sendable {
     /// The package's content when it is sent from memory: exactly the bytes `record` describes (size and SHA-256
     /// checked when read, `PackageCache.verifiedContent(of:limit:)`); nil sends the file.
     let bytes: [UInt8]?
-    /// The file `bytes` were read from, held open so each download checks it is still in place with one `fstat`
-    /// (`PackageCache.isReady(_:held:)`); present exactly when `bytes` is, so held descriptors stay within the
+    /// The file `bytes` were read from, held open so downloads check it is still in place with one `fstat`
+    /// (`PackageCache.isReady(_:held:)`; one per event-loop turn, see `checkedTurn`); present exactly when `bytes` is, so held descriptors stay within the
     /// in-memory budget.
     let file: HeldFile?
+    /// On an event loop's replica (`ClientAPI`), the turn of that loop (`HTTPRequest.eventLoopTurn`) in which a
+    /// download last found `file` in place; 0 for none. The downloads the loop reads in one turn share that one
+    /// `fstat`. Read and written only by the replica's loop (relaxed: no other thread touches it).
+    let checkedTurn = Atomic<UInt64>(0)
 
     init(_ record: PackageRecord, bytes: [UInt8]? = nil, file: HeldFile? = nil) {
         self.record = record

@@ -107,6 +107,10 @@ public actor PackageCache {
         return true
     }
 
+    /// Counts a cache hit for a file `isReady(_:held:)` found in place a moment ago, for a caller that shares one
+    /// check among requests read together (an event loop's turn) rather than making it again.
+    public nonisolated func countHit() { metrics.countHit() }
+
     /// The content of `record`'s file (a record this cache returned) when it is at most `limit` bytes and exactly
     /// the recorded ones (size and SHA-256), with the file held open (for `isReady(_:held:)`); nil when it is
     /// larger, missing, not a regular file, unreadable or not what was built. For serving small packages from

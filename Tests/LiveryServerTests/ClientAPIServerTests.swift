@@ -368,6 +368,36 @@ import Testing
         await harness.stop()
     }
 
+    /// Issue 23: the downloads an event loop reads in one turn (one wake-up) share one presence check of a package
+    /// held in memory: one `fstat` per turn rather than per download. A file removed during a turn is noticed by
+    /// that loop's next turn and by every other loop; a call off the loops checks every time. Each download still
+    /// counts as a cache hit.
+    @Test func downloadsReadInOneEventLoopTurnShareOnePresenceCheck() async throws {
+        let (harness, _, sign) = try await Self.inMemoryStage()
+        defer { harness.removeFiles() }
+        let client = harness.service.client
+        func download(loop: Int?, turn: UInt64) -> HTTPResponse? {
+            var request = Self.packageRequest(sign + ".zip")
+            request.eventLoopIndex = loop
+            request.eventLoopTurn = turn
+            return client.packageIfReady(request)
+        }
+        #expect(download(loop: 0, turn: 6)?.status == .ok, "prepares the package")
+        #expect(download(loop: 0, turn: 7)?.status == .ok, "makes loop 0's replica and finds the file in place")
+        try FileManager.default.removeItem(atPath: client.cache.path(for: sign))
+        let sameTurn = try #require(download(loop: 0, turn: 7), "read in the turn that found the file in place")
+        guard case .bytes = sameTurn.body else {
+            Issue.record("sent from the file: \(sameTurn.body)")
+            return
+        }
+        #expect(sameTurn.status == .ok)
+        #expect(download(loop: 0, turn: 8) == nil, "the loop's next turn checks again")
+        #expect(download(loop: 1, turn: 7) == nil, "another loop's turns are its own")
+        #expect(download(loop: nil, turn: 0) == nil, "off the loops, every call checks")
+        #expect(download(loop: 0, turn: 0) == nil, "a request no turn read is checked")
+        await harness.stop()
+    }
+
     @Test func packageFileNamesAreThirtyTwoLowercaseHexDigitsThenZip() {
         let sign = "0123456789abcdef00ff10203040a0b0"
         #expect(PackageFileName(sign + ".zip")?.sign == sign)
