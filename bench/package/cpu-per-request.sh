@@ -5,7 +5,8 @@
 #   bench/package/cpu-per-request.sh BINARY...        (e.g. a build of main and one of a branch)
 #
 # Knobs: TARGET (package: the ~30 KB package of bench/package/run.sh at 16 connections; poll: the poll answer at
-# 64 connections, as bench/client), ROUNDS (3), DURATION (5s).
+# 64 connections, as bench/client), CONNECTIONS (16) and CONNECTIONS_POLL (64) to change those, ROUNDS (3),
+# DURATION (5s).
 source "$(dirname "$0")/../lib.sh"
 
 TARGET=${TARGET:-package}
@@ -18,8 +19,8 @@ WORK=$BENCH_WORK
 ulimit -n "$(ulimit -Hn)"
 bench_demo_skin "$WORK/skins/bench" 0.025 7
 POLL="/api/v1/skin?app=demo&platform=ios&appVersion=7.2.0&deviceId=device-1&scale=3"
-CONNECTIONS=16
-[ "$TARGET" = poll ] && CONNECTIONS=64
+CONNECTIONS=${CONNECTIONS:-16}
+[ "$TARGET" = poll ] && CONNECTIONS=${CONNECTIONS_POLL:-64}
 
 NAMES=() SERVER_PIDS=() URLS=()
 index=0
