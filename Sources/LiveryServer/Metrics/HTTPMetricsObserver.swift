@@ -100,9 +100,10 @@ public final class HTTPMetricsObserver: HTTPServerObserver {
             if case .histogram(let histogram) = entry.duration { counts = histogram.emptyCounts }
         }
 
+        @inline(__always)
         mutating func count(bytes: Int64, nanoseconds: Int64) {
-            requests += 1
-            self.bytes += bytes
+            requests &+= 1
+            self.bytes &+= bytes
             if counts != nil {
                 counts!.add(nanoseconds)
             } else {
@@ -125,12 +126,23 @@ public final class HTTPMetricsObserver: HTTPServerObserver {
         /// Requests counted since the last flush.
         var count = 0
 
-        /// Counts one request of the kind at `index`; returns what is due for the shared series (nothing until
-        /// `batchSize` requests are pending).
-        mutating func record(at index: Int, bytes: Int64, nanoseconds: Int64) -> [Pending] {
+        /// The position of the kind in `pending`, or nil when this loop has not seen it yet.
+        @inline(__always)
+        func index(status: Int, method: MethodLabel, route: String) -> Int? {
+            for index in pending.indices
+            where pending[index].status == status && pending[index].method == method && pending[index].route == route {
+                return index
+            }
+            return nil
+        }
+
+        /// Counts one request of the kind at `index`; returns whether a batch is due for the shared series
+        /// (`batchSize` requests pending), which `take()` then hands over.
+        @inline(__always)
+        mutating func record(at index: Int, bytes: Int64, nanoseconds: Int64) -> Bool {
             pending[index].count(bytes: bytes, nanoseconds: nanoseconds)
-            count += 1
-            return count >= HTTPMetricsObserver.batchSize ? take() : []
+            count &+= 1
+            return count >= HTTPMetricsObserver.batchSize
         }
 
         /// Takes what is pending, leaving the kinds in place with nothing counted.
@@ -203,28 +215,28 @@ public final class HTTPMetricsObserver: HTTPServerObserver {
         let method = MethodLabel(event.method)
         let status = event.status.code
         let bytes = Int64(event.bytesSent)
+        let nanoseconds = event.nanoseconds
         let shard = shards[min(max(event.loopIndex, 0), shards.count - 1)]
-        // nil: a kind this loop has not seen yet; otherwise what is due for the shared series (usually nothing).
-        let due = shard.state.withLock { state -> [Pending]? in
-            for index in state.pending.indices
-            where state.pending[index].status == status && state.pending[index].method == method
-                && state.pending[index].route == route
-            {
-                return state.record(at: index, bytes: bytes, nanoseconds: event.nanoseconds)
-            }
-            return nil
+        // nil: a kind this loop has not seen yet; otherwise whether a batch is due (once in `batchSize` requests):
+        // the common request takes the lock once and hands nothing over.
+        let due = shard.state.withLock { state -> Bool? in
+            guard let index = state.index(status: status, method: method, route: route) else { return nil }
+            return state.record(at: index, bytes: bytes, nanoseconds: nanoseconds)
         }
-        if let due {
-            add(due)
+        switch due {
+        case false?:
             return
-        }
-        // Only this loop records into its shard, so the kind is still missing when the lock is taken again.
-        let entry = entry(status: status, method: method, route: route)
-        add(
-            shard.state.withLock { state in
+        case true?:
+            add(shard.state.withLock { $0.take() })
+        case nil:
+            // Only this loop records into its shard, so the kind is still missing when the lock is taken again.
+            let entry = entry(status: status, method: method, route: route)
+            let due = shard.state.withLock { state in
                 state.pending.append(Pending(entry: entry, route: route))
-                return state.record(at: state.pending.count - 1, bytes: bytes, nanoseconds: event.nanoseconds)
-            })
+                return state.record(at: state.pending.count - 1, bytes: bytes, nanoseconds: nanoseconds)
+            }
+            if due { add(shard.state.withLock { $0.take() }) }
+        }
     }
 
     /// Adds every loop's pending counts to the shared series: call before reading them (a scrape).

@@ -11,35 +11,46 @@ import Synchronization
 /// Invariant: `bounds` ascend; `Counts.buckets[i]` counts durations `d` with `bounds[i - 1] < d <= bounds[i]`
 /// (Prometheus's `le`), and its last entry those above every bound.
 final class RouteDurations: Sendable {
-    /// Durations counted into buckets; `buckets` has one entry per bound and one for above them all.
+    /// One event loop's batch of durations, counted into buckets; `buckets` has one entry per bound and one for
+    /// above them all. Counting one costs a few integer comparisons and additions (no `Duration` arithmetic, which
+    /// is 128-bit): a batch is at most `HTTPMetricsObserver.batchSize` requests, so its sum of nanoseconds fits.
     struct Counts: Sendable {
         fileprivate(set) var buckets: [Int64]
-        fileprivate(set) var sum: Duration = .zero
+        /// The durations' sum, in nanoseconds.
+        fileprivate(set) var nanoseconds: Int64 = 0
         /// The bounds in nanoseconds (whole ones: a duration counts in a bucket when it is at most the bound).
         fileprivate let bounds: [Int64]
 
         /// Counts one duration.
+        @inline(__always)
         mutating func add(_ nanoseconds: Int64) {
             var index = 0
-            while index < bounds.count && nanoseconds > bounds[index] { index += 1 }
-            buckets[index] += 1
-            sum += .nanoseconds(nanoseconds)
+            while index < bounds.count && nanoseconds > bounds[index] { index &+= 1 }
+            buckets[index] &+= 1
+            self.nanoseconds &+= nanoseconds
         }
 
         /// Forgets every duration counted.
         mutating func reset() {
             for index in buckets.indices { buckets[index] = 0 }
-            sum = .zero
+            nanoseconds = 0
         }
 
         /// Durations counted.
         var count: Int64 { buckets.reduce(0, +) }
     }
 
+    /// Every batch added so far: counts per bucket (as `Counts.buckets`) and the sum of the durations.
+    private struct Totals {
+        var buckets: [Int64]
+        var sum: Duration = .zero
+        var count: Int64 { buckets.reduce(0, +) }
+    }
+
     /// The route pattern this histogram is labelled with.
     let route: String
     private let bounds: [Duration]
-    private let totals: Mutex<Counts>
+    private let totals: Mutex<Totals>
     /// Nothing counted, for a loop to count a batch into.
     let emptyCounts: Counts
 
@@ -52,14 +63,14 @@ final class RouteDurations: Sendable {
             return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
         }
         emptyCounts = Counts(buckets: Array(repeating: 0, count: bounds.count + 1), bounds: nanoseconds)
-        totals = Mutex(emptyCounts)
+        totals = Mutex(Totals(buckets: emptyCounts.buckets))
     }
 
     /// Adds a batch counted from `emptyCounts`.
     func add(_ counts: Counts) {
         totals.withLock { totals in
             for index in totals.buckets.indices { totals.buckets[index] += counts.buckets[index] }
-            totals.sum += counts.sum
+            totals.sum += .nanoseconds(counts.nanoseconds)
         }
     }
 
