@@ -258,8 +258,13 @@ final class EventLoop: @unchecked Sendable {
                 }
             }
             if let resume = acceptResumesAt, self.now >= resume {
-                acceptResumesAt = nil
-                watchListener()
+                if DescriptorReserve.shared.isReleased && !DescriptorReserve.shared.fill() {
+                    // Still short of descriptors: the reserve stays with the runtime, and accepting waits longer.
+                    acceptResumesAt = self.now &+ Listener.exhaustionPause
+                } else {
+                    acceptResumesAt = nil
+                    watchListener()
+                }
             }
             if self.now >= nextSweep {
                 sweep(now: self.now)

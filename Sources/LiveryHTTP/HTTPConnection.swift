@@ -420,8 +420,10 @@ final class HTTPConnection: @unchecked Sendable {
             case .failure(.open(let error)) where DescriptorExhaustion.isExhaustion(error.errno):
                 // Not the file's fault: the process is out of descriptors for a moment. Logged once per episode.
                 context.descriptors.failed("opening a file body", errno: error.errno)
-                response = .overloaded(
-                    code: "server_busy", message: "The server is out of file descriptors for a moment; retry shortly.")
+                // The reserve goes to the runtime, and accepting waits until it can be filled again (`EventLoop`).
+                DescriptorReserve.shared.release()
+                loop.pauseAccepting(for: Listener.exhaustionPause)
+                response = Self.outOfDescriptors
             case .failure(let reason):
                 context.logger.error(
                     "file body unavailable: \(reason)",
@@ -476,6 +478,11 @@ final class HTTPConnection: @unchecked Sendable {
         }
     }
 
+    /// The answer to a download while the process is out of file descriptors.
+    private static var outOfDescriptors: HTTPResponse {
+        .overloaded(code: "server_busy", message: "The server is out of file descriptors for a moment; retry shortly.")
+    }
+
     /// Opens a file body (from the server's open-file cache when `cached`). Out of descriptors, the cache gives
     /// its idle ones back and the open is tried once more.
     private func openFileBody(
@@ -483,13 +490,18 @@ final class HTTPConnection: @unchecked Sendable {
     ) -> Result<(file: OpenFile, offset: Int, length: Int), FileBodyError> {
         guard offset <= UInt64(Int.max), length <= UInt64(Int.max) - offset else { return .failure(.rangeTooLarge) }
         let openFiles = context.openFiles
+        // Out of descriptors a moment ago, the reserve is with the runtime until it can be filled again: a file
+        // already open is still sent, but none is opened meanwhile (it fails as for want of descriptors).
+        let mayOpen = !DescriptorReserve.shared.isReleased
         let attempt = { () -> Result<OpenFile, OpenFileCache.Failure> in
             Result { () throws(OpenFileCache.Failure) in
-                cached ? try openFiles.open(path) : try OpenFileCache.openRegular(path)
+                if cached { return try openFiles.open(path, mayOpen: mayOpen) }
+                guard mayOpen else { throw .system(SystemCallError("open", path: path, errno: EMFILE)) }
+                return try OpenFileCache.openRegular(path)
             }
         }
         var opened = attempt()
-        if case .failure(.system(let error)) = opened, DescriptorExhaustion.isExhaustion(error.errno),
+        if mayOpen, case .failure(.system(let error)) = opened, DescriptorExhaustion.isExhaustion(error.errno),
             openFiles.removeAll() > 0
         {
             opened = attempt()

@@ -66,6 +66,11 @@ public final class HTTPServer: Sendable {
         try context.configuration.validate()
         try reloadTLS()
         Syscall.ignoreSignal(SIGPIPE)
+        if !DescriptorReserve.shared.isReleased && !DescriptorReserve.shared.fill() {
+            context.logger.warning(
+                "cannot hold \(DescriptorReserve.shared.count) file descriptors in reserve: "
+                    + "the open-file limit is nearly reached")
+        }
         var loops: [EventLoop] = []
         let cpus = context.configuration.pinsEventLoops ? EventLoop.allowedCPUs() : []
         for index in 0..<context.configuration.eventLoopCount {

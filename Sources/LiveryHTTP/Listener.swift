@@ -122,6 +122,11 @@ final class Listener: Sendable {
     /// Accepts up to `acceptBatch` connections on `loop`'s thread (the socket became readable there) and opens them
     /// on `loop`.
     func acceptReady(on loop: EventLoop) {
+        // The descriptor reserve was given to the runtime (another loop ran out): accept nothing until it is whole.
+        if DescriptorReserve.shared.isReleased {
+            loop.pauseAccepting(for: Self.exhaustionPause)
+            return
+        }
         for _ in 0..<Self.acceptBatch {
             guard !isStopped else {
                 loop.stopAccepting(self)
@@ -134,6 +139,9 @@ final class Listener: Sendable {
             } catch {
                 if let episodes = exhaustion(after: error.errno) {
                     episodes.failed("accepting a connection", errno: error.errno)
+                    // Out of descriptors: the reserve goes to the runtime (libdispatch aborts the process when it
+                    // cannot open one), and accepting waits until it can be filled again (`EventLoop`).
+                    if episodes.resource == .descriptors { DescriptorReserve.shared.release() }
                     loop.pauseAccepting(for: Self.exhaustionPause)
                 } else if !isStopped {
                     context.logger.warning("accept failed: \(error)")

@@ -127,8 +127,9 @@ public final class OpenFileCache: Sendable {
     }
 
     /// The open regular file at `path`: the cached one while it is known to be current, otherwise opened afresh
-    /// (and cached).
-    func open(_ path: String) throws(Failure) -> OpenFile {
+    /// (and cached). Without `mayOpen`, a file that would have to be opened fails as for want of descriptors
+    /// (`EMFILE`) instead: what the server does while its descriptor reserve is with the runtime.
+    func open(_ path: String, mayOpen: Bool = true) throws(Failure) -> OpenFile {
         let now = clock()
         let validity = self.validity
         let cached: (file: OpenFile, fresh: Bool)? = state.withLock { state in
@@ -148,6 +149,7 @@ public final class OpenFileCache: Sendable {
             }
             invalidate(path)
         }
+        guard mayOpen else { throw .system(SystemCallError("open", path: path, errno: EMFILE)) }
         let file = try Self.openRegular(path)
         let evicted: Entry? = state.withLock { state in
             state.uses &+= 1

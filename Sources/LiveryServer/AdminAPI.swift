@@ -190,6 +190,8 @@ public final class AdminAPI: Sendable {
     /// could not write) is told apart when the process is out of file descriptors (503 `server_busy`) or the data
     /// folder is full or not writable (507, 503).
     func respond(_ body: () async throws(APIError) -> HTTPResponse) async -> HTTPResponse {
+        // Out of descriptors a moment ago: the reserve is with the runtime, so a write does not take one.
+        if DescriptorReserve.shared.isReleased { return APIError.serverBusy.response }
         do {
             return try await body()
         } catch {

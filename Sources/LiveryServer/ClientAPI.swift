@@ -7,6 +7,7 @@ import Logging
 import SkinModel
 import SkinServing
 import Synchronization
+import SystemCalls
 
 /// The public, unauthenticated API apps call: `GET /api/v1/skin`, `GET /api/v1/themes`, `GET /api/v1/catalog`,
 /// `GET|HEAD /api/v1/packages/{sign}.zip` and `GET|HEAD /api/v1/previews/{sha256}.{ext}`.
@@ -528,7 +529,10 @@ public final class ClientAPI: Sendable {
         if let kept = reusable(preparedPackages.withLock({ $0.byName[name] })) { return kept }
         // Once per package, outside the lock: a small package's bytes, read and checked against its record.
         let limit = configuration.inMemoryPackageLimit
-        let content = record.size <= UInt64(max(0, limit)) ? cache.verifiedContent(of: record, limit: limit) : nil
+        // Not while out of descriptors: a package kept in memory holds its file open (`PackageResponder`).
+        let content =
+            record.size <= UInt64(max(0, limit)) && !DescriptorReserve.shared.isReleased
+            ? cache.verifiedContent(of: record, limit: limit) : nil
         let budget = configuration.inMemoryPackageBudget
         return preparedPackages.withLock { packages in
             if let kept = reusable(packages.byName[name]) { return kept }
