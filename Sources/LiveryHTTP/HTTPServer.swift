@@ -67,9 +67,9 @@ public final class HTTPServer: Sendable {
         try reloadTLS()
         Syscall.ignoreSignal(SIGPIPE)
         if !DescriptorReserve.shared.isReleased && !DescriptorReserve.shared.fill() {
+            let count = DescriptorReserve.shared.count
             context.logger.warning(
-                "cannot hold \(DescriptorReserve.shared.count) file descriptors in reserve: "
-                    + "the open-file limit is nearly reached")
+                "cannot hold \(count) file descriptors in reserve: the open-file limit is nearly reached")
         }
         var loops: [EventLoop] = []
         let cpus = context.configuration.pinsEventLoops ? EventLoop.allowedCPUs() : []
