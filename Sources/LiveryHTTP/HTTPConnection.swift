@@ -423,7 +423,8 @@ final class HTTPConnection: @unchecked Sendable {
                 // The reserve goes to the runtime, and accepting waits until it can be filled again (`EventLoop`).
                 DescriptorReserve.shared.release()
                 loop.pauseAccepting(for: Listener.exhaustionPause)
-                response = Self.outOfDescriptors
+                response = .overloaded(
+                    code: "server_busy", message: "The server is out of file descriptors for a moment; retry shortly.")
             case .failure(let reason):
                 context.logger.error(
                     "file body unavailable: \(reason)",
@@ -476,11 +477,6 @@ final class HTTPConnection: @unchecked Sendable {
                 facts, routePattern: routePattern, status: response.status, bytesSent: bytesSent, requestID: requestID,
                 start: start)
         }
-    }
-
-    /// The answer to a download while the process is out of file descriptors.
-    private static var outOfDescriptors: HTTPResponse {
-        .overloaded(code: "server_busy", message: "The server is out of file descriptors for a moment; retry shortly.")
     }
 
     /// Opens a file body (from the server's open-file cache when `cached`). Out of descriptors, the cache gives

@@ -18,8 +18,8 @@ final class PreparedPackage: Sendable {
     /// checked when read, `PackageCache.verifiedContent(of:limit:)`); nil sends the file.
     let bytes: [UInt8]?
     /// The file `bytes` were read from, held open so downloads check it is still in place with one `fstat`
-    /// (`PackageCache.isReady(_:held:)`; one per event-loop turn, see `checkedTurn`); present exactly when `bytes` is, so held descriptors stay within the
-    /// in-memory budget.
+    /// (`PackageCache.isReady(_:held:)`; one per event-loop turn, see `checkedTurn`); present exactly when `bytes`
+    /// is, so held descriptors stay within the in-memory budget.
     let file: HeldFile?
     /// On an event loop's replica (`ClientAPI`), the turn of that loop (`HTTPRequest.eventLoopTurn`) in which a
     /// download last found `file` in place; 0 for none. The downloads the loop reads in one turn share that one
