@@ -189,6 +189,14 @@ final class EventLoop: @unchecked Sendable {
         acceptResumesAt = Syscall.monotonicNanoseconds() &+ nanoseconds
     }
 
+    /// The process ran out of file descriptors: gives its reserve to the runtime (libdispatch ends the process when
+    /// it cannot open one) and stops accepting until the reserve can be filled whole again (checked when accepting
+    /// would resume, in `run`). Call on the loop's thread.
+    func outOfDescriptors() {
+        DescriptorReserve.shared.release()
+        pauseAccepting(for: Listener.exhaustionPause)
+    }
+
     private func watchListener() {
         let mask = UInt32(LIVERY_EPOLLIN) | UInt32(LIVERY_EPOLLEXCLUSIVE)
         if livery_epoll_ctl(epollFD, Int32(LIVERY_EPOLL_CTL_ADD), listenerFD, mask) != 0 {

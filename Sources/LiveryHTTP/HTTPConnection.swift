@@ -420,9 +420,7 @@ final class HTTPConnection: @unchecked Sendable {
             case .failure(.open(let error)) where DescriptorExhaustion.isExhaustion(error.errno):
                 // Not the file's fault: the process is out of descriptors for a moment. Logged once per episode.
                 context.descriptors.failed("opening a file body", errno: error.errno)
-                // The reserve goes to the runtime, and accepting waits until it can be filled again (`EventLoop`).
-                DescriptorReserve.shared.release()
-                loop.pauseAccepting(for: Listener.exhaustionPause)
+                loop.outOfDescriptors()
                 response = .overloaded(
                     code: "server_busy", message: "The server is out of file descriptors for a moment; retry shortly.")
             case .failure(let reason):
@@ -491,9 +489,8 @@ final class HTTPConnection: @unchecked Sendable {
         let mayOpen = !DescriptorReserve.shared.isReleased
         let attempt = { () -> Result<OpenFile, OpenFileCache.Failure> in
             Result { () throws(OpenFileCache.Failure) in
-                if cached { return try openFiles.open(path, mayOpen: mayOpen) }
-                guard mayOpen else { throw .system(SystemCallError("open", path: path, errno: EMFILE)) }
-                return try OpenFileCache.openRegular(path)
+                cached
+                    ? try openFiles.open(path, mayOpen: mayOpen) : try OpenFileCache.openRegular(path, mayOpen: mayOpen)
             }
         }
         var opened = attempt()

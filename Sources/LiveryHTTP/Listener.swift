@@ -139,10 +139,11 @@ final class Listener: Sendable {
             } catch {
                 if let episodes = exhaustion(after: error.errno) {
                     episodes.failed("accepting a connection", errno: error.errno)
-                    // Out of descriptors: the reserve goes to the runtime (libdispatch aborts the process when it
-                    // cannot open one), and accepting waits until it can be filled again (`EventLoop`).
-                    if episodes.resource == .descriptors { DescriptorReserve.shared.release() }
-                    loop.pauseAccepting(for: Self.exhaustionPause)
+                    if episodes.resource == .descriptors {
+                        loop.outOfDescriptors()
+                    } else {
+                        loop.pauseAccepting(for: Self.exhaustionPause)
+                    }
                 } else if !isStopped {
                     context.logger.warning("accept failed: \(error)")
                 }

@@ -149,8 +149,7 @@ public final class OpenFileCache: Sendable {
             }
             invalidate(path)
         }
-        guard mayOpen else { throw .system(SystemCallError("open", path: path, errno: EMFILE)) }
-        let file = try Self.openRegular(path)
+        let file = try Self.openRegular(path, mayOpen: mayOpen)
         let evicted: Entry? = state.withLock { state in
             state.uses &+= 1
             state.entries[path] = Entry(file: file, checkedAt: now, lastUse: state.uses)
@@ -163,8 +162,9 @@ public final class OpenFileCache: Sendable {
         return file
     }
 
-    /// Opens `path` without the cache: a regular file, or a failure.
-    static func openRegular(_ path: String) throws(Failure) -> OpenFile {
+    /// Opens `path` without the cache: a regular file, or a failure (as for want of descriptors without `mayOpen`).
+    static func openRegular(_ path: String, mayOpen: Bool = true) throws(Failure) -> OpenFile {
+        guard mayOpen else { throw .system(SystemCallError("open", path: path, errno: EMFILE)) }
         let descriptor: Int32
         do {
             descriptor = try Syscall.openForReading(path)

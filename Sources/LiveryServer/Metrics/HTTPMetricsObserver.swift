@@ -219,24 +219,19 @@ public final class HTTPMetricsObserver: HTTPServerObserver {
         let shard = shards[min(max(event.loopIndex, 0), shards.count - 1)]
         // nil: a kind this loop has not seen yet; otherwise whether a batch is due (once in `batchSize` requests):
         // the common request takes the lock once and hands nothing over.
-        let due = shard.state.withLock { state -> Bool? in
+        var due = shard.state.withLock { state -> Bool? in
             guard let index = state.index(status: status, method: method, route: route) else { return nil }
             return state.record(at: index, bytes: bytes, nanoseconds: nanoseconds)
         }
-        switch due {
-        case false?:
-            return
-        case true?:
-            add(shard.state.withLock { $0.take() })
-        case nil:
+        if due == nil {
             // Only this loop records into its shard, so the kind is still missing when the lock is taken again.
             let entry = entry(status: status, method: method, route: route)
-            let due = shard.state.withLock { state in
+            due = shard.state.withLock { state in
                 state.pending.append(Pending(entry: entry, route: route))
                 return state.record(at: state.pending.count - 1, bytes: bytes, nanoseconds: nanoseconds)
             }
-            if due { add(shard.state.withLock { $0.take() }) }
         }
+        if due == true { add(shard.state.withLock { $0.take() }) }
     }
 
     /// Adds every loop's pending counts to the shared series: call before reading them (a scrape).

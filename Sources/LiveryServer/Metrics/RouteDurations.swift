@@ -35,9 +35,6 @@ final class RouteDurations: Sendable {
             for index in buckets.indices { buckets[index] = 0 }
             nanoseconds = 0
         }
-
-        /// Durations counted.
-        var count: Int64 { buckets.reduce(0, +) }
     }
 
     /// Every batch added so far: counts per bucket (as `Counts.buckets`) and the sum of the durations.
