@@ -168,10 +168,36 @@ public final class ClientAPI: Sendable {
     /// under their lock); every change of the shared packages bumps it under that lock, and a loop that sees
     /// another generation drops its replicas before reading.
     private let loopPackages: [LoopPackages] = (0..<64).map { _ in LoopPackages() }
+
+    /// One loop's replicas, made at `generation` (-1: none yet).
+    private struct LoopReplicas {
+        var generation = -1
+        var byName: [PackageFileName: PreparedPackage] = [:]
+        /// The replica the loop served last, also in `byName`: a run of downloads of one package (a release's
+        /// first hours) finds it by comparing two integers, without hashing the name.
+        var last: (name: PackageFileName, package: PreparedPackage)?
+
+        /// The replica for `name` made at `generation`, or nil.
+        @inline(__always)
+        mutating func replica(_ name: PackageFileName, generation: Int) -> PreparedPackage? {
+            guard self.generation == generation else { return nil }
+            if let last, last.name == name { return last.package }
+            guard let found = byName[name] else { return nil }
+            last = (name, found)
+            return found
+        }
+
+        /// Keeps `replica` for `name`, dropping every replica made at another generation than `generation`.
+        mutating func keep(_ replica: PreparedPackage, for name: PackageFileName, generation: Int) {
+            if self.generation != generation { self = LoopReplicas(generation: generation) }
+            byName[name] = replica
+            last = (name, replica)
+        }
+    }
     private let preparedGeneration = Atomic<Int>(0)
 
     private final class LoopPackages: Sendable {
-        let state = Mutex<(generation: Int, byName: [PackageFileName: PreparedPackage])>((-1, [:]))
+        let state = Mutex<LoopReplicas>(LoopReplicas())
         /// Keeps two loops' replicas off one cache line.
         private let padding: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
     }
@@ -484,18 +510,13 @@ public final class ClientAPI: Sendable {
         }
         let replicas = loopPackages[loop]
         let generation = preparedGeneration.load(ordering: .acquiring)
-        if let replica = replicas.state.withLock({ $0.generation == generation ? $0.byName[name] : nil }) {
-            return replica
-        }
+        if let replica = replicas.state.withLock({ $0.replica(name, generation: generation) }) { return replica }
         let (shared, sharedGeneration) = preparedPackages.withLock { packages in
             (packages.byName[name], preparedGeneration.load(ordering: .relaxed))
         }
         guard let shared else { return nil }
         let replica = PreparedPackage(shared.record, bytes: shared.bytes, file: shared.file)
-        replicas.state.withLock { state in
-            if state.generation != sharedGeneration { state = (sharedGeneration, [:]) }
-            state.byName[name] = replica
-        }
+        replicas.state.withLock { $0.keep(replica, for: name, generation: sharedGeneration) }
         return replica
     }
 
@@ -573,11 +594,24 @@ struct PackageFileName: Hashable, Sendable {
     }
 
     /// The 64 bits spelled by the 16 lowercase hex digits at `start`, or nil if one is not such a digit.
+    /// (`parse` has checked that the 16 bytes are there.)
     @inline(__always)
     private static func number(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> UInt64? {
+        guard let base = bytes.baseAddress?.advanced(by: start) else { return nil }
         var value: UInt64 = 0
-        for byte in bytes[start..<start + 16] {
-            guard let digit = Hex.lowerNibble(byte) else { return nil }
+        for index in 0..<16 {
+            let byte = base[index]
+            // Wrapping subtraction: bytes below '0' (or 'a') become large, so one comparison checks each range.
+            let decimal = byte &- UInt8(ascii: "0")
+            let letter = byte &- UInt8(ascii: "a")
+            let digit: UInt8
+            if decimal < 10 {
+                digit = decimal
+            } else if letter < 6 {
+                digit = letter &+ 10
+            } else {
+                return nil
+            }
             value = value << 4 | UInt64(digit)
         }
         return value

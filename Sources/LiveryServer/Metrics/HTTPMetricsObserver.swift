@@ -129,8 +129,12 @@ public final class HTTPMetricsObserver: HTTPServerObserver {
         /// The position of the kind in `pending`, or nil when this loop has not seen it yet.
         @inline(__always)
         func index(status: Int, method: MethodLabel, route: String) -> Int? {
+            // Lengths first: another route of the same status and method is told apart without comparing bytes.
+            let length = route.utf8.count
             for index in pending.indices
-            where pending[index].status == status && pending[index].method == method && pending[index].route == route {
+            where pending[index].status == status && pending[index].method == method
+                && pending[index].route.utf8.count == length && pending[index].route == route
+            {
                 return index
             }
             return nil
