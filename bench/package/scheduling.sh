@@ -20,6 +20,8 @@ CONNECTIONS=${CONNECTIONS:-16}
 ROUNDS=${ROUNDS:-5}
 DURATION=${DURATION:-3s}
 THREADS=2
+# wrk's sleeps are counted from 0.5 s into its run over half its duration, well before its threads exit.
+WINDOW=$(python3 -c "print(max(0.5, ${DURATION%s} / 2))")
 
 bench_require wrk nginx python3 curl
 bench_workdir livery-scheduling
@@ -71,12 +73,12 @@ for round in $(seq 1 "$ROUNDS"); do
         read -r _ preempted_before <<<"$(switches $pids)"
         /usr/bin/time -f "%U %S" -o "$WORK/wrk.time" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" "$url" >"$WORK/wrk.out" &
         TIMED=$!
-        # wrk's sleeps over a window well inside its run (its threads are children of GNU time).
+        # wrk's sleeps over WINDOW (its threads are children of GNU time).
         sleep 0.5
         WRK=$(pgrep -n -P "$TIMED" wrk)
         read -r sleeps_before _ <<<"$(switches "$WRK")"
         window_start=$(date +%s.%N)
-        sleep "$(python3 -c "print(max(0.5, ${DURATION%s} - 1.5))")"
+        sleep "$WINDOW"
         read -r sleeps_after _ <<<"$(switches "$WRK")"
         window=$(python3 -c "import time; print(time.time() - $window_start)")
         wait "$TIMED"
