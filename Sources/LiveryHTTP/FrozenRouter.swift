@@ -35,9 +35,9 @@ public final class FrozenRouter: HTTPRouting {
             return HTTPRoute(target: target, pathParameters: PathParameters(names: parameterNames, values: values))
         }
 
-        /// The route for a match of a one-parameter pattern with this value.
-        func route(value: Substring) -> HTTPRoute {
-            HTTPRoute(target: target, pathParameters: PathParameters(names: parameterNames, only: value))
+        /// The route for a match of a one-parameter pattern whose value is the bytes of `path` from `offset` on.
+        func route(path: Substring, valueFrom offset: Int) -> HTTPRoute {
+            HTTPRoute(target: target, pathParameters: PathParameters(names: parameterNames, only: path, from: offset))
         }
     }
 
@@ -266,13 +266,12 @@ public final class FrozenRouter: HTTPRouting {
     /// The route of a pattern in `trailingParameters` that `path` matches for `method` as the tree walk would
     /// match it; nil when none does, or when the walk must decide (a `%` to decode in the last segment, a literal
     /// child of that name, a method other than GET and HEAD, no entry for the method).
-    /// The value is a slice of `raw` (whose bytes `path` holds), not a copy.
+    /// The value is read from `raw` (whose bytes `path` holds) when asked for, not copied.
     private func trailingParameterRoute(
         _ path: UnsafeBufferPointer<UInt8>, raw: Substring, method: HTTPMethod
     ) -> HTTPRoute? {
         guard let bytes = path.baseAddress else { return nil }
-        var prefixLength = path.count
-        while prefixLength > 0 && bytes[prefixLength - 1] != UInt8(ascii: "/") { prefixLength -= 1 }
+        let prefixLength = Self.lastSlashEnd(bytes, count: path.count)
         guard prefixLength > 0, prefixLength < path.count, prefixLength < trailingParameters.count,
             memchr(bytes + prefixLength, Int32(UInt8(ascii: "%")), path.count - prefixLength) == nil
         else { return nil }
@@ -288,11 +287,29 @@ public final class FrozenRouter: HTTPRouting {
                 guard !candidates[index].isSibling(segment),
                     let entry = method == .get ? candidates[index].get : candidates[index].head
                 else { return nil }
-                let utf8 = raw.utf8
-                return entry.route(value: Substring(utf8[utf8.index(utf8.startIndex, offsetBy: prefixLength)...]))
+                return entry.route(path: raw, valueFrom: prefixLength)
             }
             return nil
         }
+    }
+
+    /// The length of the first `count` bytes at `bytes` up to and including the last `/`; 0 without one. Eight bytes
+    /// at a time from the end (a segment such as a package's 36-byte name is mostly skipped whole), then byte by byte
+    /// in the word that holds it.
+    @inline(__always)
+    static func lastSlashEnd(_ bytes: UnsafePointer<UInt8>, count: Int) -> Int {
+        let raw = UnsafeRawPointer(bytes)
+        var end = count
+        while end >= 8 {
+            let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: end - 8, as: UInt64.self))
+            // A "/" is a zero byte once the word is XORed with "/"s (the classic has-a-zero-byte test: exact as a
+            // yes or no, which is all it is used for here).
+            let matches = word ^ 0x2F2F_2F2F_2F2F_2F2F
+            if (matches &- 0x0101_0101_0101_0101) & ~matches & 0x8080_8080_8080_8080 != 0 { break }
+            end -= 8
+        }
+        while end > 0 && bytes[end - 1] != UInt8(ascii: "/") { end -= 1 }
+        return end
     }
 
     /// The index of the key spelled byte for byte by `segment` in `keys`, or nil.

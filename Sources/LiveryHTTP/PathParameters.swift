@@ -5,19 +5,22 @@
 /// order, so a match builds no dictionary: a lookup compares the route's one or two names. Compares equal to a value
 /// with the same name-value pairs in any order, as a dictionary would.
 public struct PathParameters: Sendable, Equatable, ExpressibleByDictionaryLiteral, CustomStringConvertible {
-    /// Invariant: `first` holds the value of `names[0]` and `rest` those of `names[1...]` (`rest.count ==
-    /// max(0, names.count - 1)`); no name appears twice.
-    private var names: [String]
-    /// The value of `names[0]` (empty without names): kept out of an array, so a route with one parameter (most)
-    /// allocates nothing for it.
-    private var first: Substring
+    /// Invariant: the value of `names[0]` is the UTF-8 of `firstBase` from byte `firstOffset` on, and `rest` holds
+    /// those of `names[1...]` (`rest.count == max(0, names.count - 1)`); no name appears twice.
+    @usableFromInline var names: [String]
+    /// Holds the value of `names[0]` (empty without names), from byte `firstOffset` on: kept out of an array, so a
+    /// route with one parameter (most) allocates nothing for it, and kept as the raw path it ends, so a match makes
+    /// no slice of it (a slice of a string is made only when `value(_:)` asks, `withUTF8(_:_:)` reads it in place).
+    @usableFromInline var firstBase: Substring
+    @usableFromInline var firstOffset: Int
     /// The values of `names[1...]`, in order.
-    private var rest: [Substring]
+    @usableFromInline var rest: [Substring]
 
     /// No parameters.
     public init() {
         names = []
-        first = ""
+        firstBase = ""
+        firstOffset = 0
         rest = []
     }
 
@@ -25,15 +28,25 @@ public struct PathParameters: Sendable, Equatable, ExpressibleByDictionaryLitera
     init(names: [String], values: [String]) {
         let count = min(names.count, values.count)
         self.names = names.count == count ? names : Array(names.prefix(count))
-        first = count > 0 ? Substring(values[0]) : ""
+        firstBase = count > 0 ? Substring(values[0]) : ""
+        firstOffset = 0
         rest = count > 1 ? values[1..<count].map { Substring($0) } : []
     }
 
-    /// A route's one parameter, `name`, with `value` (a slice of the request's target when it needed no decoding).
-    init(names: [String], only value: Substring) {
+    /// A route's one parameter, `name`: the bytes of `path` (the raw path, its own decoded form) from byte `offset`
+    /// on, the last segment.
+    init(names: [String], only path: Substring, from offset: Int) {
         self.names = names.isEmpty ? [] : names.count == 1 ? names : [names[0]]
-        first = names.isEmpty ? "" : value
+        firstBase = names.isEmpty ? "" : path
+        firstOffset = names.isEmpty ? 0 : min(max(0, offset), path.utf8.count)
         rest = []
+    }
+
+    /// The value of `names[0]`.
+    @usableFromInline var first: Substring {
+        guard firstOffset > 0 else { return firstBase }
+        let utf8 = firstBase.utf8
+        return Substring(utf8[utf8.index(utf8.startIndex, offsetBy: firstOffset)...])
     }
 
     /// A later pair replaces an earlier one with the same name.
@@ -58,6 +71,23 @@ public struct PathParameters: Sendable, Equatable, ExpressibleByDictionaryLitera
     public func value(_ name: String) -> Substring? {
         guard let index = names.firstIndex(of: name) else { return nil }
         return index == 0 ? first : rest[index - 1]
+    }
+
+    /// Calls `body` with the UTF-8 of the `:name` segment's value, read in place where it can be; nil when the
+    /// route has no parameter of that name.
+    @inlinable
+    public func withUTF8<Result>(_ name: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result? {
+        guard let index = names.firstIndex(of: name) else { return nil }
+        if index == 0 {
+            let offset = firstOffset
+            if let result = firstBase.utf8.withContiguousStorageIfAvailable({
+                body(UnsafeBufferPointer(rebasing: $0[offset...]))
+            }) {
+                return result
+            }
+        }
+        var value = String(index == 0 ? first : rest[index - 1])
+        return value.withUTF8(body)
     }
 
     /// How many parameters there are.

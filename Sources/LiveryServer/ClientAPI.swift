@@ -472,7 +472,7 @@ public final class ClientAPI: Sendable {
     /// event loop; nil when the package must be looked up or built first (`package(_:)`).
     public func packageIfReady(_ request: HTTPRequest) -> HTTPResponse? {
         guard isLoaded else { return APIError.notReady.response }
-        guard let name = PackageFileName(request.pathParameters.value("file") ?? "") else {
+        guard let name = request.pathParameters.withUTF8("file", PackageFileName.init(bytes:)) ?? nil else {
             return APIError.packageNotFound.response
         }
         if let package = preparedPackage(name, loop: request.eventLoopIndex) {
@@ -523,7 +523,7 @@ public final class ClientAPI: Sendable {
     /// Serves a package file, building it first if its file is missing from the cache.
     public func package(_ request: HTTPRequest) async -> HTTPResponse {
         guard isLoaded else { return APIError.notReady.response }
-        guard let name = PackageFileName(request.pathParameters.value("file") ?? "") else {
+        guard let name = request.pathParameters.withUTF8("file", PackageFileName.init(bytes:)) ?? nil else {
             return APIError.packageNotFound.response
         }
         let sign = name.sign
@@ -585,6 +585,13 @@ struct PackageFileName: Hashable, Sendable {
         low = parsed.low
     }
 
+    /// The name spelled by `bytes`, or nil when they are not exactly 32 lowercase hex digits and `.zip`.
+    init?(bytes: UnsafeBufferPointer<UInt8>) {
+        guard let parsed = Self.parse(bytes) else { return nil }
+        high = parsed.high
+        low = parsed.low
+    }
+
     private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> (high: UInt64, low: UInt64)? {
         guard bytes.count == 36, bytes[32] == UInt8(ascii: "."), bytes[33] == UInt8(ascii: "z"),
             bytes[34] == UInt8(ascii: "i"), bytes[35] == UInt8(ascii: "p"),
@@ -594,27 +601,35 @@ struct PackageFileName: Hashable, Sendable {
     }
 
     /// The 64 bits spelled by the 16 lowercase hex digits at `start`, or nil if one is not such a digit.
-    /// (`parse` has checked that the 16 bytes are there.)
+    /// (`parse` has checked that the 16 bytes are there.) Two halves of eight digits, each checked and converted
+    /// with word-wide arithmetic rather than digit by digit.
     @inline(__always)
     private static func number(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> UInt64? {
-        guard let base = bytes.baseAddress?.advanced(by: start) else { return nil }
-        var value: UInt64 = 0
-        for index in 0..<16 {
-            let byte = base[index]
-            // Wrapping subtraction: bytes below '0' (or 'a') become large, so one comparison checks each range.
-            let decimal = byte &- UInt8(ascii: "0")
-            let letter = byte &- UInt8(ascii: "a")
-            let digit: UInt8
-            if decimal < 10 {
-                digit = decimal
-            } else if letter < 6 {
-                digit = letter &+ 10
-            } else {
-                return nil
-            }
-            value = value << 4 | UInt64(digit)
-        }
-        return value
+        guard let base = bytes.baseAddress.map(UnsafeRawPointer.init) else { return nil }
+        guard let high = eightDigits(UInt64(littleEndian: base.loadUnaligned(fromByteOffset: start, as: UInt64.self))),
+            let low = eightDigits(UInt64(littleEndian: base.loadUnaligned(fromByteOffset: start + 8, as: UInt64.self)))
+        else { return nil }
+        return UInt64(high) << 32 | UInt64(low)
+    }
+
+    /// The 32 bits spelled by eight lowercase hex digits, the first in the lowest byte of `word`; nil if a byte is
+    /// not `0-9` or `a-f`. Each byte is tested in its own lane: adding `0x80 - c` sets a lane's top bit exactly when
+    /// its byte is at least `c` (no lane carries into the next, as every byte is below 0x80 once that is checked).
+    @inline(__always)
+    static func eightDigits(_ word: UInt64) -> UInt32? {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let tops: UInt64 = 0x8080_8080_8080_8080
+        guard word & tops == 0 else { return nil }
+        func atLeast(_ byte: UInt64) -> UInt64 { (word &+ (0x80 &- byte) &* ones) & tops }
+        let digits = atLeast(0x30) & ~atLeast(0x3A)  // 0-9
+        let letters = atLeast(0x61) & ~atLeast(0x67)  // a-f
+        guard digits | letters == tops else { return nil }
+        // A digit's value is its low nibble; a letter's is its low nibble (1-6) plus 9.
+        let nibbles = (word & 0x0F0F_0F0F_0F0F_0F0F) &+ (letters >> 7) &* 9
+        // The first digit is the most significant: pair the bytes, then the pairs, then the halves.
+        let pairs = (nibbles & 0x00FF_00FF_00FF_00FF) << 4 | (nibbles >> 8) & 0x00FF_00FF_00FF_00FF
+        let quads = (pairs & 0x0000_FFFF_0000_FFFF) << 8 | (pairs >> 16) & 0x0000_FFFF_0000_FFFF
+        return UInt32(truncatingIfNeeded: (quads & 0xFFFF_FFFF) << 16 | quads >> 32)
     }
 
     /// The sign, as 32 lowercase hex digits.

@@ -98,6 +98,46 @@ import Testing
 
     /// Each event loop routes with its own replica of the frozen router: the same answers, from targets, pattern
     /// strings and handler closures of its own, so two loops never retain one object for a request.
+    @Test func theLastSlashIsFoundWhereverItFallsInTheWordsReadFromTheEnd() {
+        var generator = SystemRandomNumberGenerator()
+        for count in 0...40 {
+            // Slashes often and rarely, among any other bytes (a "/" is 0x2F).
+            for oneIn in [2, 12] {
+                for _ in 0..<50 {
+                    let bytes = (0..<count).map { _ in
+                        Int.random(in: 0..<oneIn, using: &generator) == 0
+                            ? UInt8(ascii: "/") : UInt8.random(in: 0...255, using: &generator)
+                    }
+                    let expected = (bytes.lastIndex(of: UInt8(ascii: "/")) ?? -1) + 1
+                    let found = bytes.withUnsafeBufferPointer {
+                        FrozenRouter.lastSlashEnd($0.baseAddress ?? UnsafePointer(bitPattern: 1)!, count: count)
+                    }
+                    #expect(found == expected, "\(bytes)")
+                }
+            }
+        }
+    }
+
+    @Test func aTrailingParameterOfAnyLengthIsTheWholeLastSegmentReadInPlace() async {
+        let router = Router()
+        router.on(.get, "/api/v1/packages/:file", .sync { request in Self.text(request.pathParameters["file"] ?? "?") })
+        let responder = router.freeze()
+        for length in 0...40 {
+            let name = String((0..<length).map { Character(UnicodeScalar(UInt8(ascii: "a") + UInt8($0 % 26))) })
+            let (route, response) = await Self.respond(responder, .get, "/api/v1/packages/" + name + "?x=/y")
+            if length == 0 {
+                #expect(route.pattern == nil, "an empty last segment is no value")
+                continue
+            }
+            #expect(route.pattern == "/api/v1/packages/:file")
+            #expect(Self.bodyText(response) == name)
+            #expect(route.pathParameters.withUTF8("file") { String(decoding: $0, as: UTF8.self) } == name)
+            #expect(route.pathParameters.withUTF8("sign") { _ in true } == nil)
+            let (nested, _) = await Self.respond(responder, .get, "/api/v1/packages/" + name + "/more")
+            #expect(nested.pattern == nil, "a slash after the name is another path")
+        }
+    }
+
     @Test func aReplicaRoutesAndAnswersAsTheOriginalWithObjectsOfItsOwn() async {
         let router = Router()
         router.on(.get, "/skins/:id", .sync { request in Self.text("skin \(request.pathParameters["id"] ?? "")") })

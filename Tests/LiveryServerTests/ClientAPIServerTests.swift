@@ -410,6 +410,23 @@ import Testing
         }
     }
 
+    @Test func everyByteOfASignIsCheckedAndReadAsItsDigit() {
+        let sign = Array("0123456789abcdef00ff10203040a0b0".utf8)
+        let hexDigits = Array("0123456789abcdef".utf8)
+        for position in sign.indices {
+            for byte in UInt8.min...UInt8.max {
+                var spelled = sign
+                spelled[position] = byte
+                let name = (spelled + Array(".zip".utf8)).withUnsafeBufferPointer { PackageFileName(bytes: $0) }
+                if hexDigits.contains(byte) {
+                    #expect(name?.sign == String(decoding: spelled, as: UTF8.self), "byte \(byte) at \(position)")
+                } else {
+                    #expect(name == nil, "byte \(byte) at \(position)")
+                }
+            }
+        }
+    }
+
     /// A download of `/api/v1/packages/<file>` as the router hands it to the client API.
     /// A server on a socket that keeps packages of up to 16 MiB in memory, the poll's answer and the package's sign.
     static func inMemoryStage() async throws -> (harness: LiveryHarness, answer: [String: Any], sign: String) {
