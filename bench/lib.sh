@@ -90,6 +90,24 @@ bench_start_livery() {  # work [flags...]
     echo "livery did not start" >&2; cat "$work/livery.log" >&2; return 1
 }
 
+# Starts the nginx peer (bench/client/nginx.conf: 2 workers, the files of $work/www, `sendfile`, `open_file_cache`)
+# for the scripts that compare with it, and waits until it serves $work/www/package.zip. Sets NGINX_PORT (no access
+# log), NGINX_LOG_PORT (`access_log … buffer=64k`), NGINX_BASE, NGINX_LOG_BASE and NGINX_PID (the master; its
+# workers are `pgrep -P "$NGINX_PID"`). Everything nginx writes stays in $work.
+bench_start_nginx() {  # work
+    local work=$1
+    NGINX_PORT=$(free_port)
+    NGINX_LOG_PORT=$(free_port)
+    sed -e "s|@WORK@|$work|g" -e "s|@PORT@|$NGINX_PORT|g" -e "s|@LOGPORT@|$NGINX_LOG_PORT|g" \
+        -e "s|@AFFINITY@|$NGINX_AFFINITY|g" "$ROOT/bench/client/nginx.conf" >"$work/nginx.conf"
+    nginx -p "$work" -c "$work/nginx.conf" -e "$work/error.log" &
+    NGINX_PID=$!
+    PIDS+=("$NGINX_PID")
+    NGINX_BASE="http://127.0.0.1:$NGINX_PORT"
+    NGINX_LOG_BASE="http://127.0.0.1:$NGINX_LOG_PORT"
+    wait_for_http "$NGINX_BASE/package.zip"
+}
+
 free_port() {
     python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
 }

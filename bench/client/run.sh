@@ -51,15 +51,7 @@ PACKAGE_PATH=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))[
 curl -fs "$LIVERY_BASE$PACKAGE_PATH" >"$WORK/www/package.zip"
 chmod 644 "$WORK/www/"*
 
-NGINX_PORT=$(free_port)
-NGINX_LOG_PORT=$(free_port)
-sed -e "s|@WORK@|$WORK|g" -e "s|@PORT@|$NGINX_PORT|g" -e "s|@LOGPORT@|$NGINX_LOG_PORT|g" -e "s|@AFFINITY@|$NGINX_AFFINITY|g" \
-    "$ROOT/bench/client/nginx.conf" >"$WORK/nginx.conf"
-nginx -p "$WORK" -c "$WORK/nginx.conf" -e "$WORK/error.log" &
-NGINX_PID=$!
-PIDS+=($NGINX_PID)
-NGINX_BASE="http://127.0.0.1:$NGINX_PORT"
-NGINX_LOG_BASE="http://127.0.0.1:$NGINX_LOG_PORT"
+bench_start_nginx "$WORK"
 
 NAMES="livery-poll nginx-poll livery-log-poll nginx-log-poll hummingbird-poll livery-package nginx-package livery-log-package nginx-log-package"
 if [ "$HUMMINGBIRD" != 0 ]; then

@@ -52,15 +52,10 @@ curl -fs "${URLS[0]}" >"$WORK/www/served"
 chmod 644 "$WORK/www/served"
 cp "$WORK/www/served" "$WORK/www/answer.json"
 cp "$WORK/www/served" "$WORK/www/package.zip"
-NGINX_PORT=$(free_port)
-sed -e "s|@WORK@|$WORK|g" -e "s|@PORT@|$NGINX_PORT|g" -e "s|@LOGPORT@|$(free_port)|g" -e "s|@AFFINITY@|$NGINX_AFFINITY|g" \
-    "$ROOT/bench/client/nginx.conf" >"$WORK/nginx.conf"
-nginx -p "$WORK" -c "$WORK/nginx.conf" -e "$WORK/error.log" &
-PIDS+=($!)
-NGINX_URL="http://127.0.0.1:$NGINX_PORT/package.zip"
-[ "$TARGET" = poll ] && NGINX_URL="http://127.0.0.1:$NGINX_PORT/bench"
-wait_for_http "$NGINX_URL"
-NAMES+=(nginx) SERVER_PIDS+=("$(pgrep -P "$(cat "$WORK/nginx.pid")" | tr '\n' ' ')") URLS+=("$NGINX_URL")
+bench_start_nginx "$WORK"
+NGINX_URL="$NGINX_BASE/package.zip"
+[ "$TARGET" = poll ] && NGINX_URL="$NGINX_BASE/bench"
+NAMES+=(nginx) SERVER_PIDS+=("$(pgrep -P "$NGINX_PID" | tr '\n' ' ')") URLS+=("$NGINX_URL")
 
 echo "== $TARGET: wrk -t2 -c$CONNECTIONS -d$DURATION; $ROUNDS interleaved rounds; load average$(uptime | sed 's/.*load average//')" >&2
 for round in $(seq 1 "$ROUNDS"); do

@@ -48,16 +48,7 @@ curl -fs "$LIVERY_BASE$PACKAGE_PATH" >"$WORK/www/package.zip"
 chmod 644 "$WORK/www/"*
 
 # The same nginx peer as bench/client (2 workers, sendfile, open_file_cache).
-NGINX_PORT=$(free_port)
-NGINX_LOG_PORT=$(free_port)
-sed -e "s|@WORK@|$WORK|g" -e "s|@PORT@|$NGINX_PORT|g" -e "s|@LOGPORT@|$NGINX_LOG_PORT|g" -e "s|@AFFINITY@|$NGINX_AFFINITY|g" \
-    "$ROOT/bench/client/nginx.conf" >"$WORK/nginx.conf"
-nginx -p "$WORK" -c "$WORK/nginx.conf" -e "$WORK/error.log" &
-NGINX_PID=$!
-PIDS+=($NGINX_PID)
-NGINX_BASE="http://127.0.0.1:$NGINX_PORT"
-NGINX_LOG_BASE="http://127.0.0.1:$NGINX_LOG_PORT"
-wait_for_http "$NGINX_BASE/package.zip"
+bench_start_nginx "$WORK"
 NGINX_CPU=$(pids_of "$NGINX_PID")
 for url in "$NGINX_BASE/package.zip" "$NGINX_LOG_BASE/package.zip" "$LOGGED_BASE$PACKAGE_PATH"; do
     curl -fs "$url" | cmp -s - "$WORK/www/package.zip" || { echo "$url serves another zip" >&2; exit 1; }

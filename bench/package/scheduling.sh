@@ -20,8 +20,9 @@ CONNECTIONS=${CONNECTIONS:-16}
 ROUNDS=${ROUNDS:-5}
 DURATION=${DURATION:-3s}
 THREADS=2
-# wrk's sleeps are counted from 0.5 s into its run over half its duration, well before its threads exit.
-WINDOW=$(python3 -c "print(max(0.5, ${DURATION%s} / 2))")
+# wrk's sleeps are counted from 0.3 s into its run, over half its duration less half a second: well before its
+# threads exit, even on a busy machine (a count taken after they did would be short; it is shown as n/a).
+WINDOW=$(python3 -c "print(max(0.3, ${DURATION%s} / 2 - 0.5))")
 
 bench_require wrk nginx python3 curl
 bench_workdir livery-scheduling
@@ -37,13 +38,7 @@ mkdir -p "$WORK/www"
 curl -fs "$BASE$PACKAGE_PATH" >"$WORK/www/package.zip"
 cp "$WORK/www/package.zip" "$WORK/www/answer.json"
 chmod 644 "$WORK/www/"*
-NGINX_PORT=$(free_port)
-sed -e "s|@WORK@|$WORK|g" -e "s|@PORT@|$NGINX_PORT|g" -e "s|@LOGPORT@|$(free_port)|g" -e "s|@AFFINITY@|$NGINX_AFFINITY|g" \
-    "$ROOT/bench/client/nginx.conf" >"$WORK/nginx.conf"
-nginx -p "$WORK" -c "$WORK/nginx.conf" -e "$WORK/error.log" &
-NGINX_PID=$!
-PIDS+=($NGINX_PID)
-wait_for_http "http://127.0.0.1:$NGINX_PORT/package.zip"
+bench_start_nginx "$WORK"
 NGINX_WORKERS=$(pgrep -P "$NGINX_PID" | tr '\n' ' ')
 
 # Context switches of every thread of the processes: "voluntary involuntary".
@@ -68,13 +63,13 @@ echo "== machine: $(nproc) cores, load average$(uptime | sed 's/.*load average//
 printf '%-8s %-7s %9s %10s %8s %10s %11s\n' round server "req/s" "server us" "wrk us" preempted "wrk sleeps"
 for round in $(seq 1 "$ROUNDS"); do
     for name in livery nginx; do
-        if [ "$name" = livery ]; then pids=$LIVERY_PID url=$BASE$PACKAGE_PATH; else pids=$NGINX_WORKERS url=http://127.0.0.1:$NGINX_PORT/package.zip; fi
+        if [ "$name" = livery ]; then pids=$LIVERY_PID url=$BASE$PACKAGE_PATH; else pids=$NGINX_WORKERS url=$NGINX_BASE/package.zip; fi
         ticks_before=$(cpu_ticks $pids)
         read -r _ preempted_before <<<"$(switches $pids)"
         /usr/bin/time -f "%U %S" -o "$WORK/wrk.time" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" "$url" >"$WORK/wrk.out" &
         TIMED=$!
         # wrk's sleeps over WINDOW (its threads are children of GNU time).
-        sleep 0.5
+        sleep 0.3
         WRK=$(pgrep -n -P "$TIMED" wrk)
         read -r sleeps_before _ <<<"$(switches "$WRK")"
         window_start=$(date +%s.%N)
@@ -92,7 +87,9 @@ import os
 ticks = os.sysconf('SC_CLK_TCK')
 print(f'{$round:<8} {\"$name\":<7} {$rps:9.0f} {($ticks_after - $ticks_before) / ticks / $requests * 1e6:10.2f}', end=' ')
 print(f'{($wrk_user + $wrk_system) / $requests * 1e6:8.2f}', end=' ')
-print(f'{($preempted_after - $preempted_before) / $requests:10.3f} {($sleeps_after - $sleeps_before) / ($rps * $window):11.3f}')"
+sleeps = $sleeps_after - $sleeps_before
+print(f'{($preempted_after - $preempted_before) / $requests:10.3f}', end=' ')
+print(f'{sleeps / ($rps * $window):11.3f}' if sleeps >= 0 else f'{\"n/a\":>11}')"
     done
 done
 echo "load average after the runs:$(uptime | sed 's/.*load average//')"
