@@ -575,17 +575,14 @@ struct PackageFileName: Hashable, Sendable {
     let low: UInt64
 
     /// The name in `file`, or nil when `file` is not exactly 32 lowercase hex digits and `.zip`.
-    init?(_ file: String) { self.init(Substring(file)) }
-
-    /// The name in `file` (read in place), or nil when `file` is not exactly 32 lowercase hex digits and `.zip`.
-    init?(_ file: Substring) {
+    init?(_ file: String) {
         var file = file
-        guard let parsed = file.withUTF8({ Self.parse($0) }) else { return nil }
-        high = parsed.high
-        low = parsed.low
+        guard let name = file.withUTF8({ Self(bytes: $0) }) else { return nil }
+        self = name
     }
 
-    /// The name spelled by `bytes`, or nil when they are not exactly 32 lowercase hex digits and `.zip`.
+    /// The name spelled by `bytes` (a path parameter read in place), or nil when they are not exactly 32 lowercase
+    /// hex digits and `.zip`.
     init?(bytes: UnsafeBufferPointer<UInt8>) {
         guard let parsed = Self.parse(bytes) else { return nil }
         high = parsed.high
