@@ -257,7 +257,7 @@ final class HTTPConnection: @unchecked Sendable {
         // Consumed, so the head moves on to the exchange rather than being copied and then released with the event.
         switch consume event {
         case .head(let head):
-            beginExchange(head)
+            beginExchange(head.materialized())
             return true
         case .message(let body, let trailers):
             finishExchange(body: body, trailers: trailers)

@@ -41,8 +41,9 @@ struct HTTPConnectionStateMachine {
 
     /// What parsing the received bytes produced.
     enum InputEvent {
-        /// A request head: route it, then call `admitBody` (or `respond` to answer before its body).
-        case head(HTTPRequestHead)
+        /// A request head: route it, then call `admitBody` (or `respond` to answer before its body). Its bytes are
+        /// valid while the event is handled (`ReceivedHead`).
+        case head(ReceivedHead)
         /// The current request is complete: answer it with `respond`, or call `handlerStarted`.
         case message(body: [UInt8], trailers: HTTPHeaders)
         /// The bytes are not a valid request: answer with the error (`respond(forceClose: true, …)`).
@@ -266,7 +267,9 @@ struct HTTPConnectionStateMachine {
                 phase = .readingBody
                 inExchange = true
                 requestKeepsAlive = head.keepAlive
-                return .head(head)
+                // The head is the last bytes this call consumed.
+                return .head(
+                    ReceivedHead(head, in: UnsafeRawBufferPointer(rebasing: input[(offset - head.length)..<offset])))
             case .end:
                 let (body, trailers) = parser.takeMessage()
                 // A request answered from its head (without content) ends here unanswered: nothing to deliver.
@@ -288,7 +291,12 @@ struct HTTPConnectionStateMachine {
         let input = pendingInput
         pendingInput = []
         var offset = pendingOffset
-        let event = input.withUnsafeBytes { nextEvent(in: $0, offset: &offset, outputBacklog: outputBacklog, now: now) }
+        let event = input.withUnsafeBytes { bytes in
+            let event = nextEvent(in: bytes, offset: &offset, outputBacklog: outputBacklog, now: now)
+            // A head's bytes are in `input`, which may not outlive this call: the head takes a copy.
+            if case .head(let head) = event { return InputEvent.head(head.owningItsBytes()) }
+            return event
+        }
         pendingOffset = 0
         switch event {
         case .head, .message:

@@ -8,6 +8,102 @@ enum BodyFraming: Equatable, Sendable {
     case chunked
 }
 
+/// A validated request head as the parser leaves it: what the server decides on (method, version, framing,
+/// persistence) and where the target and the field lines lie in the head's bytes, with no string or array made
+/// (only a path that differs from its raw bytes, and the rare fields the parser reads, are strings).
+///
+/// Invariant: the offsets describe the head it was parsed from (request line, field lines, empty line: `length`
+/// bytes) and every line in it has passed the parser's checks, so reading it again (`HTTPRequestHead.init(_:bytes:)`,
+/// `forEachField(in:_:)`) needs no check.
+struct ParsedRequestHead: Sendable {
+    var method: HTTPMethod
+    var version: HTTPVersion
+    var framing: BodyFraming
+    /// Whether the connection stays open after this exchange (RFC 9112 §9.3).
+    var keepAlive: Bool
+    /// `Expect: 100-continue` on an HTTP/1.1 request.
+    var expectsContinue: Bool
+    /// The value of the first `X-Request-Id` field, unchecked.
+    var requestID: String?
+    /// The head's length in bytes.
+    var length: Int
+    /// Where the request-target lies in the head.
+    var target: (start: Int32, end: Int32)
+    /// UTF-8 offsets of the raw path and raw query within the target (`HTTPRequestHead.pathBounds`).
+    var pathBounds: (start: Int32, end: Int32)
+    var queryBounds: (start: Int32, end: Int32)
+    /// The decoded path when it is not the raw path's bytes (a `%` decoded, an absolute-form target, `*`); nil
+    /// when the raw path is its own decoded form.
+    var decodedPath: String?
+    /// Where the first field line starts in the head (just after the request line's CRLF).
+    var fieldsStart: Int32
+    /// How many field lines the head has.
+    var fieldCount: Int32
+
+    /// Whether the target is in origin form with a path that is its own decoded form: its raw path's bytes are
+    /// what a router matches and a handler reads.
+    var pathIsRaw: Bool { decodedPath == nil }
+
+    /// Calls `body` with each field line's name and value (without the surrounding whitespace), in order, until it
+    /// returns false. `head` is the bytes this head was parsed from.
+    @inline(__always)
+    func forEachField(
+        in head: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Bool
+    ) {
+        var lineStart = Int(fieldsStart)
+        // The lines were checked when parsed: each ends with CRLF, has a token name and a colon, and the section
+        // ends with an empty line.
+        while lineStart + 2 <= head.count, head[lineStart] != HTTPGrammar.cr {
+            var colon = lineStart
+            while head[colon] != HTTPGrammar.colon { colon += 1 }
+            var end = colon + 1
+            while head[end] != HTTPGrammar.cr { end += 1 }
+            let next = end + 2
+            var start = colon + 1
+            while start < end && (head[start] == HTTPGrammar.space || head[start] == HTTPGrammar.tab) { start += 1 }
+            while end > start && (head[end - 1] == HTTPGrammar.space || head[end - 1] == HTTPGrammar.tab) { end -= 1 }
+            let name = UnsafeRawBufferPointer(rebasing: head[lineStart..<colon])
+            guard body(name, UnsafeRawBufferPointer(rebasing: head[start..<end])) else { return }
+            lineStart = next
+        }
+    }
+}
+
+/// A parsed head with its bytes, as the connection's state machine delivers it: the bytes are where they were
+/// received (valid only while the input passed to `HTTPConnectionStateMachine.nextEvent(in:…)` is, that is for the
+/// handling of the event), or a copy the head owns when the input was the machine's own buffer.
+struct ReceivedHead {
+    let parsed: ParsedRequestHead
+    private let received: UnsafeRawBufferPointer
+    private let owned: [UInt8]?
+
+    /// A head whose bytes are `bytes`, valid for as long as the caller's input is.
+    init(_ parsed: ParsedRequestHead, in bytes: UnsafeRawBufferPointer) {
+        self.parsed = parsed
+        received = bytes
+        owned = nil
+    }
+
+    /// The same head, holding a copy of its bytes: for input that does not outlive the call that parsed it.
+    func owningItsBytes() -> ReceivedHead { ReceivedHead(parsed, owned: Array(received)) }
+
+    private init(_ parsed: ParsedRequestHead, owned: [UInt8]) {
+        self.parsed = parsed
+        received = UnsafeRawBufferPointer(start: nil, count: 0)
+        self.owned = owned
+    }
+
+    /// Calls `body` with the head's bytes.
+    @inline(__always)
+    func withBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        if let owned { return owned.withUnsafeBytes(body) }
+        return body(received)
+    }
+
+    /// The head with its strings and fields made.
+    func materialized() -> HTTPRequestHead { withBytes { HTTPRequestHead(parsed, bytes: $0) } }
+}
+
 /// A parsed and validated request head: request line and header section.
 struct HTTPRequestHead: Sendable {
     var method: HTTPMethod
@@ -56,5 +152,39 @@ struct HTTPRequestHead: Sendable {
             Int32(utf8.distance(from: utf8.startIndex, to: part.startIndex)),
             Int32(utf8.distance(from: utf8.startIndex, to: part.endIndex))
         )
+    }
+}
+
+extension HTTPRequestHead {
+    /// The head `parsed` describes, its strings and fields made from `bytes`, the bytes it was parsed from.
+    init(_ parsed: ParsedRequestHead, bytes head: UnsafeRawBufferPointer) {
+        let targetBytes = UnsafeRawBufferPointer(rebasing: head[Int(parsed.target.start)..<Int(parsed.target.end)])
+        let target = String(decoding: targetBytes, as: UTF8.self)
+        let path: String
+        if let decoded = parsed.decodedPath {
+            path = decoded
+        } else if parsed.pathBounds == (0, Int32(targetBytes.count)) {
+            // Nothing to decode and the path is the whole target: share its storage.
+            path = target
+        } else {
+            path = String(
+                decoding: UnsafeRawBufferPointer(rebasing: targetBytes[0..<Int(parsed.pathBounds.end)]), as: UTF8.self)
+        }
+        var headers = HTTPHeaders()
+        headers.reserveCapacity(Int(parsed.fieldCount))
+        parsed.forEachField(in: head) { name, value in
+            // The name as sent; the usual spelling of Host is the literal, not a string made from the bytes.
+            let isUsualHost =
+                name.count == 4 && name[0] == UInt8(ascii: "H") && name[1] == UInt8(ascii: "o")
+                && name[2] == UInt8(ascii: "s") && name[3] == UInt8(ascii: "t")
+            headers.add(
+                name: isUsualHost ? "Host" : String(decoding: name, as: UTF8.self),
+                value: String(decoding: value, as: UTF8.self))
+            return true
+        }
+        self.init(
+            method: parsed.method, target: target, path: path, version: parsed.version, headers: headers,
+            framing: parsed.framing, keepAlive: parsed.keepAlive, expectsContinue: parsed.expectsContinue,
+            requestID: parsed.requestID, pathBounds: parsed.pathBounds, queryBounds: parsed.queryBounds)
     }
 }

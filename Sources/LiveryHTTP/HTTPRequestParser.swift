@@ -70,11 +70,12 @@ struct HTTPRequestParser {
     var bodyLimit: Int
     private var state: State = .head(SectionScan())
     private var body: [UInt8] = []
-    private var parsedHead: HTTPRequestHead?
+    private var parsedHead: ParsedRequestHead?
     private var trailers = HTTPHeaders()
 
-    /// The head reported by the last `.head` event (once).
-    mutating func takeHead() -> HTTPRequestHead? { parsedHead.take() }
+    /// The head reported by the last `.head` event (once): offsets into its bytes, which are the last
+    /// `ParsedRequestHead.length` bytes consumed by that `next(_:)` call.
+    mutating func takeHead() -> ParsedRequestHead? { parsedHead.take() }
 
     /// The body and trailers of the message reported by the last `.end` event (once).
     mutating func takeMessage() -> (body: [UInt8], trailers: HTTPHeaders) {
@@ -267,7 +268,7 @@ struct HTTPRequestParser {
 
     // MARK: - Head
 
-    private func parseHead(_ head: UnsafeRawBufferPointer, lines: Int) throws(HTTPParseError) -> HTTPRequestHead {
+    private func parseHead(_ head: UnsafeRawBufferPointer, lines: Int) throws(HTTPParseError) -> ParsedRequestHead {
         // The scan guarantees: every line ends with CRLF, and the section ends with an empty line.
         guard let firstLF = Self.findLineFeed(head, from: 0) else { throw .invalidRequestLine }
         let requestLine = UnsafeRawBufferPointer(rebasing: head[0..<(firstLF - 1)])
@@ -277,10 +278,12 @@ struct HTTPRequestParser {
         if targetBytes.first != UInt8(ascii: "/") {
             guard targetBytes.allSatisfy(HTTPGrammar.isTargetChar) else { throw .invalidTarget }
         }
-        let target = String(decoding: targetBytes, as: UTF8.self)
+        let targetStart =
+            head.baseAddress.flatMap { base in targetBytes.baseAddress.map { base.distance(to: $0) } } ?? 0
 
         // RFC 9112 §3.2: origin-form, absolute-form, asterisk-form (OPTIONS only), authority-form (CONNECT only).
-        let path: String
+        // Only a path that is not its raw bytes (decoded, implied or `*`) is made a string here.
+        var decodedPath: String?
         var pathBounds: (start: Int32, end: Int32) = (0, Int32(targetBytes.count))
         var queryBounds: (start: Int32, end: Int32) = (0, 0)
         if targetBytes.first == UInt8(ascii: "/") {
@@ -289,45 +292,41 @@ struct HTTPRequestParser {
             pathBounds = (0, Int32(queryStart ?? end))
             if let queryStart { queryBounds = (Int32(queryStart + 1), Int32(end)) }
             if hasPercent {
-                guard let decoded = PercentEncoding.decodePath(Self.slice(target, pathBounds)) else {
-                    throw .invalidTarget
-                }
-                path = decoded
-            } else if queryStart == nil && end == targetBytes.count {
-                // Nothing to decode and the path is the whole target: share its storage.
-                path = target
-            } else {
-                path = String(
+                let rawPath = String(
                     decoding: UnsafeRawBufferPointer(rebasing: targetBytes[0..<Int(pathBounds.end)]), as: UTF8.self)
+                guard let decoded = PercentEncoding.decodePath(Substring(rawPath)) else { throw .invalidTarget }
+                decodedPath = decoded
             }
-        } else if Self.isAbsoluteForm(target) {
-            // The part after the authority follows the same rules as an origin-form target. The authority starts
-            // after the scheme's "//" (the target starts with "http://" or "https://").
-            if let afterScheme = Self.firstIndex(of: UInt8(ascii: "/"), in: targetBytes).map({ $0 + 2 }),
-                let start = targetBytes[afterScheme...].firstIndex(where: {
-                    $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
-                })
-            {
-                _ = try Self.scanPathAndQuery(UnsafeRawBufferPointer(rebasing: targetBytes[start...]))
-            }
-            let (rawPath, rawQuery) = RequestTarget.split(target)
-            guard let decoded = PercentEncoding.decodePath(rawPath) else { throw .invalidTarget }
-            path = decoded
-            // An absolute-form target without a path ("http://host?q") has the implied path "/".
-            pathBounds =
-                rawPath.base == target ? HTTPRequestHead.bounds(of: rawPath, in: target) : HTTPRequestHead.impliedRoot
-            queryBounds = HTTPRequestHead.bounds(of: rawQuery, in: target)
-        } else if target == "*" {
-            guard method == .options else { throw .invalidTarget }
-            path = "*"
-        } else if case .other("CONNECT") = method {
-            throw .methodNotImplemented
         } else {
-            throw .invalidTarget
+            let target = String(decoding: targetBytes, as: UTF8.self)
+            if Self.isAbsoluteForm(target) {
+                // The part after the authority follows the same rules as an origin-form target. The authority
+                // starts after the scheme's "//" (the target starts with "http://" or "https://").
+                if let afterScheme = Self.firstIndex(of: UInt8(ascii: "/"), in: targetBytes).map({ $0 + 2 }),
+                    let start = targetBytes[afterScheme...].firstIndex(where: {
+                        $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
+                    })
+                {
+                    _ = try Self.scanPathAndQuery(UnsafeRawBufferPointer(rebasing: targetBytes[start...]))
+                }
+                let (rawPath, rawQuery) = RequestTarget.split(target)
+                guard let decoded = PercentEncoding.decodePath(rawPath) else { throw .invalidTarget }
+                decodedPath = decoded
+                // An absolute-form target without a path ("http://host?q") has the implied path "/".
+                pathBounds =
+                    rawPath.base == target
+                    ? HTTPRequestHead.bounds(of: rawPath, in: target) : HTTPRequestHead.impliedRoot
+                queryBounds = HTTPRequestHead.bounds(of: rawQuery, in: target)
+            } else if target == "*" {
+                guard method == .options else { throw .invalidTarget }
+                decodedPath = "*"
+            } else if case .other("CONNECT") = method {
+                throw .methodNotImplemented
+            } else {
+                throw .invalidTarget
+            }
         }
 
-        var headers = HTTPHeaders()
-        headers.reserveCapacity(lines - 1)
         var hostCount = 0
         var sawAuthorization = false
         var contentLength: Int?
@@ -343,7 +342,8 @@ struct HTTPRequestParser {
             let line = UnsafeRawBufferPointer(rebasing: head[lineStart..<(lf - 1)])
             lineStart = lf + 1
             let (nameBytes, valueBytes) = try Self.parseFieldLine(line)
-            let value = String(decoding: valueBytes, as: UTF8.self)
+            // Strings only for the fields that are read here, and those are rare; the rest stay bytes.
+            var value: String { String(decoding: valueBytes, as: UTF8.self) }
             switch nameBytes.count {
             case 4 where HTTPGrammar.bytes(nameBytes, equalLowercase: "host"):
                 hostCount += 1
@@ -370,11 +370,6 @@ struct HTTPRequestParser {
             default:
                 break
             }
-            // The name as sent; the usual spelling of Host is the literal, not a string made from the bytes.
-            let isUsualHost =
-                nameBytes.count == 4 && nameBytes[0] == UInt8(ascii: "H") && nameBytes[1] == UInt8(ascii: "o")
-                && nameBytes[2] == UInt8(ascii: "s") && nameBytes[3] == UInt8(ascii: "t")
-            headers.add(name: isUsualHost ? "Host" : String(decoding: nameBytes, as: UTF8.self), value: value)
         }
 
         // RFC 9112 §3.2: 400 for an HTTP/1.1 request without Host, and for any request with more than one.
@@ -411,10 +406,12 @@ struct HTTPRequestParser {
         // RFC 9112 §9.3: persistent by default in 1.1; 1.0 needs keep-alive.
         let keepAlive = version == .http1_1 ? !connectionClose : (connectionKeepAlive && !connectionClose)
 
-        return HTTPRequestHead(
-            method: method, target: target, path: path, version: version, headers: headers, framing: framing,
-            keepAlive: keepAlive, expectsContinue: expectsContinue, requestID: requestID, pathBounds: pathBounds,
-            queryBounds: queryBounds)
+        return ParsedRequestHead(
+            method: method, version: version, framing: framing, keepAlive: keepAlive,
+            expectsContinue: expectsContinue, requestID: requestID, length: head.count,
+            target: (Int32(targetStart), Int32(targetStart + targetBytes.count)), pathBounds: pathBounds,
+            queryBounds: queryBounds, decodedPath: decodedPath, fieldsStart: Int32(firstLF + 1),
+            fieldCount: Int32(lines - 1))
     }
 
     /// request-line = method SP request-target SP HTTP-version (RFC 9112 §3), single spaces only.
@@ -511,15 +508,6 @@ struct HTTPRequestParser {
     }
     private static let ordinaryTargetByte: UInt8 = 1
     private static let delimitingTargetByte: UInt8 = 2
-
-    private static func slice(_ target: String, _ bounds: (start: Int32, end: Int32)) -> Substring {
-        let utf8 = target.utf8
-        return Substring(
-            utf8[
-                utf8.index(
-                    utf8.startIndex, offsetBy: Int(bounds.start))..<utf8.index(
-                        utf8.startIndex, offsetBy: Int(bounds.end))])
-    }
 
     private static func isAbsoluteForm(_ target: String) -> Bool {
         let lower = target.prefix(8).lowercased()

@@ -136,7 +136,8 @@ struct ConnectionSimulation {
 
     private mutating func carryOut(_ event: HTTPConnectionStateMachine.InputEvent) -> Bool {
         switch event {
-        case .head(let head):
+        case .head(let received):
+            let head = received.materialized()
             target = head.target
             if let status = headCheck?(head) {
                 answer(status: status, forceClose: head.framing != .none && head.framing != .length(0))

@@ -42,7 +42,16 @@ func parse(
         offset = end
         loop: while true {
             let attempt = pending.withUnsafeBytes { buffer in
-                Result { () throws(HTTPParseError) in try parser.next(buffer) }
+                Result { () throws(HTTPParseError) in
+                    let result = try parser.next(buffer)
+                    // The head's bytes are the last ones consumed: its strings are made while they are at hand.
+                    if result.event == .head, let parsed = parser.takeHead() {
+                        let bytes = UnsafeRawBufferPointer(
+                            rebasing: buffer[(result.consumed - parsed.length)..<result.consumed])
+                        head = HTTPRequestHead(parsed, bytes: bytes)
+                    }
+                    return result
+                }
             }
             let result: (event: HTTPRequestParser.Event, consumed: Int)
             switch attempt {
@@ -56,7 +65,7 @@ func parse(
             case .needMoreData:
                 break loop
             case .head:
-                head = parser.takeHead()
+                break
             case .end:
                 let (body, trailers) = parser.takeMessage()
                 guard let head else { fatalError("end without head") }
