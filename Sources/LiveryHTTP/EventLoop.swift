@@ -40,6 +40,9 @@ final class EventLoop: @unchecked Sendable {
     let context: ServerContext
     /// This loop's replica of the server's routing (`HTTPRouting.replica()`).
     let routing: any HTTPRouting
+    /// `routing` when it is a `FrozenRouter` with a route that answers views (`HTTPHandler.answeringViews(_:)`),
+    /// which connections then ask first; nil otherwise.
+    let viewRouter: FrozenRouter?
     /// The `Server` header line, in a buffer of this loop's own (every response retains it).
     let serverLine: [UInt8]
     /// The CPU the loop's thread is pinned to (`HTTPServer.Configuration.pinsEventLoops`), or nil when it floats.
@@ -97,6 +100,7 @@ final class EventLoop: @unchecked Sendable {
         self.index = index
         self.context = context
         self.routing = context.routing.replica()
+        self.viewRouter = (routing as? FrozenRouter).flatMap { $0.hasViews ? $0 : nil }
         self.serverLine = context.serverLine.withUnsafeBufferPointer { Array($0) }
         self.cpu = cpu
         let epollFD = livery_epoll_create()

@@ -153,6 +153,12 @@ public final class FrozenRouter: HTTPRouting {
 
     /// What this router was built from, to build replicas.
     private let registrations: [Router.Registration]
+    /// Whether a parameterless route's handler has a view path, and whether a route of literal segments and then
+    /// one parameter has (`viewEntry(method:path:)` looks only where one has, so other requests pay almost nothing).
+    private let literalViews: Bool
+    private let trailingViews: Bool
+    /// Whether any route's handler has a view path that `viewEntry(method:path:)` can find.
+    var hasViews: Bool { literalViews || trailingViews }
 
     /// Another tree of the same registrations: its entries, targets, patterns, parameter names and handler closures
     /// (`HTTPHandler.replica()`, which call the registered ones) are its own.
@@ -167,6 +173,13 @@ public final class FrozenRouter: HTTPRouting {
 
     init(registrations: [Router.Registration]) {
         self.registrations = registrations
+        literalViews = registrations.contains { $0.handler.view != nil && $0.pattern.parameterCount == 0 }
+        trailingViews = registrations.contains { registration in
+            guard registration.handler.view != nil, registration.pattern.parameterCount == 1,
+                case .parameter? = registration.pattern.segments.last
+            else { return false }
+            return true
+        }
         let root = Builder()
         var literalPatterns: [String: Builder] = [:]
         var trailingPatterns: [String: (parent: Builder, parameter: Builder)] = [:]
@@ -264,19 +277,29 @@ public final class FrozenRouter: HTTPRouting {
     }
 
     /// The route of a pattern in `trailingParameters` that `path` matches for `method` as the tree walk would
-    /// match it; nil when none does, or when the walk must decide (a `%` to decode in the last segment, a literal
-    /// child of that name, a method other than GET and HEAD, no entry for the method).
+    /// match it; nil when none does, or when the walk must decide (`trailingParameterMatch(_:method:)`).
     /// The value is read from `raw` (whose bytes `path` holds) when asked for, not copied.
     private func trailingParameterRoute(
         _ path: UnsafeBufferPointer<UInt8>, raw: Substring, method: HTTPMethod
     ) -> HTTPRoute? {
+        guard let (entry, valueStart) = trailingParameterMatch(path, method: method) else { return nil }
+        return entry.route(path: raw, valueFrom: valueStart)
+    }
+
+    /// The entry of a pattern in `trailingParameters` that `path` matches for `method` as the tree walk would
+    /// match it, with the offset where the parameter's value starts; nil when none does, or when the walk must
+    /// decide (a `%` to decode in the last segment, a literal child of that name, a method other than GET and
+    /// HEAD, no entry for the method).
+    private func trailingParameterMatch(
+        _ path: UnsafeBufferPointer<UInt8>, method: HTTPMethod
+    ) -> (entry: Entry, valueStart: Int)? {
         guard let bytes = path.baseAddress else { return nil }
         let prefixLength = Self.lastSlashEnd(bytes, count: path.count)
         guard prefixLength > 0, prefixLength < path.count, prefixLength < trailingParameters.count,
             memchr(bytes + prefixLength, Int32(UInt8(ascii: "%")), path.count - prefixLength) == nil
         else { return nil }
         guard method == .get || method == .head else { return nil }
-        return trailingParameters[prefixLength].withUnsafeBufferPointer { candidates -> HTTPRoute? in
+        return trailingParameters[prefixLength].withUnsafeBufferPointer { candidates -> (Entry, Int)? in
             // Read in place (a copy of a candidate would retain its four fields).
             for index in candidates.indices {
                 let equal = candidates[index].prefix.withUnsafeBufferPointer { prefix in
@@ -287,10 +310,27 @@ public final class FrozenRouter: HTTPRouting {
                 guard !candidates[index].isSibling(segment),
                     let entry = method == .get ? candidates[index].get : candidates[index].head
                 else { return nil }
-                return entry.route(path: raw, valueFrom: prefixLength)
+                return (entry, prefixLength)
             }
             return nil
         }
+    }
+
+    /// The entry answering `method` on the raw path `path` (validated, its own decoded form) when its handler has a
+    /// view path (`HTTPHandler.answeringViews(_:)`) and the quick lookups decide the match as the tree walk would:
+    /// a parameterless pattern spelled byte for byte, or literal segments and then one parameter. With the offset
+    /// where the parameter's value starts (the path's length for none). nil otherwise, and at once when no route
+    /// has a view path.
+    func viewEntry(method: HTTPMethod, path: UnsafeBufferPointer<UInt8>) -> (entry: Entry, valueStart: Int)? {
+        guard path.first == UInt8(ascii: "/") else { return nil }
+        if literalViews, let node = literalPath(path) {
+            guard let entry = node.entry(for: method), entry.target.handler.view != nil else { return nil }
+            return (entry, path.count)
+        }
+        guard trailingViews, let match = trailingParameterMatch(path, method: method),
+            match.entry.target.handler.view != nil
+        else { return nil }
+        return match
     }
 
     /// The length of the first `count` bytes at `bytes` up to and including the last `/`; 0 without one. Eight bytes

@@ -257,7 +257,7 @@ final class HTTPConnection: @unchecked Sendable {
         // Consumed, so the head moves on to the exchange rather than being copied and then released with the event.
         switch consume event {
         case .head(let head):
-            beginExchange(head.materialized())
+            if !answerFromView(head) { beginExchange(head.materialized()) }
             return true
         case .message(let body, let trailers):
             finishExchange(body: body, trailers: trailers)
@@ -270,17 +270,46 @@ final class HTTPConnection: @unchecked Sendable {
         }
     }
 
+    /// Answers a request without content from where it was received, when its route has a view path
+    /// (`HTTPHandler.answeringViews(_:)`) and no head check, and that path answers it: no request value is built.
+    /// Returns whether it was answered (if not, nothing was done and the request goes the usual way).
+    private func answerFromView(_ received: ReceivedHead) -> Bool {
+        guard let router = loop.viewRouter else { return false }
+        let parsed = received.parsed
+        guard parsed.framing == .none, parsed.pathIsRaw else { return false }
+        return received.withBytes { head in
+            let path = UnsafeRawBufferPointer(
+                rebasing: head[Int(parsed.target.start)..<Int(parsed.target.start + parsed.pathBounds.end)])
+            guard
+                let (entry, valueStart) = router.viewEntry(
+                    method: parsed.method, path: path.assumingMemoryBound(to: UInt8.self)),
+                entry.target.headCheck == nil, let quick = entry.target.handler.view
+            else { return false }
+            let start = loop.now
+            let view = HTTPRequestView(
+                head: head, parsed: parsed, parameter: UnsafeRawBufferPointer(rebasing: path[valueStart...]),
+                eventLoopIndex: loop.index, eventLoopTurn: loop.turn)
+            guard let response = quick(view) else { return false }
+            let loggedPath = context.logsRequests ? Substring(String(decoding: path, as: UTF8.self)) : nil
+            write(
+                response, facts: RequestFacts(method: parsed.method, version: parsed.version, loggedPath: loggedPath),
+                routePattern: entry.target.pattern, requestID: requestID(sent: parsed.requestID), start: start,
+                forceClose: false)
+            return true
+        }
+    }
+
+    /// The request's id: the client's `X-Request-Id` when the server accepts one and it is valid, else a new one.
+    private func requestID(sent incoming: String?) -> String {
+        if context.acceptsRequestID, let incoming, RequestIDGenerator.isAcceptable(incoming) { return incoming }
+        return loop.requestIDs.next()
+    }
+
     private func beginExchange(_ head: consuming HTTPRequestHead) {
         let now = loop.now
         let rawPath = head.rawPath
         let route = loop.routing.route(method: head.method, rawPath: rawPath)
         let limit = route.bodyLimit ?? context.defaultBodyLimit
-        var requestID: String?
-        if context.acceptsRequestID, let incoming = head.requestID,
-            RequestIDGenerator.isAcceptable(incoming)
-        {
-            requestID = incoming
-        }
         let framing = head.framing
         let expectsContinue = head.expectsContinue
         // Without a query, no slice of the target to make (nor to retain and release).
@@ -293,7 +322,7 @@ final class HTTPConnection: @unchecked Sendable {
             path: Self.move(&head.path, leaving: ""), query: query,
             headers: Self.move(&head.headers, leaving: HTTPHeaders()), trailers: [:], body: [],
             version: head.version, pathParameters: route.pathParameters,
-            requestID: requestID ?? loop.requestIDs.next(), remoteAddress: remoteAddress, eventLoopIndex: loop.index,
+            requestID: requestID(sent: head.requestID), remoteAddress: remoteAddress, eventLoopIndex: loop.index,
             eventLoopTurn: loop.turn)
         if let headCheck = route.headCheck, let early = headCheck(request) {
             // Answered before any of the body is read, and before a 100 Continue could invite it. If content was

@@ -93,6 +93,15 @@ enum HTTPGrammar {
         return true
     }
 
+    /// ASCII case-insensitive equality of two runs of bytes, as field names compare.
+    static func bytes(_ bytes: UnsafeRawBufferPointer, equalIgnoringCase other: UnsafeRawBufferPointer) -> Bool {
+        guard bytes.count == other.count else { return false }
+        for index in 0..<bytes.count where lowercased(bytes[index]) != lowercased(other[index]) {
+            return false
+        }
+        return true
+    }
+
     /// Splits a comma-separated list (RFC 9110 §5.6.1), trimming optional whitespace and dropping empty elements.
     static func listElements(_ value: String) -> [Substring] {
         value.split(separator: ",", omittingEmptySubsequences: true).compactMap { element in

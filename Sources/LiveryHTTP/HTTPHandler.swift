@@ -23,24 +23,52 @@ public struct HTTPHandler: Sendable {
 
     @usableFromInline
     let kind: Kind
+    /// Tried first, on the event loop, for a request without content on a route the router matches from its bytes
+    /// alone (`answeringViews(_:)`); nil for none.
+    let view: (@Sendable (borrowing HTTPRequestView) -> HTTPResponse?)?
 
     @usableFromInline
-    init(kind: Kind) { self.kind = kind }
+    init(kind: Kind) {
+        self.kind = kind
+        self.view = nil
+    }
+
+    init(kind: Kind, view: (@Sendable (borrowing HTTPRequestView) -> HTTPResponse?)?) {
+        self.kind = kind
+        self.view = view
+    }
 
     /// The same handler behind closures of its own: a call runs the registered closure, but the closures the
     /// server copies for each request (retaining their contexts) belong to the replica, so each event loop's
     /// router (`HTTPRouting.replica()`) retains contexts no other loop touches.
     func replica() -> HTTPHandler {
-        switch kind {
-        case .sync(let body):
-            HTTPHandler(kind: .sync { request in body(request) })
-        case .async(let body):
-            HTTPHandler(kind: .async { request in await body(request) })
-        case .syncOrAsync(let immediate, let otherwise):
-            HTTPHandler(
-                kind: .syncOrAsync(
-                    immediate: { request in immediate(request) }, otherwise: { request in await otherwise(request) }))
-        }
+        let replicaKind: Kind =
+            switch kind {
+            case .sync(let body):
+                .sync { request in body(request) }
+            case .async(let body):
+                .async { request in await body(request) }
+            case .syncOrAsync(let immediate, let otherwise):
+                .syncOrAsync(
+                    immediate: { request in immediate(request) }, otherwise: { request in await otherwise(request) })
+            }
+        guard let view else { return HTTPHandler(kind: replicaKind) }
+        return HTTPHandler(
+            kind: replicaKind, view: { @Sendable (request: borrowing HTTPRequestView) in view(request) })
+    }
+
+    /// This handler with `quick` tried first, right on the event loop, for each request without content whose
+    /// route the router matches from the path's bytes alone (a pattern of literal segments, or literal segments
+    /// and then one parameter whose value holds no `%`): `quick` reads the request where it was received
+    /// (`HTTPRequestView`), so no `HTTPRequest` is built for it. When it returns nil, or for any other request, this
+    /// handler runs as it would have. For a route answered many times a second whose common answer needs only the
+    /// parameter and a few header fields (the package download); `quick` must answer as the handler would.
+    ///
+    /// Middleware sees `HTTPRequest`s: a handler wrapped by it (`intercepted(before:after:)`) has no view path.
+    public func answeringViews(
+        _ quick: @escaping @Sendable (borrowing HTTPRequestView) -> HTTPResponse?
+    ) -> HTTPHandler {
+        HTTPHandler(kind: kind, view: quick)
     }
 
     /// Runs on the connection's event-loop thread, which serves many connections: it must not block (no disk

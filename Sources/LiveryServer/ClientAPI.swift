@@ -280,9 +280,10 @@ public final class ClientAPI: Sendable {
         router.on(.get, "/api/v1/previews/:file", .sync { [self] request in preview(request) })
         router.on(
             .get, "/api/v1/packages/:file",
-            .syncOrAsync(
+            HTTPHandler.syncOrAsync(
                 immediate: { [self] request in packageIfReady(request) },
-                otherwise: { [self] request in await package(request) }))
+                otherwise: { [self] request in await package(request) }
+            ).answeringViews { [self] view in packageIfReady(view) })
     }
 
     // MARK: - GET /api/v1/skin
@@ -471,26 +472,43 @@ public final class ClientAPI: Sendable {
     /// Serves a package that is already built, or answers 404 for a name that cannot be a package, right on the
     /// event loop; nil when the package must be looked up or built first (`package(_:)`).
     public func packageIfReady(_ request: HTTPRequest) -> HTTPResponse? {
+        packageIfReady(
+            named: { request.pathParameters.withUTF8("file", PackageFileName.init(bytes:)) ?? nil },
+            loop: request.eventLoopIndex, turn: request.eventLoopTurn, header: { request.headers[$0] })
+    }
+
+    /// `packageIfReady(_:)` for a request read where it was received (the route's view path): the same answers,
+    /// with no request value built.
+    public func packageIfReady(_ view: borrowing HTTPRequestView) -> HTTPResponse? {
+        packageIfReady(
+            named: { view.withParameterUTF8(PackageFileName.init(bytes:)) }, loop: view.eventLoopIndex,
+            turn: view.eventLoopTurn, header: { view.header($0) })
+    }
+
+    /// The quick answer to a download of the package `name` gives (nil: not a package name), read on the event loop
+    /// `loop` (nil off the loops) in its turn `turn`, whose request has the header fields `header` gives.
+    @inline(__always)
+    private func packageIfReady(
+        named name: () -> PackageFileName?, loop: Int?, turn: UInt64, header: (String) -> String?
+    ) -> HTTPResponse? {
         guard isLoaded else { return APIError.notReady.response }
-        guard let name = request.pathParameters.withUTF8("file", PackageFileName.init(bytes:)) ?? nil else {
-            return APIError.packageNotFound.response
-        }
-        if let package = preparedPackage(name, loop: request.eventLoopIndex) {
+        guard let name = name() else { return APIError.packageNotFound.response }
+        if let package = preparedPackage(name, loop: loop) {
             // Prepared once served: only the presence check remains (a removed file goes to the slow path).
-            guard isInPlace(package, request) else { return nil }
-            return PackageResponder.respond(to: request, package: package)
+            guard isInPlace(package, loop: loop, turn: turn) else { return nil }
+            return PackageResponder.respond(to: header, package: package)
         }
         guard let record = cache.readyRecord(sign: name.sign) else { return nil }
-        return PackageResponder.respond(to: request, package: prepared(record, name))
+        return PackageResponder.respond(to: header, package: prepared(record, name))
     }
 
     /// Whether the file of `package` (from `preparedPackage(_:loop:)`) is still in place: checked once per turn of
     /// an event loop on that loop's replica (the downloads read in one turn share the answer, so a removed or
-    /// replaced file is noticed by the loop's next turn), and at every call off the loops.
-    private func isInPlace(_ package: PreparedPackage, _ request: HTTPRequest) -> Bool {
-        let turn = request.eventLoopTurn
+    /// replaced file is noticed by the loop's next turn), and at every call off the loops. `loop` and `turn` are
+    /// the request's (`HTTPRequest.eventLoopIndex`, `HTTPRequest.eventLoopTurn`).
+    private func isInPlace(_ package: PreparedPackage, loop: Int?, turn: UInt64) -> Bool {
         // Only a loop's own replica may carry a turn: another loop counts its turns apart.
-        guard turn != 0, let loop = request.eventLoopIndex, loopPackages.indices.contains(loop) else {
+        guard turn != 0, let loop, loopPackages.indices.contains(loop) else {
             return cache.isReady(package.record, held: package.file)
         }
         if package.checkedTurn.load(ordering: .relaxed) == turn {
@@ -537,7 +555,7 @@ public final class ClientAPI: Sendable {
             logger.error("package build failed", metadata: ["package.sign": "\(sign)", "error": "\(error)"])
             return APIError.internalError.response
         }
-        return PackageResponder.respond(to: request, package: prepared(record, name))
+        return PackageResponder.respond(to: { request.headers[$0] }, package: prepared(record, name))
     }
 
     /// The prepared answer parts of `record` (named `name`), made and kept for the following downloads unless kept

@@ -44,14 +44,16 @@ final class PreparedPackage: Sendable {
 
 /// Builds responses for package downloads: whole files, single ranges, conditional requests.
 enum PackageResponder {
-    static func respond(to request: HTTPRequest, package: PreparedPackage) -> HTTPResponse {
+    /// The answer to a download of `package` whose request has the header fields `header` gives (the first value
+    /// of a name, compared without regard to case, as `HTTPHeaders` and `HTTPRequestView.header(_:)` answer).
+    static func respond(to header: (String) -> String?, package: PreparedPackage) -> HTTPResponse {
         let record = package.record
         let etag = package.etag
-        if let tags = request.headers["If-None-Match"], EntityTag.matches(tags, etag) {
+        if let tags = header("If-None-Match"), EntityTag.matches(tags, etag) {
             return HTTPResponse(status: .notModified, headers: package.notModified, body: .empty)
         }
-        var rangeHeader = request.headers["Range"]
-        if rangeHeader != nil, let ifRange = request.headers["If-Range"], !EntityTag.ifRangeMatches(ifRange, etag) {
+        var rangeHeader = header("Range")
+        if rangeHeader != nil, let ifRange = header("If-Range"), !EntityTag.ifRangeMatches(ifRange, etag) {
             rangeHeader = nil
         }
         switch ByteRange.evaluate(rangeHeader, length: record.size) {
