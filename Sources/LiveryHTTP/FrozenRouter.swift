@@ -156,9 +156,11 @@ public final class FrozenRouter: HTTPRouting {
     /// Whether a parameterless route's handler has a view path, and whether a route of literal segments and then
     /// one parameter has (`viewEntry(method:path:)` looks only where one has, so other requests pay almost nothing).
     private let literalViews: Bool
-    private let trailingViews: Bool
+    /// The shortest path that can match such a pattern with a view path (its literal prefix and one byte);
+    /// `Int.max` for none.
+    private let trailingViewMinimumLength: Int
     /// Whether any route's handler has a view path that `viewEntry(method:path:)` can find.
-    var hasViews: Bool { literalViews || trailingViews }
+    var hasViews: Bool { literalViews || trailingViewMinimumLength < .max }
 
     /// Another tree of the same registrations: its entries, targets, patterns, parameter names and handler closures
     /// (`HTTPHandler.replica()`, which call the registered ones) are its own.
@@ -174,12 +176,17 @@ public final class FrozenRouter: HTTPRouting {
     init(registrations: [Router.Registration]) {
         self.registrations = registrations
         literalViews = registrations.contains { $0.handler.view != nil && $0.pattern.parameterCount == 0 }
-        trailingViews = registrations.contains { registration in
-            guard registration.handler.view != nil, registration.pattern.parameterCount == 1,
-                case .parameter? = registration.pattern.segments.last
-            else { return false }
-            return true
-        }
+        trailingViewMinimumLength =
+            registrations.compactMap { registration -> Int? in
+                guard registration.handler.view != nil, registration.pattern.parameterCount == 1,
+                    case .parameter? = registration.pattern.segments.last
+                else { return nil }
+                // "/" before each segment: the literal prefix, its slashes, then at least one byte of the value.
+                return registration.pattern.segments.dropLast().reduce(1) { length, segment in
+                    guard case .literal(let text) = segment else { return length }
+                    return length + 1 + text.utf8.count
+                } + 1
+            }.min() ?? .max
         let root = Builder()
         var literalPatterns: [String: Builder] = [:]
         var trailingPatterns: [String: (parent: Builder, parameter: Builder)] = [:]
@@ -327,7 +334,7 @@ public final class FrozenRouter: HTTPRouting {
             guard let entry = node.entry(for: method), entry.target.handler.view != nil else { return nil }
             return (entry, path.count)
         }
-        guard trailingViews, let match = trailingParameterMatch(path, method: method),
+        guard path.count >= trailingViewMinimumLength, let match = trailingParameterMatch(path, method: method),
             match.entry.target.handler.view != nil
         else { return nil }
         return match

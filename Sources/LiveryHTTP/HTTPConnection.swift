@@ -273,19 +273,23 @@ final class HTTPConnection: @unchecked Sendable {
     /// Answers a request without content from where it was received, when its route has a view path
     /// (`HTTPHandler.answeringViews(_:)`) and no head check, and that path answers it: no request value is built.
     /// Returns whether it was answered (if not, nothing was done and the request goes the usual way).
-    private func answerFromView(_ received: ReceivedHead) -> Bool {
-        guard let router = loop.viewRouter else { return false }
-        let parsed = received.parsed
-        guard parsed.framing == .none, parsed.pathIsRaw else { return false }
+    private func answerFromView(_ received: borrowing ReceivedHead) -> Bool {
+        guard let router = loop.viewRouter, received.parsed.framing == .none, received.parsed.pathIsRaw else {
+            return false
+        }
         return received.withBytes { head in
             let path = UnsafeRawBufferPointer(
-                rebasing: head[Int(parsed.target.start)..<Int(parsed.target.start + parsed.pathBounds.end)])
+                rebasing: head[
+                    Int(
+                        received.parsed.target.start)..<Int(
+                            received.parsed.target.start + received.parsed.pathBounds.end)])
             guard
                 let (entry, valueStart) = router.viewEntry(
-                    method: parsed.method, path: path.assumingMemoryBound(to: UInt8.self)),
+                    method: received.parsed.method, path: path.assumingMemoryBound(to: UInt8.self)),
                 entry.target.headCheck == nil, let quick = entry.target.handler.view
             else { return false }
             let start = loop.now
+            let parsed = received.parsed
             let view = HTTPRequestView(
                 head: head, parsed: parsed, parameter: UnsafeRawBufferPointer(rebasing: path[valueStart...]),
                 eventLoopIndex: loop.index, eventLoopTurn: loop.turn)

@@ -51,21 +51,46 @@ struct ParsedRequestHead: Sendable {
         in head: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Bool
     ) {
         var lineStart = Int(fieldsStart)
+        while let field = Self.field(in: head, at: lineStart) {
+            let name = UnsafeRawBufferPointer(rebasing: head[lineStart..<field.nameEnd])
+            guard body(name, UnsafeRawBufferPointer(rebasing: head[field.value])) else { return }
+            lineStart = field.next
+        }
+    }
+
+    /// The value of the first field named `name` (ASCII letters compared without regard to case), or nil.
+    func firstValue(named name: UnsafeRawBufferPointer, in head: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+        var lineStart = Int(fieldsStart)
+        while let field = Self.field(in: head, at: lineStart) {
+            if field.nameEnd - lineStart == name.count,
+                HTTPGrammar.bytes(
+                    UnsafeRawBufferPointer(rebasing: head[lineStart..<field.nameEnd]), equalIgnoringCase: name)
+            {
+                return UnsafeRawBufferPointer(rebasing: head[field.value])
+            }
+            lineStart = field.next
+        }
+        return nil
+    }
+
+    /// The field line starting at `lineStart` of a checked head: where its name ends (at the colon), its value
+    /// without the surrounding whitespace, and where the next line starts; nil at the empty line that ends the head.
+    @inline(__always)
+    private static func field(
+        in head: UnsafeRawBufferPointer, at lineStart: Int
+    ) -> (nameEnd: Int, value: Range<Int>, next: Int)? {
         // The lines were checked when parsed: each ends with CRLF, has a token name and a colon, and the section
         // ends with an empty line.
-        while lineStart + 2 <= head.count, head[lineStart] != HTTPGrammar.cr {
-            var colon = lineStart
-            while head[colon] != HTTPGrammar.colon { colon += 1 }
-            var end = colon + 1
-            while head[end] != HTTPGrammar.cr { end += 1 }
-            let next = end + 2
-            var start = colon + 1
-            while start < end && (head[start] == HTTPGrammar.space || head[start] == HTTPGrammar.tab) { start += 1 }
-            while end > start && (head[end - 1] == HTTPGrammar.space || head[end - 1] == HTTPGrammar.tab) { end -= 1 }
-            let name = UnsafeRawBufferPointer(rebasing: head[lineStart..<colon])
-            guard body(name, UnsafeRawBufferPointer(rebasing: head[start..<end])) else { return }
-            lineStart = next
-        }
+        guard lineStart + 2 <= head.count, head[lineStart] != HTTPGrammar.cr else { return nil }
+        var colon = lineStart
+        while head[colon] != HTTPGrammar.colon { colon += 1 }
+        var end = colon + 1
+        while head[end] != HTTPGrammar.cr { end += 1 }
+        let next = end + 2
+        var start = colon + 1
+        while start < end && (head[start] == HTTPGrammar.space || head[start] == HTTPGrammar.tab) { start += 1 }
+        while end > start && (head[end - 1] == HTTPGrammar.space || head[end - 1] == HTTPGrammar.tab) { end -= 1 }
+        return (colon, start..<end, next)
     }
 }
 

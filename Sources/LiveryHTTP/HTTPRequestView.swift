@@ -40,17 +40,11 @@ public struct HTTPRequestView: ~Copyable {
 
     /// The first value of the header field `name` (compared without regard to case), or nil.
     public func header(_ name: String) -> String? {
-        var name = name
-        return name.withUTF8 { wanted in
-            var found: String?
-            parsed.forEachField(in: head) { fieldName, value in
-                guard HTTPGrammar.bytes(fieldName, equalIgnoringCase: UnsafeRawBufferPointer(wanted)) else {
-                    return true
-                }
-                found = String(decoding: value, as: UTF8.self)
-                return false
+        let value =
+            name.utf8.withContiguousStorageIfAvailable {
+                parsed.firstValue(named: UnsafeRawBufferPointer($0), in: head)
             }
-            return found
-        }
+            ?? Array(name.utf8).withUnsafeBytes { parsed.firstValue(named: $0, in: head) }
+        return value.map { String(decoding: $0, as: UTF8.self) }
     }
 }
