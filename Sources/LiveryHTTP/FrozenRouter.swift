@@ -159,6 +159,10 @@ public final class FrozenRouter: HTTPRouting {
     /// The shortest path that can match such a pattern with a view path (its literal prefix and one byte);
     /// `Int.max` for none.
     private let trailingViewMinimumLength: Int
+    /// Whether a path of `pathLength` bytes may have a route with a view path (if not, `viewEntry(method:path:)`
+    /// is nil for it).
+    func mayHaveView(pathLength: Int) -> Bool { literalViews || pathLength >= trailingViewMinimumLength }
+
     /// Whether any route's handler has a view path that `viewEntry(method:path:)` can find.
     var hasViews: Bool { literalViews || trailingViewMinimumLength < .max }
 
@@ -329,6 +333,7 @@ public final class FrozenRouter: HTTPRouting {
     /// where the parameter's value starts (the path's length for none). nil otherwise, and at once when no route
     /// has a view path.
     func viewEntry(method: HTTPMethod, path: UnsafeBufferPointer<UInt8>) -> (entry: Entry, valueStart: Int)? {
+        guard mayHaveView(pathLength: path.count) else { return nil }
         guard path.first == UInt8(ascii: "/") else { return nil }
         if literalViews, let node = literalPath(path) {
             guard let entry = node.entry(for: method), entry.target.handler.view != nil else { return nil }

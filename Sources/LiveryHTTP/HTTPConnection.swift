@@ -274,31 +274,29 @@ final class HTTPConnection: @unchecked Sendable {
     /// (`HTTPHandler.answeringViews(_:)`) and no head check, and that path answers it: no request value is built.
     /// Returns whether it was answered (if not, nothing was done and the request goes the usual way).
     private func answerFromView(_ received: borrowing ReceivedHead) -> Bool {
-        guard let router = loop.viewRouter, received.parsed.framing == .none, received.parsed.pathIsRaw else {
-            return false
-        }
+        let parsed = received.parsed
+        guard let router = loop.viewRouter, parsed.framing == .none, parsed.pathIsRaw,
+            router.mayHaveView(pathLength: Int(parsed.pathBounds.end))
+        else { return false }
         return received.withBytes { head in
             let path = UnsafeRawBufferPointer(
-                rebasing: head[
-                    Int(
-                        received.parsed.target.start)..<Int(
-                            received.parsed.target.start + received.parsed.pathBounds.end)])
+                rebasing: head[Int(parsed.target.start)..<Int(parsed.target.start + parsed.pathBounds.end)])
+            let method = parsed.method(in: head)
             guard
                 let (entry, valueStart) = router.viewEntry(
-                    method: received.parsed.method, path: path.assumingMemoryBound(to: UInt8.self)),
+                    method: method, path: path.assumingMemoryBound(to: UInt8.self)),
                 entry.target.headCheck == nil, let quick = entry.target.handler.view
             else { return false }
             let start = loop.now
-            let parsed = received.parsed
             let view = HTTPRequestView(
                 head: head, parsed: parsed, parameter: UnsafeRawBufferPointer(rebasing: path[valueStart...]),
                 eventLoopIndex: loop.index, eventLoopTurn: loop.turn)
             guard let response = quick(view) else { return false }
             let loggedPath = context.logsRequests ? Substring(String(decoding: path, as: UTF8.self)) : nil
             write(
-                response, facts: RequestFacts(method: parsed.method, version: parsed.version, loggedPath: loggedPath),
-                routePattern: entry.target.pattern, requestID: requestID(sent: parsed.requestID), start: start,
-                forceClose: false)
+                response, facts: RequestFacts(method: method, version: parsed.version, loggedPath: loggedPath),
+                routePattern: entry.target.pattern, requestID: requestID(sent: parsed.requestID(in: head)),
+                start: start, forceClose: false)
             return true
         }
     }

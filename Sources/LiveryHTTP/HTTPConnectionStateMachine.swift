@@ -269,7 +269,8 @@ struct HTTPConnectionStateMachine {
                 requestKeepsAlive = head.keepAlive
                 // The head is the last bytes this call consumed.
                 return .head(
-                    ReceivedHead(head, in: UnsafeRawBufferPointer(rebasing: input[(offset - head.length)..<offset])))
+                    ReceivedHead(
+                        head, in: UnsafeRawBufferPointer(rebasing: input[(offset - Int(head.length))..<offset])))
             case .end:
                 let (body, trailers) = parser.takeMessage()
                 // A request answered from its head (without content) ends here unanswered: nothing to deliver.

@@ -8,33 +8,44 @@ enum BodyFraming: Equatable, Sendable {
     case chunked
 }
 
-/// A validated request head as the parser leaves it: what the server decides on (method, version, framing,
-/// persistence) and where the target and the field lines lie in the head's bytes, with no string or array made
-/// (only a path that differs from its raw bytes, and the rare fields the parser reads, are strings).
+/// A validated request head as the parser leaves it: what the server decides on (framing, persistence, version)
+/// and where the method, the target, the `X-Request-Id` value and the field lines lie in the head's bytes, with no
+/// string or array made. Plain data (no references), so handing it on copies no reference count.
 ///
 /// Invariant: the offsets describe the head it was parsed from (request line, field lines, empty line: `length`
 /// bytes) and every line in it has passed the parser's checks, so reading it again (`HTTPRequestHead.init(_:bytes:)`,
-/// `forEachField(in:_:)`) needs no check.
+/// `forEachField(in:_:)`, `decodedPath(of:)`) needs no check and cannot fail.
 struct ParsedRequestHead: Sendable {
-    var method: HTTPMethod
+    /// How the path of the target reads: as its raw bytes, or decoded from them.
+    enum PathForm: UInt8, Sendable {
+        /// Origin form with no `%` in the path: the raw path is its own decoded form.
+        case raw
+        /// Origin form with a `%` to decode in the path.
+        case percentEncoded
+        /// Absolute form (`http://host/path`): the path after the authority, decoded (`/` if none).
+        case absolute
+        /// Asterisk form (`OPTIONS *`).
+        case asterisk
+    }
+
+    /// The method is the head's first `methodLength` bytes.
+    var methodLength: Int32
     var version: HTTPVersion
     var framing: BodyFraming
     /// Whether the connection stays open after this exchange (RFC 9112 §9.3).
     var keepAlive: Bool
     /// `Expect: 100-continue` on an HTTP/1.1 request.
     var expectsContinue: Bool
-    /// The value of the first `X-Request-Id` field, unchecked.
-    var requestID: String?
+    var pathForm: PathForm
+    /// Where the value of the first `X-Request-Id` field lies in the head (unchecked); `start` is -1 without one.
+    var requestID: (start: Int32, end: Int32)
     /// The head's length in bytes.
-    var length: Int
+    var length: Int32
     /// Where the request-target lies in the head.
     var target: (start: Int32, end: Int32)
     /// UTF-8 offsets of the raw path and raw query within the target (`HTTPRequestHead.pathBounds`).
     var pathBounds: (start: Int32, end: Int32)
     var queryBounds: (start: Int32, end: Int32)
-    /// The decoded path when it is not the raw path's bytes (a `%` decoded, an absolute-form target, `*`); nil
-    /// when the raw path is its own decoded form.
-    var decodedPath: String?
     /// Where the first field line starts in the head (just after the request line's CRLF).
     var fieldsStart: Int32
     /// How many field lines the head has.
@@ -42,7 +53,39 @@ struct ParsedRequestHead: Sendable {
 
     /// Whether the target is in origin form with a path that is its own decoded form: its raw path's bytes are
     /// what a router matches and a handler reads.
-    var pathIsRaw: Bool { decodedPath == nil }
+    var pathIsRaw: Bool { pathForm == .raw }
+
+    /// The request method, read from `head` (the bytes this head was parsed from).
+    func method(in head: UnsafeRawBufferPointer) -> HTTPMethod {
+        HTTPMethod(bytes: UnsafeRawBufferPointer(rebasing: head[0..<Int(methodLength)]))
+    }
+
+    /// The first `X-Request-Id` value, read from `head`; nil without one.
+    func requestID(in head: UnsafeRawBufferPointer) -> String? {
+        guard requestID.start >= 0 else { return nil }
+        return String(
+            decoding: UnsafeRawBufferPointer(rebasing: head[Int(requestID.start)..<Int(requestID.end)]), as: UTF8.self)
+    }
+
+    /// The decoded path of `target` (the head's target, as a string) for a path that is not its raw bytes
+    /// (`pathForm` other than `.raw`); nil when the path does not decode, which a parsed head's never fails to.
+    /// The parser checks a target with it, and a request value's path is made with it: one reading of the rules.
+    static func decodedPath(
+        of target: String, form: PathForm, pathBounds: (start: Int32, end: Int32)
+    ) -> String? {
+        let utf8 = target.utf8
+        let rawPath = { Substring(utf8[..<utf8.index(utf8.startIndex, offsetBy: Int(pathBounds.end))]) }
+        switch form {
+        case .raw:
+            return String(rawPath())
+        case .percentEncoded:
+            return PercentEncoding.decodePath(rawPath())
+        case .absolute:
+            return PercentEncoding.decodePath(RequestTarget.split(target).path)
+        case .asterisk:
+            return "*"
+        }
+    }
 
     /// Calls `body` with each field line's name and value (without the surrounding whitespace), in order, until it
     /// returns false. `head` is the bytes this head was parsed from.
@@ -154,7 +197,13 @@ struct HTTPRequestHead: Sendable {
 
     /// The raw path of the target without the query: what the router matches and the server logs (never
     /// decoded, so no control characters; never the query, which may carry secrets).
-    var rawPath: Substring { pathBounds == Self.impliedRoot ? "/" : slice(pathBounds) }
+    var rawPath: Substring {
+        if pathIsRaw { return Substring(path) }
+        return pathBounds == Self.impliedRoot ? "/" : slice(pathBounds)
+    }
+    /// Whether `path` is also the raw path (an origin-form target with nothing to decode): `rawPath` is then all
+    /// of it, and no slice of `target` is made.
+    var pathIsRaw: Bool
 
     /// `pathBounds` of an absolute-form target without a path: its path is "/" (RFC 9112 §3.2.2).
     static let impliedRoot: (start: Int32, end: Int32) = (0, -1)
@@ -186,8 +235,9 @@ extension HTTPRequestHead {
         let targetBytes = UnsafeRawBufferPointer(rebasing: head[Int(parsed.target.start)..<Int(parsed.target.end)])
         let target = String(decoding: targetBytes, as: UTF8.self)
         let path: String
-        if let decoded = parsed.decodedPath {
-            path = decoded
+        if parsed.pathForm != .raw {
+            // The parser decoded it once to check it: it decodes.
+            path = ParsedRequestHead.decodedPath(of: target, form: parsed.pathForm, pathBounds: parsed.pathBounds) ?? ""
         } else if parsed.pathBounds == (0, Int32(targetBytes.count)) {
             // Nothing to decode and the path is the whole target: share its storage.
             path = target
@@ -208,8 +258,9 @@ extension HTTPRequestHead {
             return true
         }
         self.init(
-            method: parsed.method, target: target, path: path, version: parsed.version, headers: headers,
+            method: parsed.method(in: head), target: target, path: path, version: parsed.version, headers: headers,
             framing: parsed.framing, keepAlive: parsed.keepAlive, expectsContinue: parsed.expectsContinue,
-            requestID: parsed.requestID, pathBounds: parsed.pathBounds, queryBounds: parsed.queryBounds)
+            requestID: parsed.requestID(in: head), pathBounds: parsed.pathBounds, queryBounds: parsed.queryBounds,
+            pathIsRaw: parsed.pathIsRaw)
     }
 }

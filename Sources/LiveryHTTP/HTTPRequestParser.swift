@@ -233,6 +233,12 @@ struct HTTPRequestParser {
         return firstIndex(of: HTTPGrammar.lf, in: UnsafeRawBufferPointer(rebasing: input[start...])).map { start + $0 }
     }
 
+    /// Where `part`, a slice of `whole`, starts in it.
+    private static func offset(of part: UnsafeRawBufferPointer, in whole: UnsafeRawBufferPointer) -> Int {
+        guard let base = whole.baseAddress, let start = part.baseAddress else { return 0 }
+        return base.distance(to: start)
+    }
+
     /// The offset of the first `byte` in `bytes` (with `memchr`), or nil.
     private static func firstIndex(of byte: UInt8, in bytes: UnsafeRawBufferPointer) -> Int? {
         guard let base = bytes.baseAddress, let found = memchr(base, Int32(byte), bytes.count) else { return nil }
@@ -278,12 +284,11 @@ struct HTTPRequestParser {
         if targetBytes.first != UInt8(ascii: "/") {
             guard targetBytes.allSatisfy(HTTPGrammar.isTargetChar) else { throw .invalidTarget }
         }
-        let targetStart =
-            head.baseAddress.flatMap { base in targetBytes.baseAddress.map { base.distance(to: $0) } } ?? 0
+        let targetStart = Self.offset(of: targetBytes, in: head)
 
         // RFC 9112 §3.2: origin-form, absolute-form, asterisk-form (OPTIONS only), authority-form (CONNECT only).
-        // Only a path that is not its raw bytes (decoded, implied or `*`) is made a string here.
-        var decodedPath: String?
+        // Only a target that is not in origin form, or whose path has a `%`, is made a string here (to check it).
+        let pathForm: ParsedRequestHead.PathForm
         var pathBounds: (start: Int32, end: Int32) = (0, Int32(targetBytes.count))
         var queryBounds: (start: Int32, end: Int32) = (0, 0)
         if targetBytes.first == UInt8(ascii: "/") {
@@ -291,12 +296,7 @@ struct HTTPRequestParser {
             let (queryStart, end, hasPercent) = try Self.scanPathAndQuery(targetBytes)
             pathBounds = (0, Int32(queryStart ?? end))
             if let queryStart { queryBounds = (Int32(queryStart + 1), Int32(end)) }
-            if hasPercent {
-                let rawPath = String(
-                    decoding: UnsafeRawBufferPointer(rebasing: targetBytes[0..<Int(pathBounds.end)]), as: UTF8.self)
-                guard let decoded = PercentEncoding.decodePath(Substring(rawPath)) else { throw .invalidTarget }
-                decodedPath = decoded
-            }
+            pathForm = hasPercent ? .percentEncoded : .raw
         } else {
             let target = String(decoding: targetBytes, as: UTF8.self)
             if Self.isAbsoluteForm(target) {
@@ -310,8 +310,7 @@ struct HTTPRequestParser {
                     _ = try Self.scanPathAndQuery(UnsafeRawBufferPointer(rebasing: targetBytes[start...]))
                 }
                 let (rawPath, rawQuery) = RequestTarget.split(target)
-                guard let decoded = PercentEncoding.decodePath(rawPath) else { throw .invalidTarget }
-                decodedPath = decoded
+                pathForm = .absolute
                 // An absolute-form target without a path ("http://host?q") has the implied path "/".
                 pathBounds =
                     rawPath.base == target
@@ -319,10 +318,16 @@ struct HTTPRequestParser {
                 queryBounds = HTTPRequestHead.bounds(of: rawQuery, in: target)
             } else if target == "*" {
                 guard method == .options else { throw .invalidTarget }
-                decodedPath = "*"
+                pathForm = .asterisk
             } else if case .other("CONNECT") = method {
                 throw .methodNotImplemented
             } else {
+                throw .invalidTarget
+            }
+        }
+        if pathForm == .percentEncoded || pathForm == .absolute {
+            let target = String(decoding: targetBytes, as: UTF8.self)
+            guard ParsedRequestHead.decodedPath(of: target, form: pathForm, pathBounds: pathBounds) != nil else {
                 throw .invalidTarget
             }
         }
@@ -335,7 +340,7 @@ struct HTTPRequestParser {
         var connectionClose = false
         var connectionKeepAlive = false
         var expectation: String?
-        var requestID: String?
+        var requestID: (start: Int32, end: Int32) = (-1, -1)
 
         var lineStart = firstLF + 1
         while let lf = Self.findLineFeed(head, from: lineStart), lf - 1 > lineStart {
@@ -350,8 +355,9 @@ struct HTTPRequestParser {
                 guard Self.isValidHost(valueBytes) else { throw .invalidHost }
             case 6 where HTTPGrammar.bytes(nameBytes, equalLowercase: "expect"):
                 expectation = value
-            case 12 where requestID == nil && HTTPGrammar.bytes(nameBytes, equalLowercase: "x-request-id"):
-                requestID = value
+            case 12 where requestID.start < 0 && HTTPGrammar.bytes(nameBytes, equalLowercase: "x-request-id"):
+                let start = Self.offset(of: valueBytes, in: head)
+                requestID = (Int32(start), Int32(start + valueBytes.count))
             case 10 where HTTPGrammar.bytes(nameBytes, equalLowercase: "connection"):
                 for option in HTTPGrammar.listElements(value) {
                     if HTTPGrammar.equalsIgnoringCase(String(option), "close") { connectionClose = true }
@@ -407,11 +413,10 @@ struct HTTPRequestParser {
         let keepAlive = version == .http1_1 ? !connectionClose : (connectionKeepAlive && !connectionClose)
 
         return ParsedRequestHead(
-            method: method, version: version, framing: framing, keepAlive: keepAlive,
-            expectsContinue: expectsContinue, requestID: requestID, length: head.count,
+            methodLength: Int32(targetStart - 1), version: version, framing: framing, keepAlive: keepAlive,
+            expectsContinue: expectsContinue, pathForm: pathForm, requestID: requestID, length: Int32(head.count),
             target: (Int32(targetStart), Int32(targetStart + targetBytes.count)), pathBounds: pathBounds,
-            queryBounds: queryBounds, decodedPath: decodedPath, fieldsStart: Int32(firstLF + 1),
-            fieldCount: Int32(lines - 1))
+            queryBounds: queryBounds, fieldsStart: Int32(firstLF + 1), fieldCount: Int32(lines - 1))
     }
 
     /// request-line = method SP request-target SP HTTP-version (RFC 9112 §3), single spaces only.

@@ -23,7 +23,7 @@ public struct HTTPRequestView: ~Copyable {
         head: UnsafeRawBufferPointer, parsed: ParsedRequestHead, parameter: UnsafeRawBufferPointer,
         eventLoopIndex: Int, eventLoopTurn: UInt64
     ) {
-        self.method = parsed.method
+        self.method = parsed.method(in: head)
         self.version = parsed.version
         self.head = head
         self.parsed = parsed

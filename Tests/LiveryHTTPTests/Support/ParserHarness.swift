@@ -47,7 +47,7 @@ func parse(
                     // The head's bytes are the last ones consumed: its strings are made while they are at hand.
                     if result.event == .head, let parsed = parser.takeHead() {
                         let bytes = UnsafeRawBufferPointer(
-                            rebasing: buffer[(result.consumed - parsed.length)..<result.consumed])
+                            rebasing: buffer[(result.consumed - Int(parsed.length))..<result.consumed])
                         head = HTTPRequestHead(parsed, bytes: bytes)
                     }
                     return result
