@@ -10,7 +10,9 @@ extension HTTPRouting {
     /// 3. a body longer than the route's body limit (nil: `defaultBodyLimit`) is answered with the server's 413
     ///    `content_too_large`, and the handler does not run;
     /// 4. the handler runs, whatever its kind: a `.sync` one on the calling task, an `.async` one awaited, a
-    ///    `.syncOrAsync` one quick path first; middleware wrapped around it runs as it does in the server.
+    ///    `.syncOrAsync` one quick path first; middleware wrapped around it runs as it does in the server. A view
+    ///    path (`HTTPHandler.answeringViews(_:)`) is not taken: a request value is at hand, and the view path
+    ///    answers as the handler does.
     ///
     /// What only the writing of a response adds is left out: `Content-Length`, `Date`, `Server`, `Connection`,
     /// `X-Request-Id`, the head-only form of a HEAD answer, and the 500 that replaces a response with an invalid

@@ -136,6 +136,39 @@ import Testing
         await harness.stop()
     }
 
+    /// Over a socket a download is answered from where it was received (the route's view path), in memory from a
+    /// request value (the handler): for every condition a client may send, both give the same answer.
+    @Test func aDownloadReadInPlaceIsAnsweredAsTheHandlerAnswersIt() async throws {
+        let socket = try await LiveryHarness(samples: ["christmas-2026"], transport: .socket)
+        let memory = try await LiveryHarness(samples: ["christmas-2026"])
+        defer {
+            socket.removeFiles()
+            memory.removeFiles()
+        }
+        let url = try #require(try await socket.poll()["packageUrl"] as? String)
+        #expect(try await memory.poll()["packageUrl"] as? String == url)
+        let etag = try #require(try await socket.get(url).header("ETag"))
+        let conditions = [
+            "", "If-None-Match: \(etag)\r\n", "if-none-match: \"stale\", \(etag)\r\n", "If-None-Match: \"stale\"\r\n",
+            "Range: bytes=10-19\r\n", "range: bytes=-7\r\n", "Range: bytes=999999999-\r\n",
+            "Range: bytes=0-4\r\nIf-Range: \(etag)\r\n", "Range: bytes=0-4\r\nIF-RANGE: \"changed\"\r\n",
+            "Range: bytes=0-1,5-6\r\n", "X-Other: 1\r\nRange:   bytes=2-3  \r\n"
+        ]
+        for condition in conditions {
+            for head in [false, true] {
+                let read = try await socket.get(url, headers: condition, head: head)
+                let handled = try await memory.get(url, headers: condition, head: head)
+                #expect(read.status == handled.status, "\(condition)")
+                for field in ["ETag", "Content-Range", "Content-Type", "Cache-Control", "Accept-Ranges"] {
+                    #expect(read.header(field) == handled.header(field), "\(field) for \(condition)")
+                }
+                if !head { #expect(read.body == handled.body, "\(condition)") }
+            }
+        }
+        await socket.stop()
+        await memory.stop()
+    }
+
     @Test func headHasTheHeadersOfGetAndNoBody() async throws {
         let harness = try await LiveryHarness(samples: ["christmas-2026"], transport: .socket)
         defer { harness.removeFiles() }
