@@ -162,7 +162,10 @@ import Testing
                 for field in ["ETag", "Content-Range", "Content-Type", "Cache-Control", "Accept-Ranges"] {
                     #expect(read.header(field) == handled.header(field), "\(field) for \(condition)")
                 }
-                if !head { #expect(read.body == handled.body, "\(condition)") }
+                if !head {
+                    // Compared by digest, so a failure names the condition without printing the package.
+                    #expect(SHA256.hexHash(read.body) == SHA256.hexHash(handled.body), "\(condition)")
+                }
             }
         }
         await socket.stop()
