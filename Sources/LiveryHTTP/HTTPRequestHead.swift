@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// How a request's body is delimited (RFC 9112 §6.3).
 enum BodyFraming: Equatable, Sendable {
     /// Neither Content-Length nor Transfer-Encoding: no content (RFC 9112 §6.3 rule 6).
@@ -101,17 +107,25 @@ struct ParsedRequestHead: Sendable {
         }
     }
 
-    /// The value of the first field named `name` (ASCII letters compared without regard to case), or nil.
+    /// The value of the first field named `name` (ASCII letters compared without regard to case), or nil. A line
+    /// whose name is not `name` is passed over without its value being read.
     func firstValue(named name: UnsafeRawBufferPointer, in head: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+        // A name holding a colon names no field (and would otherwise match a line's name and part of its value).
+        guard let base = head.baseAddress, !name.contains(HTTPGrammar.colon) else { return nil }
         var lineStart = Int(fieldsStart)
-        while let field = Self.field(in: head, at: lineStart) {
-            if field.nameEnd - lineStart == name.count,
-                HTTPGrammar.bytes(
-                    UnsafeRawBufferPointer(rebasing: head[lineStart..<field.nameEnd]), equalIgnoringCase: name)
+        while lineStart + 2 <= head.count, head[lineStart] != HTTPGrammar.cr {
+            // A name is a token, so the line's first colon ends it: `name` is the line's name exactly when a colon
+            // follows its bytes.
+            let nameEnd = lineStart + name.count
+            if nameEnd < head.count, head[nameEnd] == HTTPGrammar.colon,
+                HTTPGrammar.bytes(UnsafeRawBufferPointer(rebasing: head[lineStart..<nameEnd]), equalIgnoringCase: name),
+                let field = Self.field(in: head, at: lineStart)
             {
                 return UnsafeRawBufferPointer(rebasing: head[field.value])
             }
-            lineStart = field.next
+            // Every line of a checked head ends with CRLF.
+            guard let lf = memchr(base + lineStart, Int32(HTTPGrammar.lf), head.count - lineStart) else { return nil }
+            lineStart = base.distance(to: UnsafeRawPointer(lf)) + 1
         }
         return nil
     }

@@ -1,8 +1,9 @@
 /// Receives the server's events, for metrics. Every method has an empty default implementation.
 ///
 /// Called synchronously on the connection's event-loop thread, so implementations must be fast and thread-safe
-/// (atomics, a `Mutex`, or handing the event to a queue); they run for every request.
-public protocol HTTPServerObserver: Sendable {
+/// (atomics, a `Mutex`, or handing the event to a queue); they run for every request. An observer is an object, so
+/// the server hands it on with one reference count rather than copying a value.
+public protocol HTTPServerObserver: AnyObject, Sendable {
     /// A connection was accepted (also called for connections refused with 503 when over `maxConnections`).
     func connectionOpened(_ event: HTTPConnectionEvent)
     /// A connection was closed, for whatever reason; its descriptor is released and it no longer counts

@@ -44,6 +44,10 @@ import Testing
                     try client.get("/files/a.zip", headers: "X-Other: 1\r\nx-TAG: first\r\nX-Tag: second\r\n").text
                         == "view a.zip first GET")
                 #expect(try client.get("/files/b").text == "view b - GET")
+                // Only a field of that very name: not one it begins, nor one that begins it.
+                #expect(
+                    try client.get("/files/c", headers: "X-Tagged: no\r\nX-Ta: no\r\nX-TAG:yes\r\n").text
+                        == "view c yes GET")
                 // A parameterless pattern spelled exactly has its view path too (no parameter bytes).
                 #expect(try client.get("/plain", headers: "X-Tag: t\r\n").text == "view  t GET")
                 // HEAD on a GET route: the view sees HEAD, and the server leaves the body out.
@@ -112,6 +116,33 @@ import Testing
                 #expect(!(generated.header("x-request-id") ?? "").isEmpty)
                 #expect(generated.header("x-request-id") != "client-id-7")
             }
+        }
+    }
+
+    @Test func aHeadersFieldIsFoundByItsWholeNameOnly() {
+        let head = Array("GET / HTTP/1.1\r\nHost: h\r\nXx:ab: v\r\nX-Tag-Extra: no\r\nx-tag: \t yes \r\n\r\n".utf8)
+        var parser = HTTPRequestParser()
+        let parsed = head.withUnsafeBytes { bytes -> ParsedRequestHead? in
+            guard (try? parser.next(bytes))?.event == .head else { return nil }
+            return parser.takeHead()
+        }
+        guard let parsed else {
+            Issue.record("the head did not parse")
+            return
+        }
+        head.withUnsafeBytes { bytes in
+            func value(_ name: String) -> String? {
+                Array(name.utf8).withUnsafeBytes { wanted in
+                    parsed.firstValue(named: wanted, in: bytes).map { String(decoding: $0, as: UTF8.self) }
+                }
+            }
+            #expect(value("X-TAG") == "yes")
+            #expect(value("xx") == "ab: v")
+            #expect(value("Xx:ab") == nil)
+            #expect(value("X-Tag-Extra") == "no")
+            #expect(value("X-Tag-Extr") == nil)
+            #expect(value("host") == "h")
+            #expect(value("Missing") == nil)
         }
     }
 }
