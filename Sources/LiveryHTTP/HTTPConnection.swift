@@ -289,7 +289,8 @@ final class HTTPConnection: @unchecked Sendable {
             else { return false }
             let start = loop.now
             let view = HTTPRequestView(
-                head: head, parsed: parsed, parameter: UnsafeRawBufferPointer(rebasing: path[valueStart...]),
+                head: head, parsed: parsed, method: method,
+                parameter: UnsafeRawBufferPointer(rebasing: path[valueStart...]),
                 eventLoopIndex: loop.index, eventLoopTurn: loop.turn)
             guard let response = quick(view) else { return false }
             let loggedPath = context.logsRequests ? Substring(String(decoding: path, as: UTF8.self)) : nil

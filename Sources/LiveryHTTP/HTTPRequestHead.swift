@@ -20,7 +20,7 @@ enum BodyFraming: Equatable, Sendable {
 ///
 /// Invariant: the offsets describe the head it was parsed from (request line, field lines, empty line: `length`
 /// bytes) and every line in it has passed the parser's checks, so reading it again (`HTTPRequestHead.init(_:bytes:)`,
-/// `forEachField(in:_:)`, `decodedPath(of:)`) needs no check and cannot fail.
+/// `forEachField(in:_:)`, `firstValue(named:in:)`, `decodedPath(of:form:pathBounds:)`) needs no check and cannot fail.
 struct ParsedRequestHead: Sendable {
     /// How the path of the target reads: as its raw bytes, or decoded from them.
     enum PathForm: UInt8, Sendable {
@@ -186,7 +186,8 @@ struct ReceivedHead {
     func materialized() -> HTTPRequestHead { withBytes { HTTPRequestHead(parsed, bytes: $0) } }
 }
 
-/// A parsed and validated request head: request line and header section.
+/// A parsed and validated request head with its strings and fields made (`init(_:bytes:)`), for building a request
+/// value: request line and header section.
 struct HTTPRequestHead: Sendable {
     var method: HTTPMethod
     /// The raw request-target; only visible ASCII (validated).

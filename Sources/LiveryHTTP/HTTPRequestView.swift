@@ -19,11 +19,12 @@ public struct HTTPRequestView: ~Copyable {
     /// The bytes of the route's one parameter (the last segment, which holds no `%`); empty without one.
     private let parameter: UnsafeRawBufferPointer
 
+    /// `method` is `parsed.method(in: head)`, which the server has read already.
     init(
-        head: UnsafeRawBufferPointer, parsed: ParsedRequestHead, parameter: UnsafeRawBufferPointer,
+        head: UnsafeRawBufferPointer, parsed: ParsedRequestHead, method: HTTPMethod, parameter: UnsafeRawBufferPointer,
         eventLoopIndex: Int, eventLoopTurn: UInt64
     ) {
-        self.method = parsed.method(in: head)
+        self.method = method
         self.version = parsed.version
         self.head = head
         self.parsed = parsed
