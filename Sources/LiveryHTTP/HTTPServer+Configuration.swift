@@ -39,6 +39,11 @@ extension HTTPServer {
         /// one: a connection's packets, its loop and its data then stay on one CPU's caches. Default off (threads
         /// float; connections are shared by count).
         public var pinsEventLoops: Bool = false
+        /// Nanoseconds a loop may spend in one round of work before it counts as stuck and is passed over when a
+        /// new connection is handed out (`Listener.servingIndex`). Default `Listener.stuckAfter` (10 ms); tests of
+        /// how connections are shared raise it, so a loop the machine's other work keeps off its core for a moment
+        /// is not taken for one held by a handler.
+        var stuckLoopAfter: UInt64 = Listener.stuckAfter
         /// Listen backlog (capped by the kernel's `net.core.somaxconn`). Default 4096.
         public var backlog: Int = 4096
         /// The `Server` header value; must be a valid field value. Default `Livery`.

@@ -188,7 +188,10 @@ final class Listener: Sendable {
             let incoming = livery_incoming_cpu(fd)
             preferred = incoming >= 0 ? loops.firstIndex { $0.cpu == incoming } : nil
         }
-        return loops[Self.servingIndex(acceptedOn: loop.index, preferring: preferred, loads: loads, now: loop.now)]
+        return loops[
+            Self.servingIndex(
+                acceptedOn: loop.index, preferring: preferred, loads: loads, now: loop.now,
+                stuckAfter: context.configuration.stuckLoopAfter)]
     }
 
     /// What a loop tells the others when they share out a new connection.
@@ -204,10 +207,12 @@ final class Listener: Sendable {
     /// A `preferred` loop (the one on the CPU that received the connection, with pinned loops) serves it unless it
     /// is stuck or holds more than twice the connections of the least busy loop that is not, plus two: locality
     /// first, but never one loop serving everything. Otherwise `own` does, unless a loop with strictly fewer
-    /// connections is waiting for events or began its round less than `stuckAfter` ago; then the one of those with
+    /// connections is waiting for events or began its round less than `stuckAfter` nanoseconds ago (the server's
+    /// `stuckLoopAfter`, `Listener.stuckAfter` unless changed); then the one of those with
     /// the fewest, the first on a tie.
     static func servingIndex(
-        acceptedOn own: Int, preferring preferred: Int? = nil, loads: [LoopLoad], now: UInt64
+        acceptedOn own: Int, preferring preferred: Int? = nil, loads: [LoopLoad], now: UInt64,
+        stuckAfter: UInt64 = Listener.stuckAfter
     )
         -> Int
     {
