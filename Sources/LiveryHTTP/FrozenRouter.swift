@@ -179,18 +179,8 @@ public final class FrozenRouter: HTTPRouting {
 
     init(registrations: [Router.Registration]) {
         self.registrations = registrations
-        literalViews = registrations.contains { $0.handler.view != nil && $0.pattern.parameterCount == 0 }
-        trailingViewMinimumLength =
-            registrations.compactMap { registration -> Int? in
-                guard registration.handler.view != nil, registration.pattern.parameterCount == 1,
-                    case .parameter? = registration.pattern.segments.last
-                else { return nil }
-                // "/" before each segment: the literal prefix, its slashes, then at least one byte of the value.
-                return registration.pattern.segments.dropLast().reduce(1) { length, segment in
-                    guard case .literal(let text) = segment else { return length }
-                    return length + 1 + text.utf8.count
-                } + 1
-            }.min() ?? .max
+        var literalViews = false
+        var trailingViewMinimumLength = Int.max
         let root = Builder()
         var literalPatterns: [String: Builder] = [:]
         var trailingPatterns: [String: (parent: Builder, parameter: Builder)] = [:]
@@ -216,6 +206,10 @@ public final class FrozenRouter: HTTPRouting {
             }
             if names.count == 1, case .parameter? = registration.pattern.segments.last {
                 trailingPatterns[prefix] = (parent, node)
+                // The literal prefix with its slashes, then at least one byte of the value.
+                if registration.handler.view != nil {
+                    trailingViewMinimumLength = min(trailingViewMinimumLength, prefix.utf8.count + 1)
+                }
             }
             // A pattern string of this tree's own (not the registration's), so replicas share no string storage.
             let pattern = String(decoding: Array(registration.pattern.description.utf8), as: UTF8.self)
@@ -224,8 +218,13 @@ public final class FrozenRouter: HTTPRouting {
                     method: registration.method, pattern: pattern, parameterNames: names,
                     bodyLimit: registration.bodyLimit, headCheck: registration.headCheck, handler: registration.handler)
             )
-            if names.isEmpty { literalPatterns[registration.pattern.description] = node }
+            if names.isEmpty {
+                literalPatterns[registration.pattern.description] = node
+                literalViews = literalViews || registration.handler.view != nil
+            }
         }
+        self.literalViews = literalViews
+        self.trailingViewMinimumLength = trailingViewMinimumLength
         var frozen: [ObjectIdentifier: Node] = [:]
         self.root = root.freeze(into: &frozen)
         var literalPaths: [[(path: [UInt8], node: Node)]] = []

@@ -12,11 +12,6 @@ struct RoutePattern: Hashable, CustomStringConvertible {
     let segments: [Segment]
     let description: String
 
-    /// How many `:name` segments the pattern has.
-    var parameterCount: Int {
-        segments.count { if case .parameter = $0 { true } else { false } }
-    }
-
     /// Parses a pattern; nil if it does not start with `/`, has an empty or repeated parameter name, or a
     /// literal that contains `%`, `?` or `#` (patterns are written decoded).
     init?(_ text: String) {
