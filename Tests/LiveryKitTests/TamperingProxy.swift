@@ -139,6 +139,7 @@ final class TamperingProxy: @unchecked Sendable {
     private var rule: Rule = { .send($1) }
     private var local: Local = { _ in nil }
     private var seen: [Request] = []
+    private var stopped = false
     private(set) var port = 0
     var url: String { "http://127.0.0.1:\(port)" }
 
@@ -173,7 +174,14 @@ final class TamperingProxy: @unchecked Sendable {
     /// Every request so far.
     var requests: [Request] { lock.withLock { seen } }
 
+    /// Stops accepting and closes the listening socket, once: a second call (`deinit` after a test's own `stop()`)
+    /// must not close the descriptor number again, which by then may belong to another test's open file.
     func stop() {
+        let first: Bool = lock.withLock {
+            defer { stopped = true }
+            return !stopped
+        }
+        guard first else { return }
         shutdown(listener, Int32(SHUT_RDWR))
         Glibc.close(listener)
     }
