@@ -332,7 +332,6 @@ public final class FrozenRouter: HTTPRouting {
     /// where the parameter's value starts (the path's length for none). nil otherwise, and at once when no route
     /// has a view path.
     func viewEntry(method: HTTPMethod, path: UnsafeBufferPointer<UInt8>) -> (entry: Entry, valueStart: Int)? {
-        guard mayHaveView(pathLength: path.count) else { return nil }
         guard path.first == UInt8(ascii: "/") else { return nil }
         if literalViews, let node = literalPath(path) {
             guard let entry = node.entry(for: method), entry.target.handler.view != nil else { return nil }
